@@ -1,0 +1,42 @@
+# Helpers shared by every target of ours: warnings as errors, sanitizers,
+# and GL tests that run under a virtual X server.
+
+add_library(strider_options INTERFACE)
+target_compile_options(strider_options INTERFACE -Wall -Wextra -Werror
+  $<$<COMPILE_LANGUAGE:C>:-Wshadow -Wstrict-prototypes -Wmissing-prototypes>)
+if(STRIDER_SANITIZE)
+  target_compile_options(strider_options INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(strider_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# strider_module(NAME SOURCES... [LIBS ...]): a static library strider_NAME
+# whose headers are included as "NAME/header.h" from src/.
+function(strider_module name)
+  cmake_parse_arguments(M "" "" "SOURCES;LIBS" ${ARGN})
+  add_library(strider_${name} STATIC ${M_SOURCES})
+  target_include_directories(strider_${name} PUBLIC ${STRIDER_ROOT_DIR}/src ${STRIDER_ROOT_DIR})
+  target_link_libraries(strider_${name} PUBLIC strider_options ${M_LIBS})
+endfunction()
+
+find_program(XVFB_RUN xvfb-run)
+
+# strider_add_test(NAME name COMMAND cmd... [GL] [LABELS ...] [TIMEOUT s])
+# GL tests run under xvfb-run with a 1280x720x24 screen (Mesa llvmpipe).
+function(strider_add_test)
+  cmake_parse_arguments(T "GL" "NAME;TIMEOUT" "COMMAND;LABELS" ${ARGN})
+  set(cmd ${T_COMMAND})
+  set(labels ${T_LABELS})
+  if(T_GL)
+    if(NOT XVFB_RUN)
+      message(FATAL_ERROR "xvfb-run not found: install the Debian packages 'xvfb' and 'xauth'")
+    endif()
+    set(cmd ${XVFB_RUN} -a -s "-screen 0 1280x720x24" ${cmd})
+    list(APPEND labels gl)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${cmd} WORKING_DIRECTORY ${STRIDER_ROOT_DIR})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${labels}")
+endfunction()

@@ -1,0 +1,81 @@
+/* level: a playable level = terrain + spawn + crouch areas + jump areas + walls,
+ * read from a small line-based text file (format documented in docs/LEVELS.md).
+ *
+ * Call order: level_load() -> read fields / level queries -> level_free().
+ * level_parse() works on a text buffer (used by level_load and the fuzzer).
+ * Errors: one line naming the file and line, e.g. "hills.lvl:7: wall needs 4 numbers".
+ * Does NOT: render, or allocate after loading. Fixed maximum counts keep the
+ * frame loop allocation-free.
+ */
+#ifndef STRIDER_WORLD_LEVEL_H
+#define STRIDER_WORLD_LEVEL_H
+
+#include "world/terrain.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum {
+    LEVEL_NAME_MAX = 64,
+    LEVEL_PATH_MAX = 512,
+    LEVEL_MAX_CROUCH = 64,
+    LEVEL_MAX_JUMP = 64,
+    LEVEL_MAX_WALLS = 256
+};
+
+/* Axis-aligned box on the ground plane; inside it a ceiling at ceiling_cm above
+ * the terrain forces a crouch. */
+typedef struct level_crouch_area {
+    float min_x, min_z, max_x, max_z;
+    float ceiling_cm;
+} level_crouch_area;
+
+/* Circle on the ground plane that makes the character jump when its
+ * trajectory enters it. */
+typedef struct level_jump_area {
+    float x, z, radius_cm;
+} level_jump_area;
+
+/* 2-D wall segment on the ground plane, with a thickness (radius) in cm. */
+typedef struct level_wall {
+    float x0, z0, x1, z1;
+    float radius_cm;
+} level_wall;
+
+typedef struct level_t {
+    char name[LEVEL_NAME_MAX];
+    char title[LEVEL_NAME_MAX * 2];
+    terrain_t terrain;
+    float spawn_x, spawn_z, spawn_heading_rad;
+    int crouch_count, jump_count, wall_count;
+    level_crouch_area crouch[LEVEL_MAX_CROUCH];
+    level_jump_area jump[LEVEL_MAX_JUMP];
+    level_wall walls[LEVEL_MAX_WALLS];
+} level_t;
+
+/* Loads PATH; a relative heightmap path in the file resolves against the
+ * level file's folder. */
+bool level_load(level_t *lvl, const char *path);
+/* Parses TEXT (len bytes, need not be 0-terminated); 'source' names it in
+ * errors. Heightmaps are loaded relative to base_dir (NULL: no heightmap
+ * loading allowed, a flat terrain is made instead - used by the fuzzer). */
+bool level_parse(level_t *lvl, const char *text, size_t len, const char *source, const char *base_dir);
+void level_free(level_t *lvl);
+
+/* Finds assets/levels/NAME.lvl under the data root. Returns false if the
+ * name is not one of the shipped levels. */
+bool level_path_for_name(const char *name, char *out, size_t out_size);
+/* Names of the shipped levels in key order (key 1 = index 0). */
+int level_builtin_count(void);
+const char *level_builtin_name(int index);
+
+/* Queries used by the controller and the marker. */
+/* Ceiling height above terrain at (x, z) if inside a crouch area, else 0. */
+float level_crouch_ceiling(const level_t *lvl, float x, float z);
+bool level_in_jump_area(const level_t *lvl, float x, float z);
+/* Pushes the point (x, z) with radius r out of every wall; returns true if moved. */
+bool level_push_out_of_walls(const level_t *lvl, float *x, float *z, float radius_cm);
+/* True if the segment a->b crosses a wall's centre line. */
+bool level_segment_crosses_wall(const level_t *lvl, float ax, float az, float bx, float bz);
+
+#endif
