@@ -34,5 +34,8 @@ int skel_find(const skel_t *s, const char *name);
 int skel_find_end(const skel_t *s, const char *name);
 /* Model-space rest positions of every joint (out: joint_count x 3). */
 void skel_rest_positions(const skel_t *s, float (*out)[3]);
+/* Model-space rest positions of every end site, given the joint rest
+ * positions from skel_rest_positions() (out: end_count x 3). */
+void skel_rest_end_positions(const skel_t *s, const float (*joint_pos)[3], float (*out)[3]);
 
 #endif
