@@ -20,8 +20,12 @@ enum {
     LEVEL_PATH_MAX = 512,
     LEVEL_MAX_CROUCH = 64,
     LEVEL_MAX_JUMP = 64,
-    LEVEL_MAX_WALLS = 256
+    LEVEL_MAX_WALLS = 256,
+    LEVEL_STANDIN_SAMPLES = 256
 };
+
+/* Wall thickness (radius, cm) when a 'wall' line gives none. */
+#define LEVEL_DEFAULT_WALL_RADIUS_CM 15.0f
 
 /* Axis-aligned box on the ground plane; inside it a ceiling at ceiling_cm above
  * the terrain forces a crouch. */
@@ -57,10 +61,15 @@ typedef struct level_t {
  * level file's folder. */
 bool level_load(level_t *lvl, const char *path);
 /* Parses TEXT (len bytes, need not be 0-terminated); 'source' names it in
- * errors. Heightmaps are loaded relative to base_dir (NULL: no heightmap
- * loading allowed, a flat terrain is made instead - used by the fuzzer). */
+ * errors. LVL is overwritten (free a loaded level first) and left empty on
+ * failure. Heightmaps are loaded relative to base_dir (NULL: no heightmap
+ * loading allowed, a flat terrain of LEVEL_STANDIN_SAMPLES^2 samples at the
+ * given cell size and minimum height is made instead - used by the fuzzer). */
 bool level_parse(level_t *lvl, const char *text, size_t len, const char *source, const char *base_dir);
 void level_free(level_t *lvl);
+/* The last error line the world module reported for a level or its heightmap
+ * (without the log prefix), e.g. "x.lvl:7: wall needs 4 or 5 numbers"; "" if none. */
+const char *level_last_error(void);
 
 /* Finds assets/levels/NAME.lvl under the data root. Returns false if the
  * name is not one of the shipped levels. */

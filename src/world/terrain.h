@@ -5,12 +5,20 @@
  * row-major by z then x: heights[j * width + i].
  * Call order: terrain_load_png() or terrain_create_flat() -> queries -> terrain_free().
  * Queries outside the grid clamp to the border samples.
+ * PNG layout: pixel column i is sample i along +x, pixel row j (top row first)
+ * is sample j along +z; stb's vertical-flip setting must be left at its default.
  * Does NOT: render, or allocate after loading. The terrain owns its heights.
  */
 #ifndef STRIDER_WORLD_TERRAIN_H
 #define STRIDER_WORLD_TERRAIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+enum {
+    TERRAIN_MIN_SAMPLES = 2,    /* per axis */
+    TERRAIN_MAX_SAMPLES = 4096  /* per axis; larger heightmaps are rejected */
+};
 
 typedef struct terrain_t {
     int width;       /* samples along x, >= 2 */
@@ -24,8 +32,13 @@ typedef struct terrain_t {
 /* Loads a 16-bit greyscale PNG: height = min_cm + v / 65535 * (max_cm - min_cm).
  * The grid is centred on the world origin. Errors: one line naming the file. */
 bool terrain_load_png(terrain_t *t, const char *path, float cell_cm, float min_cm, float max_cm);
+/* Same from bytes already in memory; NAME is used in error messages (fuzzer, tests). */
+bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const char *name,
+                             float cell_cm, float min_cm, float max_cm);
 bool terrain_create_flat(terrain_t *t, int width, int depth, float cell_cm, float height_cm);
 void terrain_free(terrain_t *t);
+/* The last error line this module reported (without the log prefix), or "". */
+const char *terrain_last_error(void);
 
 float terrain_height(const terrain_t *t, float x, float z);
 /* Unit normal of the bilinear surface (central differences), Y up. */

@@ -1,0 +1,226 @@
+#include "world/terrain.h"
+
+#include "core/file.h"
+#include "core/log.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stb_image.h"
+
+/* A 4096x4096 16-bit PNG stored without compression is 32 MiB plus framing;
+ * anything bigger than this cannot be a heightmap we accept. */
+#define TERRAIN_FILE_MAX_BYTES (40u << 20)
+/* Sample spacing and height limits (cm): beyond these a value is a typo. */
+#define TERRAIN_CELL_MIN_CM 0.5f
+#define TERRAIN_CELL_MAX_CM 1000.0f
+#define TERRAIN_HEIGHT_LIMIT_CM 1.0e5f
+#define TERRAIN_ERROR_MAX 320
+
+static const uint8_t TERRAIN_PNG_SIGNATURE[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+static char g_terrain_error[TERRAIN_ERROR_MAX];
+
+/* Records the message for terrain_last_error() and logs it as one line. */
+__attribute__((format(printf, 1, 2))) static void terrain_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_terrain_error, sizeof g_terrain_error, fmt, ap);
+    va_end(ap);
+    log_error("%s", g_terrain_error);
+}
+
+const char *terrain_last_error(void) { return g_terrain_error; }
+
+static bool terrain_check_params(const char *name, float cell_cm, float min_cm, float max_cm)
+{
+    if (!isfinite(cell_cm) || cell_cm < TERRAIN_CELL_MIN_CM || cell_cm > TERRAIN_CELL_MAX_CM) {
+        terrain_fail("%s: cell size %g cm outside [%g, %g]", name, (double)cell_cm,
+                     (double)TERRAIN_CELL_MIN_CM, (double)TERRAIN_CELL_MAX_CM);
+        return false;
+    }
+    if (!isfinite(min_cm) || !isfinite(max_cm) || fabsf(min_cm) > TERRAIN_HEIGHT_LIMIT_CM ||
+        fabsf(max_cm) > TERRAIN_HEIGHT_LIMIT_CM || min_cm > max_cm) {
+        terrain_fail("%s: height range [%g, %g] cm invalid (need min <= max within +-%g)", name,
+                     (double)min_cm, (double)max_cm, (double)TERRAIN_HEIGHT_LIMIT_CM);
+        return false;
+    }
+    return true;
+}
+
+static bool terrain_check_size(const char *name, int width, int depth)
+{
+    if (width < TERRAIN_MIN_SAMPLES || depth < TERRAIN_MIN_SAMPLES ||
+        width > TERRAIN_MAX_SAMPLES || depth > TERRAIN_MAX_SAMPLES) {
+        terrain_fail("%s: %dx%d samples, need %d..%d per axis", name, width, depth,
+                     TERRAIN_MIN_SAMPLES, TERRAIN_MAX_SAMPLES);
+        return false;
+    }
+    return true;
+}
+
+/* Allocates the height array and centres the grid on the world origin. */
+static bool terrain_alloc(terrain_t *t, const char *name, int width, int depth, float cell_cm)
+{
+    memset(t, 0, sizeof *t);
+    t->heights = malloc((size_t)width * (size_t)depth * sizeof *t->heights);
+    if (!t->heights) {
+        terrain_fail("%s: out of memory for %dx%d samples", name, width, depth);
+        return false;
+    }
+    t->width = width;
+    t->depth = depth;
+    t->cell_cm = cell_cm;
+    t->origin_x = -0.5f * (float)(width - 1) * cell_cm;
+    t->origin_z = -0.5f * (float)(depth - 1) * cell_cm;
+    return true;
+}
+
+bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const char *name,
+                             float cell_cm, float min_cm, float max_cm)
+{
+    memset(t, 0, sizeof *t);
+    g_terrain_error[0] = 0;
+    if (!terrain_check_params(name, cell_cm, min_cm, max_cm))
+        return false;
+    if (size < sizeof TERRAIN_PNG_SIGNATURE ||
+        memcmp(data, TERRAIN_PNG_SIGNATURE, sizeof TERRAIN_PNG_SIGNATURE) != 0) {
+        terrain_fail("%s: not a PNG file (bad signature at byte 0)", name);
+        return false;
+    }
+    if (size > (size_t)INT_MAX) {
+        terrain_fail("%s: %zu bytes is too large", name, size);
+        return false;
+    }
+    const stbi_uc *bytes = data;
+    int len = (int)size;
+    int w = 0, h = 0, comp = 0;
+    /* Read the header first so size and format are rejected before any
+     * decoding work or allocation. */
+    if (!stbi_info_from_memory(bytes, len, &w, &h, &comp)) {
+        terrain_fail("%s: unreadable PNG header: %s", name, stbi_failure_reason());
+        return false;
+    }
+    bool is16 = stbi_is_16_bit_from_memory(bytes, len) != 0;
+    if (comp != 1 || !is16) {
+        terrain_fail("%s: heightmap must be a 16-bit greyscale PNG (found %d-bit, %d channel%s)",
+                     name, is16 ? 16 : 8, comp, comp == 1 ? "" : "s");
+        return false;
+    }
+    if (!terrain_check_size(name, w, h))
+        return false;
+    int dw = 0, dh = 0, dcomp = 0;
+    stbi_us *pixels = stbi_load_16_from_memory(bytes, len, &dw, &dh, &dcomp, 1);
+    if (!pixels) {
+        terrain_fail("%s: cannot decode PNG: %s", name, stbi_failure_reason());
+        return false;
+    }
+    if (dw != w || dh != h) {
+        terrain_fail("%s: decoded size %dx%d differs from header %dx%d", name, dw, dh, w, h);
+        stbi_image_free(pixels);
+        return false;
+    }
+    if (!terrain_alloc(t, name, w, h, cell_cm)) {
+        stbi_image_free(pixels);
+        return false;
+    }
+    const float scale = (max_cm - min_cm) / 65535.0f;
+    size_t n = (size_t)w * (size_t)h;
+    for (size_t k = 0; k < n; k++)
+        t->heights[k] = min_cm + (float)pixels[k] * scale;
+    stbi_image_free(pixels);
+    return true;
+}
+
+bool terrain_load_png(terrain_t *t, const char *path, float cell_cm, float min_cm, float max_cm)
+{
+    memset(t, 0, sizeof *t);
+    g_terrain_error[0] = 0;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (!file_read_all(path, TERRAIN_FILE_MAX_BYTES, &data, &size)) {
+        /* file_read_all has logged the one line; keep a copy for callers. */
+        snprintf(g_terrain_error, sizeof g_terrain_error, "%s: cannot read heightmap", path);
+        return false;
+    }
+    bool ok = terrain_load_png_memory(t, data, size, path, cell_cm, min_cm, max_cm);
+    file_free(data);
+    return ok;
+}
+
+bool terrain_create_flat(terrain_t *t, int width, int depth, float cell_cm, float height_cm)
+{
+    memset(t, 0, sizeof *t);
+    g_terrain_error[0] = 0;
+    const char *name = "flat terrain";
+    if (!terrain_check_params(name, cell_cm, height_cm, height_cm) ||
+        !terrain_check_size(name, width, depth) || !terrain_alloc(t, name, width, depth, cell_cm))
+        return false;
+    size_t n = (size_t)width * (size_t)depth;
+    for (size_t k = 0; k < n; k++)
+        t->heights[k] = height_cm;
+    return true;
+}
+
+void terrain_free(terrain_t *t)
+{
+    free(t->heights);
+    memset(t, 0, sizeof *t);
+}
+
+/* Maps a world coordinate to a cell index in [0, count - 2] and the fraction
+ * inside that cell; NaN maps to the first sample. */
+static int terrain_cell(float world, float origin, float cell_cm, int count, float *frac)
+{
+    float g = (world - origin) / cell_cm;
+    float last = (float)(count - 1);
+    if (!(g > 0.0f))
+        g = 0.0f;
+    if (g > last)
+        g = last;
+    int i = (int)g;
+    if (i > count - 2)
+        i = count - 2;
+    *frac = g - (float)i;
+    return i;
+}
+
+float terrain_height(const terrain_t *t, float x, float z)
+{
+    float fx, fz;
+    int i = terrain_cell(x, t->origin_x, t->cell_cm, t->width, &fx);
+    int j = terrain_cell(z, t->origin_z, t->cell_cm, t->depth, &fz);
+    const float *row0 = t->heights + (size_t)j * (size_t)t->width + (size_t)i;
+    const float *row1 = row0 + t->width;
+    float h0 = row0[0] + (row0[1] - row0[0]) * fx;
+    float h1 = row1[0] + (row1[1] - row1[0]) * fx;
+    return h0 + (h1 - h0) * fz;
+}
+
+void terrain_normal(const terrain_t *t, float x, float z, float out_normal[3])
+{
+    /* Half a cell either side: the difference spans the neighbouring cells,
+     * so normals vary smoothly across cell edges, and a plane is exact. */
+    float e = 0.5f * t->cell_cm;
+    float dhdx = (terrain_height(t, x + e, z) - terrain_height(t, x - e, z)) / (2.0f * e);
+    float dhdz = (terrain_height(t, x, z + e) - terrain_height(t, x, z - e)) / (2.0f * e);
+    float nx = -dhdx, ny = 1.0f, nz = -dhdz;
+    float inv = 1.0f / sqrtf(nx * nx + ny * ny + nz * nz);
+    out_normal[0] = nx * inv;
+    out_normal[1] = ny * inv;
+    out_normal[2] = nz * inv;
+}
+
+void terrain_bounds(const terrain_t *t, float *min_x, float *min_z, float *max_x, float *max_z)
+{
+    *min_x = t->origin_x;
+    *min_z = t->origin_z;
+    *max_x = t->origin_x + (float)(t->width - 1) * t->cell_cm;
+    *max_z = t->origin_z + (float)(t->depth - 1) * t->cell_cm;
+}
