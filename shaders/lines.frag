@@ -1,0 +1,5 @@
+/* lines.frag: colours are already sRGB, written as given. */
+in vec4 v_color;
+out vec4 o_color;
+
+void main() { o_color = v_color; }

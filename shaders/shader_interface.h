@@ -1,0 +1,36 @@
+/* shader_interface: the one list of vertex attribute locations, buffer binding
+ * points and texture units, shared by C (src/render/) and GLSL (shaders/).
+ * Only #define lines and comments may live here, so both languages parse it.
+ * GLSL uses it through the loader's #include "shader_interface.h";
+ * C includes it as "shaders/shader_interface.h".
+ * Add new bindings here, never as literals in shaders or C.
+ */
+#ifndef STRIDER_SHADER_INTERFACE_H
+#define STRIDER_SHADER_INTERFACE_H
+
+/* Vertex attribute locations. */
+#define ATTR_POSITION 0
+#define ATTR_NORMAL 1
+#define ATTR_TANGENT 2
+#define ATTR_UV 3
+#define ATTR_JOINTS 4
+#define ATTR_WEIGHTS 5
+#define ATTR_AO 6
+#define ATTR_COLOR 7
+
+/* Uniform buffer bindings. */
+/* Per-frame block (struct frame_block in frame.glsl / gfx_frame_ubo in gfx.c). */
+#define UBO_FRAME 0
+
+/* Shader storage buffer bindings, reserved for the character. */
+/* Skinning palette: one matrix (or dual quaternion) per joint. */
+#define SSBO_PALETTE 0
+/* Blend-shape deltas and their weights. */
+#define SSBO_BLEND_DELTAS 1
+#define SSBO_BLEND_WEIGHTS 2
+
+/* Texture units. */
+#define TEX_UNIT_SHADOW 0
+#define TEX_UNIT_ALBEDO 1
+
+#endif

@@ -1,0 +1,2 @@
+/* shadow.frag: depth only; the colour output is unused. */
+void main() {}

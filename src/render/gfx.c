@@ -1,0 +1,635 @@
+#include "render/gfx.h"
+
+#include "core/log.h"
+#include "render/gfx_level.h"
+#include "render/gfx_mesh.h"
+#include "render/gfx_shader.h"
+#include "render/gfx_timer.h"
+#include "shaders/shader_interface.h"
+
+#include <GL/glew.h>
+#include <cglm/cglm.h>
+#include <stb_image_write.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Defaults. MSAA is measured on llvmpipe (see the test's timing): 4x adds
+ * little to a frame whose cost is dominated by fragment shading. */
+enum {
+    DEFAULT_SHADOW_MAP_SIZE = 2048,
+    DEFAULT_MSAA_SAMPLES = 4,
+    MIN_GL_MAJOR = 4,
+    MIN_GL_MINOR = 3,
+    LINES_CAPACITY = 1 << 16 /* debug line vertices per frame; more are not drawn */
+};
+
+static const float DEFAULT_SUN_DIR[3] = {0.42f, 0.78f, 0.46f};
+/* Shadow coverage: half-size grows with the camera distance, within limits (cm). */
+static const float SHADOW_RADIUS_MIN_CM = 900.0f;
+static const float SHADOW_RADIUS_MAX_CM = 6000.0f;
+/* Casters up to this far beyond the covered box along the sun still cast. */
+static const float SHADOW_DEPTH_MARGIN_CM = 8000.0f;
+/* Polygon offset in the shadow pass (slope factor, units), against acne. */
+static const float SHADOW_OFFSET_FACTOR = 2.0f;
+static const float SHADOW_OFFSET_UNITS = 4.0f;
+/* Fog: starts here and thins light by 1/e every FOG_FALLOFF_CM beyond. */
+static const float FOG_START_CM = 2500.0f;
+static const float FOG_FALLOFF_CM = 9000.0f;
+
+/* std140 mirror of frame_block in shaders/frame.glsl. */
+typedef struct gfx_frame_ubo {
+    float view_proj[16];
+    float inv_view_proj[16];
+    float light_view_proj[16];
+    float eye[4];
+    float sun_dir[4];
+    float sun_color[4];
+    float sky_zenith[4];
+    float sky_horizon[4];
+    float ground_ambient[4];
+    float fog[4];
+    float shadow[4];
+} gfx_frame_ubo;
+
+typedef struct draw_hook {
+    gfx_draw_fn fn;
+    void *user;
+} draw_hook;
+
+static struct {
+    bool inited;
+    gfx_info info;
+    gfx_program scene, shadow, sky, lines;
+    GLint scene_u_model, scene_u_mode, scene_u_height_range, shadow_u_model;
+    gfx_buffer frame_ubo;
+    gfx_texture shadow_tex;
+    gfx_framebuffer shadow_fbo;
+    gfx_framebuffer msaa_fbo;
+    gfx_renderbuffer msaa_color, msaa_depth;
+    int msaa_w, msaa_h;
+    gfx_vertex_array empty_vao;
+    gfx_buffer lines_vbo;
+    gfx_vertex_array lines_vao;
+    gfx_level_gpu level;
+    gfx_mesh marker;
+    draw_hook hooks[GFX_MAX_DRAW_HOOKS];
+    int hook_count;
+    gfx_timer timer;
+} G;
+
+static void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
+                                      const GLchar *message, const void *user)
+{
+    (void)source;
+    (void)length;
+    (void)user;
+    if (severity == GL_DEBUG_SEVERITY_NOTIFICATION)
+        return;
+    if (severity == GL_DEBUG_SEVERITY_HIGH || type == GL_DEBUG_TYPE_ERROR)
+        log_warn("GL error %u: %s", id, message);
+    else
+        log_debug("GL %u: %s", id, message);
+}
+
+static void copy_gl_string(char *dst, GLenum name)
+{
+    const char *s = (const char *)glGetString(name);
+    snprintf(dst, GFX_INFO_STRING_MAX, "%s", s ? s : "unknown");
+}
+
+static void query_info(gfx_info *info)
+{
+    copy_gl_string(info->renderer, GL_RENDERER);
+    copy_gl_string(info->vendor, GL_VENDOR);
+    copy_gl_string(info->version, GL_VERSION);
+    copy_gl_string(info->glsl_version, GL_SHADING_LANGUAGE_VERSION);
+    /* Parse the string: GL_MAJOR_VERSION does not exist before 3.0. */
+    info->major = info->minor = 0;
+    if (sscanf(info->version, "%d.%d", &info->major, &info->minor) != 2)
+        info->major = info->minor = 0;
+}
+
+static void query_limits(gfx_info *info)
+{
+    GLint64 v64 = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &v64);
+    info->max_ssbo_block_size = v64;
+    glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &info->max_vertex_ssbo_blocks);
+    glGetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS, &info->max_ssbo_bindings);
+    glGetIntegerv(GL_MAX_UNIFORM_BLOCK_SIZE, &info->max_ubo_size);
+    glGetIntegerv(GL_MAX_VERTEX_ATTRIBS, &info->max_vertex_attribs);
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &info->max_texture_size);
+    glGetIntegerv(GL_MAX_SAMPLES, &info->max_samples);
+}
+
+static bool load_programs(void)
+{
+    if (!gfx_shader_program_load(&G.scene, "scene.vert", "scene.frag", "scene") ||
+        !gfx_shader_program_load(&G.shadow, "shadow.vert", "shadow.frag", "shadow") ||
+        !gfx_shader_program_load(&G.sky, "sky.vert", "sky.frag", "sky") ||
+        !gfx_shader_program_load(&G.lines, "lines.vert", "lines.frag", "debug_lines"))
+        return false;
+    G.scene_u_model = glGetUniformLocation(G.scene.id, "u_model");
+    G.scene_u_mode = glGetUniformLocation(G.scene.id, "u_mode");
+    G.scene_u_height_range = glGetUniformLocation(G.scene.id, "u_height_range");
+    G.shadow_u_model = glGetUniformLocation(G.shadow.id, "u_model");
+    return true;
+}
+
+static void create_shadow_map(int size)
+{
+    glCreateTextures(GL_TEXTURE_2D, 1, &G.shadow_tex.id);
+    glTextureStorage2D(G.shadow_tex.id, 1, GL_DEPTH_COMPONENT24, size, size);
+    glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    /* Hardware depth comparison: each bilinear tap is a 2x2 PCF. */
+    glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    glObjectLabel(GL_TEXTURE, G.shadow_tex.id, -1, "shadow_map");
+    glCreateFramebuffers(1, &G.shadow_fbo.id);
+    glNamedFramebufferTexture(G.shadow_fbo.id, GL_DEPTH_ATTACHMENT, G.shadow_tex.id, 0);
+    glNamedFramebufferDrawBuffer(G.shadow_fbo.id, GL_NONE);
+    glNamedFramebufferReadBuffer(G.shadow_fbo.id, GL_NONE);
+    glObjectLabel(GL_FRAMEBUFFER, G.shadow_fbo.id, -1, "shadow_fbo");
+}
+
+static void create_lines_buffer(void)
+{
+    glCreateBuffers(1, &G.lines_vbo.id);
+    glNamedBufferStorage(G.lines_vbo.id, (GLsizeiptr)LINES_CAPACITY * (GLsizeiptr)sizeof(debug_line_vertex), NULL,
+                         GL_DYNAMIC_STORAGE_BIT);
+    glObjectLabel(GL_BUFFER, G.lines_vbo.id, -1, "debug_lines.vertices");
+    GLuint vao;
+    glCreateVertexArrays(1, &vao);
+    glVertexArrayVertexBuffer(vao, 0, G.lines_vbo.id, 0, sizeof(debug_line_vertex));
+    glEnableVertexArrayAttrib(vao, ATTR_POSITION);
+    glVertexArrayAttribFormat(vao, ATTR_POSITION, 3, GL_FLOAT, GL_FALSE, offsetof(debug_line_vertex, pos));
+    glVertexArrayAttribBinding(vao, ATTR_POSITION, 0);
+    glEnableVertexArrayAttrib(vao, ATTR_COLOR);
+    glVertexArrayAttribFormat(vao, ATTR_COLOR, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(debug_line_vertex, rgba));
+    glVertexArrayAttribBinding(vao, ATTR_COLOR, 0);
+    glObjectLabel(GL_VERTEX_ARRAY, vao, -1, "debug_lines.vao");
+    G.lines_vao.id = vao;
+}
+
+bool gfx_init(const gfx_desc *desc)
+{
+    if (G.inited)
+        gfx_shutdown();
+    memset(&G, 0, sizeof G);
+    gfx_desc d = desc ? *desc : (gfx_desc){0};
+
+    glewExperimental = GL_TRUE;
+    GLenum err = glewInit();
+    /* glewInit may leave GL_INVALID_ENUM behind (it queries GL_EXTENSIONS the
+     * pre-3.0 way); drain the error queue. */
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    /* The GLX build of GLEW reports an error when no GLX display is around
+     * (e.g. an EGL context) even though the core entry points did load. */
+    if (err != GLEW_OK && !glCreateProgram) {
+        log_error("render: GLEW initialisation failed: %s", (const char *)glewGetErrorString(err));
+        return false;
+    }
+    if (err != GLEW_OK)
+        log_warn("render: GLEW: %s (continuing, GL entry points loaded)", (const char *)glewGetErrorString(err));
+    query_info(&G.info);
+    if (G.info.major < MIN_GL_MAJOR || (G.info.major == MIN_GL_MAJOR && G.info.minor < MIN_GL_MINOR)) {
+        log_error("OpenGL %d.%d or newer required, found %s (%s)", MIN_GL_MAJOR, MIN_GL_MINOR, G.info.version,
+                  G.info.renderer);
+        return false;
+    }
+    query_limits(&G.info);
+
+    if (d.debug && GLEW_KHR_debug) {
+        glEnable(GL_DEBUG_OUTPUT);
+        glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+        glDebugMessageCallback(debug_callback, NULL);
+        G.info.khr_debug = true;
+    }
+
+    int samples = d.msaa_samples > 0 ? d.msaa_samples : DEFAULT_MSAA_SAMPLES;
+    if (samples > G.info.max_samples)
+        samples = G.info.max_samples;
+    G.info.msaa_samples = samples < 1 ? 1 : samples;
+    int shadow_size = d.shadow_map_size > 0 ? d.shadow_map_size : DEFAULT_SHADOW_MAP_SIZE;
+    if (shadow_size > G.info.max_texture_size)
+        shadow_size = G.info.max_texture_size;
+    G.info.shadow_map_size = shadow_size;
+
+    G.inited = true; /* from here on, gfx_shutdown() cleans up whatever exists */
+    if (!load_programs()) {
+        gfx_shutdown();
+        return false;
+    }
+    glCreateBuffers(1, &G.frame_ubo.id);
+    glNamedBufferStorage(G.frame_ubo.id, sizeof(gfx_frame_ubo), NULL, GL_DYNAMIC_STORAGE_BIT);
+    glObjectLabel(GL_BUFFER, G.frame_ubo.id, -1, "frame_ubo");
+    create_shadow_map(shadow_size);
+    create_lines_buffer();
+    glCreateVertexArrays(1, &G.empty_vao.id);
+    glObjectLabel(GL_VERTEX_ARRAY, G.empty_vao.id, -1, "fullscreen.vao");
+    if (!gfx_marker_build(&G.marker)) {
+        log_error("render: could not build the marker mesh");
+        gfx_shutdown();
+        return false;
+    }
+    gfx_timer_init(&G.timer, "frame_timer");
+    log_info("render: %s, %s (%s); MSAA %dx, shadow map %d", G.info.renderer, G.info.version, G.info.vendor,
+             G.info.msaa_samples, G.info.shadow_map_size);
+    return true;
+}
+
+static void free_msaa(void)
+{
+    if (G.msaa_fbo.id)
+        glDeleteFramebuffers(1, &G.msaa_fbo.id);
+    if (G.msaa_color.id)
+        glDeleteRenderbuffers(1, &G.msaa_color.id);
+    if (G.msaa_depth.id)
+        glDeleteRenderbuffers(1, &G.msaa_depth.id);
+    G.msaa_fbo.id = G.msaa_color.id = G.msaa_depth.id = 0;
+    G.msaa_w = G.msaa_h = 0;
+}
+
+void gfx_shutdown(void)
+{
+    if (!G.inited)
+        return;
+    gfx_level_free();
+    gfx_mesh_free(&G.marker);
+    gfx_timer_free(&G.timer);
+    free_msaa();
+    gfx_shader_program_free(&G.scene);
+    gfx_shader_program_free(&G.shadow);
+    gfx_shader_program_free(&G.sky);
+    gfx_shader_program_free(&G.lines);
+    if (G.frame_ubo.id)
+        glDeleteBuffers(1, &G.frame_ubo.id);
+    if (G.lines_vbo.id)
+        glDeleteBuffers(1, &G.lines_vbo.id);
+    if (G.lines_vao.id)
+        glDeleteVertexArrays(1, &G.lines_vao.id);
+    if (G.empty_vao.id)
+        glDeleteVertexArrays(1, &G.empty_vao.id);
+    if (G.shadow_fbo.id)
+        glDeleteFramebuffers(1, &G.shadow_fbo.id);
+    if (G.shadow_tex.id)
+        glDeleteTextures(1, &G.shadow_tex.id);
+    if (G.info.khr_debug)
+        glDebugMessageCallback(NULL, NULL);
+    memset(&G, 0, sizeof G);
+}
+
+const gfx_info *gfx_get_info(void) { return &G.info; }
+
+bool gfx_level_load(const level_t *lvl)
+{
+    if (!G.inited) {
+        log_error("render: gfx_level_load before gfx_init");
+        return false;
+    }
+    gfx_level_free();
+    return gfx_level_build(&G.level, lvl);
+}
+
+void gfx_level_free(void)
+{
+    if (G.inited)
+        gfx_level_gpu_free(&G.level);
+}
+
+bool gfx_add_draw_hook(gfx_draw_fn fn, void *user)
+{
+    if (!fn || G.hook_count >= GFX_MAX_DRAW_HOOKS) {
+        log_error("render: no room for another draw hook (max %d)", GFX_MAX_DRAW_HOOKS);
+        return false;
+    }
+    G.hooks[G.hook_count++] = (draw_hook){fn, user};
+    return true;
+}
+
+void gfx_remove_draw_hook(gfx_draw_fn fn, void *user)
+{
+    for (int i = 0; i < G.hook_count; i++) {
+        if (G.hooks[i].fn == fn && G.hooks[i].user == user) {
+            memmove(&G.hooks[i], &G.hooks[i + 1], (size_t)(G.hook_count - i - 1) * sizeof G.hooks[0]);
+            G.hook_count--;
+            return;
+        }
+    }
+}
+
+/* (Re)creates the multisampled target when the size changes; only on resize. */
+static bool ensure_msaa(int w, int h)
+{
+    if (G.info.msaa_samples <= 1)
+        return false;
+    if (G.msaa_fbo.id && G.msaa_w == w && G.msaa_h == h)
+        return true;
+    free_msaa();
+    int s = G.info.msaa_samples;
+    glCreateRenderbuffers(1, &G.msaa_color.id);
+    glNamedRenderbufferStorageMultisample(G.msaa_color.id, s, GL_RGBA8, w, h);
+    glObjectLabel(GL_RENDERBUFFER, G.msaa_color.id, -1, "main.color_msaa");
+    glCreateRenderbuffers(1, &G.msaa_depth.id);
+    glNamedRenderbufferStorageMultisample(G.msaa_depth.id, s, GL_DEPTH_COMPONENT24, w, h);
+    glObjectLabel(GL_RENDERBUFFER, G.msaa_depth.id, -1, "main.depth_msaa");
+    glCreateFramebuffers(1, &G.msaa_fbo.id);
+    glNamedFramebufferRenderbuffer(G.msaa_fbo.id, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, G.msaa_color.id);
+    glNamedFramebufferRenderbuffer(G.msaa_fbo.id, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, G.msaa_depth.id);
+    glObjectLabel(GL_FRAMEBUFFER, G.msaa_fbo.id, -1, "main.fbo_msaa");
+    if (glCheckNamedFramebufferStatus(G.msaa_fbo.id, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+        log_warn("render: %dx MSAA target incomplete, drawing without MSAA", s);
+        free_msaa();
+        G.info.msaa_samples = 1;
+        return false;
+    }
+    G.msaa_w = w;
+    G.msaa_h = h;
+    return true;
+}
+
+static void set_vec4(float dst[4], float r, float g, float b, float a)
+{
+    dst[0] = r;
+    dst[1] = g;
+    dst[2] = b;
+    dst[3] = a;
+}
+
+/* Orthographic sun projection around the focus point, stable under camera
+ * motion: the light's rotation depends only on the sun direction, and the
+ * window is snapped to whole shadow texels. */
+static void fit_shadow(const gfx_frame_desc *f, const vec3 sun, mat4 out)
+{
+    float radius = f->shadow_radius_cm;
+    if (!(radius > 0.0f)) {
+        vec3 d;
+        glm_vec3_sub((float *)f->eye, (float *)f->focus, d);
+        radius = glm_clamp(glm_vec3_norm(d) * 1.3f + 400.0f, SHADOW_RADIUS_MIN_CM, SHADOW_RADIUS_MAX_CM);
+    }
+    vec3 origin = {0.0f, 0.0f, 0.0f}, up = {0.0f, 1.0f, 0.0f};
+    if (fabsf(sun[1]) > 0.99f)
+        glm_vec3_copy((vec3){0.0f, 0.0f, 1.0f}, up);
+    mat4 light_view, light_proj;
+    glm_lookat((float *)sun, origin, up, light_view);
+    vec3 fc;
+    glm_mat4_mulv3(light_view, (float *)f->focus, 1.0f, fc);
+    float texel = 2.0f * radius / (float)G.info.shadow_map_size;
+    float cx = floorf(fc[0] / texel) * texel, cy = floorf(fc[1] / texel) * texel;
+    float depth = radius + SHADOW_DEPTH_MARGIN_CM;
+    /* View space looks down -Z: the focus lies at distance -fc[2]. */
+    glm_ortho(cx - radius, cx + radius, cy - radius, cy + radius, -fc[2] - depth, -fc[2] + depth, light_proj);
+    glm_mat4_mul(light_proj, light_view, out);
+}
+
+static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_info *pi)
+{
+    mat4 view, proj, vp, inv;
+    memcpy(view, f->view, sizeof view);
+    memcpy(proj, f->proj, sizeof proj);
+    glm_mat4_mul(proj, view, vp);
+    glm_mat4_inv(vp, inv);
+    vec3 sun;
+    glm_vec3_copy((float *)f->sun_dir, sun);
+    if (glm_vec3_norm2(sun) < 1e-8f)
+        glm_vec3_copy((float *)DEFAULT_SUN_DIR, sun);
+    glm_vec3_normalize(sun);
+    mat4 lvp;
+    fit_shadow(f, sun, lvp);
+
+    memcpy(u->view_proj, vp, sizeof u->view_proj);
+    memcpy(u->inv_view_proj, inv, sizeof u->inv_view_proj);
+    memcpy(u->light_view_proj, lvp, sizeof u->light_view_proj);
+    set_vec4(u->eye, f->eye[0], f->eye[1], f->eye[2], 1.0f);
+    bool shadows = (f->layers & GFX_LAYER_SHADOWS) != 0;
+    set_vec4(u->sun_dir, sun[0], sun[1], sun[2], shadows ? 1.0f : 0.0f);
+    /* Linear radiometry, tuned by eye against the tonemapper in frame.glsl. */
+    set_vec4(u->sun_color, 2.6f, 2.35f, 2.0f, 0.0f);
+    set_vec4(u->sky_zenith, 0.16f, 0.32f, 0.70f, 0.0f);
+    set_vec4(u->sky_horizon, 0.62f, 0.72f, 0.84f, 0.0f);
+    set_vec4(u->ground_ambient, 0.16f, 0.14f, 0.11f, 0.0f);
+    set_vec4(u->fog, FOG_START_CM, 1.0f / FOG_FALLOFF_CM, (f->layers & GFX_LAYER_FOG) ? 1.0f : 0.0f,
+             (f->layers & GFX_LAYER_GRID) ? 1.0f : 0.0f);
+    float radius_texel = 2.0f / ((float)G.info.shadow_map_size * fabsf(lvp[0][0]));
+    /* Normal offset of ~1.5 texels in world cm; depth bias in [0,1] depth units. */
+    set_vec4(u->shadow, 1.0f / (float)G.info.shadow_map_size, 1.5f * radius_texel, 0.0005f, 0.85f);
+
+    pi->frame = f;
+    memcpy(pi->view_proj, vp, sizeof pi->view_proj);
+    memcpy(pi->light_view_proj, lvp, sizeof pi->light_view_proj);
+}
+
+static void marker_model(const gfx_marker *m, mat4 out)
+{
+    glm_mat4_identity(out);
+    glm_translate(out, (float *)m->pos);
+    /* Heading 0 faces +Z; a positive rotation about +Y turns +Z towards +X. */
+    glm_rotate_y(out, m->heading_rad, out);
+}
+
+static void draw_scene_meshes(const gfx_frame_desc *f, GLint u_model, bool main_pass)
+{
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    GLuint prog = main_pass ? G.scene.id : G.shadow.id;
+    glProgramUniformMatrix4fv(prog, u_model, 1, GL_FALSE, identity);
+    if (main_pass) {
+        glProgramUniform1i(prog, G.scene_u_mode, 0);
+        glProgramUniform2f(prog, G.scene_u_height_range, G.level.height_min, G.level.height_max);
+    }
+    if (G.level.loaded && (f->layers & GFX_LAYER_TERRAIN))
+        gfx_mesh_draw(&G.level.terrain);
+    if (main_pass)
+        glProgramUniform1i(prog, G.scene_u_mode, 1);
+    if (G.level.loaded && (f->layers & GFX_LAYER_WALLS))
+        gfx_mesh_draw(&G.level.walls);
+    if (G.level.loaded && (f->layers & GFX_LAYER_AREAS))
+        gfx_mesh_draw(&G.level.crouch);
+    if (f->layers & GFX_LAYER_MARKER) {
+        mat4 model;
+        marker_model(&f->marker, model);
+        glProgramUniformMatrix4fv(prog, u_model, 1, GL_FALSE, (const float *)model);
+        gfx_mesh_draw(&G.marker);
+    }
+}
+
+static void run_hooks(const gfx_pass_info *pi)
+{
+    for (int i = 0; i < G.hook_count; i++)
+        G.hooks[i].fn(pi, G.hooks[i].user);
+}
+
+static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, G.shadow_fbo.id);
+    glViewport(0, 0, G.info.shadow_map_size, G.info.shadow_map_size);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(SHADOW_OFFSET_FACTOR, SHADOW_OFFSET_UNITS);
+    glUseProgram(G.shadow.id);
+    draw_scene_meshes(f, G.shadow_u_model, false);
+    pi->pass = GFX_PASS_SHADOW;
+    run_hooks(pi);
+    glDisable(GL_POLYGON_OFFSET_FILL);
+}
+
+static void draw_debug_lines(const debug_lines *dl)
+{
+    if (!dl || !dl->vertices || dl->count < 2)
+        return;
+    int n = dl->count & ~1;
+    if (n > LINES_CAPACITY)
+        n = LINES_CAPACITY;
+    glNamedBufferSubData(G.lines_vbo.id, 0, (GLsizeiptr)n * (GLsizeiptr)sizeof(debug_line_vertex), dl->vertices);
+    glUseProgram(G.lines.id);
+    glBindVertexArray(G.lines_vao.id);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+    glDrawArrays(GL_LINES, 0, n);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+}
+
+static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, target);
+    glViewport(0, 0, f->width, f->height);
+    glDepthMask(GL_TRUE);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glBindTextureUnit(TEX_UNIT_SHADOW, G.shadow_tex.id);
+    glPolygonMode(GL_FRONT_AND_BACK, f->wireframe ? GL_LINE : GL_FILL);
+
+    glUseProgram(G.scene.id);
+    draw_scene_meshes(f, G.scene_u_model, true);
+    pi->pass = GFX_PASS_MAIN;
+    run_hooks(pi);
+
+    /* Sky after the opaque geometry: only uncovered pixels pass the depth test. */
+    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glUseProgram(G.sky.id);
+    glBindVertexArray(G.empty_vao.id);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDepthFunc(GL_LESS);
+
+    /* Translucent jump discs lie on the terrain: pull them towards the camera. */
+    if (G.level.loaded && (f->layers & GFX_LAYER_AREAS) && G.level.jump.index_count > 0) {
+        glPolygonMode(GL_FRONT_AND_BACK, f->wireframe ? GL_LINE : GL_FILL);
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+        glEnable(GL_POLYGON_OFFSET_FILL);
+        glPolygonOffset(-1.0f, -4.0f);
+        glUseProgram(G.scene.id);
+        static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        glProgramUniformMatrix4fv(G.scene.id, G.scene_u_model, 1, GL_FALSE, identity);
+        glProgramUniform1i(G.scene.id, G.scene_u_mode, 1);
+        gfx_mesh_draw(&G.level.jump);
+        glDisable(GL_POLYGON_OFFSET_FILL);
+        glDisable(GL_BLEND);
+        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    }
+    glDepthMask(GL_TRUE);
+
+    if (f->layers & GFX_LAYER_DEBUG_LINES)
+        draw_debug_lines(f->lines);
+}
+
+void gfx_render_frame(const gfx_frame_desc *f)
+{
+    if (!G.inited || !f || f->width <= 0 || f->height <= 0)
+        return;
+    gfx_timer_begin(&G.timer);
+
+    gfx_frame_ubo ubo;
+    gfx_pass_info pi;
+    fill_frame_ubo(f, &ubo, &pi);
+    glNamedBufferSubData(G.frame_ubo.id, 0, sizeof ubo, &ubo);
+    glBindBufferBase(GL_UNIFORM_BUFFER, UBO_FRAME, G.frame_ubo.id);
+
+    /* Shaders write sRGB-encoded values themselves. */
+    glDisable(GL_FRAMEBUFFER_SRGB);
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+
+    if (f->layers & GFX_LAYER_SHADOWS)
+        shadow_pass(f, &pi);
+
+    bool msaa = ensure_msaa(f->width, f->height);
+    if (msaa)
+        glEnable(GL_MULTISAMPLE);
+    main_pass(f, &pi, msaa ? G.msaa_fbo.id : 0);
+    if (msaa) {
+        glBlitNamedFramebuffer(G.msaa_fbo.id, 0, 0, 0, f->width, f->height, 0, 0, f->width, f->height,
+                               GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    }
+
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glDisable(GL_DEPTH_TEST);
+    gfx_timer_end(&G.timer);
+}
+
+bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb)
+{
+    if (!G.inited || width <= 0 || height <= 0 || !out_rgb)
+        return false;
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    glReadBuffer(GL_BACK);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glFinish();
+    glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, out_rgb);
+    /* GL rows go bottom-up; images go top-down. */
+    size_t row = (size_t)width * 3;
+    uint8_t tmp[4096 * 3];
+    for (int y = 0; y < height / 2; y++) {
+        uint8_t *a = out_rgb + (size_t)y * row, *b = out_rgb + (size_t)(height - 1 - y) * row;
+        for (size_t off = 0; off < row; off += sizeof tmp) {
+            size_t n = row - off < sizeof tmp ? row - off : sizeof tmp;
+            memcpy(tmp, a + off, n);
+            memcpy(a + off, b + off, n);
+            memcpy(b + off, tmp, n);
+        }
+    }
+    return glGetError() == GL_NO_ERROR;
+}
+
+bool gfx_screenshot_png(const char *path, int width, int height)
+{
+    if (!G.inited || width <= 0 || height <= 0) {
+        log_error("%s: no frame to capture (%dx%d)", path, width, height);
+        return false;
+    }
+    uint8_t *rgb = malloc((size_t)width * (size_t)height * 3);
+    if (!rgb) {
+        log_error("%s: out of memory for a %dx%d screenshot", path, width, height);
+        return false;
+    }
+    bool ok = gfx_read_pixels_rgb(width, height, rgb);
+    if (!ok)
+        log_error("%s: reading the back buffer failed", path);
+    else if (!stbi_write_png(path, width, height, 3, rgb, width * 3)) {
+        log_error("%s: cannot write PNG", path);
+        ok = false;
+    }
+    free(rgb);
+    return ok;
+}
+
+double gfx_last_gpu_ms(void) { return gfx_timer_ms(&G.timer); }
+
+void gfx_set_finish_timing(bool on) { gfx_timer_set_finish_mode(&G.timer, on); }

@@ -1,0 +1,140 @@
+/* gfx: the renderer's public face. Every gl* call of Strider lives in src/render/.
+ *
+ * Call order (after an OpenGL 4.3+ core context is current, e.g. from SDL):
+ *   gfx_init(&desc) -> gfx_level_load(&lvl) -> per frame: gfx_render_frame(&f)
+ *   [-> UI -> gfx_screenshot_png()] -> swap (by the app) -> ... -> gfx_shutdown().
+ * gfx_level_load() may be called again to switch levels (it frees the old one).
+ * A frame is drawn in two passes: a shadow pass (depth from the sun) and a main
+ * pass (sky, terrain, walls, areas, marker, hooks, debug lines). Other render
+ * modules (the character) join both passes through gfx_add_draw_hook(); their
+ * shaders read the per-frame uniform block and the shadow map declared in
+ * shaders/shader_interface.h.
+ * Does NOT: create windows or contexts, swap buffers, own the camera, read
+ * input, or keep pointers into the level or the frame desc after a call returns.
+ * Memory: gfx owns every GL object it creates; gfx_shutdown() frees them all.
+ */
+#ifndef STRIDER_RENDER_GFX_H
+#define STRIDER_RENDER_GFX_H
+
+#include "render/debug_lines.h"
+#include "world/level.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Typed GL object handles: mixing them up is a compile error. id 0 = none. */
+typedef struct gfx_buffer { uint32_t id; } gfx_buffer;
+typedef struct gfx_vertex_array { uint32_t id; } gfx_vertex_array;
+typedef struct gfx_program { uint32_t id; } gfx_program;
+typedef struct gfx_texture { uint32_t id; } gfx_texture;
+typedef struct gfx_framebuffer { uint32_t id; } gfx_framebuffer;
+typedef struct gfx_renderbuffer { uint32_t id; } gfx_renderbuffer;
+typedef struct gfx_query { uint32_t id; } gfx_query;
+
+/* Zero-initialise; 0 means "default" everywhere. */
+typedef struct gfx_desc {
+    bool debug;          /* install a KHR_debug callback that feeds core/log */
+    int msaa_samples;    /* 0: default (see gfx.c), 1: off, else 2/4/8 */
+    int shadow_map_size; /* texels per side; 0: default 2048 */
+} gfx_desc;
+
+enum { GFX_INFO_STRING_MAX = 128 };
+
+/* What the context offers; filled by gfx_init(). */
+typedef struct gfx_info {
+    char renderer[GFX_INFO_STRING_MAX];
+    char vendor[GFX_INFO_STRING_MAX];
+    char version[GFX_INFO_STRING_MAX];
+    char glsl_version[GFX_INFO_STRING_MAX];
+    int major, minor;                   /* context version */
+    int64_t max_ssbo_block_size;        /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes */
+    int max_vertex_ssbo_blocks;         /* GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS */
+    int max_ssbo_bindings;              /* GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS */
+    int max_ubo_size;                   /* GL_MAX_UNIFORM_BLOCK_SIZE, bytes */
+    int max_vertex_attribs;             /* GL_MAX_VERTEX_ATTRIBS */
+    int max_texture_size;               /* GL_MAX_TEXTURE_SIZE, texels */
+    int max_samples;                    /* GL_MAX_SAMPLES */
+    int msaa_samples;                   /* samples actually used by the main pass */
+    int shadow_map_size;                /* texels actually used */
+    bool khr_debug;                     /* debug callback installed */
+} gfx_info;
+
+/* Draw layers, a bitmask in gfx_frame_desc.layers. */
+enum {
+    GFX_LAYER_TERRAIN = 1u << 0,
+    GFX_LAYER_WALLS = 1u << 1,
+    GFX_LAYER_AREAS = 1u << 2,       /* crouch tunnels and jump discs */
+    GFX_LAYER_MARKER = 1u << 3,
+    GFX_LAYER_DEBUG_LINES = 1u << 4,
+    GFX_LAYER_SHADOWS = 1u << 5,
+    GFX_LAYER_GRID = 1u << 6,        /* 1 m grid lines on the ground */
+    GFX_LAYER_FOG = 1u << 7,
+    GFX_LAYER_ALL = 0xffu
+};
+
+/* The stand-in for the character until it lands: a lit capsule with a nose. */
+typedef struct gfx_marker {
+    float pos[3];      /* feet position on the terrain, cm */
+    float heading_rad; /* 0 faces +Z; positive turns towards +X */
+} gfx_marker;
+
+typedef struct gfx_frame_desc {
+    int width, height;  /* framebuffer pixels; 0 in either: frame skipped */
+    float view[16];     /* column-major (cglm mat4 layout) */
+    float proj[16];     /* column-major */
+    float eye[3];       /* camera position, cm */
+    float focus[3];     /* what the camera looks at; the shadow map is fitted around it */
+    float sun_dir[3];   /* unit vector from the ground towards the sun; zero: default */
+    float shadow_radius_cm; /* half-size of the shadow map's coverage; 0: from camera distance */
+    bool wireframe;     /* main-pass geometry as lines (the sky stays filled) */
+    uint32_t layers;    /* GFX_LAYER_* bits; 0 draws nothing but the sky */
+    gfx_marker marker;
+    const debug_lines *lines; /* may be NULL */
+} gfx_frame_desc;
+
+/* Passes that draw hooks take part in. */
+typedef enum gfx_pass { GFX_PASS_SHADOW = 0, GFX_PASS_MAIN = 1 } gfx_pass;
+
+/* Handed to draw hooks. When a hook runs, the per-frame uniform block is bound
+ * at UBO_FRAME, the shadow map at TEX_UNIT_SHADOW (main pass only), depth test
+ * is on, and the target framebuffer is bound. Hooks must leave that state as
+ * they found it (bind their own program and vertex array freely). */
+typedef struct gfx_pass_info {
+    gfx_pass pass;
+    const gfx_frame_desc *frame;
+    float view_proj[16];       /* main camera, column-major */
+    float light_view_proj[16]; /* shadow map projection, column-major */
+} gfx_pass_info;
+
+typedef void (*gfx_draw_fn)(const gfx_pass_info *info, void *user);
+
+bool gfx_init(const gfx_desc *desc);
+void gfx_shutdown(void);
+const gfx_info *gfx_get_info(void);
+
+/* Builds GPU meshes for LVL (terrain, walls, crouch tunnels, jump discs);
+ * nothing is kept pointing into LVL. Replaces any previously loaded level. */
+bool gfx_level_load(const level_t *lvl);
+void gfx_level_free(void);
+
+void gfx_render_frame(const gfx_frame_desc *f);
+
+/* Hooks run in registration order in both passes; at most GFX_MAX_DRAW_HOOKS. */
+enum { GFX_MAX_DRAW_HOOKS = 8 };
+bool gfx_add_draw_hook(gfx_draw_fn fn, void *user);
+void gfx_remove_draw_hook(gfx_draw_fn fn, void *user);
+
+/* Reads the back buffer (width x height from the lower-left corner) after
+ * glFinish and writes an 8-bit RGB PNG, top row first. Errors name PATH. */
+bool gfx_screenshot_png(const char *path, int width, int height);
+/* Reads the back buffer into caller memory: width*height*3 bytes RGB, top row first. */
+bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);
+
+/* GPU time of the last finished gfx_render_frame(), in ms (see gfx_timer.h
+ * for how it is measured; 0 until one is available). */
+double gfx_last_gpu_ms(void);
+/* true: bracket each frame with glFinish and measure wall-clock time (exact on
+ * any driver, but stalls the pipeline); false (default): timer queries. */
+void gfx_set_finish_timing(bool on);
+
+#endif

@@ -1,0 +1,362 @@
+#include "render/gfx_level.h"
+
+#include "core/log.h"
+
+#include <cglm/cglm.h>
+
+#include <math.h>
+#include <string.h>
+
+/* Terrains larger than this many samples per side are drawn with a stride, so
+ * the grid stays cheap on software rasterisers. */
+enum { TERRAIN_MAX_DRAW_SIDE = 513, TERRAIN_MAX_SIDE = 8192 };
+
+/* Colours (sRGB). */
+#define COLOR_WALL DEBUG_RGBA(196, 186, 170, 255)
+#define COLOR_WALL_TOP DEBUG_RGBA(226, 218, 204, 255)
+#define COLOR_ROOF DEBUG_RGBA(222, 120, 48, 255)
+#define COLOR_ROOF_EDGE DEBUG_RGBA(245, 200, 60, 255)
+#define COLOR_PILLAR DEBUG_RGBA(110, 110, 122, 255)
+#define COLOR_JUMP_RING DEBUG_RGBA(40, 160, 255, 235)
+#define COLOR_JUMP_FILL DEBUG_RGBA(40, 160, 255, 80)
+#define COLOR_MARKER_BODY DEBUG_RGBA(215, 50, 60, 255)
+#define COLOR_MARKER_NOSE DEBUG_RGBA(250, 225, 90, 255)
+
+static const float WALL_SINK_CM = 40.0f;      /* walls start below the ground so slopes show no gap */
+static const float WALL_STEP_CM = 100.0f;     /* walls follow the terrain in pieces this long */
+static const float ROOF_THICKNESS_CM = 18.0f;
+static const float ROOF_STEP_CM = 100.0f;
+static const float PILLAR_HALF_CM = 10.0f;
+static const float PILLAR_SPACING_CM = 400.0f;
+static const float JUMP_LIFT_CM = 3.0f;       /* above the terrain; plus polygon offset when drawn */
+static const float JUMP_RING_CM = 18.0f;      /* width of the opaque rim */
+
+/* Bilinear height, clamped at the border (same rule as world/terrain). */
+static float height_at(const terrain_t *t, float x, float z)
+{
+    float fx = (x - t->origin_x) / t->cell_cm;
+    float fz = (z - t->origin_z) / t->cell_cm;
+    fx = glm_clamp(fx, 0.0f, (float)(t->width - 1));
+    fz = glm_clamp(fz, 0.0f, (float)(t->depth - 1));
+    int i = (int)fx, j = (int)fz;
+    if (i > t->width - 2)
+        i = t->width - 2;
+    if (j > t->depth - 2)
+        j = t->depth - 2;
+    float u = fx - (float)i, v = fz - (float)j;
+    const float *h = t->heights;
+    float h00 = h[j * t->width + i], h10 = h[j * t->width + i + 1];
+    float h01 = h[(j + 1) * t->width + i], h11 = h[(j + 1) * t->width + i + 1];
+    return (h00 * (1 - u) + h10 * u) * (1 - v) + (h01 * (1 - u) + h11 * u) * v;
+}
+
+static void normal_at(const terrain_t *t, float x, float z, float out[3])
+{
+    float e = t->cell_cm;
+    float dx = height_at(t, x + e, z) - height_at(t, x - e, z);
+    float dz = height_at(t, x, z + e) - height_at(t, x, z - e);
+    vec3 n = {-dx, 2.0f * e, -dz};
+    glm_vec3_normalize(n);
+    glm_vec3_copy(n, out);
+}
+
+static bool terrain_valid(const terrain_t *t, const char *name)
+{
+    if (!t->heights || t->width < 2 || t->depth < 2 || t->width > TERRAIN_MAX_SIDE ||
+        t->depth > TERRAIN_MAX_SIDE || !(t->cell_cm > 0.0f) || !isfinite(t->cell_cm) ||
+        !isfinite(t->origin_x) || !isfinite(t->origin_z)) {
+        log_error("render: level '%s': terrain %dx%d, cell %g cm is not drawable", name, t->width, t->depth,
+                  (double)t->cell_cm);
+        return false;
+    }
+    for (int k = 0; k < t->width * t->depth; k++) {
+        if (!isfinite(t->heights[k])) {
+            log_error("render: level '%s': terrain height %d is not finite", name, k);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
+{
+    int side = t->width > t->depth ? t->width : t->depth;
+    int step = (side + TERRAIN_MAX_DRAW_SIDE - 2) / (TERRAIN_MAX_DRAW_SIDE - 1);
+    if (step < 1)
+        step = 1;
+    /* Sample columns 0, step, 2*step ... and always the last one. */
+    int nx = (t->width - 1 + step - 1) / step + 1;
+    int nz = (t->depth - 1 + step - 1) / step + 1;
+    gfx_mesh_builder b;
+    gfx_mesh_builder_init(&b);
+    g->height_min = INFINITY;
+    g->height_max = -INFINITY;
+    for (int jz = 0; jz < nz; jz++) {
+        int j = jz * step < t->depth - 1 ? jz * step : t->depth - 1;
+        for (int ix = 0; ix < nx; ix++) {
+            int i = ix * step < t->width - 1 ? ix * step : t->width - 1;
+            float x = t->origin_x + (float)i * t->cell_cm;
+            float z = t->origin_z + (float)j * t->cell_cm;
+            float h = t->heights[j * t->width + i];
+            float p[3] = {x, h, z}, n[3];
+            normal_at(t, x, z, n);
+            gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, 255));
+            g->height_min = fminf(g->height_min, h);
+            g->height_max = fmaxf(g->height_max, h);
+        }
+    }
+    for (int jz = 0; jz + 1 < nz; jz++) {
+        for (int ix = 0; ix + 1 < nx; ix++) {
+            uint32_t a = (uint32_t)(jz * nx + ix);
+            uint32_t c = a + (uint32_t)nx;
+            /* Counter-clockwise seen from above (+Y). */
+            gfx_mb_triangle(&b, a, c, a + 1);
+            gfx_mb_triangle(&b, a + 1, c, c + 1);
+        }
+    }
+    bool ok = gfx_mesh_upload(&g->terrain, &b, "terrain");
+    gfx_mesh_builder_free(&b);
+    g->min_x = t->origin_x;
+    g->min_z = t->origin_z;
+    g->max_x = t->origin_x + (float)(t->width - 1) * t->cell_cm;
+    g->max_z = t->origin_z + (float)(t->depth - 1) * t->cell_cm;
+    return ok;
+}
+
+/* One wall: a box around the segment (half-thickness = radius, extended by the
+ * radius past both ends like the capsule used for collision), cut into pieces
+ * whose bottom and top follow the terrain. */
+static void build_wall(gfx_mesh_builder *b, const terrain_t *t, const level_wall *w)
+{
+    float r = fmaxf(w->radius_cm, 5.0f);
+    float dx = w->x1 - w->x0, dz = w->z1 - w->z0;
+    float len = sqrtf(dx * dx + dz * dz);
+    float ux = 0.0f, uz = 1.0f;
+    if (len > 1e-3f) {
+        ux = dx / len;
+        uz = dz / len;
+    }
+    /* Perpendicular, pointing to the wall's right-hand side. */
+    float px = uz, pz = -ux;
+    float total = len + 2.0f * r;
+    int pieces = (int)ceilf(total / WALL_STEP_CM);
+    if (pieces < 1)
+        pieces = 1;
+    float sx = w->x0 - ux * r, sz = w->z0 - uz * r;
+    float prev_l[2][3], prev_r[2][3];
+    for (int k = 0; k <= pieces; k++) {
+        float s = total * (float)k / (float)pieces;
+        float cx = sx + ux * s, cz = sz + uz * s;
+        float lx = cx - px * r, lz = cz - pz * r, rx = cx + px * r, rz = cz + pz * r;
+        float hl = height_at(t, lx, lz), hr = height_at(t, rx, rz), hc = height_at(t, cx, cz);
+        float bottom = fminf(hl, hr) - WALL_SINK_CM;
+        float top = hc + GFX_WALL_HEIGHT_CM;
+        /* [0] = bottom, [1] = top */
+        float cur_l[2][3] = {{lx, bottom, lz}, {lx, top, lz}};
+        float cur_r[2][3] = {{rx, bottom, rz}, {rx, top, rz}};
+        if (k == 0) {
+            gfx_mb_quad(b, cur_l[0], cur_r[0], cur_r[1], cur_l[1], COLOR_WALL); /* start cap */
+        } else {
+            gfx_mb_quad(b, prev_l[0], prev_l[1], cur_l[1], cur_l[0], COLOR_WALL);
+            gfx_mb_quad(b, prev_r[0], cur_r[0], cur_r[1], prev_r[1], COLOR_WALL);
+            gfx_mb_quad(b, prev_l[1], prev_r[1], cur_r[1], cur_l[1], COLOR_WALL_TOP);
+        }
+        if (k == pieces)
+            gfx_mb_quad(b, cur_l[0], cur_l[1], cur_r[1], cur_r[0], COLOR_WALL); /* end cap */
+        memcpy(prev_l, cur_l, sizeof prev_l);
+        memcpy(prev_r, cur_r, sizeof prev_r);
+    }
+}
+
+static void pillar(gfx_mesh_builder *b, const terrain_t *t, float x, float z, float ceiling_cm)
+{
+    float g = height_at(t, x, z);
+    float lo[3] = {x - PILLAR_HALF_CM, g - WALL_SINK_CM, z - PILLAR_HALF_CM};
+    float hi[3] = {x + PILLAR_HALF_CM, g + ceiling_cm, z + PILLAR_HALF_CM};
+    gfx_mb_box(b, lo, hi, COLOR_PILLAR);
+}
+
+/* A crouch area: a roof slab whose underside sits ceiling_cm above the
+ * terrain everywhere (as the controller sees it), on pillars along the two
+ * long sides so the open ends read as the tunnel's entrances. */
+static void build_crouch(gfx_mesh_builder *b, const terrain_t *t, const level_crouch_area *a)
+{
+    float x0 = fminf(a->min_x, a->max_x), x1 = fmaxf(a->min_x, a->max_x);
+    float z0 = fminf(a->min_z, a->max_z), z1 = fmaxf(a->min_z, a->max_z);
+    float ceil_cm = fmaxf(a->ceiling_cm, 10.0f);
+    int nx = (int)ceilf((x1 - x0) / ROOF_STEP_CM), nz = (int)ceilf((z1 - z0) / ROOF_STEP_CM);
+    nx = nx < 1 ? 1 : (nx > 256 ? 256 : nx);
+    nz = nz < 1 ? 1 : (nz > 256 ? 256 : nz);
+    for (int j = 0; j < nz; j++) {
+        for (int i = 0; i < nx; i++) {
+            float xa = x0 + (x1 - x0) * (float)i / (float)nx, xb = x0 + (x1 - x0) * (float)(i + 1) / (float)nx;
+            float za = z0 + (z1 - z0) * (float)j / (float)nz, zb = z0 + (z1 - z0) * (float)(j + 1) / (float)nz;
+            float ha = height_at(t, xa, za) + ceil_cm, hb = height_at(t, xb, za) + ceil_cm;
+            float hc = height_at(t, xb, zb) + ceil_cm, hd = height_at(t, xa, zb) + ceil_cm;
+            float T = ROOF_THICKNESS_CM;
+            float ua[3] = {xa, ha, za}, ub[3] = {xb, hb, za}, uc[3] = {xb, hc, zb}, ud[3] = {xa, hd, zb};
+            float ta[3] = {xa, ha + T, za}, tb[3] = {xb, hb + T, za}, tc[3] = {xb, hc + T, zb},
+                  td[3] = {xa, hd + T, zb};
+            gfx_mb_quad(b, ua, ub, uc, ud, COLOR_ROOF);  /* underside, faces down */
+            gfx_mb_quad(b, ta, td, tc, tb, COLOR_ROOF);  /* top, faces up */
+            if (j == 0)
+                gfx_mb_quad(b, ua, ta, tb, ub, COLOR_ROOF_EDGE);
+            if (j == nz - 1)
+                gfx_mb_quad(b, ud, uc, tc, td, COLOR_ROOF_EDGE);
+            if (i == 0)
+                gfx_mb_quad(b, ua, ud, td, ta, COLOR_ROOF_EDGE);
+            if (i == nx - 1)
+                gfx_mb_quad(b, ub, tb, tc, uc, COLOR_ROOF_EDGE);
+        }
+    }
+    /* Pillars along the longer sides, inset by their own size. */
+    bool along_x = (x1 - x0) >= (z1 - z0);
+    float len = along_x ? x1 - x0 : z1 - z0;
+    int n = (int)ceilf(len / PILLAR_SPACING_CM);
+    if (n < 1)
+        n = 1;
+    if (n > 64)
+        n = 64;
+    for (int k = 0; k <= n; k++) {
+        float s = (float)k / (float)n;
+        if (along_x) {
+            float x = x0 + PILLAR_HALF_CM + (x1 - x0 - 2.0f * PILLAR_HALF_CM) * s;
+            pillar(b, t, x, z0 + PILLAR_HALF_CM, ceil_cm);
+            pillar(b, t, x, z1 - PILLAR_HALF_CM, ceil_cm);
+        } else {
+            float z = z0 + PILLAR_HALF_CM + (z1 - z0 - 2.0f * PILLAR_HALF_CM) * s;
+            pillar(b, t, x0 + PILLAR_HALF_CM, z, ceil_cm);
+            pillar(b, t, x1 - PILLAR_HALF_CM, z, ceil_cm);
+        }
+    }
+}
+
+/* A jump area: a translucent disc with an opaque rim, draped on the terrain. */
+static void build_jump(gfx_mesh_builder *b, const terrain_t *t, const level_jump_area *a)
+{
+    enum { SEGMENTS = 48 };
+    float R = fmaxf(a->radius_cm, 10.0f);
+    float rim = fminf(JUMP_RING_CM, R * 0.5f);
+    /* Radii of the rings of vertices: interior rings about every 50 cm, then the rim. */
+    float radii[16];
+    int nr = 0;
+    radii[nr++] = 0.0f;
+    int inner = (int)ceilf((R - rim) / 50.0f);
+    if (inner > 12)
+        inner = 12;
+    for (int k = 1; k <= inner; k++)
+        radii[nr++] = (R - rim) * (float)k / (float)inner;
+    radii[nr++] = R;
+    uint32_t base = (uint32_t)b->vcount;
+    for (int ring = 0; ring < nr; ring++) {
+        /* The inner edge of the rim appears twice, once in each colour. */
+        int copies = (ring == nr - 2) ? 2 : 1;
+        for (int c = 0; c < copies; c++) {
+            uint32_t col = (ring == nr - 1 || c == 1) ? COLOR_JUMP_RING : COLOR_JUMP_FILL;
+            for (int s = 0; s < SEGMENTS; s++) {
+                float ang = 2.0f * GLM_PIf * (float)s / (float)SEGMENTS;
+                float x = a->x + radii[ring] * cosf(ang), z = a->z + radii[ring] * sinf(ang);
+                float p[3] = {x, height_at(t, x, z) + JUMP_LIFT_CM, z}, n[3];
+                normal_at(t, x, z, n);
+                gfx_mb_vertex(b, p, n, col);
+            }
+        }
+    }
+    /* Row r of the vertex table: ring 0 .. nr-2 (fill), nr-1 (rim copy of nr-2), nr (outer rim). */
+    int rows = nr + 1;
+    for (int row = 0; row + 1 < rows; row++) {
+        if (row == nr - 2)
+            continue; /* between the two copies of the same ring: no triangles */
+        for (int s = 0; s < SEGMENTS; s++) {
+            int s1 = (s + 1) % SEGMENTS;
+            uint32_t a0 = base + (uint32_t)(row * SEGMENTS + s), a1 = base + (uint32_t)(row * SEGMENTS + s1);
+            uint32_t b0 = a0 + SEGMENTS, b1 = a1 + SEGMENTS;
+            gfx_mb_triangle(b, a0, b1, b0);
+            if (row > 0)
+                gfx_mb_triangle(b, a0, a1, b1);
+        }
+    }
+}
+
+bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl)
+{
+    memset(g, 0, sizeof *g);
+    const terrain_t *t = &lvl->terrain;
+    if (!terrain_valid(t, lvl->name))
+        return false;
+    if (lvl->wall_count < 0 || lvl->wall_count > LEVEL_MAX_WALLS || lvl->crouch_count < 0 ||
+        lvl->crouch_count > LEVEL_MAX_CROUCH || lvl->jump_count < 0 || lvl->jump_count > LEVEL_MAX_JUMP) {
+        log_error("render: level '%s': area or wall count out of range", lvl->name);
+        return false;
+    }
+    if (!build_terrain(g, t)) {
+        gfx_level_gpu_free(g);
+        return false;
+    }
+    gfx_mesh_builder b;
+    bool ok = true;
+
+    gfx_mesh_builder_init(&b);
+    for (int k = 0; k < lvl->wall_count; k++)
+        build_wall(&b, t, &lvl->walls[k]);
+    if (b.vcount > 0)
+        ok = ok && gfx_mesh_upload(&g->walls, &b, "walls");
+    ok = ok && !b.failed;
+    gfx_mesh_builder_free(&b);
+
+    gfx_mesh_builder_init(&b);
+    for (int k = 0; k < lvl->crouch_count; k++)
+        build_crouch(&b, t, &lvl->crouch[k]);
+    if (b.vcount > 0)
+        ok = ok && gfx_mesh_upload(&g->crouch, &b, "crouch_areas");
+    ok = ok && !b.failed;
+    gfx_mesh_builder_free(&b);
+
+    gfx_mesh_builder_init(&b);
+    for (int k = 0; k < lvl->jump_count; k++)
+        build_jump(&b, t, &lvl->jump[k]);
+    if (b.vcount > 0)
+        ok = ok && gfx_mesh_upload(&g->jump, &b, "jump_areas");
+    ok = ok && !b.failed;
+    gfx_mesh_builder_free(&b);
+
+    if (!ok) {
+        log_error("render: level '%s': could not build its meshes", lvl->name);
+        gfx_level_gpu_free(g);
+        return false;
+    }
+    g->loaded = true;
+    return true;
+}
+
+void gfx_level_gpu_free(gfx_level_gpu *g)
+{
+    gfx_mesh_free(&g->terrain);
+    gfx_mesh_free(&g->walls);
+    gfx_mesh_free(&g->crouch);
+    gfx_mesh_free(&g->jump);
+    g->loaded = false;
+}
+
+bool gfx_marker_build(gfx_mesh *m)
+{
+    gfx_mesh_builder b;
+    gfx_mesh_builder_init(&b);
+    gfx_mb_capsule(&b, 0.0f, 0.0f, 0.0f, GFX_MARKER_HEIGHT_CM, GFX_MARKER_RADIUS_CM, 20, COLOR_MARKER_BODY);
+    /* Nose at eye height pointing along +Z (the heading). */
+    float nose_base[3] = {0.0f, GFX_MARKER_HEIGHT_CM - 25.0f, GFX_MARKER_RADIUS_CM - 4.0f};
+    float nose_tip[3] = {0.0f, GFX_MARKER_HEIGHT_CM - 25.0f, GFX_MARKER_RADIUS_CM + 28.0f};
+    gfx_mb_cone(&b, nose_base, nose_tip, 9.0f, 12, COLOR_MARKER_NOSE);
+    /* Arrow on the ground ahead of the feet, readable from high cameras. */
+    float a[3] = {-22.0f, 2.0f, GFX_MARKER_RADIUS_CM + 12.0f};
+    float c[3] = {22.0f, 2.0f, GFX_MARKER_RADIUS_CM + 12.0f};
+    float tip[3] = {0.0f, 2.0f, GFX_MARKER_RADIUS_CM + 62.0f};
+    float up[3] = {0.0f, 1.0f, 0.0f};
+    uint32_t i0 = gfx_mb_vertex(&b, a, up, COLOR_MARKER_NOSE);
+    uint32_t i1 = gfx_mb_vertex(&b, c, up, COLOR_MARKER_NOSE);
+    uint32_t i2 = gfx_mb_vertex(&b, tip, up, COLOR_MARKER_NOSE);
+    gfx_mb_triangle(&b, i0, i2, i1);
+    bool ok = gfx_mesh_upload(m, &b, "marker");
+    gfx_mesh_builder_free(&b);
+    return ok;
+}

@@ -1,0 +1,44 @@
+/* gfx_timer: GPU time of a stretch of GL commands, in two modes.
+ *
+ * Query mode (default) wraps the stretch in GL_TIME_ELAPSED queries. The
+ * queries are double-buffered: a frame's result is read one frame later and
+ * only if it is already available, so measuring never stalls the pipeline.
+ * Finish mode brackets the stretch with glFinish() and reads a wall clock;
+ * it is exact on any driver but stalls the CPU until the GPU is idle.
+ * On Mesa llvmpipe GL_TIME_ELAPSED has been seen to return nonsense: validate
+ * query results against finish mode before trusting them (tests/render does).
+ * Call order: gfx_timer_init() -> per frame gfx_timer_begin()/gfx_timer_end()
+ * -> gfx_timer_ms() -> gfx_timer_free(). Timers must not nest (GL allows one
+ * active GL_TIME_ELAPSED query at a time).
+ * Does NOT: allocate after init, or average; the caller smooths if it wants.
+ */
+#ifndef STRIDER_RENDER_GFX_TIMER_H
+#define STRIDER_RENDER_GFX_TIMER_H
+
+#include "render/gfx.h"
+
+#include <stdbool.h>
+
+enum { GFX_TIMER_LATENCY = 2 };
+
+typedef struct gfx_timer {
+    gfx_query queries[GFX_TIMER_LATENCY];
+    bool pending[GFX_TIMER_LATENCY]; /* query issued, result not read yet */
+    int frame;                       /* counts begin/end pairs */
+    bool finish_mode;
+    double wall_start_s;
+    double last_ms;                  /* latest finished measurement; 0 = none yet */
+} gfx_timer;
+
+void gfx_timer_init(gfx_timer *t, const char *label);
+void gfx_timer_free(gfx_timer *t);
+/* Switching mode drops pending query results. */
+void gfx_timer_set_finish_mode(gfx_timer *t, bool finish_mode);
+void gfx_timer_begin(gfx_timer *t);
+void gfx_timer_end(gfx_timer *t);
+double gfx_timer_ms(const gfx_timer *t);
+
+/* Monotonic wall-clock seconds, for profiling only (never for simulation). */
+double gfx_wall_seconds(void);
+
+#endif
