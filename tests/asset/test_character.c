@@ -1,0 +1,293 @@
+/* Tests for the .chr loader: a small synthetic character round-trips through
+ * chr_serialize/chr_parse; truncation, a corrupt checksum, an out-of-range
+ * joint index, NaN and bad shape indices each fail with the right message;
+ * the committed asset (when given on the command line) loads and is sane. */
+/* dup/dup2 to capture the loader's message. */
+#define _POSIX_C_SOURCE 200809L
+#include "asset/character.h"
+#include "core/file.h"
+#include "core/log.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int g_failures;
+
+#define CHECK(cond)                                                                       \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);      \
+            g_failures++;                                                                 \
+        }                                                                                 \
+    } while (0)
+
+/* Captures what the loader prints so the message can be checked. */
+static char g_err[1024];
+
+static bool parse_capture(const uint8_t *data, size_t size, chr_character_t *c)
+{
+    fflush(stderr);
+    FILE *tmp = tmpfile();
+    if (!tmp)
+        return chr_parse(c, data, size, "test.chr");
+    int saved = dup(fileno(stderr));
+    dup2(fileno(tmp), fileno(stderr));
+    bool ok = chr_parse(c, data, size, "test.chr");
+    fflush(stderr);
+    dup2(saved, fileno(stderr));
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(g_err, 1, sizeof g_err - 1, tmp);
+    g_err[n] = 0;
+    fclose(tmp);
+    return ok;
+}
+
+/* Two joints, a tetrahedron skinned to both, one shape, one corrective. */
+static void build_tiny(chr_character_t *c)
+{
+    static chr_vertex_t verts[4];
+    static uint32_t idx[12] = {0, 1, 2, 0, 3, 1, 1, 3, 2, 2, 3, 0};
+    static chr_delta_t sd[2], cd[1];
+    static chr_shape_t shape;
+    static chr_corrective_t corr;
+    memset(c, 0, sizeof *c);
+    c->skel.joint_count = 2;
+    strcpy(c->skel.joint_name[0], "root");
+    strcpy(c->skel.joint_name[1], "child");
+    c->skel.joint_parent[0] = -1;
+    c->skel.joint_parent[1] = 0;
+    c->skel.joint_offset[1][1] = 10.0f;
+    for (int j = 0; j < 2; j++) {
+        for (int k = 0; k < 4; k++)
+            c->bind_inverse[j][k * 5] = 1.0f;
+    }
+    c->bind_inverse[1][13] = -10.0f;
+    c->material_count = 1;
+    strcpy(c->materials[0].name, "skin");
+    c->materials[0].color[3] = 1.0f;
+    const float p[4][3] = {{0, 0, 0}, {5, 0, 0}, {0, 0, 5}, {0, 10, 0}};
+    for (int i = 0; i < 4; i++) {
+        memcpy(verts[i].pos, p[i], sizeof p[i]);
+        verts[i].normal[1] = 1.0f;
+        verts[i].tangent[0] = 1.0f;
+        verts[i].tangent[3] = 1.0f;
+        verts[i].joints[0] = (uint16_t)(i == 3);
+        verts[i].joints[1] = (uint16_t)(i != 3);
+        verts[i].weights[0] = 0.75f;
+        verts[i].weights[1] = 0.25f;
+        verts[i].ao = 1.0f;
+    }
+    c->mesh_count = 1;
+    strcpy(c->meshes[0].name, "body");
+    c->meshes[0].flags = CHR_MESH_MORPHED;
+    c->meshes[0].vertex_count = 4;
+    c->meshes[0].index_count = 12;
+    c->meshes[0].vertices = verts;
+    c->meshes[0].indices = idx;
+    sd[0] = (chr_delta_t){.vertex = 1, .dpos = {1, 0, 0}, .dao = -0.5f};
+    sd[1] = (chr_delta_t){.vertex = 3, .dpos = {0, 2, 0}};
+    strcpy(shape.name, "jawOpen");
+    shape.category = CHR_SHAPE_MODIFIER;
+    shape.delta_count = 2;
+    shape.deltas = sd;
+    c->shape_count = 1;
+    c->shapes = &shape;
+    cd[0] = (chr_delta_t){.vertex = 2, .dpos = {0, 0, 1}};
+    strcpy(corr.name, "knee");
+    corr.joint = 1;
+    corr.axis[0] = 1.0f;
+    corr.angle_zero_deg = 30.0f;
+    corr.angle_full_deg = 120.0f;
+    corr.delta_count = 1;
+    corr.deltas = cd;
+    c->corrective_count = 1;
+    c->correctives = &corr;
+}
+
+/* Recomputes the stored checksum after a deliberate mutation, so the test
+ * reaches the check behind it. */
+static void fix_checksum(uint8_t *d, size_t n)
+{
+    uint32_t s = file_checksum32(d + 16, n - 16);
+    d[12] = (uint8_t)s;
+    d[13] = (uint8_t)(s >> 8);
+    d[14] = (uint8_t)(s >> 16);
+    d[15] = (uint8_t)(s >> 24);
+}
+
+static uint32_t rd32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* Byte offset of the first vertex of the first mesh. */
+static size_t first_vertex_offset(const uint8_t *d)
+{
+    /* Section 3 (MESH) is the third table entry; 4-byte mesh count + header. */
+    size_t entry = 24 + 2 * 12;
+    return rd32(d + entry + 4) + 4 + 48;
+}
+
+static void expect_fail(uint8_t *d, size_t n, const char *needle)
+{
+    static chr_character_t c;
+    bool ok = parse_capture(d, n, &c);
+    CHECK(!ok);
+    if (!strstr(g_err, needle) || !strstr(g_err, "test.chr")) {
+        fprintf(stderr, "expected an error containing '%s', got: %s\n", needle, g_err);
+        g_failures++;
+    }
+    /* Exactly one line. */
+    char *nl = strchr(g_err, '\n');
+    CHECK(nl && nl[1] == 0);
+}
+
+static void test_round_trip_and_errors(void)
+{
+    static chr_character_t tiny, back;
+    build_tiny(&tiny);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    CHECK(chr_serialize(&tiny, &data, &size));
+    if (!data)
+        return;
+    CHECK(chr_parse(&back, data, size, "test.chr"));
+    CHECK(back.skel.joint_count == 2 && back.mesh_count == 1 && back.shape_count == 1);
+    CHECK(back.meshes[0].vertex_count == 4 && back.meshes[0].index_count == 12);
+    CHECK(memcmp(back.meshes[0].vertices, tiny.meshes[0].vertices, 4 * sizeof(chr_vertex_t)) == 0);
+    CHECK(back.shapes[0].deltas[1].vertex == 3 && back.shapes[0].deltas[0].dao == -0.5f);
+    CHECK(back.correctives[0].joint == 1 && back.correctives[0].angle_full_deg == 120.0f);
+    CHECK(chr_find_shape(&back, "jawOpen") == 0 && chr_find_shape(&back, "nope") == -1);
+    CHECK(chr_triangle_count(&back) == 4);
+    float dense[4][3];
+    chr_shape_scatter_dense(&back.shapes[0], 4, dense);
+    CHECK(dense[1][0] == 1.0f && dense[3][1] == 2.0f && dense[0][0] == 0.0f);
+    chr_free(&back);
+    CHECK(back.mesh_count == 0 && back.shapes == NULL);
+
+    uint8_t *m = malloc(size);
+    size_t vtx = first_vertex_offset(data);
+
+    /* Truncated: every prefix must fail, the header-size message for most. */
+    for (size_t n = 0; n < size; n += 7) {
+        static chr_character_t c;
+        log_set_level(LOG_QUIET);
+        CHECK(!chr_parse(&c, data, n, "test.chr"));
+        log_set_level(LOG_ERROR);
+    }
+    expect_fail(data, size - 5, "truncated");
+
+    memcpy(m, data, size);
+    m[size - 3] ^= 0x40;
+    expect_fail(m, size, "checksum mismatch");
+
+    memcpy(m, data, size);
+    m[0] = 'X';
+    expect_fail(m, size, "bad magic");
+
+    /* Joint index of vertex 0, influence 0, set to 7 (2 joints). */
+    memcpy(m, data, size);
+    m[vtx + 48] = 7;
+    fix_checksum(m, size);
+    expect_fail(m, size, "joint index 7 >= joint count 2");
+
+    /* NaN in the x of vertex 0's position. */
+    memcpy(m, data, size);
+    const uint8_t qnan[4] = {0x00, 0x00, 0xc0, 0x7f};
+    memcpy(m + vtx, qnan, 4);
+    fix_checksum(m, size);
+    expect_fail(m, size, "NaN");
+
+    /* Weights that no longer sum to 1: weight[1] of vertex 0 = 0.5. */
+    memcpy(m, data, size);
+    const uint8_t half[4] = {0x00, 0x00, 0x00, 0x3f};
+    memcpy(m + vtx + 60, half, 4);
+    fix_checksum(m, size);
+    expect_fail(m, size, "weights sum to");
+
+    /* Index buffer pointing past the vertices. */
+    memcpy(m, data, size);
+    m[vtx + 4 * 80] = 9;
+    fix_checksum(m, size);
+    expect_fail(m, size, "vertex 9 >= vertex count 4");
+
+    /* Shape delta vertex out of range: first delta after SHAP count+header. */
+    memcpy(m, data, size);
+    size_t shap = rd32(m + 24 + 3 * 12 + 4) + 4 + 48;
+    m[shap] = 200;
+    fix_checksum(m, size);
+    expect_fail(m, size, "vertex index 200 >= vertex count 4");
+
+    /* Section offset past the end of the file. */
+    memcpy(m, data, size);
+    m[24 + 4 + 3] = 0x70;
+    fix_checksum(m, size);
+    expect_fail(m, size, "outside the file");
+
+    /* The writer refuses a character that would not load. */
+    tiny.meshes[0].vertices[2].joints[0] = 2;
+    uint8_t *bad = NULL;
+    size_t bad_size = 0;
+    log_set_level(LOG_QUIET);
+    CHECK(!chr_serialize(&tiny, &bad, &bad_size) && bad == NULL);
+    log_set_level(LOG_ERROR);
+    tiny.meshes[0].vertices[2].joints[0] = 1;
+
+    free(m);
+    free(data);
+}
+
+/* The committed character: loads, and meets the budget the issue sets. */
+static void test_committed(const char *path)
+{
+    static chr_character_t c;
+    CHECK(chr_load(&c, path));
+    if (c.mesh_count == 0)
+        return;
+    CHECK(c.skel.joint_count == 21);
+    CHECK(chr_find_mesh(&c, "body") >= 0 && chr_find_mesh(&c, "head") >= 0);
+    CHECK(chr_find_mesh(&c, "eyes") >= 0);
+    uint32_t tris = chr_triangle_count(&c);
+    CHECK(tris > 10000 && tris <= 33000);
+    CHECK(c.shape_count >= 50);
+    CHECK(c.corrective_count >= 4);
+    int head = chr_find_mesh(&c, "head");
+    for (uint32_t i = 0; i < c.shape_count; i++)
+        CHECK(c.shapes[i].mesh == (uint32_t)head && c.shapes[i].delta_count > 0);
+    const char *need[] = {"happy", "sad", "angry", "surprised", "blink_L", "blink_R", "jawOpen",
+                          "browUp_L", "pucker", "cheekPuff_R"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        if (chr_find_shape(&c, need[i]) < 0) {
+            fprintf(stderr, "missing shape %s\n", need[i]);
+            g_failures++;
+        }
+    }
+    printf("committed character: %d joints, %u meshes, %u triangles, %u shapes, %u correctives\n",
+           c.skel.joint_count, c.mesh_count, tris, c.shape_count, c.corrective_count);
+    chr_free(&c);
+}
+
+/* Writes the synthetic character, a fuzz seed (tests/asset/fuzz_seeds_chr). */
+static int write_seed(const char *path)
+{
+    static chr_character_t tiny;
+    build_tiny(&tiny);
+    return chr_save(&tiny, path) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    log_set_level(LOG_ERROR);
+    if (argc == 3 && strcmp(argv[1], "--write-seed") == 0)
+        return write_seed(argv[2]);
+    test_round_trip_and_errors();
+    if (argc > 1)
+        test_committed(argv[1]);
+    if (g_failures) {
+        fprintf(stderr, "test_character: %d failure(s)\n", g_failures);
+        return 1;
+    }
+    printf("test_character: ok\n");
+    return 0;
+}
