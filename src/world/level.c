@@ -61,6 +61,7 @@ typedef struct level_parser {
     const char *source;
     const char *base_dir;
     int lineno;
+    const char *keyword; /* first field of the current line, for messages */
     bool have_name, have_title, have_terrain, have_spawn;
     int spawn_line;
 } level_parser;
@@ -108,12 +109,13 @@ static bool level_number(level_parser *ps, const char *what, const char *s, floa
     errno = 0;
     float v = strtof(s, &end);
     if (end == s || *end != 0) {
-        level_fail("%s:%d: %s: '%.32s' is not a number", ps->source, ps->lineno, what, s);
+        level_fail("%s:%d: %s %s: '%.32s' is not a number", ps->source, ps->lineno, ps->keyword,
+                   what, s);
         return false;
     }
     if (!isfinite(v) || v < lo || v > hi) {
-        level_fail("%s:%d: %s %.32s outside [%g, %g]", ps->source, ps->lineno, what, s, (double)lo,
-                   (double)hi);
+        level_fail("%s:%d: %s %s %.32s outside [%g, %g]", ps->source, ps->lineno, ps->keyword, what,
+                   s, (double)lo, (double)hi);
         return false;
     }
     *out = v;
@@ -127,11 +129,13 @@ static bool level_integer(level_parser *ps, const char *what, const char *s, lon
     errno = 0;
     long v = strtol(s, &end, 10);
     if (end == s || *end != 0 || errno == ERANGE) {
-        level_fail("%s:%d: %s: '%.32s' is not an integer", ps->source, ps->lineno, what, s);
+        level_fail("%s:%d: %s %s: '%.32s' is not an integer", ps->source, ps->lineno, ps->keyword,
+                   what, s);
         return false;
     }
     if (v < lo || v > hi) {
-        level_fail("%s:%d: %s %ld outside [%ld, %ld]", ps->source, ps->lineno, what, v, lo, hi);
+        level_fail("%s:%d: %s %s %ld outside [%ld, %ld]", ps->source, ps->lineno, ps->keyword, what,
+                   v, lo, hi);
         return false;
     }
     *out = (int)v;
@@ -154,7 +158,8 @@ static bool level_check_count(level_parser *ps, int n, int want_min, int want_ma
                               const char *usage)
 {
     if (n - 1 < want_min || n - 1 > want_max) {
-        level_fail("%s:%d: got %d fields (usage: %s)", ps->source, ps->lineno, n - 1, usage);
+        level_fail("%s:%d: %s: got %d fields (usage: %s)", ps->source, ps->lineno, ps->keyword,
+                   n - 1, usage);
         return false;
     }
     return true;
@@ -446,6 +451,7 @@ static bool level_parse_wall(level_parser *ps, char **tok, int n)
 static bool level_parse_record(level_parser *ps, char **tok, int n, const char *raw)
 {
     const char *kw = tok[0];
+    ps->keyword = kw;
     if (strcmp(kw, "title") == 0) {
         const char *rest = strstr(raw, "title") + strlen("title");
         return level_parse_title(ps, rest);

@@ -2,7 +2,9 @@
 # Regenerates every shipped heightmap in assets/levels/ with strider-terraingen.
 # A --slope-limit after --flatten relaxes the blend edges while the flattened
 # pads stay locked.
-# usage: tools/terraingen/make_levels.sh [BUILD_DIR]   (default build/release)
+# usage: tools/terraingen/make_levels.sh [BUILD_DIR [OUT_DIR]]
+#   BUILD_DIR defaults to build/release, OUT_DIR to assets/levels (the test
+#   suite writes elsewhere and compares, to prove the shipped files are current).
 # The .lvl files are written by hand; their 'heightmap' lines must repeat the
 # --cell and --range given here, and their walls and areas sit on the flat
 # regions (--flatten) and boxes (--box) made here. Output is deterministic.
@@ -11,7 +13,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build/release}
 case $build in /*) ;; *) build=$root/$build ;; esac
 gen=$build/strider-terraingen
-out=$root/assets/levels
+out=${2:-$root/assets/levels}
 if [ ! -x "$gen" ]; then
   echo "make_levels.sh: $gen not found; build first (cmake --build --preset release)" >&2
   exit 1
