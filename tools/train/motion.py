@@ -58,6 +58,10 @@ def read_manifest(data_dir):
 def resample(clip, fps=FPS):
     """Resample to fps: slerp local rotations, lerp local translations. Returns a new Clip."""
     src_dt = clip.frame_time
+    # Headers round the frame time (0.0416667 for 24 fps): snap to the integer rate it stands for,
+    # so resampled frames land exactly on source frames where the rates allow.
+    if abs(1.0 / src_dt - round(1.0 / src_dt)) < 1e-3 * (1.0 / src_dt):
+        src_dt = 1.0 / round(1.0 / src_dt)
     n = clip.frames
     dur = (n - 1) * src_dt
     if abs(src_dt * fps - 1.0) < 1e-3:
