@@ -3,7 +3,8 @@
  *
  * Call order: level_load() -> read fields / level queries -> level_free().
  * level_parse() works on a text buffer (used by level_load and the fuzzer).
- * Errors: one line naming the file and line, e.g. "hills.lvl:7: wall needs 4 numbers".
+ * Errors: one line naming the file and line, e.g.
+ * "hills.lvl:7: wall: got 3 fields (usage: wall X0 Z0 X1 Z1 [RADIUS_CM])".
  * Does NOT: render, or allocate after loading. Fixed maximum counts keep the
  * frame loop allocation-free.
  */
@@ -50,6 +51,8 @@ typedef struct level_t {
     char name[LEVEL_NAME_MAX];
     char title[LEVEL_NAME_MAX * 2];
     terrain_t terrain;
+    /* Spawn on the ground plane; heading 0 faces +Z, pi/2 faces +X
+     * (forward = (sin h, 0, cos h)). */
     float spawn_x, spawn_z, spawn_heading_rad;
     int crouch_count, jump_count, wall_count;
     level_crouch_area crouch[LEVEL_MAX_CROUCH];

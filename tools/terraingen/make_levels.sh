@@ -42,10 +42,10 @@ fi
   --box -340 1550 340 1610 45 \
   --verify --out "$out/gaps.png"
 
-# course: hills with a flat tunnel floor (west), a trench pad (east) and a
-# flat spawn pad (south).
+# course: fBm hills with ridged crests, a flat tunnel floor (west), a trench
+# pad (east) and a flat spawn pad (south).
 "$gen" --seed 42 --cell 20 --range -600 600 \
-  --fbm 400 2200 5 --slope-limit 27 --smooth 1 \
+  --fbm 300 2200 5 --ridged 250 3200 4 --slope-limit 27 --smooth 1 \
   --flatten -300 -2100 300 -1700 auto 400 \
   --flatten -1750 -750 -1250 750 auto 500 \
   --flatten 850 -700 1550 700 auto 500 --slope-limit 27 \
