@@ -1,6 +1,6 @@
 """Stage 2: train the PFNN on db.npz with checkpoints and resume.
 
-Usage: train.py --out DIR [--epochs N] [--hidden 512] [--batch 512] [--lr 1e-4 ...]
+Usage: train.py --out DIR [--epochs 36] [--hidden 512] [--batch 512] [--lr 1e-3] [--cycles 2]
             [--threads N] [--max-minutes M] [--resume]
 Loss: mean squared error of the normalised outputs + L1_GAMMA * sum over layers of mean|W|
 (the paper's weight penalty). Optimiser: Adam; learning rate follows cosine warm restarts
@@ -70,7 +70,7 @@ def evaluate(net, X, Y, P, device, batch=4096):
     return tot / max(1, len(X))
 
 
-def train(out, epochs=30, hidden=512, batch=512, lr=1e-4, cycles=1, threads=1, max_minutes=0.0,
+def train(out, epochs=36, hidden=512, batch=512, lr=1e-3, cycles=2, threads=1, max_minutes=0.0,
           resume=False, seed=1, max_samples=0):
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
@@ -152,11 +152,11 @@ def train(out, epochs=30, hidden=512, batch=512, lr=1e-4, cycles=1, threads=1, m
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join("build", "train"))
-    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--epochs", type=int, default=36)
     ap.add_argument("--hidden", type=int, default=512)
     ap.add_argument("--batch", type=int, default=512)
-    ap.add_argument("--lr", type=float, default=1e-4)
-    ap.add_argument("--cycles", type=int, default=1)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--cycles", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--max-minutes", type=float, default=0.0)
     ap.add_argument("--max-samples", type=int, default=0)
