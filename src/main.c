@@ -1,2 +1,32 @@
-#include <stdio.h>
-int main(void) { return 0; }
+/* strider: command-line entry point. It only dispatches:
+ *   strider [options]            the demo (or a viewer with --view)
+ *   strider bench <what> ...     the benchmarks
+ * Everything else lives in the modules under src/. */
+#include "app/app.h"
+#include "app/cli.h"
+#include "core/log.h"
+
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+        log_error("bench: no benchmarks are built into this version yet");
+        return EXIT_USAGE;
+    }
+    app_options opt;
+    switch (cli_parse(argc, argv, &opt)) {
+    case CLI_EXIT_OK: return 0;
+    case CLI_USAGE_ERROR: return EXIT_USAGE;
+    case CLI_RUN: break;
+    }
+    if (opt.verbose)
+        log_set_level(LOG_DEBUG);
+    else if (opt.quiet)
+        log_set_level(LOG_WARN);
+    if (opt.view) {
+        log_error("--view %s: the character viewer is not part of this build yet", opt.view);
+        return EXIT_RUNTIME;
+    }
+    return app_run(&opt);
+}

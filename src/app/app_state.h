@@ -1,0 +1,47 @@
+/* app_state: the demo's state, shared by app.c (loop) and menu.c (debug
+ * menu). Internal to src/app; nothing outside the app includes it.
+ */
+#ifndef STRIDER_APP_APP_STATE_H
+#define STRIDER_APP_APP_STATE_H
+
+#include "app/cli.h"
+#include "app/input.h"
+#include "app/loop.h"
+#include "app/platform.h"
+#include "app/prof.h"
+#include "app/script.h"
+#include "app/settings.h"
+#include "app/sim.h"
+#include "render/debug_lines.h"
+#include "world/level.h"
+
+#include <SDL2/SDL.h>
+
+enum { APP_DEBUG_LINE_VERTICES = 8192 };
+
+typedef struct app_t {
+    const app_options *opt;
+    platform_t platform;
+    input_state input;
+    script_t script;
+    bool have_script;
+    SDL_Joystick *virtual_pad;     /* --virtual-gamepad, driven by script lines */
+    level_t level;
+    bool level_loaded;
+    int pending_level;             /* level switch requested by key or menu, -1 none */
+    sim_t sim;
+    loop_clock clock;
+    prof_t prof;
+    app_settings settings;
+    debug_lines lines;
+    debug_line_vertex line_storage[APP_DEBUG_LINE_VERTICES];
+    long frame_index;
+    double fps_smoothed;
+    bool lockstep;                 /* one fixed step per frame (automated runs) */
+    bool quit;
+    bool screenshot_requested;
+} app_t;
+
+void menu_draw(app_t *app);
+
+#endif

@@ -1,0 +1,154 @@
+#include "app/cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CLI_MIN_SIZE = 64, CLI_MAX_SIZE = 16384 };
+/* A day at 60 Hz: anything longer is surely a typo. */
+#define CLI_MAX_FRAMES 5184000L
+
+void cli_print_usage(FILE *out)
+{
+    fputs("usage: strider [options]\n"
+          "       strider bench <blendshapes|skinning|pfnn> [options]   (see strider bench --help)\n"
+          "\n"
+          "options:\n"
+          "  --level NAME        start on level NAME (flat, hills, tunnel, gaps, course, steps)\n"
+          "  --view WHAT         open a viewer instead of the game (WHAT: character)\n"
+          "  --frames N          run N frames, then exit 0\n"
+          "  --screenshot PATH   write a PNG of the last frame\n"
+          "  --script FILE       play timed intents from FILE (deterministic)\n"
+          "  --seed N            seed for anything random (default 1)\n"
+          "  --size WxH          window size in pixels (default 1280x720)\n"
+          "  --hidden            do not show the window (tests, benchmarks)\n"
+          "  --fullscreen        start in desktop fullscreen\n"
+          "  --no-vsync          start with vsync off\n"
+          "  --menu              start with the debug menu open\n"
+          "  --virtual-gamepad   attach SDL's virtual gamepad (driven by 'pad'/'button' script lines)\n"
+          "  --data DIR          folder holding assets/ and shaders/ (default: the source tree)\n"
+          "  --report PATH       write a JSON summary of the final state at exit\n"
+          "  --verbose | --quiet more or less logging\n"
+          "  --help              this text\n"
+          "\n"
+          "exit codes: 0 success, 1 runtime failure (window, OpenGL, data files), 2 usage error\n",
+          out);
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_size(const char *s, int *w, int *h)
+{
+    if (!s)
+        return false;
+    const char *x = strchr(s, 'x');
+    if (!x || x == s)
+        return false;
+    char buf[32];
+    size_t n = (size_t)(x - s);
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    long lw, lh;
+    if (!parse_long(buf, CLI_MIN_SIZE, CLI_MAX_SIZE, &lw) || !parse_long(x + 1, CLI_MIN_SIZE, CLI_MAX_SIZE, &lh))
+        return false;
+    *w = (int)lw;
+    *h = (int)lh;
+    return true;
+}
+
+static cli_result usage_error(const char *fmt, const char *arg)
+{
+    fputs("strider: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (try --help)\n", stderr);
+    return CLI_USAGE_ERROR;
+}
+
+cli_result cli_parse(int argc, char **argv, app_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->width = 1280;
+    opt->height = 720;
+    opt->seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDS_VALUE()                                                                              \
+    do {                                                                                           \
+        if (!v)                                                                                    \
+            return usage_error("option %s needs a value", a);                                      \
+        i++;                                                                                       \
+    } while (0)
+        long n;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cli_print_usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (strcmp(a, "--level") == 0) {
+            NEEDS_VALUE();
+            opt->level = v;
+        } else if (strcmp(a, "--view") == 0) {
+            NEEDS_VALUE();
+            if (strcmp(v, "character") != 0)
+                return usage_error("unknown --view '%s' (valid: character)", v);
+            opt->view = v;
+        } else if (strcmp(a, "--frames") == 0) {
+            NEEDS_VALUE();
+            if (!parse_long(v, 1, CLI_MAX_FRAMES, &n))
+                return usage_error("--frames needs a whole number from 1 to 5184000, got '%s'", v);
+            opt->frames = n;
+        } else if (strcmp(a, "--screenshot") == 0) {
+            NEEDS_VALUE();
+            opt->screenshot = v;
+        } else if (strcmp(a, "--script") == 0) {
+            NEEDS_VALUE();
+            opt->script = v;
+        } else if (strcmp(a, "--seed") == 0) {
+            NEEDS_VALUE();
+            if (!parse_long(v, 0, (long)UINT32_MAX, &n))
+                return usage_error("--seed needs a whole number from 0 to 4294967295, got '%s'", v);
+            opt->seed = (uint32_t)n;
+        } else if (strcmp(a, "--size") == 0) {
+            NEEDS_VALUE();
+            if (!parse_size(v, &opt->width, &opt->height))
+                return usage_error("--size needs WxH with each side from 64 to 16384, got '%s'", v);
+        } else if (strcmp(a, "--data") == 0) {
+            NEEDS_VALUE();
+            opt->data_dir = v;
+        } else if (strcmp(a, "--report") == 0) {
+            NEEDS_VALUE();
+            opt->report = v;
+        } else if (strcmp(a, "--hidden") == 0) {
+            opt->hidden = true;
+        } else if (strcmp(a, "--fullscreen") == 0) {
+            opt->fullscreen = true;
+        } else if (strcmp(a, "--no-vsync") == 0) {
+            opt->no_vsync = true;
+        } else if (strcmp(a, "--menu") == 0) {
+            opt->menu = true;
+        } else if (strcmp(a, "--virtual-gamepad") == 0) {
+            opt->virtual_gamepad = true;
+        } else if (strcmp(a, "--verbose") == 0) {
+            opt->verbose = true;
+        } else if (strcmp(a, "--quiet") == 0) {
+            opt->quiet = true;
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+#undef NEEDS_VALUE
+    }
+    return CLI_RUN;
+}

@@ -1,0 +1,37 @@
+/* cli: command-line options of the demo (and the `view` mode).
+ *
+ * cli_parse() fills a zero-initialised app_options from argv; unknown
+ * options, missing or absurd values print one line plus a usage hint and
+ * return CLI_USAGE_ERROR. --help prints the full usage and returns CLI_EXIT_OK.
+ * Exit codes of the program (documented in the README):
+ *   0 success, 1 runtime failure (window, GL, data files), 2 usage error.
+ * Does NOT: open files or windows; it only checks syntax and ranges.
+ */
+#ifndef STRIDER_APP_CLI_H
+#define STRIDER_APP_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+typedef enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_USAGE_ERROR } cli_result;
+
+typedef struct app_options {
+    const char *level;          /* level name, NULL = first level */
+    const char *screenshot;     /* PNG path written after the last frame */
+    const char *script;
+    const char *data_dir;
+    const char *report;         /* JSON summary written at exit */
+    const char *view;           /* "character" for the character viewer, NULL for the demo */
+    long frames;                /* 0 = run until quit */
+    uint32_t seed;
+    int width, height;
+    bool hidden, fullscreen, no_vsync, menu, virtual_gamepad, verbose, quiet;
+} app_options;
+
+cli_result cli_parse(int argc, char **argv, app_options *opt);
+void cli_print_usage(FILE *out);
+
+#endif

@@ -1,0 +1,50 @@
+#include "app/prof.h"
+
+#include <string.h>
+
+void prof_init(prof_t *p) { memset(p, 0, sizeof *p); }
+
+void prof_begin_frame(prof_t *p) { memset(p->current, 0, sizeof p->current); }
+
+void prof_add(prof_t *p, prof_stage stage, float ms) { p->current[stage] += ms; }
+
+void prof_end_frame(prof_t *p, float frame_ms)
+{
+    for (int s = 0; s < PROF_STAGE_COUNT; s++)
+        p->ms[s][p->head] = p->current[s];
+    p->frame_ms[p->head] = frame_ms;
+    p->head = (p->head + 1) % PROF_HISTORY;
+    if (p->filled < PROF_HISTORY)
+        p->filled++;
+}
+
+static float average(const float *v, int filled)
+{
+    if (filled == 0)
+        return 0.0f;
+    double sum = 0.0;
+    for (int i = 0; i < filled; i++)
+        sum += v[i];
+    return (float)(sum / filled);
+}
+
+/* Slots [0, filled) hold data before the ring wraps; after that all do, so
+ * averaging over the first 'filled' slots is correct either way. */
+float prof_average_ms(const prof_t *p, prof_stage stage) { return average(p->ms[stage], p->filled); }
+float prof_average_frame_ms(const prof_t *p) { return average(p->frame_ms, p->filled); }
+
+int prof_history(const prof_t *p, int stage, float *out)
+{
+    const float *src = stage >= PROF_STAGE_COUNT ? p->frame_ms : p->ms[stage];
+    int start = p->filled < PROF_HISTORY ? 0 : p->head;
+    for (int i = 0; i < p->filled; i++)
+        out[i] = src[(start + i) % PROF_HISTORY];
+    return p->filled;
+}
+
+const char *prof_stage_name(prof_stage stage)
+{
+    static const char *names[PROF_STAGE_COUNT] = {"input", "simulation", "controller",
+                                                  "deformation", "render", "ui"};
+    return stage < PROF_STAGE_COUNT ? names[stage] : "?";
+}

@@ -1,0 +1,44 @@
+/* prof: per-stage frame timings in a ring buffer (like Quake III's com_speeds),
+ * shown in the debug menu as numbers and a plot.
+ *
+ * Call order: prof_init() -> per frame: prof_begin_frame(), then
+ * prof_add(stage, ms) for each stage -> prof_end_frame(); readers use
+ * prof_average_ms() and prof_history().
+ * Wall-clock time here is for profiling only, never for simulation.
+ * Does NOT: allocate, or measure by itself (callers pass milliseconds).
+ */
+#ifndef STRIDER_APP_PROF_H
+#define STRIDER_APP_PROF_H
+
+typedef enum prof_stage {
+    PROF_INPUT,
+    PROF_SIMULATION,
+    PROF_CONTROLLER,
+    PROF_DEFORMATION,
+    PROF_RENDER,
+    PROF_UI,
+    PROF_STAGE_COUNT
+} prof_stage;
+
+enum { PROF_HISTORY = 240 };
+
+typedef struct prof_t {
+    float ms[PROF_STAGE_COUNT][PROF_HISTORY];
+    float frame_ms[PROF_HISTORY];  /* whole frame, start to start */
+    float current[PROF_STAGE_COUNT];
+    int head;                      /* next slot to write */
+    int filled;                    /* valid slots, <= PROF_HISTORY */
+} prof_t;
+
+void prof_init(prof_t *p);
+void prof_begin_frame(prof_t *p);
+void prof_add(prof_t *p, prof_stage stage, float ms);
+void prof_end_frame(prof_t *p, float frame_ms);
+float prof_average_ms(const prof_t *p, prof_stage stage);
+float prof_average_frame_ms(const prof_t *p);
+/* Oldest-first copy of a stage's history (or the frame time when stage is
+ * PROF_STAGE_COUNT) into out[PROF_HISTORY]; returns the valid count. */
+int prof_history(const prof_t *p, int stage, float *out);
+const char *prof_stage_name(prof_stage stage);
+
+#endif

@@ -1,0 +1,69 @@
+/* script: timed intents from a text file (--script FILE), for tests,
+ * benchmarks and reproducible demos.
+ *
+ * Format (docs in README "Scripts"): one event line per time stamp,
+ *   TIME COMMAND ARGS [COMMAND ARGS ...]     # comment
+ * TIME is in seconds from the start and must not decrease; an event fires on
+ * the first fixed step at or after round(TIME * 60). Values persist until
+ * changed. Commands:
+ *   move X Y        camera-relative stick, X right, Y forward, each in [-1, 1]
+ *   speed S         0 walk .. 1 run
+ *   strafe B | crouch B | jump B     B is 0 or 1 (held state)
+ *   orbit YAW PITCH camera orbit rates in degrees per second
+ *   zoom R          zoom rate (log-distance per second, > 0 zooms in)
+ *   pad AXIS V      virtual gamepad axis (leftx lefty rightx righty
+ *                   lefttrigger righttrigger) in [-1, 1]; needs --virtual-gamepad
+ *   button NAME B   virtual gamepad button (a b x y back start
+ *                   leftshoulder rightshoulder)
+ *   quit            stop the run at this time (exit code 0)
+ * Call order: script_load() -> each step script_next_due() until it returns
+ * NULL, applying each event -> script_free().
+ * Does NOT: read clocks; time is the fixed step count.
+ */
+#ifndef STRIDER_APP_SCRIPT_H
+#define STRIDER_APP_SCRIPT_H
+
+#include "app/intent.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum script_cmd {
+    SCRIPT_MOVE,
+    SCRIPT_SPEED,
+    SCRIPT_STRAFE,
+    SCRIPT_CROUCH,
+    SCRIPT_JUMP,
+    SCRIPT_ORBIT,
+    SCRIPT_ZOOM,
+    SCRIPT_PAD_AXIS,
+    SCRIPT_PAD_BUTTON,
+    SCRIPT_QUIT
+} script_cmd;
+
+typedef struct script_event {
+    uint64_t step;
+    script_cmd cmd;
+    int index;       /* pad axis or button (SDL_GameController numbering) */
+    float a, b;
+} script_event;
+
+typedef struct script_t {
+    script_event *events;
+    int count;
+    int next;        /* first event not yet fired */
+    input_frame held; /* the persistent request built from fired events */
+} script_t;
+
+bool script_load(script_t *s, const char *path);
+bool script_parse(script_t *s, const char *text, size_t len, const char *source);
+void script_free(script_t *s);
+/* Returns the next event due at or before 'step' and consumes it, or NULL. */
+const script_event *script_next_due(script_t *s, uint64_t step);
+/* Folds an intent-type event into s->held (pad, button and quit are the
+ * caller's to handle). */
+void script_apply(script_t *s, const script_event *ev);
+bool script_finished(const script_t *s);
+
+#endif

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian package Strider needs to build, run and test.
+# Run as root (or it re-runs itself through sudo). Works on Debian 12 and
+# Ubuntu 22.04+.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake pkg-config
+  # libraries (headers)
+  libsdl2-dev libglew-dev libcglm-dev libstb-dev libimgui-dev libgl-dev
+  # headless OpenGL 4.5 for the GL tests: Xvfb + Mesa llvmpipe
+  xvfb xauth libgl1-mesa-dri libglx-mesa0
+  # fuzz targets (libFuzzer)
+  clang libclang-rt-dev
+  # training pipeline and plots (tools/train, tools/plot_bench.py)
+  python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  exec sudo "$0" "$@"
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# Debian 12 names the libFuzzer runtime after clang's major version.
+if ! apt-cache show libclang-rt-dev >/dev/null 2>&1; then
+  major=$(apt-cache depends clang | sed -n 's/.*Depends: clang-\([0-9]*\).*/\1/p' | head -n1)
+  packages=("${packages[@]/libclang-rt-dev/libclang-rt-${major:-14}-dev}")
+fi
+apt-get install -y --no-install-recommends "${packages[@]}"
