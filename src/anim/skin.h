@@ -1,0 +1,87 @@
+/* skin: CPU skinning jobs. Deforms bind-space positions, normals and
+ * tangents by a joint palette with up to 4 influences per vertex.
+ *
+ * Call order: fill a skin_job_t (inputs + caller-owned output spans) ->
+ * skin_run() on the calling thread, or skin_pool_run() on a pool made once by
+ * skin_pool_create() (destroy with skin_pool_destroy()). skin_check_vertices()
+ * is the O(n) check of indices and weights, meant for load time.
+ * Methods: LBS transform-then-blend (scalar reference), LBS accumulated
+ * weighted matrix (Dawn 4.4.1; scalar, SSE2, AVX2+FMA picked at run time) and
+ * dual-quaternion skinning (Kavan; scalar, SSE2, AVX2+FMA).
+ * Normals and tangents go through the blended upper 3x3 and are renormalised;
+ * for the rigid palettes pose_ makes, the inverse transpose of that 3x3 is
+ * the matrix itself, so no inverse is computed. Tangent w (handedness) is copied.
+ * Joint indices >= joint_count contribute nothing (never read out of bounds).
+ * Does NOT: allocate per call, upload to GL, apply blend shapes, or own any array.
+ */
+#ifndef STRIDER_ANIM_SKIN_H
+#define STRIDER_ANIM_SKIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    SKIN_MAX_JOINTS = 256,
+    SKIN_MAX_INFLUENCES = 4,
+    SKIN_POOL_MAX_THREADS = 64
+};
+
+typedef enum skin_method {
+    SKIN_LBS_POINTS = 0, /* transform by every joint, then blend the points (reference) */
+    SKIN_LBS_MATRIX,     /* blend the matrices, then transform once (Dawn 4.4.1) */
+    SKIN_DQS             /* blend dual quaternions (Kavan); no candy-wrapper collapse */
+} skin_method;
+
+typedef enum skin_isa {
+    SKIN_ISA_AUTO = 0, /* the widest this CPU runs */
+    SKIN_ISA_SCALAR,
+    SKIN_ISA_SSE2,
+    SKIN_ISA_AVX2 /* AVX2 + FMA */
+} skin_isa;
+
+typedef struct skin_job_t {
+    int vertex_count;
+    int influences;       /* 1..4: the first N weights are kept and renormalised (N < 4) */
+    skin_method method;
+    skin_isa isa;         /* ignored by SKIN_LBS_POINTS, which is scalar only */
+    const float *positions;    /* 3 per vertex, bind space, cm */
+    const float *normals;      /* 3 per vertex (unit), or NULL */
+    const float *tangents;     /* 4 per vertex (xyz unit, w = +-1), or NULL; needs normals */
+    const uint8_t *joints_u8;  /* 4 per vertex; exactly one of joints_u8 / joints_u16 */
+    const uint16_t *joints_u16;
+    const float *weights;      /* 4 per vertex, sorted descending, summing to 1 */
+    int joint_count;           /* palette entries, 1..SKIN_MAX_JOINTS */
+    const float *palette;      /* 12 per joint, 3x4 row-major (LBS methods) */
+    const float *dq_palette;   /* 8 per joint, real xyzw + dual xyzw (SKIN_DQS) */
+    float *out_positions;      /* 3 per vertex */
+    float *out_normals;        /* 3 per vertex, when normals */
+    float *out_tangents;       /* 4 per vertex, when tangents */
+} skin_job_t;
+
+typedef struct skin_pool_t skin_pool_t;
+
+/* O(1) checks of pointers, counts and method/ISA; one logged line on failure. */
+bool skin_validate(const skin_job_t *job);
+/* Validates, then skins every vertex on the calling thread. */
+bool skin_run(const skin_job_t *job);
+/* O(n): every index < joint_count, weights finite, >= 0, descending, sum 1
+ * within 1e-3. Meant for load time; logs the first bad vertex. */
+bool skin_check_vertices(const skin_job_t *job);
+
+/* The ISA that AUTO resolves to on this CPU, and whether ISA can run here. */
+skin_isa skin_isa_best(void);
+bool skin_isa_supported(skin_isa isa);
+const char *skin_isa_name(skin_isa isa);
+const char *skin_method_name(skin_method method);
+
+/* A persistent pool: THREAD_COUNT - 1 worker threads plus the caller, all
+ * created here once; NULL (and a logged line) on failure. */
+skin_pool_t *skin_pool_create(int thread_count);
+void skin_pool_destroy(skin_pool_t *pool);
+int skin_pool_thread_count(const skin_pool_t *pool);
+/* Validates, then splits the vertices into one contiguous range per thread.
+ * Results are bit-identical to skin_run() for the same job. Not reentrant:
+ * one call at a time per pool. */
+bool skin_pool_run(skin_pool_t *pool, const skin_job_t *job);
+
+#endif

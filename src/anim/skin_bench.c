@@ -1,0 +1,240 @@
+#define _POSIX_C_SOURCE 200809L
+#include "anim/skin_bench.h"
+
+#include "anim/pose.h"
+#include "core/file.h"
+#include "core/log.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+    SKIN_BENCH_DEFAULT_VERTICES = 65536,
+    SKIN_BENCH_DEFAULT_JOINTS = 32,
+    SKIN_BENCH_DEFAULT_WARMUP = 5,
+    SKIN_BENCH_DEFAULT_REPEATS = 51,
+    SKIN_BENCH_MAX_REPEATS = 100001,
+    SKIN_BENCH_MAX_VERTICES = 1 << 26
+};
+
+/* Bind-space extent of the synthetic mesh (cm), about a character's size. */
+#define SKIN_BENCH_EXTENT_CM 90.0f
+
+typedef struct skin_bench_rng_t {
+    uint32_t s;
+} skin_bench_rng_t;
+
+static float skin_bench_rnd(skin_bench_rng_t *r, float lo, float hi)
+{
+    r->s ^= r->s << 13;
+    r->s ^= r->s >> 17;
+    r->s ^= r->s << 5;
+    return lo + (hi - lo) * (float)(r->s >> 8) * (1.0f / 16777216.0f);
+}
+
+static void skin_bench_unit(skin_bench_rng_t *r, float *v)
+{
+    float len;
+    do {
+        v[0] = skin_bench_rnd(r, -1, 1);
+        v[1] = skin_bench_rnd(r, -1, 1);
+        v[2] = skin_bench_rnd(r, -1, 1);
+        len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    } while (len < 0.1f || len > 1.0f);
+    v[0] /= len;
+    v[1] /= len;
+    v[2] /= len;
+}
+
+static double skin_bench_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int skin_bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void skin_bench_defaults(skin_bench_desc_t *d)
+{
+    if (d->vertex_count == 0)
+        d->vertex_count = SKIN_BENCH_DEFAULT_VERTICES;
+    if (d->joint_count == 0)
+        d->joint_count = SKIN_BENCH_DEFAULT_JOINTS;
+    if (d->influences == 0)
+        d->influences = SKIN_MAX_INFLUENCES;
+    if (d->threads == 0)
+        d->threads = 1;
+    if (d->warmup == 0)
+        d->warmup = SKIN_BENCH_DEFAULT_WARMUP;
+    if (d->repeats == 0)
+        d->repeats = SKIN_BENCH_DEFAULT_REPEATS;
+    if (d->seed == 0)
+        d->seed = 1;
+    if (d->tangents)
+        d->positions_only = false;
+}
+
+/* Everything one benchmark owns; allocated once, freed at the end. */
+typedef struct skin_bench_data_t {
+    float *pos, *nrm, *tan, *w, *out_pos, *out_nrm, *out_tan, *palette, *dq;
+    uint8_t *j8;
+    uint16_t *j16;
+    double *times;
+} skin_bench_data_t;
+
+static void skin_bench_free(skin_bench_data_t *b)
+{
+    free(b->pos);
+    free(b->nrm);
+    free(b->tan);
+    free(b->w);
+    free(b->out_pos);
+    free(b->out_nrm);
+    free(b->out_tan);
+    free(b->palette);
+    free(b->dq);
+    free(b->j8);
+    free(b->j16);
+    free(b->times);
+}
+
+static void *skin_bench_alloc(size_t count, size_t elem, bool *ok)
+{
+    /* 64-byte aligned so that timings do not depend on malloc's luck. */
+    size_t bytes = (count * elem + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (!p)
+        *ok = false;
+    return p;
+}
+
+static void skin_bench_fill(const skin_bench_desc_t *d, skin_bench_data_t *b)
+{
+    skin_bench_rng_t rng = {d->seed};
+    int nj = d->joint_count;
+    for (int j = 0; j < nj; j++) {
+        float axis[3], q[4], t[3];
+        skin_bench_unit(&rng, axis);
+        pose_quat_axis_angle(axis, skin_bench_rnd(&rng, -1.5f, 1.5f), q);
+        for (int i = 0; i < 3; i++)
+            t[i] = skin_bench_rnd(&rng, -SKIN_BENCH_EXTENT_CM, SKIN_BENCH_EXTENT_CM);
+        pose_mat_from_rt(q, t, b->palette + 12 * (size_t)j);
+        pose_dq_from_rt(q, t, b->dq + 8 * (size_t)j);
+    }
+    for (size_t v = 0; v < (size_t)d->vertex_count; v++) {
+        for (int i = 0; i < 3; i++)
+            b->pos[3 * v + i] = skin_bench_rnd(&rng, -SKIN_BENCH_EXTENT_CM, SKIN_BENCH_EXTENT_CM);
+        skin_bench_unit(&rng, b->nrm + 3 * v);
+        skin_bench_unit(&rng, b->tan + 4 * v);
+        b->tan[4 * v + 3] = 1.0f;
+        /* Meshes are grouped by bone: vertex v belongs to joint v*nj/n, and
+         * its other influences are that joint's neighbours. */
+        int base = (int)(v * (size_t)nj / (size_t)d->vertex_count);
+        float w[4], sum = 0;
+        for (int i = 0; i < 4; i++) {
+            w[i] = skin_bench_rnd(&rng, 0.05f, 1.0f) / (float)(1 + i);
+            sum += w[i];
+            int j = (base + i) % nj;
+            b->j8[4 * v + i] = (uint8_t)j;
+            b->j16[4 * v + i] = (uint16_t)j;
+        }
+        for (int i = 0; i < 4; i++)
+            b->w[4 * v + i] = w[i] / sum;
+    }
+}
+
+bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
+{
+    skin_bench_desc_t d = *desc;
+    skin_bench_defaults(&d);
+    if (d.vertex_count < 1 || d.vertex_count > SKIN_BENCH_MAX_VERTICES || d.joint_count < 1 ||
+        d.joint_count > SKIN_MAX_JOINTS || d.warmup < 0 || d.repeats < 1 ||
+        d.repeats > SKIN_BENCH_MAX_REPEATS || d.threads < 1 || d.threads > SKIN_POOL_MAX_THREADS) {
+        log_error("bench skinning: bad sizes (vertices %d, joints %d, repeats %d, threads %d)",
+                  d.vertex_count, d.joint_count, d.repeats, d.threads);
+        return false;
+    }
+    size_t n = (size_t)d.vertex_count;
+    bool ok = true;
+    skin_bench_data_t b = {0};
+    b.pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.tan = skin_bench_alloc(n * 4, sizeof(float), &ok);
+    b.w = skin_bench_alloc(n * 4, sizeof(float), &ok);
+    b.out_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.out_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.out_tan = skin_bench_alloc(n * 4, sizeof(float), &ok);
+    b.palette = skin_bench_alloc((size_t)d.joint_count * 12, sizeof(float), &ok);
+    b.dq = skin_bench_alloc((size_t)d.joint_count * 8, sizeof(float), &ok);
+    b.j8 = skin_bench_alloc(n * 4, 1, &ok);
+    b.j16 = skin_bench_alloc(n * 4, 2, &ok);
+    b.times = skin_bench_alloc((size_t)d.repeats, sizeof(double), &ok);
+    if (!ok) {
+        log_error("bench skinning: out of memory for %d vertices", d.vertex_count);
+        skin_bench_free(&b);
+        return false;
+    }
+    skin_bench_fill(&d, &b);
+    bool nrm = !d.positions_only;
+    skin_job_t job = {
+        .vertex_count = d.vertex_count, .influences = d.influences, .method = d.method,
+        .isa = d.isa, .positions = b.pos, .normals = nrm ? b.nrm : NULL,
+        .tangents = d.tangents ? b.tan : NULL, .joints_u8 = d.u16_indices ? NULL : b.j8,
+        .joints_u16 = d.u16_indices ? b.j16 : NULL, .weights = b.w,
+        .joint_count = d.joint_count, .palette = b.palette, .dq_palette = b.dq,
+        .out_positions = b.out_pos, .out_normals = b.out_nrm, .out_tangents = b.out_tan};
+    skin_pool_t *pool = NULL;
+    if (d.threads > 1 && !(pool = skin_pool_create(d.threads)))
+        ok = false;
+    ok = ok && skin_validate(&job);
+    for (int i = 0; ok && i < d.warmup; i++)
+        ok = pool ? skin_pool_run(pool, &job) : skin_run(&job);
+    for (int i = 0; ok && i < d.repeats; i++) {
+        double t0 = skin_bench_now_s();
+        ok = pool ? skin_pool_run(pool, &job) : skin_run(&job);
+        b.times[i] = skin_bench_now_s() - t0;
+    }
+    skin_pool_destroy(pool);
+    if (ok) {
+        memset(out, 0, sizeof *out);
+        out->desc = d;
+        out->isa = d.method == SKIN_LBS_POINTS ? SKIN_ISA_SCALAR
+                   : d.isa == SKIN_ISA_AUTO    ? skin_isa_best()
+                                               : d.isa;
+        qsort(b.times, (size_t)d.repeats, sizeof(double), skin_bench_cmp);
+        out->min_s = b.times[0];
+        out->max_s = b.times[d.repeats - 1];
+        out->median_s = b.times[d.repeats / 2];
+        out->median_mverts_s = 1e-6 * (double)n / out->median_s;
+        out->best_mverts_s = 1e-6 * (double)n / out->min_s;
+        /* Chain the checksums so that every output array counts. */
+        uint32_t c = file_checksum32(b.out_pos, n * 3 * sizeof(float));
+        if (nrm)
+            c ^= file_checksum32(b.out_nrm, n * 3 * sizeof(float)) * 31u;
+        if (d.tangents)
+            c ^= file_checksum32(b.out_tan, n * 4 * sizeof(float)) * 131u;
+        out->checksum = c;
+    }
+    skin_bench_free(&b);
+    return ok;
+}
+
+void skin_bench_format(const skin_bench_result_t *r, char *buf, size_t size)
+{
+    const skin_bench_desc_t *d = &r->desc;
+    snprintf(buf, size,
+             "%-10s %-6s threads %d  verts %d  infl %d  %s%s  median %.1f us  min %.1f  max %.1f"
+             "  %.1f M verts/s (best %.1f, %.1f per thread)  checksum %08x",
+             skin_method_name(d->method), skin_isa_name(r->isa), d->threads, d->vertex_count,
+             d->influences, d->positions_only ? "pos" : "pos+nrm", d->tangents ? "+tan" : "",
+             1e6 * r->median_s, 1e6 * r->min_s, 1e6 * r->max_s, r->median_mverts_s,
+             r->best_mverts_s, r->median_mverts_s / d->threads, (unsigned)r->checksum);
+}

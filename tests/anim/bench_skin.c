@@ -1,0 +1,91 @@
+/* bench_skin: runs skin_bench over every method, instruction set and the
+ * given thread counts, one line each, until `strider bench skinning` exists.
+ *   bench_skin [--vertices N] [--repeats N] [--threads a,b,...] [--tangents]
+ *              [--smoke]
+ * --smoke: tiny sizes; checks that every thread count gives the checksum of
+ * one thread and exits non-zero otherwise (a ctest, not a timing). */
+#include "anim/skin.h"
+#include "anim/skin_bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_THREAD_COUNTS = 8 };
+
+int main(int argc, char **argv)
+{
+    skin_bench_desc_t base = {0};
+    int thread_counts[MAX_THREAD_COUNTS] = {1, 2};
+    int n_counts = 2;
+    bool smoke = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--vertices") && v) {
+            base.vertex_count = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--repeats") && v) {
+            base.repeats = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--threads") && v) {
+            n_counts = 0;
+            for (const char *p = v; *p && n_counts < MAX_THREAD_COUNTS; p++) {
+                thread_counts[n_counts++] = atoi(p);
+                while (p[1] && *p != ',')
+                    p++;
+            }
+            i++;
+        } else if (!strcmp(a, "--tangents")) {
+            base.tangents = true;
+        } else if (!strcmp(a, "--smoke")) {
+            smoke = true;
+        } else {
+            fprintf(stderr, "usage: bench_skin [--vertices N] [--repeats N] [--threads 1,2] "
+                            "[--tangents] [--smoke]\n");
+            return 2;
+        }
+    }
+    if (smoke) {
+        base.vertex_count = 3001;
+        base.repeats = 3;
+        base.warmup = 1;
+        thread_counts[0] = 1;
+        thread_counts[1] = 2;
+        thread_counts[2] = 3;
+        n_counts = 3;
+    }
+    static const skin_method methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_DQS};
+    static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    int failures = 0;
+    for (int m = 0; m < 3; m++) {
+        for (int s = 0; s < 3; s++) {
+            if (!skin_isa_supported(isas[s]) || (methods[m] == SKIN_LBS_POINTS && s > 0))
+                continue;
+            uint32_t first = 0;
+            for (int t = 0; t < n_counts; t++) {
+                skin_bench_desc_t d = base;
+                d.method = methods[m];
+                d.isa = isas[s];
+                d.threads = thread_counts[t];
+                skin_bench_result_t r;
+                char line[256];
+                if (!skin_bench_run(&d, &r)) {
+                    failures++;
+                    continue;
+                }
+                skin_bench_format(&r, line, sizeof line);
+                printf("%s\n", line);
+                fflush(stdout);
+                if (t == 0)
+                    first = r.checksum;
+                else if (r.checksum != first) {
+                    fprintf(stderr, "bench_skin: checksum differs between 1 and %d threads\n",
+                            d.threads);
+                    failures++;
+                }
+            }
+        }
+    }
+    return failures ? 1 : 0;
+}
