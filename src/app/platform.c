@@ -1,6 +1,7 @@
 #include "app/platform.h"
 
 #include "core/log.h"
+#include "render/gfx_probe.h"
 
 #include <string.h>
 
@@ -51,17 +52,15 @@ bool platform_init(platform_t *p, const platform_desc *desc)
         /* Find out what the driver does offer, to say so in the error. */
         SDL_GL_ResetAttributes();
         SDL_GLContext any = SDL_GL_CreateContext(p->window);
-        const char *found = "no OpenGL context at all";
-        char buf[128];
+        char found[256] = "no OpenGL context at all";
         if (any) {
-            int major = 0, minor = 0;
-            SDL_GL_GetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, &major);
-            SDL_GL_GetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, &minor);
-            SDL_snprintf(buf, sizeof buf, "only OpenGL %d.%d", major, minor);
-            found = buf;
+            SDL_GL_MakeCurrent(p->window, any);
+            char version[200];
+            if (gfx_probe_version_string(version, sizeof version))
+                SDL_snprintf(found, sizeof found, "only OpenGL %s", version);
             SDL_GL_DeleteContext(any);
         }
-        log_error("OpenGL 4.3 core or newer required (asked for 4.5 core), found %s: %s", found, SDL_GetError());
+        log_error("OpenGL 4.3 core or newer required (asked for 4.5 core), found %s", found);
         SDL_DestroyWindow(p->window);
         SDL_Quit();
         return false;

@@ -121,6 +121,11 @@ def case_errors(a):
     p = run(["--help"], a.strider, expect=0)
     check("--level" in p.stdout and "exit codes" in p.stdout, "--help lists options and exit codes")
     run(["bench", "nothing"], a.strider, expect=2)
+    # A driver that only offers OpenGL 3.3: one line saying what was found.
+    env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="3.3")
+    p = subprocess.run([a.strider, "--hidden", "--frames", "1"], capture_output=True, text=True, env=env, timeout=120)
+    check(p.returncode == 1 and "4.3" in p.stderr and "found only OpenGL 3.3" in p.stderr
+          and p.stderr.strip().count("\n") == 0, "too-old GL is one clear line: " + p.stderr.strip())
 
 
 def main():
