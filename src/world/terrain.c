@@ -3,7 +3,6 @@
 #include "core/file.h"
 #include "core/log.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -82,6 +81,152 @@ static bool terrain_alloc(terrain_t *t, const char *name, int width, int depth, 
     return true;
 }
 
+static uint32_t terrain_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static const char *terrain_png_colour_name(int colour_type)
+{
+    switch (colour_type) {
+    case 0:
+        return "greyscale";
+    case 2:
+        return "RGB";
+    case 3:
+        return "palette";
+    case 4:
+        return "greyscale+alpha";
+    case 6:
+        return "RGBA";
+    default:
+        return "unknown colour type";
+    }
+}
+
+/* What the chunk walk learns about a PNG. */
+typedef struct terrain_png_info {
+    int width, height;
+    size_t idat_bytes; /* compressed image data, all IDAT chunks together */
+} terrain_png_info;
+
+/* Walks the chunk structure before stb_image sees the file: every chunk
+ * length must fit in the bytes that remain (stb_image grows its buffer to a
+ * claimed length before reading it, so a forged length costs gigabytes), the
+ * first chunk is a 16-bit greyscale, non-interlaced IHDR, IDAT data exists,
+ * and IEND ends the file. Errors name the byte offset. */
+static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
+                             terrain_png_info *info)
+{
+    enum { CHUNK_FRAMING = 12, IHDR_SIZE = 13 };
+    memset(info, 0, sizeof *info);
+    size_t pos = sizeof TERRAIN_PNG_SIGNATURE;
+    bool first = true;
+    for (;;) {
+        if (size - pos < CHUNK_FRAMING) {
+            terrain_fail("%s: truncated PNG: chunk header at byte %zu cut short (no IEND chunk)",
+                         name, pos);
+            return false;
+        }
+        uint32_t len = terrain_be32(p + pos);
+        const uint8_t *type = p + pos + 4;
+        for (int k = 0; k < 4; k++) {
+            bool letter = (type[k] >= 'A' && type[k] <= 'Z') || (type[k] >= 'a' && type[k] <= 'z');
+            if (!letter) {
+                terrain_fail("%s: corrupt PNG: bad chunk type at byte %zu", name, pos + 4);
+                return false;
+            }
+        }
+        if (len > size - pos - CHUNK_FRAMING) {
+            terrain_fail("%s: truncated PNG: chunk '%.4s' at byte %zu claims %u bytes, %zu remain",
+                         name, (const char *)type, pos, len, size - pos - CHUNK_FRAMING);
+            return false;
+        }
+        const uint8_t *body = p + pos + 8;
+        if (first) {
+            if (memcmp(type, "IHDR", 4) != 0 || len != IHDR_SIZE) {
+                terrain_fail("%s: corrupt PNG: first chunk at byte %zu is not a 13-byte IHDR",
+                             name, pos);
+                return false;
+            }
+            uint32_t w = terrain_be32(body), h = terrain_be32(body + 4);
+            int depth = body[8], colour = body[9], interlace = body[12];
+            if (depth != 16 || colour != 0) {
+                terrain_fail("%s: heightmap must be a 16-bit greyscale PNG (found %d-bit %s)", name,
+                             depth, terrain_png_colour_name(colour));
+                return false;
+            }
+            if (interlace != 0) {
+                terrain_fail("%s: interlaced PNG heightmaps are not supported (byte %zu)", name,
+                             pos + 8 + 12);
+                return false;
+            }
+            if (w > TERRAIN_MAX_SAMPLES || h > TERRAIN_MAX_SAMPLES) {
+                terrain_fail("%s: %ux%u samples, need %d..%d per axis", name, w, h,
+                             TERRAIN_MIN_SAMPLES, TERRAIN_MAX_SAMPLES);
+                return false;
+            }
+            info->width = (int)w;
+            info->height = (int)h;
+            first = false;
+        } else if (memcmp(type, "IDAT", 4) == 0) {
+            info->idat_bytes += len;
+        } else if (memcmp(type, "IEND", 4) == 0) {
+            break;
+        }
+        pos += CHUNK_FRAMING + (size_t)len;
+    }
+    if (info->idat_bytes == 0) {
+        terrain_fail("%s: corrupt PNG: no IDAT image data", name);
+        return false;
+    }
+    return true;
+}
+
+/* Inflates the IDAT data into a buffer one byte larger than a WxH 16-bit
+ * image needs: a stream that is corrupt, or that inflates to more (a
+ * decompression bomb), fails here instead of inside stb_image's growing
+ * buffer. */
+static bool terrain_png_check_inflate(const uint8_t *p, size_t size, const char *name,
+                                      const terrain_png_info *info)
+{
+    size_t need = (size_t)info->height * (1 + 2 * (size_t)info->width);
+    uint8_t *z = malloc(info->idat_bytes);
+    uint8_t *out = malloc(need + 1);
+    if (!z || !out) {
+        free(z);
+        free(out);
+        terrain_fail("%s: out of memory checking the image data", name);
+        return false;
+    }
+    size_t pos = sizeof TERRAIN_PNG_SIGNATURE, zlen = 0;
+    /* terrain_png_scan has checked every length, up to IEND. */
+    while (pos + 8 <= size) {
+        uint32_t len = terrain_be32(p + pos);
+        const uint8_t *type = p + pos + 4;
+        if (memcmp(type, "IEND", 4) == 0)
+            break;
+        if (memcmp(type, "IDAT", 4) == 0) {
+            memcpy(z + zlen, p + pos + 8, len);
+            zlen += len;
+        }
+        pos += 12 + (size_t)len;
+    }
+    int got = stbi_zlib_decode_buffer((char *)out, (int)(need + 1), (const char *)z, (int)zlen);
+    free(z);
+    free(out);
+    if (got < 0 || (size_t)got != need) {
+        /* got < 0 covers corrupt streams and streams longer than need + 1. */
+        const char *why = got < 0 ? stbi_failure_reason()
+                                  : ((size_t)got > need ? "stream too long" : "stream too short");
+        terrain_fail("%s: PNG image data does not inflate to the %zu bytes a %dx%d image needs "
+                     "(%s)",
+                     name, need, info->width, info->height, why);
+        return false;
+    }
+    return true;
+}
+
 bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const char *name,
                              float cell_cm, float min_cm, float max_cm)
 {
@@ -94,35 +239,25 @@ bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const 
         terrain_fail("%s: not a PNG file (bad signature at byte 0)", name);
         return false;
     }
-    if (size > (size_t)INT_MAX) {
-        terrain_fail("%s: %zu bytes is too large", name, size);
+    if (size > TERRAIN_FILE_MAX_BYTES) {
+        terrain_fail("%s: %zu bytes, more than the %u allowed", name, size,
+                     TERRAIN_FILE_MAX_BYTES);
         return false;
     }
-    const stbi_uc *bytes = data;
-    int len = (int)size;
+    terrain_png_info info;
+    if (!terrain_png_scan(data, size, name, &info) ||
+        !terrain_check_size(name, info.width, info.height) ||
+        !terrain_png_check_inflate(data, size, name, &info))
+        return false;
     int w = 0, h = 0, comp = 0;
-    /* Read the header first so size and format are rejected before any
-     * decoding work or allocation. */
-    if (!stbi_info_from_memory(bytes, len, &w, &h, &comp)) {
-        terrain_fail("%s: unreadable PNG header: %s", name, stbi_failure_reason());
-        return false;
-    }
-    bool is16 = stbi_is_16_bit_from_memory(bytes, len) != 0;
-    if (comp != 1 || !is16) {
-        terrain_fail("%s: heightmap must be a 16-bit greyscale PNG (found %d-bit, %d channel%s)",
-                     name, is16 ? 16 : 8, comp, comp == 1 ? "" : "s");
-        return false;
-    }
-    if (!terrain_check_size(name, w, h))
-        return false;
-    int dw = 0, dh = 0, dcomp = 0;
-    stbi_us *pixels = stbi_load_16_from_memory(bytes, len, &dw, &dh, &dcomp, 1);
+    stbi_us *pixels = stbi_load_16_from_memory(data, (int)size, &w, &h, &comp, 1);
     if (!pixels) {
         terrain_fail("%s: cannot decode PNG: %s", name, stbi_failure_reason());
         return false;
     }
-    if (dw != w || dh != h) {
-        terrain_fail("%s: decoded size %dx%d differs from header %dx%d", name, dw, dh, w, h);
+    if (w != info.width || h != info.height || comp != 1) {
+        terrain_fail("%s: decoded %dx%d with %d channels, header says %dx%d greyscale", name, w,
+                     h, comp, info.width, info.height);
         stbi_image_free(pixels);
         return false;
     }

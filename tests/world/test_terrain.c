@@ -220,7 +220,7 @@ static void test_bad_pngs(void)
     b.size = 0;
     CHECK(stbi_write_png_to_func(mem_write, &b, 4, 4, 3, pix, 12));
     CHECK(!terrain_load_png_memory(&t, b.data, b.size, "rgb.png", 20.0f, 0.0f, 1.0f));
-    CHECK(strstr(terrain_last_error(), "3 channels") != NULL);
+    CHECK(strstr(terrain_last_error(), "8-bit RGB") != NULL);
     /* Too small (1x5) and too large (4097x2). */
     static uint16_t px[TERRAIN_MAX_SAMPLES + 1][2];
     uint8_t *png = NULL;
@@ -242,6 +242,28 @@ static void test_bad_pngs(void)
     CHECK(!terrain_load_png_memory(&t, png, size, "ok.png", -1.0f, 0.0f, 1.0f));
     CHECK(!terrain_load_png_memory(&t, png, size, "ok.png", 20.0f, 5.0f, 1.0f));
     CHECK(!terrain_load_png_memory(&t, png, size, "ok.png", 20.0f, NAN, 1.0f));
+    png16_free(png);
+    /* Forged lengths: an IDAT claiming 1 GiB (stb_image would grow its
+     * buffer to 2 GiB before noticing), and an IHDR smaller than the data. */
+    CHECK(png16_encode(2, 2, &px[0][0], &png, &size));
+    /* Layout: 8 signature + 25 IHDR chunk, then the IDAT length at byte 33. */
+    png[33] = 0x40;
+    CHECK(!terrain_load_png_memory(&t, png, size, "forged.png", 20.0f, 0.0f, 1.0f));
+    CHECK(strstr(terrain_last_error(), "chunk 'IDAT' at byte 33 claims 1073") != NULL);
+    png16_free(png);
+    CHECK(png16_encode(4, 4, &px[0][0], &png, &size));
+    png[19] = 2; /* width 4 -> 2 */
+    png[23] = 2; /* height 4 -> 2 */
+    CHECK(!terrain_load_png_memory(&t, png, size, "bomb.png", 20.0f, 0.0f, 1.0f));
+    CHECK(strstr(terrain_last_error(), "the 10 bytes a 2x2 image needs") != NULL);
+    png[13] = 0x20; /* chunk type 'IHDR' -> 'IH DR': not a letter */
+    CHECK(!terrain_load_png_memory(&t, png, size, "type.png", 20.0f, 0.0f, 1.0f));
+    CHECK(strstr(terrain_last_error(), "bad chunk type at byte 12") != NULL);
+    png16_free(png);
+    CHECK(png16_encode(2, 2, &px[0][0], &png, &size));
+    png[28] = 1; /* interlace method: Adam7 */
+    CHECK(!terrain_load_png_memory(&t, png, size, "adam7.png", 20.0f, 0.0f, 1.0f));
+    CHECK(strstr(terrain_last_error(), "interlaced") != NULL);
     png16_free(png);
     /* Missing file. */
     CHECK(!terrain_load_png(&t, "tests/world/no_such_heightmap.png", 20.0f, 0.0f, 1.0f));
