@@ -1,11 +1,17 @@
-/* sky.vert: one triangle covering the screen at the far plane. */
+/* sky.vert: a unit sphere around the eye, pushed to the far plane. The sky
+ * colour is smooth, so it is computed (and tonemapped) per vertex. */
 #include "frame.glsl"
 
-out vec2 v_ndc;
+layout(location = ATTR_POSITION) in vec3 a_position;
+
+out vec3 v_color; /* sRGB */
 
 void main()
 {
-    vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
-    v_ndc = p;
-    gl_Position = vec4(p, 1.0, 1.0);
+    vec3 d = normalize(a_position);
+    v_color = tonemap_to_srgb(sky_color(d));
+    /* Direction only: rotate with the view, ignore the eye's translation,
+     * and put depth at 1 (z = w) so everything else is drawn in front. */
+    vec4 p = frame.view_proj * vec4(frame.eye.xyz + d * 1000.0, 1.0);
+    gl_Position = p.xyww;
 }

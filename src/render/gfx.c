@@ -19,14 +19,16 @@
 /* Defaults. MSAA is measured on llvmpipe (see the test's timing): 4x adds
  * little to a frame whose cost is dominated by fragment shading. */
 enum {
-    DEFAULT_SHADOW_MAP_SIZE = 2048,
-    DEFAULT_MSAA_SAMPLES = 4,
+    DEFAULT_SHADOW_MAP_SIZE = 1024,
+    DEFAULT_MSAA_SAMPLES = 1,
     MIN_GL_MAJOR = 4,
     MIN_GL_MINOR = 3,
     LINES_CAPACITY = 1 << 16 /* debug line vertices per frame; more are not drawn */
 };
 
-static const float DEFAULT_SUN_DIR[3] = {0.42f, 0.78f, 0.46f};
+/* From the side and a little behind a camera that looks along +Z (the spawn
+ * heading), about 38 degrees up: relief and shadows read best. */
+static const float DEFAULT_SUN_DIR[3] = {0.70f, 0.60f, -0.25f};
 /* Shadow coverage: half-size grows with the camera distance, within limits (cm). */
 static const float SHADOW_RADIUS_MIN_CM = 900.0f;
 static const float SHADOW_RADIUS_MAX_CM = 6000.0f;
@@ -35,6 +37,9 @@ static const float SHADOW_DEPTH_MARGIN_CM = 8000.0f;
 /* Polygon offset in the shadow pass (slope factor, units), against acne. */
 static const float SHADOW_OFFSET_FACTOR = 2.0f;
 static const float SHADOW_OFFSET_UNITS = 4.0f;
+/* The terrain casts shadows with every 2nd sample at least: smooth enough
+ * that the normal offset covers the difference, at a quarter of the cost. */
+enum { SHADOW_TERRAIN_MIN_LOD = 1 };
 /* Fog: starts here and thins light by 1/e every FOG_FALLOFF_CM beyond. */
 static const float FOG_START_CM = 2500.0f;
 static const float FOG_FALLOFF_CM = 9000.0f;
@@ -49,10 +54,19 @@ typedef struct gfx_frame_ubo {
     float sun_color[4];
     float sky_zenith[4];
     float sky_horizon[4];
+    float sky_ambient[4];
     float ground_ambient[4];
     float fog[4];
     float shadow[4];
 } gfx_frame_ubo;
+
+/* A scene program and its uniform locations. */
+typedef struct scene_uniforms {
+    GLuint prog;
+    GLint model, mode, height_range;
+} scene_uniforms;
+
+static const float IDENTITY[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
 typedef struct draw_hook {
     gfx_draw_fn fn;
@@ -62,15 +76,18 @@ typedef struct draw_hook {
 static struct {
     bool inited;
     gfx_info info;
-    gfx_program scene, shadow, sky, lines;
-    GLint scene_u_model, scene_u_mode, scene_u_height_range, shadow_u_model;
+    /* scene: lit with shadows; scene_flat: the same without the shadow
+     * lookup (a separate program because llvmpipe pays for untaken branches). */
+    gfx_program scene, scene_flat, shadow, sky_prog, lines;
+    scene_uniforms scene_u[2]; /* [0] scene, [1] scene_flat */
+    GLint shadow_u_model;
     gfx_buffer frame_ubo;
     gfx_texture shadow_tex;
     gfx_framebuffer shadow_fbo;
-    gfx_framebuffer msaa_fbo;
-    gfx_renderbuffer msaa_color, msaa_depth;
-    int msaa_w, msaa_h;
-    gfx_vertex_array empty_vao;
+    gfx_framebuffer main_fbo; /* offscreen main pass target, resolved into the back buffer */
+    gfx_renderbuffer main_color, main_depth;
+    int target_w, target_h;
+    gfx_mesh sky;
     gfx_buffer lines_vbo;
     gfx_vertex_array lines_vao;
     gfx_level_gpu level;
@@ -78,6 +95,7 @@ static struct {
     draw_hook hooks[GFX_MAX_DRAW_HOOKS];
     int hook_count;
     gfx_timer timer;
+    gfx_frame_stats stats;
 } G;
 
 static void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
@@ -125,19 +143,29 @@ static void query_limits(gfx_info *info)
     glGetIntegerv(GL_MAX_SAMPLES, &info->max_samples);
 }
 
+static scene_uniforms scene_uniforms_of(GLuint prog)
+{
+    scene_uniforms u = {prog, glGetUniformLocation(prog, "u_model"), glGetUniformLocation(prog, "u_mode"),
+                        glGetUniformLocation(prog, "u_height_range")};
+    return u;
+}
+
 static bool load_programs(void)
 {
-    if (!gfx_shader_program_load(&G.scene, "scene.vert", "scene.frag", "scene") ||
-        !gfx_shader_program_load(&G.shadow, "shadow.vert", "shadow.frag", "shadow") ||
-        !gfx_shader_program_load(&G.sky, "sky.vert", "sky.frag", "sky") ||
-        !gfx_shader_program_load(&G.lines, "lines.vert", "lines.frag", "debug_lines"))
+    if (!gfx_shader_program_load(&G.scene, "scene.vert", "scene.frag", NULL, "scene") ||
+        !gfx_shader_program_load(&G.scene_flat, "scene.vert", "scene.frag", "#define STRIDER_NO_SHADOWS",
+                                 "scene_no_shadows") ||
+        !gfx_shader_program_load(&G.shadow, "shadow.vert", "shadow.frag", NULL, "shadow") ||
+        !gfx_shader_program_load(&G.sky_prog, "sky.vert", "sky.frag", NULL, "sky") ||
+        !gfx_shader_program_load(&G.lines, "lines.vert", "lines.frag", NULL, "debug_lines"))
         return false;
-    G.scene_u_model = glGetUniformLocation(G.scene.id, "u_model");
-    G.scene_u_mode = glGetUniformLocation(G.scene.id, "u_mode");
-    G.scene_u_height_range = glGetUniformLocation(G.scene.id, "u_height_range");
     G.shadow_u_model = glGetUniformLocation(G.shadow.id, "u_model");
+    G.scene_u[0] = scene_uniforms_of(G.scene.id);
+    G.scene_u[1] = scene_uniforms_of(G.scene_flat.id);
     return true;
 }
+
+
 
 static void create_shadow_map(int size)
 {
@@ -175,6 +203,34 @@ static void create_lines_buffer(void)
     glVertexArrayAttribBinding(vao, ATTR_COLOR, 0);
     glObjectLabel(GL_VERTEX_ARRAY, vao, -1, "debug_lines.vao");
     G.lines_vao.id = vao;
+}
+
+/* A unit sphere for the sky, its rings packed towards the horizon where
+ * the gradient changes fastest (colours are interpolated per vertex). */
+static bool build_sky(gfx_mesh *m)
+{
+    static const float lat_deg[] = {-90, -40, -15, -6, -2, 0, 1.5f, 3, 5, 7.5f, 10.5f, 14,
+                                    18.5f, 24, 31, 40, 52, 66, 80, 90};
+    enum { SEGMENTS = 48, RINGS = sizeof lat_deg / sizeof lat_deg[0] };
+    gfx_mesh_builder b;
+    gfx_mesh_builder_init(&b);
+    for (int r = 0; r < RINGS; r++) {
+        float lat = glm_rad(lat_deg[r]);
+        for (int s = 0; s <= SEGMENTS; s++) {
+            float lon = 2.0f * GLM_PIf * (float)s / (float)SEGMENTS;
+            float p[3] = {cosf(lat) * sinf(lon), sinf(lat), cosf(lat) * cosf(lon)};
+            gfx_mb_vertex(&b, p, p, DEBUG_RGBA(255, 255, 255, 255));
+        }
+    }
+    for (int r = 0; r + 1 < RINGS; r++)
+        for (int s = 0; s < SEGMENTS; s++) {
+            uint32_t a = (uint32_t)(r * (SEGMENTS + 1) + s), c = a + SEGMENTS + 1;
+            gfx_mb_triangle(&b, a, a + 1, c + 1);
+            gfx_mb_triangle(&b, a, c + 1, c);
+        }
+    bool ok = gfx_mesh_upload(m, &b, "sky");
+    gfx_mesh_builder_free(&b);
+    return ok;
 }
 
 bool gfx_init(const gfx_desc *desc)
@@ -232,10 +288,8 @@ bool gfx_init(const gfx_desc *desc)
     glObjectLabel(GL_BUFFER, G.frame_ubo.id, -1, "frame_ubo");
     create_shadow_map(shadow_size);
     create_lines_buffer();
-    glCreateVertexArrays(1, &G.empty_vao.id);
-    glObjectLabel(GL_VERTEX_ARRAY, G.empty_vao.id, -1, "fullscreen.vao");
-    if (!gfx_marker_build(&G.marker)) {
-        log_error("render: could not build the marker mesh");
+    if (!gfx_marker_build(&G.marker) || !build_sky(&G.sky)) {
+        log_error("render: could not build the marker and sky meshes");
         gfx_shutdown();
         return false;
     }
@@ -245,16 +299,16 @@ bool gfx_init(const gfx_desc *desc)
     return true;
 }
 
-static void free_msaa(void)
+static void free_target(void)
 {
-    if (G.msaa_fbo.id)
-        glDeleteFramebuffers(1, &G.msaa_fbo.id);
-    if (G.msaa_color.id)
-        glDeleteRenderbuffers(1, &G.msaa_color.id);
-    if (G.msaa_depth.id)
-        glDeleteRenderbuffers(1, &G.msaa_depth.id);
-    G.msaa_fbo.id = G.msaa_color.id = G.msaa_depth.id = 0;
-    G.msaa_w = G.msaa_h = 0;
+    if (G.main_fbo.id)
+        glDeleteFramebuffers(1, &G.main_fbo.id);
+    if (G.main_color.id)
+        glDeleteRenderbuffers(1, &G.main_color.id);
+    if (G.main_depth.id)
+        glDeleteRenderbuffers(1, &G.main_depth.id);
+    G.main_fbo.id = G.main_color.id = G.main_depth.id = 0;
+    G.target_w = G.target_h = 0;
 }
 
 void gfx_shutdown(void)
@@ -264,10 +318,11 @@ void gfx_shutdown(void)
     gfx_level_free();
     gfx_mesh_free(&G.marker);
     gfx_timer_free(&G.timer);
-    free_msaa();
+    free_target();
     gfx_shader_program_free(&G.scene);
+    gfx_shader_program_free(&G.scene_flat);
     gfx_shader_program_free(&G.shadow);
-    gfx_shader_program_free(&G.sky);
+    gfx_shader_program_free(&G.sky_prog);
     gfx_shader_program_free(&G.lines);
     if (G.frame_ubo.id)
         glDeleteBuffers(1, &G.frame_ubo.id);
@@ -275,8 +330,7 @@ void gfx_shutdown(void)
         glDeleteBuffers(1, &G.lines_vbo.id);
     if (G.lines_vao.id)
         glDeleteVertexArrays(1, &G.lines_vao.id);
-    if (G.empty_vao.id)
-        glDeleteVertexArrays(1, &G.empty_vao.id);
+    gfx_mesh_free(&G.sky);
     if (G.shadow_fbo.id)
         glDeleteFramebuffers(1, &G.shadow_fbo.id);
     if (G.shadow_tex.id)
@@ -325,33 +379,42 @@ void gfx_remove_draw_hook(gfx_draw_fn fn, void *user)
     }
 }
 
-/* (Re)creates the multisampled target when the size changes; only on resize. */
-static bool ensure_msaa(int w, int h)
+/* (Re)creates the offscreen main target when the size changes (only on
+ * resize). Drawing offscreen keeps the result independent of how the app set
+ * up the default framebuffer (no depth buffer, sRGB or multisampling needed). */
+static bool ensure_target(int w, int h)
 {
-    if (G.info.msaa_samples <= 1)
-        return false;
-    if (G.msaa_fbo.id && G.msaa_w == w && G.msaa_h == h)
+    if (G.main_fbo.id && G.target_w == w && G.target_h == h)
         return true;
-    free_msaa();
+    free_target();
     int s = G.info.msaa_samples;
-    glCreateRenderbuffers(1, &G.msaa_color.id);
-    glNamedRenderbufferStorageMultisample(G.msaa_color.id, s, GL_RGBA8, w, h);
-    glObjectLabel(GL_RENDERBUFFER, G.msaa_color.id, -1, "main.color_msaa");
-    glCreateRenderbuffers(1, &G.msaa_depth.id);
-    glNamedRenderbufferStorageMultisample(G.msaa_depth.id, s, GL_DEPTH_COMPONENT24, w, h);
-    glObjectLabel(GL_RENDERBUFFER, G.msaa_depth.id, -1, "main.depth_msaa");
-    glCreateFramebuffers(1, &G.msaa_fbo.id);
-    glNamedFramebufferRenderbuffer(G.msaa_fbo.id, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, G.msaa_color.id);
-    glNamedFramebufferRenderbuffer(G.msaa_fbo.id, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, G.msaa_depth.id);
-    glObjectLabel(GL_FRAMEBUFFER, G.msaa_fbo.id, -1, "main.fbo_msaa");
-    if (glCheckNamedFramebufferStatus(G.msaa_fbo.id, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-        log_warn("render: %dx MSAA target incomplete, drawing without MSAA", s);
-        free_msaa();
-        G.info.msaa_samples = 1;
+    glCreateRenderbuffers(1, &G.main_color.id);
+    glCreateRenderbuffers(1, &G.main_depth.id);
+    if (s > 1) {
+        glNamedRenderbufferStorageMultisample(G.main_color.id, s, GL_RGBA8, w, h);
+        glNamedRenderbufferStorageMultisample(G.main_depth.id, s, GL_DEPTH_COMPONENT24, w, h);
+    } else {
+        glNamedRenderbufferStorage(G.main_color.id, GL_RGBA8, w, h);
+        glNamedRenderbufferStorage(G.main_depth.id, GL_DEPTH_COMPONENT24, w, h);
+    }
+    glObjectLabel(GL_RENDERBUFFER, G.main_color.id, -1, "main.color");
+    glObjectLabel(GL_RENDERBUFFER, G.main_depth.id, -1, "main.depth");
+    glCreateFramebuffers(1, &G.main_fbo.id);
+    glNamedFramebufferRenderbuffer(G.main_fbo.id, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, G.main_color.id);
+    glNamedFramebufferRenderbuffer(G.main_fbo.id, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, G.main_depth.id);
+    glObjectLabel(GL_FRAMEBUFFER, G.main_fbo.id, -1, "main.fbo");
+    if (glCheckNamedFramebufferStatus(G.main_fbo.id, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+        free_target();
+        if (s > 1) {
+            log_warn("render: %dx MSAA target incomplete, drawing without MSAA", s);
+            G.info.msaa_samples = 1;
+            return ensure_target(w, h);
+        }
+        log_error("render: %dx%d main target incomplete", w, h);
         return false;
     }
-    G.msaa_w = w;
-    G.msaa_h = h;
+    G.target_w = w;
+    G.target_h = h;
     return true;
 }
 
@@ -411,10 +474,11 @@ static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_i
     bool shadows = (f->layers & GFX_LAYER_SHADOWS) != 0;
     set_vec4(u->sun_dir, sun[0], sun[1], sun[2], shadows ? 1.0f : 0.0f);
     /* Linear radiometry, tuned by eye against the tonemapper in frame.glsl. */
-    set_vec4(u->sun_color, 2.6f, 2.35f, 2.0f, 0.0f);
-    set_vec4(u->sky_zenith, 0.16f, 0.32f, 0.70f, 0.0f);
-    set_vec4(u->sky_horizon, 0.62f, 0.72f, 0.84f, 0.0f);
-    set_vec4(u->ground_ambient, 0.16f, 0.14f, 0.11f, 0.0f);
+    set_vec4(u->sun_color, 1.9f, 1.75f, 1.5f, 0.0f);
+    set_vec4(u->sky_zenith, 0.10f, 0.24f, 0.62f, 0.0f);
+    set_vec4(u->sky_horizon, 0.45f, 0.57f, 0.76f, 0.0f);
+    set_vec4(u->sky_ambient, 0.26f, 0.34f, 0.52f, 0.0f);
+    set_vec4(u->ground_ambient, 0.14f, 0.12f, 0.09f, 0.0f);
     set_vec4(u->fog, FOG_START_CM, 1.0f / FOG_FALLOFF_CM, (f->layers & GFX_LAYER_FOG) ? 1.0f : 0.0f,
              (f->layers & GFX_LAYER_GRID) ? 1.0f : 0.0f);
     float radius_texel = 2.0f / ((float)G.info.shadow_map_size * fabsf(lvp[0][0]));
@@ -434,19 +498,10 @@ static void marker_model(const gfx_marker *m, mat4 out)
     glm_rotate_y(out, m->heading_rad, out);
 }
 
-static void draw_scene_meshes(const gfx_frame_desc *f, GLint u_model, bool main_pass)
+static void draw_props(const gfx_frame_desc *f, const scene_uniforms *u)
 {
-    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    GLuint prog = main_pass ? G.scene.id : G.shadow.id;
-    glProgramUniformMatrix4fv(prog, u_model, 1, GL_FALSE, identity);
-    if (main_pass) {
-        glProgramUniform1i(prog, G.scene_u_mode, 0);
-        glProgramUniform2f(prog, G.scene_u_height_range, G.level.height_min, G.level.height_max);
-    }
-    if (G.level.loaded && (f->layers & GFX_LAYER_TERRAIN))
-        gfx_mesh_draw(&G.level.terrain);
-    if (main_pass)
-        glProgramUniform1i(prog, G.scene_u_mode, 1);
+    glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, IDENTITY);
+    glProgramUniform1i(u->prog, u->mode, 1);
     if (G.level.loaded && (f->layers & GFX_LAYER_WALLS))
         gfx_mesh_draw(&G.level.walls);
     if (G.level.loaded && (f->layers & GFX_LAYER_AREAS))
@@ -454,9 +509,24 @@ static void draw_scene_meshes(const gfx_frame_desc *f, GLint u_model, bool main_
     if (f->layers & GFX_LAYER_MARKER) {
         mat4 model;
         marker_model(&f->marker, model);
-        glProgramUniformMatrix4fv(prog, u_model, 1, GL_FALSE, (const float *)model);
+        glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, (const float *)model);
         gfx_mesh_draw(&G.marker);
     }
+}
+
+/* Returns the number of terrain triangles drawn. */
+static void draw_terrain(const gfx_frame_desc *f, const scene_uniforms *u, const float cull_view_proj[16],
+                         int min_lod, int *chunks, int *triangles)
+{
+    *chunks = *triangles = 0;
+    if (!G.level.loaded || !(f->layers & GFX_LAYER_TERRAIN))
+        return;
+    glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, IDENTITY);
+    glProgramUniform1i(u->prog, u->mode, 0);
+    glProgramUniform2f(u->prog, u->height_range, G.level.height_min, G.level.height_max);
+    gfx_level_draw_terrain(&G.level, cull_view_proj, f->eye, min_lod);
+    *chunks = G.level.last_drawn_chunks;
+    *triangles = G.level.last_drawn_triangles;
 }
 
 static void run_hooks(const gfx_pass_info *pi)
@@ -474,9 +544,14 @@ static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi)
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(SHADOW_OFFSET_FACTOR, SHADOW_OFFSET_UNITS);
     glUseProgram(G.shadow.id);
-    draw_scene_meshes(f, G.shadow_u_model, false);
+    /* The shadow program has only u_model; GL ignores location -1. */
+    scene_uniforms u = {G.shadow.id, G.shadow_u_model, -1, -1};
+    draw_props(f, &u);
     pi->pass = GFX_PASS_SHADOW;
     run_hooks(pi);
+    glUseProgram(G.shadow.id);
+    draw_terrain(f, &u, pi->light_view_proj, SHADOW_TERRAIN_MIN_LOD, &G.stats.shadow_terrain_chunks,
+                 &G.stats.shadow_terrain_triangles);
     glDisable(GL_POLYGON_OFFSET_FILL);
 }
 
@@ -508,18 +583,23 @@ static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
     glBindTextureUnit(TEX_UNIT_SHADOW, G.shadow_tex.id);
     glPolygonMode(GL_FRONT_AND_BACK, f->wireframe ? GL_LINE : GL_FILL);
 
-    glUseProgram(G.scene.id);
-    draw_scene_meshes(f, G.scene_u_model, true);
+    /* Near occluders first (props, then hooks: the character), the terrain
+     * last: software rasterisers skip shading of pixels that fail the early
+     * depth test, and the terrain is the most expensive surface. */
+    const scene_uniforms *u = &G.scene_u[(f->layers & GFX_LAYER_SHADOWS) ? 0 : 1];
+    glUseProgram(u->prog);
+    draw_props(f, u);
     pi->pass = GFX_PASS_MAIN;
     run_hooks(pi);
+    glUseProgram(u->prog);
+    draw_terrain(f, u, pi->view_proj, 0, &G.stats.terrain_chunks, &G.stats.terrain_triangles);
 
     /* Sky after the opaque geometry: only uncovered pixels pass the depth test. */
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_FALSE);
-    glUseProgram(G.sky.id);
-    glBindVertexArray(G.empty_vao.id);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glUseProgram(G.sky_prog.id);
+    gfx_mesh_draw(&G.sky);
     glDepthFunc(GL_LESS);
 
     /* Translucent jump discs lie on the terrain: pull them towards the camera. */
@@ -529,10 +609,9 @@ static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
         glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
         glEnable(GL_POLYGON_OFFSET_FILL);
         glPolygonOffset(-1.0f, -4.0f);
-        glUseProgram(G.scene.id);
-        static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-        glProgramUniformMatrix4fv(G.scene.id, G.scene_u_model, 1, GL_FALSE, identity);
-        glProgramUniform1i(G.scene.id, G.scene_u_mode, 1);
+        glUseProgram(u->prog);
+        glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, IDENTITY);
+        glProgramUniform1i(u->prog, u->mode, 1);
         gfx_mesh_draw(&G.level.jump);
         glDisable(GL_POLYGON_OFFSET_FILL);
         glDisable(GL_BLEND);
@@ -549,6 +628,7 @@ void gfx_render_frame(const gfx_frame_desc *f)
     if (!G.inited || !f || f->width <= 0 || f->height <= 0)
         return;
     gfx_timer_begin(&G.timer);
+    memset(&G.stats, 0, sizeof G.stats);
 
     gfx_frame_ubo ubo;
     gfx_pass_info pi;
@@ -568,12 +648,11 @@ void gfx_render_frame(const gfx_frame_desc *f)
     if (f->layers & GFX_LAYER_SHADOWS)
         shadow_pass(f, &pi);
 
-    bool msaa = ensure_msaa(f->width, f->height);
-    if (msaa)
+    if (ensure_target(f->width, f->height)) {
         glEnable(GL_MULTISAMPLE);
-    main_pass(f, &pi, msaa ? G.msaa_fbo.id : 0);
-    if (msaa) {
-        glBlitNamedFramebuffer(G.msaa_fbo.id, 0, 0, 0, f->width, f->height, 0, 0, f->width, f->height,
+        main_pass(f, &pi, G.main_fbo.id);
+        /* Resolves MSAA (or copies) into the app's back buffer. */
+        glBlitNamedFramebuffer(G.main_fbo.id, 0, 0, 0, f->width, f->height, 0, 0, f->width, f->height,
                                GL_COLOR_BUFFER_BIT, GL_NEAREST);
     }
 
@@ -629,6 +708,8 @@ bool gfx_screenshot_png(const char *path, int width, int height)
     free(rgb);
     return ok;
 }
+
+const gfx_frame_stats *gfx_get_frame_stats(void) { return &G.stats; }
 
 double gfx_last_gpu_ms(void) { return gfx_timer_ms(&G.timer); }
 

@@ -130,6 +130,15 @@ bool gfx_screenshot_png(const char *path, int width, int height);
 /* Reads the back buffer into caller memory: width*height*3 bytes RGB, top row first. */
 bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);
 
+/* What the latest gfx_render_frame() drew, for the debug menu. */
+typedef struct gfx_frame_stats {
+    int terrain_chunks;             /* main pass, after frustum culling */
+    int terrain_triangles;          /* main pass */
+    int shadow_terrain_chunks;
+    int shadow_terrain_triangles;
+} gfx_frame_stats;
+const gfx_frame_stats *gfx_get_frame_stats(void);
+
 /* GPU time of the last finished gfx_render_frame(), in ms (see gfx_timer.h
  * for how it is measured; 0 until one is available). */
 double gfx_last_gpu_ms(void);

@@ -4,12 +4,16 @@
 
 #include <cglm/cglm.h>
 
+#include <GL/glew.h>
+
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Terrains larger than this many samples per side are drawn with a stride, so
  * the grid stays cheap on software rasterisers. */
-enum { TERRAIN_MAX_DRAW_SIDE = 513, TERRAIN_MAX_SIDE = 8192 };
+enum { TERRAIN_MAX_DRAW_SIDE = 1025, TERRAIN_MAX_SIDE = 8192 };
 
 /* Colours (sRGB). */
 #define COLOR_WALL DEBUG_RGBA(196, 186, 170, 255)
@@ -78,6 +82,59 @@ static bool terrain_valid(const terrain_t *t, const char *name)
     return true;
 }
 
+/* Skirts hang this far below each chunk's border, deeper than the largest
+ * height error between two levels of detail on walkable terrain. */
+static const float SKIRT_CM = 120.0f;
+/* A chunk may use a coarser level while one of its cells would span less
+ * than this fraction of the distance to the eye (about 2.9 degrees, ~40
+ * pixels at 720p with a 55 degree lens). Small triangles are what costs most
+ * on software rasterisers, which shade whole pixel blocks per triangle. */
+static const float LOD_ANGLE = 0.05f;
+
+/* Appends the indices of one chunk at sampling stride S. Grid positions are
+ * in drawn-grid units; (ia..ib, ja..jb) are inclusive corner samples. */
+static void chunk_indices(gfx_mesh_builder *b, int nx, int n_top, int ia, int ib, int ja, int jb, int s)
+{
+    int xs[GFX_TERRAIN_CHUNK_CELLS + 2], zs[GFX_TERRAIN_CHUNK_CELLS + 2];
+    if (s > GFX_TERRAIN_CHUNK_CELLS)
+        s = GFX_TERRAIN_CHUNK_CELLS;
+    int cx = 0, cz = 0;
+    for (int i = ia; i < ib; i += s)
+        xs[cx++] = i;
+    xs[cx++] = ib;
+    for (int j = ja; j < jb; j += s)
+        zs[cz++] = j;
+    zs[cz++] = jb;
+#define V(i, j) ((uint32_t)((j) * nx + (i)))
+    for (int z = 0; z + 1 < cz; z++) {
+        for (int x = 0; x + 1 < cx; x++) {
+            uint32_t a = V(xs[x], zs[z]), c = V(xs[x], zs[z + 1]);
+            uint32_t a1 = V(xs[x + 1], zs[z]), c1 = V(xs[x + 1], zs[z + 1]);
+            /* Counter-clockwise seen from above (+Y). */
+            gfx_mb_triangle(b, a, c, a1);
+            gfx_mb_triangle(b, a1, c, c1);
+        }
+    }
+    /* Skirts: each border edge gets a quad down to the lowered copy of its
+     * vertices (index + n_top). */
+    const uint32_t low = (uint32_t)n_top;
+    for (int x = 0; x + 1 < cx; x++) {
+        uint32_t e0[2] = {V(xs[x], ja), V(xs[x], jb)}, e1[2] = {V(xs[x + 1], ja), V(xs[x + 1], jb)};
+        for (int k = 0; k < 2; k++) {
+            gfx_mb_triangle(b, e0[k], e1[k], e1[k] + low);
+            gfx_mb_triangle(b, e0[k], e1[k] + low, e0[k] + low);
+        }
+    }
+    for (int z = 0; z + 1 < cz; z++) {
+        uint32_t e0[2] = {V(ia, zs[z]), V(ib, zs[z])}, e1[2] = {V(ia, zs[z + 1]), V(ib, zs[z + 1])};
+        for (int k = 0; k < 2; k++) {
+            gfx_mb_triangle(b, e0[k], e1[k], e1[k] + low);
+            gfx_mb_triangle(b, e0[k], e1[k] + low, e0[k] + low);
+        }
+    }
+#undef V
+}
+
 static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
 {
     int side = t->width > t->depth ? t->width : t->depth;
@@ -91,36 +148,107 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
     gfx_mesh_builder_init(&b);
     g->height_min = INFINITY;
     g->height_max = -INFINITY;
-    for (int jz = 0; jz < nz; jz++) {
-        int j = jz * step < t->depth - 1 ? jz * step : t->depth - 1;
-        for (int ix = 0; ix < nx; ix++) {
-            int i = ix * step < t->width - 1 ? ix * step : t->width - 1;
-            float x = t->origin_x + (float)i * t->cell_cm;
-            float z = t->origin_z + (float)j * t->cell_cm;
-            float h = t->heights[j * t->width + i];
-            float p[3] = {x, h, z}, n[3];
-            normal_at(t, x, z, n);
-            gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, 255));
-            g->height_min = fminf(g->height_min, h);
-            g->height_max = fmaxf(g->height_max, h);
+    /* Two copies of the grid: the surface, then the skirt bottoms. */
+    for (int copy = 0; copy < 2; copy++) {
+        for (int jz = 0; jz < nz; jz++) {
+            int j = jz * step < t->depth - 1 ? jz * step : t->depth - 1;
+            for (int ix = 0; ix < nx; ix++) {
+                int i = ix * step < t->width - 1 ? ix * step : t->width - 1;
+                float x = t->origin_x + (float)i * t->cell_cm;
+                float z = t->origin_z + (float)j * t->cell_cm;
+                float h = t->heights[j * t->width + i];
+                float p[3] = {x, copy ? h - SKIRT_CM : h, z}, n[3];
+                normal_at(t, x, z, n);
+                gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, 255));
+                g->height_min = fminf(g->height_min, h);
+                g->height_max = fmaxf(g->height_max, h);
+            }
         }
     }
-    for (int jz = 0; jz + 1 < nz; jz++) {
-        for (int ix = 0; ix + 1 < nx; ix++) {
-            uint32_t a = (uint32_t)(jz * nx + ix);
-            uint32_t c = a + (uint32_t)nx;
-            /* Counter-clockwise seen from above (+Y). */
-            gfx_mb_triangle(&b, a, c, a + 1);
-            gfx_mb_triangle(&b, a + 1, c, c + 1);
+    const int C = GFX_TERRAIN_CHUNK_CELLS;
+    int ncx = (nx - 1 + C - 1) / C, ncz = (nz - 1 + C - 1) / C;
+    g->chunk_count = ncx * ncz;
+    g->chunks = calloc((size_t)g->chunk_count, sizeof *g->chunks);
+    g->draw_counts = calloc((size_t)g->chunk_count, sizeof *g->draw_counts);
+    g->draw_offsets = calloc((size_t)g->chunk_count, sizeof *g->draw_offsets);
+    g->draw_dist = calloc((size_t)g->chunk_count, sizeof *g->draw_dist);
+    bool ok = !b.failed && g->chunks && g->draw_counts && g->draw_offsets && g->draw_dist;
+    for (int cj = 0; ok && cj < ncz; cj++) {
+        for (int ci = 0; ci < ncx; ci++) {
+            gfx_terrain_chunk *ch = &g->chunks[cj * ncx + ci];
+            int ia = ci * C, ib = ia + C < nx - 1 ? ia + C : nx - 1;
+            int ja = cj * C, jb = ja + C < nz - 1 ? ja + C : nz - 1;
+            float lo = INFINITY, hi = -INFINITY;
+            for (int j = ja; j <= jb; j++)
+                for (int i = ia; i <= ib; i++) {
+                    float h = b.v[j * nx + i].pos[1];
+                    lo = fminf(lo, h);
+                    hi = fmaxf(hi, h);
+                }
+            const gfx_vertex *v0 = &b.v[ja * nx + ia], *v1 = &b.v[jb * nx + ib];
+            float box[2][3] = {{v0->pos[0], lo, v0->pos[2]}, {v1->pos[0], hi, v1->pos[2]}};
+            memcpy(ch->box, box, sizeof box);
+            for (int l = 0; l < GFX_TERRAIN_LODS; l++) {
+                ch->first[l] = b.icount;
+                chunk_indices(&b, nx, nx * nz, ia, ib, ja, jb, 1 << l);
+                ch->count[l] = b.icount - ch->first[l];
+            }
         }
     }
-    bool ok = gfx_mesh_upload(&g->terrain, &b, "terrain");
+    ok = ok && !b.failed && gfx_mesh_upload(&g->terrain, &b, "terrain");
     gfx_mesh_builder_free(&b);
+    g->cell_cm = t->cell_cm * (float)step;
     g->min_x = t->origin_x;
     g->min_z = t->origin_z;
     g->max_x = t->origin_x + (float)(t->width - 1) * t->cell_cm;
     g->max_z = t->origin_z + (float)(t->depth - 1) * t->cell_cm;
     return ok;
+}
+
+void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod)
+{
+    if (!g->loaded || !g->terrain.vao.id)
+        return;
+    mat4 vp;
+    vec4 planes[6];
+    memcpy(vp, view_proj, sizeof vp);
+    glm_frustum_planes(vp, planes);
+    int n = 0, tris = 0;
+    for (int k = 0; k < g->chunk_count; k++) {
+        gfx_terrain_chunk *ch = &g->chunks[k];
+        if (!glm_aabb_frustum(ch->box, planes))
+            continue;
+        /* Distance from the eye to the box decides the level of detail. */
+        float d2 = 0.0f;
+        for (int a = 0; a < 3; a++) {
+            float c = glm_clamp(eye[a], ch->box[0][a], ch->box[1][a]) - eye[a];
+            d2 += c * c;
+        }
+        float d = sqrtf(d2);
+        int lod = glm_clamp(min_lod, 0, GFX_TERRAIN_LODS - 1);
+        while (lod + 1 < GFX_TERRAIN_LODS && g->cell_cm * (float)(1 << (lod + 1)) < LOD_ANGLE * d)
+            lod++;
+        /* Insertion by distance: near chunks first, so the early depth test
+         * rejects what they hide before it is shaded. */
+        int at = n;
+        while (at > 0 && g->draw_dist[at - 1] > d) {
+            g->draw_dist[at] = g->draw_dist[at - 1];
+            g->draw_counts[at] = g->draw_counts[at - 1];
+            g->draw_offsets[at] = g->draw_offsets[at - 1];
+            at--;
+        }
+        g->draw_dist[at] = d;
+        g->draw_counts[at] = ch->count[lod];
+        g->draw_offsets[at] = (const void *)((uintptr_t)ch->first[lod] * sizeof(uint32_t));
+        tris += ch->count[lod] / 3;
+        n++;
+    }
+    g->last_drawn_chunks = n;
+    g->last_drawn_triangles = tris;
+    if (n == 0)
+        return;
+    glBindVertexArray(g->terrain.vao.id);
+    glMultiDrawElements(GL_TRIANGLES, g->draw_counts, GL_UNSIGNED_INT, g->draw_offsets, n);
 }
 
 /* One wall: a box around the segment (half-thickness = radius, extended by the
@@ -331,6 +459,15 @@ bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl)
 
 void gfx_level_gpu_free(gfx_level_gpu *g)
 {
+    free(g->chunks);
+    free(g->draw_counts);
+    free(g->draw_offsets);
+    free(g->draw_dist);
+    g->draw_dist = NULL;
+    g->chunks = NULL;
+    g->draw_counts = NULL;
+    g->draw_offsets = NULL;
+    g->chunk_count = 0;
     gfx_mesh_free(&g->terrain);
     gfx_mesh_free(&g->walls);
     gfx_mesh_free(&g->crouch);

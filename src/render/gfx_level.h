@@ -2,9 +2,15 @@
  * wall boxes, crouch-tunnel roofs on pillars and jump discs; and builds the
  * marker mesh. Used by gfx.c only (the public entry is gfx_level_load).
  *
- * Call order: gfx_level_build() -> draw the meshes (gfx.c) -> gfx_level_gpu_free().
- * Does NOT: keep pointers into the level, draw, or set GL state; all
- * allocation happens in gfx_level_build().
+ * The terrain is cut into square chunks, each with index lists at four
+ * levels of detail (every sample, every 2nd, 4th, 8th) plus skirts that hide
+ * cracks between neighbours at different levels. Per pass,
+ * gfx_level_draw_terrain() culls chunks against a frustum and picks each
+ * one's level from its distance to the eye, then draws them in one call.
+ * Call order: gfx_level_build() -> gfx_level_draw_terrain() / draw the other
+ * meshes (gfx.c) -> gfx_level_gpu_free().
+ * Does NOT: keep pointers into the level or set GL state beyond binding its
+ * vertex array; all allocation happens in gfx_level_build().
  */
 #ifndef STRIDER_RENDER_GFX_LEVEL_H
 #define STRIDER_RENDER_GFX_LEVEL_H
@@ -18,8 +24,25 @@
 #define GFX_MARKER_HEIGHT_CM 170.0f
 #define GFX_MARKER_RADIUS_CM 22.0f
 
+enum { GFX_TERRAIN_LODS = 4, GFX_TERRAIN_CHUNK_CELLS = 32 };
+
+typedef struct gfx_terrain_chunk {
+    float box[2][3];                   /* world AABB (skirts excluded), cm */
+    int first[GFX_TERRAIN_LODS];       /* first index in the terrain index buffer */
+    int count[GFX_TERRAIN_LODS];       /* indices */
+} gfx_terrain_chunk;
+
 typedef struct gfx_level_gpu {
-    gfx_mesh terrain;  /* grid, coloured procedurally by the shader */
+    gfx_mesh terrain;  /* grid + skirt vertices, all chunks' index lists */
+    gfx_terrain_chunk *chunks;
+    int chunk_count;
+    float cell_cm;     /* spacing of the drawn grid */
+    /* Per-draw scratch for glMultiDrawElements, sized chunk_count at build time. */
+    int *draw_counts;
+    const void **draw_offsets;
+    float *draw_dist;
+    int last_drawn_chunks;      /* chunks drawn by the latest call, for stats */
+    int last_drawn_triangles;
     gfx_mesh walls;    /* opaque */
     gfx_mesh crouch;   /* opaque roofs and pillars */
     gfx_mesh jump;     /* translucent discs */
@@ -29,6 +52,11 @@ typedef struct gfx_level_gpu {
 } gfx_level_gpu;
 
 bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl);
+/* Draws the chunks that intersect the frustum of VIEW_PROJ (column-major),
+ * with detail chosen by distance to EYE but never finer than MIN_LOD (the
+ * shadow pass uses 1: casters need less detail than what receives light).
+ * The caller binds the program. */
+void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod);
 void gfx_level_gpu_free(gfx_level_gpu *g);
 
 /* The marker at the origin, facing +Z, feet at y = 0. */

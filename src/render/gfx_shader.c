@@ -132,7 +132,7 @@ static bool expand_file(expand_ctx *c, const char *name, int depth)
     return ok;
 }
 
-static bool expand_into(expand_ctx *c, const char *name, char *out, size_t out_size)
+static bool expand_into(expand_ctx *c, const char *name, const char *defines, char *out, size_t out_size)
 {
     memset(c, 0, sizeof *c);
     c->out = out;
@@ -140,19 +140,23 @@ static bool expand_into(expand_ctx *c, const char *name, char *out, size_t out_s
     if (out_size > 0)
         out[0] = 0;
     ctx_append(c, SHADER_VERSION_LINE, sizeof SHADER_VERSION_LINE - 1);
+    if (defines) {
+        ctx_append(c, defines, strlen(defines));
+        ctx_append(c, "\n", 1);
+    }
     /* Line numbers of the top file start at 1 after the inserted version line. */
     ctx_appendf_line(c, 1, 0);
     return expand_file(c, name, 0) && !c->overflow;
 }
 
-bool gfx_shader_expand(const char *name, char *out, size_t out_size)
+bool gfx_shader_expand(const char *name, const char *defines, char *out, size_t out_size)
 {
     expand_ctx *c = malloc(sizeof *c);
     if (!c) {
         log_error("shaders/%s: out of memory", name);
         return false;
     }
-    bool ok = expand_into(c, name, out, out_size);
+    bool ok = expand_into(c, name, defines, out, out_size);
     free(c);
     return ok;
 }
@@ -168,7 +172,7 @@ static void flatten_log(char *s)
             s[i] = ';';
 }
 
-static GLuint compile_stage(GLenum stage, const char *name, const char *label)
+static GLuint compile_stage(GLenum stage, const char *name, const char *defines, const char *label)
 {
     expand_ctx *c = malloc(sizeof *c);
     char *src = malloc(GFX_SHADER_MAX_BYTES);
@@ -177,7 +181,7 @@ static GLuint compile_stage(GLenum stage, const char *name, const char *label)
         log_error("shaders/%s: out of memory", name);
         goto done;
     }
-    if (!expand_into(c, name, src, GFX_SHADER_MAX_BYTES))
+    if (!expand_into(c, name, defines, src, GFX_SHADER_MAX_BYTES))
         goto done;
     sh = glCreateShader(stage);
     const char *srcs[1] = {src};
@@ -208,13 +212,14 @@ done:
     return sh;
 }
 
-bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *label)
+bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *defines,
+                             const char *label)
 {
     out->id = 0;
-    GLuint vs = compile_stage(GL_VERTEX_SHADER, vs_name, label);
+    GLuint vs = compile_stage(GL_VERTEX_SHADER, vs_name, defines, label);
     if (!vs)
         return false;
-    GLuint fs = compile_stage(GL_FRAGMENT_SHADER, fs_name, label);
+    GLuint fs = compile_stage(GL_FRAGMENT_SHADER, fs_name, defines, label);
     if (!fs) {
         glDeleteShader(vs);
         return false;

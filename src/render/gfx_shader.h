@@ -27,11 +27,15 @@ enum {
 };
 
 /* Builds a program from shaders/VS_NAME and shaders/FS_NAME; LABEL names it
- * in GL debug output. On failure *out stays {0}. */
-bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *label);
+ * in GL debug output. DEFINES (may be NULL) is inserted right after the
+ * #version line of both stages, e.g. "#define STRIDER_NO_SHADOWS\n", to make
+ * variants without run-time branches. On failure *out stays {0}. */
+bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *defines,
+                             const char *label);
 void gfx_shader_program_free(gfx_program *p);
 
-/* Expands includes of shaders/NAME into out (0-terminated). Exposed for tests. */
-bool gfx_shader_expand(const char *name, char *out, size_t out_size);
+/* Expands includes of shaders/NAME into out (0-terminated), with DEFINES
+ * (may be NULL) after the version line. Exposed for tests. */
+bool gfx_shader_expand(const char *name, const char *defines, char *out, size_t out_size);
 
 #endif

@@ -1,0 +1,453 @@
+/* test_render: renders a hand-built level in a hidden SDL window (OpenGL 4.5
+ * core, Mesa llvmpipe under Xvfb in CI) and checks the picture: lit terrain
+ * that is not uniform, sky above ground, a wall shadow darker than the sunlit
+ * ground beside it, the marker and a debug line where they should be. Also
+ * checks the shader include expansion, error paths, and frame timing.
+ * Usage: test_render [out.png] [--bench] [--level file.lvl]
+ *   out.png   where the screenshot goes (default build/test_render.png)
+ *   --bench   also print frame times for several configurations
+ *   --level   also render that level file from behind its spawn point, write
+ *             out.png with ".level.png" appended, and print its frame time
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "render/gfx.h"
+#include "render/gfx_shader.h"
+#include "render/gfx_timer.h"
+
+#include "core/log.h"
+#include "core/paths.h"
+
+#include <SDL2/SDL.h>
+#include <cglm/cglm.h>
+
+#include <math.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 1280, H = 720, GRID = 161, TIMED_FRAMES = 12 };
+static const float CELL_CM = 50.0f;
+
+static int g_failures;
+
+#define CHECK(cond, ...)                                   \
+    do {                                                   \
+        if (!(cond)) {                                     \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                  \
+            fprintf(stderr, "\n");                         \
+            g_failures++;                                  \
+        }                                                  \
+    } while (0)
+
+/* Flat around the origin (where the wall-shadow check looks), rolling hills
+ * further out so slopes and their shading show up. */
+static float hill_height(float x, float z)
+{
+    float r = sqrtf(x * x + z * z);
+    float fall = glm_clamp((r - 900.0f) / 1200.0f, 0.0f, 1.0f);
+    float h = 180.0f * sinf(x / 700.0f) * cosf(z / 900.0f) + 120.0f * sinf((x + 2.0f * z) / 1300.0f);
+    return fall * fall * h;
+}
+
+static void build_level(level_t *lvl, float *heights)
+{
+    memset(lvl, 0, sizeof *lvl);
+    snprintf(lvl->name, sizeof lvl->name, "render_test");
+    terrain_t *t = &lvl->terrain;
+    t->width = GRID;
+    t->depth = GRID;
+    t->cell_cm = CELL_CM;
+    t->origin_x = -0.5f * (GRID - 1) * CELL_CM;
+    t->origin_z = -0.5f * (GRID - 1) * CELL_CM;
+    for (int j = 0; j < GRID; j++)
+        for (int i = 0; i < GRID; i++)
+            heights[j * GRID + i] = hill_height(t->origin_x + (float)i * CELL_CM, t->origin_z + (float)j * CELL_CM);
+    t->heights = heights;
+    /* The wall runs along x at z = 0; the sun (below) shines from +z, so its
+     * shadow falls on z < 0. */
+    lvl->wall_count = 2;
+    lvl->walls[0] = (level_wall){-500.0f, 0.0f, 500.0f, 0.0f, 15.0f};
+    lvl->walls[1] = (level_wall){900.0f, -1200.0f, 1500.0f, 300.0f, 20.0f};
+    lvl->crouch_count = 1;
+    lvl->crouch[0] = (level_crouch_area){-1400.0f, 500.0f, -400.0f, 800.0f, 110.0f};
+    lvl->jump_count = 2;
+    lvl->jump[0] = (level_jump_area){300.0f, 700.0f, 120.0f};
+    lvl->jump[1] = (level_jump_area){-900.0f, -700.0f, 200.0f};
+}
+
+static void make_camera(gfx_frame_desc *f, const vec3 eye, const vec3 focus)
+{
+    mat4 view, proj;
+    glm_lookat((float *)eye, (float *)focus, (vec3){0.0f, 1.0f, 0.0f}, view);
+    glm_perspective(glm_rad(55.0f), (float)W / (float)H, 10.0f, 40000.0f, proj);
+    memcpy(f->view, view, sizeof view);
+    memcpy(f->proj, proj, sizeof proj);
+    memcpy(f->eye, eye, sizeof(float) * 3);
+    memcpy(f->focus, focus, sizeof(float) * 3);
+}
+
+/* World point -> pixel (top-left origin). False if behind the camera or off screen. */
+static bool project(const gfx_frame_desc *f, const float p[3], int *px, int *py)
+{
+    mat4 view, proj, vp;
+    memcpy(view, f->view, sizeof view);
+    memcpy(proj, f->proj, sizeof proj);
+    glm_mat4_mul(proj, view, vp);
+    vec4 c, w = {p[0], p[1], p[2], 1.0f};
+    glm_mat4_mulv(vp, w, c);
+    if (c[3] <= 0.0f)
+        return false;
+    float x = (c[0] / c[3] * 0.5f + 0.5f) * W, y = (1.0f - (c[1] / c[3] * 0.5f + 0.5f)) * H;
+    *px = (int)x;
+    *py = (int)y;
+    return *px >= 0 && *px < W && *py >= 0 && *py < H;
+}
+
+static float luma(const uint8_t *p) { return 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2]; }
+
+/* Mean luminance of a (2r+1)^2 window around a projected world point. */
+static float luma_at(const gfx_frame_desc *f, const uint8_t *img, const float p[3], int r)
+{
+    int px, py;
+    if (!project(f, p, &px, &py))
+        return -1.0f;
+    double sum = 0.0;
+    int n = 0;
+    for (int y = py - r; y <= py + r; y++)
+        for (int x = px - r; x <= px + r; x++)
+            if (x >= 0 && x < W && y >= 0 && y < H) {
+                sum += luma(img + ((size_t)y * W + (size_t)x) * 3);
+                n++;
+            }
+    return n ? (float)(sum / n) : -1.0f;
+}
+
+static void mean_rgb_rows(const uint8_t *img, int y0, int y1, float out[3])
+{
+    double s[3] = {0, 0, 0};
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < W; x++)
+            for (int k = 0; k < 3; k++)
+                s[k] += img[((size_t)y * W + (size_t)x) * 3 + (size_t)k];
+    for (int k = 0; k < 3; k++)
+        out[k] = (float)(s[k] / ((double)(y1 - y0) * W));
+}
+
+/* Counts pixels in a window that match a colour predicate. */
+static int count_near(const gfx_frame_desc *f, const uint8_t *img, const float p[3], int r,
+                      bool (*pred)(const uint8_t *))
+{
+    int px, py, n = 0;
+    if (!project(f, p, &px, &py))
+        return 0;
+    for (int y = py - r; y <= py + r; y++)
+        for (int x = px - r; x <= px + r; x++)
+            if (x >= 0 && x < W && y >= 0 && y < H && pred(img + ((size_t)y * W + (size_t)x) * 3))
+                n++;
+    return n;
+}
+
+static bool is_red(const uint8_t *p) { return p[0] > 70 && p[0] > 2 * p[1] && p[0] > 2 * p[2]; }
+static bool is_magenta(const uint8_t *p) { return p[0] > 200 && p[2] > 200 && p[1] < 80; }
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Mean glFinish-bracketed frame time over n frames, ms; also the CPU time
+ * of the whole process (llvmpipe's threads included) per frame, which other
+ * jobs on a shared machine disturb much less than wall time. */
+static double time_frames(const gfx_frame_desc *f, int n, double *min_ms, double *cpu_ms)
+{
+    gfx_set_finish_timing(true);
+    double sum = 0.0;
+    *min_ms = 1e9;
+    double c0 = cpu_seconds();
+    for (int i = 0; i < n; i++) {
+        gfx_render_frame(f);
+        double ms = gfx_last_gpu_ms();
+        sum += ms;
+        *min_ms = fmin(*min_ms, ms);
+    }
+    *cpu_ms = (cpu_seconds() - c0) * 1e3 / n;
+    gfx_set_finish_timing(false);
+    return sum / n;
+}
+
+/* --bench: frame time per configuration (re-initialises gfx for MSAA). */
+static void bench_configs(const level_t *lvl, const gfx_frame_desc *base)
+{
+    static const struct {
+        const char *name;
+        int msaa;
+        uint32_t layers;
+        int div; /* framebuffer size divisor */
+    } cfg[] = {
+        {"msaa4 all", 4, GFX_LAYER_ALL, 1},
+        {"msaa1 all", 1, GFX_LAYER_ALL, 1},
+        {"msaa1 no shadows", 1, GFX_LAYER_ALL & ~GFX_LAYER_SHADOWS, 1},
+        {"msaa1 no shadows/grid/fog", 1, GFX_LAYER_ALL & ~(GFX_LAYER_SHADOWS | GFX_LAYER_GRID | GFX_LAYER_FOG), 1},
+        {"msaa1 sky only", 1, 0, 1},
+        {"msaa1 sky only 320x180", 1, 0, 4},
+        {"msaa1 all 320x180", 1, GFX_LAYER_ALL, 4},
+        {"msaa1 no terrain 320x180", 1, GFX_LAYER_ALL & ~GFX_LAYER_TERRAIN, 4},
+        {"msaa1 terrain only 320x180", 1, GFX_LAYER_TERRAIN, 4},
+        {"msaa1 terrain+shadow 320x180", 1, GFX_LAYER_TERRAIN | GFX_LAYER_SHADOWS, 4},
+    };
+    for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+        gfx_shutdown();
+        gfx_desc d = {.msaa_samples = cfg[i].msaa};
+        if (!gfx_init(&d) || !gfx_level_load(lvl))
+            return;
+        gfx_frame_desc f = *base;
+        f.layers = cfg[i].layers;
+        if (cfg[i].div > 1) {
+            f.width /= cfg[i].div;
+            f.height /= cfg[i].div;
+        }
+        double mn, cpu, mean = time_frames(&f, 8, &mn, &cpu);
+        printf("bench %-28s %7.2f ms mean %7.2f ms min, %7.2f ms CPU per frame\n", cfg[i].name, mean, mn, cpu);
+    }
+}
+
+static void test_shader_expand(void)
+{
+    static char buf[GFX_SHADER_MAX_BYTES];
+    CHECK(gfx_shader_expand("scene.frag", NULL, buf, sizeof buf), "scene.frag does not expand");
+    CHECK(strncmp(buf, "#version 450 core\n", 18) == 0, "expanded source must start with #version");
+    CHECK(strstr(buf, "#define ATTR_POSITION 0") != NULL, "shader_interface.h not included");
+    CHECK(strstr(buf, "\n#include") == NULL, "an #include was left in");
+    log_set_level(LOG_QUIET);
+    CHECK(!gfx_shader_expand("does_not_exist.frag", NULL, buf, sizeof buf), "missing shader must fail");
+    CHECK(!gfx_shader_expand("scene.frag", NULL, buf, 64), "a too small buffer must fail");
+    gfx_program p;
+    CHECK(!gfx_shader_program_load(&p, "does_not_exist.vert", "scene.frag", NULL, "bad") && p.id == 0,
+          "missing shader must fail to load");
+    log_set_level(LOG_INFO);
+}
+
+/* Renders LVL from a third-person camera behind its spawn, as the demo starts. */
+static void bench_configs(const level_t *lvl, const gfx_frame_desc *base);
+
+static void view_level(const char *path, const char *out_path, bool bench)
+{
+    static level_t lvl;
+    if (!level_load(&lvl, path)) {
+        g_failures++;
+        return;
+    }
+    CHECK(gfx_level_load(&lvl), "gfx_level_load %s", path);
+    gfx_frame_desc f = {0};
+    f.width = W;
+    f.height = H;
+    float hx = sinf(lvl.spawn_heading_rad), hz = cosf(lvl.spawn_heading_rad);
+    float gx = lvl.spawn_x, gz = lvl.spawn_z, gy = terrain_height(&lvl.terrain, gx, gz);
+    vec3 eye = {gx - hx * 650.0f, gy + 330.0f, gz - hz * 650.0f};
+    vec3 focus = {gx + hx * 150.0f, gy + 100.0f, gz + hz * 150.0f};
+    make_camera(&f, eye, focus);
+    f.layers = GFX_LAYER_ALL;
+    f.marker.pos[0] = gx;
+    f.marker.pos[1] = gy;
+    f.marker.pos[2] = gz;
+    f.marker.heading_rad = lvl.spawn_heading_rad;
+    gfx_render_frame(&f);
+    char png[1024];
+    snprintf(png, sizeof png, "%s.level.png", out_path);
+    CHECK(gfx_screenshot_png(png, W, H), "writing %s", png);
+    double mn, cpu, mean = time_frames(&f, 8, &mn, &cpu);
+    const gfx_frame_stats *st = gfx_get_frame_stats();
+    printf("level %s: %.2f ms mean, %.2f ms min, %.2f ms CPU per frame (wrote %s); terrain %d chunks %d tris, "
+           "shadow %d chunks %d tris\n",
+           path, mean, mn, cpu, png, st->terrain_chunks, st->terrain_triangles, st->shadow_terrain_chunks,
+           st->shadow_terrain_triangles);
+    if (bench)
+        bench_configs(&lvl, &f);
+    level_free(&lvl);
+}
+
+int main(int argc, char **argv)
+{
+    const char *out_path = "build/test_render.png", *level_path = NULL;
+    bool bench = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--bench") == 0)
+            bench = true;
+        else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc)
+            level_path = argv[++i];
+        else if (argv[i][0] != '-')
+            out_path = argv[i];
+        else {
+            fprintf(stderr, "usage: test_render [out.png] [--bench] [--level file.lvl]\n");
+            return 2;
+        }
+    }
+    paths_init(NULL);
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        fprintf(stderr, "FAIL: SDL_Init: %s\n", SDL_GetError());
+        return 1;
+    }
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
+    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    SDL_Window *win = SDL_CreateWindow("test_render", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, W, H,
+                                       SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
+    SDL_GLContext ctx = win ? SDL_GL_CreateContext(win) : NULL;
+    if (!ctx) {
+        fprintf(stderr, "FAIL: OpenGL 4.5 core context: %s\n", SDL_GetError());
+        return 1;
+    }
+
+    gfx_desc desc = {.debug = true};
+    if (!gfx_init(&desc)) {
+        fprintf(stderr, "FAIL: gfx_init\n");
+        return 1;
+    }
+    const gfx_info *info = gfx_get_info();
+    printf("renderer: %s | %s | GLSL %s | SSBO block %lld B, %d vertex SSBO blocks, MSAA %dx\n", info->renderer,
+           info->version, info->glsl_version, (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks,
+           info->msaa_samples);
+    CHECK(info->major > 4 || (info->major == 4 && info->minor >= 3), "GL version %d.%d", info->major, info->minor);
+    CHECK(info->max_vertex_ssbo_blocks > 0, "no vertex SSBOs");
+    test_shader_expand();
+
+    static float heights[GRID * GRID];
+    static level_t lvl;
+    build_level(&lvl, heights);
+    CHECK(gfx_level_load(&lvl), "gfx_level_load");
+
+    /* Bad terrain must be refused with an error, not drawn. */
+    {
+        static level_t bad;
+        bad = lvl;
+        bad.terrain.width = 1;
+        log_set_level(LOG_QUIET);
+        CHECK(!gfx_level_load(&bad), "a 1-sample-wide terrain must be refused");
+        log_set_level(LOG_INFO);
+        CHECK(gfx_level_load(&lvl), "reloading the good level");
+    }
+
+    static debug_line_vertex line_storage[64];
+    debug_lines lines = {.vertices = line_storage, .capacity = 64};
+    debug_lines_clear(&lines);
+    /* A bright magenta cross standing on the ground, off to the side. */
+    const float lp0[3] = {200.0f, 0.0f, 500.0f}, lp1[3] = {200.0f, 200.0f, 500.0f};
+    const float lp2[3] = {100.0f, 100.0f, 500.0f}, lp3[3] = {300.0f, 100.0f, 500.0f};
+    debug_lines_add(&lines, lp0, lp1, DEBUG_RGBA(255, 0, 255, 255));
+    debug_lines_add(&lines, lp2, lp3, DEBUG_RGBA(255, 0, 255, 255));
+
+    gfx_frame_desc f = {0};
+    f.width = W;
+    f.height = H;
+    /* View along the wall from past its end, so both its sunlit side and its
+     * shadow show. */
+    make_camera(&f, (vec3){-1250.0f, 620.0f, 0.0f}, (vec3){0.0f, 40.0f, 0.0f});
+    f.sun_dir[0] = 0.25f;
+    f.sun_dir[1] = 0.55f;
+    f.sun_dir[2] = 0.80f;
+    f.layers = GFX_LAYER_ALL;
+    f.marker.pos[0] = -450.0f;
+    f.marker.pos[1] = hill_height(-450.0f, 300.0f);
+    f.marker.pos[2] = 300.0f;
+    f.marker.heading_rad = 0.8f;
+    f.lines = &lines;
+
+    /* A minimised window: nothing drawn, nothing breaks. */
+    gfx_frame_desc zero = f;
+    zero.width = 0;
+    gfx_render_frame(&zero);
+
+    gfx_render_frame(&f);
+    static uint8_t img[W * H * 3];
+    CHECK(gfx_read_pixels_rgb(W, H, img), "reading pixels");
+    CHECK(gfx_screenshot_png(out_path, W, H), "writing %s", out_path);
+    log_set_level(LOG_QUIET);
+    CHECK(!gfx_screenshot_png("/nonexistent-dir/x.png", W, H), "writing to a missing folder must fail");
+    log_set_level(LOG_INFO);
+
+    /* 1. Not uniform. */
+    double sum = 0, sum2 = 0;
+    for (int i = 0; i < W * H; i++) {
+        float l = luma(img + (size_t)i * 3);
+        sum += l;
+        sum2 += (double)l * l;
+    }
+    double mean = sum / (W * H), sd = sqrt(fmax(sum2 / (W * H) - mean * mean, 0.0));
+    printf("luminance mean %.1f stddev %.1f\n", mean, sd);
+    CHECK(sd > 12.0, "image too uniform: stddev %.1f", sd);
+    CHECK(mean > 40.0 && mean < 230.0, "image too dark or bright: mean %.1f", mean);
+
+    /* 2. Sky (top rows) is brighter and bluer than the ground (bottom rows). */
+    float top[3], bottom[3];
+    mean_rgb_rows(img, 0, H / 12, top);
+    mean_rgb_rows(img, H - H / 12, H, bottom);
+    printf("top rgb %.0f %.0f %.0f, bottom rgb %.0f %.0f %.0f\n", top[0], top[1], top[2], bottom[0], bottom[1],
+           bottom[2]);
+    CHECK(top[2] > top[0] + 20.0f, "top of the image is not sky-blue");
+    CHECK(fabsf(top[0] - bottom[0]) + fabsf(top[1] - bottom[1]) + fabsf(top[2] - bottom[2]) > 60.0f,
+          "sky and ground look the same");
+    CHECK(bottom[1] > bottom[2], "ground at the bottom is not greenish");
+
+    /* 3. Ground in the wall's shadow (z < 0) is darker than sunlit ground (z > 0). */
+    const float shadow_pt[3] = {-100.0f, 0.0f, -130.0f}, lit_pt[3] = {-100.0f, 0.0f, 130.0f};
+    float l_shadow = luma_at(&f, img, shadow_pt, 3), l_lit = luma_at(&f, img, lit_pt, 3);
+    printf("ground luminance: sunlit %.1f, wall shadow %.1f\n", l_lit, l_shadow);
+    CHECK(l_shadow >= 0.0f && l_lit >= 0.0f, "sample points off screen");
+    CHECK(l_lit > l_shadow * 1.4f, "no visible wall shadow (lit %.1f vs shadow %.1f)", l_lit, l_shadow);
+
+    /* 4. The marker body (red) and the debug cross (magenta) are where they should be. */
+    const float marker_mid[3] = {f.marker.pos[0], f.marker.pos[1] + 90.0f, f.marker.pos[2]};
+    const float cross_mid[3] = {200.0f, 100.0f, 500.0f};
+    int red = count_near(&f, img, marker_mid, 4, is_red), magenta = count_near(&f, img, cross_mid, 6, is_magenta);
+    printf("marker red pixels %d, debug-line magenta pixels %d\n", red, magenta);
+    CHECK(red > 60, "marker not visible"); /* of 81 pixels */
+    CHECK(magenta > 5, "debug lines not visible");
+
+    /* Without the marker and lines layers, those pixels change. */
+    f.layers = GFX_LAYER_ALL & ~(GFX_LAYER_MARKER | GFX_LAYER_DEBUG_LINES);
+    gfx_render_frame(&f);
+    CHECK(gfx_read_pixels_rgb(W, H, img), "reading pixels");
+    CHECK(count_near(&f, img, marker_mid, 4, is_red) < red / 4, "marker layer bit ignored");
+    CHECK(count_near(&f, img, cross_mid, 6, is_magenta) == 0, "debug-lines layer bit ignored");
+    f.layers = GFX_LAYER_ALL;
+
+    /* 5. Timing at 1280x720: glFinish-bracketed wall time vs timer queries. */
+    double wall_min, cpu_ms, wall_mean = time_frames(&f, TIMED_FRAMES, &wall_min, &cpu_ms);
+    double query_sum = 0;
+    int query_n = 0;
+    for (int i = 0; i < TIMED_FRAMES; i++) {
+        gfx_render_frame(&f);
+        SDL_GL_SwapWindow(win);
+        if (gfx_last_gpu_ms() > 0) {
+            query_sum += gfx_last_gpu_ms();
+            query_n++;
+        }
+    }
+    printf("frame 1280x720: glFinish wall %.2f ms mean, %.2f ms min, %.2f ms CPU over %d frames; "
+           "GL_TIME_ELAPSED %.2f ms mean over %d results\n",
+           wall_mean, wall_min, cpu_ms, TIMED_FRAMES, query_n ? query_sum / query_n : 0.0, query_n);
+    CHECK(wall_min > 0.0, "finish timing returned nothing");
+
+    if (level_path)
+        view_level(level_path, out_path, bench);
+    else if (bench)
+        bench_configs(&lvl, &f);
+
+    gfx_level_free();
+    gfx_shutdown();
+    SDL_GL_DeleteContext(ctx);
+    SDL_DestroyWindow(win);
+    SDL_Quit();
+    if (g_failures) {
+        fprintf(stderr, "test_render: %d check(s) failed\n", g_failures);
+        return 1;
+    }
+    printf("test_render: ok, wrote %s\n", out_path);
+    return 0;
+}
