@@ -2,7 +2,9 @@
 
 Usage (through run.sh): pipeline.py --data DIR --out DIR [--dest DIR] [--epochs N] [--threads N]
   [--smoke] [--hidden H] [--batch B] [--lr LR] [--cycles C] [--max-minutes M] [--resume]
-  [--max-clips N] [--skip-prepare]
+  [--budget-minutes M] [--epoch-samples N] [--max-clips N] [--skip-prepare]
+--budget-minutes: the learning-rate schedule runs over this much training time instead of
+  --epochs, and training stops when it is spent (adapts to a busy machine).
 --smoke: 2 clips, 1 epoch, a 32-wide network (a fast end-to-end check, used by ctest).
 --dest defaults to OUT/network; pass --dest assets/network to ship the result.
 Each stage is also a script of its own (prepare.py, train.py, export.py, report.py).
@@ -32,6 +34,8 @@ def main(argv=None):
     ap.add_argument("--cycles", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--budget-minutes", type=float, default=0.0)
+    ap.add_argument("--epoch-samples", type=int, default=0)
     ap.add_argument("--max-clips", type=int, default=0)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--resume", action="store_true")
@@ -44,7 +48,8 @@ def main(argv=None):
     try:
         if not (a.skip_prepare and os.path.exists(os.path.join(a.out, "db.npz"))):
             prepare.build(a.data, a.out, a.skel, a.max_clips)
-        train.train(a.out, a.epochs, a.hidden, a.batch, a.lr, a.cycles, a.threads, a.max_minutes, a.resume)
+        train.train(a.out, a.epochs, a.hidden, a.batch, a.lr, a.cycles, a.threads, a.max_minutes, a.resume,
+                    budget_minutes=a.budget_minutes, epoch_samples=a.epoch_samples)
         EX.export(a.out, dest)
         report.report(a.out, dest)
     except (bvh.BvhError, EX.FormatError) as e:
