@@ -1,0 +1,294 @@
+#include "pfnn/kernels.h"
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define PFNN_X86 1
+#include <immintrin.h>
+#else
+#define PFNN_X86 0
+#endif
+
+enum {
+    /* Rows per panel over the SIMD width: 4 AVX or 8 SSE accumulators. */
+    KERN_R = PFNN_PANEL_ROWS
+};
+
+/* exp() range reduction and polynomial (Cephes expf; |rel err| ~1e-7 on
+ * [-87, 0]). Below -87.3 exp() underflows to 0 and ELU to -1. */
+#define KERN_EXP_LO (-87.3f)
+#define KERN_LOG2E 1.44269504088896341f
+#define KERN_LN2_HI 0.693359375f
+#define KERN_LN2_LO (-2.12194440e-4f)
+#define KERN_P0 1.9875691500e-4f
+#define KERN_P1 1.3981999507e-3f
+#define KERN_P2 8.3334519073e-3f
+#define KERN_P3 4.1665795894e-2f
+#define KERN_P4 1.6666665459e-1f
+#define KERN_P5 5.0000001201e-1f
+
+/* ------------------------------------------------------------- plain C */
+
+static void gemv_scalar(const float *w, const uint16_t *w16, const float *b, const float *x,
+                        int n_in, int out_pad, float c, bool accumulate, float *y)
+{
+    for (int p = 0; p < out_pad; p += KERN_R) {
+        float acc[KERN_R];
+        memset(acc, 0, sizeof acc);
+        size_t base = (size_t)p * (size_t)n_in;
+        for (int i = 0; i < n_in; i++) {
+            const float xi = x[i];
+            size_t at = base + (size_t)i * KERN_R;
+            if (w16) {
+                for (int r = 0; r < KERN_R; r++)
+                    acc[r] += pfnn_f16_to_f32(w16[at + r]) * xi;
+            } else {
+                for (int r = 0; r < KERN_R; r++)
+                    acc[r] += w[at + r] * xi;
+            }
+        }
+        for (int r = 0; r < KERN_R; r++) {
+            float v = c * (acc[r] + b[p + r]);
+            y[p + r] = accumulate ? y[p + r] + v : v;
+        }
+    }
+}
+
+static void elu_scalar(float *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        /* Written so that NaN takes the expm1 branch and stays NaN. */
+        if (!(v[i] > 0.0f))
+            v[i] = expm1f(v[i]);
+    }
+}
+
+#if PFNN_X86
+
+/* ---------------------------------------------------------------- probes */
+
+bool pfnn_kern_has_avx2_fma(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return cached != 0;
+}
+
+bool pfnn_kern_has_f16c(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        /* gcc 12's __builtin_cpu_supports has no "f16c": CPUID.1:ECX bit 29. */
+        unsigned a, b, c, d;
+        __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+        cached = (int)((c >> 29) & 1u);
+    }
+    return cached != 0;
+}
+
+/* ------------------------------------------------------------------ SSE2 */
+
+static void gemv_sse2(const float *w, const float *b, const float *x, int n_in, int out_pad,
+                      float c, bool accumulate, float *y)
+{
+    const __m128 vc = _mm_set1_ps(c);
+    for (int p = 0; p < out_pad; p += KERN_R) {
+        __m128 a[8];
+        for (int r = 0; r < 8; r++)
+            a[r] = _mm_setzero_ps();
+        const float *wp = w + (size_t)p * (size_t)n_in;
+        for (int i = 0; i < n_in; i++, wp += KERN_R) {
+            const __m128 xi = _mm_set1_ps(x[i]);
+            for (int r = 0; r < 8; r++)
+                a[r] = _mm_add_ps(a[r], _mm_mul_ps(_mm_loadu_ps(wp + 4 * r), xi));
+        }
+        for (int r = 0; r < 8; r++) {
+            __m128 v = _mm_mul_ps(vc, _mm_add_ps(a[r], _mm_loadu_ps(b + p + 4 * r)));
+            if (accumulate)
+                v = _mm_add_ps(_mm_loadu_ps(y + p + 4 * r), v);
+            _mm_storeu_ps(y + p + 4 * r, v);
+        }
+    }
+}
+
+static __m128 exp_neg_sse2(__m128 x)
+{
+    /* max(LO, x) returns x when x is NaN (the second operand), so NaN survives. */
+    x = _mm_max_ps(_mm_set1_ps(KERN_EXP_LO), x);
+    __m128i ni = _mm_cvtps_epi32(_mm_mul_ps(x, _mm_set1_ps(KERN_LOG2E)));
+    __m128 n = _mm_cvtepi32_ps(ni);
+    __m128 r = _mm_sub_ps(x, _mm_mul_ps(n, _mm_set1_ps(KERN_LN2_HI)));
+    r = _mm_sub_ps(r, _mm_mul_ps(n, _mm_set1_ps(KERN_LN2_LO)));
+    __m128 p = _mm_set1_ps(KERN_P0);
+    p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(KERN_P1));
+    p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(KERN_P2));
+    p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(KERN_P3));
+    p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(KERN_P4));
+    p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(KERN_P5));
+    p = _mm_add_ps(_mm_mul_ps(p, _mm_mul_ps(r, r)), _mm_add_ps(r, _mm_set1_ps(1.0f)));
+    __m128i e = _mm_slli_epi32(_mm_add_epi32(ni, _mm_set1_epi32(127)), 23);
+    return _mm_mul_ps(p, _mm_castsi128_ps(e));
+}
+
+static void elu_sse2(float *v, int n)
+{
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m128 x = _mm_loadu_ps(v + i);
+        __m128 pos = _mm_cmpgt_ps(x, _mm_setzero_ps());
+        __m128 e = _mm_sub_ps(exp_neg_sse2(_mm_min_ps(_mm_setzero_ps(), x)), _mm_set1_ps(1.0f));
+        _mm_storeu_ps(v + i, _mm_or_ps(_mm_and_ps(pos, x), _mm_andnot_ps(pos, e)));
+    }
+    elu_scalar(v + i, n - i);
+}
+
+/* ------------------------------------------------------------- AVX2+FMA */
+
+#define KERN_AVX2 __attribute__((target("avx2,fma")))
+#define KERN_AVX2_F16 __attribute__((target("avx2,fma,f16c")))
+
+/* One panel of 32 rows: two sets of 4 accumulators over even/odd inputs so
+ * 8 FMA chains are in flight. LOAD8(ptr) yields 8 floats. */
+#define KERN_PANEL_BODY(LOAD8)                                                   \
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                  \
+    __m256 e0 = a0, e1 = a0, e2 = a0, e3 = a0;                                   \
+    int i = 0;                                                                   \
+    for (; i + 2 <= n_in; i += 2, wp += 2 * KERN_R) {                            \
+        const __m256 x0 = _mm256_broadcast_ss(x + i);                            \
+        const __m256 x1 = _mm256_broadcast_ss(x + i + 1);                        \
+        a0 = _mm256_fmadd_ps(LOAD8(wp), x0, a0);                                 \
+        a1 = _mm256_fmadd_ps(LOAD8(wp + 8), x0, a1);                             \
+        a2 = _mm256_fmadd_ps(LOAD8(wp + 16), x0, a2);                            \
+        a3 = _mm256_fmadd_ps(LOAD8(wp + 24), x0, a3);                            \
+        e0 = _mm256_fmadd_ps(LOAD8(wp + 32), x1, e0);                            \
+        e1 = _mm256_fmadd_ps(LOAD8(wp + 40), x1, e1);                            \
+        e2 = _mm256_fmadd_ps(LOAD8(wp + 48), x1, e2);                            \
+        e3 = _mm256_fmadd_ps(LOAD8(wp + 56), x1, e3);                            \
+    }                                                                            \
+    if (i < n_in) {                                                              \
+        const __m256 x0 = _mm256_broadcast_ss(x + i);                            \
+        a0 = _mm256_fmadd_ps(LOAD8(wp), x0, a0);                                 \
+        a1 = _mm256_fmadd_ps(LOAD8(wp + 8), x0, a1);                             \
+        a2 = _mm256_fmadd_ps(LOAD8(wp + 16), x0, a2);                            \
+        a3 = _mm256_fmadd_ps(LOAD8(wp + 24), x0, a3);                            \
+    }                                                                            \
+    const __m256 acc[4] = {_mm256_add_ps(a0, e0), _mm256_add_ps(a1, e1),         \
+                           _mm256_add_ps(a2, e2), _mm256_add_ps(a3, e3)};        \
+    for (int r = 0; r < 4; r++) {                                                \
+        __m256 v = _mm256_mul_ps(vc, _mm256_add_ps(acc[r], _mm256_loadu_ps(b + p + 8 * r))); \
+        if (accumulate)                                                          \
+            v = _mm256_add_ps(_mm256_loadu_ps(y + p + 8 * r), v);                \
+        _mm256_storeu_ps(y + p + 8 * r, v);                                      \
+    }
+
+#define KERN_LOAD_F32(ptr) _mm256_loadu_ps(ptr)
+#define KERN_LOAD_F16(ptr) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(ptr)))
+
+KERN_AVX2 static void gemv_avx2(const float *w, const float *b, const float *x, int n_in,
+                                int out_pad, float c, bool accumulate, float *y)
+{
+    const __m256 vc = _mm256_set1_ps(c);
+    for (int p = 0; p < out_pad; p += KERN_R) {
+        const float *wp = w + (size_t)p * (size_t)n_in;
+        KERN_PANEL_BODY(KERN_LOAD_F32)
+    }
+}
+
+KERN_AVX2_F16 static void gemv_avx2_f16(const uint16_t *w, const float *b, const float *x,
+                                        int n_in, int out_pad, float c, bool accumulate, float *y)
+{
+    const __m256 vc = _mm256_set1_ps(c);
+    for (int p = 0; p < out_pad; p += KERN_R) {
+        const uint16_t *wp = w + (size_t)p * (size_t)n_in;
+        KERN_PANEL_BODY(KERN_LOAD_F16)
+    }
+}
+
+KERN_AVX2 static __m256 exp_neg_avx2(__m256 x)
+{
+    x = _mm256_max_ps(_mm256_set1_ps(KERN_EXP_LO), x);
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(KERN_LOG2E)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(KERN_LN2_HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(KERN_LN2_LO), r);
+    __m256 p = _mm256_set1_ps(KERN_P0);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KERN_P1));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KERN_P2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KERN_P3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KERN_P4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KERN_P5));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+KERN_AVX2 static void elu_avx2(float *v, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps(v + i);
+        __m256 pos = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ);
+        __m256 e = _mm256_sub_ps(exp_neg_avx2(_mm256_min_ps(_mm256_setzero_ps(), x)),
+                                 _mm256_set1_ps(1.0f));
+        _mm256_storeu_ps(v + i, _mm256_blendv_ps(e, x, pos));
+    }
+    elu_sse2(v + i, n - i);
+}
+
+#else /* not x86 */
+
+bool pfnn_kern_has_avx2_fma(void)
+{
+    return false;
+}
+
+bool pfnn_kern_has_f16c(void)
+{
+    return false;
+}
+
+#endif
+
+/* ------------------------------------------------------------ dispatch */
+
+void pfnn_kern_gemv(pfnn_isa isa, pfnn_dtype dtype, const float *w32, const uint16_t *w16,
+                    const float *b, const float *x, int n_in, int out_pad, float c,
+                    bool accumulate, float *y)
+{
+#if PFNN_X86
+    if (isa == PFNN_ISA_AVX2) {
+        if (dtype == PFNN_F16)
+            gemv_avx2_f16(w16, b, x, n_in, out_pad, c, accumulate, y);
+        else
+            gemv_avx2(w32, b, x, n_in, out_pad, c, accumulate, y);
+        return;
+    }
+    /* SSE2 has no half conversion; fp16 there takes the plain C path. */
+    if (isa == PFNN_ISA_SSE2 && dtype == PFNN_F32) {
+        gemv_sse2(w32, b, x, n_in, out_pad, c, accumulate, y);
+        return;
+    }
+#endif
+    (void)isa;
+    gemv_scalar(w32, dtype == PFNN_F16 ? w16 : NULL, b, x, n_in, out_pad, c, accumulate, y);
+}
+
+void pfnn_kern_elu(pfnn_isa isa, float *v, int n)
+{
+#if PFNN_X86
+    if (isa == PFNN_ISA_AVX2) {
+        elu_avx2(v, n);
+        return;
+    }
+    if (isa == PFNN_ISA_SSE2) {
+        elu_sse2(v, n);
+        return;
+    }
+#endif
+    (void)isa;
+    elu_scalar(v, n);
+}

@@ -1,0 +1,797 @@
+#include "pfnn/network.h"
+
+#include "core/file.h"
+#include "core/log.h"
+#include "pfnn/kernels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PFNN_MAGIC "SPFN"
+#define PFNN_REF_MAGIC "SPFV"
+#define PFNN_TWO_PI 6.283185307179586476925286766559
+
+enum {
+    PFNN_VERSION = 1,
+    PFNN_HEADER_BYTES = 64,
+    PFNN_REF_HEADER_BYTES = 32,
+    PFNN_DTYPE_F32 = 0,
+    /* Byte offsets of header fields, for messages. */
+    PFNN_OFF_VERSION = 4,
+    PFNN_OFF_HEADER_BYTES = 8,
+    PFNN_OFF_DIMS = 12,
+    PFNN_OFF_CONTROL = 28,
+    PFNN_OFF_JOINTS = 32,
+    PFNN_OFF_TRAJ = 36,
+    PFNN_OFF_GAITS = 40,
+    PFNN_OFF_DTYPE = 44,
+    PFNN_OFF_PAYLOAD = 48,
+    PFNN_OFF_CHECKSUM = 52,
+    PFNN_REF_MAX_COUNT = 1000000,
+    /* Blocks are aligned to a cache line. */
+    PFNN_ALIGN = 64,
+    /* Largest binary16 value; larger weights cannot be stored as fp16. */
+    PFNN_F16_MAX = 65504
+};
+
+/* Cap on everything one load allocates (the 512-wide network with all
+ * modes in fp32 and fp16 needs ~215 MB). */
+#define PFNN_MAX_LOAD_BYTES ((size_t)2 << 30)
+
+/* ------------------------------------------------------------ half floats */
+
+static uint32_t bits_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+uint16_t pfnn_f32_to_f16(float f)
+{
+    /* Round to nearest even by integer arithmetic on the binary32 bits;
+     * results below 2^-14 go through a float add that lets the FPU do the
+     * subnormal rounding. */
+    const uint32_t f32_inf = 255u << 23;
+    const uint32_t f16_overflow = (127u + 16u) << 23;
+    const uint32_t denorm_magic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
+    uint32_t u = bits_of(f);
+    const uint32_t sign = u & 0x80000000u;
+    u ^= sign;
+    uint32_t o;
+    if (u >= f16_overflow) {
+        o = u > f32_inf ? 0x7E00u : 0x7C00u;
+    } else if (u < (113u << 23)) {
+        o = bits_of(float_of(u) + float_of(denorm_magic)) - denorm_magic;
+    } else {
+        const uint32_t mant_odd = (u >> 13) & 1u;
+        u += ((uint32_t)(15 - 127) << 23) + 0xFFFu;
+        u += mant_odd;
+        o = u >> 13;
+    }
+    return (uint16_t)(o | (sign >> 16));
+}
+
+float pfnn_f16_to_f32(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t ex = (h >> 10) & 0x1Fu;
+    const uint32_t mant = h & 0x3FFu;
+    if (ex == 0) {
+        /* Zero or subnormal: mant * 2^-24 is exact in binary32. */
+        float v = (float)mant * 5.9604644775390625e-8f;
+        return sign ? -v : v;
+    }
+    if (ex == 31)
+        return float_of(sign | 0x7F800000u | (mant << 13));
+    return float_of(sign | ((ex + 112u) << 23) | (mant << 13));
+}
+
+/* ---------------------------------------------------------------- names */
+
+const char *pfnn_mode_name(pfnn_mode mode)
+{
+    switch (mode) {
+    case PFNN_PHASE_CONSTANT: return "constant";
+    case PFNN_PHASE_LINEAR: return "linear";
+    case PFNN_PHASE_CUBIC: return "cubic";
+    default: return "?";
+    }
+}
+
+const char *pfnn_dtype_name(pfnn_dtype dtype)
+{
+    switch (dtype) {
+    case PFNN_F32: return "fp32";
+    case PFNN_F16: return "fp16";
+    default: return "?";
+    }
+}
+
+const char *pfnn_isa_name(pfnn_isa isa)
+{
+    switch (isa) {
+    case PFNN_ISA_AUTO: return "auto";
+    case PFNN_ISA_SCALAR: return "scalar";
+    case PFNN_ISA_SSE2: return "sse2";
+    case PFNN_ISA_AVX2: return "avx2";
+    default: return "?";
+    }
+}
+
+bool pfnn_isa_supported(pfnn_isa isa, pfnn_dtype dtype)
+{
+    switch (isa) {
+    case PFNN_ISA_AUTO:
+    case PFNN_ISA_SCALAR:
+        return true;
+    case PFNN_ISA_SSE2:
+#if defined(__x86_64__) || defined(__i386__)
+        /* Part of the x86-64 baseline (fp16 weights there use plain C). */
+        return true;
+#else
+        return false;
+#endif
+    case PFNN_ISA_AVX2:
+        return pfnn_kern_has_avx2_fma() && (dtype != PFNN_F16 || pfnn_kern_has_f16c());
+    }
+    return false;
+}
+
+pfnn_isa pfnn_isa_best(void)
+{
+    if (pfnn_isa_supported(PFNN_ISA_AVX2, PFNN_F32))
+        return PFNN_ISA_AVX2;
+    if (pfnn_isa_supported(PFNN_ISA_SSE2, PFNN_F32))
+        return PFNN_ISA_SSE2;
+    return PFNN_ISA_SCALAR;
+}
+
+static pfnn_isa isa_resolve(pfnn_isa isa, pfnn_dtype dtype)
+{
+    if (isa != PFNN_ISA_AUTO)
+        return isa;
+    if (pfnn_isa_supported(PFNN_ISA_AVX2, dtype))
+        return PFNN_ISA_AVX2;
+    return pfnn_isa_supported(PFNN_ISA_SSE2, dtype) ? PFNN_ISA_SSE2 : PFNN_ISA_SCALAR;
+}
+
+/* ---------------------------------------------------------------- phase */
+
+/* Phase as a fraction of the cycle, in [0, 1). */
+static double phase_unit(float phase)
+{
+    double r = fmod((double)phase, PFNN_TWO_PI);
+    if (r < 0.0)
+        r += PFNN_TWO_PI;
+    double u = r / PFNN_TWO_PI;
+    return u >= 1.0 ? 0.0 : u;
+}
+
+/* Catmull-Rom weights per control point for p in [0, 4) (doc section 1). */
+static void coeffs_at(double p, double c[PFNN_CONTROL_POINTS])
+{
+    const double fl = floor(p);
+    const double w = p - fl;
+    const int k1 = ((int)fl % PFNN_CONTROL_POINTS + PFNN_CONTROL_POINTS) % PFNN_CONTROL_POINTS;
+    const double w2 = w * w, w3 = w2 * w;
+    const double cs[PFNN_CONTROL_POINTS] = {
+        -0.5 * w + w2 - 0.5 * w3,
+        1.0 - 2.5 * w2 + 1.5 * w3,
+        0.5 * w + 2.0 * w2 - 1.5 * w3,
+        -0.5 * w2 + 0.5 * w3,
+    };
+    for (int j = 0; j < PFNN_CONTROL_POINTS; j++)
+        c[(k1 + j + PFNN_CONTROL_POINTS - 1) % PFNN_CONTROL_POINTS] = cs[j];
+}
+
+void pfnn_phase_coeffs(float phase, float coeffs[PFNN_CONTROL_POINTS])
+{
+    double c[PFNN_CONTROL_POINTS];
+    coeffs_at(phase_unit(phase) * PFNN_CONTROL_POINTS, c);
+    for (int k = 0; k < PFNN_CONTROL_POINTS; k++)
+        coeffs[k] = (float)c[k];
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static size_t round_up(size_t v, size_t m)
+{
+    return (v + m - 1) / m * m;
+}
+
+static void *alloc_aligned(size_t bytes)
+{
+    return aligned_alloc(PFNN_ALIGN, round_up(bytes ? bytes : 1, PFNN_ALIGN));
+}
+
+/* Float counts of one weight set in panel layout. */
+static size_t set_weight_floats(const pfnn_network *net)
+{
+    size_t n = 0;
+    for (int l = 0; l < PFNN_LAYERS; l++)
+        n += (size_t)net->out_pad[l] * (size_t)net->in[l];
+    return n;
+}
+
+static size_t set_bias_floats(const pfnn_network *net)
+{
+    return (size_t)net->out_pad[0] + (size_t)net->out_pad[1] + (size_t)net->out_pad[2];
+}
+
+/* Row-major out x in (doc layout) -> 32-row panels, zero padding rows. */
+static void panelize(const float *src, int out, int in, int out_pad, float *dst)
+{
+    for (int o = 0; o < out_pad; o++) {
+        float *col = dst + (size_t)(o / PFNN_PANEL_ROWS) * (size_t)in * PFNN_PANEL_ROWS
+                     + (size_t)(o % PFNN_PANEL_ROWS);
+        for (int i = 0; i < in; i++)
+            col[(size_t)i * PFNN_PANEL_ROWS] = o < out ? src[(size_t)o * (size_t)in + (size_t)i] : 0.0f;
+    }
+}
+
+static void set_pointers(pfnn_network *net, int s)
+{
+    const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
+    pfnn_weights *ws = &net->sets[s];
+    size_t wo = 0, bo = 0;
+    for (int l = 0; l < PFNN_LAYERS; l++) {
+        ws->w32[l] = (float *)net->block32 + (size_t)s * wf + wo;
+        ws->w16[l] = net->block16 ? (uint16_t *)net->block16 + (size_t)s * wf + wo : NULL;
+        ws->b[l] = (float *)net->block_b + (size_t)s * bf + bo;
+        wo += (size_t)net->out_pad[l] * (size_t)net->in[l];
+        bo += (size_t)net->out_pad[l];
+    }
+}
+
+/* Set S = sum_k c_k * control point k, elementwise (same panel layout). */
+static void blend_set(pfnn_network *net, int s, double p)
+{
+    double c[PFNN_CONTROL_POINTS];
+    coeffs_at(p, c);
+    const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
+    float *w = (float *)net->block32;
+    float *b = (float *)net->block_b;
+    for (size_t j = 0; j < wf; j++) {
+        double v = 0.0;
+        for (int k = 0; k < PFNN_CONTROL_POINTS; k++)
+            v += c[k] * (double)w[(size_t)k * wf + j];
+        w[(size_t)s * wf + j] = (float)v;
+    }
+    for (size_t j = 0; j < bf; j++) {
+        double v = 0.0;
+        for (int k = 0; k < PFNN_CONTROL_POINTS; k++)
+            v += c[k] * (double)b[(size_t)k * bf + j];
+        b[(size_t)s * bf + j] = (float)v;
+    }
+}
+
+static bool check_dim(const char *name, const char *what, uint32_t v, int off)
+{
+    if (v < 1 || v > PFNN_MAX_DIM) {
+        log_error("%s: byte %d: %s = %u is out of range 1..%d", name, off, what, v, PFNN_MAX_DIM);
+        return false;
+    }
+    return true;
+}
+
+static bool check_layout(const char *name, const char *what, uint32_t v, int want, int off)
+{
+    if ((int64_t)v != want) {
+        log_error("%s: byte %d: %s = %u, the controller's layout (docs/FORMATS_PFNN.md) needs %d",
+                  name, off, what, v, want);
+        return false;
+    }
+    return true;
+}
+
+static bool build_sets(pfnn_network *net, const float *payload, const pfnn_load_desc *d)
+{
+    unsigned modes = d->modes ? d->modes : (1u << PFNN_PHASE_MODE_COUNT) - 1u;
+    /* The control points are always kept: they are the cubic mode and the
+     * source of every slice. */
+    net->has_mode[PFNN_PHASE_CUBIC] = true;
+    net->has_mode[PFNN_PHASE_CONSTANT] = (modes >> PFNN_PHASE_CONSTANT) & 1u;
+    net->has_mode[PFNN_PHASE_LINEAR] = (modes >> PFNN_PHASE_LINEAR) & 1u;
+    net->const_base = PFNN_CONTROL_POINTS;
+    net->lin_base = net->const_base + (net->has_mode[PFNN_PHASE_CONSTANT] ? PFNN_CONSTANT_SLICES : 0);
+    net->set_count = net->lin_base + (net->has_mode[PFNN_PHASE_LINEAR] ? PFNN_LINEAR_SLICES : 0);
+
+    const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
+    const size_t n_sets = (size_t)net->set_count;
+    size_t total = n_sets * (wf + bf) * sizeof(float) + (d->fp16 ? n_sets * wf * sizeof(uint16_t) : 0);
+    if (total > PFNN_MAX_LOAD_BYTES) {
+        log_error("%s: the prepared modes would need %zu MiB, over the %zu MiB cap", net->name,
+                  total >> 20, PFNN_MAX_LOAD_BYTES >> 20);
+        return false;
+    }
+    net->sets = calloc(n_sets, sizeof *net->sets);
+    net->block32 = alloc_aligned(n_sets * wf * sizeof(float));
+    net->block_b = alloc_aligned(n_sets * bf * sizeof(float));
+    net->block16 = d->fp16 ? alloc_aligned(n_sets * wf * sizeof(uint16_t)) : NULL;
+    if (!net->sets || !net->block32 || !net->block_b || (d->fp16 && !net->block16)) {
+        log_error("%s: out of memory for %zu MiB of weights", net->name, total >> 20);
+        return false;
+    }
+    for (int s = 0; s < net->set_count; s++)
+        set_pointers(net, s);
+
+    /* Control points from the payload (after Xmean, Xstd, Ymean, Ystd). */
+    const float *src = payload + 2 * (size_t)net->n_in + 2 * (size_t)net->n_out;
+    for (int k = 0; k < PFNN_CONTROL_POINTS; k++) {
+        for (int l = 0; l < PFNN_LAYERS; l++) {
+            const int o = net->out[l], i = net->in[l];
+            panelize(src, o, i, net->out_pad[l], (float *)net->sets[k].w32[l]);
+            src += (size_t)o * (size_t)i;
+            float *b = (float *)net->sets[k].b[l];
+            memcpy(b, src, (size_t)o * sizeof(float));
+            memset(b + o, 0, (size_t)(net->out_pad[l] - o) * sizeof(float));
+            src += o;
+        }
+    }
+    /* Slice s of a mode with N slices sits at phase 2 pi s / N. */
+    if (net->has_mode[PFNN_PHASE_CONSTANT])
+        for (int s = 0; s < PFNN_CONSTANT_SLICES; s++)
+            blend_set(net, net->const_base + s, (double)PFNN_CONTROL_POINTS * s / PFNN_CONSTANT_SLICES);
+    if (net->has_mode[PFNN_PHASE_LINEAR])
+        for (int s = 0; s < PFNN_LINEAR_SLICES; s++)
+            blend_set(net, net->lin_base + s, (double)PFNN_CONTROL_POINTS * s / PFNN_LINEAR_SLICES);
+
+    if (d->fp16) {
+        const float *w = net->block32;
+        uint16_t *h = net->block16;
+        for (size_t j = 0; j < n_sets * wf; j++) {
+            if (fabsf(w[j]) > (float)PFNN_F16_MAX) {
+                log_error("%s: weight %g does not fit in fp16 (|w| <= %d); load without fp16",
+                          net->name, (double)w[j], PFNN_F16_MAX);
+                return false;
+            }
+            h[j] = pfnn_f32_to_f16(w[j]);
+        }
+        net->has_f16 = true;
+    }
+
+    const size_t set_bytes32 = (wf + bf) * sizeof(float);
+    const size_t set_bytes16 = wf * sizeof(uint16_t) + bf * sizeof(float);
+    const int counts[PFNN_PHASE_MODE_COUNT] = {PFNN_CONSTANT_SLICES, PFNN_LINEAR_SLICES, PFNN_CONTROL_POINTS};
+    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
+        if (!net->has_mode[m])
+            continue;
+        net->mode_bytes[m][PFNN_F32] = (size_t)counts[m] * set_bytes32;
+        net->mode_bytes[m][PFNN_F16] = net->has_f16 ? (size_t)counts[m] * set_bytes16 : 0;
+    }
+    return true;
+}
+
+static bool load_checked(pfnn_network *net, const uint8_t *data, size_t size, const pfnn_load_desc *d)
+{
+    const char *name = net->name;
+    if (size < PFNN_HEADER_BYTES) {
+        log_error("%s: byte 0: file is %zu bytes, shorter than the %d-byte header", name, size,
+                  PFNN_HEADER_BYTES);
+        return false;
+    }
+    if (size > PFNN_MAX_FILE_BYTES) {
+        log_error("%s: byte 0: file is %zu bytes, over the %zu-byte cap", name, size, PFNN_MAX_FILE_BYTES);
+        return false;
+    }
+    if (memcmp(data, PFNN_MAGIC, 4) != 0) {
+        log_error("%s: byte 0: bad magic (expected \"%s\"), not a PFNN weights file", name, PFNN_MAGIC);
+        return false;
+    }
+    reader_t r = reader_make(data + 4, PFNN_HEADER_BYTES - 4);
+    uint32_t h[15];
+    for (int i = 0; i < 15; i++)
+        h[i] = reader_u32(&r);
+    const uint32_t version = h[0], header_bytes = h[1], n_in = h[2], h0 = h[3], h1 = h[4], n_out = h[5];
+    const uint32_t n_control = h[6], n_joints = h[7], n_traj = h[8], n_gaits = h[9], dtype = h[10];
+    const uint32_t payload_bytes = h[11], checksum = h[12];
+    if (version != PFNN_VERSION) {
+        log_error("%s: byte %d: version %u, this runtime reads version %d", name, PFNN_OFF_VERSION,
+                  version, PFNN_VERSION);
+        return false;
+    }
+    if (header_bytes != PFNN_HEADER_BYTES) {
+        log_error("%s: byte %d: header size %u, expected %d", name, PFNN_OFF_HEADER_BYTES, header_bytes,
+                  PFNN_HEADER_BYTES);
+        return false;
+    }
+    if (!check_dim(name, "n_in", n_in, PFNN_OFF_DIMS) || !check_dim(name, "h0", h0, PFNN_OFF_DIMS + 4) ||
+        !check_dim(name, "h1", h1, PFNN_OFF_DIMS + 8) || !check_dim(name, "n_out", n_out, PFNN_OFF_DIMS + 12))
+        return false;
+    if (n_control != PFNN_CONTROL_POINTS) {
+        log_error("%s: byte %d: %u control points, expected %d", name, PFNN_OFF_CONTROL, n_control,
+                  PFNN_CONTROL_POINTS);
+        return false;
+    }
+    if (dtype != PFNN_DTYPE_F32) {
+        log_error("%s: byte %d: weight type %u, only 0 (f32) is defined", name, PFNN_OFF_DTYPE, dtype);
+        return false;
+    }
+    if (!d->any_dims &&
+        (!check_layout(name, "n_in", n_in, PFNN_N_IN, PFNN_OFF_DIMS) ||
+         !check_layout(name, "n_out", n_out, PFNN_N_OUT, PFNN_OFF_DIMS + 12) ||
+         !check_layout(name, "n_joints", n_joints, PFNN_N_JOINTS, PFNN_OFF_JOINTS) ||
+         !check_layout(name, "n_traj", n_traj, PFNN_N_TRAJ, PFNN_OFF_TRAJ) ||
+         !check_layout(name, "n_gaits", n_gaits, PFNN_N_GAITS, PFNN_OFF_GAITS)))
+        return false;
+    const uint64_t per_cp = (uint64_t)h0 * n_in + h0 + (uint64_t)h1 * h0 + h1 + (uint64_t)n_out * h1 + n_out;
+    const uint64_t floats = 2 * (uint64_t)n_in + 2 * (uint64_t)n_out + PFNN_CONTROL_POINTS * per_cp;
+    if ((uint64_t)payload_bytes != 4 * floats) {
+        log_error("%s: byte %d: payload size %u, the dimensions need %llu", name, PFNN_OFF_PAYLOAD,
+                  payload_bytes, (unsigned long long)(4 * floats));
+        return false;
+    }
+    if ((uint64_t)size != PFNN_HEADER_BYTES + (uint64_t)payload_bytes) {
+        log_error("%s: byte %zu: file size %zu, the header says %llu (truncated or padded)", name, size,
+                  size, (unsigned long long)(PFNN_HEADER_BYTES + (uint64_t)payload_bytes));
+        return false;
+    }
+    const uint8_t *pay = data + PFNN_HEADER_BYTES;
+    const uint32_t sum = file_checksum32(pay, payload_bytes);
+    if (sum != checksum) {
+        log_error("%s: byte %d: checksum 0x%08x, the payload hashes to 0x%08x", name, PFNN_OFF_CHECKSUM,
+                  checksum, sum);
+        return false;
+    }
+
+    net->n_in = (int)n_in;
+    net->h0 = (int)h0;
+    net->h1 = (int)h1;
+    net->n_out = (int)n_out;
+    net->n_joints = (int)n_joints;
+    net->n_traj = (int)n_traj;
+    net->n_gaits = (int)n_gaits;
+    const int ins[PFNN_LAYERS] = {(int)n_in, (int)h0, (int)h1};
+    const int outs[PFNN_LAYERS] = {(int)h0, (int)h1, (int)n_out};
+    for (int l = 0; l < PFNN_LAYERS; l++) {
+        net->in[l] = ins[l];
+        net->out[l] = outs[l];
+        net->out_pad[l] = (int)round_up((size_t)outs[l], PFNN_PANEL_ROWS);
+    }
+
+    /* Decode once (little-endian), checking every value. */
+    float *payload = malloc((size_t)floats * sizeof(float));
+    if (!payload) {
+        log_error("%s: out of memory for %llu floats", name, (unsigned long long)floats);
+        return false;
+    }
+    reader_t pr = reader_make(pay, payload_bytes);
+    for (size_t j = 0; j < floats; j++) {
+        payload[j] = reader_f32(&pr);
+        if (!isfinite(payload[j])) {
+            log_error("%s: byte %zu: non-finite value (float %zu of the payload)", name,
+                      (size_t)PFNN_HEADER_BYTES + 4 * j, j);
+            free(payload);
+            return false;
+        }
+    }
+    /* Xstd and Ystd come right after Xmean and Ymean; the doc says never 0. */
+    const size_t std_at[2] = {(size_t)n_in, 2 * (size_t)n_in + n_out};
+    const size_t std_n[2] = {n_in, n_out};
+    for (int g = 0; g < 2; g++)
+        for (size_t j = 0; j < std_n[g]; j++)
+            if (payload[std_at[g] + j] == 0.0f) {
+                log_error("%s: byte %zu: %s[%zu] is 0 (a divisor)", name,
+                          (size_t)PFNN_HEADER_BYTES + 4 * (std_at[g] + j), g ? "Ystd" : "Xstd", j);
+                free(payload);
+                return false;
+            }
+    net->x_mean = malloc(((size_t)n_in * 2 + (size_t)n_out * 2) * sizeof(float));
+    if (!net->x_mean) {
+        free(payload);
+        log_error("%s: out of memory", name);
+        return false;
+    }
+    memcpy(net->x_mean, payload, ((size_t)n_in * 2 + (size_t)n_out * 2) * sizeof(float));
+    net->x_std = net->x_mean + n_in;
+    net->y_mean = net->x_std + n_in;
+    net->y_std = net->y_mean + n_out;
+    bool ok = build_sets(net, payload, d);
+    free(payload);
+    return ok;
+}
+
+bool pfnn_load_memory(pfnn_network *net, const char *name, const uint8_t *data, size_t size,
+                      const pfnn_load_desc *desc)
+{
+    static const pfnn_load_desc defaults = {0};
+    memset(net, 0, sizeof *net);
+    snprintf(net->name, sizeof net->name, "%s", name ? name : "(memory)");
+    if (!data)
+        size = 0;
+    if (!load_checked(net, data, size, desc ? desc : &defaults)) {
+        pfnn_free(net);
+        return false;
+    }
+    return true;
+}
+
+bool pfnn_load_ex(pfnn_network *net, const char *path, const pfnn_load_desc *desc)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    memset(net, 0, sizeof *net);
+    if (!file_read_all(path, PFNN_MAX_FILE_BYTES, &data, &size))
+        return false;
+    bool ok = pfnn_load_memory(net, path, data, size, desc);
+    file_free(data);
+    return ok;
+}
+
+bool pfnn_load(pfnn_network *net, const char *path)
+{
+    return pfnn_load_ex(net, path, NULL);
+}
+
+void pfnn_free(pfnn_network *net)
+{
+    if (!net)
+        return;
+    free(net->x_mean);
+    free(net->sets);
+    free(net->block32);
+    free(net->block16);
+    free(net->block_b);
+    memset(net, 0, sizeof *net);
+}
+
+bool pfnn_has_mode(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype)
+{
+    if ((unsigned)mode >= PFNN_PHASE_MODE_COUNT || (unsigned)dtype >= PFNN_DTYPE_COUNT || !net->sets)
+        return false;
+    return net->has_mode[mode] && (dtype == PFNN_F32 || net->has_f16);
+}
+
+size_t pfnn_mode_bytes(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype)
+{
+    if (!pfnn_has_mode(net, mode, dtype))
+        return 0;
+    return net->mode_bytes[mode][dtype];
+}
+
+size_t pfnn_bytes_per_inference(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype)
+{
+    if (!pfnn_has_mode(net, mode, dtype))
+        return 0;
+    static const int sets_read[PFNN_PHASE_MODE_COUNT] = {1, 2, PFNN_CONTROL_POINTS};
+    const int counts[PFNN_PHASE_MODE_COUNT] = {PFNN_CONSTANT_SLICES, PFNN_LINEAR_SLICES, PFNN_CONTROL_POINTS};
+    return net->mode_bytes[mode][dtype] / (size_t)counts[mode] * (size_t)sets_read[mode];
+}
+
+/* ---------------------------------------------------------------- running */
+
+bool pfnn_workspace_init(pfnn_workspace *ws, const pfnn_network *net)
+{
+    memset(ws, 0, sizeof *ws);
+    const size_t n = round_up((size_t)net->n_in, PFNN_PANEL_ROWS) + (size_t)net->out_pad[0] +
+                     (size_t)net->out_pad[1] + (size_t)net->out_pad[2];
+    ws->block = alloc_aligned(n * sizeof(float));
+    if (!ws->block) {
+        log_error("%s: out of memory for the network workspace", net->name);
+        return false;
+    }
+    memset(ws->block, 0, n * sizeof(float));
+    ws->xn = ws->block;
+    ws->h[0] = ws->xn + round_up((size_t)net->n_in, PFNN_PANEL_ROWS);
+    ws->h[1] = ws->h[0] + net->out_pad[0];
+    ws->yn = ws->h[1] + net->out_pad[1];
+    return true;
+}
+
+void pfnn_workspace_free(pfnn_workspace *ws)
+{
+    if (!ws)
+        return;
+    free(ws->block);
+    memset(ws, 0, sizeof *ws);
+}
+
+bool pfnn_output_is_finite(const float *y, int n)
+{
+    /* Sum of x - x is 0 for finite x and NaN otherwise; one branch at the end. */
+    float acc = 0.0f;
+    for (int i = 0; i < n; i++)
+        acc += y[i] - y[i];
+    return acc == 0.0f;
+}
+
+bool pfnn_validate(const pfnn_job *job)
+{
+    if (!job || !job->net || !job->ws || !job->ws->block || !job->x || !job->y) {
+        log_error("pfnn: job needs a loaded network, a workspace, x and y");
+        return false;
+    }
+    if (!job->net->sets) {
+        log_error("pfnn: job's network is not loaded");
+        return false;
+    }
+    if (!pfnn_has_mode(job->net, job->mode, job->dtype)) {
+        log_error("%s: phase mode %d (%s) in %s was not prepared at load", job->net->name, (int)job->mode,
+                  pfnn_mode_name(job->mode), pfnn_dtype_name(job->dtype));
+        return false;
+    }
+    if (!pfnn_isa_supported(job->isa, job->dtype)) {
+        log_error("pfnn: ISA %s (%s weights) does not run on this CPU", pfnn_isa_name(job->isa),
+                  pfnn_dtype_name(job->dtype));
+        return false;
+    }
+    return true;
+}
+
+/* One layer: out = sum over the chosen sets of c * (W x + b). */
+static void layer_run(const pfnn_network *net, int l, const int *sets, const float *c, int n,
+                      pfnn_dtype dtype, pfnn_isa isa, const float *x, float *out)
+{
+    bool first = true;
+    for (int j = 0; j < n; j++) {
+        /* Control points with a zero Catmull-Rom weight add nothing. */
+        if (c[j] == 0.0f)
+            continue;
+        const pfnn_weights *s = &net->sets[sets[j]];
+        pfnn_kern_gemv(isa, dtype, s->w32[l], s->w16[l], s->b[l], x, net->in[l], net->out_pad[l], c[j],
+                       !first, out);
+        first = false;
+    }
+}
+
+void pfnn_run_unchecked(const pfnn_job *job)
+{
+    const pfnn_network *net = job->net;
+    pfnn_workspace *ws = job->ws;
+    const pfnn_isa isa = isa_resolve(job->isa, job->dtype);
+    const double u = phase_unit(job->phase);
+    int sets[PFNN_CONTROL_POINTS];
+    float c[PFNN_CONTROL_POINTS];
+    int n = 0;
+    switch (job->mode) {
+    case PFNN_PHASE_CONSTANT: {
+        /* Nearest slice (the original demo floors; rounding halves the error). */
+        int s = (int)lround(u * PFNN_CONSTANT_SLICES) % PFNN_CONSTANT_SLICES;
+        sets[0] = net->const_base + s;
+        c[0] = 1.0f;
+        n = 1;
+        break;
+    }
+    case PFNN_PHASE_LINEAR: {
+        const double p = u * PFNN_LINEAR_SLICES;
+        int s0 = (int)floor(p);
+        if (s0 >= PFNN_LINEAR_SLICES)
+            s0 = PFNN_LINEAR_SLICES - 1;
+        const float t = (float)(p - s0);
+        sets[0] = net->lin_base + s0;
+        sets[1] = net->lin_base + (s0 + 1) % PFNN_LINEAR_SLICES;
+        c[0] = 1.0f - t;
+        c[1] = t;
+        n = 2;
+        break;
+    }
+    default: {
+        double cd[PFNN_CONTROL_POINTS];
+        coeffs_at(u * PFNN_CONTROL_POINTS, cd);
+        for (int k = 0; k < PFNN_CONTROL_POINTS; k++) {
+            sets[k] = k;
+            c[k] = (float)cd[k];
+        }
+        n = PFNN_CONTROL_POINTS;
+        break;
+    }
+    }
+
+    for (int i = 0; i < net->n_in; i++)
+        ws->xn[i] = (job->x[i] - net->x_mean[i]) / net->x_std[i];
+    layer_run(net, 0, sets, c, n, job->dtype, isa, ws->xn, ws->h[0]);
+    pfnn_kern_elu(isa, ws->h[0], net->out[0]);
+    layer_run(net, 1, sets, c, n, job->dtype, isa, ws->h[0], ws->h[1]);
+    pfnn_kern_elu(isa, ws->h[1], net->out[1]);
+    layer_run(net, 2, sets, c, n, job->dtype, isa, ws->h[1], ws->yn);
+    for (int o = 0; o < net->n_out; o++)
+        job->y[o] = ws->yn[o] * net->y_std[o] + net->y_mean[o];
+}
+
+bool pfnn_run(const pfnn_job *job)
+{
+    if (!pfnn_validate(job))
+        return false;
+    pfnn_run_unchecked(job);
+    return true;
+}
+
+/* ------------------------------------------------------ reference vectors */
+
+bool pfnn_ref_load_memory(pfnn_ref *ref, const char *name, const uint8_t *data, size_t size)
+{
+    memset(ref, 0, sizeof *ref);
+    if (!data || size < PFNN_REF_HEADER_BYTES) {
+        log_error("%s: byte 0: file is %zu bytes, shorter than the %d-byte header", name, data ? size : 0,
+                  PFNN_REF_HEADER_BYTES);
+        return false;
+    }
+    if (memcmp(data, PFNN_REF_MAGIC, 4) != 0) {
+        log_error("%s: byte 0: bad magic (expected \"%s\"), not a PFNN reference file", name, PFNN_REF_MAGIC);
+        return false;
+    }
+    reader_t r = reader_make(data + 4, PFNN_REF_HEADER_BYTES - 4);
+    const uint32_t version = reader_u32(&r), header_bytes = reader_u32(&r), count = reader_u32(&r);
+    const uint32_t n_in = reader_u32(&r), n_out = reader_u32(&r), checksum = reader_u32(&r);
+    if (version != PFNN_VERSION || header_bytes != PFNN_REF_HEADER_BYTES) {
+        log_error("%s: byte 4: version %u / header size %u, expected %d / %d", name, version, header_bytes,
+                  PFNN_VERSION, PFNN_REF_HEADER_BYTES);
+        return false;
+    }
+    if (count < 1 || count > PFNN_REF_MAX_COUNT || n_in < 1 || n_in > PFNN_MAX_DIM || n_out < 1 ||
+        n_out > PFNN_MAX_DIM) {
+        log_error("%s: byte 12: count %u / n_in %u / n_out %u out of range (1..%d, 1..%d)", name, count, n_in,
+                  n_out, PFNN_REF_MAX_COUNT, PFNN_MAX_DIM);
+        return false;
+    }
+    const uint64_t floats = (uint64_t)count * (1 + (uint64_t)n_in + n_out);
+    if ((uint64_t)size != PFNN_REF_HEADER_BYTES + 4 * floats) {
+        log_error("%s: byte %zu: file size %zu, the counts need %llu", name, size, size,
+                  (unsigned long long)(PFNN_REF_HEADER_BYTES + 4 * floats));
+        return false;
+    }
+    const uint32_t sum = file_checksum32(data + PFNN_REF_HEADER_BYTES, (size_t)(4 * floats));
+    if (sum != checksum) {
+        log_error("%s: byte 24: checksum 0x%08x, the records hash to 0x%08x", name, checksum, sum);
+        return false;
+    }
+    ref->count = (int)count;
+    ref->n_in = (int)n_in;
+    ref->n_out = (int)n_out;
+    ref->phase = malloc((size_t)floats * sizeof(float));
+    if (!ref->phase) {
+        log_error("%s: out of memory", name);
+        return false;
+    }
+    ref->x = ref->phase + count;
+    ref->y = ref->x + (size_t)count * n_in;
+    /* Records interleave phase, x, y; the struct keeps three arrays. */
+    reader_t pr = reader_make(data + PFNN_REF_HEADER_BYTES, (size_t)(4 * floats));
+    for (uint32_t k = 0; k < count; k++) {
+        for (uint32_t j = 0; j < 1 + n_in + n_out; j++) {
+            const float v = reader_f32(&pr);
+            if (!isfinite(v)) {
+                log_error("%s: byte %zu: non-finite value (record %u)", name, pr.pos - 4 + PFNN_REF_HEADER_BYTES, k);
+                pfnn_ref_free(ref);
+                return false;
+            }
+            if (j == 0)
+                ref->phase[k] = v;
+            else if (j <= n_in)
+                ref->x[(size_t)k * n_in + j - 1] = v;
+            else
+                ref->y[(size_t)k * n_out + j - 1 - n_in] = v;
+        }
+    }
+    return true;
+}
+
+bool pfnn_ref_load(pfnn_ref *ref, const char *path)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    memset(ref, 0, sizeof *ref);
+    if (!file_read_all(path, PFNN_MAX_FILE_BYTES, &data, &size))
+        return false;
+    bool ok = pfnn_ref_load_memory(ref, path, data, size);
+    file_free(data);
+    return ok;
+}
+
+void pfnn_ref_free(pfnn_ref *ref)
+{
+    if (!ref)
+        return;
+    free(ref->phase);
+    memset(ref, 0, sizeof *ref);
+}

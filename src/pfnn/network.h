@@ -1,0 +1,181 @@
+/* network (pfnn_): the phase-functioned neural network runtime. Loads and
+ * validates pfnn.bin (docs/FORMATS_PFNN.md), prepares three phase-function
+ * modes, and runs the forward pass y = f(x, phase) as a job.
+ *
+ * Call order: pfnn_load() (or pfnn_load_memory / _ex) -> pfnn_workspace_init()
+ * -> per step: fill a pfnn_job, pfnn_run(), pfnn_output_is_finite(y)
+ * -> pfnn_workspace_free() -> pfnn_free(). pfnn_ref_load() reads the
+ * reference vectors (pfnn_ref.bin) that tests compare against.
+ * Phase modes (per job, so switchable at run time):
+ *   CONSTANT: 50 slices precomputed over the cycle, the nearest one is used;
+ *   LINEAR:   10 slices, the two neighbours' layer OUTPUTS (pre-ELU) blended,
+ *             which equals blending their weights and reads the same bytes
+ *             without writing a blended matrix;
+ *   CUBIC:    exact, sum_k c_k (W_k x + b_k) over the 4 control points per
+ *             layer (Catmull-Rom c_k), the doc's formula; points with c_k = 0
+ *             are skipped.
+ * Weights are stored in 32-row panels (column-interleaved) so every gemv
+ * streams memory linearly; kernels: scalar, SSE2, AVX2+FMA (+F16C for fp16),
+ * picked at run time. Optional fp16 weight copies (biases stay fp32).
+ * Memory: everything is allocated by the load and workspace calls and owned
+ * by the pfnn_network / pfnn_workspace; pfnn_mode_bytes() reports it. The
+ * caller owns x and y. pfnn_run() never allocates and never logs on success.
+ * Does NOT: build the input vector or interpret the output (the controller
+ * does), thread the work, or keep the file's bytes after loading.
+ */
+#ifndef STRIDER_PFNN_NETWORK_H
+#define STRIDER_PFNN_NETWORK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The shipped layout (docs/FORMATS_PFNN.md sections 2-4); the index
+ * meanings the controller relies on only hold for these dims. */
+enum {
+    PFNN_N_IN = 282,
+    PFNN_N_OUT = 284,
+    PFNN_N_JOINTS = 21,
+    PFNN_N_TRAJ = 12,
+    PFNN_N_GAITS = 6,
+    PFNN_CONTROL_POINTS = 4,
+    PFNN_MAX_DIM = 8192,
+    PFNN_CONSTANT_SLICES = 50,
+    PFNN_LINEAR_SLICES = 10,
+    /* Output rows per weight panel (4 AVX or 8 SSE accumulators). */
+    PFNN_PANEL_ROWS = 32,
+    PFNN_LAYERS = 3
+};
+
+/* Implementation cap on pfnn.bin (the shipped 512-wide file is 8.5 MiB). */
+#define PFNN_MAX_FILE_BYTES ((size_t)256 << 20)
+
+typedef enum pfnn_mode {
+    PFNN_PHASE_CONSTANT = 0,
+    PFNN_PHASE_LINEAR,
+    PFNN_PHASE_CUBIC,
+    PFNN_PHASE_MODE_COUNT
+} pfnn_mode;
+
+typedef enum pfnn_dtype {
+    PFNN_F32 = 0,
+    PFNN_F16, /* weights only; needs pfnn_load_desc.fp16 */
+    PFNN_DTYPE_COUNT
+} pfnn_dtype;
+
+typedef enum pfnn_isa {
+    PFNN_ISA_AUTO = 0, /* the widest this CPU runs */
+    PFNN_ISA_SCALAR,
+    PFNN_ISA_SSE2,
+    PFNN_ISA_AVX2 /* AVX2 + FMA (+ F16C for fp16 weights) */
+} pfnn_isa;
+
+/* One set of weights for the 3 layers in panel layout. Layer L maps
+ * in[L] -> out[L]; its matrix holds out_pad[L] / PFNN_PANEL_ROWS panels, each
+ * in[L] x PFNN_PANEL_ROWS values: element (o, i) of the doc's row-major W is
+ * at [(o / 32) * in * 32 + i * 32 + o % 32]. Padding rows are 0. */
+typedef struct pfnn_weights {
+    const float *w32[PFNN_LAYERS];    /* NULL when only fp16 was kept */
+    const uint16_t *w16[PFNN_LAYERS]; /* IEEE binary16, or NULL */
+    const float *b[PFNN_LAYERS];      /* out_pad[L] each */
+} pfnn_weights;
+
+typedef struct pfnn_network {
+    /* Header fields. */
+    int n_in, h0, h1, n_out;
+    int n_joints, n_traj, n_gaits;
+    int in[PFNN_LAYERS], out[PFNN_LAYERS], out_pad[PFNN_LAYERS];
+    /* Normalisation (n_in / n_out floats). */
+    float *x_mean, *x_std, *y_mean, *y_std;
+    /* [0..3] control points (CUBIC), then CONSTANT slices, then LINEAR slices. */
+    pfnn_weights *sets;
+    int set_count;
+    int const_base, lin_base; /* first CONSTANT / LINEAR slice in sets */
+    bool has_mode[PFNN_PHASE_MODE_COUNT];
+    bool has_f16;
+    size_t mode_bytes[PFNN_PHASE_MODE_COUNT][PFNN_DTYPE_COUNT];
+    /* Aligned blocks the sets point into (freed by pfnn_free). */
+    void *block32, *block16, *block_b;
+    char name[128]; /* file name, for messages */
+} pfnn_network;
+
+typedef struct pfnn_load_desc {
+    unsigned modes; /* bit (1 << pfnn_mode) per mode to prepare; 0: all three */
+    bool fp16;      /* also keep fp16 copies of the weights of those modes */
+    bool any_dims;  /* accept dims other than the shipped 282/284/21/12/6 (tests, fuzzing) */
+} pfnn_load_desc;
+
+/* Scratch for one forward pass at a time; sized from the network. */
+typedef struct pfnn_workspace {
+    float *xn;      /* n_in */
+    float *h[2];    /* out_pad[0], out_pad[1] */
+    float *yn;      /* out_pad[2] */
+    void *block;
+} pfnn_workspace;
+
+typedef struct pfnn_job {
+    const pfnn_network *net;
+    pfnn_workspace *ws;
+    pfnn_mode mode;
+    pfnn_dtype dtype;
+    pfnn_isa isa;
+    float phase;     /* radians, any real value */
+    const float *x;  /* raw input, n_in */
+    float *y;        /* raw output, n_out (caller-owned) */
+} pfnn_job;
+
+/* Reads PATH and loads it with all modes in fp32, checking the shipped dims.
+ * false + one logged line naming the file and the problem otherwise. */
+bool pfnn_load(pfnn_network *net, const char *path);
+bool pfnn_load_ex(pfnn_network *net, const char *path, const pfnn_load_desc *desc);
+/* Same from bytes in memory; NAME is used in messages. DESC may be NULL. */
+bool pfnn_load_memory(pfnn_network *net, const char *name, const uint8_t *data, size_t size,
+                      const pfnn_load_desc *desc);
+void pfnn_free(pfnn_network *net);
+
+/* Bytes of weights + biases held for MODE in DTYPE (0 when not prepared). */
+size_t pfnn_mode_bytes(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype);
+/* Weight + bias bytes one forward pass reads in MODE (at a generic phase). */
+size_t pfnn_bytes_per_inference(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype);
+bool pfnn_has_mode(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype);
+
+bool pfnn_workspace_init(pfnn_workspace *ws, const pfnn_network *net);
+void pfnn_workspace_free(pfnn_workspace *ws);
+
+/* O(1) checks of pointers, mode, dtype and ISA; one logged line on failure. */
+bool pfnn_validate(const pfnn_job *job);
+/* Validates, then computes y. A non-finite x gives a non-finite y (it is
+ * propagated, never hidden): check with pfnn_output_is_finite(). */
+bool pfnn_run(const pfnn_job *job);
+/* Same without pfnn_validate() (for callers that validated once). */
+void pfnn_run_unchecked(const pfnn_job *job);
+
+/* true when all N values are finite; the controller resets on false. */
+bool pfnn_output_is_finite(const float *y, int n);
+
+/* Catmull-Rom control-point weights for PHASE (doc section 1, step 2). */
+void pfnn_phase_coeffs(float phase, float coeffs[PFNN_CONTROL_POINTS]);
+
+pfnn_isa pfnn_isa_best(void);
+bool pfnn_isa_supported(pfnn_isa isa, pfnn_dtype dtype);
+const char *pfnn_isa_name(pfnn_isa isa);
+const char *pfnn_mode_name(pfnn_mode mode);
+const char *pfnn_dtype_name(pfnn_dtype dtype);
+
+/* pfnn_ref.bin: COUNT records of phase, x[n_in], y[n_out]. */
+typedef struct pfnn_ref {
+    int count, n_in, n_out;
+    float *phase; /* count */
+    float *x;     /* count * n_in */
+    float *y;     /* count * n_out */
+} pfnn_ref;
+
+bool pfnn_ref_load(pfnn_ref *ref, const char *path);
+bool pfnn_ref_load_memory(pfnn_ref *ref, const char *name, const uint8_t *data, size_t size);
+void pfnn_ref_free(pfnn_ref *ref);
+
+/* IEEE binary16 <-> binary32, round to nearest even (portable). */
+uint16_t pfnn_f32_to_f16(float f);
+float pfnn_f16_to_f32(uint16_t h);
+
+#endif

@@ -1,0 +1,259 @@
+#define _POSIX_C_SOURCE 200809L
+#include "pfnn/pfnn_bench.h"
+
+#include "core/log.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+    PFNN_BENCH_DEFAULT_WARMUP = 50,
+    PFNN_BENCH_DEFAULT_REPEATS = 1001,
+    PFNN_BENCH_MAX_REPEATS = 1000001,
+    /* Distinct input vectors cycled through (and compared against cubic). */
+    PFNN_BENCH_INPUTS = 64,
+    /* Copy-loop passes; the fastest is kept. */
+    PFNN_BENCH_COPY_PASSES = 5
+};
+
+#define PFNN_BENCH_DEFAULT_COPY ((size_t)128 << 20)
+#define PFNN_BENCH_DEFAULT_COPY_L3 ((size_t)4 << 20)
+/* A 1 s locomotion cycle stepped at 60 Hz. */
+#define PFNN_BENCH_DEFAULT_STEP (6.2831853f / 60.0f)
+#define PFNN_BENCH_DEFAULT_FIXED 0.3f
+
+static double bench_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static float bench_rnd(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return (float)(*s >> 8) * (1.0f / 16777216.0f) * 2.0f - 1.0f;
+}
+
+/* Best of a few memcpy passes; bytes read + written per second. */
+static double bench_copy_gb_s(size_t bytes)
+{
+    char *a = malloc(bytes), *b = malloc(bytes);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return 0.0;
+    }
+    memset(a, 1, bytes);
+    memset(b, 2, bytes);
+    double best = 1e30;
+    for (int pass = 0; pass < PFNN_BENCH_COPY_PASSES; pass++) {
+        double t0 = bench_now_s();
+        memcpy(pass & 1 ? a : b, pass & 1 ? b : a, bytes);
+        double t = bench_now_s() - t0;
+        if (t < best)
+            best = t;
+    }
+    /* Read a byte so the copies are observable. */
+    volatile char sink = a[bytes / 2];
+    (void)sink;
+    free(a);
+    free(b);
+    return 2.0 * (double)bytes / best * 1e-9;
+}
+
+typedef struct bench_ctx {
+    const pfnn_network *net;
+    pfnn_workspace ws;
+    float *x; /* PFNN_BENCH_INPUTS * n_in */
+    float *y;
+    double *sorted;
+} bench_ctx;
+
+/* Times REPEATS inferences; fills median/min/max (ms) and adds to *sum. */
+static void bench_pattern(bench_ctx *c, pfnn_job *job, int warmup, int repeats, bool cycle, float step,
+                          float fixed, double out[3], double *sum)
+{
+    const pfnn_network *net = c->net;
+    float phase = fixed;
+    for (int r = -warmup; r < repeats; r++) {
+        job->x = c->x + (size_t)((r + warmup) % PFNN_BENCH_INPUTS) * (size_t)net->n_in;
+        if (cycle)
+            phase = fmodf(phase + step, 6.2831853f);
+        job->phase = phase;
+        double t0 = bench_now_s();
+        pfnn_run_unchecked(job);
+        double t = bench_now_s() - t0;
+        if (r >= 0) {
+            c->sorted[r] = 1e3 * t;
+            for (int o = 0; o < net->n_out; o++)
+                *sum += job->y[o];
+        }
+    }
+    qsort(c->sorted, (size_t)repeats, sizeof(double), bench_cmp);
+    out[0] = c->sorted[repeats / 2];
+    out[1] = c->sorted[0];
+    out[2] = c->sorted[repeats - 1];
+}
+
+bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_bench_result *out)
+{
+    memset(out, 0, sizeof *out);
+    pfnn_bench_desc d = desc ? *desc : (pfnn_bench_desc){0};
+    if (!d.warmup)
+        d.warmup = PFNN_BENCH_DEFAULT_WARMUP;
+    if (!d.repeats)
+        d.repeats = PFNN_BENCH_DEFAULT_REPEATS;
+    if (d.phase_step == 0.0f)
+        d.phase_step = PFNN_BENCH_DEFAULT_STEP;
+    if (d.fixed_phase == 0.0f)
+        d.fixed_phase = PFNN_BENCH_DEFAULT_FIXED;
+    if (!d.copy_bytes)
+        d.copy_bytes = PFNN_BENCH_DEFAULT_COPY;
+    if (!d.copy_bytes_l3)
+        d.copy_bytes_l3 = PFNN_BENCH_DEFAULT_COPY_L3;
+    if (!d.seed)
+        d.seed = 1;
+    if (!net || !net->sets || d.warmup < 0 || d.repeats < 1 || d.repeats > PFNN_BENCH_MAX_REPEATS ||
+        !isfinite(d.phase_step) || !isfinite(d.fixed_phase)) {
+        log_error("pfnn bench: needs a loaded network, 1..%d repeats and a finite phase step",
+                  PFNN_BENCH_MAX_REPEATS);
+        return false;
+    }
+    out->desc = d;
+    out->n_in = net->n_in;
+    out->h0 = net->h0;
+    out->h1 = net->h1;
+    out->n_out = net->n_out;
+
+    bench_ctx c = {.net = net};
+    const size_t n_in = (size_t)net->n_in, n_out = (size_t)net->n_out;
+    c.x = malloc(PFNN_BENCH_INPUTS * n_in * sizeof(float));
+    c.y = malloc(n_out * sizeof(float));
+    float *ref = malloc(PFNN_BENCH_INPUTS * n_out * sizeof(float));
+    c.sorted = malloc((size_t)d.repeats * sizeof(double));
+    bool ok = c.x && c.y && ref && c.sorted && pfnn_workspace_init(&c.ws, net);
+    if (!ok) {
+        log_error("pfnn bench: out of memory");
+        goto done;
+    }
+    /* Inputs spread about the training mean by one std. */
+    uint32_t s = d.seed;
+    for (size_t k = 0; k < PFNN_BENCH_INPUTS; k++)
+        for (size_t i = 0; i < n_in; i++)
+            c.x[k * n_in + i] = net->x_mean[i] + net->x_std[i] * bench_rnd(&s);
+
+    /* Cubic fp32 on the check inputs (phases of the cycle pattern). */
+    pfnn_job job = {.net = net, .ws = &c.ws, .mode = PFNN_PHASE_CUBIC, .dtype = PFNN_F32, .isa = d.isa,
+                    .x = c.x, .y = ref};
+    if (!pfnn_validate(&job)) {
+        ok = false;
+        goto done;
+    }
+    for (int k = 0; k < PFNN_BENCH_INPUTS; k++) {
+        job.x = c.x + (size_t)k * n_in;
+        job.phase = d.fixed_phase + d.phase_step * (float)k;
+        job.y = ref + (size_t)k * n_out;
+        pfnn_run_unchecked(&job);
+    }
+
+    out->copy_gb_s = bench_copy_gb_s(d.copy_bytes);
+    out->copy_l3_gb_s = bench_copy_gb_s(d.copy_bytes_l3);
+
+    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
+        for (int t = 0; t < PFNN_DTYPE_COUNT; t++) {
+            if (!pfnn_has_mode(net, (pfnn_mode)m, (pfnn_dtype)t) ||
+                !pfnn_isa_supported(d.isa, (pfnn_dtype)t))
+                continue;
+            pfnn_bench_row *row = &out->rows[out->row_count++];
+            row->mode = (pfnn_mode)m;
+            row->dtype = (pfnn_dtype)t;
+            row->isa = d.isa;
+            if (row->isa == PFNN_ISA_AUTO)
+                row->isa = pfnn_isa_supported(PFNN_ISA_AVX2, row->dtype) ? PFNN_ISA_AVX2 : pfnn_isa_best();
+            job.mode = row->mode;
+            job.dtype = row->dtype;
+            job.isa = row->isa;
+            job.y = c.y;
+            for (int k = 0; k < PFNN_BENCH_INPUTS; k++) {
+                job.x = c.x + (size_t)k * n_in;
+                job.phase = d.fixed_phase + d.phase_step * (float)k;
+                pfnn_run_unchecked(&job);
+                for (size_t o = 0; o < n_out; o++) {
+                    double e = fabs((double)c.y[o] - ref[(size_t)k * n_out + o]) / net->y_std[o];
+                    /* NaN compares false: count it as an infinite error. */
+                    if (!(e <= row->max_err_vs_cubic32))
+                        row->max_err_vs_cubic32 = isnan(e) ? INFINITY : e;
+                }
+            }
+            double r3[3];
+            bench_pattern(&c, &job, d.warmup, d.repeats, true, d.phase_step, d.fixed_phase, r3, &row->checksum);
+            row->median_ms = r3[0];
+            row->min_ms = r3[1];
+            row->max_ms = r3[2];
+            bench_pattern(&c, &job, d.warmup, d.repeats, false, d.phase_step, d.fixed_phase, r3,
+                          &row->checksum);
+            row->fixed_median_ms = r3[0];
+            row->fixed_min_ms = r3[1];
+            row->fixed_max_ms = r3[2];
+            row->mode_bytes = pfnn_mode_bytes(net, row->mode, row->dtype);
+            row->bytes_per_inference = pfnn_bytes_per_inference(net, row->mode, row->dtype);
+            if (out->copy_gb_s > 0.0) {
+                row->roofline_ms = (double)row->bytes_per_inference / (out->copy_gb_s * 1e9) * 1e3;
+                row->roofline_ratio = row->median_ms / row->roofline_ms;
+            }
+            if (out->copy_l3_gb_s > 0.0)
+                row->roofline_l3_ratio =
+                    row->fixed_median_ms / ((double)row->bytes_per_inference / (out->copy_l3_gb_s * 1e9) * 1e3);
+        }
+    }
+done:
+    pfnn_workspace_free(&c.ws);
+    free(c.x);
+    free(c.y);
+    free(ref);
+    free(c.sorted);
+    return ok;
+}
+
+void pfnn_bench_format(const pfnn_bench_result *r, char *buf, size_t size)
+{
+    size_t n = 0;
+#define PFNN_BENCH_PUT(...)                                               \
+    do {                                                                  \
+        if (n < size) {                                                   \
+            int put_ = snprintf(buf + n, size - n, __VA_ARGS__);          \
+            n += put_ > 0 ? (size_t)put_ : 0;                             \
+        }                                                                 \
+    } while (0)
+    if (size)
+        buf[0] = '\0';
+    PFNN_BENCH_PUT("pfnn %d-%d-%d-%d  repeats %d  warmup %d  cycle step %.4f rad  fixed phase %.3f rad  "
+                   "copy bandwidth %.1f GB/s (%zu MiB)  %.1f GB/s (%zu MiB, cache)\n",
+                   r->n_in, r->h0, r->h1, r->n_out, r->desc.repeats, r->desc.warmup, (double)r->desc.phase_step,
+                   (double)r->desc.fixed_phase, r->copy_gb_s, r->desc.copy_bytes >> 20, r->copy_l3_gb_s,
+                   r->desc.copy_bytes_l3 >> 20);
+    PFNN_BENCH_PUT("%-8s %-4s %-6s %9s %9s %9s %9s %9s %9s %8s %8s %7s %7s %9s %13s\n", "mode", "type", "isa",
+                   "cyc_med", "cyc_min", "cyc_max", "fix_med", "fix_min", "fix_max", "mem_MB", "MB/inf",
+                   "roof_x", "l3_x", "max_err", "checksum");
+    for (int i = 0; i < r->row_count; i++) {
+        const pfnn_bench_row *w = &r->rows[i];
+        PFNN_BENCH_PUT("%-8s %-4s %-6s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %8.1f %8.3f %7.2f %7.2f %9.2e %13.6e\n",
+                       pfnn_mode_name(w->mode), pfnn_dtype_name(w->dtype), pfnn_isa_name(w->isa), w->median_ms,
+                       w->min_ms, w->max_ms, w->fixed_median_ms, w->fixed_min_ms, w->fixed_max_ms,
+                       (double)w->mode_bytes * 1e-6, (double)w->bytes_per_inference * 1e-6, w->roofline_ratio,
+                       w->roofline_l3_ratio, w->max_err_vs_cubic32, w->checksum);
+    }
+#undef PFNN_BENCH_PUT
+}

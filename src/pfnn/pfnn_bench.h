@@ -1,0 +1,68 @@
+/* pfnn_bench: the network benchmark behind `strider bench pfnn`.
+ *
+ * Call order: load a network (with pfnn_load_desc.fp16 to time fp16 too) ->
+ * fill a pfnn_bench_desc (zero fields take the defaults below) ->
+ * pfnn_bench_run() -> pfnn_bench_format() to print.
+ * For every prepared mode x dtype it warms up, then times REPEATS single
+ * inferences with a monotonic clock in two phase patterns: "cycle" (the
+ * phase advances PHASE_STEP per inference, as in a walk, so the constant and
+ * linear modes move between slices) and "fixed" (one phase, weights hot in
+ * cache). It reports median/min/max ms, memory per mode, weight bytes read
+ * per inference, the max deviation from fp32 cubic (in output std units),
+ * and a checksum of every output. A copy loop in the same run measures
+ * memory bandwidth (DRAM-sized and L3-sized buffers) for the roofline ratio
+ * measured time / (bytes per inference / copy bandwidth).
+ * Wall-clock time is used here for profiling only.
+ * Does NOT: load files, print, or keep memory after it returns.
+ */
+#ifndef STRIDER_PFNN_BENCH_H
+#define STRIDER_PFNN_BENCH_H
+
+#include "pfnn/network.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pfnn_bench_desc {
+    int warmup;           /* 0: 50 untimed inferences per row */
+    int repeats;          /* 0: 1001 timed inferences per row and pattern */
+    float phase_step;     /* rad per inference in the cycle pattern; 0: 2 pi / 60 (1 s cycle at 60 Hz) */
+    float fixed_phase;    /* phase of the fixed pattern; 0: 0.3 rad (all 4 control points weigh in) */
+    pfnn_isa isa;         /* 0: AUTO */
+    size_t copy_bytes;    /* DRAM copy buffer; 0: 128 MiB (4x a 32 MiB L3) */
+    size_t copy_bytes_l3; /* cache copy buffer; 0: 4 MiB */
+    uint32_t seed;        /* inputs; 0: 1 */
+} pfnn_bench_desc;
+
+typedef struct pfnn_bench_row {
+    pfnn_mode mode;
+    pfnn_dtype dtype;
+    pfnn_isa isa;                    /* what AUTO resolved to */
+    double median_ms, min_ms, max_ms; /* cycle pattern */
+    double fixed_median_ms, fixed_min_ms, fixed_max_ms;
+    size_t mode_bytes;               /* memory held for the mode */
+    size_t bytes_per_inference;      /* weights + biases read by one inference */
+    double roofline_ms;              /* bytes_per_inference / DRAM copy bandwidth */
+    double roofline_ratio;           /* median_ms / roofline_ms */
+    double roofline_l3_ratio;        /* fixed_median_ms / (bytes / L3 copy bandwidth) */
+    double max_err_vs_cubic32;       /* max |y - y_cubic_fp32| / Ystd over the check inputs */
+    double checksum;                 /* sum of every output of the timed runs */
+} pfnn_bench_row;
+
+enum { PFNN_BENCH_MAX_ROWS = PFNN_PHASE_MODE_COUNT * PFNN_DTYPE_COUNT };
+
+typedef struct pfnn_bench_result {
+    pfnn_bench_desc desc; /* with the defaults filled in */
+    int n_in, h0, h1, n_out;
+    double copy_gb_s;    /* read + written bytes / s, DRAM-sized buffer */
+    double copy_l3_gb_s; /* same, L3-sized buffer */
+    int row_count;
+    pfnn_bench_row rows[PFNN_BENCH_MAX_ROWS];
+} pfnn_bench_result;
+
+bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_bench_result *out);
+/* An aligned table, one line per row plus a header line with sizes and bandwidth. */
+void pfnn_bench_format(const pfnn_bench_result *r, char *buf, size_t size);
+
+#endif
