@@ -63,8 +63,9 @@ float shadow_factor(vec3 world_pos, vec3 n)
     return mix(s, 1.0, smoothstep(frame.shadow.w, 1.0, e));
 }
 
-/* Hemispheric ambient + directional sun, linear. */
-vec3 light_surface(vec3 albedo, vec3 n, vec3 world_pos, float ao)
+/* Hemispheric ambient + directional sun, linear. shadow_min lifts the shadow
+ * term (1 = never shadowed), for surfaces that only show through cracks. */
+vec3 light_surface(vec3 albedo, vec3 n, vec3 world_pos, float ao, float shadow_min)
 {
     float hemi = n.y * 0.5 + 0.5;
     vec3 ambient = mix(frame.ground_ambient.rgb, frame.sky_ambient.rgb, hemi);
@@ -72,7 +73,7 @@ vec3 light_surface(vec3 albedo, vec3 n, vec3 world_pos, float ao)
 #ifdef STRIDER_NO_SHADOWS
     float sh = 1.0;
 #else
-    float sh = shadow_factor(world_pos, n);
+    float sh = max(shadow_factor(world_pos, n), shadow_min);
 #endif
     return albedo * (ambient * ao + frame.sun_color.rgb * ndl * sh);
 }

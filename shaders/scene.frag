@@ -7,6 +7,7 @@ in vec3 v_world;
 in vec3 v_normal;
 in vec4 v_albedo;
 in vec4 v_fog;
+in float v_skirt;
 
 uniform int u_mode;
 
@@ -26,7 +27,9 @@ float grid_lines(vec2 p, float cell, float width_px)
 void main()
 {
     vec3 n = normalize(v_normal);
-    if (!gl_FrontFacing)
+    /* Two-sided lighting for thin props; not for the terrain, whose skirts
+     * are seen from behind and must shade like the surface above them. */
+    if (!gl_FrontFacing && u_mode != 0)
         n = -n;
     vec3 albedo = v_albedo.rgb;
     if (u_mode == 0 && frame.fog.w > 0.5) {
@@ -34,7 +37,7 @@ void main()
         float major = grid_lines(v_world.xz, 1000.0, 1.5);
         albedo *= 1.0 - 0.28 * max(minor, major) - 0.2 * major;
     }
-    vec3 c = light_surface(albedo, n, v_world, 1.0);
+    vec3 c = light_surface(albedo, n, v_world, 1.0, v_skirt);
     c = apply_fog(c, v_fog);
     o_color = vec4(tonemap_to_srgb(c), v_albedo.a);
 }

@@ -17,6 +17,7 @@ out vec3 v_world;
 out vec3 v_normal;
 out vec4 v_albedo; /* linear rgb, alpha */
 out vec4 v_fog;    /* x amount, yzw colour */
+out float v_skirt; /* 1 on terrain skirts (built with colour alpha 0) */
 
 float hash12(vec2 p)
 {
@@ -57,10 +58,15 @@ void main()
     v_world = w.xyz;
     /* Models are rotations + translations only, so the upper 3x3 is fine for normals. */
     v_normal = mat3(u_model) * a_normal;
-    if (u_mode == 0)
+    v_skirt = 0.0;
+    if (u_mode == 0) {
         v_albedo = vec4(terrain_albedo(w.xyz, normalize(v_normal)), 1.0);
-    else
+        /* Skirts hang below the surface and show only through cracks between
+         * levels of detail; the surface above would shadow them. */
+        v_skirt = 1.0 - a_color.a;
+    } else {
         v_albedo = vec4(srgb_to_linear(a_color.rgb), a_color.a);
+    }
     v_fog = fog_at(w.xyz);
     gl_Position = frame.view_proj * w;
 }

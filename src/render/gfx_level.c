@@ -159,7 +159,8 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
                 float h = t->heights[j * t->width + i];
                 float p[3] = {x, copy ? h - SKIRT_CM : h, z}, n[3];
                 normal_at(t, x, z, n);
-                gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, 255));
+                /* Alpha 0 marks skirt vertices for the shader. */
+                gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, copy ? 0 : 255));
                 g->height_min = fminf(g->height_min, h);
                 g->height_max = fmaxf(g->height_max, h);
             }
@@ -493,6 +494,14 @@ bool gfx_marker_build(gfx_mesh *m)
     uint32_t i1 = gfx_mb_vertex(&b, c, up, COLOR_MARKER_NOSE);
     uint32_t i2 = gfx_mb_vertex(&b, tip, up, COLOR_MARKER_NOSE);
     gfx_mb_triangle(&b, i0, i2, i1);
+    /* Arrow on top of the head: the heading also reads from behind and above,
+     * where the body hides the nose and the ground arrow. */
+    float h = GFX_MARKER_HEIGHT_CM + 2.0f;
+    float ta[3] = {-17.0f, h, -12.0f}, tc[3] = {17.0f, h, -12.0f}, tt[3] = {0.0f, h, GFX_MARKER_RADIUS_CM + 22.0f};
+    uint32_t j0 = gfx_mb_vertex(&b, ta, up, COLOR_MARKER_NOSE);
+    uint32_t j1 = gfx_mb_vertex(&b, tc, up, COLOR_MARKER_NOSE);
+    uint32_t j2 = gfx_mb_vertex(&b, tt, up, COLOR_MARKER_NOSE);
+    gfx_mb_triangle(&b, j0, j2, j1);
     bool ok = gfx_mesh_upload(m, &b, "marker");
     gfx_mesh_builder_free(&b);
     return ok;
