@@ -1,27 +1,17 @@
 /* network (pfnn_): the phase-functioned neural network runtime. Loads and
- * validates pfnn.bin (docs/FORMATS_PFNN.md), prepares three phase-function
- * modes, and runs the forward pass y = f(x, phase) as a job.
- *
- * Call order: pfnn_load() (or pfnn_load_memory / _ex) -> pfnn_workspace_init()
- * -> per step: fill a pfnn_job, pfnn_run(), pfnn_output_is_finite(y)
- * -> pfnn_workspace_free() -> pfnn_free(). pfnn_ref_load() reads the
- * reference vectors (pfnn_ref.bin) that tests compare against.
- * Phase modes (per job, so switchable at run time):
- *   CONSTANT: 50 slices precomputed over the cycle, the nearest one is used;
- *   LINEAR:   10 slices, the two neighbours' layer OUTPUTS (pre-ELU) blended,
- *             which equals blending their weights and reads the same bytes
- *             without writing a blended matrix;
- *   CUBIC:    exact, sum_k c_k (W_k x + b_k) over the 4 control points per
- *             layer (Catmull-Rom c_k), the doc's formula; points with c_k = 0
- *             are skipped.
- * Weights are stored in 32-row panels (column-interleaved) so every gemv
- * streams memory linearly; kernels: scalar, SSE2, AVX2+FMA (+F16C for fp16),
- * picked at run time. Optional fp16 weight copies (biases stay fp32).
- * Memory: everything is allocated by the load and workspace calls and owned
- * by the pfnn_network / pfnn_workspace; pfnn_mode_bytes() reports it. The
- * caller owns x and y. pfnn_run() never allocates and never logs on success.
- * Does NOT: build the input vector or interpret the output (the controller
- * does), thread the work, or keep the file's bytes after loading.
+ * validates pfnn.bin (docs/FORMATS_PFNN.md) and runs y = f(x, phase) as a job.
+ * Call order: pfnn_load[_ex|_memory]() -> pfnn_workspace_init() -> per step:
+ * fill a pfnn_job, pfnn_run(), pfnn_output_is_finite(y) (reset on false)
+ * -> pfnn_workspace_free() -> pfnn_free(). pfnn_ref_load() reads pfnn_ref.bin.
+ * Phase modes, chosen per job: CONSTANT = nearest of 50 precomputed slices;
+ * LINEAR = 10 slices, the two neighbours' layer outputs (pre-ELU) blended,
+ * which equals blending their weights but reads the same bytes and writes
+ * no blended matrix; CUBIC = exact sum_k c_k (W_k x + b_k) over the 4 control
+ * points (zero c_k skipped). Weights live in 32-row panels so each gemv
+ * streams memory linearly; scalar, SSE2, AVX2+FMA (+F16C for fp16) kernels.
+ * Memory: all allocated at load/workspace init and owned by the structs
+ * (pfnn_mode_bytes() reports it); the caller owns x and y. pfnn_run() never
+ * allocates. Does NOT: build or interpret x/y (the controller does), thread.
  */
 #ifndef STRIDER_PFNN_NETWORK_H
 #define STRIDER_PFNN_NETWORK_H

@@ -55,8 +55,10 @@ enum { PFNN_BENCH_MAX_ROWS = PFNN_PHASE_MODE_COUNT * PFNN_DTYPE_COUNT };
 typedef struct pfnn_bench_result {
     pfnn_bench_desc desc; /* with the defaults filled in */
     int n_in, h0, h1, n_out;
-    double copy_gb_s;    /* read + written bytes / s, DRAM-sized buffer */
-    double copy_l3_gb_s; /* same, L3-sized buffer */
+    /* memcpy bandwidth counting bytes read + bytes written (STREAM "copy"
+     * convention); the weights are only read, so a ratio below 1 is possible. */
+    double copy_gb_s;    /* DRAM-sized buffer */
+    double copy_l3_gb_s; /* L3-sized buffer */
     int row_count;
     pfnn_bench_row rows[PFNN_BENCH_MAX_ROWS];
 } pfnn_bench_result;

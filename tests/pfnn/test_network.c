@@ -33,15 +33,16 @@
 /* CONSTANT and LINEAR vs exact cubic, as a fraction of Q = the largest
  * change of any output (normalised units) when the phase moves a quarter
  * cycle, i.e. from one control point to the next: a scale-free measure of
- * how much the network depends on the phase. Measured: constant 0.043-0.059 Q,
+ * how much the network depends on the phase. Measured: constant 0.043-0.069 Q,
  * linear 0.048-0.19 Q (tiny fixture 0.043 Q / 0.19 Q with Q = 2.3; random
- * nets 282-64-64-284, 7-33-5-3, 1-1-1-1, 13-31-65-40). Linear with 10 slices
+ * nets 282-64-64-284, 282-512-512-284 (0.069 Q / 0.15 Q), 7-33-5-3, 1-1-1-1,
+ * 13-31-65-40; the 32-wide smoke export 0.054 Q / 0.155 Q). Linear with 10 slices
  * is worse than constant with 50 on these nets: its slices sit at p = 0.4 s,
  * not on the control points, and the chord of the Catmull-Rom cubic over
  * 0.4 of a segment misses it by up to ~0.06 per weight (c1(0.2) = 0.912 vs
  * the chord's 0.848), while nearest-of-50 is at most 0.04 of a segment off.
  * Random control points are the worst case; a trained net varies smoothly. */
-#define TOL_CONSTANT 0.1
+#define TOL_CONSTANT 0.15
 #define TOL_LINEAR 0.3
 /* fp16 weights vs fp32 (cubic), same units; measured 6.9e-4 (tiny), 2.5e-3 (random 512). */
 #define TOL_F16 1e-2
@@ -614,6 +615,8 @@ int main(int argc, char **argv)
         test_reference(tiny, "tests/pfnn/fixtures/tiny_pfnn_ref.bin");
         double dc, dl;
         test_random_dims(PFNN_N_IN, 64, 64, PFNN_N_OUT, &dc, &dl);
+        /* The shipped width: long dot products for the SIMD vs scalar bound. */
+        test_random_dims(PFNN_N_IN, 512, 512, PFNN_N_OUT, &dc, &dl);
         test_random_dims(7, 33, 5, 3, &dc, &dl);
         test_random_dims(1, 1, 1, 1, &dc, &dl);
         test_random_dims(13, 31, 65, 40, &dc, &dl);
