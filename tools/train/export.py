@@ -222,7 +222,9 @@ def export(out, dest, ckpt=None, note=""):
     ref64 = np.stack([reference_forward(d, X[i], phases[i]) for i in range(len(idx))])
     max_abs = float(np.max(np.abs(ref64 - Y)))
     prep = json.load(open(os.path.join(out, "prepare.json")))
-    h = s["history"]
+    # The full history (a best.pt checkpoint only holds the epochs up to itself).
+    hp = os.path.join(out, "history.json")
+    h = json.load(open(hp)) if os.path.exists(hp) else s["history"]
     best_epoch = int(np.argmin(h["val_loss"])) + 1 if h["val_loss"] else 0
     joints = prep["joints"]
     meta = {
@@ -233,7 +235,10 @@ def export(out, dest, ckpt=None, note=""):
         "val_clips": prep["val_clips"],
         "network": {"n_in": net.n_in, "hidden": net.hidden, "n_out": net.n_out,
                     "control_points": pfnn.CONTROL_POINTS, "activation": "elu", "keep_prob": pfnn.KEEP_PROB},
-        "epochs_planned": s.get("epochs_planned", 0), "epochs_run": s["epoch"], "exported_epoch": s["epoch"],
+        "epochs_planned": s.get("epochs_planned", 0), "budget_minutes": s.get("budget_minutes", 0.0),
+        "training_seconds": round(float(sum(h["seconds"])), 1),
+        "samples_seen": int(round(sum(a * b for a, b in zip(h["samples_per_s"], h["seconds"])))),
+        "epochs_run": len(h["epoch"]), "exported_epoch": s["epoch"],
         "best_val_epoch": best_epoch, "train_loss": h["train_loss"], "val_loss": h["val_loss"],
         "checkpoint": os.path.basename(ckpt), "note": note,
         "reference_vectors": {"file": "pfnn_ref.bin", "count": int(len(idx)),
