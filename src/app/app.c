@@ -18,13 +18,12 @@
 /* app_t holds the debug-line storage and the level; too big for the stack. */
 static app_t g_app;
 
-static bool load_level(app_t *app, int index, const char *name)
+/* The viewer's stage: flat ground, no walls (not one of the game levels). */
+#define VIEWER_LEVEL "assets/levels/viewer.lvl"
+
+/* INDEX: the builtin level's index, or -1 for a level loaded by path. */
+static bool load_level_path(app_t *app, int index, const char *path)
 {
-    char path[PATHS_MAX];
-    if (!level_path_for_name(name, path, sizeof path)) {
-        log_error("unknown level '%s'", name);
-        return false;
-    }
     level_t *fresh = malloc(sizeof *fresh);
     if (!fresh) {
         log_error("%s: out of memory", path);
@@ -48,6 +47,16 @@ static bool load_level(app_t *app, int index, const char *name)
     sim_reset(&app->sim, &app->level);
     log_info("level %s: %s", app->level.name, app->level.title);
     return true;
+}
+
+static bool load_level(app_t *app, int index, const char *name)
+{
+    char path[PATHS_MAX];
+    if (!level_path_for_name(name, path, sizeof path)) {
+        log_error("unknown level '%s'", name);
+        return false;
+    }
+    return load_level_path(app, index, path);
 }
 
 static int level_index_for_name(const char *name)
@@ -121,7 +130,7 @@ static void handle_action(app_t *app, input_action action)
     case INPUT_ACTION_SCREENSHOT: app->screenshot_requested = true; break;
     default: {
         int index = (int)action - (int)INPUT_ACTION_LEVEL_1;
-        if (index >= 0 && index < level_builtin_count())
+        if (!app->viewer_mode && index >= 0 && index < level_builtin_count())
             app->pending_level = index;
         break;
     }
@@ -210,7 +219,11 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
         input_frame merged = *devices;
         if (app->have_script)
             input_merge(devices, &app->script.held, &merged);
-        if (!app->settings.pause)
+        if (app->settings.pause)
+            ;
+        else if (app->viewer_mode)
+            viewer_step(&app->viewer, &merged, i == 0, &app->level.terrain, (float)LOOP_STEP_S);
+        else
             sim_step(&app->sim, &merged, i == 0, (float)LOOP_STEP_S);
         loop_clock_step_done(&app->clock);
     }
@@ -227,8 +240,17 @@ static void render(app_t *app, int width, int height, bool last_frame)
     sim_marker m;
     camera_t cam;
     sim_lerp_marker(&app->sim.prev_marker, &app->sim.marker, alpha, &m);
-    camera_lerp(&app->sim.prev_camera, &app->sim.camera, alpha, &cam);
-    build_debug_lines(app, &m);
+    if (app->viewer_mode) {
+        viewer_camera(&app->viewer, alpha, &cam);
+        debug_lines_clear(&app->lines);
+        double d0 = platform_now_s();
+        if (!viewer_deform(&app->viewer))
+            app->quit = true;
+        prof_add(&app->prof, PROF_DEFORMATION, (float)((platform_now_s() - d0) * 1000.0));
+    } else {
+        camera_lerp(&app->sim.prev_camera, &app->sim.camera, alpha, &cam);
+        build_debug_lines(app, &m);
+    }
 
     gfx_frame_desc f;
     memset(&f, 0, sizeof f);
@@ -346,9 +368,20 @@ int app_run(const app_options *opt)
     loop_clock_init(&app->clock);
     paths_init(opt->data_dir);
 
+    app->viewer_mode = opt->view != NULL;
+    if (app->viewer_mode) {
+        /* Files first: bad input fails before any window opens. */
+        int rc = viewer_load(&app->viewer, opt);
+        if (rc != 0) {
+            viewer_shutdown(&app->viewer);
+            return rc;
+        }
+        app->settings.layers &= ~(unsigned)(GFX_LAYER_WALLS | GFX_LAYER_AREAS | GFX_LAYER_MARKER |
+                                             GFX_LAYER_DEBUG_LINES);
+    }
     const char *level_name = opt->level ? opt->level : level_builtin_name(0);
     int level_index = level_index_for_name(level_name);
-    if (level_index < 0) {
+    if (level_index < 0 && !app->viewer_mode) {
         fprintf(stderr, "strider: unknown level '%s'; valid:", level_name);
         for (int i = 0; i < level_builtin_count(); i++)
             fprintf(stderr, " %s", level_builtin_name(i));
@@ -356,8 +389,10 @@ int app_run(const app_options *opt)
         return EXIT_USAGE;
     }
     if (opt->script) {
-        if (!script_load(&app->script, opt->script))
+        if (!script_load(&app->script, opt->script)) {
+            viewer_shutdown(&app->viewer);
             return EXIT_RUNTIME;
+        }
         app->have_script = true;
     }
 
@@ -392,11 +427,21 @@ int app_run(const app_options *opt)
     input_init(&app->input);
     if (opt->virtual_gamepad && !attach_virtual_pad(app))
         goto out_input;
-    if (!load_level(app, level_index, level_name))
+    if (app->viewer_mode) {
+        char path[PATHS_MAX];
+        if (!paths_join(VIEWER_LEVEL, path, sizeof path) || !load_level_path(app, -1, path))
+            goto out_input;
+        const level_t *lvl = &app->level;
+        float origin[3] = {lvl->spawn_x, terrain_height(&lvl->terrain, lvl->spawn_x, lvl->spawn_z), lvl->spawn_z};
+        if (!viewer_gpu_init(&app->viewer, origin, opt->face_closeup, &lvl->terrain))
+            goto out_level;
+    } else if (!load_level(app, level_index, level_name))
         goto out_input;
 
     exit_code = app_loop(app);
 
+out_level:
+    viewer_shutdown(&app->viewer);
     level_free(&app->level);
     gfx_level_free();
 out_input:
@@ -413,5 +458,6 @@ out_platform:
 out_script:
     if (app->have_script)
         script_free(&app->script);
+    viewer_shutdown(&app->viewer);
     return exit_code;
 }

@@ -12,6 +12,7 @@
 #include "app/script.h"
 #include "app/settings.h"
 #include "app/sim.h"
+#include "app/viewer.h"
 #include "render/debug_lines.h"
 #include "world/level.h"
 
@@ -30,6 +31,8 @@ typedef struct app_t {
     bool level_loaded;
     int pending_level;             /* level switch requested by key or menu, -1 none */
     sim_t sim;
+    bool viewer_mode;              /* --view character: the step animates the viewer, not the marker */
+    viewer_t viewer;
     loop_clock clock;
     prof_t prof;
     app_settings settings;

@@ -18,6 +18,16 @@ void cli_print_usage(FILE *out)
           "  --level NAME        start on level NAME (flat, hills, tunnel, gaps, course, steps)\n"
           "  --view WHAT         open a viewer instead of the game (WHAT: character)\n"
           "  --frames N          run N frames, then exit 0\n"
+          "\n"
+          "character viewer (--view character):\n"
+          "  --character FILE    .chr file to show (default assets/characters/strider.chr)\n"
+          "  --pose FILE.bvh     pose the character from this clip (default: rest pose)\n"
+          "  --pose-frame N      0-based frame of the clip (default 0)\n"
+          "  --expression LIST   blend-shape weights, NAME[=W],... (W from -1 to 2, default 1)\n"
+          "  --face              frame the head instead of the whole figure\n"
+          "  --no-character      draw the scene without the character (reference renders)\n"
+          "  an unknown shape name or a frame past the clip's end is a usage error (2)\n"
+          "\n"
           "  --screenshot PATH   write a PNG of the last frame\n"
           "  --script FILE       play timed intents from FILE (deterministic)\n"
           "  --seed N            seed for anything random (default 1)\n"
@@ -70,6 +80,43 @@ static bool parse_size(const char *s, int *w, int *h)
     return true;
 }
 
+int cli_parse_expressions(const char *list, cli_expression *out, int max)
+{
+    if (!list || !*list)
+        return -1;
+    int n = 0;
+    const char *p = list;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t name_len = eq ? (size_t)(eq - p) : len;
+        if (n >= max || name_len == 0 || name_len >= CLI_EXPRESSION_NAME_MAX)
+            return -1;
+        memcpy(out[n].name, p, name_len);
+        out[n].name[name_len] = 0;
+        out[n].weight = 1.0f;
+        if (eq) {
+            char buf[32];
+            size_t wl = len - name_len - 1;
+            if (wl == 0 || wl >= sizeof buf)
+                return -1;
+            memcpy(buf, eq + 1, wl);
+            buf[wl] = 0;
+            char *e = NULL;
+            errno = 0;
+            float w = strtof(buf, &e);
+            if (errno || *e || !(w >= CLI_EXPRESSION_WEIGHT_MIN && w <= CLI_EXPRESSION_WEIGHT_MAX))
+                return -1;
+            out[n].weight = w;
+        }
+        n++;
+        if (!end)
+            return n;
+        p = end + 1;
+    }
+}
+
 static cli_result usage_error(const char *fmt, const char *arg)
 {
     fputs("strider: ", stderr);
@@ -84,6 +131,7 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
     opt->width = 1280;
     opt->height = 720;
     opt->seed = 1;
+    bool pose_frame_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -105,6 +153,28 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             if (strcmp(v, "character") != 0)
                 return usage_error("unknown --view '%s' (valid: character)", v);
             opt->view = v;
+        } else if (strcmp(a, "--character") == 0) {
+            NEEDS_VALUE();
+            opt->character = v;
+        } else if (strcmp(a, "--pose") == 0) {
+            NEEDS_VALUE();
+            opt->pose = v;
+        } else if (strcmp(a, "--pose-frame") == 0) {
+            NEEDS_VALUE();
+            if (!parse_long(v, 0, CLI_MAX_FRAMES, &n))
+                return usage_error("--pose-frame needs a frame number from 0, got '%s'", v);
+            opt->pose_frame = n;
+            pose_frame_given = true;
+        } else if (strcmp(a, "--expression") == 0) {
+            NEEDS_VALUE();
+            int count = cli_parse_expressions(v, opt->expressions, CLI_MAX_EXPRESSIONS);
+            if (count < 0)
+                return usage_error("--expression needs NAME[=W],... with W from -1 to 2, got '%s'", v);
+            opt->expression_count = count;
+        } else if (strcmp(a, "--face") == 0) {
+            opt->face_closeup = true;
+        } else if (strcmp(a, "--no-character") == 0) {
+            opt->no_character = true;
         } else if (strcmp(a, "--frames") == 0) {
             NEEDS_VALUE();
             if (!parse_long(v, 1, CLI_MAX_FRAMES, &n))
@@ -150,5 +220,11 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         }
 #undef NEEDS_VALUE
     }
+    if (!opt->view && (opt->character || opt->pose || pose_frame_given || opt->expression_count > 0 ||
+                       opt->face_closeup || opt->no_character))
+        return usage_error("%s", "--character, --pose, --pose-frame, --expression, --face and --no-character "
+                                 "need --view character");
+    if (pose_frame_given && !opt->pose)
+        return usage_error("%s", "--pose-frame needs --pose FILE.bvh");
     return CLI_RUN;
 }

@@ -18,6 +18,17 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 typedef enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_USAGE_ERROR } cli_result;
 
+enum { CLI_MAX_EXPRESSIONS = 64, CLI_EXPRESSION_NAME_MAX = 32 };
+/* --expression weights must lie in this range (sliders go 0..1). */
+#define CLI_EXPRESSION_WEIGHT_MIN (-1.0f)
+#define CLI_EXPRESSION_WEIGHT_MAX 2.0f
+
+/* One NAME[=W] item of --expression (W defaults to 1). */
+typedef struct cli_expression {
+    char name[CLI_EXPRESSION_NAME_MAX];
+    float weight;
+} cli_expression;
+
 typedef struct app_options {
     const char *level;          /* level name, NULL = first level */
     const char *screenshot;     /* PNG path written after the last frame */
@@ -25,6 +36,14 @@ typedef struct app_options {
     const char *data_dir;
     const char *report;         /* JSON summary written at exit */
     const char *view;           /* "character" for the character viewer, NULL for the demo */
+    /* Viewer only (--view character): */
+    const char *character;      /* .chr path, NULL = assets/characters/strider.chr */
+    const char *pose;           /* BVH clip, NULL = rest pose */
+    long pose_frame;            /* 0-based frame of the clip */
+    cli_expression expressions[CLI_MAX_EXPRESSIONS];
+    int expression_count;
+    bool face_closeup;          /* --face: frame the head instead of the whole figure */
+    bool no_character;          /* --no-character: draw the scene only (reference renders) */
     long frames;                /* 0 = run until quit */
     uint32_t seed;
     int width, height;
@@ -32,6 +51,9 @@ typedef struct app_options {
 } app_options;
 
 cli_result cli_parse(int argc, char **argv, app_options *opt);
+/* Parses "NAME[=W],NAME[=W],..." into out (at most MAX items); returns the
+ * count, or -1 on a syntax error (empty or over-long name, bad weight). */
+int cli_parse_expressions(const char *list, cli_expression *out, int max);
 void cli_print_usage(FILE *out);
 
 #endif

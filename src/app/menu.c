@@ -127,14 +127,100 @@ static void draw_input(app_t *app)
     ui_checkbox("pause simulation", &app->settings.pause);
 }
 
+static void draw_character(app_t *app)
+{
+    viewer_t *v = &app->viewer;
+    const chr_character_t *c = &v->chr;
+    if (v->gfx) {
+        const gfx_character_stats *st = gfx_character_get_stats(v->gfx);
+        ui_text("%u vertices, %u triangles, %d joints, %u meshes", st->vertex_count, st->triangle_count,
+                c->skel.joint_count, c->mesh_count);
+        ui_text("stream %.1f KB x %d slots, %llu fence waits (last %.2f ms)", st->stream_bytes / 1024.0,
+                GFX_CHARACTER_SLOTS, (unsigned long long)st->fence_waits, st->last_wait_ms);
+    }
+    ui_checkbox("character", &v->show_character);
+    ui_same_line();
+    ui_checkbox("auto-orbit", &v->auto_orbit);
+    static const char *const methods[] = {"LBS (blend points)", "LBS (blend matrices)", "dual quaternions"};
+    ui_combo("skinning (CPU)", &v->method, methods, 3);
+    ui_checkbox("dense blend shapes", &v->dense);
+    ui_same_line();
+    ui_checkbox("correctives", &v->correctives);
+    for (uint32_t k = 0; k < c->corrective_count; k++)
+        ui_text("  %-16s %.2f", c->correctives[k].name, (double)v->corrective_weight[k]);
+    if (v->have_bvh) {
+        ui_separator();
+        ui_text("clip: %d frames at %.1f fps", v->bvh.frame_count,
+                v->bvh.frame_time_s > 0.0f ? 1.0 / (double)v->bvh.frame_time_s : 0.0);
+        ui_checkbox("play", &v->playing);
+        int frame = v->frame;
+        if (ui_slider_int("frame", &frame, 0, v->bvh.frame_count - 1))
+            viewer_set_frame(v, frame);
+    }
+}
+
+/* A slider for every blend shape, two per row, grouped by category; the
+ * shape's short name is written inside its slider. */
+static void draw_shapes(app_t *app)
+{
+    viewer_t *v = &app->viewer;
+    const chr_character_t *c = &v->chr;
+    static const char *const category_names[CHR_SHAPE_CATEGORY_COUNT] = {"emotions", "modifiers", "extra"};
+    ui_text("active shapes: %d of %u", v->active_shapes, c->shape_count);
+    ui_same_line();
+    if (ui_button("reset all"))
+        viewer_reset_shapes(v);
+    for (int cat = 0; cat < CHR_SHAPE_CATEGORY_COUNT; cat++) {
+        int in_row = 0;
+        bool opened = false;
+        for (uint32_t s = 0; s < c->shape_count; s++) {
+            if (c->shapes[s].category != (uint32_t)cat)
+                continue;
+            if (!opened) {
+                opened = true;
+                ui_separator();
+                ui_text_colored(0.95f, 0.8f, 0.45f, "%s", category_names[cat]);
+                ui_same_line();
+                char label[32];
+                snprintf(label, sizeof label, "reset##%d", cat);
+                if (ui_button(label))
+                    for (uint32_t p = 0; p < c->shape_count; p++)
+                        if (c->shapes[p].category == (uint32_t)cat)
+                            v->shape_weight[p] = 0.0f;
+            }
+            if (in_row == 1)
+                ui_same_line();
+            char label[24], fmt[CHR_NAME_MAX + 8];
+            snprintf(label, sizeof label, "##shape%u", s);
+            snprintf(fmt, sizeof fmt, "%s %%.2f", c->shapes[s].name);
+            /* Two equal columns: the left takes half minus the item spacing. */
+            ui_push_item_width(in_row == 0 ? ui_content_width() * 0.5f - 4.0f : ui_content_width());
+            ui_slider_float(label, &v->shape_weight[s], 0.0f, 1.0f, fmt);
+            ui_pop_item_width();
+            in_row = (in_row + 1) % 2;
+        }
+    }
+}
+
 void menu_draw(app_t *app)
 {
-    if (!ui_begin("Strider (F1)", &app->settings.show_menu, 10.0f, 10.0f, 380.0f, 560.0f)) {
+    if (!ui_begin("Strider (F1)", &app->settings.show_menu, 10.0f, 10.0f, app->viewer_mode ? 460.0f : 380.0f,
+                  app->viewer_mode ? 690.0f : 560.0f)) {
         ui_end();
         return;
     }
-    if (ui_header("Frame timings", true))
+    if (ui_header("Frame timings", !app->viewer_mode))
         draw_timings(app);
+    if (app->viewer_mode) {
+        if (ui_header("Character", true))
+            draw_character(app);
+        if (ui_header("Blend shapes", true))
+            draw_shapes(app);
+        if (ui_header("Rendering", false))
+            draw_render(app);
+        ui_end();
+        return;
+    }
     if (ui_header("Level", true))
         draw_levels(app);
     if (ui_header("Rendering", true))

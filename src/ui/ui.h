@@ -51,6 +51,12 @@ void ui_begin_disabled(bool disabled);
 void ui_end_disabled(void);
 void ui_push_id(int id);
 void ui_pop_id(void);
+/* Width of the following widgets in pixels (e.g. two sliders side by side);
+ * a negative width leaves that many pixels free on the right. */
+void ui_push_item_width(float width);
+void ui_pop_item_width(void);
+/* Width of the content region left on the current line, in pixels. */
+float ui_content_width(void);
 
 #ifdef __cplusplus
 }

@@ -168,3 +168,6 @@ extern "C" void ui_begin_disabled(bool disabled) { ImGui::BeginDisabled(disabled
 extern "C" void ui_end_disabled(void) { ImGui::EndDisabled(); }
 extern "C" void ui_push_id(int id) { ImGui::PushID(id); }
 extern "C" void ui_pop_id(void) { ImGui::PopID(); }
+extern "C" void ui_push_item_width(float width) { ImGui::PushItemWidth(width); }
+extern "C" void ui_pop_item_width(void) { ImGui::PopItemWidth(); }
+extern "C" float ui_content_width(void) { return ImGui::GetContentRegionAvail().x; }
