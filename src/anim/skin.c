@@ -614,64 +614,276 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_kernel(const skin_ctx_t *c, int begin, 
     SKIN_BLOCK_LOOP(skin_lbs_avx2_vertex, &a, begin, end, k, nrm, tan, u16);
 }
 
-/* DQS with the blend in SIMD (one register per dual quaternion and
- * influence); normalisation and the rigid transform are the scalar code. */
+/* ---- DQS in SIMD: each vertex blends its dual quaternions in registers;
+ * blocks of four vertices are then transposed so that normalisation and the
+ * rigid transform run on four vertices per instruction (SoA). The transform
+ * mirrors the scalar reference's operation order (mul/add, no FMA). */
+
+/* Hemisphere signs: lane i of the result is W[i], negated when the real part
+ * of influence i points away from influence 0's (dot < 0, as in the scalar). */
+SKIN_INLINE __m128 skin_dq_signed_weights(__m128 w, const __m128 r[4])
+{
+    __m128 p0 = _mm_mul_ps(r[0], r[0]), p1 = _mm_mul_ps(r[0], r[1]);
+    __m128 p2 = _mm_mul_ps(r[0], r[2]), p3 = _mm_mul_ps(r[0], r[3]);
+    __m128 t0 = _mm_unpacklo_ps(p0, p1), t1 = _mm_unpackhi_ps(p0, p1);
+    __m128 t2 = _mm_unpacklo_ps(p2, p3), t3 = _mm_unpackhi_ps(p2, p3);
+    __m128 x = _mm_movelh_ps(t0, t2), y = _mm_movehl_ps(t2, t0);
+    __m128 z = _mm_movelh_ps(t1, t3), ww = _mm_movehl_ps(t3, t1);
+    __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(x, y), z), ww);
+    __m128 neg = _mm_and_ps(_mm_cmplt_ps(dot, _mm_setzero_ps()), _mm_set1_ps(-0.0f));
+    return _mm_xor_ps(w, neg);
+}
+
+/* The kept (renormalised) weights and joint rows of vertex V; influences
+ * past K repeat influence 0 with weight 0 and are never blended. */
+SKIN_INLINE __m128 skin_dq_inputs(const skin_arrays_t *a, size_t v, const int k, const bool u16,
+                                  const float *q[4])
+{
+    float w[4];
+    skin_weights(a->w + 4 * v, k, w);
+    for (int i = 0; i < 4; i++)
+        q[i] = a->dq[skin_joint_a(a, v, i < k ? i : 0, u16)];
+    __m128 r[4] = {_mm_load_ps(q[0]), _mm_load_ps(q[1]), _mm_load_ps(q[2]), _mm_load_ps(q[3])};
+    return skin_dq_signed_weights(_mm_loadu_ps(w), r);
+}
+
+/* SoA block: 4 vertices, real (rx..rw) and dual (dx..dw) parts, unnormalised. */
+typedef struct skin_dq4_t {
+    __m128 r[4], d[4];
+} skin_dq4_t;
+
+/* Loads 4 packed xyz vectors (12 floats) as x, y, z of 4 lanes. */
+SKIN_INLINE void skin_load4x3(const float *src, __m128 out[3])
+{
+    __m128 a = _mm_loadu_ps(src), b = _mm_loadu_ps(src + 4), c = _mm_loadu_ps(src + 8);
+    __m128 u = _mm_shuffle_ps(b, c, _MM_SHUFFLE(1, 0, 2, 2));
+    out[0] = _mm_shuffle_ps(a, u, _MM_SHUFFLE(3, 0, 3, 0));
+    __m128 v = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 1, 1));
+    __m128 w = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 2, 3, 3));
+    out[1] = _mm_shuffle_ps(v, w, _MM_SHUFFLE(2, 0, 2, 0));
+    __m128 x = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 2, 2));
+    __m128 y = _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 0, 0));
+    out[2] = _mm_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
+}
+
+/* Stores x, y, z of 4 lanes as 4 packed xyz vectors (12 floats). */
+SKIN_INLINE void skin_store4x3_soa(float *dst, const __m128 in[3])
+{
+    __m128 t = _mm_unpacklo_ps(in[0], in[1]);
+    __m128 u = _mm_shuffle_ps(in[2], in[0], _MM_SHUFFLE(1, 1, 0, 0));
+    _mm_storeu_ps(dst, _mm_shuffle_ps(t, u, _MM_SHUFFLE(2, 0, 1, 0)));
+    __m128 v = _mm_shuffle_ps(in[1], in[2], _MM_SHUFFLE(1, 1, 1, 1));
+    __m128 h = _mm_unpackhi_ps(in[0], in[1]);
+    _mm_storeu_ps(dst + 4, _mm_shuffle_ps(v, h, _MM_SHUFFLE(1, 0, 2, 0)));
+    __m128 r = _mm_shuffle_ps(in[2], h, _MM_SHUFFLE(3, 2, 3, 2));
+    _mm_storeu_ps(dst + 8, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 3, 2, 0)));
+}
+
+/* v' = v + 2 u x (u x v + w v) for 4 lanes; same order as SKIN_QROT. */
+SKIN_INLINE void skin_qrot4(const __m128 r[4], const __m128 in[3], __m128 out[3])
+{
+#define M_ _mm_mul_ps
+#define A_ _mm_add_ps
+#define S_ _mm_sub_ps
+    __m128 two = _mm_set1_ps(2.0f);
+    __m128 cx = A_(S_(M_(r[1], in[2]), M_(r[2], in[1])), M_(r[3], in[0]));
+    __m128 cy = A_(S_(M_(r[2], in[0]), M_(r[0], in[2])), M_(r[3], in[1]));
+    __m128 cz = A_(S_(M_(r[0], in[1]), M_(r[1], in[0])), M_(r[3], in[2]));
+    out[0] = A_(in[0], M_(two, S_(M_(r[1], cz), M_(r[2], cy))));
+    out[1] = A_(in[1], M_(two, S_(M_(r[2], cx), M_(r[0], cz))));
+    out[2] = A_(in[2], M_(two, S_(M_(r[0], cy), M_(r[1], cx))));
+}
+
+/* Normalises, transforms and stores one block of 4 vertices. POS/NRM hold
+ * 12 floats, TAN 16 (as do the outputs). */
+SKIN_INLINE void skin_dq_block(skin_dq4_t *q, const float *pos, const float *nrm, const float *tan,
+                               bool has_nrm, bool has_tan, float *opos, float *onrm, float *otan)
+{
+    __m128 *r = q->r, *d = q->d;
+    __m128 len2 = A_(A_(A_(M_(r[0], r[0]), M_(r[1], r[1])), M_(r[2], r[2])), M_(r[3], r[3]));
+    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
+    for (int i = 0; i < 4; i++) {
+        r[i] = M_(r[i], inv);
+        d[i] = M_(d[i], inv);
+    }
+    __m128 two = _mm_set1_ps(2.0f);
+    __m128 t[3] = {
+        M_(two, S_(A_(S_(M_(r[3], d[0]), M_(d[3], r[0])), M_(r[1], d[2])), M_(r[2], d[1]))),
+        M_(two, S_(A_(S_(M_(r[3], d[1]), M_(d[3], r[1])), M_(r[2], d[0])), M_(r[0], d[2]))),
+        M_(two, S_(A_(S_(M_(r[3], d[2]), M_(d[3], r[2])), M_(r[0], d[1])), M_(r[1], d[0])))};
+    __m128 in[3], out[3];
+    skin_load4x3(pos, in);
+    skin_qrot4(r, in, out);
+    for (int i = 0; i < 3; i++)
+        out[i] = A_(out[i], t[i]);
+    skin_store4x3_soa(opos, out);
+    if (has_nrm) {
+        skin_load4x3(nrm, in);
+        skin_qrot4(r, in, out);
+        skin_store4x3_soa(onrm, out);
+    }
+    if (has_tan) {
+        __m128 t0 = _mm_loadu_ps(tan), t1 = _mm_loadu_ps(tan + 4);
+        __m128 t2 = _mm_loadu_ps(tan + 8), t3 = _mm_loadu_ps(tan + 12);
+        _MM_TRANSPOSE4_PS(t0, t1, t2, t3);
+        in[0] = t0;
+        in[1] = t1;
+        in[2] = t2;
+        skin_qrot4(r, in, out);
+        /* t3 (handedness) rides along unchanged. */
+        t0 = out[0];
+        t1 = out[1];
+        t2 = out[2];
+        _MM_TRANSPOSE4_PS(t0, t1, t2, t3);
+        _mm_storeu_ps(otan, t0);
+        _mm_storeu_ps(otan + 4, t1);
+        _mm_storeu_ps(otan + 8, t2);
+        _mm_storeu_ps(otan + 12, t3);
+    }
+#undef M_
+#undef A_
+#undef S_
+}
+
+/* Blends lane L of a block with SSE2: two registers per dual quaternion. */
+SKIN_INLINE void skin_dq_blend_sse2(const skin_arrays_t *a, size_t v, const int k, const bool u16,
+                                    __m128 *real, __m128 *dual)
+{
+    const float *q[4];
+    __m128 w = skin_dq_inputs(a, v, k, u16, q);
+    __m128 wi = _mm_shuffle_ps(w, w, 0x00);
+    __m128 br = _mm_mul_ps(wi, _mm_load_ps(q[0]));
+    __m128 bd = _mm_mul_ps(wi, _mm_load_ps(q[0] + 4));
+    if (k > 1) {
+        wi = _mm_shuffle_ps(w, w, 0x55);
+        br = _mm_add_ps(br, _mm_mul_ps(wi, _mm_load_ps(q[1])));
+        bd = _mm_add_ps(bd, _mm_mul_ps(wi, _mm_load_ps(q[1] + 4)));
+    }
+    if (k > 2) {
+        wi = _mm_shuffle_ps(w, w, 0xAA);
+        br = _mm_add_ps(br, _mm_mul_ps(wi, _mm_load_ps(q[2])));
+        bd = _mm_add_ps(bd, _mm_mul_ps(wi, _mm_load_ps(q[2] + 4)));
+    }
+    if (k > 3) {
+        wi = _mm_shuffle_ps(w, w, 0xFF);
+        br = _mm_add_ps(br, _mm_mul_ps(wi, _mm_load_ps(q[3])));
+        bd = _mm_add_ps(bd, _mm_mul_ps(wi, _mm_load_ps(q[3] + 4)));
+    }
+    *real = br;
+    *dual = bd;
+}
+
+/* Transposes 4 per-vertex (real, dual) pairs into a SoA block. */
+SKIN_INLINE void skin_dq_transpose_sse2(__m128 real[4], __m128 dual[4], skin_dq4_t *q)
+{
+    _MM_TRANSPOSE4_PS(real[0], real[1], real[2], real[3]);
+    _MM_TRANSPOSE4_PS(dual[0], dual[1], dual[2], dual[3]);
+    for (int i = 0; i < 4; i++) {
+        q->r[i] = real[i];
+        q->d[i] = dual[i];
+    }
+}
+
+/* Runs BLOCK_FN(a, v0, count, ...) on full blocks, then on a padded tail
+ * copied through small buffers so that the last vertices see the same code. */
+#define SKIN_DQ_LOOP(BLEND_BLOCK, a, begin, end, k, nrm, tan, u16)                                \
+    do {                                                                                           \
+        size_t v0_ = (size_t)(begin), end_ = (size_t)(end);                                        \
+        for (; v0_ + SKIN_BLOCK <= end_; v0_ += SKIN_BLOCK) {                                      \
+            skin_dq4_t q_;                                                                         \
+            BLEND_BLOCK(a, v0_, SKIN_BLOCK, k, u16, &q_);                                          \
+            skin_dq_block(&q_, (a)->pos + 3 * v0_, nrm ? (a)->nrm + 3 * v0_ : NULL,                \
+                          tan ? (a)->tan + 4 * v0_ : NULL, nrm, tan, (a)->opos + 3 * v0_,          \
+                          nrm ? (a)->onrm + 3 * v0_ : NULL, tan ? (a)->otan + 4 * v0_ : NULL);     \
+        }                                                                                          \
+        if (v0_ < end_) {                                                                          \
+            size_t n_ = end_ - v0_;                                                                \
+            float ip_[12] = {0}, in_[12] = {0}, it_[16] = {0}, op_[12], on_[12], ot_[16];          \
+            memcpy(ip_, (a)->pos + 3 * v0_, sizeof(float) * 3 * n_);                               \
+            if (nrm)                                                                               \
+                memcpy(in_, (a)->nrm + 3 * v0_, sizeof(float) * 3 * n_);                           \
+            if (tan)                                                                               \
+                memcpy(it_, (a)->tan + 4 * v0_, sizeof(float) * 4 * n_);                           \
+            skin_dq4_t q_;                                                                         \
+            BLEND_BLOCK(a, v0_, n_, k, u16, &q_);                                                  \
+            skin_dq_block(&q_, ip_, in_, it_, nrm, tan, op_, on_, ot_);                            \
+            memcpy((a)->opos + 3 * v0_, op_, sizeof(float) * 3 * n_);                              \
+            if (nrm)                                                                               \
+                memcpy((a)->onrm + 3 * v0_, on_, sizeof(float) * 3 * n_);                          \
+            if (tan)                                                                               \
+                memcpy((a)->otan + 4 * v0_, ot_, sizeof(float) * 4 * n_);                          \
+        }                                                                                          \
+    } while (0)
+
+/* Lanes past COUNT get the identity (no NaN from 0/0; never stored). */
+SKIN_INLINE void skin_dq_blend_block_sse2(const skin_arrays_t *a, size_t v0, size_t count,
+                                          const int k, const bool u16, skin_dq4_t *q)
+{
+    __m128 real[4], dual[4];
+    for (size_t l = 0; l < SKIN_BLOCK; l++) {
+        if (l < count) {
+            skin_dq_blend_sse2(a, v0 + l, k, u16, &real[l], &dual[l]);
+        } else {
+            real[l] = _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f);
+            dual[l] = _mm_setzero_ps();
+        }
+    }
+    skin_dq_transpose_sse2(real, dual, q);
+}
+
 SKIN_INLINE void skin_dqs_sse2_kernel(const skin_ctx_t *c, int begin, int end, const int k,
                                       const bool nrm, const bool tan, const bool u16)
 {
-    (void)nrm;
-    (void)tan;
-    const skin_job_t *job = c->job;
-    const float(*pal)[8] = c->prep->dq;
-    for (size_t v = (size_t)begin; v < (size_t)end; v++) {
-        float w[4];
-        skin_weights(job->weights + 4 * v, k, w);
-        const float *q0 = pal[skin_joint(job, v, 0, u16)];
-        __m128 r0 = _mm_load_ps(q0);
-        __m128 wi = _mm_set1_ps(w[0]);
-        __m128 br = _mm_mul_ps(wi, r0);
-        __m128 bd = _mm_mul_ps(wi, _mm_load_ps(q0 + 4));
-        for (int i = 1; i < k; i++) {
-            const float *q = pal[skin_joint(job, v, i, u16)];
-            float dot = q0[0] * q[0] + q0[1] * q[1] + q0[2] * q[2] + q0[3] * q[3];
-            wi = _mm_set1_ps(dot < 0.0f ? -w[i] : w[i]);
-            br = _mm_add_ps(br, _mm_mul_ps(wi, _mm_load_ps(q)));
-            bd = _mm_add_ps(bd, _mm_mul_ps(wi, _mm_load_ps(q + 4)));
-        }
-        _Alignas(16) float b[8];
-        _mm_store_ps(b, br);
-        _mm_store_ps(b + 4, bd);
-        float r[4], d[4];
-        skin_dq_normalize(b, r, d);
-        skin_dq_apply(r, d, job, v);
-    }
+    const skin_arrays_t a = skin_arrays(c);
+    SKIN_DQ_LOOP(skin_dq_blend_block_sse2, &a, begin, end, k, nrm, tan, u16);
+}
+
+/* AVX2: one register per dual quaternion, FMA accumulation; the 4x8 block
+ * transposes with in-lane shuffles into (real | dual) halves. */
+SKIN_AVX2 SKIN_INLINE __m256 skin_dq_blend_avx2(const skin_arrays_t *a, size_t v, const int k,
+                                                const bool u16)
+{
+    const float *q[4];
+    __m128 w = skin_dq_inputs(a, v, k, u16, q);
+    __m256 w8 = _mm256_castps128_ps256(w);
+    __m256 b = _mm256_mul_ps(_mm256_permutevar8x32_ps(w8, _mm256_set1_epi32(0)),
+                             _mm256_load_ps(q[0]));
+    for (int i = 1; i < k; i++)
+        b = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(w8, _mm256_set1_epi32(i)),
+                            _mm256_load_ps(q[i]), b);
+    return b;
+}
+
+SKIN_AVX2 SKIN_INLINE void skin_dq_blend_block_avx2(const skin_arrays_t *a, size_t v0,
+                                                    size_t count, const int k, const bool u16,
+                                                    skin_dq4_t *q)
+{
+    __m256 b[SKIN_BLOCK];
+    for (size_t l = 0; l < SKIN_BLOCK; l++)
+        b[l] = l < count ? skin_dq_blend_avx2(a, v0 + l, k, u16)
+                         : _mm256_setr_ps(0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f);
+    __m256 t0 = _mm256_unpacklo_ps(b[0], b[1]), t1 = _mm256_unpackhi_ps(b[0], b[1]);
+    __m256 t2 = _mm256_unpacklo_ps(b[2], b[3]), t3 = _mm256_unpackhi_ps(b[2], b[3]);
+    __m256 x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    __m256 y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    __m256 w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    q->r[0] = _mm256_castps256_ps128(x);
+    q->r[1] = _mm256_castps256_ps128(y);
+    q->r[2] = _mm256_castps256_ps128(z);
+    q->r[3] = _mm256_castps256_ps128(w);
+    q->d[0] = _mm256_extractf128_ps(x, 1);
+    q->d[1] = _mm256_extractf128_ps(y, 1);
+    q->d[2] = _mm256_extractf128_ps(z, 1);
+    q->d[3] = _mm256_extractf128_ps(w, 1);
 }
 
 SKIN_AVX2 SKIN_INLINE void skin_dqs_avx2_kernel(const skin_ctx_t *c, int begin, int end,
                                                 const int k, const bool nrm, const bool tan,
                                                 const bool u16)
 {
-    (void)nrm;
-    (void)tan;
-    const skin_job_t *job = c->job;
-    const float(*pal)[8] = c->prep->dq;
-    for (size_t v = (size_t)begin; v < (size_t)end; v++) {
-        float w[4];
-        skin_weights(job->weights + 4 * v, k, w);
-        const float *q0 = pal[skin_joint(job, v, 0, u16)];
-        __m256 b = _mm256_mul_ps(_mm256_set1_ps(w[0]), _mm256_load_ps(q0));
-        for (int i = 1; i < k; i++) {
-            const float *q = pal[skin_joint(job, v, i, u16)];
-            float dot = q0[0] * q[0] + q0[1] * q[1] + q0[2] * q[2] + q0[3] * q[3];
-            __m256 wi = _mm256_set1_ps(dot < 0.0f ? -w[i] : w[i]);
-            b = _mm256_fmadd_ps(wi, _mm256_load_ps(q), b);
-        }
-        _Alignas(32) float bb[8];
-        _mm256_store_ps(bb, b);
-        float r[4], d[4];
-        skin_dq_normalize(bb, r, d);
-        skin_dq_apply(r, d, job, v);
-    }
+    const skin_arrays_t a = skin_arrays(c);
+    SKIN_DQ_LOOP(skin_dq_blend_block_avx2, &a, begin, end, k, nrm, tan, u16);
 }
 
 /* One non-inlined copy of KERNEL per (influences, normals/tangents, index
