@@ -15,10 +15,10 @@
 /* Camera framings: whole figure, or the face. Yaw pi looks at the front
  * (the character faces +Z); the offset gives a three-quarter view. */
 #define VIEW_YAW_RAD (3.14159265f + 0.45f)
-#define BODY_DISTANCE_CM 330.0f
-#define BODY_FOCUS_HEIGHT_CM 92.0f
+#define BODY_DISTANCE_CM 280.0f
+#define BODY_FOCUS_HEIGHT_CM 90.0f
 #define BODY_PITCH_RAD (8.0f * DEG2RAD)
-#define FACE_DISTANCE_CM 62.0f
+#define FACE_DISTANCE_CM 50.0f
 #define FACE_PITCH_RAD (4.0f * DEG2RAD)
 #define FACE_MIN_DISTANCE_CM 35.0f
 
@@ -149,6 +149,16 @@ static void update_pose(viewer_t *v)
             pose_rest(s, &v->pose);
         v->pose.trans[0][0] = s->joint_offset[0][0];
         v->pose.trans[0][2] = s->joint_offset[0][2];
+        /* Turn the root so the hips face +Z (the camera's side): the clip is
+         * shown in place, whatever direction it was captured in. */
+        static const float fwd_rest[3] = {0.0f, 0.0f, 1.0f}, up[3] = {0.0f, 1.0f, 0.0f};
+        float fwd[3], turn[4], q[4];
+        pose_quat_rotate(v->pose.rot[0], fwd_rest, fwd);
+        if (fwd[0] * fwd[0] + fwd[2] * fwd[2] > 1e-6f) {
+            pose_quat_axis_angle(up, -atan2f(fwd[0], fwd[2]), turn);
+            pose_quat_mul(turn, v->pose.rot[0], q);
+            memcpy(v->pose.rot[0], q, sizeof q);
+        }
     }
     run_fk(v);
     v->lift_cm = v->rest_foot_y_cm - foot_height(v);

@@ -1,7 +1,8 @@
 /* viewer: the character viewer (`strider --view character`), a mode of the
  * app loop: the fixed step orbits the camera and plays the pose clip instead
  * of moving the marker, and each drawn frame deforms the character on the CPU:
- *   pose (rest or a BVH frame, root kept in place) -> model matrices ->
+ *   pose (rest or a BVH frame, root kept in place and turned to face +Z) ->
+ *   model matrices ->
  *   palette -> corrective weights from joint angles -> blend shapes (the
  *   slider weights as an active list; dense or sparse) -> skinning (LBS or
  *   DQS) written straight into the renderer's mapped vertex stream.
