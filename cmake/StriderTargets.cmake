@@ -21,6 +21,12 @@ endfunction()
 
 find_program(XVFB_RUN xvfb-run)
 
+# Test drivers use Debian's interpreter (the one that sees python3-numpy etc.).
+find_program(SYSTEM_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT SYSTEM_PYTHON3)
+  message(FATAL_ERROR "/usr/bin/python3 not found: install the Debian package 'python3'")
+endif()
+
 # strider_add_test(NAME name COMMAND cmd... [GL] [LABELS ...] [TIMEOUT s])
 # GL tests run under xvfb-run with a 1280x720x24 screen (Mesa llvmpipe).
 function(strider_add_test)

@@ -4,16 +4,15 @@
  * Everything else lives in the modules under src/. */
 #include "app/app.h"
 #include "app/cli.h"
+#include "bench/bench.h"
 #include "core/log.h"
 
 #include <string.h>
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "bench") == 0) {
-        log_error("bench: no benchmarks are built into this version yet");
-        return EXIT_USAGE;
-    }
+    if (argc > 1 && strcmp(argv[1], "bench") == 0)
+        return bench_main(argc - 1, argv + 1);
     app_options opt;
     switch (cli_parse(argc, argv, &opt)) {
     case CLI_EXIT_OK: return 0;

@@ -84,7 +84,7 @@ static void skin_bench_defaults(skin_bench_desc_t *d)
 
 /* Everything one benchmark owns; allocated once, freed at the end. */
 typedef struct skin_bench_data_t {
-    float *pos, *nrm, *tan, *w, *out_pos, *out_nrm, *out_tan, *palette, *dq;
+    float *pos, *nrm, *tan, *w, *out_pos, *out_nrm, *out_tan, *palette, *dq, *ref_pos, *ref_nrm;
     uint8_t *j8;
     uint16_t *j16;
     double *times;
@@ -104,6 +104,8 @@ static void skin_bench_free(skin_bench_data_t *b)
     free(b->j8);
     free(b->j16);
     free(b->times);
+    free(b->ref_pos);
+    free(b->ref_nrm);
 }
 
 static void *skin_bench_alloc(size_t count, size_t elem, bool *ok)
@@ -177,6 +179,8 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
     b.j8 = skin_bench_alloc(n * 4, 1, &ok);
     b.j16 = skin_bench_alloc(n * 4, 2, &ok);
     b.times = skin_bench_alloc((size_t)d.repeats, sizeof(double), &ok);
+    b.ref_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.ref_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
     if (!ok) {
         log_error("bench skinning: out of memory for %d vertices", d.vertex_count);
         skin_bench_free(&b);
@@ -203,6 +207,14 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
         b.times[i] = skin_bench_now_s() - t0;
     }
     skin_pool_destroy(pool);
+    /* The reference: the same math, scalar, one thread, same inputs. */
+    skin_job_t ref = job;
+    ref.method = d.method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS;
+    ref.isa = SKIN_ISA_SCALAR;
+    ref.tangents = NULL;
+    ref.out_positions = b.ref_pos;
+    ref.out_normals = b.ref_nrm;
+    ok = ok && skin_run(&ref);
     if (ok) {
         memset(out, 0, sizeof *out);
         out->desc = d;
@@ -222,6 +234,15 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
         if (d.tangents)
             c ^= file_checksum32(b.out_tan, n * 4 * sizeof(float)) * 131u;
         out->checksum = c;
+        for (size_t k = 0; k < n * 3; k++) {
+            /* A NaN anywhere counts as an infinite error. */
+            double ep = fabs((double)b.out_pos[k] - (double)b.ref_pos[k]);
+            out->max_pos_err_cm = fmax(out->max_pos_err_cm, isfinite(ep) ? ep : INFINITY);
+            if (nrm) {
+                double en = fabs((double)b.out_nrm[k] - (double)b.ref_nrm[k]);
+                out->max_nrm_err = fmax(out->max_nrm_err, isfinite(en) ? en : INFINITY);
+            }
+        }
     }
     skin_bench_free(&b);
     return ok;

@@ -6,7 +6,8 @@
  * neighbouring joints, weights sorted and normalised, a random rigid palette),
  * warms up, times REPEATS runs with a monotonic clock, and reports the
  * median, min and max, plus a checksum of the outputs so that the work is
- * observable (and comparable between thread counts: it must not change).
+ * observable (and comparable between thread counts: it must not change),
+ * and the largest deviation from the scalar reference on the same inputs.
  * Wall-clock time is used here for profiling only.
  * Does NOT: read files, call GL, or keep anything after it returns (all
  * buffers are allocated and freed inside skin_bench_run()).
@@ -42,6 +43,10 @@ typedef struct skin_bench_result_t {
     double median_mverts_s; /* million vertices per second at the median time */
     double best_mverts_s;   /* at the min time */
     uint32_t checksum;      /* FNV-1a of every output array after the last run */
+    /* Agreement with the scalar single-thread reference of the same math
+     * (transform-then-blend for the LBS methods, scalar DQS for DQS), on the
+     * same inputs: max |difference| of positions (cm) and of normals. */
+    double max_pos_err_cm, max_nrm_err;
 } skin_bench_result_t;
 
 bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out);

@@ -1,0 +1,118 @@
+/* `strider bench pfnn`: one forward pass of the phase-functioned network
+ * per phase mode (constant, linear, cubic) and weight type (fp32, fp16),
+ * with the memory held per mode and the roofline: the weight bytes one
+ * inference streams, divided by the copy bandwidth measured in the same run. */
+#include "bench/bench_internal.h"
+
+#include "core/paths.h"
+#include "pfnn/pfnn_bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Agreement with exact cubic fp32, in units of each output's std:
+ * cubic fp32 must match itself to rounding; fp16 weights lose ~3 digits;
+ * the constant and linear modes approximate the phase function by design,
+ * so they only have to stay within one std (their error is reported). */
+#define PFNN_AGREE_CUBIC 1e-5
+#define PFNN_AGREE_F16 2e-2
+#define PFNN_AGREE_APPROX 1.0
+
+static void usage(FILE *out)
+{
+    fputs("usage: strider bench pfnn [options]\n"
+          "  --network PATH      weights (default assets/network/pfnn.bin)\n"
+          "  --no-fp16           skip the fp16 rows\n"
+          "  --repeats N --warmup N --csv PATH --json PATH --smoke\n",
+          out);
+}
+
+int bench_pfnn(int argc, char **argv, const bench_env *env)
+{
+    bench_common c = {.repeats = 1001, .warmup = 50};
+    const char *path = NULL;
+    bool fp16 = true;
+    for (int i = 2; i < argc; i++) {
+        int r = bench_parse_common(argc, argv, &i, &c);
+        if (r < 0)
+            return BENCH_EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (!strcmp(argv[i], "--network") && i + 1 < argc) {
+            path = argv[++i];
+        } else if (!strcmp(argv[i], "--no-fp16")) {
+            fp16 = false;
+        } else if (!strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "strider bench pfnn: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    char default_path[PATHS_MAX];
+    if (!path) {
+        if (!paths_join("assets/network/pfnn.bin", default_path, sizeof default_path))
+            return BENCH_EXIT_RUNTIME;
+        path = default_path;
+    }
+    if (c.smoke) {
+        c.repeats = 5;
+        c.warmup = 1;
+    }
+    pfnn_network net;
+    pfnn_load_desc ld = {.fp16 = fp16, .any_dims = true};
+    if (!pfnn_load_ex(&net, path, &ld))
+        return BENCH_EXIT_RUNTIME;
+    pfnn_bench_desc d = {.warmup = c.warmup, .repeats = c.repeats};
+    if (c.smoke) {
+        /* Small copy buffers: the smoke run checks plumbing, not bandwidth. */
+        d.copy_bytes = 1u << 20;
+        d.copy_bytes_l3 = 1u << 16;
+    }
+    pfnn_bench_result r;
+    bool ok = pfnn_bench_run(&net, &d, &r);
+    pfnn_free(&net);
+    if (!ok)
+        return BENCH_EXIT_RUNTIME;
+
+    bench_env_print(env, stdout);
+    printf("# network: %s (%d -> %d -> %d -> %d)\n", path, r.n_in, r.h0, r.h1, r.n_out);
+    printf("# copy bandwidth (read + write): %.2f GB/s DRAM-sized buffer, %.2f GB/s cache-sized\n", r.copy_gb_s,
+           r.copy_l3_gb_s);
+    static const char *const cols[] = {"mode", "dtype", "isa", "median_ms", "min_ms", "max_ms", "fixed_phase_ms",
+                                       "memory_mb", "bytes_per_inference", "roofline_ms", "roofline_ratio",
+                                       "max_err_vs_cubic_fp32_std", "copy_gb_s"};
+    bench_table t;
+    bench_table_init(&t, "pfnn: ms per inference (phase advancing through the cycle)", 13, cols);
+    int failures = 0;
+    for (int i = 0; i < r.row_count; i++) {
+        const pfnn_bench_row *w = &r.rows[i];
+        double bound = w->mode != PFNN_PHASE_CUBIC ? PFNN_AGREE_APPROX
+                       : w->dtype == PFNN_F16      ? PFNN_AGREE_F16
+                                                   : PFNN_AGREE_CUBIC;
+        if (!(w->max_err_vs_cubic32 <= bound) || !isfinite(w->checksum)) {
+            fprintf(stderr, "strider bench pfnn: %s %s disagrees with exact cubic fp32: %.3g std (bound %.3g)\n",
+                    pfnn_mode_name(w->mode), pfnn_dtype_name(w->dtype), w->max_err_vs_cubic32, bound);
+            failures++;
+        }
+        if (!bench_table_row_begin(&t))
+            break;
+        bench_table_str(&t, pfnn_mode_name(w->mode));
+        bench_table_str(&t, pfnn_dtype_name(w->dtype));
+        bench_table_str(&t, pfnn_isa_name(w->isa));
+        bench_table_num(&t, w->median_ms, 4);
+        bench_table_num(&t, w->min_ms, 4);
+        bench_table_num(&t, w->max_ms, 4);
+        bench_table_num(&t, w->fixed_median_ms, 4);
+        bench_table_num(&t, (double)w->mode_bytes / (1024.0 * 1024.0), 2);
+        bench_table_num(&t, (double)w->bytes_per_inference, 0);
+        bench_table_num(&t, w->roofline_ms, 4);
+        bench_table_num(&t, w->roofline_ratio, 2);
+        bench_table_num(&t, w->max_err_vs_cubic32, 6);
+        bench_table_num(&t, r.copy_gb_s, 2);
+    }
+    return bench_finish(&t, env, &c, failures);
+}

@@ -1,0 +1,323 @@
+/* strtok_r, gmtime_r and clock_gettime are POSIX, not C11. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench/bench_report.h"
+
+#include "core/log.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef STRIDER_BUILD_TYPE
+#define STRIDER_BUILD_TYPE "unknown"
+#endif
+
+static void read_cpu_model(char *out, size_t size)
+{
+    snprintf(out, size, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            const char *colon = strchr(line, ':');
+            if (colon) {
+                colon++;
+                while (*colon == ' ')
+                    colon++;
+                snprintf(out, size, "%s", colon);
+                out[strcspn(out, "\n")] = 0;
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void read_isa(char *out, size_t size)
+{
+    out[0] = 0;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    struct {
+        const char *name;
+        int on;
+    } feats[] = {{"sse2", __builtin_cpu_supports("sse2")}, {"sse4.2", __builtin_cpu_supports("sse4.2")},
+                 {"avx", __builtin_cpu_supports("avx")},   {"avx2", __builtin_cpu_supports("avx2")},
+                 {"fma", __builtin_cpu_supports("fma")},   {"avx512f", __builtin_cpu_supports("avx512f")}};
+    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
+        if (!feats[i].on)
+            continue;
+        size_t n = strlen(out);
+        snprintf(out + n, size - n, "%s%s", n ? " " : "", feats[i].name);
+    }
+#else
+    snprintf(out, size, "non-x86");
+#endif
+}
+
+void bench_env_collect(bench_env *env, int argc, char **argv)
+{
+    memset(env, 0, sizeof *env);
+    read_cpu_model(env->cpu, sizeof env->cpu);
+    read_isa(env->isa, sizeof env->isa);
+    snprintf(env->gl_renderer, sizeof env->gl_renderer, "none");
+    snprintf(env->gl_version, sizeof env->gl_version, "none");
+    const char *san = "";
+#if defined(__SANITIZE_ADDRESS__)
+    san = ", ASan";
+#endif
+    snprintf(env->build, sizeof env->build, "%s, gcc %d.%d%s", STRIDER_BUILD_TYPE, __GNUC__, __GNUC_MINOR__, san);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(env->date, sizeof env->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    env->cores = cores > 0 ? (int)cores : 1;
+    size_t n = 0;
+    for (int i = 0; i < argc && n + 2 < sizeof env->command; i++) {
+        int w = snprintf(env->command + n, sizeof env->command - n, "%s%s", i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+void bench_env_print(const bench_env *env, FILE *out)
+{
+    fprintf(out, "# command: %s\n", env->command);
+    fprintf(out, "# date: %s\n", env->date);
+    fprintf(out, "# cpu: %s (%d cores online; %s)\n", env->cpu, env->cores, env->isa);
+    fprintf(out, "# gl: %s, %s\n", env->gl_renderer, env->gl_version);
+    fprintf(out, "# build: %s\n", env->build);
+}
+
+double bench_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void bench_stats(double *v, int n, double *median, double *min, double *max)
+{
+    if (n <= 0) {
+        *median = *min = *max = NAN;
+        return;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    *min = v[0];
+    *max = v[n - 1];
+    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void bench_table_init(bench_table *t, const char *title, int columns, const char *const *names)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->title, sizeof t->title, "%s", title);
+    t->columns = columns > BENCH_MAX_COLUMNS ? BENCH_MAX_COLUMNS : columns;
+    for (int c = 0; c < t->columns; c++)
+        snprintf(t->names[c], sizeof t->names[c], "%s", names[c]);
+}
+
+void bench_table_free(bench_table *t)
+{
+    free(t->cells);
+    t->cells = NULL;
+    t->rows = t->capacity_rows = 0;
+}
+
+bool bench_table_row_begin(bench_table *t)
+{
+    if (t->rows == t->capacity_rows) {
+        int cap = t->capacity_rows ? t->capacity_rows * 2 : 32;
+        bench_cell *grown = realloc(t->cells, (size_t)cap * (size_t)t->columns * sizeof *grown);
+        if (!grown) {
+            log_error("bench: out of memory for result rows");
+            return false;
+        }
+        t->cells = grown;
+        t->capacity_rows = cap;
+    }
+    memset(&t->cells[(size_t)t->rows * (size_t)t->columns], 0, (size_t)t->columns * sizeof *t->cells);
+    t->rows++;
+    t->cursor = 0;
+    return true;
+}
+
+static bench_cell *next_cell(bench_table *t)
+{
+    if (t->rows == 0 || t->cursor >= t->columns)
+        return NULL;
+    return &t->cells[(size_t)(t->rows - 1) * (size_t)t->columns + (size_t)t->cursor++];
+}
+
+void bench_table_str(bench_table *t, const char *s)
+{
+    bench_cell *c = next_cell(t);
+    if (!c)
+        return;
+    c->kind = BENCH_CELL_STR;
+    snprintf(c->str, sizeof c->str, "%s", s);
+}
+
+void bench_table_num(bench_table *t, double v, int decimals)
+{
+    bench_cell *c = next_cell(t);
+    if (!c)
+        return;
+    c->kind = BENCH_CELL_NUM;
+    c->num = v;
+    c->decimals = decimals;
+}
+
+static void cell_text(const bench_cell *c, char *buf, size_t size)
+{
+    if (c->kind == BENCH_CELL_STR)
+        snprintf(buf, size, "%s", c->str);
+    else if (!isfinite(c->num))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.*f", c->decimals, c->num);
+}
+
+void bench_table_print(const bench_table *t, FILE *out)
+{
+    int width[BENCH_MAX_COLUMNS];
+    char buf[BENCH_TEXT_MAX];
+    for (int c = 0; c < t->columns; c++) {
+        width[c] = (int)strlen(t->names[c]);
+        for (int r = 0; r < t->rows; r++) {
+            cell_text(&t->cells[(size_t)r * (size_t)t->columns + (size_t)c], buf, sizeof buf);
+            int w = (int)strlen(buf);
+            if (w > width[c])
+                width[c] = w;
+        }
+    }
+    fprintf(out, "\n%s\n", t->title);
+    for (int c = 0; c < t->columns; c++)
+        fprintf(out, "%s%*s", c ? "  " : "", c ? width[c] : -width[c], t->names[c]);
+    fputc('\n', out);
+    for (int c = 0; c < t->columns; c++) {
+        fprintf(out, "%s", c ? "  " : "");
+        for (int k = 0; k < width[c]; k++)
+            fputc('-', out);
+    }
+    fputc('\n', out);
+    for (int r = 0; r < t->rows; r++) {
+        for (int c = 0; c < t->columns; c++) {
+            const bench_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            cell_text(cell, buf, sizeof buf);
+            /* Text left-aligned, numbers right-aligned. */
+            int w = cell->kind == BENCH_CELL_STR ? -width[c] : width[c];
+            fprintf(out, "%s%*s", c ? "  " : "", w, buf);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static bool finish_file(FILE *f, const char *path)
+{
+    bool ok = !ferror(f);
+    if (fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        log_error("%s: write failed", path);
+    return ok;
+}
+
+bool bench_table_write_csv(const bench_table *t, const bench_env *env, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        log_error("%s: cannot open for writing", path);
+        return false;
+    }
+    /* The header travels with the numbers as '#' comment lines. */
+    bench_env_print(env, f);
+    for (int c = 0; c < t->columns; c++)
+        fprintf(f, "%s%s", c ? "," : "", t->names[c]);
+    fputc('\n', f);
+    char buf[BENCH_TEXT_MAX];
+    for (int r = 0; r < t->rows; r++) {
+        for (int c = 0; c < t->columns; c++) {
+            const bench_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            if (cell->kind == BENCH_CELL_NUM && isfinite(cell->num))
+                snprintf(buf, sizeof buf, "%.9g", cell->num);
+            else
+                cell_text(cell, buf, sizeof buf);
+            fprintf(f, "%s%s", c ? "," : "", buf);
+        }
+        fputc('\n', f);
+    }
+    return finish_file(f, path);
+}
+
+bool bench_table_write_json(const bench_table *t, const bench_env *env, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        log_error("%s: cannot open for writing", path);
+        return false;
+    }
+    fprintf(f, "{\n  \"benchmark\": ");
+    json_string(f, t->title);
+    fprintf(f, ",\n  \"env\": {\"command\": ");
+    json_string(f, env->command);
+    fprintf(f, ", \"date\": ");
+    json_string(f, env->date);
+    fprintf(f, ", \"cpu\": ");
+    json_string(f, env->cpu);
+    fprintf(f, ", \"cores\": %d, \"isa\": ", env->cores);
+    json_string(f, env->isa);
+    fprintf(f, ", \"gl_renderer\": ");
+    json_string(f, env->gl_renderer);
+    fprintf(f, ", \"gl_version\": ");
+    json_string(f, env->gl_version);
+    fprintf(f, ", \"build\": ");
+    json_string(f, env->build);
+    fprintf(f, "},\n  \"rows\": [\n");
+    for (int r = 0; r < t->rows; r++) {
+        fprintf(f, "    {");
+        for (int c = 0; c < t->columns; c++) {
+            const bench_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            fprintf(f, "%s", c ? ", " : "");
+            json_string(f, t->names[c]);
+            fputs(": ", f);
+            if (cell->kind == BENCH_CELL_STR)
+                json_string(f, cell->str);
+            else if (isfinite(cell->num))
+                fprintf(f, "%.9g", cell->num);
+            else
+                fputs("null", f);
+        }
+        fprintf(f, "}%s\n", r + 1 < t->rows ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    return finish_file(f, path);
+}
