@@ -263,8 +263,35 @@ static void test_committed(const char *path)
             g_failures++;
         }
     }
-    printf("committed character: %d joints, %u meshes, %u triangles, %u shapes, %u correctives\n",
-           c.skel.joint_count, c.mesh_count, tris, c.shape_count, c.corrective_count);
+    /* The seam: head vertices that coincide with body vertices must carry
+     * identical normals and weights, and no blend shape may move them. */
+    const chr_mesh_t *hm = &c.meshes[head], *bm = &c.meshes[chr_find_mesh(&c, "body")];
+    uint32_t seam = 0;
+    bool *on_seam = calloc(hm->vertex_count, 1);
+    for (uint32_t i = 0; i < hm->vertex_count && on_seam; i++) {
+        const chr_vertex_t *hv = &hm->vertices[i];
+        for (uint32_t k = 0; k < bm->vertex_count; k++) {
+            const chr_vertex_t *bv = &bm->vertices[k];
+            if (memcmp(hv->pos, bv->pos, sizeof hv->pos) != 0)
+                continue;
+            seam++;
+            on_seam[i] = true;
+            CHECK(memcmp(hv->normal, bv->normal, sizeof hv->normal) == 0);
+            CHECK(memcmp(hv->joints, bv->joints, sizeof hv->joints) == 0);
+            CHECK(memcmp(hv->weights, bv->weights, sizeof hv->weights) == 0);
+            break;
+        }
+    }
+    CHECK(seam >= 16);
+    for (uint32_t si = 0; si < c.shape_count && on_seam; si++)
+        for (uint32_t d = 0; d < c.shapes[si].delta_count; d++)
+            if (on_seam[c.shapes[si].deltas[d].vertex]) {
+                const float *dp = c.shapes[si].deltas[d].dpos;
+                CHECK(dp[0] == 0.0f && dp[1] == 0.0f && dp[2] == 0.0f);
+            }
+    free(on_seam);
+    printf("committed character: %u seam vertices, %d joints, %u meshes, %u triangles, %u shapes, %u correctives\n",
+           seam, c.skel.joint_count, c.mesh_count, tris, c.shape_count, c.corrective_count);
     chr_free(&c);
 }
 

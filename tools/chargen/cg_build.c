@@ -15,8 +15,8 @@
 
 /* Cell sizes (cm) of the default character: the body, the head away from
  * the face, and the eyes/nose/mouth region. Chosen for ~30k triangles. */
-#define CG_H_BODY_CM 1.7f
-#define CG_H_HEAD_CM 0.95f
+#define CG_H_BODY_CM 1.9f
+#define CG_H_HEAD_CM 1.05f
 #define CG_H_FACE_CM 0.32f
 /* The head mesh starts this far above the body's top loop (cm); the band
  * between is a zipped strip owned by the head. */
@@ -32,8 +32,8 @@
 /* Shape AO is recomputed this far (cm) around moved vertices. */
 #define CG_AO_SHAPE_REACH_CM 3.5f
 /* Deltas smaller than these are not stored. */
-#define CG_EPS_POS_CM 2e-3f
-#define CG_EPS_NRM 5e-3f
+#define CG_EPS_POS_CM 5e-3f
+#define CG_EPS_NRM 8e-3f
 #define CG_EPS_AO 4e-3f
 
 enum {
@@ -200,32 +200,127 @@ typedef struct mat_ctx_t {
     float neck_x, neck_z;
 } mat_ctx_t;
 
+/* Material regions are bounded by level sets g(p) = 0 of these functions
+ * (negative inside the named region). The mesh is first snapped so edges
+ * run along each level set, then vertices are classified with the same
+ * functions, which keeps colour boundaries straight instead of stair-stepped. */
+typedef enum {
+    B_BOOT,      /* boots: below the ankle line */
+    B_BOOT_TRIM, /* trim band above the boots */
+    B_CUFF_L,    /* skin of the hand beyond the wrist */
+    B_CUFF_R,
+    B_CUFF_TRIM_L,
+    B_CUFF_TRIM_R,
+    B_COLLAR,      /* skin above the collar line */
+    B_HAIR,
+    B_BROW_L,
+    B_BROW_R,
+    B_LIPS,
+    B_COUNT
+} boundary_id;
+
+/* Thickness (cm) of the trim bands. */
+#define CG_TRIM_CM 2.3f
+#define CG_BOOT_TOP_CM 9.0f
+
+static float hand_t(const mat_ctx_t *c, int sd, const float p[3])
+{
+    const float *h = c->hand_pos[sd], *d = c->hand_dir[sd];
+    return (p[0] - h[0]) * d[0] + (p[1] - h[1]) * d[1] + (p[2] - h[2]) * d[2];
+}
+
+/* The suit is a turtleneck ending exactly at the head/body seam ring, so
+ * the suit/skin boundary is the seam itself (a clean horizontal loop). */
+static float collar_y(const mat_ctx_t *c) { return c->f->face.neck_cut_y + 0.3f; }
+
+static float brow_g(const cg_face_marks_t *fm, int e, const float p[3])
+{
+    float s = e ? -1.0f : 1.0f;
+    float x = s * p[0];
+    float u = (x - 1.2f) / 4.2f;
+    float yb = fm->brow_c[e][1] + 0.1f + 0.35f * sinf(3.14159265f * clampf(u, 0.0f, 1.0f)) - 0.3f * u;
+    float th = 0.42f - 0.16f * clampf(u, 0.0f, 1.0f);
+    /* Rounded ends: distance past the ends counts like distance off the line. */
+    float ex = fmaxf(0.0f, fmaxf(1.2f - x, x - 5.4f));
+    return sqrtf((p[1] - yb) * (p[1] - yb) + ex * ex) - th;
+}
+
+static float boundary_g(const mat_ctx_t *c, boundary_id id, const float p[3])
+{
+    const cg_face_marks_t *fm = &c->f->face;
+    switch (id) {
+    case B_BOOT: return p[1] - (c->f->floor_y + CG_BOOT_TOP_CM);
+    case B_BOOT_TRIM: return p[1] - (c->f->floor_y + CG_BOOT_TOP_CM + CG_TRIM_CM);
+    case B_CUFF_L: return -1.2f - hand_t(c, 0, p);
+    case B_CUFF_R: return -1.2f - hand_t(c, 1, p);
+    case B_CUFF_TRIM_L: return -1.2f - CG_TRIM_CM - hand_t(c, 0, p);
+    case B_CUFF_TRIM_R: return -1.2f - CG_TRIM_CM - hand_t(c, 1, p);
+    case B_COLLAR: return collar_y(c) - p[1];
+    case B_HAIR:
+        return fm->hairline_d - 0.25f -
+               (fm->hairline_n[0] * p[0] + fm->hairline_n[1] * p[1] + fm->hairline_n[2] * p[2]);
+    case B_BROW_L: return brow_g(fm, 0, p);
+    case B_BROW_R: return brow_g(fm, 1, p);
+    case B_LIPS: {
+        float lx = p[0] / (fm->mouth_half_w + 0.2f);
+        float ly = (p[1] - fm->mouth_c[1]) / (p[1] > fm->mouth_c[1] ? 1.1f : 1.2f);
+        return sqrtf(lx * lx + ly * ly) - 1.0f;
+    }
+    case B_COUNT: break;
+    }
+    return 1.0f;
+}
+
+/* Where a boundary applies at all (so the hair plane does not cut the
+ * body, a cuff plane the other arm, ...). */
+static bool boundary_applies(const mat_ctx_t *c, boundary_id id, const float p[3], bool head)
+{
+    const cg_face_marks_t *fm = &c->f->face;
+    switch (id) {
+    case B_BOOT:
+    case B_BOOT_TRIM: return !head;
+    case B_CUFF_L:
+    case B_CUFF_TRIM_L: return !head && p[0] > 35.0f;
+    case B_CUFF_R:
+    case B_CUFF_TRIM_R: return !head && p[0] < -35.0f;
+    case B_COLLAR: return !head && fabsf(p[0]) < 8.5f && p[1] > 45.0f;
+    case B_HAIR: {
+        /* Not on the ears. */
+        for (int e = 0; e < 2; e++) {
+            float d0 = p[0] - fm->ear_c[e][0], d1 = p[1] - fm->ear_c[e][1], d2 = p[2] - fm->ear_c[e][2];
+            if (d0 * d0 + d1 * d1 / 9.0f + d2 * d2 / 4.0f < 2.2f * 2.2f && fabsf(p[0]) > 7.0f)
+                return false;
+        }
+        return head;
+    }
+    case B_BROW_L: return head && p[0] > 0.5f && p[2] > 3.5f;
+    case B_BROW_R: return head && p[0] < -0.5f && p[2] > 3.5f;
+    case B_LIPS: return head && p[2] > fm->lip_z - 1.6f;
+    case B_COUNT: break;
+    }
+    return false;
+}
+
+/* Small tolerance so vertices snapped onto a boundary count as inside it. */
+#define CG_SNAP_IN 0.02f
+
+static bool inside(const mat_ctx_t *c, boundary_id id, const float p[3], bool head)
+{
+    return boundary_applies(c, id, p, head) && boundary_g(c, id, p) < CG_SNAP_IN;
+}
+
 static int body_material(const mat_ctx_t *c, const float p[3])
 {
-    const cg_figure_t *f = c->f;
-    for (int sd = 0; sd < 2; sd++) {
-        const float *h = c->hand_pos[sd], *d = c->hand_dir[sd];
-        if ((sd == 0 ? p[0] : -p[0]) < 35.0f)
-            continue;
-        float t = (p[0] - h[0]) * d[0] + (p[1] - h[1]) * d[1] + (p[2] - h[2]) * d[2];
-        if (t > -1.2f)
-            return MAT_SKIN;
-        if (t > -4.2f)
-            return MAT_TRIM;
-    }
-    if (p[1] < f->floor_y + 9.0f)
-        return MAT_BOOT;
-    if (p[1] < f->floor_y + 11.5f)
+    if (inside(c, B_CUFF_L, p, false) || inside(c, B_CUFF_R, p, false))
+        return MAT_SKIN;
+    if (inside(c, B_CUFF_TRIM_L, p, false) || inside(c, B_CUFF_TRIM_R, p, false))
         return MAT_TRIM;
-    float dx = p[0] - c->neck_x, dz = p[2] - c->neck_z;
-    if (dx * dx + dz * dz < 8.5f * 8.5f) {
-        /* Collar line: lower at the front. */
-        float yc = 52.6f + 1.6f * smoothstep(2.0f, -6.0f, p[2]);
-        if (p[1] > yc)
-            return MAT_SKIN;
-        if (p[1] > yc - 2.0f)
-            return MAT_TRIM;
-    }
+    if (inside(c, B_BOOT, p, false))
+        return MAT_BOOT;
+    if (inside(c, B_BOOT_TRIM, p, false))
+        return MAT_TRIM;
+    if (inside(c, B_COLLAR, p, false))
+        return MAT_SKIN;
     return MAT_SUIT;
 }
 
@@ -237,30 +332,86 @@ static int head_material(const mat_ctx_t *c, const float p[3])
     if (p[2] < fm->lip_z - 1.3f && p[2] > 3.0f && fabsf(p[0]) < fm->mouth_half_w - 0.1f &&
         fabsf(p[1] - my) < 1.2f)
         return MAT_MOUTH;
-    float lx = p[0] / (fm->mouth_half_w + 0.2f);
-    float ly = (p[1] - my) / (p[1] > my ? 1.1f : 1.2f);
-    if (lx * lx + ly * ly < 1.0f && p[2] > fm->lip_z - 1.6f)
+    if (inside(c, B_LIPS, p, true))
         return MAT_LIPS;
-    for (int e = 0; e < 2; e++) {
-        float s = e ? -1.0f : 1.0f;
-        float x = s * p[0];
-        if (x < 1.2f || x > 5.4f || p[2] < 3.5f)
-            continue;
-        float u = (x - 1.2f) / 4.2f;
-        float yb = fm->brow_c[e][1] + 0.1f + 0.35f * sinf(3.14159265f * u) - 0.3f * u;
-        float th = 0.38f - 0.16f * u;
-        if (fabsf(p[1] - yb) < th)
-            return MAT_BROW;
-    }
-    for (int e = 0; e < 2; e++) {
-        float d0 = p[0] - fm->ear_c[e][0], d1 = p[1] - fm->ear_c[e][1], d2 = p[2] - fm->ear_c[e][2];
-        if (d0 * d0 + d1 * d1 / 9.0f + d2 * d2 / 4.0f < 2.2f * 2.2f && fabsf(p[0]) > 7.0f)
-            return MAT_SKIN;
-    }
-    float hd = fm->hairline_n[0] * p[0] + fm->hairline_n[1] * p[1] + fm->hairline_n[2] * p[2];
-    if (hd > fm->hairline_d - 0.25f)
+    if (inside(c, B_BROW_L, p, true) || inside(c, B_BROW_R, p, true))
+        return MAT_BROW;
+    if (inside(c, B_HAIR, p, true))
         return MAT_HAIR;
     return MAT_SKIN;
+}
+
+/* Moves vertices next to each boundary onto it (along the surface), so the
+ * mesh has an edge loop on every material boundary. */
+static void snap_boundaries(cg_mesh_t *m, const cg_adj_t *adj, const bool *fixed, int head_v0,
+                            const mat_ctx_t *c)
+{
+    const cg_figure_t *f = c->f;
+    int snapped[B_COUNT] = {0}, skipped[B_COUNT] = {0};
+    for (int id = 0; id < B_COUNT; id++) {
+        for (int v = 0; v < m->nv; v++) {
+            bool head = v >= head_v0;
+            if (fixed[v] || !boundary_applies(c, (boundary_id)id, m->p[v], head))
+                continue;
+            float gv = boundary_g(c, (boundary_id)id, m->p[v]);
+            float emin = 1e9f;
+            bool crossing = false;
+            for (int i = adj->off[v]; i < adj->off[v + 1]; i++) {
+                int u = adj->adj[i];
+                float gu = boundary_g(c, (boundary_id)id, m->p[u]);
+                if ((gu < 0.0f) != (gv < 0.0f) && fabsf(gv) <= fabsf(gu))
+                    crossing = true;
+                float d0 = m->p[u][0] - m->p[v][0], d1 = m->p[u][1] - m->p[v][1],
+                      d2 = m->p[u][2] - m->p[v][2];
+                emin = fminf(emin, sqrtf(d0 * d0 + d1 * d1 + d2 * d2));
+            }
+            if (!crossing)
+                continue;
+            /* Newton step on g within the tangent plane. */
+            float g[3], n[3];
+            const float e = 0.01f;
+            for (int k = 0; k < 3; k++) {
+                float a[3] = {m->p[v][0], m->p[v][1], m->p[v][2]}, b[3] = {a[0], a[1], a[2]};
+                a[k] += e;
+                b[k] -= e;
+                g[k] = (boundary_g(c, (boundary_id)id, a) - boundary_g(c, (boundary_id)id, b)) / (2 * e);
+            }
+            cg_figure_grad(f, m->p[v], n);
+            norm3(n);
+            float gn = g[0] * n[0] + g[1] * n[1] + g[2] * n[2];
+            for (int k = 0; k < 3; k++)
+                g[k] -= gn * n[k];
+            float g2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+            if (g2 < 1e-6f)
+                continue;
+            float step[3], len = 0.0f;
+            for (int k = 0; k < 3; k++) {
+                step[k] = -gv * g[k] / g2;
+                len += step[k] * step[k];
+            }
+            len = sqrtf(len);
+            /* Never move a vertex more than half its shortest edge. */
+            if (len > 0.5f * emin) {
+                skipped[id]++;
+                continue;
+            }
+            for (int k = 0; k < 3; k++)
+                m->p[v][k] += step[k];
+            snapped[id]++;
+            for (int it = 0; it < 4; it++) {
+                float d = cg_figure_eval(f, m->p[v]);
+                float gg[3];
+                cg_figure_grad(f, m->p[v], gg);
+                float q = gg[0] * gg[0] + gg[1] * gg[1] + gg[2] * gg[2];
+                if (q < 1e-8f)
+                    break;
+                for (int k = 0; k < 3; k++)
+                    m->p[v][k] -= d * gg[k] / q;
+            }
+        }
+    }
+    for (int id = 0; id < B_COUNT; id++)
+        log_debug("chargen: boundary %d: %d vertices snapped, %d too far", id, snapped[id], skipped[id]);
 }
 
 /* ---------------------------------------------------------------- tangents */
@@ -311,9 +462,9 @@ static bool build_surface(work_t *w, const cg_params_t *prm)
     float sc = 1.0f / sqrtf(prm->density > 0.0f ? prm->density : 1.0f);
     float hb = CG_H_BODY_CM * sc, hh = CG_H_HEAD_CM * sc, hf = CG_H_FACE_CM * sc;
     if (prm->tiny) {
-        hb = 4.5f;
-        hh = 2.0f;
-        hf = 2.0f;
+        hb = 7.0f;
+        hh = 3.2f;
+        hf = 3.2f;
     }
     float reach = 0.0f;
     for (int e = 0; e < w->skel.end_count; e++)
@@ -323,7 +474,7 @@ static bool build_surface(work_t *w, const cg_params_t *prm)
                        {f->floor_y - 2.0f, cut.y + 3.0f * hb, 0, 0, 0, hb},
                        {-18.0f, 18.0f, 0, 0, 0, hb}};
     cg_axis_t ha[3] = {{-11.5f, 11.5f, -4.6f, 4.6f, hf, hh},
-                       {cut.y - 2.0f * hh, 82.0f, 60.0f, 69.5f, hf, hh},
+                       {cut.y - 2.0f * hh, 82.0f, 60.0f, 75.0f, hf, hh},
                        {-14.0f, 15.0f, 5.5f, 11.0f, hf, hh}};
     cg_mesh_t body, head;
     if (!cg_mesh_polygonize(field, f, ba, &body) || !cg_mesh_polygonize(field, f, ha, &head)) {
@@ -385,10 +536,6 @@ static void build_attributes(work_t *w, bool tiny)
     int nv = w->all.nv;
     w->n = xcalloc((size_t)nv, sizeof *w->n);
     w->mat = xcalloc((size_t)nv, sizeof *w->mat);
-    for (int v = 0; v < nv; v++) {
-        cg_figure_grad(f, w->all.p[v], w->n[v]);
-        norm3(w->n[v]);
-    }
     mat_ctx_t mc = {.f = f, .s = &w->skel, .neck_x = 0.0f, .neck_z = -3.0f};
     const char *hands[2] = {"lHand", "rHand"}, *arms[2] = {"lForeArm", "rForeArm"};
     for (int sd = 0; sd < 2; sd++) {
@@ -398,6 +545,11 @@ static void build_attributes(work_t *w, bool tiny)
             mc.hand_dir[sd][k] = f->joint_pos[h][k] - f->joint_pos[a][k];
         }
         norm3(mc.hand_dir[sd]);
+    }
+    snap_boundaries(&w->all, &w->adj, w->fixed, w->head_v0, &mc);
+    for (int v = 0; v < nv; v++) {
+        cg_figure_grad(f, w->all.p[v], w->n[v]);
+        norm3(w->n[v]);
     }
     for (int v = 0; v < nv; v++) {
         /* The seam ring takes the body's material, so both meshes agree. */
@@ -583,7 +735,7 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
     int nv = w->all.nv;
     int total = cg_face_builtin_count();
     if (prm->tiny)
-        total = 6;
+        total = 3;
     if (prm->shapes > total)
         total = prm->shapes;
     if (total > CHR_MAX_SHAPES)
@@ -648,10 +800,14 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
                 for (int k = 0; k < 3; k++)
                     dn[v][k] = n1[v][k] - n0[v][k];
         }
-        /* Self-occlusion of the moved face, with the same rays as at rest. */
+        /* Self-occlusion of the moved face, with the same rays as at rest.
+         * Benchmark-only extra shapes keep dao = 0: recomputing AO for
+         * hundreds of shapes on a dense mesh would take many minutes. */
         cg_ao_scene_t sc;
-        ao_scene(w, (const float(*)[3])moved.p, &sc);
-        for (int v = 0; v < nv; v++) {
+        bool with_ao = cat != CHR_SHAPE_EXTRA;
+        if (with_ao)
+            ao_scene(w, (const float(*)[3])moved.p, &sc);
+        for (int v = 0; v < nv && with_ao; v++) {
             if (!near[v])
                 continue;
             float nn[3] = {w->n[v][0] + dn[v][0], w->n[v][1] + dn[v][1], w->n[v][2] + dn[v][2]};
@@ -660,7 +816,8 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
             float d = clampf(a, 0.0f, 1.0f) - clampf(w->ao[v], 0.0f, 1.0f);
             dao[v] = fabsf(d) < CG_EPS_AO ? 0.0f : d;
         }
-        cg_ao_scene_free(&sc);
+        if (with_ao)
+            cg_ao_scene_free(&sc);
         sh->delta_count = collect_deltas(w, sp->head_of, (const float(*)[3])dp,
                                          (const float(*)[3])dn, dao, &sh->deltas);
         if (prm->verbose)

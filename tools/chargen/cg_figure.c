@@ -90,7 +90,7 @@ static float sd_prim(const cg_prim_t *pr, const float p[3])
         prim_local(pr, p, q);
         float e = sd_ellipsoid(q, pr->r);
         float plane = pr->plane_d - v3_dot(pr->n, p);
-        return smax(e, plane, 0.6f);
+        return smax(e, plane, 1.0f);
     }
     case CG_PRIM_LIMB: {
         float ba[3] = {pr->b[0] - pr->a[0], pr->b[1] - pr->a[1], pr->b[2] - pr->a[2]};
@@ -458,7 +458,7 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     /* Neck and head. The face is built from the cranium centre C. */
     {
         float na[3] = {0, 49.5f, -4.2f}, nb[3] = {0, 63.5f, -1.8f};
-        limb(&b, neck, 3.0f, na, nb, 5.5f, 5.0f, 1.0f, 0.97f, side);
+        limb(&b, neck, 3.0f, na, nb, 5.3f, 4.7f, 1.0f, 0.97f, side);
     }
     cg_face_marks_t *fm = &f->face;
     const float C[3] = {0.0f, 69.8f, -1.2f};
@@ -467,7 +467,7 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     ellipsoid(&b, head, CG_OP_UNION, 2.5f, C[0], C[1], C[2], fm->head_r[0], fm->head_r[1],
               fm->head_r[2]);
     /* Lower face / jaw mass, jaw lines and chin. */
-    ellipsoid(&b, head, CG_OP_UNION, 3.0f, 0, 63.6f, 1.8f, 5.7f, 6.4f, 7.2f);
+    ellipsoid(&b, head, CG_OP_UNION, 3.0f, 0, 63.8f, 1.8f, 5.7f, 6.1f, 7.2f);
     n0 = f->count;
     {
         float ja[3] = {5.5f, 63.2f, -1.6f}, jb[3] = {1.3f, 58.3f, 5.6f};
@@ -514,11 +514,11 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     {
         cg_prim_t *hair = new_prim(&b, CG_PRIM_HAIR, CG_OP_UNION, 0.4f, head);
         v3_set(hair->c, C[0], C[1] + 0.5f, C[2] - 0.3f);
-        v3_set(hair->r, fm->head_r[0] + 0.8f, fm->head_r[1] + 1.1f, fm->head_r[2] + 0.9f);
+        v3_set(hair->r, fm->head_r[0] + 0.75f, fm->head_r[1] + 0.9f, fm->head_r[2] + 0.9f);
         float n[3] = {0, 18.5f, -12.0f};
         v3_norm(n);
         memcpy(hair->n, n, sizeof n);
-        float on[3] = {0, 74.6f, 8.0f};
+        float on[3] = {0, 73.8f, 8.0f};
         hair->plane_d = v3_dot(n, on);
         memcpy(fm->hairline_n, n, sizeof n);
         fm->hairline_d = hair->plane_d;

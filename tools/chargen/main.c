@@ -70,6 +70,7 @@ static bool parse_args(int argc, char **argv, options_t *o)
             takes = false;
         } else if (!strcmp(a, "--verbose")) {
             o->params.verbose = true;
+            log_set_level(LOG_DEBUG);
             takes = false;
         } else if (!v) {
             log_error("chargen: %s needs a value", a);
@@ -134,7 +135,10 @@ static void frame_body(cg_show_t *sh, cg_view_t *v, float yaw)
 {
     float hip[3];
     cg_show_joint_pos(sh, 0, hip);
-    v->yaw_deg = yaw;
+    /* Views are relative to where the hips face (the root's +Z axis). */
+    const float *m = sh->joint_model[0];
+    float facing = atan2f(m[8], m[10]) * 180.0f / 3.14159265f;
+    v->yaw_deg = yaw + facing;
     v->pitch_deg = 4.0f;
     v->target[0] = hip[0];
     v->target[1] = hip[1] - 4.0f;
