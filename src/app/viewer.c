@@ -18,7 +18,10 @@
 #define BODY_DISTANCE_CM 280.0f
 #define BODY_FOCUS_HEIGHT_CM 90.0f
 #define BODY_PITCH_RAD (8.0f * DEG2RAD)
-#define FACE_DISTANCE_CM 50.0f
+#define FACE_DISTANCE_CM 42.0f
+#define FACE_YAW_RAD (3.14159265f + 0.3f)
+/* The face lies this far in front of the head joint (+Z at rest). */
+#define FACE_FORWARD_CM 7.0f
 #define FACE_PITCH_RAD (4.0f * DEG2RAD)
 #define FACE_MIN_DISTANCE_CM 35.0f
 
@@ -236,7 +239,10 @@ bool viewer_gpu_init(viewer_t *v, const float origin[3], bool face_closeup, cons
     for (uint32_t m = 0; m < v->chr.mesh_count; m++)
         v->mesh[m].first = gfx_character_mesh_first_vertex(v->gfx, m);
     memcpy(v->origin, origin, sizeof v->origin);
-    camera_init(&v->camera, origin, VIEW_YAW_RAD);
+    memcpy(v->camera_target, origin, sizeof v->camera_target);
+    if (face_closeup)
+        v->camera_target[2] += FACE_FORWARD_CM;
+    camera_init(&v->camera, v->camera_target, face_closeup ? FACE_YAW_RAD : VIEW_YAW_RAD);
     camera_config *cfg = &v->camera.config;
     if (face_closeup) {
         int head = skel_find(&v->chr.skel, "head");
@@ -253,7 +259,7 @@ bool viewer_gpu_init(viewer_t *v, const float origin[3], bool face_closeup, cons
         v->camera.distance_cm = BODY_DISTANCE_CM;
         v->camera.pitch_rad = BODY_PITCH_RAD;
     }
-    camera_snap(&v->camera, origin, terrain);
+    camera_snap(&v->camera, v->camera_target, terrain);
     v->prev_camera = v->camera;
     return true;
 }
@@ -303,7 +309,7 @@ void viewer_step(viewer_t *v, const input_frame *in, bool first_step_of_frame, c
     input_frame cam_in = *in;
     if (v->auto_orbit && !user && (!v->camera_touched || v->idle_s >= AUTO_ORBIT_RESUME_S))
         cam_in.orbit_yaw_rate += AUTO_ORBIT_RAD_S;
-    camera_update(&v->camera, &cam_in, first_step_of_frame, v->origin, terrain, dt_s);
+    camera_update(&v->camera, &cam_in, first_step_of_frame, v->camera_target, terrain, dt_s);
 
     if (v->have_bvh && v->playing && v->bvh.frame_count > 0 && v->bvh.frame_time_s > 0.0f) {
         double clip_s = v->bvh.frame_count * (double)v->bvh.frame_time_s;

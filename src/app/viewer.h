@@ -76,6 +76,7 @@ typedef struct viewer_t {
     int method;                /* skin_method */
     /* Camera */
     float origin[3];           /* where the character stands, cm */
+    float camera_target[3];    /* the camera orbits this point (plus its focus height) */
     camera_t camera, prev_camera;
     float idle_s;              /* since the user last moved the camera */
     bool camera_touched;       /* the user has moved the camera at least once */

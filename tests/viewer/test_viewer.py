@@ -21,7 +21,7 @@ import sys
 
 failures = []
 ASSET = "assets/characters/strider.chr"
-WALK_FRAME = "12"
+WALK_FRAME = "24"
 EXPRESSIONS = ["happy", "sad", "angry", "surprised", "thoughtful", "disgusted"]
 
 
