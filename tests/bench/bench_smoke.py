@@ -74,6 +74,15 @@ def main():
         by.setdefault(r["active"], set()).add(r["checksum"])
     check(all(len(v) == 1 for v in by.values()), "dense and sparse give identical vertices")
 
+    # The plot tool turns the three CSVs into PNGs.
+    plots = os.path.join(a.out, "plots")
+    run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "plot_bench.py"),
+         "--blendshapes", os.path.join(a.out, "blendshapes.csv"), "--skinning", os.path.join(a.out, "skinning.csv"),
+         "--pfnn", os.path.join(a.out, "pfnn.csv"), "--out", plots])
+    for name in ("blendshapes", "skinning", "pfnn"):
+        png = os.path.join(plots, "bench_%s.png" % name)
+        check(os.path.exists(png) and os.path.getsize(png) > 10000, "plot %s written" % name)
+
     # Bad arguments: usage errors that list the valid values.
     q = run([s, "bench", "skinning", "--paths", "gpu-magic"], expect=2)
     check("cpu-reference" in q.stderr, "unknown path lists the valid ones")
