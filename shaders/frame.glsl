@@ -111,7 +111,7 @@ vec3 linear_to_srgb(vec3 c)
 /* Filmic shoulder (Narkowicz's ACES fit) then sRGB encoding. */
 vec3 tonemap_to_srgb(vec3 c)
 {
-    c *= 0.9;
+    c *= 0.78; /* exposure */
     c = clamp((c * (2.51 * c + 0.03)) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
     return linear_to_srgb(c);
 }

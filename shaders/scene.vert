@@ -41,7 +41,7 @@ vec3 terrain_albedo(vec3 world, vec3 n)
     float slope = 1.0 - clamp(n.y, 0.0, 1.0);
     float range = max(u_height_range.y - u_height_range.x, 1.0);
     float h = clamp((world.y - u_height_range.x) / range, 0.0, 1.0);
-    vec3 grass = srgb_to_linear(vec3(0.40, 0.56, 0.28));
+    vec3 grass = srgb_to_linear(vec3(0.36, 0.55, 0.24));
     vec3 dry = srgb_to_linear(vec3(0.62, 0.62, 0.40));
     vec3 rock = srgb_to_linear(vec3(0.55, 0.50, 0.45));
     vec3 c = mix(grass, dry, h * 0.6);

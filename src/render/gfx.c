@@ -30,7 +30,7 @@ enum {
  * heading), about 38 degrees up: relief and shadows read best. */
 static const float DEFAULT_SUN_DIR[3] = {0.70f, 0.60f, -0.25f};
 /* Shadow coverage: half-size grows with the camera distance, within limits (cm). */
-static const float SHADOW_RADIUS_MIN_CM = 900.0f;
+static const float SHADOW_RADIUS_MIN_CM = 700.0f;
 static const float SHADOW_RADIUS_MAX_CM = 6000.0f;
 /* Casters up to this far beyond the covered box along the sun still cast. */
 static const float SHADOW_DEPTH_MARGIN_CM = 8000.0f;
@@ -435,7 +435,7 @@ static void fit_shadow(const gfx_frame_desc *f, const vec3 sun, mat4 out)
     if (!(radius > 0.0f)) {
         vec3 d;
         glm_vec3_sub((float *)f->eye, (float *)f->focus, d);
-        radius = glm_clamp(glm_vec3_norm(d) * 1.3f + 400.0f, SHADOW_RADIUS_MIN_CM, SHADOW_RADIUS_MAX_CM);
+        radius = glm_clamp(glm_vec3_norm(d) * 1.0f + 300.0f, SHADOW_RADIUS_MIN_CM, SHADOW_RADIUS_MAX_CM);
     }
     vec3 origin = {0.0f, 0.0f, 0.0f}, up = {0.0f, 1.0f, 0.0f};
     if (fabsf(sun[1]) > 0.99f)
