@@ -373,11 +373,11 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     n0 = f->count;
     ellipsoid(&b, hip, CG_OP_UNION, 3.0f, 6.2f, -2.0f, -6.0f, 7.0f, 8.0f, 5.6f);
     mirror_last(&b, f->count - n0, mirror_map);
-    ellipsoid(&b, abdomen, CG_OP_UNION, 6.0f, 0, 17.0f, 0.0f, 12.3f, 12.5f, 8.9f);
-    ellipsoid(&b, chest, CG_OP_UNION, 5.0f, 0, 36.5f, -0.9f, 14.0f, 14.0f, 10.0f);
+    ellipsoid(&b, abdomen, CG_OP_UNION, 6.0f, 0, 17.0f, -0.4f, 12.0f, 12.5f, 8.2f);
+    ellipsoid(&b, chest, CG_OP_UNION, 5.0f, 0, 36.5f, -1.1f, 14.0f, 14.0f, 9.6f);
     ellipsoid(&b, chest, CG_OP_UNION, 4.0f, 0, 42.0f, -2.2f, 15.4f, 8.8f, 8.6f);
     n0 = f->count;
-    ellipsoid(&b, chest, CG_OP_UNION, 4.0f, 5.4f, 43.0f, 5.0f, 6.2f, 4.4f, 3.0f);
+    ellipsoid(&b, chest, CG_OP_UNION, 4.0f, 5.6f, 43.5f, 4.2f, 6.4f, 4.0f, 2.6f);
     mirror_last(&b, f->count - n0, mirror_map);
 
     /* Shoulders and arms (left, then mirrored). */

@@ -2,7 +2,7 @@
  * and writes it as a .chr file, or renders an offline preview PNG.
  *
  *   strider-chargen --out FILE [--density N] [--extra-bones N] [--shapes N] [--tiny]
- *   strider-chargen --preview OUT.png [--in FILE.chr] [--view body|face|expressions]
+ *   strider-chargen --preview OUT.png [--in FILE.chr] [--view body|face|joints|expressions]
  *                   [--shape NAME[=W]]... [--pose FILE.bvh --pose-frame N]
  *
  * The committed asset is regenerated with
@@ -41,7 +41,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: strider-chargen --out FILE [--density N] [--extra-bones N] [--shapes N] [--tiny]\n"
             "                       [--skeleton FILE] [--verbose]\n"
-            "       strider-chargen --preview OUT.png [--in FILE.chr] [--view body|face|expressions]\n"
+            "       strider-chargen --preview OUT.png [--in FILE.chr] [--view body|face|joints|expressions]\n"
             "                       [--shape NAME[=W]]... [--pose FILE.bvh --pose-frame N]\n");
 }
 
@@ -203,6 +203,26 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
             frame_face(&sh, &v, yaw[i]);
             cg_preview_draw(&img, i * 500, 0, 500, 500, &v, sh.draw, (int)chr->mesh_count);
         }
+    } else if (ok && !strcmp(o->view, "joints")) {
+        /* Close-ups of the joints that suffer most under skinning. */
+        static const char *joints[8] = {"lShldr", "lForeArm", "lThigh", "lShin",
+                                        "rShldr", "rForeArm", "rThigh", "rShin"};
+        static const float yaws[8] = {-20.0f, -20.0f, 30.0f, 60.0f, 20.0f, 20.0f, -30.0f, -60.0f};
+        cg_show_deform(&sh);
+        int ts = 300;
+        ok = cg_image_create(&img, 4 * ts, 2 * ts);
+        const float *m = sh.joint_model[0];
+        float facing = atan2f(m[8], m[10]) * 180.0f / 3.14159265f;
+        for (int i = 0; i < 8 && ok; i++) {
+            int j = skel_find(&chr->skel, joints[i]);
+            if (j < 0)
+                continue;
+            cg_view_t v = {.yaw_deg = facing + yaws[i], .pitch_deg = 10.0f, .dist = 95.0f,
+                           .fov_deg = 30.0f};
+            cg_show_joint_pos(&sh, j, v.target);
+            cg_preview_draw(&img, (i % 4) * ts, (i / 4) * ts, ts, ts, &v, sh.draw,
+                            (int)chr->mesh_count);
+        }
     } else if (ok && !strcmp(o->view, "expressions")) {
         /* One tile per --shape (or a default set), 4 per row; the first
          * tile is the neutral face. */
@@ -223,7 +243,7 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
                             (int)chr->mesh_count);
         }
     } else if (ok) {
-        log_error("chargen: unknown --view '%s' (body, face or expressions)", o->view);
+        log_error("chargen: unknown --view '%s' (body, face, joints or expressions)", o->view);
         ok = false;
     }
     if (ok)
