@@ -5,7 +5,9 @@
  *   [-> UI -> gfx_screenshot_png()] -> swap (by the app) -> ... -> gfx_shutdown().
  * gfx_level_load() may be called again to switch levels (it frees the old one).
  * A frame is drawn in two passes: a shadow pass (depth from the sun) and a main
- * pass (sky, terrain, walls, areas, marker, hooks, debug lines). Other render
+ * pass into an offscreen target (walls, areas, marker, hooks, terrain, sky,
+ * translucent jump discs, debug lines), then resolved into the back buffer,
+ * so the app's default framebuffer needs no depth, sRGB or MSAA. Other render
  * modules (the character) join both passes through gfx_add_draw_hook(); their
  * shaders read the per-frame uniform block and the shadow map declared in
  * shaders/shader_interface.h.
@@ -34,7 +36,7 @@ typedef struct gfx_query { uint32_t id; } gfx_query;
 /* Zero-initialise; 0 means "default" everywhere. */
 typedef struct gfx_desc {
     bool debug;          /* install a KHR_debug callback that feeds core/log */
-    int msaa_samples;    /* 0: default (see gfx.c), 1: off, else 2/4/8 */
+    int msaa_samples;    /* 0: default = 1 (off: 4x doubled the frame time on llvmpipe), else 2/4/8 */
     int shadow_map_size; /* texels per side; 0: default 2048 */
 } gfx_desc;
 
@@ -119,7 +121,10 @@ void gfx_level_free(void);
 
 void gfx_render_frame(const gfx_frame_desc *f);
 
-/* Hooks run in registration order in both passes; at most GFX_MAX_DRAW_HOOKS. */
+/* Hooks run in registration order in both passes (the shadow pass only when
+ * GFX_LAYER_SHADOWS is set); in the main pass after the opaque props and
+ * before the terrain, so near objects fill the depth buffer first. At most
+ * GFX_MAX_DRAW_HOOKS. */
 enum { GFX_MAX_DRAW_HOOKS = 8 };
 bool gfx_add_draw_hook(gfx_draw_fn fn, void *user);
 void gfx_remove_draw_hook(gfx_draw_fn fn, void *user);

@@ -502,6 +502,18 @@ int main(int argc, char **argv)
     CHECK(count_near(&f, img, cross_mid, 6, is_magenta) == 0, "debug-lines layer bit ignored");
     f.layers = GFX_LAYER_ALL;
 
+    /* Wireframe: the sky stays filled, the ground turns to lines over it. */
+    f.wireframe = true;
+    gfx_render_frame(&f);
+    CHECK(gfx_read_pixels_rgb(W, H, img), "reading pixels");
+    gfx_screenshot_png("build/test_render_wireframe.png", W, H);
+    float wtop[3], wbottom[3];
+    mean_rgb_rows(img, 0, H / 12, wtop);
+    mean_rgb_rows(img, H - H / 12, H, wbottom);
+    CHECK(wtop[2] > wtop[0] + 20.0f, "wireframe: sky missing");
+    CHECK(fabsf(wbottom[1] - bottom[1]) + fabsf(wbottom[2] - bottom[2]) > 10.0f, "wireframe: ground unchanged");
+    f.wireframe = false;
+
     /* 5. Timing at 1280x720: glFinish-bracketed wall time vs timer queries. */
     double wall_min, cpu_ms, wall_mean = time_frames(&f, TIMED_FRAMES, &wall_min, &cpu_ms);
     double query_sum = 0;
