@@ -1,0 +1,152 @@
+/* ctrl: the PFNN character controller. Every fixed 60 Hz step it turns a
+ * world-space movement request into a trajectory (12 samples over +-1 s, gait
+ * weights, terrain heights), runs the phase-functioned network on it exactly
+ * as tools/train/features.py built the training inputs (docs/FORMATS_PFNN.md),
+ * moves the root by the predicted root motion, and rebuilds a local pose_t
+ * from the predicted rotations and the rest offsets (so bone lengths are
+ * exact), then plants the feet with contact locking and two-joint IK.
+ * Call order: ctrl_create(desc) -> ctrl_reset(ctrl, level, spawn) -> per step
+ * ctrl_step(ctrl, &input, 1/60) -> read ctrl_pose()/ctrl_model()/ctrl_stats(),
+ * optionally ctrl_debug_draw() -> ctrl_destroy(). ctrl_reset() again after a
+ * level change; ctrl_set_mode()/ctrl_set_ik() any time between steps.
+ * Does NOT: read clocks (the caller times the step), read devices or the
+ * camera (input is world space), load files, call GL, or skin.
+ * Memory: ctrl_create() allocates the controller and the network scratch once;
+ * ctrl_step() never allocates. The network, skeleton and level are borrowed:
+ * they must outlive the controller (or the next ctrl_reset). The step is
+ * deterministic: the same create/reset/inputs give bit-identical results.
+ */
+#ifndef STRIDER_CTRL_CTRL_H
+#define STRIDER_CTRL_CTRL_H
+
+#include "anim/pose.h"
+#include "anim/skel.h"
+#include "pfnn/network.h"
+#include "render/debug_lines.h"
+#include "world/level.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    /* Full-rate trajectory: 60 past frames, the current frame, 59 future. */
+    CTRL_TRAJ_FRAMES = 120,
+    CTRL_TRAJ_NOW = 60,
+    /* Network samples: every 10th frame, point 6 = now (doc section 2). */
+    CTRL_TRAJ_STEP = 10,
+    CTRL_TRAJ_POINTS = 12,
+    CTRL_GAITS = 6,
+    CTRL_JOINTS = 21,
+    /* Contact points in network order: left heel, left toe, right heel, right toe. */
+    CTRL_CONTACTS = 4
+};
+
+typedef enum ctrl_gait {
+    CTRL_GAIT_STAND = 0,
+    CTRL_GAIT_WALK,
+    CTRL_GAIT_RUN,
+    CTRL_GAIT_CROUCH,
+    CTRL_GAIT_JUMP,
+    CTRL_GAIT_SPARE /* always 0, as in the training data */
+} ctrl_gait;
+
+/* Target ground speeds. Walk: the mean root speed of the 60 'walk' clips in
+ * ../shared/mocap/cmu/manifest.csv (82.1 cm/s); run: the mean of the 20 'run'
+ * clips (320.8 cm/s). Speed 0..1 of the input blends between them. */
+#define CTRL_WALK_SPEED_CM_S 82.0f
+#define CTRL_RUN_SPEED_CM_S 320.0f
+
+/* What the controller needs from the player this step, world space on the
+ * ground plane. Mirrors app/intent.h's intent_t without depending on app. */
+typedef struct ctrl_input {
+    float move_x, move_z;     /* desired direction x magnitude, |move| <= 1 */
+    float speed;              /* 0 = walk, 1 = run */
+    bool strafe;              /* face facing_x/z while moving */
+    bool crouch;
+    bool jump;                /* held; the rising edge requests one jump */
+    float facing_x, facing_z; /* used when strafing; need not be unit */
+} ctrl_input;
+
+typedef struct ctrl_desc {
+    const pfnn_network *net;  /* shipped dims (PFNN_N_IN/OUT/JOINTS...) */
+    const skel_t *skel;       /* cmu21: joint order = network joint order */
+    pfnn_mode mode;           /* phase mode; 0 = constant */
+    bool ik_off;              /* start with foot IK disabled */
+} ctrl_desc;
+
+typedef struct ctrl_spawn {
+    float x, z, heading_rad;  /* heading 0 faces +Z (level_t convention) */
+} ctrl_spawn;
+
+/* Numbers for the debug menu and the tests (all from the last step). */
+typedef struct ctrl_stats {
+    float gait[CTRL_GAITS];         /* current-frame gait weights, sum 1 */
+    float phase_rad;                /* [0, 2 pi) */
+    float root_pos[3];              /* world cm; y = terrain under the root */
+    float heading_rad;              /* facing, 0 = +Z, pi/2 = +X */
+    float root_speed_cm_s;          /* root displacement of the last step x 60 */
+    float head_height_cm;           /* head joint above the terrain under the root */
+    float hip_height_cm;            /* hip joint above the terrain under the root */
+    float contact_value[CTRL_CONTACTS]; /* raw network outputs 4..7 */
+    bool contact[CTRL_CONTACTS];    /* after hysteresis */
+    float lock_weight[CTRL_CONTACTS];
+    int nan_resets;                 /* non-finite network outputs caught */
+    int wall_blocks;                /* root moves refused because they crossed a wall */
+    uint64_t steps;
+} ctrl_stats;
+
+/* Read-only plain data about the trajectory for drawing and tests. */
+typedef struct ctrl_traj_view {
+    float pos[CTRL_TRAJ_FRAMES][3];    /* world cm, y on the terrain */
+    float dir[CTRL_TRAJ_FRAMES][2];    /* unit facing x, z */
+    float gait[CTRL_TRAJ_FRAMES][CTRL_GAITS];
+} ctrl_traj_view;
+
+typedef struct ctrl_t ctrl_t;
+
+/* NULL + one logged line if the network or skeleton does not match. */
+ctrl_t *ctrl_create(const ctrl_desc *desc);
+void ctrl_destroy(ctrl_t *c);
+/* Puts the character at SPAWN on LEVEL (borrowed), standing, phase 0. */
+void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn *spawn);
+/* One fixed step. dt_s is the step length (1/60: the network predicts per
+ * 1/60 s frame); it scales only the smoothing time constants. Non-finite input
+ * values are treated as 0. */
+void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s);
+
+void ctrl_set_mode(ctrl_t *c, pfnn_mode mode);
+pfnn_mode ctrl_get_mode(const ctrl_t *c);
+void ctrl_set_ik(ctrl_t *c, bool on);
+bool ctrl_get_ik(const ctrl_t *c);
+
+/* Local pose (hip translation and rotation are world space, so the model
+ * space of pose_model_run() is the world): hand it to the palette job. */
+const pose_t *ctrl_pose(const ctrl_t *c);
+/* World-space model matrices / positions of every joint after IK. */
+const float (*ctrl_model(const ctrl_t *c))[POSE_MAT_FLOATS];
+const float (*ctrl_joint_pos(const ctrl_t *c))[3];
+/* World position of the four contact points (heels = foot joints, toes =
+ * foot end sites) after IK. */
+void ctrl_contact_pos(const ctrl_t *c, float out[CTRL_CONTACTS][3]);
+const ctrl_traj_view *ctrl_trajectory(const ctrl_t *c);
+void ctrl_get_stats(const ctrl_t *c, ctrl_stats *out);
+/* The last raw network input (n_in floats) and output (n_out), and the phase
+ * the input was run at, for tests and tools. */
+const float *ctrl_last_input(const ctrl_t *c);
+const float *ctrl_last_output(const ctrl_t *c);
+float ctrl_last_phase(const ctrl_t *c);
+
+/* Debug draw bits for ctrl_debug_draw(). */
+enum {
+    CTRL_DRAW_TRAJECTORY = 1u << 0, /* past/future path coloured by gait, sample ticks */
+    CTRL_DRAW_CONTACTS = 1u << 1,   /* crosses at the feet, green while locked */
+    CTRL_DRAW_JOINTS = 1u << 2,     /* bones */
+    CTRL_DRAW_LEVEL = 1u << 3,      /* walls, crouch boxes, jump circles */
+    CTRL_DRAW_ALL = 0xFu
+};
+/* Appends segments for FLAGS to LINES (never clears it). */
+void ctrl_debug_draw(const ctrl_t *c, unsigned flags, debug_lines *lines);
+/* Colour of a gait mix: stand white, walk blue, run red, crouch green, jump yellow. */
+uint32_t ctrl_gait_rgba(const float gait[CTRL_GAITS]);
+
+#endif

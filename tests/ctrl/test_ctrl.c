@@ -1,0 +1,814 @@
+/* Headless controller tests: ctrl_step() driven by scripted and random inputs
+ * on the shipped levels (no GL).
+ * Usage: test_ctrl TEST --net PATH [--skip-missing] [--frames N] [--mode M]
+ * TEST: determinism nan noalloc random walk turn run crouch jump skate modes.
+ * --skip-missing: exit 77 (ctest SKIP) with a message when PATH does not
+ * exist (the shipped network is committed after training). Numbers are
+ * printed as "ctrl_test: ..." lines. Runs from the repository root.
+ */
+#include "ctrl/ctrl.h"
+
+#include "core/log.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SKIP_CODE 77
+#define DT (1.0f / 60.0f)
+#define PI_F 3.14159265358979323846f
+#define SKEL_PATH "assets/skeleton/cmu21.skel"
+#define MANIFEST_PATH "../shared/mocap/cmu/manifest.csv"
+/* Bone lengths must stay within this fraction of the rest lengths. */
+#define BONE_TOL 0.01f
+
+static const char *const level_names[] = {"flat", "hills", "steps", "tunnel", "gaps", "course"};
+enum { LEVEL_COUNT = (int)(sizeof level_names / sizeof level_names[0]) };
+
+static int failures;
+
+#define CHECK(cond, ...)                              \
+    do {                                              \
+        if (!(cond)) {                                \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);             \
+            fprintf(stderr, "\n");                    \
+            failures++;                               \
+        }                                             \
+    } while (0)
+
+/* ---- allocation counting (the test links with --wrap=malloc etc.) ------- */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t s);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t s);
+void *__wrap_realloc(void *p, size_t n);
+static volatile long alloc_calls;
+void *__wrap_malloc(size_t n)
+{
+    alloc_calls++;
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t s)
+{
+    alloc_calls++;
+    return __real_calloc(n, s);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    alloc_calls++;
+    return __real_realloc(p, n);
+}
+
+/* ---- fixtures ------------------------------------------------------------ */
+
+typedef struct fixture {
+    skel_t skel;
+    pfnn_network net;
+    level_t level;
+    bool level_loaded;
+    ctrl_t *ctrl;
+} fixture;
+
+static fixture fx;
+
+static bool load_level(const char *name)
+{
+    if (fx.level_loaded)
+        level_free(&fx.level);
+    fx.level_loaded = false;
+    char path[256];
+    snprintf(path, sizeof path, "assets/levels/%s.lvl", name);
+    if (!level_load(&fx.level, path)) {
+        fprintf(stderr, "FAIL: cannot load %s\n", path);
+        failures++;
+        return false;
+    }
+    fx.level_loaded = true;
+    return true;
+}
+
+static ctrl_t *make_ctrl(pfnn_mode mode)
+{
+    ctrl_desc d = {.net = &fx.net, .skel = &fx.skel, .mode = mode};
+    ctrl_t *c = ctrl_create(&d);
+    if (!c) {
+        fprintf(stderr, "FAIL: ctrl_create\n");
+        exit(1);
+    }
+    return c;
+}
+
+static void reset_at(ctrl_t *c, float x, float z, float heading)
+{
+    ctrl_spawn s = {x, z, heading};
+    ctrl_reset(c, &fx.level, &s);
+}
+
+static void reset_spawn(ctrl_t *c)
+{
+    reset_at(c, fx.level.spawn_x, fx.level.spawn_z, fx.level.spawn_heading_rad);
+}
+
+static ctrl_input move_dir(float heading, float mag, float speed)
+{
+    ctrl_input in = {0};
+    in.move_x = sinf(heading) * mag;
+    in.move_z = cosf(heading) * mag;
+    in.speed = speed;
+    return in;
+}
+
+/* ---- checks shared by several tests --------------------------------------- */
+
+static float rest_len[SKEL_MAX_JOINTS];
+
+static void init_rest_lengths(void)
+{
+    for (int b = 0; b < fx.skel.joint_count; b++) {
+        const float *o = fx.skel.joint_offset[b];
+        rest_len[b] = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+    }
+}
+
+/* Largest relative bone-length error of the posed model-space joints. */
+static float bone_error(const ctrl_t *c)
+{
+    const float(*p)[3] = ctrl_joint_pos(c);
+    float worst = 0.0f;
+    for (int b = 1; b < fx.skel.joint_count; b++) {
+        if (rest_len[b] < 1e-3f)
+            continue;
+        const float *q = p[fx.skel.joint_parent[b]];
+        float d[3] = {p[b][0] - q[0], p[b][1] - q[1], p[b][2] - q[2]};
+        float l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        float e = fabsf(l - rest_len[b]) / rest_len[b];
+        if (!(e <= worst))
+            worst = e; /* also catches NaN */
+    }
+    return worst;
+}
+
+static bool pose_finite(const ctrl_t *c)
+{
+    const pose_t *p = ctrl_pose(c);
+    for (int b = 0; b < p->joint_count; b++) {
+        for (int k = 0; k < 4; k++)
+            if (!isfinite(p->rot[b][k]))
+                return false;
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(p->trans[b][k]))
+                return false;
+    }
+    const float(*m)[POSE_MAT_FLOATS] = ctrl_model(c);
+    for (int b = 0; b < p->joint_count; b++)
+        for (int k = 0; k < POSE_MAT_FLOATS; k++)
+            if (!isfinite(m[b][k]))
+                return false;
+    const ctrl_traj_view *t = ctrl_trajectory(c);
+    for (int i = 0; i < CTRL_TRAJ_FRAMES; i++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(t->pos[i][k]))
+                return false;
+    return true;
+}
+
+/* Deterministic random numbers (xorshift32). */
+static uint32_t rng_state = 12345u;
+static float rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return (float)(rng_state >> 8) / 16777216.0f;
+}
+
+/* A random intent held for a random time: direction, stop/walk/run, strafe,
+ * crouch, jump presses; IK toggled now and then. */
+typedef struct random_driver {
+    ctrl_input in;
+    int hold;
+} random_driver;
+
+static void random_next(random_driver *r, ctrl_t *c)
+{
+    if (r->hold-- > 0) {
+        r->in.jump = r->in.jump && rnd() < 0.9f;
+        return;
+    }
+    r->hold = 20 + (int)(rnd() * 160.0f);
+    float h = rnd() * 2.0f * PI_F;
+    float mag = rnd() < 0.15f ? 0.0f : (rnd() < 0.3f ? rnd() : 1.0f);
+    r->in = move_dir(h, mag, rnd() < 0.4f ? 1.0f : rnd() * 0.5f);
+    r->in.strafe = rnd() < 0.2f;
+    float fh = rnd() * 2.0f * PI_F;
+    r->in.facing_x = sinf(fh);
+    r->in.facing_z = cosf(fh);
+    r->in.crouch = rnd() < 0.1f;
+    r->in.jump = rnd() < 0.1f;
+    if (rnd() < 0.05f)
+        ctrl_set_ik(c, !ctrl_get_ik(c));
+}
+
+/* ---- plumbing tests (any network with the shipped layout) ------------------ */
+
+static void test_determinism(int frames)
+{
+    if (!load_level("hills"))
+        return;
+    ctrl_t *a = make_ctrl(PFNN_PHASE_CUBIC), *b = make_ctrl(PFNN_PHASE_CUBIC);
+    reset_spawn(a);
+    reset_spawn(b);
+    random_driver ra = {0}, rb = {0};
+    uint32_t seed = rng_state;
+    int first_diff = -1;
+    for (int f = 0; f < frames; f++) {
+        rng_state = seed + (uint32_t)f * 2654435761u;
+        random_next(&ra, a);
+        rng_state = seed + (uint32_t)f * 2654435761u;
+        random_next(&rb, b);
+        ctrl_step(a, &ra.in, DT);
+        ctrl_step(b, &rb.in, DT);
+        if (first_diff < 0 && (memcmp(ctrl_pose(a), ctrl_pose(b), sizeof(pose_t)) != 0 ||
+                               memcmp(ctrl_trajectory(a), ctrl_trajectory(b), sizeof(ctrl_traj_view)) != 0 ||
+                               memcmp(ctrl_last_output(a), ctrl_last_output(b), sizeof(float) * PFNN_N_OUT) != 0))
+            first_diff = f;
+    }
+    /* A reset brings back the same run. */
+    ctrl_stats s1, s2;
+    ctrl_get_stats(a, &s1);
+    reset_spawn(a);
+    rng_state = seed;
+    random_driver rc = {0};
+    for (int f = 0; f < frames; f++) {
+        rng_state = seed + (uint32_t)f * 2654435761u;
+        random_next(&rc, a);
+        ctrl_step(a, &rc.in, DT);
+    }
+    ctrl_get_stats(a, &s2);
+    CHECK(first_diff < 0, "two controllers diverged at frame %d", first_diff);
+    CHECK(memcmp(s1.root_pos, s2.root_pos, sizeof s1.root_pos) == 0 && s1.phase_rad == s2.phase_rad,
+          "a reset run differs: root %.4f %.4f vs %.4f %.4f", s1.root_pos[0], s1.root_pos[2], s2.root_pos[0],
+          s2.root_pos[2]);
+    printf("ctrl_test: determinism: %d frames, identical: %s; root moved to (%.1f, %.1f)\n", frames,
+           first_diff < 0 ? "yes" : "no", s1.root_pos[0], s1.root_pos[2]);
+    ctrl_destroy(a);
+    ctrl_destroy(b);
+}
+
+static void test_nan(void)
+{
+    if (!load_level("flat"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    reset_spawn(c);
+    ctrl_input in = move_dir(0.0f, 1.0f, 0.0f);
+    for (int f = 0; f < 120; f++)
+        ctrl_step(c, &in, DT);
+    ctrl_stats before;
+    ctrl_get_stats(c, &before);
+    CHECK(before.nan_resets == 0, "NaN resets before injection: %d", before.nan_resets);
+    /* Inject: a NaN output mean makes the de-normalised output NaN. */
+    float saved = fx.net.y_mean[0];
+    fx.net.y_mean[0] = NAN;
+    const int bad_steps = 5;
+    for (int f = 0; f < bad_steps; f++) {
+        ctrl_step(c, &in, DT);
+        CHECK(pose_finite(c), "pose not finite after a NaN output (step %d)", f);
+        CHECK(bone_error(c) < BONE_TOL, "bones broken after NaN reset");
+    }
+    ctrl_stats mid;
+    ctrl_get_stats(c, &mid);
+    CHECK(mid.nan_resets == bad_steps, "nan_resets %d, expected %d", mid.nan_resets, bad_steps);
+    float dx = mid.root_pos[0] - before.root_pos[0], dz = mid.root_pos[2] - before.root_pos[2];
+    CHECK(sqrtf(dx * dx + dz * dz) < 1.0f, "reset moved the root by %.2f cm", sqrtf(dx * dx + dz * dz));
+    /* Safe state: rest rotations (identity) below the hip, standing gait. */
+    const pose_t *p = ctrl_pose(c);
+    for (int b = 1; b < p->joint_count; b++)
+        CHECK(fabsf(p->rot[b][3]) > 0.99999f, "joint %d not at rest after the reset", b);
+    CHECK(mid.gait[CTRL_GAIT_STAND] == 1.0f, "gait not reset to stand");
+    fx.net.y_mean[0] = saved;
+    for (int f = 0; f < 600; f++) {
+        ctrl_step(c, &in, DT);
+        if (!pose_finite(c)) {
+            CHECK(false, "pose not finite %d steps after recovery", f);
+            break;
+        }
+    }
+    ctrl_stats after;
+    ctrl_get_stats(c, &after);
+    CHECK(after.nan_resets == bad_steps, "NaN resets kept happening after recovery: %d", after.nan_resets);
+    /* Non-finite input values are treated as 0. */
+    ctrl_input bad = {.move_x = NAN, .move_z = INFINITY, .speed = NAN, .facing_x = NAN, .facing_z = 1.0f};
+    for (int f = 0; f < 60; f++)
+        ctrl_step(c, &bad, DT);
+    CHECK(pose_finite(c), "non-finite input propagated");
+    ctrl_get_stats(c, &after);
+    CHECK(after.nan_resets == bad_steps, "non-finite input caused NaN resets");
+    printf("ctrl_test: nan: %d injected non-finite outputs -> %d resets, pose finite, root kept within 1 cm\n",
+           bad_steps, mid.nan_resets);
+    ctrl_destroy(c);
+}
+
+static void test_noalloc(int frames)
+{
+    if (!load_level("course"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    reset_spawn(c);
+    random_driver r = {0};
+    debug_line_vertex verts[4096];
+    debug_lines dl = {.vertices = verts, .capacity = 4096};
+    long before = alloc_calls;
+    for (int f = 0; f < frames; f++) {
+        random_next(&r, c);
+        if (f % 7 == 0)
+            ctrl_set_mode(c, (pfnn_mode)(f / 7 % PFNN_PHASE_MODE_COUNT));
+        ctrl_step(c, &r.in, DT);
+        debug_lines_clear(&dl);
+        ctrl_debug_draw(c, CTRL_DRAW_ALL, &dl);
+    }
+    long n = alloc_calls - before;
+    CHECK(n == 0, "%ld allocations in %d steps", n, frames);
+    CHECK(dl.count > 0 && dl.dropped == 0, "debug lines: %d vertices, %d dropped", dl.count, dl.dropped);
+    /* The wrap must be live: creating a controller allocates. */
+    ctrl_t *d = make_ctrl(PFNN_PHASE_CONSTANT);
+    CHECK(alloc_calls > before + n, "allocation counter is not wired (--wrap=malloc)");
+    ctrl_destroy(d);
+    printf("ctrl_test: noalloc: %ld allocations in %d steps (with debug draw, mode switches); %d line vertices\n",
+           n, frames, dl.count);
+    ctrl_destroy(c);
+}
+
+/* Random intents on every level: no NaN/Inf, no wall crossed, bone lengths. */
+static void test_random(int frames, pfnn_mode mode)
+{
+    for (int li = 0; li < LEVEL_COUNT; li++) {
+        if (!load_level(level_names[li]))
+            continue;
+        ctrl_t *c = make_ctrl(mode);
+        reset_spawn(c);
+        random_driver r = {0};
+        rng_state = 777u + (uint32_t)li;
+        float worst_bone = 0.0f;
+        int crossings = 0, bad = 0;
+        double path = 0.0;
+        for (int f = 0; f < frames; f++) {
+            ctrl_stats s0, s1;
+            ctrl_get_stats(c, &s0);
+            random_next(&r, c);
+            ctrl_step(c, &r.in, DT);
+            ctrl_get_stats(c, &s1);
+            if (level_segment_crosses_wall(&fx.level, s0.root_pos[0], s0.root_pos[2], s1.root_pos[0],
+                                           s1.root_pos[2]))
+                crossings++;
+            if (!pose_finite(c))
+                bad++;
+            float e = bone_error(c);
+            if (!(e <= worst_bone))
+                worst_bone = e;
+            path += hypot(s1.root_pos[0] - s0.root_pos[0], s1.root_pos[2] - s0.root_pos[2]);
+            if (bad > 0)
+                break;
+        }
+        ctrl_stats s;
+        ctrl_get_stats(c, &s);
+        printf("ctrl_test: random %-6s %s: %d frames, path %.0f m, wall crossings %d, non-finite %d, "
+               "NaN resets %d, wall blocks %d, worst bone error %.2e\n",
+               level_names[li], pfnn_mode_name(mode), frames, path / 100.0, crossings, bad, s.nan_resets,
+               s.wall_blocks, worst_bone);
+        CHECK(crossings == 0, "%s: the root crossed a wall %d times", level_names[li], crossings);
+        CHECK(bad == 0 && s.nan_resets == 0, "%s: non-finite values (%d) / NaN resets (%d)", level_names[li], bad,
+              s.nan_resets);
+        CHECK(worst_bone < BONE_TOL, "%s: bone length error %.4f", level_names[li], worst_bone);
+        ctrl_destroy(c);
+    }
+}
+
+/* ---- behaviour tests (the trained network) -------------------------------- */
+
+/* Mean of 'mean_root_speed_units_per_s' over the manifest's walk clips. */
+static bool manifest_walk_speed(float *out)
+{
+    FILE *f = fopen(MANIFEST_PATH, "r");
+    if (!f)
+        return false;
+    char line[1024];
+    int col_cat = -1, col_speed = -1, n = 0;
+    double sum = 0.0;
+    if (fgets(line, sizeof line, f)) {
+        int col = 0;
+        for (char *tok = strtok(line, ",\r\n"); tok; tok = strtok(NULL, ",\r\n"), col++) {
+            if (strcmp(tok, "category") == 0)
+                col_cat = col;
+            if (strcmp(tok, "mean_root_speed_units_per_s") == 0)
+                col_speed = col;
+        }
+    }
+    while (col_cat >= 0 && col_speed >= 0 && fgets(line, sizeof line, f)) {
+        /* Simple CSV: descriptions have no commas in the walk rows we use;
+         * split keeping empty fields. */
+        char *fields[16];
+        int nf = 0;
+        char *p = line;
+        fields[nf++] = p;
+        for (; *p && nf < 16; p++)
+            if (*p == ',') {
+                *p = '\0';
+                fields[nf++] = p + 1;
+            }
+        if (nf > col_cat && nf > col_speed && strcmp(fields[col_cat], "walk") == 0) {
+            sum += atof(fields[col_speed]);
+            n++;
+        }
+    }
+    fclose(f);
+    if (n == 0)
+        return false;
+    *out = (float)(sum / n);
+    return true;
+}
+
+typedef struct walk_result {
+    float speed_cm_s;   /* along the intended direction, seconds 2..end */
+    float lateral_cm;   /* sideways drift over the same span */
+    float heading_err;  /* final facing vs intent, rad */
+} walk_result;
+
+static walk_result walk_straight(ctrl_t *c, float heading, float speed, float seconds)
+{
+    ctrl_input in = move_dir(heading, 1.0f, speed);
+    int frames = (int)(seconds * 60.0f), warm = 120;
+    ctrl_stats s0 = {0}, s;
+    for (int f = 0; f < frames; f++) {
+        if (f == warm)
+            ctrl_get_stats(c, &s0);
+        ctrl_step(c, &in, DT);
+    }
+    ctrl_get_stats(c, &s);
+    float dx = s.root_pos[0] - s0.root_pos[0], dz = s.root_pos[2] - s0.root_pos[2];
+    float t = (float)(frames - warm) / 60.0f;
+    walk_result r;
+    r.speed_cm_s = (dx * sinf(heading) + dz * cosf(heading)) / t;
+    r.lateral_cm = fabsf(dx * cosf(heading) - dz * sinf(heading));
+    float e = s.heading_rad - heading;
+    r.heading_err = fabsf(atan2f(sinf(e), cosf(e)));
+    return r;
+}
+
+static void test_walk(void)
+{
+    if (!load_level("flat"))
+        return;
+    float ref;
+    if (!manifest_walk_speed(&ref)) {
+        printf("ctrl_test: walk: %s not readable; reference = CTRL_WALK_SPEED_CM_S\n", MANIFEST_PATH);
+        ref = CTRL_WALK_SPEED_CM_S;
+    }
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    /* South of the courtyard, walking +X: 10 s of open flat ground. */
+    const float heading = 0.5f * PI_F;
+    reset_at(c, -2300.0f, -2000.0f, heading);
+    walk_result w = walk_straight(c, heading, 0.0f, 10.0f);
+    printf("ctrl_test: walk: %.1f cm/s along the intent (training walk mean %.1f cm/s, manifest walk clips), "
+           "lateral drift %.1f cm over 8 s, heading error %.1f deg\n",
+           w.speed_cm_s, ref, w.lateral_cm, w.heading_err * 180.0f / PI_F);
+    CHECK(fabsf(w.speed_cm_s - ref) <= 0.2f * ref, "walk speed %.1f not within 20%% of %.1f", w.speed_cm_s, ref);
+    CHECK(w.lateral_cm < 0.15f * w.speed_cm_s * 8.0f, "walk drifted %.1f cm sideways", w.lateral_cm);
+    ctrl_destroy(c);
+}
+
+static void test_run(void)
+{
+    if (!load_level("flat"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    const float heading = 0.5f * PI_F;
+    reset_at(c, -2300.0f, -2000.0f, heading);
+    walk_result w = walk_straight(c, heading, 0.0f, 6.0f);
+    reset_at(c, -2300.0f, -2000.0f, heading);
+    walk_result r = walk_straight(c, heading, 1.0f, 6.0f);
+    ctrl_stats s;
+    ctrl_get_stats(c, &s);
+    printf("ctrl_test: run: %.1f cm/s vs walk %.1f cm/s (x%.2f); run gait weight %.2f\n", r.speed_cm_s,
+           w.speed_cm_s, r.speed_cm_s / w.speed_cm_s, s.gait[CTRL_GAIT_RUN]);
+    CHECK(r.speed_cm_s > 1.3f * w.speed_cm_s, "run %.1f is not clearly faster than walk %.1f", r.speed_cm_s,
+          w.speed_cm_s);
+    ctrl_destroy(c);
+}
+
+static void test_turn(void)
+{
+    if (!load_level("flat"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    /* Walk +X for 3 s, then ask for a 90 degree turn, each way. */
+    const float turns[2] = {0.5f * PI_F, -0.5f * PI_F};
+    for (int k = 0; k < 2; k++) {
+        const float h0 = 0.5f * PI_F;
+        reset_at(c, -2000.0f, -2100.0f + 300.0f * (float)k, h0);
+        walk_straight(c, h0, 0.0f, 3.0f);
+        float h1 = h0 + turns[k];
+        walk_result w = walk_straight(c, h1, 0.0f, 4.0f);
+        printf("ctrl_test: turn %+.0f deg: facing error %.1f deg after 4 s, speed along the new direction "
+               "%.1f cm/s\n",
+               turns[k] * 180.0f / PI_F, w.heading_err * 180.0f / PI_F, w.speed_cm_s);
+        CHECK(w.heading_err < 20.0f * PI_F / 180.0f, "turn: facing %.1f deg off the intent",
+              w.heading_err * 180.0f / PI_F);
+        CHECK(w.speed_cm_s > 0.5f * CTRL_WALK_SPEED_CM_S, "turn: moving %.1f cm/s along the new direction",
+              w.speed_cm_s);
+    }
+    ctrl_destroy(c);
+}
+
+static void test_crouch(void)
+{
+    if (!load_level("tunnel"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    reset_spawn(c);
+    ctrl_input in = move_dir(0.0f, 1.0f, 0.0f);
+    double out_sum = 0.0, in_sum = 0.0;
+    int out_n = 0, in_n = 0;
+    float in_gait = 0.0f;
+    for (int f = 0; f < 60 * 40; f++) {
+        ctrl_step(c, &in, DT);
+        ctrl_stats s;
+        ctrl_get_stats(c, &s);
+        float z = s.root_pos[2];
+        if (f > 120 && z < -1600.0f) {
+            out_sum += s.head_height_cm;
+            out_n++;
+        }
+        /* Well inside the first tunnel section (z -1300..-100). */
+        if (z > -1000.0f && z < -300.0f) {
+            in_sum += s.head_height_cm;
+            in_gait += s.gait[CTRL_GAIT_CROUCH];
+            in_n++;
+        }
+        if (z > -200.0f)
+            break;
+    }
+    CHECK(out_n > 0 && in_n > 0, "crouch: did not reach the tunnel (samples outside %d, inside %d)", out_n, in_n);
+    if (out_n > 0 && in_n > 0) {
+        float ho = (float)(out_sum / out_n), hi = (float)(in_sum / in_n);
+        float drop = 1.0f - hi / ho;
+        printf("ctrl_test: crouch: head height %.1f cm outside, %.1f cm in the tunnel: drop %.1f%% "
+               "(crouch gait %.2f)\n",
+               ho, hi, 100.0f * drop, in_gait / (float)in_n);
+        CHECK(drop >= 0.25f, "crouch: head height drop %.1f%% < 25%%", 100.0f * drop);
+    }
+    ctrl_destroy(c);
+}
+
+static void test_jump(void)
+{
+    if (!load_level("gaps"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    reset_spawn(c);
+    ctrl_input in = move_dir(0.0f, 1.0f, 0.0f);
+    double base_sum = 0.0;
+    int base_n = 0;
+    float peak = -1e9f, jump_gait = 0.0f;
+    for (int f = 0; f < 60 * 20; f++) {
+        ctrl_step(c, &in, DT);
+        ctrl_stats s;
+        ctrl_get_stats(c, &s);
+        const float(*p)[3] = ctrl_joint_pos(c);
+        float z = s.root_pos[2];
+        /* Flat approach, before the first jump area's reach (-1340 - 90 - 50). */
+        if (f > 120 && z < -1600.0f) {
+            base_sum += p[0][1];
+            base_n++;
+        }
+        if (z > -1600.0f && z < -1100.0f) {
+            peak = fmaxf(peak, p[0][1]);
+            jump_gait = fmaxf(jump_gait, s.gait[CTRL_GAIT_JUMP]);
+        }
+        if (z > -1000.0f)
+            break;
+    }
+    CHECK(base_n > 0 && peak > -1e9f, "jump: did not reach the jump area");
+    if (base_n > 0 && peak > -1e9f) {
+        float rise = peak - (float)(base_sum / base_n);
+        printf("ctrl_test: jump: hip rises %.1f cm above its walking height at the first jump area "
+               "(peak jump gait %.2f)\n", rise, jump_gait);
+        CHECK(jump_gait > 0.5f, "jump: jump gait only reached %.2f", jump_gait);
+        CHECK(rise > 10.0f, "jump: hip rise %.1f cm", rise);
+    }
+    ctrl_destroy(c);
+}
+
+/* Heel slide while in contact on flat ground: per contact, the largest
+ * horizontal distance of the heel from where it touched down. */
+static void skate_run(bool ik, float *mean, float *p90, float *worst, int *count)
+{
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    ctrl_set_ik(c, ik);
+    const float heading = 0.5f * PI_F;
+    reset_at(c, -2300.0f, -2000.0f, heading);
+    ctrl_input in = move_dir(heading, 1.0f, 0.0f);
+    float start[2][2] = {{0}};
+    float slide[2] = {0};
+    bool was[2] = {false, false};
+    float slides[1024];
+    int n = 0;
+    for (int f = 0; f < 60 * 12; f++) {
+        /* Walk, stop for a second, walk on. */
+        in.move_x = (f / 180) % 3 == 2 ? 0.0f : 1.0f;
+        ctrl_step(c, &in, DT);
+        if (f < 60)
+            continue;
+        ctrl_stats s;
+        ctrl_get_stats(c, &s);
+        float cp[CTRL_CONTACTS][3];
+        ctrl_contact_pos(c, cp);
+        for (int side = 0; side < 2; side++) {
+            bool on = s.contact[2 * side];
+            const float *h = cp[2 * side];
+            if (on && !was[side]) {
+                start[side][0] = h[0];
+                start[side][1] = h[2];
+                slide[side] = 0.0f;
+            } else if (on) {
+                slide[side] = fmaxf(slide[side], hypotf(h[0] - start[side][0], h[2] - start[side][1]));
+            } else if (was[side] && n < 1024) {
+                slides[n++] = slide[side];
+            }
+            was[side] = on;
+        }
+    }
+    ctrl_destroy(c);
+    *count = n;
+    *mean = *p90 = *worst = 0.0f;
+    if (n == 0)
+        return;
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && slides[k - 1] > slides[k]; k--) {
+            float t = slides[k];
+            slides[k] = slides[k - 1];
+            slides[k - 1] = t;
+        }
+    double sum = 0.0;
+    for (int i = 0; i < n; i++)
+        sum += slides[i];
+    *mean = (float)(sum / n);
+    *p90 = slides[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1];
+    *worst = slides[n - 1];
+}
+
+static void test_skate(void)
+{
+    if (!load_level("flat"))
+        return;
+    float m_ik, p_ik, w_ik, m_raw, p_raw, w_raw;
+    int n_ik, n_raw;
+    skate_run(true, &m_ik, &p_ik, &w_ik, &n_ik);
+    skate_run(false, &m_raw, &p_raw, &w_raw, &n_raw);
+    printf("ctrl_test: skate: heel slide per contact with IK: mean %.2f cm, p90 %.2f, max %.2f (%d contacts); "
+           "without IK: mean %.2f, p90 %.2f, max %.2f (%d)\n",
+           m_ik, p_ik, w_ik, n_ik, m_raw, p_raw, w_raw, n_raw);
+    CHECK(n_ik >= 8, "skate: only %d heel contacts in 11 s of walking", n_ik);
+    CHECK(w_ik < 2.0f, "skate: a heel slid %.2f cm while in contact", w_ik);
+}
+
+/* Constant and linear against exact cubic: open loop on the cubic run's own
+ * inputs (per-step output differences) and closed loop (root paths). */
+static void test_modes(void)
+{
+    if (!load_level("hills"))
+        return;
+    ctrl_t *cm[PFNN_PHASE_MODE_COUNT];
+    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
+        cm[m] = make_ctrl((pfnn_mode)m);
+        reset_spawn(cm[m]);
+    }
+    pfnn_workspace ws;
+    if (!pfnn_workspace_init(&ws, &fx.net)) {
+        CHECK(false, "workspace");
+        return;
+    }
+    float y[PFNN_N_OUT];
+    float open_root[PFNN_PHASE_MODE_COUNT] = {0}, open_joint[PFNN_PHASE_MODE_COUNT] = {0};
+    float closed[PFNN_PHASE_MODE_COUNT] = {0};
+    double path = 0.0;
+    const int frames = 60 * 10;
+    for (int f = 0; f < frames; f++) {
+        /* Walk ahead, turn right after 3 s, run after 6 s. */
+        float h = f < 180 ? 0.0f : 0.6f * PI_F;
+        ctrl_input in = move_dir(h, 1.0f, f < 360 ? 0.0f : 1.0f);
+        ctrl_stats s0;
+        ctrl_get_stats(cm[PFNN_PHASE_CUBIC], &s0);
+        for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
+            ctrl_step(cm[m], &in, DT);
+        const ctrl_t *ref = cm[PFNN_PHASE_CUBIC];
+        ctrl_stats s1;
+        ctrl_get_stats(ref, &s1);
+        path += hypot(s1.root_pos[0] - s0.root_pos[0], s1.root_pos[2] - s0.root_pos[2]);
+        const float *yr = ctrl_last_output(ref);
+        for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
+            pfnn_job job = {.net = &fx.net, .ws = &ws, .mode = (pfnn_mode)m, .dtype = PFNN_F32,
+                            .isa = PFNN_ISA_AUTO, .phase = ctrl_last_phase(ref), .x = ctrl_last_input(ref), .y = y};
+            pfnn_run(&job);
+            for (int k = 0; k < 3; k++)
+                open_root[m] = fmaxf(open_root[m], fabsf(y[k] - yr[k]));
+            for (int k = 32; k < 95; k++)
+                open_joint[m] = fmaxf(open_joint[m], fabsf(y[k] - yr[k]));
+            ctrl_stats sm;
+            ctrl_get_stats(cm[m], &sm);
+            closed[m] = fmaxf(closed[m], hypotf(sm.root_pos[0] - s1.root_pos[0], sm.root_pos[2] - s1.root_pos[2]));
+        }
+    }
+    pfnn_workspace_free(&ws);
+    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
+        printf("ctrl_test: modes: %-8s vs cubic: open loop max |d root vel/ang| %.4f, max |d joint pos| %.3f cm; "
+               "closed loop max root distance %.1f cm over a %.0f cm path\n",
+               pfnn_mode_name((pfnn_mode)m), open_root[m], open_joint[m], closed[m], path);
+        ctrl_destroy(cm[m]);
+    }
+    /* Tolerances: per step the approximate modes stay within 0.5 cm/frame of
+     * root motion and 2 cm of joint position; over 10 s the closed-loop root
+     * paths stay within 10% of the distance walked. */
+    for (int m = 0; m < PFNN_PHASE_CUBIC; m++) {
+        CHECK(open_root[m] < 0.5f, "%s: root motion differs by %.3f", pfnn_mode_name((pfnn_mode)m), open_root[m]);
+        CHECK(open_joint[m] < 2.0f, "%s: joints differ by %.2f cm", pfnn_mode_name((pfnn_mode)m), open_joint[m]);
+        CHECK(closed[m] < 0.1f * (float)path + 5.0f, "%s: root path differs by %.1f cm",
+              pfnn_mode_name((pfnn_mode)m), closed[m]);
+    }
+    CHECK(open_root[PFNN_PHASE_CUBIC] == 0.0f && closed[PFNN_PHASE_CUBIC] == 0.0f, "cubic is not reproducible");
+}
+
+int main(int argc, char **argv)
+{
+    const char *test = argc > 1 ? argv[1] : "";
+    const char *net_path = NULL;
+    bool skip_missing = false;
+    int frames = 0;
+    pfnn_mode mode = PFNN_PHASE_CONSTANT;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--net") == 0 && i + 1 < argc)
+            net_path = argv[++i];
+        else if (strcmp(argv[i], "--skip-missing") == 0)
+            skip_missing = true;
+        else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc)
+            frames = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc)
+            mode = (pfnn_mode)atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: test_ctrl TEST --net PATH [--skip-missing] [--frames N] [--mode 0|1|2]\n");
+            return 2;
+        }
+    }
+    if (!net_path) {
+        fprintf(stderr, "test_ctrl: --net PATH is required\n");
+        return 2;
+    }
+    if (skip_missing && access(net_path, F_OK) != 0) {
+        printf("ctrl_test: SKIP %s: %s is not there yet (the trained network is committed after training)\n",
+               test, net_path);
+        return SKIP_CODE;
+    }
+    if (!skel_load(&fx.skel, SKEL_PATH) || !pfnn_load(&fx.net, net_path))
+        return 1;
+    init_rest_lengths();
+    if (strcmp(test, "determinism") == 0)
+        test_determinism(frames > 0 ? frames : 3000);
+    else if (strcmp(test, "nan") == 0)
+        test_nan();
+    else if (strcmp(test, "noalloc") == 0)
+        test_noalloc(frames > 0 ? frames : 5000);
+    else if (strcmp(test, "random") == 0)
+        test_random(frames > 0 ? frames : 100000, mode);
+    else if (strcmp(test, "walk") == 0)
+        test_walk();
+    else if (strcmp(test, "run") == 0)
+        test_run();
+    else if (strcmp(test, "turn") == 0)
+        test_turn();
+    else if (strcmp(test, "crouch") == 0)
+        test_crouch();
+    else if (strcmp(test, "jump") == 0)
+        test_jump();
+    else if (strcmp(test, "skate") == 0)
+        test_skate();
+    else if (strcmp(test, "modes") == 0)
+        test_modes();
+    else {
+        fprintf(stderr, "test_ctrl: unknown test '%s'\n", test);
+        return 2;
+    }
+    if (fx.level_loaded)
+        level_free(&fx.level);
+    pfnn_free(&fx.net);
+    if (failures) {
+        fprintf(stderr, "test_ctrl %s: %d failure(s)\n", test, failures);
+        return 1;
+    }
+    printf("test_ctrl %s: ok\n", test);
+    return 0;
+}
