@@ -858,9 +858,10 @@ bool chr_save(const chr_character_t *c, const char *path)
         return false;
     }
     size_t wrote = fwrite(data, 1, size, f);
-    bool ok = wrote == size && fclose(f) == 0;
-    if (wrote != size)
-        fclose(f);
+    /* Close exactly once, whatever fwrite did; a failed close (full disk on
+     * flush) is a failed write too. */
+    int close_rc = fclose(f);
+    bool ok = wrote == size && close_rc == 0;
     free(data);
     if (!ok)
         log_error("%s: write failed (%zu of %zu bytes)", path, wrote, size);
