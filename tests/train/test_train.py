@@ -344,5 +344,30 @@ class TestExport(unittest.TestCase):
             self.assertTrue(np.array_equal(a, ph) and np.array_equal(b, X) and np.array_equal(c, Y))
 
 
+class TestTrainResume(unittest.TestCase):
+    def test_checkpoint_resume(self):
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "train"))
+            with open(os.path.join(d, "train", "w.bvh"), "w") as f:
+                f.write(synthetic_walk_bvh(frames=120))
+            with open(os.path.join(d, "manifest.csv"), "w") as f:
+                f.write("file,cmu_clip,category\ntrain/w.bvh,w,walk\n")
+            out = os.path.join(d, "out")
+            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+                prepare.build(d, out, SKEL)
+                h1 = train.train(out, epochs=1, hidden=8, batch=32)
+                w1 = torch.load(os.path.join(out, "ckpt.pt"))["model"]["W.0"].clone()
+                h2 = train.train(out, epochs=3, hidden=8, batch=32, resume=True)
+            self.assertEqual(h1["epoch"], [1])
+            self.assertEqual(h2["epoch"], [1, 2, 3])
+            self.assertEqual(h2["train_loss"][0], h1["train_loss"][0])
+            w3 = torch.load(os.path.join(out, "ckpt.pt"))["model"]["W.0"]
+            self.assertFalse(torch.equal(w1, w3))
+            with contextlib.redirect_stdout(io.StringIO()):
+                with self.assertRaises(SystemExit):
+                    train.train(out, epochs=4, hidden=16, batch=32, resume=True)
+
+
 if __name__ == "__main__":
     unittest.main()
