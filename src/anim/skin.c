@@ -4,6 +4,8 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +22,6 @@
 #define SKIN_PAD_JOINTS (SKIN_MAX_JOINTS + 1)
 /* SIMD matrix layout: 4 columns of (x y z 0), one 64-byte cache line per joint. */
 #define SKIN_COLS_FLOATS 16
-/* Thread ranges start on multiples of this many vertices so that two threads
- * rarely write the same output cache line. */
-#define SKIN_SPLIT_ALIGN 16
 /* skin_check_vertices: tolerated |sum of weights - 1|. */
 #define SKIN_WEIGHT_SUM_TOL 1.0e-3f
 
@@ -966,27 +965,65 @@ bool skin_run(const skin_job_t *job)
 
 /* ----------------------------------------------------------------- pool */
 
+/* The pool hands out chunks of SKIN_CHUNK vertices from one atomic counter
+ * (dynamic scheduling): on a busy machine a descheduled worker costs at most
+ * the chunk it holds, instead of a fixed half of the mesh. Chunks start on
+ * multiples of SKIN_CHUNK (a multiple of SKIN_BLOCK), and every vertex runs
+ * the same arithmetic wherever it falls, so results are bit-exact with
+ * skin_run() whatever thread takes which chunk. */
+#define SKIN_CHUNK 1024
+/* Spins of the waiting caller before it yields its core to the workers. */
+#define SKIN_SPIN_BEFORE_YIELD 256
+/* next = job:24 | chunk count:20 | next chunk:20 (2^20 chunks of 1024
+ * vertices cover every vertex count skin_validate() accepts). */
+#define SKIN_STATE_BITS 20
+#define SKIN_STATE_MASK ((1u << SKIN_STATE_BITS) - 1u)
+#define SKIN_GEN_MASK 0xFFFFFFu
+
 typedef struct skin_worker_t {
     struct skin_pool_t *pool;
-    int index;
 } skin_worker_t;
 
 struct skin_pool_t {
     skin_prepared_t prep; /* first member: keeps its 64-byte alignment */
     skin_ctx_t ctx;
     skin_range_fn fn;
-    int split[SKIN_POOL_MAX_THREADS + 1]; /* thread i skins [split[i], split[i+1]) */
-    int thread_count;                     /* including the calling thread */
-    int started;                          /* worker threads running */
+    int vertex_count;
+    uint32_t chunk_count;
+    /* Job number, chunk count and next chunk in one word (SKIN_STATE): a
+     * worker that wakes late for job N can never take a chunk of job N + 1,
+     * and reads nothing else before it owns a chunk. */
+    _Alignas(64) _Atomic uint64_t next;
+    _Alignas(64) _Atomic uint32_t chunks_done;
+    int thread_count; /* including the calling thread */
+    int started;      /* worker threads running */
     pthread_t threads[SKIN_POOL_MAX_THREADS];
     skin_worker_t workers[SKIN_POOL_MAX_THREADS];
     pthread_mutex_t mutex;
     pthread_cond_t wake;
-    pthread_cond_t done;
-    unsigned long generation; /* bumped once per job */
-    int pending;              /* workers still busy with the current job */
+    uint32_t generation; /* job number, bumped once per job */
     bool quit;
 };
+
+/* Takes and skins chunks of job GEN until none are left. */
+static void skin_pool_drain(skin_pool_t *pool, uint32_t gen)
+{
+    uint64_t x = atomic_load_explicit(&pool->next, memory_order_acquire);
+    for (;;) {
+        uint32_t idx = (uint32_t)x & SKIN_STATE_MASK;
+        uint32_t count = (uint32_t)(x >> SKIN_STATE_BITS) & SKIN_STATE_MASK;
+        if ((uint32_t)(x >> (2 * SKIN_STATE_BITS)) != (gen & SKIN_GEN_MASK) || idx >= count)
+            return;
+        if (!atomic_compare_exchange_weak_explicit(&pool->next, &x, x + 1, memory_order_acq_rel,
+                                                   memory_order_acquire))
+            continue;
+        int b = (int)idx * SKIN_CHUNK;
+        int e = b + SKIN_CHUNK < pool->vertex_count ? b + SKIN_CHUNK : pool->vertex_count;
+        pool->fn(&pool->ctx, b, e);
+        atomic_fetch_add_explicit(&pool->chunks_done, 1, memory_order_release);
+        x = atomic_load_explicit(&pool->next, memory_order_acquire);
+    }
+}
 
 static void *skin_worker_main(void *arg)
 {
@@ -994,7 +1031,7 @@ static void *skin_worker_main(void *arg)
     skin_pool_t *pool = w->pool;
     /* Jobs are numbered from 1; a job posted before this thread got here
      * still counts as new. */
-    unsigned long seen = 0;
+    uint32_t seen = 0;
     pthread_mutex_lock(&pool->mutex);
     for (;;) {
         while (!pool->quit && pool->generation == seen)
@@ -1003,12 +1040,8 @@ static void *skin_worker_main(void *arg)
             break;
         seen = pool->generation;
         pthread_mutex_unlock(&pool->mutex);
-        int b = pool->split[w->index], e = pool->split[w->index + 1];
-        if (b < e)
-            pool->fn(&pool->ctx, b, e);
+        skin_pool_drain(pool, seen);
         pthread_mutex_lock(&pool->mutex);
-        if (--pool->pending == 0)
-            pthread_cond_signal(&pool->done);
     }
     pthread_mutex_unlock(&pool->mutex);
     return NULL;
@@ -1022,7 +1055,6 @@ static void skin_pool_stop(skin_pool_t *pool)
     pthread_mutex_unlock(&pool->mutex);
     for (int i = 0; i < pool->started; i++)
         pthread_join(pool->threads[i], NULL);
-    pthread_cond_destroy(&pool->done);
     pthread_cond_destroy(&pool->wake);
     pthread_mutex_destroy(&pool->mutex);
 }
@@ -1040,12 +1072,13 @@ skin_pool_t *skin_pool_create(int thread_count)
         return NULL;
     }
     memset(pool, 0, sizeof *pool);
+    atomic_init(&pool->next, 0);
+    atomic_init(&pool->chunks_done, 0);
     pool->thread_count = thread_count;
     pthread_mutex_init(&pool->mutex, NULL);
     pthread_cond_init(&pool->wake, NULL);
-    pthread_cond_init(&pool->done, NULL);
     for (int i = 0; i + 1 < thread_count; i++) {
-        pool->workers[i] = (skin_worker_t){.pool = pool, .index = i + 1};
+        pool->workers[i] = (skin_worker_t){.pool = pool};
         if (pthread_create(&pool->threads[i], NULL, skin_worker_main, &pool->workers[i]) != 0) {
             log_error("skin: could not start skinning thread %d of %d", i + 1, thread_count);
             skin_pool_stop(pool);
@@ -1083,27 +1116,29 @@ bool skin_pool_run(skin_pool_t *pool, const skin_job_t *job)
         skin_prepare(job, &pool->prep);
     pool->ctx = (skin_ctx_t){.job = job, .prep = &pool->prep, .isa = isa};
     pool->fn = skin_select(job, isa);
-    int t = pool->thread_count;
-    pool->split[0] = 0;
-    for (int i = 1; i < t; i++) {
-        int s = (int)((long long)n * i / t) / SKIN_SPLIT_ALIGN * SKIN_SPLIT_ALIGN;
-        pool->split[i] = s < pool->split[i - 1] ? pool->split[i - 1] : s;
+    pool->vertex_count = n;
+    pool->chunk_count = (uint32_t)((n + SKIN_CHUNK - 1) / SKIN_CHUNK);
+    atomic_store_explicit(&pool->chunks_done, 0, memory_order_relaxed);
+    /* Small meshes, or no workers: one range on this thread. */
+    if (pool->started == 0 || pool->chunk_count == 1) {
+        pool->fn(&pool->ctx, 0, n);
+        return true;
     }
-    pool->split[t] = n;
-    if (pool->started > 0) {
-        pthread_mutex_lock(&pool->mutex);
-        pool->pending = pool->started;
-        pool->generation++;
-        pthread_cond_broadcast(&pool->wake);
-        pthread_mutex_unlock(&pool->mutex);
-    }
-    if (pool->split[0] < pool->split[1])
-        pool->fn(&pool->ctx, pool->split[0], pool->split[1]);
-    if (pool->started > 0) {
-        pthread_mutex_lock(&pool->mutex);
-        while (pool->pending > 0)
-            pthread_cond_wait(&pool->done, &pool->mutex);
-        pthread_mutex_unlock(&pool->mutex);
+    pthread_mutex_lock(&pool->mutex);
+    uint32_t gen = ++pool->generation;
+    atomic_store_explicit(&pool->next,
+                          ((uint64_t)(gen & SKIN_GEN_MASK) << (2 * SKIN_STATE_BITS)) |
+                              ((uint64_t)pool->chunk_count << SKIN_STATE_BITS),
+                          memory_order_release);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->mutex);
+    skin_pool_drain(pool, gen);
+    /* Every chunk is taken; wait for those still running on workers. */
+    for (int spins = 0; atomic_load_explicit(&pool->chunks_done, memory_order_acquire) <
+                        pool->chunk_count;
+         spins++) {
+        if (spins >= SKIN_SPIN_BEFORE_YIELD)
+            sched_yield();
     }
     return true;
 }

@@ -79,9 +79,10 @@ const char *skin_method_name(skin_method method);
 skin_pool_t *skin_pool_create(int thread_count);
 void skin_pool_destroy(skin_pool_t *pool);
 int skin_pool_thread_count(const skin_pool_t *pool);
-/* Validates, then splits the vertices into one contiguous range per thread.
- * Results are bit-identical to skin_run() for the same job. Not reentrant:
- * one call at a time per pool. */
+/* Validates, then skins chunks of 1024 vertices on every thread of the pool
+ * (the caller included), each thread taking the next free chunk. Results are
+ * bit-identical to skin_run() for the same job. Not reentrant: one call at a
+ * time per pool. */
 bool skin_pool_run(skin_pool_t *pool, const skin_job_t *job);
 
 #endif

@@ -245,6 +245,22 @@ static void test_paths_agree(bool stress)
     skin_job_t two = make_job(SKIN_LBS_POINTS, SKIN_ISA_AUTO, 4, false, &g_out2);
     CHECK(skin_run(&one) && pools[2] && skin_pool_run(pools[2], &two));
     CHECK(memcmp(&g_out, &g_out2, sizeof g_out) == 0);
+    /* Back-to-back jobs of changing sizes: a worker waking late for one job
+     * must not touch the next. */
+    for (int r = 0; r < 300 && pools[1] && pools[2]; r++) {
+        int n = 1 + (int)rnd(0, (float)(NV - 1));
+        skin_job_t a = make_job(r % 2 ? SKIN_DQS : SKIN_LBS_MATRIX, SKIN_ISA_AUTO, 1 + r % 4,
+                                false, &g_out);
+        skin_job_t b = a;
+        a.vertex_count = b.vertex_count = n;
+        b.out_positions = g_out2.pos;
+        b.out_normals = g_out2.nrm;
+        b.out_tangents = g_out2.tan;
+        CHECK(skin_run(&a) && skin_pool_run(pools[1 + r % 2], &b));
+        CHECK(memcmp(g_out.pos, g_out2.pos, sizeof(float) * 3 * (size_t)n) == 0);
+        CHECK(memcmp(g_out.nrm, g_out2.nrm, sizeof(float) * 3 * (size_t)n) == 0);
+        CHECK(memcmp(g_out.tan, g_out2.tan, sizeof(float) * 4 * (size_t)n) == 0);
+    }
     for (int p = 0; p < 3; p++)
         skin_pool_destroy(pools[p]);
 }
