@@ -19,9 +19,9 @@
 /* Hysteresis on the contact outputs (trained threshold 0.5). */
 #define CTRL_CONTACT_ON 0.6f
 #define CTRL_CONTACT_OFF 0.4f
-/* Lock weight ramps (s): in quickly so a foot landing off the terrain height
- * does not pop, out slower so the release is not visible. */
-#define CTRL_LOCK_FADE_IN_S 0.05f
+/* Lock weight fade-out (s), so a release is not visible. A lock starts at
+ * full weight: it starts where the foot is shown, so there is nothing to
+ * fade in, and any fade-in would let the foot slide. */
 #define CTRL_LOCK_FADE_OUT_S 0.2f
 /* A lock further than this from the animated foot (cm, ground plane) lets go. */
 #define CTRL_LOCK_MAX_CM 30.0f
@@ -205,7 +205,7 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float root_h, float yaw)
             continue;
         }
         if (f->on[k])
-            f->weight[k] = fminf(1.0f, f->weight[k] + dt_s / CTRL_LOCK_FADE_IN_S);
+            f->weight[k] = 1.0f;
         else
             f->weight[k] = fmaxf(0.0f, f->weight[k] - dt_s / CTRL_LOCK_FADE_OUT_S);
     }

@@ -38,6 +38,8 @@ struct ctrl_t {
     float target_vel[2];   /* cm/s world x, z */
     float target_dir[2];   /* unit */
     float strafe_amount;   /* 0..1 */
+    float speed_gain;      /* governor gain on the user's trajectory speed */
+    float speed_avg;       /* smoothed achieved root speed, cm/s */
     /* Current gait in factored form: base stand/walk/run (sum 1), then the
      * crouch and jump amounts that take over from it. */
     float base[3];
