@@ -39,6 +39,10 @@ void gfx_timer_free(gfx_timer *t)
 
 void gfx_timer_set_finish_mode(gfx_timer *t, bool finish_mode)
 {
+    /* Callers may set the mode every frame; only a real switch may drop the
+     * queries in flight, or no result would ever be read. */
+    if (t->finish_mode == finish_mode)
+        return;
     t->finish_mode = finish_mode;
     for (int i = 0; i < GFX_TIMER_LATENCY; i++)
         t->pending[i] = false;
