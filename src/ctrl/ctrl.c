@@ -433,6 +433,10 @@ ctrl_t *ctrl_create(const ctrl_desc *desc)
     c->ik_on = !desc->ik_off;
     pose_rest(s, &c->rest);
     c->pose = c->rest;
+    for (int side = 0; side < 2; side++) {
+        const float *a = s->joint_offset[c->j.shin[side]], *b = s->joint_offset[c->j.foot[side]];
+        c->leg_len[side] = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) + sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    }
     return c;
 }
 
@@ -805,7 +809,7 @@ void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s)
     float yaw = yaw_of(c->traj.dir[CTRL_TRAJ_NOW]);
     float root_h = ctrl_ground(c, root[0], root[2]);
     build_pose(c);
-    ctrl_foot_run(c, dt_s, root_h, yaw);
+    ctrl_foot_run(c, dt_s, yaw);
     c->stats.head_height_cm = c->joint_pos[c->j.head][1] - root_h;
     c->stats.hip_height_cm = c->joint_pos[c->j.hip][1] - root_h;
     memcpy(c->stats.gait, c->traj.gait[CTRL_TRAJ_NOW], sizeof c->stats.gait);

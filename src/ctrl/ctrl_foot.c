@@ -1,11 +1,10 @@
 /* ctrl_foot.c: foot contacts and foot IK.
  * Contacts: the network's outputs 4..7 (heel/toe per foot, trained as 0/1
  * labels) with hysteresis. While a heel is in contact its world position is
- * locked (x/z where it touched down, y = terrain there + the network's heel
- * height above the ground under the root), so the foot neither slides nor
- * sinks or floats on slopes and steps; after contact the lock fades out.
- * Free feet follow the animation, shifted by the (smoothed) terrain height
- * difference between the foot and the root. The thigh-shin-foot chain is
+ * locked (x/z where it touched down, y = terrain there + the animated heel's
+ * height above the terrain under it), so the foot neither slides nor sinks
+ * or floats on slopes and steps; after contact the lock fades out. Free
+ * feet follow the animation, kept above the terrain. The thigh-shin-foot chain is
  * solved with ik_two_joint_run() (knee pole = character forward), the foot
  * keeps its world orientation, is tilted onto the terrain normal while flat on
  * the ground, and is turned about the ankle so a locked toe stays put. */
@@ -29,10 +28,12 @@
  * of a planted foot is 4-7 cm up (tools/train/labels.py). */
 #define CTRL_HEEL_MIN_CM 3.0f
 #define CTRL_TOE_MIN_CM 0.0f
-/* Time constant (s) of a free foot's terrain offset, so stepping over a stair
- * edge in mid-swing does not make the foot jump. */
-#define CTRL_FOOT_GROUND_TAU_S 0.08f
 #define CTRL_IK_MAX_EXTENSION 0.999f
+/* Hip lowering for out-of-reach locks: comfortable reach (fraction of the
+ * thigh-to-ankle length), largest drop (cm), relaxation time (s). */
+#define CTRL_HIP_DROP_REACH 0.97f
+#define CTRL_HIP_DROP_MAX_CM 25.0f
+#define CTRL_HIP_DROP_TAU_S 0.15f
 
 static float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
@@ -95,32 +96,52 @@ static void local_from_model(ctrl_t *c, int joint, const float model_rot[4])
     pose_quat_mul(inv, model_rot, c->pose.rot[joint]);
 }
 
-static void solve_leg(ctrl_t *c, int side, float dt_s, float root_h, const float fwd[3])
+/* Where the heel (foot joint) should go: the animation when free, its lock
+ * when in contact, blended by the lock weight. */
+static void heel_target(const ctrl_t *c, int side, float target[3])
+{
+    const ctrl_foot_state *f = &c->foot;
+    const int kh = 2 * side;
+    const float *anim_heel = c->joint_pos[c->j.foot[side]];
+    /* The network was trained on terrain-fitted motion, so its feet already
+     * follow the terrain it was shown (heights around the trajectory); their
+     * height above the terrain under them is what a lock keeps. */
+    float g = ctrl_ground(c, anim_heel[0], anim_heel[2]);
+    float heel_above = anim_heel[1] - g;
+    /* Free target: the animation, never below the terrain. */
+    float free_t[3] = {anim_heel[0], fmaxf(anim_heel[1], g + CTRL_HEEL_MIN_CM), anim_heel[2]};
+    float lock_h[3] = {f->lock[kh][0], 0.0f, f->lock[kh][2]};
+    lock_h[1] = ctrl_ground(c, lock_h[0], lock_h[2]) + fmaxf(heel_above, CTRL_HEEL_MIN_CM);
+    float wh = f->weight[kh];
+    for (int a = 0; a < 3; a++)
+        target[a] = free_t[a] + (lock_h[a] - free_t[a]) * wh;
+}
+
+/* How far the hip must come down (cm) for the thigh to reach TARGET within
+ * the leg's comfortable reach; 0 when it already does. */
+static float hip_drop_needed(const ctrl_t *c, int side, const float target[3])
+{
+    const float *thigh = c->joint_pos[c->j.thigh[side]];
+    float v[3] = {target[0] - thigh[0], target[1] - thigh[1], target[2] - thigh[2]};
+    float reach = c->leg_len[side] * CTRL_HIP_DROP_REACH;
+    float h2 = v[0] * v[0] + v[2] * v[2];
+    float d2 = h2 + v[1] * v[1];
+    if (d2 <= reach * reach || h2 >= reach * reach)
+        return 0.0f;
+    /* Lower the thigh by d so that |v + (0, d, 0)| = reach, target below. */
+    float d = -sqrtf(reach * reach - h2) - v[1];
+    return d > 0.0f ? d : 0.0f;
+}
+
+static void solve_leg(ctrl_t *c, int side, const float target[3], const float fwd[3])
 {
     ctrl_foot_state *f = &c->foot;
     const int kh = 2 * side, kt = 2 * side + 1;
     const int thigh = c->j.thigh[side], shin = c->j.shin[side], foot = c->j.foot[side];
-    float anim_heel[3], anim_toe[3];
-    memcpy(anim_heel, c->joint_pos[foot], sizeof anim_heel);
+    float anim_toe[3];
     toe_world(c, side, anim_toe);
-    float heel_h = anim_heel[1] - root_h;
-    float toe_h = anim_toe[1] - root_h;
-
-    /* Free target: the animation, lifted/lowered by the terrain under the
-     * foot relative to the root (the network's heights are relative to the
-     * ground under the root), never below the terrain. */
-    float g = ctrl_ground(c, anim_heel[0], anim_heel[2]);
-    f->ground_off[side] += (g - root_h - f->ground_off[side]) * (1.0f - expf(-dt_s / CTRL_FOOT_GROUND_TAU_S));
-    float free_t[3] = {anim_heel[0], anim_heel[1] + f->ground_off[side], anim_heel[2]};
-    if (free_t[1] < g + CTRL_HEEL_MIN_CM)
-        free_t[1] = g + CTRL_HEEL_MIN_CM;
-
-    float lock_h[3] = {f->lock[kh][0], 0.0f, f->lock[kh][2]};
-    lock_h[1] = ctrl_ground(c, lock_h[0], lock_h[2]) + fmaxf(heel_h, CTRL_HEEL_MIN_CM);
+    float toe_above = anim_toe[1] - ctrl_ground(c, anim_toe[0], anim_toe[2]);
     float wh = f->weight[kh];
-    float target[3];
-    for (int a = 0; a < 3; a++)
-        target[a] = free_t[a] + (lock_h[a] - free_t[a]) * wh;
 
     ik_two_joint_job_t job;
     memset(&job, 0, sizeof job);
@@ -161,7 +182,7 @@ static void solve_leg(ctrl_t *c, int side, float dt_s, float root_h, const float
         float cur[3], want[3], q_t[4], q_ts[4];
         pose_quat_rotate(q_foot, o, cur);
         float lt[3] = {f->lock[kt][0], 0.0f, f->lock[kt][2]};
-        lt[1] = ctrl_ground(c, lt[0], lt[2]) + fmaxf(toe_h, CTRL_TOE_MIN_CM);
+        lt[1] = ctrl_ground(c, lt[0], lt[2]) + fmaxf(toe_above, CTRL_TOE_MIN_CM);
         for (int a = 0; a < 3; a++)
             want[a] = lt[a] - job.new_end[a];
         ik_quat_between(cur, want, q_t);
@@ -179,7 +200,7 @@ static void solve_leg(ctrl_t *c, int side, float dt_s, float root_h, const float
     pose_quat_mul(inv, q_foot, c->pose.rot[foot]);
 }
 
-void ctrl_foot_run(ctrl_t *c, float dt_s, float root_h, float yaw)
+void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
 {
     ctrl_foot_state *f = &c->foot;
     /* Displayed contact points of the previous step: a new lock starts there. */
@@ -212,9 +233,24 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float root_h, float yaw)
     if (!c->ik_on)
         return;
 
+    /* A locked foot out of reach (walking uphill away from the rear foot,
+     * stepping down) lowers the hip rather than being dragged: the drop
+     * follows the need at once and relaxes with CTRL_HIP_DROP_TAU_S. */
+    float target[2][3], need = 0.0f;
+    for (int side = 0; side < 2; side++) {
+        heel_target(c, side, target[side]);
+        need = fmaxf(need, hip_drop_needed(c, side, target[side]));
+    }
+    f->hip_drop = fmaxf(need, f->hip_drop * expf(-dt_s / CTRL_HIP_DROP_TAU_S));
+    if (f->hip_drop > CTRL_HIP_DROP_MAX_CM)
+        f->hip_drop = CTRL_HIP_DROP_MAX_CM;
+    if (f->hip_drop > 0.0f) {
+        c->pose.trans[c->j.hip][1] -= f->hip_drop;
+        ctrl_update_model(c);
+    }
     float fwd[3] = {sinf(yaw), 0.0f, cosf(yaw)};
     for (int side = 0; side < 2; side++)
-        solve_leg(c, side, dt_s, root_h, fwd);
+        solve_leg(c, side, target[side], fwd);
     ctrl_update_model(c);
 
     /* Released contacts track the displayed point (the next lock's start). */

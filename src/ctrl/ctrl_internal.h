@@ -18,7 +18,7 @@ typedef struct ctrl_foot_state {
     bool on[CTRL_CONTACTS];        /* hysteresis state */
     float weight[CTRL_CONTACTS];   /* lock weight: 1 in contact, fades to 0 after */
     float lock[CTRL_CONTACTS][3];  /* locked world position */
-    float ground_off[2];           /* smoothed terrain under a foot - under the root, cm */
+    float hip_drop;                /* cm the hip is lowered so locked feet stay in reach */
 } ctrl_foot_state;
 
 struct ctrl_t {
@@ -29,7 +29,7 @@ struct ctrl_t {
     pfnn_mode mode;
     bool ik_on;
     ctrl_joints j;
-    float end_local[SKEL_MAX_ENDS][3]; /* end-site offsets (copy of skel) */
+    float leg_len[2];                  /* thigh-to-ankle rest length, cm */
 
     /* Trajectory: full rate, world space. */
     ctrl_traj_view traj;
@@ -82,7 +82,7 @@ float ctrl_ground(const ctrl_t *c, float x, float z);
 /* ctrl_foot.c */
 void ctrl_foot_reset(ctrl_t *c);
 /* Updates contacts from y[4..7] and, when IK is on, edits c->pose and
- * recomputes the model. root_h: terrain height under the root. */
-void ctrl_foot_run(ctrl_t *c, float dt_s, float root_h, float yaw);
+ * recomputes the model. yaw: the character's facing (knee pole). */
+void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw);
 
 #endif

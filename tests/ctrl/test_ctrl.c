@@ -1,7 +1,9 @@
 /* Headless controller tests: ctrl_step() driven by scripted and random inputs
  * on the shipped levels (no GL).
  * Usage: test_ctrl TEST --net PATH [--skip-missing] [--frames N] [--mode M]
- * TEST: determinism nan noalloc random walk turn run crouch jump skate modes.
+ * TEST: determinism nan noalloc random walls (any network with the shipped
+ * layout); walk turn run crouch jump jump_button skate ground rebuild modes
+ * (meaningful with the trained network only).
  * --skip-missing: exit 77 (ctest SKIP) with a message when PATH does not
  * exist (the shipped network is committed after training). Numbers are
  * printed as "ctrl_test: ..." lines. Runs from the repository root.
@@ -677,6 +679,173 @@ static void test_skate(void)
     CHECK(w_ik < 2.0f, "skate: a heel slid %.2f cm while in contact", w_ik);
 }
 
+/* Walk into walls at many angles: the root never crosses one. */
+static void test_walls(void)
+{
+    if (!load_level("flat"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CONSTANT);
+    int crossings = 0, steps = 0, blocked = 0;
+    for (int w = 0; w < fx.level.wall_count; w++) {
+        const level_wall *wl = &fx.level.walls[w];
+        float mx = 0.5f * (wl->x0 + wl->x1), mz = 0.5f * (wl->z0 + wl->z1);
+        float dx = wl->x1 - wl->x0, dz = wl->z1 - wl->z0;
+        float len = sqrtf(dx * dx + dz * dz);
+        float nx = -dz / len, nz = dx / len;
+        for (int side = -1; side <= 1; side += 2) {
+            for (int a = -2; a <= 2; a++) {
+                /* Start 1.2 m from the wall's middle, heading into it at
+                 * -60..60 degrees from the normal. */
+                float sx = mx + side * nx * (wl->radius_cm + 120.0f);
+                float sz = mz + side * nz * (wl->radius_cm + 120.0f);
+                float into = atan2f(-side * nx, -side * nz) + (float)a * (PI_F / 6.0f);
+                reset_at(c, sx, sz, into);
+                ctrl_input in = move_dir(into, 1.0f, a == 0 ? 1.0f : 0.0f);
+                for (int f = 0; f < 240; f++) {
+                    ctrl_stats s0, s1;
+                    ctrl_get_stats(c, &s0);
+                    ctrl_step(c, &in, DT);
+                    ctrl_get_stats(c, &s1);
+                    steps++;
+                    if (level_segment_crosses_wall(&fx.level, s0.root_pos[0], s0.root_pos[2], s1.root_pos[0],
+                                                   s1.root_pos[2]))
+                        crossings++;
+                }
+                ctrl_stats s;
+                ctrl_get_stats(c, &s);
+                blocked += s.wall_blocks > 0;
+            }
+        }
+    }
+    printf("ctrl_test: walls: %d steps into %d walls from both sides at 5 angles: %d crossings (%d runs had "
+           "moves refused)\n", steps, fx.level.wall_count, crossings, blocked);
+    CHECK(crossings == 0, "the root crossed a wall %d times", crossings);
+    ctrl_destroy(c);
+}
+
+/* Joints rebuilt from the predicted rotations and the rest offsets against
+ * the predicted joint positions (IK off), walking over hills. */
+static void test_rebuild(void)
+{
+    if (!load_level("hills"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    ctrl_set_ik(c, false);
+    reset_spawn(c);
+    ctrl_input in = move_dir(0.3f, 1.0f, 0.3f);
+    double sum = 0.0, len_err = 0.0;
+    int n = 0, nl = 0;
+    float worst = 0.0f;
+    for (int f = 0; f < 600; f++) {
+        ctrl_step(c, &in, DT);
+        if (f < 60)
+            continue;
+        const float *y = ctrl_last_output(c);
+        const float(*p)[3] = ctrl_joint_pos(c);
+        /* Compare hip-relative, in the root frame (rotate world by -heading
+         * of the frame the output was made in = the previous root). */
+        const ctrl_traj_view *t = ctrl_trajectory(c);
+        float yaw = atan2f(t->dir[CTRL_TRAJ_NOW - 1][0], t->dir[CTRL_TRAJ_NOW - 1][1]);
+        float cy = cosf(yaw), sy = sinf(yaw);
+        for (int b = 1; b < CTRL_JOINTS; b++) {
+            float wx = p[b][0] - p[0][0], wy = p[b][1] - p[0][1], wz = p[b][2] - p[0][2];
+            float lx = cy * wx - sy * wz, lz = sy * wx + cy * wz;
+            float ex = lx - (y[32 + 3 * b] - y[32]);
+            float ey = wy - (y[33 + 3 * b] - y[33]);
+            float ez = lz - (y[34 + 3 * b] - y[34]);
+            float e = sqrtf(ex * ex + ey * ey + ez * ez);
+            sum += e;
+            n++;
+            worst = fmaxf(worst, e);
+            int par = fx.skel.joint_parent[b];
+            float bx = y[32 + 3 * b] - y[32 + 3 * par], by = y[33 + 3 * b] - y[33 + 3 * par],
+                  bz = y[34 + 3 * b] - y[34 + 3 * par];
+            if (rest_len[b] > 1.0f) {
+                len_err += fabsf(sqrtf(bx * bx + by * by + bz * bz) - rest_len[b]) / rest_len[b];
+                nl++;
+            }
+        }
+    }
+    float mean = (float)(sum / n);
+    printf("ctrl_test: rebuild: joints from rotations + rest offsets vs predicted positions: mean %.2f cm, max "
+           "%.2f cm; the predicted positions' own bone lengths are off by %.1f%% on average (rebuilt: %.2e)\n",
+           mean, worst, 100.0 * len_err / nl, bone_error(c));
+    CHECK(mean < 3.0f, "rebuilt joints are %.2f cm from the predicted ones on average", mean);
+    ctrl_destroy(c);
+}
+
+/* Planted heels on slopes and steps: while a heel lock is fully on, the heel
+ * joint never sinks below 2 cm above the terrain under it, sits 3..8 cm up on
+ * average (the ankle of a planted foot is 4-7 cm up), and at most 5% of the
+ * samples are above 12 cm (the network peels the heel before its contact
+ * output drops: that lift is kept, the foot's x/z stays locked). */
+static void test_ground(void)
+{
+    const char *levels[2] = {"hills", "steps"};
+    for (int li = 0; li < 2; li++) {
+        if (!load_level(levels[li]))
+            return;
+        ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+        reset_spawn(c);
+        ctrl_input in = move_dir(0.0f, 1.0f, 0.0f);
+        float lo = 1e9f, hi = -1e9f;
+        double sum = 0.0;
+        int n = 0, over = 0;
+        for (int f = 0; f < 60 * 20; f++) {
+            ctrl_step(c, &in, DT);
+            ctrl_stats s;
+            ctrl_get_stats(c, &s);
+            float cp[CTRL_CONTACTS][3];
+            ctrl_contact_pos(c, cp);
+            for (int side = 0; side < 2; side++) {
+                if (s.lock_weight[2 * side] < 1.0f || !s.contact[2 * side])
+                    continue;
+                const float *h = cp[2 * side];
+                float above = h[1] - terrain_height(&fx.level.terrain, h[0], h[2]);
+                lo = fminf(lo, above);
+                hi = fmaxf(hi, above);
+                over += above > 12.0f;
+                sum += above;
+                n++;
+            }
+        }
+        printf("ctrl_test: ground %s: locked heel height above the terrain: mean %.1f cm, min %.1f, max %.1f, "
+               "%d of %d samples above 12 cm\n", levels[li], n ? sum / n : 0.0, lo, hi, over, n);
+        CHECK(n > 100, "%s: few locked heel samples (%d)", levels[li], n);
+        float mean = n ? (float)(sum / n) : 0.0f;
+        CHECK(lo >= 2.0f && mean >= 3.0f && mean <= 8.0f && over * 20 <= n,
+              "%s: locked heel %.1f..%.1f cm (mean %.1f, %d above 12 cm) above the terrain", levels[li], lo, hi, mean,
+              over);
+        ctrl_destroy(c);
+    }
+}
+
+/* The jump button, standing on flat ground: the hip rises. */
+static void test_jump_button(void)
+{
+    if (!load_level("flat"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    reset_at(c, -2000.0f, -2000.0f, 0.0f);
+    ctrl_input in = {0};
+    for (int f = 0; f < 120; f++)
+        ctrl_step(c, &in, DT);
+    float base = ctrl_joint_pos(c)[0][1], peak = base, jg = 0.0f;
+    in.jump = true;
+    for (int f = 0; f < 90; f++) {
+        ctrl_step(c, &in, DT);
+        in.jump = f < 10;
+        ctrl_stats s;
+        ctrl_get_stats(c, &s);
+        peak = fmaxf(peak, ctrl_joint_pos(c)[0][1]);
+        jg = fmaxf(jg, s.gait[CTRL_GAIT_JUMP]);
+    }
+    printf("ctrl_test: jump button in place: hip rises %.1f cm (peak jump gait %.2f)\n", peak - base, jg);
+    CHECK(jg > 0.5f, "jump button: jump gait only %.2f", jg);
+    CHECK(peak - base > 10.0f, "jump button: hip rise %.1f cm", peak - base);
+    ctrl_destroy(c);
+}
+
 /* Constant and linear against exact cubic: open loop on the cubic run's own
  * inputs (per-step output differences) and closed loop (root paths). */
 static void test_modes(void)
@@ -801,6 +970,14 @@ int main(int argc, char **argv)
         test_skate();
     else if (strcmp(test, "modes") == 0)
         test_modes();
+    else if (strcmp(test, "walls") == 0)
+        test_walls();
+    else if (strcmp(test, "rebuild") == 0)
+        test_rebuild();
+    else if (strcmp(test, "ground") == 0)
+        test_ground();
+    else if (strcmp(test, "jump_button") == 0)
+        test_jump_button();
     else {
         fprintf(stderr, "test_ctrl: unknown test '%s'\n", test);
         return 2;
