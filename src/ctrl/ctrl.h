@@ -16,6 +16,22 @@
  * they must outlive the controller (or the next ctrl_reset). The step is
  * deterministic: the same create/reset/inputs give bit-identical results.
  */
+/* Behaviour notes (details and constants in ctrl.c / ctrl_foot.c):
+ * - Future trajectory: the network's prediction blended towards the user's
+ *   velocity and direction, more so further ahead (the original demo's
+ *   'responsive' exponents). Walls push points out; a point never crosses one.
+ * - Speed governor: the trained network moves ~25% faster than the trajectory
+ *   it is shown, so the user's trajectory speed is scaled by a slowly
+ *   integrated gain (walk/run only) until the root speed matches the request.
+ * - Smoothing: gait/velocity/direction targets use time constants; predicted
+ *   joint positions are blended 50/50 with previous + predicted velocity (the
+ *   original demo) before they are fed back and used for the hip; rotations
+ *   are used as predicted.
+ * - Root: moves by the predicted root velocity (not while standing), pushed
+ *   out of walls; a move whose segment would cross a wall is refused.
+ * - Feet: heels lock while in contact, the hip lowers when a locked foot is
+ *   out of reach, feet tilt to the terrain normal when flat.
+ */
 #ifndef STRIDER_CTRL_CTRL_H
 #define STRIDER_CTRL_CTRL_H
 
