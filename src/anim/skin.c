@@ -462,6 +462,33 @@ SKIN_INLINE void skin_store4x3(float *dst, const __m128 p[4])
     _mm_storeu_ps(dst + 8, _mm_shuffle_ps(u, p[3], _MM_SHUFFLE(2, 1, 2, 0)));
 }
 
+/* Loads 4 packed xyz vectors (12 floats) as x, y, z of 4 lanes. */
+SKIN_INLINE void skin_load4x3(const float *src, __m128 out[3])
+{
+    __m128 a = _mm_loadu_ps(src), b = _mm_loadu_ps(src + 4), c = _mm_loadu_ps(src + 8);
+    __m128 u = _mm_shuffle_ps(b, c, _MM_SHUFFLE(1, 0, 2, 2));
+    out[0] = _mm_shuffle_ps(a, u, _MM_SHUFFLE(3, 0, 3, 0));
+    __m128 v = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 1, 1));
+    __m128 w = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 2, 3, 3));
+    out[1] = _mm_shuffle_ps(v, w, _MM_SHUFFLE(2, 0, 2, 0));
+    __m128 x = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 2, 2));
+    __m128 y = _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 0, 0));
+    out[2] = _mm_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
+}
+
+/* Stores x, y, z of 4 lanes as 4 packed xyz vectors (12 floats). */
+SKIN_INLINE void skin_store4x3_soa(float *dst, const __m128 in[3])
+{
+    __m128 t = _mm_unpacklo_ps(in[0], in[1]);
+    __m128 u = _mm_shuffle_ps(in[2], in[0], _MM_SHUFFLE(1, 1, 0, 0));
+    _mm_storeu_ps(dst, _mm_shuffle_ps(t, u, _MM_SHUFFLE(2, 0, 1, 0)));
+    __m128 v = _mm_shuffle_ps(in[1], in[2], _MM_SHUFFLE(1, 1, 1, 1));
+    __m128 h = _mm_unpackhi_ps(in[0], in[1]);
+    _mm_storeu_ps(dst + 4, _mm_shuffle_ps(v, h, _MM_SHUFFLE(1, 0, 2, 0)));
+    __m128 r = _mm_shuffle_ps(in[2], h, _MM_SHUFFLE(3, 2, 3, 2));
+    _mm_storeu_ps(dst + 8, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 3, 2, 0)));
+}
+
 /* Vertices go in blocks of SKIN_BLOCK: normals and tangents are normalised
  * four at a time and outputs leave in packed stores. A short last block runs
  * the same per-vertex arithmetic (dummy lanes are computed and dropped), so
@@ -499,8 +526,9 @@ SKIN_INLINE void skin_store_block(const skin_arrays_t *a, size_t v0, size_t coun
     }
 }
 
-/* Runs VERTEX(a, v, k, nrm, tan, u16, &p, &n, &t) over [BEGIN, END) in blocks. */
-#define SKIN_BLOCK_LOOP(VERTEX, a, begin, end, k, nrm, tan, u16)                                   \
+/* Runs VERTEX(a, v, k, nrm, tan, u16, &p, &n, &t) over [BEGIN, END) in blocks,
+ * each finished by STORE(a, v0, count, nrm, tan, p[], n[], t[]). */
+#define SKIN_BLOCK_LOOP(VERTEX, STORE, a, begin, end, k, nrm, tan, u16)                                   \
     do {                                                                                           \
         size_t v0_ = (size_t)(begin), end_ = (size_t)(end);                                        \
         for (; v0_ + SKIN_BLOCK <= end_; v0_ += SKIN_BLOCK) {                                      \
@@ -509,7 +537,7 @@ SKIN_INLINE void skin_store_block(const skin_arrays_t *a, size_t v0, size_t coun
             VERTEX(a, v0_ + 1, k, nrm, tan, u16, &pl_[1], &nl_[1], &tl_[1]);                       \
             VERTEX(a, v0_ + 2, k, nrm, tan, u16, &pl_[2], &nl_[2], &tl_[2]);                       \
             VERTEX(a, v0_ + 3, k, nrm, tan, u16, &pl_[3], &nl_[3], &tl_[3]);                       \
-            skin_store_block(a, v0_, SKIN_BLOCK, nrm, tan, pl_, nl_, tl_);                         \
+            STORE(a, v0_, SKIN_BLOCK, nrm, tan, pl_, nl_, tl_);                         \
         }                                                                                          \
         if (v0_ < end_) {                                                                          \
             __m128 pl_[SKIN_BLOCK], nl_[SKIN_BLOCK], tl_[SKIN_BLOCK];                              \
@@ -517,7 +545,7 @@ SKIN_INLINE void skin_store_block(const skin_arrays_t *a, size_t v0, size_t coun
                 pl_[l_] = nl_[l_] = tl_[l_] = _mm_set1_ps(1.0f);                                   \
             for (size_t l_ = 0; v0_ + l_ < end_; l_++)                                             \
                 VERTEX(a, v0_ + l_, k, nrm, tan, u16, &pl_[l_], &nl_[l_], &tl_[l_]);               \
-            skin_store_block(a, v0_, end_ - v0_, nrm, tan, pl_, nl_, tl_);                         \
+            STORE(a, v0_, end_ - v0_, nrm, tan, pl_, nl_, tl_);                         \
         }                                                                                          \
     } while (0)
 
@@ -561,7 +589,7 @@ SKIN_INLINE void skin_lbs_sse2_kernel(const skin_ctx_t *c, int begin, int end, c
                                       const bool nrm, const bool tan, const bool u16)
 {
     const skin_arrays_t a = skin_arrays(c);
-    SKIN_BLOCK_LOOP(skin_lbs_sse2_vertex, &a, begin, end, k, nrm, tan, u16);
+    SKIN_BLOCK_LOOP(skin_lbs_sse2_vertex, skin_store_block, &a, begin, end, k, nrm, tan, u16);
 }
 
 #define SKIN_AVX2 __attribute__((target("avx2,fma")))
@@ -605,12 +633,64 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_vertex(const skin_arrays_t *a, size_t v
         *to = skin_avx2_xform(c01, c23, a->tan + 4 * v, _mm256_setzero_ps());
 }
 
+/* AVX2 version of skin_store_block: normals and tangents are transposed to
+ * x, y, z of four lanes, normalised there (squares summed with FMA), and
+ * written straight from that layout. */
+SKIN_AVX2 SKIN_INLINE void skin_normalize4_soa(__m128 v[4], __m128 out[3])
+{
+    __m128 t0 = _mm_unpacklo_ps(v[0], v[1]), t1 = _mm_unpackhi_ps(v[0], v[1]);
+    __m128 t2 = _mm_unpacklo_ps(v[2], v[3]), t3 = _mm_unpackhi_ps(v[2], v[3]);
+    __m128 x = _mm_movelh_ps(t0, t2), y = _mm_movehl_ps(t2, t0), z = _mm_movelh_ps(t1, t3);
+    __m128 len2 = _mm_fmadd_ps(z, z, _mm_fmadd_ps(y, y, _mm_mul_ps(x, x)));
+    __m128 r = _mm_rsqrt_ps(len2);
+    /* inv = r (3 - len2 r^2) / 2 */
+    __m128 inv = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), r),
+                            _mm_fnmadd_ps(_mm_mul_ps(len2, r), r, _mm_set1_ps(3.0f)));
+    out[0] = _mm_mul_ps(x, inv);
+    out[1] = _mm_mul_ps(y, inv);
+    out[2] = _mm_mul_ps(z, inv);
+}
+
+SKIN_AVX2 SKIN_INLINE void skin_store_block_avx2(const skin_arrays_t *a, size_t v0, size_t count,
+                                                 bool nrm, bool tan, __m128 pl[SKIN_BLOCK],
+                                                 __m128 nl[SKIN_BLOCK], __m128 tl[SKIN_BLOCK])
+{
+    __m128 n3[3], t3[3];
+    if (nrm)
+        skin_normalize4_soa(nl, n3);
+    if (tan)
+        skin_normalize4_soa(tl, t3);
+    if (count == SKIN_BLOCK) {
+        skin_store4x3(a->opos + 3 * v0, pl);
+        if (nrm)
+            skin_store4x3_soa(a->onrm + 3 * v0, n3);
+    } else {
+        float tmp[12];
+        skin_store4x3(tmp, pl);
+        memcpy(a->opos + 3 * v0, tmp, sizeof(float) * 3 * count);
+        if (nrm) {
+            skin_store4x3_soa(tmp, n3);
+            memcpy(a->onrm + 3 * v0, tmp, sizeof(float) * 3 * count);
+        }
+    }
+    if (tan) {
+        float tmp[12];
+        skin_store4x3_soa(tmp, t3);
+        for (size_t l = 0; l < count; l++) {
+            float *dst = a->otan + 4 * (v0 + l);
+            memcpy(dst, tmp + 3 * l, sizeof(float) * 3);
+            /* Tangent w (handedness) rides along unchanged. */
+            dst[3] = a->tan[4 * (v0 + l) + 3];
+        }
+    }
+}
+
 SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_kernel(const skin_ctx_t *c, int begin, int end,
                                                 const int k, const bool nrm, const bool tan,
                                                 const bool u16)
 {
     const skin_arrays_t a = skin_arrays(c);
-    SKIN_BLOCK_LOOP(skin_lbs_avx2_vertex, &a, begin, end, k, nrm, tan, u16);
+    SKIN_BLOCK_LOOP(skin_lbs_avx2_vertex, skin_store_block_avx2, &a, begin, end, k, nrm, tan, u16);
 }
 
 /* ---- DQS in SIMD: each vertex blends its dual quaternions in registers;
@@ -650,33 +730,6 @@ SKIN_INLINE __m128 skin_dq_inputs(const skin_arrays_t *a, size_t v, const int k,
 typedef struct skin_dq4_t {
     __m128 r[4], d[4];
 } skin_dq4_t;
-
-/* Loads 4 packed xyz vectors (12 floats) as x, y, z of 4 lanes. */
-SKIN_INLINE void skin_load4x3(const float *src, __m128 out[3])
-{
-    __m128 a = _mm_loadu_ps(src), b = _mm_loadu_ps(src + 4), c = _mm_loadu_ps(src + 8);
-    __m128 u = _mm_shuffle_ps(b, c, _MM_SHUFFLE(1, 0, 2, 2));
-    out[0] = _mm_shuffle_ps(a, u, _MM_SHUFFLE(3, 0, 3, 0));
-    __m128 v = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 1, 1));
-    __m128 w = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 2, 3, 3));
-    out[1] = _mm_shuffle_ps(v, w, _MM_SHUFFLE(2, 0, 2, 0));
-    __m128 x = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 2, 2));
-    __m128 y = _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 0, 0));
-    out[2] = _mm_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
-}
-
-/* Stores x, y, z of 4 lanes as 4 packed xyz vectors (12 floats). */
-SKIN_INLINE void skin_store4x3_soa(float *dst, const __m128 in[3])
-{
-    __m128 t = _mm_unpacklo_ps(in[0], in[1]);
-    __m128 u = _mm_shuffle_ps(in[2], in[0], _MM_SHUFFLE(1, 1, 0, 0));
-    _mm_storeu_ps(dst, _mm_shuffle_ps(t, u, _MM_SHUFFLE(2, 0, 1, 0)));
-    __m128 v = _mm_shuffle_ps(in[1], in[2], _MM_SHUFFLE(1, 1, 1, 1));
-    __m128 h = _mm_unpackhi_ps(in[0], in[1]);
-    _mm_storeu_ps(dst + 4, _mm_shuffle_ps(v, h, _MM_SHUFFLE(1, 0, 2, 0)));
-    __m128 r = _mm_shuffle_ps(in[2], h, _MM_SHUFFLE(3, 2, 3, 2));
-    _mm_storeu_ps(dst + 8, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 3, 2, 0)));
-}
 
 /* v' = v + 2 u x (u x v + w v) for 4 lanes; same order as SKIN_QROT. */
 SKIN_INLINE void skin_qrot4(const __m128 r[4], const __m128 in[3], __m128 out[3])
