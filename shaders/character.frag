@@ -12,6 +12,10 @@
 
 /* Fraction of AO darkening applied to the ambient term (soft, never black). */
 #define AO_STRENGTH 0.85
+/* Fraction of AO darkening applied to direct sunlight: the shadow map is
+ * far too coarse for the inside of the mouth or a closed eyelid's crease,
+ * so the baked (and morphed) occlusion stands in for those small shadows. */
+#define AO_DIRECT_STRENGTH 0.6
 /* Reflectance at normal incidence of skin and cloth (dielectrics). */
 #define F0_DIELECTRIC 0.035
 #define PI 3.14159265
@@ -86,8 +90,9 @@ void main()
     float fr = F0_DIELECTRIC + (1.0 - F0_DIELECTRIC) * pow(1.0 - vdh, 5.0);
     float spec = d * fr / (4.0 * max(vdh * vdh, 0.05)) * lambert;
 
-    vec3 sun = frame.sun_color.rgb * sh_soft;
-    float ao = mix(1.0, clamp(v_ao, 0.0, 1.0), AO_STRENGTH);
+    float ao_raw = clamp(v_ao, 0.0, 1.0);
+    vec3 sun = frame.sun_color.rgb * sh_soft * mix(1.0, ao_raw, AO_DIRECT_STRENGTH);
+    float ao = mix(1.0, ao_raw, AO_STRENGTH);
     float hemi = n.y * 0.5 + 0.5;
     vec3 ambient = mix(frame.ground_ambient.rgb, frame.sky_ambient.rgb, hemi) * ao;
     /* Ambient specular: a faint sky reflection, stronger at grazing angles. */
