@@ -1,7 +1,7 @@
 /* bench_skin: runs skin_bench over every method, instruction set and the
  * given thread counts, one line each, until `strider bench skinning` exists.
  *   bench_skin [--vertices N] [--repeats N] [--threads a,b,...] [--tangents]
- *              [--smoke]
+ *              [--positions-only] [--influences K] [--smoke]
  * --smoke: tiny sizes; checks that every thread count gives the checksum of
  * one thread and exits non-zero otherwise (a ctest, not a timing). */
 #include "anim/skin.h"
@@ -38,11 +38,16 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--tangents")) {
             base.tangents = true;
+        } else if (!strcmp(a, "--positions-only")) {
+            base.positions_only = true;
+        } else if (!strcmp(a, "--influences") && v) {
+            base.influences = atoi(v);
+            i++;
         } else if (!strcmp(a, "--smoke")) {
             smoke = true;
         } else {
             fprintf(stderr, "usage: bench_skin [--vertices N] [--repeats N] [--threads 1,2] "
-                            "[--tangents] [--smoke]\n");
+                            "[--tangents] [--positions-only] [--influences K] [--smoke]\n");
             return 2;
         }
     }
