@@ -24,6 +24,7 @@ void cli_print_usage(FILE *out)
           "  --pose FILE.bvh     pose the character from this clip (default: rest pose)\n"
           "  --pose-frame N      0-based frame of the clip (default 0)\n"
           "  --expression LIST   blend-shape weights, NAME[=W],... (W from -1 to 2, default 1)\n"
+          "  --play              play the clip from --pose-frame at the fixed step (looping)\n"
           "  --face              frame the head instead of the whole figure\n"
           "  --no-character      draw the scene without the character (reference renders)\n"
           "  an unknown shape name or a frame past the clip's end is a usage error (2)\n"
@@ -171,6 +172,8 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             if (count < 0)
                 return usage_error("--expression needs NAME[=W],... with W from -1 to 2, got '%s'", v);
             opt->expression_count = count;
+        } else if (strcmp(a, "--play") == 0) {
+            opt->play = true;
         } else if (strcmp(a, "--face") == 0) {
             opt->face_closeup = true;
         } else if (strcmp(a, "--no-character") == 0) {
@@ -221,10 +224,10 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
 #undef NEEDS_VALUE
     }
     if (!opt->view && (opt->character || opt->pose || pose_frame_given || opt->expression_count > 0 ||
-                       opt->face_closeup || opt->no_character))
-        return usage_error("%s", "--character, --pose, --pose-frame, --expression, --face and --no-character "
-                                 "need --view character");
-    if (pose_frame_given && !opt->pose)
-        return usage_error("%s", "--pose-frame needs --pose FILE.bvh");
+                       opt->face_closeup || opt->no_character || opt->play))
+        return usage_error("%s", "--character, --pose, --pose-frame, --play, --expression, --face and "
+                                 "--no-character need --view character");
+    if ((pose_frame_given || opt->play) && !opt->pose)
+        return usage_error("%s", "--pose-frame and --play need --pose FILE.bvh");
     return CLI_RUN;
 }

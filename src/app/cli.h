@@ -43,6 +43,7 @@ typedef struct app_options {
     cli_expression expressions[CLI_MAX_EXPRESSIONS];
     int expression_count;
     bool face_closeup;          /* --face: frame the head instead of the whole figure */
+    bool play;                  /* --play: start playing the clip (from --pose-frame) */
     bool no_character;          /* --no-character: draw the scene only (reference renders) */
     long frames;                /* 0 = run until quit */
     uint32_t seed;

@@ -223,6 +223,7 @@ int viewer_load(viewer_t *v, const app_options *opt)
         }
         v->frame = (int)opt->pose_frame;
         v->clip_time_s = v->frame * (double)v->bvh.frame_time_s;
+        v->playing = opt->play;
     }
     update_pose(v);
     log_info("viewer: %s: %d joints, %u meshes, %u triangles, %u blend shapes, %u correctives", path,

@@ -51,6 +51,7 @@ def character(a):
 
 
 def render(a, chr_path, name, extra, size=None):
+    """Two frames unless EXTRA names --frames (the last value wins)."""
     png = os.path.join(a.out, name + ".png")
     cmd = [a.strider, "--view", "character", "--character", chr_path, "--hidden", "--frames", "2",
            "--screenshot", png] + (["--size", size] if size else []) + extra
@@ -75,6 +76,9 @@ def case_screens(a):
         "surprised": ["--face", "--expression", "surprised"],
         "walk": walk,
         "walk_empty": walk + ["--no-character"],
+        # 30 steps at 60 Hz = half a second = 12 frames of a 24 fps clip.
+        "clip_start": ["--pose", a.walk, "--pose-frame", "0", "--frames", "30"],
+        "clip_played": ["--pose", a.walk, "--pose-frame", "0", "--play", "--frames", "30"],
     }
     png = {name: render(a, c, name, extra) for name, extra in shots.items()}
     for name in ["rest", "face", "surprised", "walk"]:
@@ -86,6 +90,8 @@ def case_screens(a):
     # The expression and the pose really change the picture.
     differ(a, png["surprised"], png["face"], 0.005, 0.5, "surprised differs from the neutral face")
     differ(a, png["walk"], png["rest"], 0.01, 0.6, "walk differs from the rest pose")
+    # --play advances the clip at the fixed step (the camera orbits the same way in both runs).
+    differ(a, png["clip_played"], png["clip_start"], 0.002, 0.6, "a played clip moves on from its first frame")
 
 
 def error_line(p, needle, what):
@@ -128,6 +134,7 @@ def case_errors(a):
     run(base + ["--expression", "happy=5"], expect=2, what="expression weight out of range")
     run(base + ["--expression", ",happy"], expect=2, what="empty expression name")
     run(base + ["--pose-frame", "3"], expect=2, what="--pose-frame without --pose")
+    run(base + ["--play"], expect=2, what="--play without --pose")
     run([a.strider, "--expression", "happy", "--hidden", "--frames", "1"], expect=2,
         what="--expression without --view")
     run(base + ["--pose-frame", "-1", "--pose", a.walk], expect=2, what="negative --pose-frame")

@@ -50,7 +50,7 @@ static int coverage(int argc, char **argv)
     stbi_image_free(a);
     stbi_image_free(b);
     double frac = (double)differ / (double)total, lo = atof(argv[4]), hi = atof(argv[5]);
-    printf("%s: the character covers %.4f of the image (allowed %.4f..%.4f)\n", argv[2], frac, lo, hi);
+    printf("%s vs %s: %.4f of the pixels differ (allowed %.4f..%.4f)\n", argv[2], argv[3], frac, lo, hi);
     return frac >= lo && frac <= hi ? 0 : 1;
 }
 
