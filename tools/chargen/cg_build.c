@@ -566,8 +566,23 @@ static void build_attributes(work_t *w, bool tiny)
     }
 }
 
+/* AO cost grows with density: keep the triangles per grid cell constant
+ * and spend fewer rays per vertex on dense benchmark meshes. */
+static float ao_cell(const cg_params_t *prm)
+{
+    return CG_AO_CELL_CM / sqrtf(prm->density > 1.0f ? prm->density : 1.0f);
+}
+
+static int ao_rays(const cg_params_t *prm)
+{
+    if (prm->tiny)
+        return 8;
+    int r = (int)((float)CG_AO_RAYS / (prm->density > 1.0f ? prm->density : 1.0f));
+    return r < 12 ? 12 : r;
+}
+
 /* Scene of body+head (positions POS) and eyes, for AO. */
-static void ao_scene(const work_t *w, const float (*pos)[3], cg_ao_scene_t *sc)
+static void ao_scene(const work_t *w, const float (*pos)[3], float cell_cm, cg_ao_scene_t *sc)
 {
     int nv = w->all.nv + w->eyes.nv, nt = w->all.nt + w->eyes.nt;
     float(*p)[3] = xcalloc((size_t)nv, sizeof *p);
@@ -578,15 +593,15 @@ static void ao_scene(const work_t *w, const float (*pos)[3], cg_ao_scene_t *sc)
     for (int i = 0; i < w->eyes.nt; i++)
         for (int k = 0; k < 3; k++)
             t[w->all.nt + i][k] = w->eyes.t[i][k] + w->all.nv;
-    cg_ao_scene_build(sc, nv, (const float(*)[3])p, nt, (const int(*)[3])t, CG_AO_CELL_CM);
+    cg_ao_scene_build(sc, nv, (const float(*)[3])p, nt, (const int(*)[3])t, cell_cm);
     free(p);
     free(t);
 }
 
-static void build_ao(work_t *w, int rays)
+static void build_ao(work_t *w, const cg_params_t *prm, int rays)
 {
     cg_ao_scene_t sc;
-    ao_scene(w, (const float(*)[3])w->all.p, &sc);
+    ao_scene(w, (const float(*)[3])w->all.p, ao_cell(prm), &sc);
     w->ao = xcalloc((size_t)w->all.nv, sizeof *w->ao);
     w->eye_ao = xcalloc((size_t)w->eyes.nv, sizeof *w->eye_ao);
     for (int v = 0; v < w->all.nv; v++)
@@ -758,7 +773,7 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
     cg_mesh_vertex_normals(&w->all, n0);
     out->shapes = xcalloc((size_t)total, sizeof *out->shapes);
     out->shape_count = (uint32_t)total;
-    int ao_rays = prm->tiny ? 8 : CG_AO_RAYS;
+    int rays = ao_rays(prm);
     for (int si = 0; si < total; si++) {
         chr_shape_t *sh = &out->shapes[si];
         int cat = 0;
@@ -806,13 +821,13 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
         cg_ao_scene_t sc;
         bool with_ao = cat != CHR_SHAPE_EXTRA;
         if (with_ao)
-            ao_scene(w, (const float(*)[3])moved.p, &sc);
+            ao_scene(w, (const float(*)[3])moved.p, ao_cell(prm), &sc);
         for (int v = 0; v < nv && with_ao; v++) {
             if (!near[v])
                 continue;
             float nn[3] = {w->n[v][0] + dn[v][0], w->n[v][1] + dn[v][1], w->n[v][2] + dn[v][2]};
             norm3(nn);
-            float a = cg_ao_vertex(&sc, moved.p[v], nn, ao_rays, CG_AO_DIST_CM, (unsigned)v);
+            float a = cg_ao_vertex(&sc, moved.p[v], nn, rays, CG_AO_DIST_CM, (unsigned)v);
             float d = clampf(a, 0.0f, 1.0f) - clampf(w->ao[v], 0.0f, 1.0f);
             dao[v] = fabsf(d) < CG_EPS_AO ? 0.0f : d;
         }
@@ -931,7 +946,7 @@ bool cg_build_character(const skel_t *s, const cg_params_t *prm, chr_character_t
                 log_warn("chargen: only %d of %d extra joints fit (max %d joints)", added,
                          prm->extra_bones, SKEL_MAX_JOINTS);
         }
-        build_ao(w, prm->tiny ? 8 : CG_AO_RAYS);
+        build_ao(w, prm, ao_rays(prm));
         split_t sp;
         output_skeleton(w, out);
         output_meshes(w, &sp, out);
