@@ -239,7 +239,7 @@ static float brow_g(const cg_face_marks_t *fm, int e, const float p[3])
     float x = s * p[0];
     float u = (x - 1.2f) / 4.2f;
     float yb = fm->brow_c[e][1] + 0.1f + 0.35f * sinf(3.14159265f * clampf(u, 0.0f, 1.0f)) - 0.3f * u;
-    float th = 0.42f - 0.16f * clampf(u, 0.0f, 1.0f);
+    float th = 0.36f - 0.14f * clampf(u, 0.0f, 1.0f);
     /* Rounded ends: distance past the ends counts like distance off the line. */
     float ex = fmaxf(0.0f, fmaxf(1.2f - x, x - 5.4f));
     return sqrtf((p[1] - yb) * (p[1] - yb) + ex * ex) - th;
@@ -329,8 +329,11 @@ static int head_material(const mat_ctx_t *c, const float p[3])
     const cg_face_marks_t *fm = &c->f->face;
     float my = fm->mouth_c[1];
     /* Mouth interior (behind the lips). */
-    if (p[2] < fm->lip_z - 1.3f && p[2] > 3.0f && fabsf(p[0]) < fm->mouth_half_w - 0.1f &&
-        fabsf(p[1] - my) < 1.2f)
+    /* Mouth interior: inside the slit behind the lip fronts, or the cavity
+     * (the carves of cg_figure.c, slightly enlarged). */
+    float sx = p[0] / (fm->mouth_half_w - 0.2f), sy = (p[1] - my) / 0.45f;
+    float cx = p[0] / 2.1f, cy = (p[1] - (my - 0.13f)) / 1.1f, cz = (p[2] - 6.2f) / 1.95f;
+    if ((sx * sx + sy * sy < 1.0f && p[2] < fm->lip_z - 0.7f) || cx * cx + cy * cy + cz * cz < 1.0f)
         return MAT_MOUTH;
     if (inside(c, B_LIPS, p, true))
         return MAT_LIPS;

@@ -524,6 +524,12 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
         fm->hairline_d = hair->plane_d;
         finish_bounds(hair);
     }
+    /* A little volume on top, swept forward, so the hair reads as hair and
+     * not as a cap. */
+    {
+        cg_prim_t *quiff = ellipsoid(&b, head, CG_OP_UNION, 2.0f, 0.4f, 76.9f, 1.6f, 6.0f, 3.0f, 6.4f);
+        tilt(quiff, 0.18f, 0.04f);
+    }
     /* Mouth: a thin slit opening into a cavity. */
     v3_set(fm->mouth_c, 0, 61.33f, 8.9f);
     fm->mouth_half_w = 2.25f;
