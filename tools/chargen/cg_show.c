@@ -152,7 +152,7 @@ void cg_show_deform(cg_show_t *v)
         }
         for (uint32_t c = 0; c < chr->corrective_count; c++) {
             const chr_corrective_t *co = &chr->correctives[c];
-            float w = co->mesh == m ? corrective_weight(v, co) : 0.0f;
+            float w = co->mesh == m && !v->no_correctives ? corrective_weight(v, co) : 0.0f;
             if (w == 0.0f)
                 continue;
             for (uint32_t d = 0; d < co->delta_count; d++)

@@ -16,6 +16,7 @@
 
 typedef struct cg_show_t {
     const chr_character_t *chr;
+    bool no_correctives; /* for before/after comparisons */
     float *shape_w;                 /* per shape */
     float local_q[SKEL_MAX_JOINTS][4];
     float root_t[3];

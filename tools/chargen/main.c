@@ -33,6 +33,7 @@ typedef struct options_t {
     int pose_frame;
     const char *shape[MAX_SHAPE_ARGS];
     int shape_count;
+    bool no_correctives;
     cg_params_t params;
 } options_t;
 
@@ -42,7 +43,7 @@ static void usage(void)
             "usage: strider-chargen --out FILE [--density N] [--extra-bones N] [--shapes N] [--tiny]\n"
             "                       [--skeleton FILE] [--verbose]\n"
             "       strider-chargen --preview OUT.png [--in FILE.chr] [--view body|face|joints|expressions]\n"
-            "                       [--shape NAME[=W]]... [--pose FILE.bvh --pose-frame N]\n");
+            "                       [--shape NAME[=W]]... [--pose FILE.bvh --pose-frame N] [--no-correctives]\n");
 }
 
 static bool parse_int(const char *s, int lo, int hi, int *out)
@@ -67,6 +68,9 @@ static bool parse_args(int argc, char **argv, options_t *o)
         bool takes = true;
         if (!strcmp(a, "--tiny")) {
             o->params.tiny = true;
+            takes = false;
+        } else if (!strcmp(a, "--no-correctives")) {
+            o->no_correctives = true;
             takes = false;
         } else if (!strcmp(a, "--verbose")) {
             o->params.verbose = true;
@@ -166,6 +170,7 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
     cg_show_t sh;
     if (!cg_show_create(&sh, chr))
         return false;
+    sh.no_correctives = o->no_correctives;
     bool ok = true;
     for (int i = 0; i < o->shape_count && ok; i++)
         ok = cg_show_set_shape(&sh, o->shape[i]);
