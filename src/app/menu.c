@@ -130,24 +130,24 @@ static void draw_input(app_t *app)
 static void draw_character(app_t *app)
 {
     viewer_t *v = &app->viewer;
-    const chr_character_t *c = &v->chr;
-    if (v->gfx) {
-        const gfx_character_stats *st = gfx_character_get_stats(v->gfx);
+    const chr_character_t *c = &v->fig.chr;
+    if (v->fig.gfx) {
+        const gfx_character_stats *st = gfx_character_get_stats(v->fig.gfx);
         ui_text("%u vertices, %u triangles, %d joints, %u meshes", st->vertex_count, st->triangle_count,
                 c->skel.joint_count, c->mesh_count);
         ui_text("stream %.1f KB x %d slots, %llu fence waits (last %.2f ms)", st->stream_bytes / 1024.0,
                 GFX_CHARACTER_SLOTS, (unsigned long long)st->fence_waits, st->last_wait_ms);
     }
-    ui_checkbox("character", &v->show_character);
+    ui_checkbox("character", &v->fig.show);
     ui_same_line();
     ui_checkbox("auto-orbit", &v->auto_orbit);
     static const char *const methods[] = {"LBS (blend points)", "LBS (blend matrices)", "dual quaternions"};
-    ui_combo("skinning (CPU)", &v->method, methods, 3);
-    ui_checkbox("dense blend shapes", &v->dense);
+    ui_combo("skinning (CPU)", &v->fig.method, methods, 3);
+    ui_checkbox("dense blend shapes", &v->fig.dense);
     ui_same_line();
-    ui_checkbox("correctives", &v->correctives);
+    ui_checkbox("correctives", &v->fig.correctives);
     for (uint32_t k = 0; k < c->corrective_count; k++)
-        ui_text("  %-16s %.2f", c->correctives[k].name, (double)v->corrective_weight[k]);
+        ui_text("  %-16s %.2f", c->correctives[k].name, (double)v->fig.corrective_weight[k]);
     if (v->have_bvh) {
         ui_separator();
         ui_text("clip: %d frames at %.1f fps", v->bvh.frame_count,
@@ -164,9 +164,9 @@ static void draw_character(app_t *app)
 static void draw_shapes(app_t *app)
 {
     viewer_t *v = &app->viewer;
-    const chr_character_t *c = &v->chr;
+    const chr_character_t *c = &v->fig.chr;
     static const char *const category_names[CHR_SHAPE_CATEGORY_COUNT] = {"emotions", "modifiers", "extra"};
-    ui_text("active shapes: %d of %u", v->active_shapes, c->shape_count);
+    ui_text("active shapes: %d of %u", v->fig.active_shapes, c->shape_count);
     ui_same_line();
     if (ui_button("reset all"))
         viewer_reset_shapes(v);
@@ -186,7 +186,7 @@ static void draw_shapes(app_t *app)
                 if (ui_button(label))
                     for (uint32_t p = 0; p < c->shape_count; p++)
                         if (c->shapes[p].category == (uint32_t)cat)
-                            v->shape_weight[p] = 0.0f;
+                            v->fig.shape_weight[p] = 0.0f;
             }
             if (in_row == 1)
                 ui_same_line();
@@ -195,7 +195,7 @@ static void draw_shapes(app_t *app)
             snprintf(fmt, sizeof fmt, "%s %%.2f", c->shapes[s].name);
             /* Two equal columns: the left takes half minus the item spacing. */
             ui_push_item_width(in_row == 0 ? ui_content_width() * 0.5f - 4.0f : ui_content_width());
-            ui_slider_float(label, &v->shape_weight[s], 0.0f, 1.0f, fmt);
+            ui_slider_float(label, &v->fig.shape_weight[s], 0.0f, 1.0f, fmt);
             ui_pop_item_width();
             in_row = (in_row + 1) % 2;
         }

@@ -1,0 +1,240 @@
+#include "app/figure.h"
+
+#include "core/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t size, bool *ok)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        *ok = false;
+    return p;
+}
+
+static void free_mesh(figure_mesh *m)
+{
+    free(m->pos);
+    free(m->nrm);
+    free(m->tan);
+    free(m->ao);
+    free(m->joints);
+    free(m->weights);
+    free(m->m_pos);
+    free(m->m_nrm);
+    free(m->m_tan);
+    free(m->m_ao);
+    free(m->active_target);
+    free(m->active_weight);
+    bshape_set_free(&m->set);
+    memset(m, 0, sizeof *m);
+}
+
+static bool prepare_mesh(figure_t *f, uint32_t index, const char *path)
+{
+    const chr_mesh_t *src = &f->chr.meshes[index];
+    figure_mesh *m = &f->mesh[index];
+    size_t n = src->vertex_count;
+    bool ok = true;
+    m->vertex_count = src->vertex_count;
+    m->pos = xcalloc(n * 3, sizeof(float), &ok);
+    m->nrm = xcalloc(n * 3, sizeof(float), &ok);
+    m->tan = xcalloc(n * 4, sizeof(float), &ok);
+    m->ao = xcalloc(n, sizeof(float), &ok);
+    m->joints = xcalloc(n * 4, sizeof(uint16_t), &ok);
+    m->weights = xcalloc(n * 4, sizeof(float), &ok);
+    if (!ok) {
+        log_error("%s: out of memory for mesh '%s'", path, src->name);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const chr_vertex_t *x = &src->vertices[i];
+        memcpy(&m->pos[i * 3], x->pos, sizeof x->pos);
+        memcpy(&m->nrm[i * 3], x->normal, sizeof x->normal);
+        memcpy(&m->tan[i * 4], x->tangent, sizeof x->tangent);
+        memcpy(&m->joints[i * 4], x->joints, sizeof x->joints);
+        memcpy(&m->weights[i * 4], x->weights, sizeof x->weights);
+        m->ao[i] = x->ao;
+    }
+    /* Both layouts for meshes with targets, so the menu can switch. */
+    if (!bshape_set_build(&m->set, &f->chr, index, BSHAPE_BUILD_SPARSE | BSHAPE_BUILD_DENSE))
+        return false;
+    if (m->set.target_count > 0) {
+        m->m_pos = xcalloc(n * 3, sizeof(float), &ok);
+        m->m_nrm = xcalloc(n * 3, sizeof(float), &ok);
+        m->m_tan = xcalloc(n * 4, sizeof(float), &ok);
+        m->m_ao = xcalloc(n, sizeof(float), &ok);
+        m->active_target = xcalloc(m->set.target_count, sizeof *m->active_target, &ok);
+        m->active_weight = xcalloc(m->set.target_count, sizeof *m->active_weight, &ok);
+        if (!ok) {
+            log_error("%s: out of memory for the blend shapes of mesh '%s'", path, src->name);
+            return false;
+        }
+    }
+    skin_job_t check = {.vertex_count = (int)n,
+                        .influences = SKIN_MAX_INFLUENCES,
+                        .method = SKIN_LBS_MATRIX,
+                        .positions = m->pos,
+                        .joints_u16 = m->joints,
+                        .weights = m->weights,
+                        .joint_count = f->chr.skel.joint_count,
+                        .palette = &f->palette[0][0],
+                        .out_positions = m->pos};
+    if (!skin_check_vertices(&check)) {
+        log_error("%s: mesh '%s' has skinning data the skinning job refuses", path, src->name);
+        return false;
+    }
+    return true;
+}
+
+bool figure_load(figure_t *f, const char *path)
+{
+    memset(f, 0, sizeof *f);
+    f->correctives = true;
+    f->show = true;
+    f->method = SKIN_LBS_MATRIX;
+    if (!chr_load(&f->chr, path))
+        return false;
+    f->chr_loaded = true;
+    bool ok = true;
+    f->shape_weight = xcalloc(f->chr.shape_count, sizeof *f->shape_weight, &ok);
+    f->corrective_weight = xcalloc(f->chr.corrective_count, sizeof *f->corrective_weight, &ok);
+    if (!ok) {
+        log_error("%s: out of memory", path);
+        return false;
+    }
+    for (uint32_t m = 0; m < f->chr.mesh_count; m++)
+        if (!prepare_mesh(f, m, path))
+            return false;
+    pose_bind_from_rest(&f->chr.skel, &f->bind);
+    return true;
+}
+
+bool figure_gpu_init(figure_t *f, const char *label)
+{
+    f->gfx = gfx_character_create(&f->chr, label);
+    if (!f->gfx)
+        return false;
+    for (uint32_t m = 0; m < f->chr.mesh_count; m++)
+        f->mesh[m].first = gfx_character_mesh_first_vertex(f->gfx, m);
+    return true;
+}
+
+void figure_free(figure_t *f)
+{
+    gfx_character_destroy(f->gfx);
+    for (uint32_t m = 0; m < CHR_MAX_MESHES; m++)
+        free_mesh(&f->mesh[m]);
+    free(f->shape_weight);
+    free(f->corrective_weight);
+    if (f->chr_loaded)
+        chr_free(&f->chr);
+    memset(f, 0, sizeof *f);
+}
+
+int figure_shape(const figure_t *f, const char *name) { return chr_find_shape(&f->chr, name); }
+
+void figure_fk(figure_t *f, const pose_t *pose)
+{
+    pose_model_job_t fk = {.skel = &f->chr.skel,
+                           .local = pose,
+                           .capacity = SKEL_MAX_JOINTS,
+                           .model_mat = f->model_mat,
+                           .model_rot = f->model_rot};
+    pose_model_run(&fk);
+}
+
+/* The active list of mesh M: non-zero shape weights, then correctives. */
+static void build_active(const figure_t *f, figure_mesh *m)
+{
+    int n = 0;
+    for (uint32_t t = 0; t < m->set.target_count; t++) {
+        uint32_t src = m->set.target_source[t];
+        float w;
+        if (t < m->set.shape_count)
+            w = f->shape_weight[src];
+        else
+            w = f->correctives ? f->corrective_weight[src] : 0.0f;
+        if (w != 0.0f) {
+            m->active_target[n] = t;
+            m->active_weight[n] = w;
+            n++;
+        }
+    }
+    m->active_count = n;
+}
+
+bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
+{
+    if (!f->gfx)
+        return false;
+    gfx_character_set_visible(f->gfx, f->show);
+    if (!f->show)
+        return true;
+    figure_fk(f, pose);
+    pose_palette_job_t pj = {.bind = &f->bind,
+                             .joint_count = f->chr.skel.joint_count,
+                             .model_mat = (const float (*)[POSE_MAT_FLOATS])f->model_mat,
+                             .model_rot = (const float (*)[4])f->model_rot,
+                             .palette = f->palette,
+                             .dq = f->dq};
+    if (!pose_palette_run(&pj))
+        return false;
+    bshape_corrective_weights(&f->chr, pose, f->corrective_weight);
+    int active_shapes = 0;
+    for (uint32_t s = 0; s < f->chr.shape_count; s++)
+        active_shapes += f->shape_weight[s] != 0.0f;
+    f->active_shapes = active_shapes;
+
+    gfx_character_stream out;
+    if (!gfx_character_begin_update(f->gfx, &out))
+        return false;
+    bool ok = true;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
+        figure_mesh *m = &f->mesh[mi];
+        const float *pos = m->pos, *nrm = m->nrm, *tan = m->tan, *ao = m->ao;
+        if (m->set.target_count > 0) {
+            build_active(f, m);
+            bshape_job_t bj = {.set = &m->set,
+                               .layout = f->dense ? BSHAPE_DENSE : BSHAPE_SPARSE,
+                               .active_count = m->active_count,
+                               .active_target = m->active_target,
+                               .active_weight = m->active_weight,
+                               .positions = m->pos,
+                               .normals = m->nrm,
+                               .tangents = m->tan,
+                               .ao = m->ao,
+                               .out_positions = m->m_pos,
+                               .out_normals = m->m_nrm,
+                               .out_tangents = m->m_tan,
+                               .out_ao = m->m_ao};
+            ok = bshape_run(&bj);
+            pos = m->m_pos;
+            nrm = m->m_nrm;
+            tan = m->m_tan;
+            ao = m->m_ao;
+        }
+        skin_job_t sj = {.vertex_count = (int)m->vertex_count,
+                         .influences = SKIN_MAX_INFLUENCES,
+                         .method = (skin_method)f->method,
+                         .isa = SKIN_ISA_AUTO,
+                         .positions = pos,
+                         .normals = nrm,
+                         .tangents = tan,
+                         .joints_u16 = m->joints,
+                         .weights = m->weights,
+                         .joint_count = f->chr.skel.joint_count,
+                         .palette = &f->palette[0][0],
+                         .dq_palette = &f->dq[0][0],
+                         .out_positions = out.positions + (size_t)m->first * 3,
+                         .out_normals = out.normals + (size_t)m->first * 3,
+                         .out_tangents = out.tangents + (size_t)m->first * 4};
+        ok = ok && skin_run(&sj);
+        memcpy(out.ao + m->first, ao, m->vertex_count * sizeof(float));
+    }
+    gfx_character_end_update(f->gfx);
+    gfx_character_set_transform(f->gfx, world);
+    f->deform_count++;
+    return ok;
+}

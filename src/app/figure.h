@@ -1,0 +1,78 @@
+/* figure: the deformable character shared by the game and the viewer. It
+ * owns the loaded .chr, each mesh's bind-pose arrays and blend-shape sets,
+ * the shape/corrective weights and the per-frame scratch, and turns a local
+ * pose into the renderer's vertex stream on the CPU:
+ *   pose -> model matrices -> palette (matrices + dual quaternions) ->
+ *   corrective weights from joint angles -> blend shapes (non-zero weights
+ *   as an active list; dense or sparse) -> skinning (LBS or DQS) written
+ *   straight into render/gfx_character's persistent-mapped stream.
+ * Call order: figure_load() (files only, before any window) ->
+ * figure_gpu_init() after gfx_init -> per drawn frame: set shape_weight[],
+ * figure_deform(pose, world matrix) -> figure_free().
+ * Does NOT: make gl* calls (gfx_character does), choose the pose, or allocate
+ * after figure_load() (every scratch array is sized there).
+ * Memory: the figure owns the character, the arrays and the gfx handle.
+ */
+#ifndef STRIDER_APP_FIGURE_H
+#define STRIDER_APP_FIGURE_H
+
+#include "anim/bshape.h"
+#include "anim/pose.h"
+#include "anim/skin.h"
+#include "asset/character.h"
+#include "render/gfx_character.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One chr mesh's bind-pose data in the layouts the jobs take. */
+typedef struct figure_mesh {
+    uint32_t vertex_count;
+    uint32_t first;              /* first vertex in the renderer's stream */
+    float *pos, *nrm, *tan, *ao; /* bind pose: 3, 3, 4, 1 floats per vertex */
+    uint16_t *joints;            /* 4 per vertex */
+    float *weights;              /* 4 per vertex */
+    bshape_set_t set;            /* its blend shapes and correctives */
+    float *m_pos, *m_nrm, *m_tan, *m_ao; /* morphed vertices (meshes with targets) */
+    uint32_t *active_target;     /* active-list scratch, set.target_count entries */
+    float *active_weight;
+    int active_count;            /* entries used by the last deform */
+} figure_mesh;
+
+typedef struct figure_t {
+    chr_character_t chr;
+    bool chr_loaded;
+    gfx_character *gfx;
+    figure_mesh mesh[CHR_MAX_MESHES];
+    float *shape_weight;       /* chr.shape_count values the caller sets */
+    float *corrective_weight;  /* chr.corrective_count, from the pose */
+    int active_shapes;         /* shapes with a non-zero weight at the last deform */
+    pose_bind_t bind;
+    float model_mat[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
+    float model_rot[SKEL_MAX_JOINTS][4];
+    float palette[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
+    float dq[SKEL_MAX_JOINTS][POSE_DQ_FLOATS];
+    /* Settings the menus edit */
+    bool dense;                /* dense instead of sparse blend shapes */
+    bool correctives;          /* joint-angle corrective shapes on */
+    bool show;                 /* draw the character at all */
+    int method;                /* skin_method */
+    uint64_t deform_count;
+} figure_t;
+
+/* Loads PATH and prepares every mesh; false after one logged line naming
+ * the file and the problem. F must be zeroed or freed before. */
+bool figure_load(figure_t *f, const char *path);
+/* Uploads to the renderer under LABEL (GL debug name). */
+bool figure_gpu_init(figure_t *f, const char *label);
+void figure_free(figure_t *f);
+
+/* Model matrices/rotations of POSE into f->model_mat/model_rot (no palette). */
+void figure_fk(figure_t *f, const pose_t *pose);
+/* The whole deformation of POSE into the renderer's stream, drawn with the
+ * column-major model matrix WORLD. Hidden figures only tell the renderer. */
+bool figure_deform(figure_t *f, const pose_t *pose, const float world[16]);
+/* Index of the blend shape NAME, or -1. */
+int figure_shape(const figure_t *f, const char *name);
+
+#endif
