@@ -709,6 +709,8 @@ static void advance(ctrl_t *c)
     float cand[2] = {root[0] + dx, root[2] + dz};
     float want[2] = {cand[0], cand[1]};
     collide_point(c, from, CTRL_ROOT_RADIUS_CM, cand);
+    if (cand[0] != want[0] || cand[1] != want[1])
+        c->stats.wall_pushes++;
     if ((want[0] != from[0] || want[1] != from[1]) && cand[0] == from[0] && cand[1] == from[1])
         c->stats.wall_blocks++;
     c->stats.root_speed_cm_s = hypotf(cand[0] - from[0], cand[1] - from[1]) * CTRL_NET_FPS;

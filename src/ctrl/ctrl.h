@@ -110,6 +110,7 @@ typedef struct ctrl_stats {
     bool contact[CTRL_CONTACTS];    /* after hysteresis */
     float lock_weight[CTRL_CONTACTS];
     int nan_resets;                 /* non-finite network outputs caught */
+    int wall_pushes;                /* root moves changed by a wall (pushed out or refused) */
     int wall_blocks;                /* root moves refused because they crossed a wall */
     uint64_t steps;
 } ctrl_stats;
