@@ -2,7 +2,7 @@
  * on the shipped levels (no GL).
  * Usage: test_ctrl TEST --net PATH [--skip-missing] [--frames N] [--mode M]
  * TEST: determinism nan noalloc random walls (any network with the shipped
- * layout); walk turn run crouch jump jump_button skate ground rebuild modes
+ * layout); walk turn strafe run crouch jump jump_button skate ground rebuild modes
  * (meaningful with the trained network only).
  * --skip-missing: exit 77 (ctest SKIP) with a message when PATH does not
  * exist (the shipped network is committed after training). Numbers are
@@ -534,6 +534,36 @@ static void test_turn(void)
     ctrl_destroy(c);
 }
 
+/* Strafe: move +X while facing +Z; the facing stays, the root moves +X. */
+static void test_strafe(void)
+{
+    if (!load_level("flat"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    reset_at(c, -2300.0f, -2000.0f, 0.0f);
+    ctrl_input in = move_dir(0.5f * PI_F, 1.0f, 0.0f);
+    in.strafe = true;
+    in.facing_x = 0.0f;
+    in.facing_z = 1.0f;
+    ctrl_stats s0, s;
+    for (int f = 0; f < 60; f++)
+        ctrl_step(c, &in, DT);
+    ctrl_get_stats(c, &s0);
+    float worst_facing = 0.0f;
+    for (int f = 0; f < 240; f++) {
+        ctrl_step(c, &in, DT);
+        ctrl_get_stats(c, &s);
+        worst_facing = fmaxf(worst_facing, fabsf(atan2f(sinf(s.heading_rad), cosf(s.heading_rad))));
+    }
+    float dx = s.root_pos[0] - s0.root_pos[0], dz = s.root_pos[2] - s0.root_pos[2];
+    printf("ctrl_test: strafe: moved %.1f cm along +X and %.1f cm along +Z in 4 s, facing within %.1f deg of +Z\n",
+           dx, dz, worst_facing * 180.0f / PI_F);
+    CHECK(dx > 4.0f * 0.5f * CTRL_WALK_SPEED_CM_S, "strafe: only %.1f cm sideways in 4 s", dx);
+    CHECK(fabsf(dz) < 0.5f * dx, "strafe: drifted %.1f cm forward/back", dz);
+    CHECK(worst_facing < 25.0f * PI_F / 180.0f, "strafe: facing turned %.1f deg", worst_facing * 180.0f / PI_F);
+    ctrl_destroy(c);
+}
+
 static void test_crouch(void)
 {
     if (!load_level("tunnel"))
@@ -977,6 +1007,8 @@ int main(int argc, char **argv)
         test_skate();
     else if (strcmp(test, "modes") == 0)
         test_modes();
+    else if (strcmp(test, "strafe") == 0)
+        test_strafe();
     else if (strcmp(test, "walls") == 0)
         test_walls();
     else if (strcmp(test, "rebuild") == 0)
