@@ -3,6 +3,7 @@
 #include "app/app_state.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "pfnn/network.h"
 #include "render/gfx.h"
 #include "ui/ui.h"
 
@@ -20,6 +21,15 @@ static app_t g_app;
 
 /* The viewer's stage: flat ground, no walls (not one of the game levels). */
 #define VIEWER_LEVEL "assets/levels/viewer.lvl"
+#define GAME_NETWORK "assets/network/pfnn.bin"
+/* Face: how far the effort (0..1, from the run/jump gait) opens the jaw and
+ * sets a determined look. */
+#define FACE_JAW_PER_EFFORT 0.25f
+#define FACE_DETERMINED_PER_EFFORT 0.4f
+/* Smoothing of the menu's network time: weight of the newest step. */
+#define NET_MS_SMOOTHING 0.05f
+
+static const char *const face_shape_names[APP_FACE_SHAPE_COUNT] = {"blink_L", "blink_R", "jawOpen", "determined"};
 
 /* INDEX: the builtin level's index, or -1 for a level loaded by path. */
 static bool load_level_path(app_t *app, int index, const char *path)
@@ -153,8 +163,9 @@ static void poll_events(app_t *app)
         input_release_all(&app->input);
 }
 
-/* Simulation-side debug drawing: where the player asks to go, and where the
- * marker is actually going. */
+/* Simulation-side debug drawing: where the player asks to go, where the
+ * character (or marker) is actually going, and the controller's own lines
+ * (trajectory coloured by gait, contacts, joints). */
 static void build_debug_lines(app_t *app, const sim_marker *m)
 {
     debug_lines_clear(&app->lines);
@@ -164,6 +175,8 @@ static void build_debug_lines(app_t *app, const sim_marker *m)
     float vel[3] = {base[0] + m->vel[0] * 0.5f, base[1] + 2.0f, base[2] + m->vel[1] * 0.5f};
     debug_lines_add(&app->lines, base, want, DEBUG_RGBA(255, 220, 60, 255));
     debug_lines_add(&app->lines, base, vel, DEBUG_RGBA(60, 200, 255, 255));
+    if (app->ctrl)
+        ctrl_debug_draw(app->ctrl, app->ctrl_draw, &app->lines);
 }
 
 static void sun_direction(const app_settings *s, float out[3])
@@ -190,15 +203,45 @@ static void write_report(const app_t *app, const char *path)
             "\"airborne\": %s},\n"
             "  \"camera\": {\"yaw_deg\": %.3f, \"pitch_deg\": %.3f, \"distance_cm\": %.3f, \"eye_y\": %.3f, "
             "\"ground_y\": %.3f},\n"
-            "  \"gamepads\": %d,\n  \"active_gamepad\": \"%s\"\n}\n",
+            "  \"gamepads\": %d,\n  \"active_gamepad\": \"%s\"",
             app->level.name, app->frame_index, (unsigned long long)app->sim.step, (double)m->pos[0],
             (double)m->pos[1], (double)m->pos[2], (double)(m->heading_rad / DEG2RAD), (double)m->height_cm,
             m->airborne ? "true" : "false", (double)(c->yaw_rad / DEG2RAD), (double)(c->pitch_rad / DEG2RAD),
             (double)c->distance_cm, (double)c->eye[1],
             (double)terrain_height(&app->level.terrain, c->eye[0], c->eye[2]), input_pad_count(&app->input),
             pad ? pad : "");
+    if (app->ctrl) {
+        /* The marker keys above mirror the character's root. */
+        const ctrl_stats *st = &app->sim.stats;
+        fprintf(f,
+                ",\n  \"character\": {\"x\": %.3f, \"y\": %.3f, \"z\": %.3f, \"heading_deg\": %.3f, "
+                "\"head_height_cm\": %.3f, \"hip_height_cm\": %.3f, \"speed_cm_s\": %.3f, \"phase_rad\": %.4f, "
+                "\"phase_mode\": \"%s\", \"ik\": %s, \"nan_resets\": %d, \"wall_blocks\": %d, \"blinks\": %u, "
+                "\"gait\": {\"stand\": %.4f, \"walk\": %.4f, \"run\": %.4f, \"crouch\": %.4f, \"jump\": %.4f}}",
+                (double)st->root_pos[0], (double)st->root_pos[1], (double)st->root_pos[2],
+                (double)(st->heading_rad / DEG2RAD), (double)st->head_height_cm, (double)st->hip_height_cm,
+                (double)st->root_speed_cm_s, (double)st->phase_rad, pfnn_mode_name(ctrl_get_mode(app->ctrl)),
+                ctrl_get_ik(app->ctrl) ? "true" : "false", st->nan_resets, st->wall_blocks, app->sim.face.blinks,
+                (double)st->gait[CTRL_GAIT_STAND], (double)st->gait[CTRL_GAIT_WALK], (double)st->gait[CTRL_GAIT_RUN],
+                (double)st->gait[CTRL_GAIT_CROUCH], (double)st->gait[CTRL_GAIT_JUMP]);
+    }
+    fputs("\n}\n", f);
     if (fclose(f) != 0)
         log_error("%s: write failed", path);
+}
+
+/* sim_step() with the controller step timed (sim and ctrl read no clocks). */
+static void step_character(app_t *app, const input_frame *in, bool first_step_of_frame)
+{
+    ctrl_input ci;
+    sim_begin_step(&app->sim, in, &ci);
+    double t0 = platform_now_s();
+    ctrl_step(app->ctrl, &ci, (float)LOOP_STEP_S);
+    float ms = (float)((platform_now_s() - t0) * 1000.0);
+    prof_add(&app->prof, PROF_CONTROLLER, ms);
+    app->net_ms_last = ms;
+    app->net_ms = app->net_ms > 0.0f ? app->net_ms + (ms - app->net_ms) * NET_MS_SMOOTHING : ms;
+    sim_end_step(&app->sim, in, first_step_of_frame, (float)LOOP_STEP_S);
 }
 
 static void run_steps(app_t *app, int steps, const input_frame *devices)
@@ -223,10 +266,29 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
             ;
         else if (app->viewer_mode)
             viewer_step(&app->viewer, &merged, i == 0, &app->level.terrain, (float)LOOP_STEP_S);
+        else if (app->ctrl)
+            step_character(app, &merged, i == 0);
         else
             sim_step(&app->sim, &merged, i == 0, (float)LOOP_STEP_S);
         loop_clock_step_done(&app->clock);
     }
+}
+
+/* The game character's pose between the last two steps, its face, and the
+ * whole deformation into the renderer's stream. The controller's pose has
+ * the hip in world space, so the model matrix is the identity. */
+static bool deform_character(app_t *app, float alpha)
+{
+    static const float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    sim_lerp_pose(&app->sim.prev_pose, &app->sim.pose, alpha, &app->draw_pose);
+    sim_face face;
+    sim_lerp_face(&app->sim.prev_face, &app->sim.face, alpha, &face);
+    const float weight[APP_FACE_SHAPE_COUNT] = {face.blink, face.blink, face.effort * FACE_JAW_PER_EFFORT,
+                                                face.effort * FACE_DETERMINED_PER_EFFORT};
+    for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
+        if (app->face_shape[k] >= 0)
+            app->fig.shape_weight[app->face_shape[k]] = weight[k];
+    return figure_deform(&app->fig, &app->draw_pose, world);
 }
 
 static void render(app_t *app, int width, int height, bool last_frame)
@@ -250,6 +312,12 @@ static void render(app_t *app, int width, int height, bool last_frame)
     } else {
         camera_lerp(&app->sim.prev_camera, &app->sim.camera, alpha, &cam);
         build_debug_lines(app, &m);
+        if (app->ctrl) {
+            double d0 = platform_now_s();
+            if (!deform_character(app, alpha))
+                app->quit = true;
+            prof_add(&app->prof, PROF_DEFORMATION, (float)((platform_now_s() - d0) * 1000.0));
+        }
     }
 
     gfx_frame_desc f;
@@ -294,6 +362,53 @@ static void render(app_t *app, int width, int height, bool last_frame)
     }
 }
 
+static bool data_path(const char *given, const char *fallback, char out[PATHS_MAX])
+{
+    if (given) {
+        snprintf(out, PATHS_MAX, "%s", given);
+        return true;
+    }
+    if (!paths_join(fallback, out, PATHS_MAX)) {
+        log_error("%s: path too long", fallback);
+        return false;
+    }
+    return true;
+}
+
+/* The game's files, before any window opens: the network, the character and
+ * the controller over both. 0, or EXIT_RUNTIME after one logged line. */
+static int load_character(app_t *app, const app_options *opt)
+{
+    char path[PATHS_MAX];
+    if (!data_path(opt->network, GAME_NETWORK, path) || !pfnn_load(&app->net, path))
+        return EXIT_RUNTIME;
+    app->net_loaded = true;
+    if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path) || !figure_load(&app->fig, path))
+        return EXIT_RUNTIME;
+    app->fig.show = !opt->no_character;
+    ctrl_desc d = {.net = &app->net, .skel = &app->fig.chr.skel, .mode = PFNN_PHASE_CUBIC};
+    app->ctrl = ctrl_create(&d);
+    if (!app->ctrl)
+        return EXIT_RUNTIME;
+    for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
+        app->face_shape[k] = figure_shape(&app->fig, face_shape_names[k]);
+    app->sim.ctrl = app->ctrl;
+    app->ctrl_draw = CTRL_DRAW_TRAJECTORY | CTRL_DRAW_CONTACTS;
+    return 0;
+}
+
+/* Safe to call twice; the figure's GPU side must go before gfx_shutdown(). */
+static void free_character(app_t *app)
+{
+    ctrl_destroy(app->ctrl);
+    app->ctrl = NULL;
+    app->sim.ctrl = NULL;
+    figure_free(&app->fig);
+    if (app->net_loaded)
+        pfnn_free(&app->net);
+    app->net_loaded = false;
+}
+
 static int app_loop(app_t *app)
 {
     const app_options *opt = app->opt;
@@ -329,8 +444,11 @@ static int app_loop(app_t *app)
         int steps = lockstep ? 1 : loop_clock_advance(&app->clock, frame_s);
         if (lockstep)
             app->clock.accumulator_s = LOOP_STEP_S;
+        float ctrl_before = app->prof.current[PROF_CONTROLLER];
         run_steps(app, steps, &devices);
-        prof_add(&app->prof, PROF_SIMULATION, (float)((platform_now_s() - t_input) * 1000.0));
+        /* The controller's share is its own stage. */
+        float ctrl_ms = app->prof.current[PROF_CONTROLLER] - ctrl_before;
+        prof_add(&app->prof, PROF_SIMULATION, (float)((platform_now_s() - t_input) * 1000.0) - ctrl_ms);
 
         int w, h;
         platform_drawable_size(&app->platform, &w, &h);
@@ -367,6 +485,7 @@ int app_run(const app_options *opt)
     prof_init(&app->prof);
     loop_clock_init(&app->clock);
     paths_init(opt->data_dir);
+    app->sim.seed = opt->seed;
 
     app->viewer_mode = opt->view != NULL;
     if (app->viewer_mode) {
@@ -378,6 +497,13 @@ int app_run(const app_options *opt)
         }
         app->settings.layers &= ~(unsigned)(GFX_LAYER_WALLS | GFX_LAYER_AREAS | GFX_LAYER_MARKER |
                                              GFX_LAYER_DEBUG_LINES);
+    } else if (!opt->marker) {
+        int rc = load_character(app, opt);
+        if (rc != 0) {
+            free_character(app);
+            return rc;
+        }
+        app->settings.layers &= ~(unsigned)GFX_LAYER_MARKER;
     }
     const char *level_name = opt->level ? opt->level : level_builtin_name(0);
     int level_index = level_index_for_name(level_name);
@@ -386,11 +512,13 @@ int app_run(const app_options *opt)
         for (int i = 0; i < level_builtin_count(); i++)
             fprintf(stderr, " %s", level_builtin_name(i));
         fputc('\n', stderr);
+        free_character(app);
         return EXIT_USAGE;
     }
     if (opt->script) {
         if (!script_load(&app->script, opt->script)) {
             viewer_shutdown(&app->viewer);
+            free_character(app);
             return EXIT_RUNTIME;
         }
         app->have_script = true;
@@ -437,11 +565,14 @@ int app_run(const app_options *opt)
             goto out_level;
     } else if (!load_level(app, level_index, level_name))
         goto out_input;
+    else if (app->ctrl && !figure_gpu_init(&app->fig, "player"))
+        goto out_level;
 
     exit_code = app_loop(app);
 
 out_level:
     viewer_shutdown(&app->viewer);
+    free_character(app);
     level_free(&app->level);
     gfx_level_free();
 out_input:
@@ -459,5 +590,6 @@ out_script:
     if (app->have_script)
         script_free(&app->script);
     viewer_shutdown(&app->viewer);
+    free_character(app);
     return exit_code;
 }

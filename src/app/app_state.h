@@ -5,6 +5,7 @@
 #define STRIDER_APP_APP_STATE_H
 
 #include "app/cli.h"
+#include "app/figure.h"
 #include "app/input.h"
 #include "app/loop.h"
 #include "app/platform.h"
@@ -13,12 +14,23 @@
 #include "app/settings.h"
 #include "app/sim.h"
 #include "app/viewer.h"
+#include "ctrl/ctrl.h"
+#include "pfnn/network.h"
 #include "render/debug_lines.h"
 #include "world/level.h"
 
 #include <SDL2/SDL.h>
 
 enum { APP_DEBUG_LINE_VERTICES = 8192 };
+
+/* Blend shapes the game animates on the character's face. */
+typedef enum app_face_shape {
+    APP_FACE_BLINK_L,
+    APP_FACE_BLINK_R,
+    APP_FACE_JAW_OPEN,
+    APP_FACE_DETERMINED,
+    APP_FACE_SHAPE_COUNT
+} app_face_shape;
 
 typedef struct app_t {
     const app_options *opt;
@@ -33,6 +45,16 @@ typedef struct app_t {
     sim_t sim;
     bool viewer_mode;              /* --view character: the step animates the viewer, not the marker */
     viewer_t viewer;
+    /* The game's PFNN character (absent with --marker and in the viewer) */
+    figure_t fig;
+    pfnn_network net;
+    bool net_loaded;
+    ctrl_t *ctrl;
+    pose_t draw_pose;              /* the pose drawn this frame (between the last two steps) */
+    float net_ms;                  /* controller step wall time, ms, smoothed over steps */
+    float net_ms_last;
+    unsigned ctrl_draw;            /* CTRL_DRAW_* bits for the debug lines */
+    int face_shape[APP_FACE_SHAPE_COUNT]; /* blend-shape index, -1 when the .chr lacks it */
     loop_clock clock;
     prof_t prof;
     app_settings settings;

@@ -18,15 +18,19 @@ void cli_print_usage(FILE *out)
           "  --level NAME        start on level NAME (flat, hills, tunnel, gaps, course, steps)\n"
           "  --view WHAT         open a viewer instead of the game (WHAT: character)\n"
           "  --frames N          run N frames, then exit 0\n"
+          "  --character FILE    .chr file to show (default assets/characters/strider.chr)\n"
+          "  --no-character      draw the scene without the character (reference renders)\n"
+          "\n"
+          "game:\n"
+          "  --network FILE      PFNN weights driving the character (default assets/network/pfnn.bin)\n"
+          "  --marker            a simple marker instead of the PFNN character (loads neither file)\n"
           "\n"
           "character viewer (--view character):\n"
-          "  --character FILE    .chr file to show (default assets/characters/strider.chr)\n"
           "  --pose FILE.bvh     pose the character from this clip (default: rest pose)\n"
           "  --pose-frame N      0-based frame of the clip (default 0)\n"
           "  --expression LIST   blend-shape weights, NAME[=W],... (W from -1 to 2, default 1)\n"
           "  --play              play the clip from --pose-frame at the fixed step (looping)\n"
           "  --face              frame the head instead of the whole figure\n"
-          "  --no-character      draw the scene without the character (reference renders)\n"
           "  an unknown shape name or a frame past the clip's end is a usage error (2)\n"
           "\n"
           "  --screenshot PATH   write a PNG of the last frame\n"
@@ -178,6 +182,11 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             opt->face_closeup = true;
         } else if (strcmp(a, "--no-character") == 0) {
             opt->no_character = true;
+        } else if (strcmp(a, "--network") == 0) {
+            NEEDS_VALUE();
+            opt->network = v;
+        } else if (strcmp(a, "--marker") == 0) {
+            opt->marker = true;
         } else if (strcmp(a, "--frames") == 0) {
             NEEDS_VALUE();
             if (!parse_long(v, 1, CLI_MAX_FRAMES, &n))
@@ -223,10 +232,12 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         }
 #undef NEEDS_VALUE
     }
-    if (!opt->view && (opt->character || opt->pose || pose_frame_given || opt->expression_count > 0 ||
-                       opt->face_closeup || opt->no_character || opt->play))
-        return usage_error("%s", "--character, --pose, --pose-frame, --play, --expression, --face and "
-                                 "--no-character need --view character");
+    if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play))
+        return usage_error("%s", "--pose, --pose-frame, --play, --expression and --face need --view character");
+    if (opt->view && (opt->network || opt->marker))
+        return usage_error("%s", "--network and --marker are game options (not with --view)");
+    if (opt->marker && (opt->network || opt->character || opt->no_character))
+        return usage_error("%s", "--marker replaces the character: no --network, --character or --no-character");
     if ((pose_frame_given || opt->play) && !opt->pose)
         return usage_error("%s", "--pose-frame and --play need --pose FILE.bvh");
     return CLI_RUN;

@@ -36,15 +36,19 @@ typedef struct app_options {
     const char *data_dir;
     const char *report;         /* JSON summary written at exit */
     const char *view;           /* "character" for the character viewer, NULL for the demo */
-    /* Viewer only (--view character): */
+    /* Game and viewer: */
     const char *character;      /* .chr path, NULL = assets/characters/strider.chr */
+    bool no_character;          /* --no-character: simulate but draw the scene only (reference renders) */
+    /* Game only: */
+    const char *network;        /* pfnn.bin path, NULL = assets/network/pfnn.bin */
+    bool marker;                /* --marker: the simple marker instead of the PFNN character */
+    /* Viewer only (--view character): */
     const char *pose;           /* BVH clip, NULL = rest pose */
     long pose_frame;            /* 0-based frame of the clip */
     cli_expression expressions[CLI_MAX_EXPRESSIONS];
     int expression_count;
     bool face_closeup;          /* --face: frame the head instead of the whole figure */
     bool play;                  /* --play: start playing the clip (from --pose-frame) */
-    bool no_character;          /* --no-character: draw the scene only (reference renders) */
     long frames;                /* 0 = run until quit */
     uint32_t seed;
     int width, height;

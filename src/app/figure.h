@@ -25,6 +25,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The shipped character, relative to the data folder. */
+#define FIGURE_DEFAULT_CHARACTER "assets/characters/strider.chr"
+
 /* One chr mesh's bind-pose data in the layouts the jobs take. */
 typedef struct figure_mesh {
     uint32_t vertex_count;

@@ -121,7 +121,7 @@ static void draw_input(app_t *app)
     ui_text("gamepads: %d%s%s", input_pad_count(&app->input), pad ? ", active: " : "", pad ? pad : "");
     ui_text("intent move (%.2f, %.2f) speed %.2f%s%s%s", (double)it->move_x, (double)it->move_z, (double)it->speed,
             it->strafe ? " strafe" : "", it->crouch ? " crouch" : "", it->jump ? " jump" : "");
-    ui_text("marker (%.0f, %.0f, %.0f) cm, heading %.0f deg", (double)m->pos[0], (double)m->pos[1], (double)m->pos[2],
+    ui_text("%s (%.0f, %.0f, %.0f) cm, heading %.0f deg", app->ctrl ? "root" : "marker", (double)m->pos[0], (double)m->pos[1], (double)m->pos[2],
             (double)(m->heading_rad * 57.29578f));
     ui_text("step %llu", (unsigned long long)app->sim.step);
     ui_checkbox("pause simulation", &app->settings.pause);
@@ -202,10 +202,56 @@ static void draw_shapes(app_t *app)
     }
 }
 
+/* A gait weight as a text bar of BAR_CELLS cells plus its number. */
+static void gait_bar(const char *name, float w)
+{
+    enum { BAR_CELLS = 20 };
+    char bar[BAR_CELLS + 1];
+    int filled = (int)lrintf(fminf(fmaxf(w, 0.0f), 1.0f) * BAR_CELLS);
+    for (int i = 0; i < BAR_CELLS; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[BAR_CELLS] = '\0';
+    ui_text("  %-7s %s %.2f", name, bar, (double)w);
+}
+
+/* The game's PFNN character: controller settings and numbers. */
+static void draw_game_character(app_t *app)
+{
+    static const char *const modes[PFNN_PHASE_MODE_COUNT] = {"constant (50 slices)", "linear (10 slices)",
+                                                             "cubic (exact)"};
+    static const char *const gaits[CTRL_GAITS - 1] = {"stand", "walk", "run", "crouch", "jump"};
+    ctrl_t *c = app->ctrl;
+    const ctrl_stats *st = &app->sim.stats;
+    int mode = (int)ctrl_get_mode(c);
+    if (ui_combo("phase mode", &mode, modes, PFNN_PHASE_MODE_COUNT))
+        ctrl_set_mode(c, (pfnn_mode)mode);
+    bool ik = ctrl_get_ik(c);
+    if (ui_checkbox("foot IK", &ik))
+        ctrl_set_ik(c, ik);
+    ui_same_line();
+    ui_checkbox("draw character", &app->fig.show);
+    ui_text("network step %.3f ms (last %.3f ms)", (double)app->net_ms, (double)app->net_ms_last);
+    ui_text("phase %.2f rad (%.0f%%)", (double)st->phase_rad, (double)(st->phase_rad * 100.0f / 6.2831853f));
+    for (int g = 0; g < CTRL_GAITS - 1; g++)
+        gait_bar(gaits[g], st->gait[g]);
+    ui_text("speed %.0f cm/s, head %.0f cm, hip %.0f cm", (double)st->root_speed_cm_s, (double)st->head_height_cm,
+            (double)st->hip_height_cm);
+    ui_text("contacts L %s%s R %s%s", st->contact[0] ? "heel " : "", st->contact[1] ? "toe" : "",
+            st->contact[2] ? "heel " : "", st->contact[3] ? "toe" : "");
+    ui_text("NaN resets %d, wall blocks %d, blinks %u", st->nan_resets, st->wall_blocks, app->sim.face.blinks);
+    ui_checkbox_flags("trajectory", &app->ctrl_draw, CTRL_DRAW_TRAJECTORY);
+    ui_same_line();
+    ui_checkbox_flags("contacts", &app->ctrl_draw, CTRL_DRAW_CONTACTS);
+    ui_same_line();
+    ui_checkbox_flags("joints", &app->ctrl_draw, CTRL_DRAW_JOINTS);
+    static const char *const methods[] = {"LBS (blend points)", "LBS (blend matrices)", "dual quaternions"};
+    ui_combo("skinning (CPU)", &app->fig.method, methods, 3);
+}
+
 void menu_draw(app_t *app)
 {
     if (!ui_begin("Strider (F1)", &app->settings.show_menu, 10.0f, 10.0f, app->viewer_mode ? 460.0f : 380.0f,
-                  app->viewer_mode ? 690.0f : 560.0f)) {
+                  app->viewer_mode ? 690.0f : 640.0f)) {
         ui_end();
         return;
     }
@@ -223,6 +269,8 @@ void menu_draw(app_t *app)
     }
     if (ui_header("Level", true))
         draw_levels(app);
+    if (app->ctrl && ui_header("Character", true))
+        draw_game_character(app);
     if (ui_header("Rendering", true))
         draw_render(app);
     if (ui_header("Input and simulation", false))

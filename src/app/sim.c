@@ -4,6 +4,21 @@
 #include <string.h>
 
 #define PI_F 3.14159265358979f
+/* The camera looks at about chest height of the 170 cm character. */
+#define SIM_CHEST_HEIGHT_CM 125.0f
+/* Blinks: lids close over CLOSE steps and reopen over OPEN steps (~200 ms in
+ * all at 60 Hz); the next one follows after 2 to 6 s, and now and then a
+ * quick second blink follows after ~0.35 s. */
+#define SIM_BLINK_CLOSE_STEPS 4
+#define SIM_BLINK_OPEN_STEPS 8
+#define SIM_BLINK_MIN_GAP_S 2.0f
+#define SIM_BLINK_MAX_GAP_S 6.0f
+#define SIM_BLINK_DOUBLE_CHANCE 0.15f
+#define SIM_BLINK_DOUBLE_GAP_S 0.35f
+/* Effort follows the run + jump gait weights with this time constant. */
+#define SIM_EFFORT_TIME_S 0.4f
+/* Jump gait weight above which the marker reports the character airborne. */
+#define SIM_AIRBORNE_GAIT 0.5f
 
 void sim_config_default(sim_config *cfg)
 {
@@ -20,15 +35,38 @@ void sim_config_default(sim_config *cfg)
     cfg->gravity_cm_s2 = 981.0f;
 }
 
+/* Uniform in [0, 1) from a xorshift32 state (never 0). */
+static float rng_uniform(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *state = x;
+    return (float)(x >> 8) * (1.0f / 16777216.0f);
+}
+
+static uint64_t blink_gap_steps(sim_face *f, float dt_s)
+{
+    float gap = SIM_BLINK_MIN_GAP_S + (SIM_BLINK_MAX_GAP_S - SIM_BLINK_MIN_GAP_S) * rng_uniform(&f->rng);
+    if (rng_uniform(&f->rng) < SIM_BLINK_DOUBLE_CHANCE)
+        gap = SIM_BLINK_DOUBLE_GAP_S;
+    return (uint64_t)lrintf(gap / dt_s);
+}
+
 void sim_reset(sim_t *s, const level_t *level)
 {
     sim_config cfg = s->config;
+    ctrl_t *ctrl = s->ctrl;
+    uint32_t seed = s->seed;
     bool have_cfg = cfg.walk_cm_s > 0.0f;
     memset(s, 0, sizeof *s);
     if (have_cfg)
         s->config = cfg;
     else
         sim_config_default(&s->config);
+    s->ctrl = ctrl;
+    s->seed = seed;
     s->level = level;
     sim_marker *m = &s->marker;
     m->pos[0] = level->spawn_x;
@@ -36,8 +74,26 @@ void sim_reset(sim_t *s, const level_t *level)
     m->pos[1] = terrain_height(&level->terrain, m->pos[0], m->pos[2]);
     m->heading_rad = level->spawn_heading_rad;
     m->height_cm = s->config.stand_height_cm;
+    if (ctrl) {
+        ctrl_spawn sp = {.x = level->spawn_x, .z = level->spawn_z, .heading_rad = level->spawn_heading_rad};
+        ctrl_reset(ctrl, level, &sp);
+        ctrl_get_stats(ctrl, &s->stats);
+        memcpy(m->pos, s->stats.root_pos, sizeof m->pos);
+        m->heading_rad = s->stats.heading_rad;
+        m->height_cm = s->stats.head_height_cm;
+        s->pose = *ctrl_pose(ctrl);
+        s->prev_pose = s->pose;
+        /* Any seed gives a non-zero xorshift state. */
+        s->face.rng = seed * 2654435761u ^ 0x9e3779b9u;
+        if (s->face.rng == 0)
+            s->face.rng = 1;
+        s->face.next_blink = blink_gap_steps(&s->face, 1.0f / 60.0f);
+        s->prev_face = s->face;
+    }
     s->prev_marker = *m;
     camera_init(&s->camera, m->pos, m->heading_rad);
+    if (ctrl)
+        s->camera.config.focus_height_cm = SIM_CHEST_HEIGHT_CM;
     camera_snap(&s->camera, m->pos, &level->terrain);
     s->prev_camera = s->camera;
 }
@@ -46,8 +102,70 @@ static float wrap_angle(float a) { return remainderf(a, 2.0f * PI_F); }
 
 static float approach(float v, float goal, float k) { return v + (goal - v) * k; }
 
+void sim_begin_step(sim_t *s, const input_frame *in, ctrl_input *out)
+{
+    s->prev_marker = s->marker;
+    s->prev_camera = s->camera;
+    s->prev_face = s->face;
+    intent_resolve(in, s->camera.yaw_rad, &s->intent);
+    const intent_t *it = &s->intent;
+    *out = (ctrl_input){.move_x = it->move_x,
+                        .move_z = it->move_z,
+                        .speed = it->speed,
+                        .strafe = it->strafe,
+                        .crouch = it->crouch,
+                        .jump = it->jump,
+                        .facing_x = it->facing_x,
+                        .facing_z = it->facing_z};
+}
+
+static void face_step(sim_face *f, const ctrl_stats *st, uint64_t step, float dt_s)
+{
+    if (step >= f->next_blink) {
+        f->blink_start = step;
+        f->blinks++;
+        f->next_blink = step + SIM_BLINK_CLOSE_STEPS + SIM_BLINK_OPEN_STEPS + blink_gap_steps(f, dt_s);
+    }
+    uint64_t t = step - f->blink_start;
+    if (f->blinks == 0)
+        f->blink = 0.0f;
+    else if (t < SIM_BLINK_CLOSE_STEPS)
+        f->blink = (float)(t + 1) / (float)SIM_BLINK_CLOSE_STEPS;
+    else if (t < SIM_BLINK_CLOSE_STEPS + SIM_BLINK_OPEN_STEPS)
+        f->blink = 1.0f - (float)(t + 1 - SIM_BLINK_CLOSE_STEPS) / (float)SIM_BLINK_OPEN_STEPS;
+    else
+        f->blink = 0.0f;
+    float goal = fminf(1.0f, st->gait[CTRL_GAIT_RUN] + st->gait[CTRL_GAIT_JUMP]);
+    f->effort += (goal - f->effort) * (1.0f - expf(-dt_s / SIM_EFFORT_TIME_S));
+}
+
+void sim_end_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float dt_s)
+{
+    sim_marker *m = &s->marker;
+    ctrl_get_stats(s->ctrl, &s->stats);
+    const ctrl_stats *st = &s->stats;
+    s->prev_pose = s->pose;
+    s->pose = *ctrl_pose(s->ctrl);
+    m->vel[0] = (st->root_pos[0] - m->pos[0]) / dt_s;
+    m->vel[1] = (st->root_pos[2] - m->pos[2]) / dt_s;
+    memcpy(m->pos, st->root_pos, sizeof m->pos);
+    m->heading_rad = st->heading_rad;
+    m->height_cm = st->head_height_cm;
+    m->airborne = st->gait[CTRL_GAIT_JUMP] > SIM_AIRBORNE_GAIT;
+    face_step(&s->face, st, s->step, dt_s);
+    camera_update(&s->camera, in, first_step_of_frame, m->pos, &s->level->terrain, dt_s);
+    s->step++;
+}
+
 void sim_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float dt_s)
 {
+    if (s->ctrl) {
+        ctrl_input ci;
+        sim_begin_step(s, in, &ci);
+        ctrl_step(s->ctrl, &ci, dt_s);
+        sim_end_step(s, in, first_step_of_frame, dt_s);
+        return;
+    }
     const sim_config *c = &s->config;
     const level_t *lvl = s->level;
     s->prev_marker = s->marker;
@@ -138,4 +256,31 @@ void sim_lerp_marker(const sim_marker *a, const sim_marker *b, float t, sim_mark
         out->pos[i] = a->pos[i] + (b->pos[i] - a->pos[i]) * t;
     out->heading_rad = a->heading_rad + wrap_angle(b->heading_rad - a->heading_rad) * t;
     out->height_cm = a->height_cm + (b->height_cm - a->height_cm) * t;
+}
+
+void sim_lerp_pose(const pose_t *a, const pose_t *b, float t, pose_t *out)
+{
+    int n = b->joint_count;
+    out->joint_count = n;
+    for (int j = 0; j < n; j++) {
+        const float *qa = a->rot[j], *qb = b->rot[j];
+        float dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+        float sa = (dot < 0.0f ? -1.0f : 1.0f) * (1.0f - t), len2 = 0.0f;
+        for (int k = 0; k < 4; k++) {
+            out->rot[j][k] = qa[k] * sa + qb[k] * t;
+            len2 += out->rot[j][k] * out->rot[j][k];
+        }
+        float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+        for (int k = 0; k < 4; k++)
+            out->rot[j][k] = len2 > 0.0f ? out->rot[j][k] * inv : qb[k];
+        for (int k = 0; k < 3; k++)
+            out->trans[j][k] = a->trans[j][k] + (b->trans[j][k] - a->trans[j][k]) * t;
+    }
+}
+
+void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out)
+{
+    *out = *b;
+    out->blink = a->blink + (b->blink - a->blink) * t;
+    out->effort = a->effort + (b->effort - a->effort) * t;
 }

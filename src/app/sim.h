@@ -1,20 +1,30 @@
 /* sim: the fixed-step simulation of the playable world.
  *
- * Until the PFNN character drives it, a simple marker stands in for the
- * character: it accelerates towards the intent, turns to face its motion (or
+ * With a controller attached (sim_t.ctrl, the game's default) every step
+ * resolves the camera-relative intent and steps the PFNN controller with it;
+ * `marker` then mirrors the controller's root (position, heading, head
+ * height), the last two steps' local poses are kept for drawing in between,
+ * and the face state (periodic blinks from a seeded RNG, effort following
+ * the run/jump gait) advances. Without one (--marker), a simple marker
+ * stands in: it accelerates towards the intent, turns to face its motion (or
  * the camera when strafing), follows the terrain, crouches under crouch-area
  * ceilings, hops in jump areas or on the jump button, and is pushed out of
- * walls. The orbit camera is simulated here too, so a --script run is
+ * walls. The orbit camera follows the root either way, so a --script run is
  * deterministic at the fixed step.
- * Call order: sim_reset() on a level -> sim_step() once per fixed step ->
- * sim_lerp_marker()/camera_lerp() for drawing between steps.
- * Does NOT: read clocks or devices, draw, or allocate.
+ * Call order: set ctrl/seed -> sim_reset() on a level (resets the
+ * controller too) -> per fixed step sim_step(), or sim_begin_step() +
+ * ctrl_step() + sim_end_step() when the caller times the controller ->
+ * sim_lerp_marker()/sim_lerp_pose()/sim_lerp_face()/camera_lerp() to draw.
+ * Does NOT: read clocks or devices, draw, or allocate. The controller is
+ * borrowed.
  */
 #ifndef STRIDER_APP_SIM_H
 #define STRIDER_APP_SIM_H
 
+#include "anim/pose.h"
 #include "app/camera.h"
 #include "app/intent.h"
+#include "ctrl/ctrl.h"
 #include "world/level.h"
 
 #include <stdbool.h>
@@ -39,19 +49,42 @@ typedef struct sim_config {
     float hop_speed_cm_s, gravity_cm_s2;
 } sim_config;
 
+/* The character's face, advanced at the fixed step (deterministic). */
+typedef struct sim_face {
+    float blink;            /* 0 open .. 1 closed, both lids */
+    float effort;           /* 0 .. 1, follows the run and jump gait weights */
+    uint64_t blink_start;   /* step the last blink began */
+    uint64_t next_blink;    /* step the next blink begins */
+    uint32_t blinks;        /* begun since the reset */
+    uint32_t rng;           /* xorshift32 state, from the seed */
+} sim_face;
+
 typedef struct sim_t {
     sim_config config;
     const level_t *level;
+    ctrl_t *ctrl;           /* borrowed; NULL = marker mode. Kept by sim_reset */
+    uint32_t seed;          /* --seed; kept by sim_reset */
     sim_marker marker, prev_marker;
     camera_t camera, prev_camera;
     intent_t intent;        /* last resolved intent */
     uint64_t step;
     bool jump_latched;      /* the button must be released before the next hop */
+    /* Controller mode only: */
+    ctrl_stats stats;       /* of the last step */
+    pose_t pose, prev_pose; /* local poses after the last two steps */
+    sim_face face, prev_face;
 } sim_t;
 
 void sim_config_default(sim_config *cfg);
 void sim_reset(sim_t *s, const level_t *level);
 void sim_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float dt_s);
+/* sim_step() in controller mode, split so the caller can time ctrl_step()
+ * in between: begin resolves the intent into OUT; end reads the controller. */
+void sim_begin_step(sim_t *s, const input_frame *in, ctrl_input *out);
+void sim_end_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float dt_s);
 void sim_lerp_marker(const sim_marker *a, const sim_marker *b, float t, sim_marker *out);
+/* Per joint: translations lerped, rotations nlerped along the short arc. */
+void sim_lerp_pose(const pose_t *a, const pose_t *b, float t, pose_t *out);
+void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out);
 
 #endif

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #define DEG2RAD 0.017453292519943295f
-#define VIEWER_DEFAULT_CHARACTER "assets/characters/strider.chr"
 /* Auto-orbit: this rate, resuming this long after the user last moved the camera. */
 #define AUTO_ORBIT_RAD_S (12.0f * DEG2RAD)
 #define AUTO_ORBIT_RESUME_S 4.0f
@@ -84,8 +83,8 @@ int viewer_load(viewer_t *v, const app_options *opt)
     char path[PATHS_MAX];
     if (opt->character)
         snprintf(path, sizeof path, "%s", opt->character);
-    else if (!paths_join(VIEWER_DEFAULT_CHARACTER, path, sizeof path)) {
-        log_error("%s: path too long", VIEWER_DEFAULT_CHARACTER);
+    else if (!paths_join(FIGURE_DEFAULT_CHARACTER, path, sizeof path)) {
+        log_error("%s: path too long", FIGURE_DEFAULT_CHARACTER);
         return EXIT_RUNTIME;
     }
     if (!figure_load(&v->fig, path))
