@@ -386,7 +386,7 @@ static int load_character(app_t *app, const app_options *opt)
     if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path) || !figure_load(&app->fig, path))
         return EXIT_RUNTIME;
     app->fig.show = !opt->no_character;
-    ctrl_desc d = {.net = &app->net, .skel = &app->fig.chr.skel, .mode = PFNN_PHASE_CUBIC};
+    ctrl_desc d = {.net = &app->net, .skel = &app->fig.chr.skel, .mode = PFNN_PHASE_CUBIC, .ik_off = opt->no_ik};
     app->ctrl = ctrl_create(&d);
     if (!app->ctrl)
         return EXIT_RUNTIME;

@@ -24,6 +24,7 @@ void cli_print_usage(FILE *out)
           "game:\n"
           "  --network FILE      PFNN weights driving the character (default assets/network/pfnn.bin)\n"
           "  --marker            a simple marker instead of the PFNN character (loads neither file)\n"
+          "  --no-ik             start with the controller's foot IK off (the menu toggles it)\n"
           "\n"
           "character viewer (--view character):\n"
           "  --pose FILE.bvh     pose the character from this clip (default: rest pose)\n"
@@ -187,6 +188,8 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             opt->network = v;
         } else if (strcmp(a, "--marker") == 0) {
             opt->marker = true;
+        } else if (strcmp(a, "--no-ik") == 0) {
+            opt->no_ik = true;
         } else if (strcmp(a, "--frames") == 0) {
             NEEDS_VALUE();
             if (!parse_long(v, 1, CLI_MAX_FRAMES, &n))
@@ -234,8 +237,8 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
     }
     if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play))
         return usage_error("%s", "--pose, --pose-frame, --play, --expression and --face need --view character");
-    if (opt->view && (opt->network || opt->marker))
-        return usage_error("%s", "--network and --marker are game options (not with --view)");
+    if (opt->view && (opt->network || opt->marker || opt->no_ik))
+        return usage_error("%s", "--network, --marker and --no-ik are game options (not with --view)");
     if (opt->marker && (opt->network || opt->character || opt->no_character))
         return usage_error("%s", "--marker replaces the character: no --network, --character or --no-character");
     if ((pose_frame_given || opt->play) && !opt->pose)
