@@ -151,6 +151,8 @@ def case_tunnel(a):
           (o["head_height_cm"], i["head_height_cm"], 100.0 * drop))
     check(i["gait"]["crouch"] > 0.9 and i["head_height_cm"] < 110.0,
           "crouching under the 110 cm ceiling (crouch gait %.2f)" % i["gait"]["crouch"])
+    # Blinks come every 2-6 s (a quick second one now and then).
+    check(3 <= i["blinks"] <= 12, "%d blinks in 16 s" % i["blinks"])
 
 
 def case_character(a):
