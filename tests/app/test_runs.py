@@ -176,6 +176,17 @@ def case_character(a):
     print(p.stdout.strip(), p.stderr.strip())
     check(p.returncode == 0, "the character covers part of the frame")
 
+    # The jump button reaches the controller through the script and the sim.
+    hips = {}
+    for name, frames in [("jump", None), ("stand", "96")]:
+        rep = os.path.join(a.out, "%s.json" % name)
+        args = ["--frames", frames] if frames else ["--script", os.path.join(HERE, "scripts", "jump_in_place.script")]
+        run(["--level", "flat", "--hidden", "--size", "320x180", "--report", rep] + args, a.strider)
+        hips[name] = report(rep)["character"]
+    check(hips["jump"]["gait"]["jump"] > 0.5 and hips["jump"]["hip_height_cm"] > hips["stand"]["hip_height_cm"] + 20.0,
+          "the jump button lifts the hip: %.1f cm vs %.1f standing (jump gait %.2f)" %
+          (hips["jump"]["hip_height_cm"], hips["stand"]["hip_height_cm"], hips["jump"]["gait"]["jump"]))
+
     net = os.path.join(a.strider_root, "assets", "network", "pfnn.bin")
     with open(net, "rb") as f:
         data = f.read()
