@@ -104,6 +104,18 @@ def case_walk(a):
     turn = (r2["marker"]["heading_deg"] - math.degrees(yaw) + 180.0) % 360.0 - 180.0
     check(abs(turn) < 15.0, "the character turned to face the new forward (off by %.1f deg)" % turn)
 
+    # Strafe and crouch pass through: sideways to the camera's right (-X at
+    # the spawn's yaw 0), still facing forward, crouched.
+    rep3 = os.path.join(a.out, "strafe.json")
+    run(["--level", "flat", "--script", os.path.join(HERE, "scripts", "strafe_crouch.script"), "--hidden",
+         "--size", "320x180", "--report", rep3], a.strider)
+    s = report(rep3)["character"]
+    side = -(s["x"] - start["marker"]["x"]) * math.cos(h) + (s["z"] - start["marker"]["z"]) * math.sin(h)
+    facing = (s["heading_deg"] - start["marker"]["heading_deg"] + 180.0) % 360.0 - 180.0
+    check(side > 120.0 and abs(facing) < 25.0 and s["gait"]["crouch"] > 0.9,
+          "crouch-strafed %.0f cm to the right, facing off by %.1f deg, crouch gait %.2f" %
+          (side, facing, s["gait"]["crouch"]))
+
 
 def run_spawn(a):
     rep = os.path.join(a.out, "spawn.json")
