@@ -1,6 +1,11 @@
-/* character.vert: the CPU-deformed character (gfx_character.c). Positions,
- * normals, tangents and AO arrive already morphed and skinned in model
- * space; u_model places the figure in the world (rotation + translation). */
+/* character.vert: the character of gfx_character.c. Without
+ * STRIDER_GPU_SKIN, positions, normals, tangents and AO arrive already
+ * morphed and skinned in model space (CPU path). With it, they arrive in
+ * bind pose (blend shapes already applied on the CPU) and skin.glsl deforms
+ * them by the palette SSBO with the joints/weights attributes. u_model
+ * places the figure in the world (rotation + translation).
+ * STRIDER_SKIN_CAPTURE (tests): also writes the skinned model-space vertex
+ * to an SSBO, indexed by gl_VertexID. */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -10,6 +15,17 @@ layout(location = ATTR_UV) in vec2 a_uv;
 layout(location = ATTR_AO) in float a_ao;
 /* The character has no vertex colours; the material index uses that slot. */
 layout(location = ATTR_COLOR) in uint a_material;
+#ifdef STRIDER_GPU_SKIN
+#include "skin.glsl"
+layout(location = ATTR_JOINTS) in uvec4 a_joints;
+layout(location = ATTR_WEIGHTS) in vec4 a_weights;
+#endif
+#ifdef STRIDER_SKIN_CAPTURE
+/* Per vertex: position xyz + pad, normal xyz + pad, tangent xyzw. */
+layout(std430, binding = SSBO_SKIN_CAPTURE) writeonly buffer skin_capture_block {
+    vec4 skin_capture[];
+};
+#endif
 
 uniform mat4 u_model;
 #define MATERIAL_SLOTS 64
@@ -29,11 +45,24 @@ out vec4 v_fog;
 
 void main()
 {
-    vec4 w = u_model * vec4(a_position, 1.0);
+#ifdef STRIDER_GPU_SKIN
+    skin_out s = skin_vertex(a_position, a_normal, a_tangent.xyz, a_joints, a_weights);
+    vec3 position = s.position, normal = s.normal;
+    vec4 tangent = vec4(s.tangent, a_tangent.w);
+#else
+    vec3 position = a_position, normal = a_normal;
+    vec4 tangent = a_tangent;
+#endif
+#ifdef STRIDER_SKIN_CAPTURE
+    skin_capture[3 * gl_VertexID] = vec4(position, 1.0);
+    skin_capture[3 * gl_VertexID + 1] = vec4(normal, 0.0);
+    skin_capture[3 * gl_VertexID + 2] = tangent;
+#endif
+    vec4 w = u_model * vec4(position, 1.0);
     mat3 r = mat3(u_model);
     v_world = w.xyz;
-    v_normal = r * a_normal;
-    v_tangent = vec4(r * a_tangent.xyz, a_tangent.w);
+    v_normal = r * normal;
+    v_tangent = vec4(r * tangent.xyz, tangent.w);
     v_uv = a_uv;
     v_ao = a_ao;
     uint m = min(a_material, uint(MATERIAL_SLOTS - 1));

@@ -1,11 +1,24 @@
-/* character_shadow.vert: the deformed character into the sun's depth map. */
+/* character_shadow.vert: the deformed character into the sun's depth map.
+ * With STRIDER_GPU_SKIN the positions are bind pose and skinned here
+ * (see character.vert). */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
+#ifdef STRIDER_GPU_SKIN
+#include "skin.glsl"
+layout(location = ATTR_NORMAL) in vec3 a_normal;
+layout(location = ATTR_JOINTS) in uvec4 a_joints;
+layout(location = ATTR_WEIGHTS) in vec4 a_weights;
+#endif
 
 uniform mat4 u_model;
 
 void main()
 {
-    gl_Position = frame.light_view_proj * (u_model * vec4(a_position, 1.0));
+#ifdef STRIDER_GPU_SKIN
+    vec3 p = skin_vertex(a_position, a_normal, a_normal, a_joints, a_weights).position;
+#else
+    vec3 p = a_position;
+#endif
+    gl_Position = frame.light_view_proj * (u_model * vec4(p, 1.0));
 }

@@ -28,6 +28,8 @@
 /* Blend-shape deltas and their weights. */
 #define SSBO_BLEND_DELTAS 1
 #define SSBO_BLEND_WEIGHTS 2
+/* GPU-skinned vertices written back by the skinning test's capture draw. */
+#define SSBO_SKIN_CAPTURE 3
 
 /* Texture units. */
 #define TEX_UNIT_SHADOW 0

@@ -94,6 +94,7 @@ bool figure_load(figure_t *f, const char *path)
     f->correctives = true;
     f->show = true;
     f->method = SKIN_LBS_MATRIX;
+    f->influences = SKIN_MAX_INFLUENCES;
     if (!chr_load(&f->chr, path))
         return false;
     f->chr_loaded = true;
@@ -190,6 +191,18 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
     gfx_character_stream out;
     if (!gfx_character_begin_update(f->gfx, &out))
         return false;
+    int joints = f->chr.skel.joint_count;
+    if (f->influences < 1 || f->influences > SKIN_MAX_INFLUENCES)
+        f->influences = SKIN_MAX_INFLUENCES;
+    /* A refused GPU mode (limits, logged) falls back to the CPU for good. */
+    if (f->gpu_skin && !gfx_character_set_skinning(f->gfx, (gfx_skin_mode)f->method, f->influences, joints))
+        f->gpu_skin = false;
+    if (!f->gpu_skin)
+        gfx_character_set_skinning(f->gfx, GFX_SKIN_CPU, f->influences, joints);
+    if (f->gpu_skin) {
+        memcpy(out.palette, f->palette, (size_t)joints * sizeof f->palette[0]);
+        memcpy(out.dq_palette, f->dq, (size_t)joints * sizeof f->dq[0]);
+    }
     bool ok = true;
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
         figure_mesh *m = &f->mesh[mi];
@@ -215,8 +228,16 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
             tan = m->m_tan;
             ao = m->m_ao;
         }
+        if (f->gpu_skin) {
+            /* The vertex shader skins: hand it the (morphed) bind pose. */
+            memcpy(out.positions + (size_t)m->first * 3, pos, m->vertex_count * 3 * sizeof(float));
+            memcpy(out.normals + (size_t)m->first * 3, nrm, m->vertex_count * 3 * sizeof(float));
+            memcpy(out.tangents + (size_t)m->first * 4, tan, m->vertex_count * 4 * sizeof(float));
+            memcpy(out.ao + m->first, ao, m->vertex_count * sizeof(float));
+            continue;
+        }
         skin_job_t sj = {.vertex_count = (int)m->vertex_count,
-                         .influences = SKIN_MAX_INFLUENCES,
+                         .influences = f->influences,
                          .method = (skin_method)f->method,
                          .isa = SKIN_ISA_AUTO,
                          .positions = pos,

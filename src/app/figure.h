@@ -9,6 +9,8 @@
  * Call order: figure_load() (files only, before any window) ->
  * figure_gpu_init() after gfx_init -> per drawn frame: set shape_weight[],
  * figure_deform(pose, world matrix) -> figure_free().
+ * With gpu_skin, the morphed bind pose and the palette go into that stream
+ * instead and the vertex shader skins (same methods, same truncation).
  * Does NOT: make gl* calls (gfx_character does), choose the pose, or allocate
  * after figure_load() (every scratch array is sized there).
  * Memory: the figure owns the character, the arrays and the gfx handle.
@@ -60,6 +62,8 @@ typedef struct figure_t {
     bool correctives;          /* joint-angle corrective shapes on */
     bool show;                 /* draw the character at all */
     int method;                /* skin_method */
+    int influences;            /* 1..4: kept weights, renormalised (both paths) */
+    bool gpu_skin;             /* skin in the vertex shader instead of on the CPU */
     uint64_t deform_count;
 } figure_t;
 

@@ -127,6 +127,20 @@ static void draw_input(app_t *app)
     ui_checkbox("pause simulation", &app->settings.pause);
 }
 
+/* Skinning method, influence truncation and the live CPU <-> GPU switch of
+ * F (shared by the viewer panel and the game's Character section). */
+static void skin_controls(figure_t *f)
+{
+    static const char *const methods[] = {"LBS (blend points)", "LBS (blend matrices)", "dual quaternions"};
+    ui_combo("skinning", &f->method, methods, 3);
+    ui_slider_int("influences", &f->influences, 1, SKIN_MAX_INFLUENCES);
+    bool gpu_ok = f->gfx && gfx_character_gpu_supported(f->gfx);
+    if (gpu_ok)
+        ui_checkbox("skin on the GPU", &f->gpu_skin);
+    else
+        ui_text("skin on the GPU: not available (GL limits)");
+}
+
 static void draw_character(app_t *app)
 {
     viewer_t *v = &app->viewer;
@@ -141,8 +155,7 @@ static void draw_character(app_t *app)
     ui_checkbox("character", &v->fig.show);
     ui_same_line();
     ui_checkbox("auto-orbit", &v->auto_orbit);
-    static const char *const methods[] = {"LBS (blend points)", "LBS (blend matrices)", "dual quaternions"};
-    ui_combo("skinning (CPU)", &v->fig.method, methods, 3);
+    skin_controls(&v->fig);
     ui_checkbox("dense blend shapes", &v->fig.dense);
     ui_same_line();
     ui_checkbox("correctives", &v->fig.correctives);
@@ -244,8 +257,7 @@ static void draw_game_character(app_t *app)
     ui_checkbox_flags("contacts", &app->ctrl_draw, CTRL_DRAW_CONTACTS);
     ui_same_line();
     ui_checkbox_flags("joints", &app->ctrl_draw, CTRL_DRAW_JOINTS);
-    static const char *const methods[] = {"LBS (blend points)", "LBS (blend matrices)", "dual quaternions"};
-    ui_combo("skinning (CPU)", &app->fig.method, methods, 3);
+    skin_controls(&app->fig);
 }
 
 void menu_draw(app_t *app)

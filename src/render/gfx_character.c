@@ -17,7 +17,11 @@
  * waiting rather than freeze the app (nanoseconds). */
 #define FENCE_TIMEOUT_NS 1000000000ull
 /* Vertex buffer binding indices of the VAOs (not attribute locations). */
-enum { BIND_POS = 0, BIND_NORMAL, BIND_TANGENT, BIND_AO, BIND_STATIC };
+enum { BIND_POS = 0, BIND_NORMAL, BIND_TANGENT, BIND_AO, BIND_STATIC, BIND_SKIN };
+/* GPU skinning variants (gfx_skin_mode >= 0) and program kinds. */
+enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KINDS };
+/* vec4s per vertex in the capture SSBO (character.vert). */
+#define CAPTURE_VEC4S 3
 /* Material arrays in character.frag; must match CHR_MAX_MATERIALS. */
 #define MATERIAL_SLOTS CHR_MAX_MATERIALS
 
@@ -27,9 +31,15 @@ typedef struct static_vertex {
     uint32_t material;
 } static_vertex;
 
+/* Static skinning data: joint indices (integer attribute) and weights. */
+typedef struct skin_vertex {
+    uint16_t joints[4];
+    float weights[4];
+} skin_vertex;
+
 typedef struct program_locs {
     gfx_program prog;
-    GLint u_model;
+    GLint u_model, u_influences, u_joint_count;
 } program_locs;
 
 struct gfx_character {
@@ -37,11 +47,19 @@ struct gfx_character {
     uint32_t vertex_count, index_count, mesh_count;
     uint32_t mesh_first[CHR_MAX_MESHES];
     gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
-    gfx_buffer static_vbo, ibo;
+    gfx_buffer static_vbo, ibo, skin_vbo;
     gfx_vertex_array vao[GFX_CHARACTER_SLOTS];
     uint8_t *mapped;
     size_t slot_bytes;
     size_t off_normal, off_tangent, off_ao; /* inside a slot; positions at 0 */
+    size_t off_palette, off_dq;   /* inside a slot: GPU skinning palettes */
+    size_t palette_bytes, dq_bytes;
+    bool gpu_ok;                  /* limits and shaders allow GPU skinning */
+    program_locs gpu[GPU_METHODS][KINDS];
+    /* Skinning of each slot, and the one end_update gives the next slot. */
+    gfx_skin_mode slot_mode[GFX_CHARACTER_SLOTS], mode;
+    int slot_influences[GFX_CHARACTER_SLOTS], influences;
+    int slot_joints[GFX_CHARACTER_SLOTS], joint_count;
     GLsync fence[GFX_CHARACTER_SLOTS];
     int writing;                  /* slot handed out by begin_update, -1 none */
     int ready;                    /* slot drawn, -1 until the first end_update */
@@ -52,6 +70,30 @@ struct gfx_character {
 };
 
 static size_t align_up(size_t v) { return (v + STREAM_ALIGN - 1) / STREAM_ALIGN * STREAM_ALIGN; }
+
+bool gfx_character_gpu_limits_ok(const gfx_info *info, int joints, int extra_blocks, char *msg, size_t msg_size)
+{
+    int64_t need = (int64_t)joints * GFX_CHARACTER_MAT_FLOATS * (int64_t)sizeof(float);
+    if (joints < 1 || joints > GFX_CHARACTER_MAX_JOINTS) {
+        snprintf(msg, msg_size, "GPU skinning: %d joints, the palette holds 1 to %d", joints,
+                 GFX_CHARACTER_MAX_JOINTS);
+        return false;
+    }
+    if (info->max_ssbo_block_size < need) {
+        snprintf(msg, msg_size,
+                 "GPU skinning: a %d-joint palette needs %lld bytes, GL_MAX_SHADER_STORAGE_BLOCK_SIZE is %lld", joints,
+                 (long long)need, (long long)info->max_ssbo_block_size);
+        return false;
+    }
+    if (info->max_vertex_ssbo_blocks < 1 + extra_blocks) {
+        snprintf(msg, msg_size, "GPU skinning needs %d vertex shader storage blocks, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS is %d",
+                 1 + extra_blocks, info->max_vertex_ssbo_blocks);
+        return false;
+    }
+    if (msg_size > 0)
+        msg[0] = '\0';
+    return true;
+}
 
 static void label_object(GLenum kind, GLuint id, const char *base, const char *what)
 {
@@ -65,6 +107,8 @@ static bool load_program(program_locs *p, const char *vs, const char *fs, const 
     if (!gfx_shader_program_load(&p->prog, vs, fs, defines, label))
         return false;
     p->u_model = glGetUniformLocation(p->prog.id, "u_model");
+    p->u_influences = glGetUniformLocation(p->prog.id, "u_influences");
+    p->u_joint_count = glGetUniformLocation(p->prog.id, "u_joint_count");
     return true;
 }
 
@@ -89,12 +133,55 @@ static void set_materials(const program_locs *p, const chr_character_t *c)
 
 static void draw_hook(const gfx_pass_info *info, void *user);
 
+/* The GPU-skinning programs, when the limits allow them (otherwise the CPU
+ * path stays the only one and that is logged once). False on a shader error. */
+static bool load_gpu_programs(gfx_character *gc, const chr_character_t *c)
+{
+    char msg[256];
+    GLint ssbo_align = 0;
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &ssbo_align);
+    if (!gfx_character_gpu_limits_ok(gfx_get_info(), (int)c->skel.joint_count, 0, msg, sizeof msg)) {
+        log_warn("render: %s: %s; skinning stays on the CPU", gc->label, msg);
+        return true;
+    }
+    if (ssbo_align <= 0 || STREAM_ALIGN % (unsigned)ssbo_align != 0) {
+        log_warn("render: %s: GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT %d does not divide %u; skinning stays on the CPU",
+                 gc->label, ssbo_align, STREAM_ALIGN);
+        return true;
+    }
+    static const struct {
+        const char *vs, *fs, *defines, *what;
+    } kinds[KINDS] = {{"character.vert", "character.frag", "", "lit"},
+                      {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
+                      {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
+                      {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"}};
+    for (int m = 0; m < GPU_METHODS; m++) {
+        for (int k = 0; k < KINDS; k++) {
+            if (k == KIND_CAPTURE && !gfx_character_gpu_limits_ok(gfx_get_info(), (int)c->skel.joint_count, 1, msg,
+                                                                  sizeof msg))
+                continue; /* capture refused later with MSG */
+            char defines[160], name[96];
+            snprintf(defines, sizeof defines, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n%s", m,
+                     kinds[k].defines);
+            snprintf(name, sizeof name, "%s.gpu%d.%s", gc->label, m, kinds[k].what);
+            if (!load_program(&gc->gpu[m][k], kinds[k].vs, kinds[k].fs, defines, name))
+                return false;
+            if (k != KIND_SHADOW)
+                set_materials(&gc->gpu[m][k], c);
+        }
+    }
+    gc->gpu_ok = true;
+    return true;
+}
+
 static bool upload_static(gfx_character *gc, const chr_character_t *c)
 {
     static_vertex *sv = malloc((size_t)gc->vertex_count * sizeof *sv);
+    skin_vertex *kv = malloc((size_t)gc->vertex_count * sizeof *kv);
     uint32_t *idx = malloc((size_t)gc->index_count * sizeof *idx);
-    if (!sv || !idx) {
+    if (!sv || !idx || !kv) {
         free(sv);
+        free(kv);
         free(idx);
         log_error("render: %s: out of memory for %u vertices", gc->label, gc->vertex_count);
         return false;
@@ -106,6 +193,8 @@ static bool upload_static(gfx_character *gc, const chr_character_t *c)
             sv[iv].uv[0] = mesh->vertices[v].uv[0];
             sv[iv].uv[1] = mesh->vertices[v].uv[1];
             sv[iv].material = mesh->vertices[v].material;
+            memcpy(kv[iv].joints, mesh->vertices[v].joints, sizeof kv[iv].joints);
+            memcpy(kv[iv].weights, mesh->vertices[v].weights, sizeof kv[iv].weights);
         }
         for (uint32_t i = 0; i < mesh->index_count; i++)
             idx[ii++] = mesh->indices[i] + gc->mesh_first[m];
@@ -113,6 +202,10 @@ static bool upload_static(gfx_character *gc, const chr_character_t *c)
     glCreateBuffers(1, &gc->static_vbo.id);
     glNamedBufferStorage(gc->static_vbo.id, (GLsizeiptr)((size_t)gc->vertex_count * sizeof *sv), sv, 0);
     label_object(GL_BUFFER, gc->static_vbo.id, gc->label, "static_vertices");
+    glCreateBuffers(1, &gc->skin_vbo.id);
+    glNamedBufferStorage(gc->skin_vbo.id, (GLsizeiptr)((size_t)gc->vertex_count * sizeof *kv), kv, 0);
+    label_object(GL_BUFFER, gc->skin_vbo.id, gc->label, "skin_vertices");
+    free(kv);
     glCreateBuffers(1, &gc->ibo.id);
     glNamedBufferStorage(gc->ibo.id, (GLsizeiptr)((size_t)gc->index_count * sizeof *idx), idx, 0);
     label_object(GL_BUFFER, gc->ibo.id, gc->label, "indices");
@@ -134,7 +227,15 @@ static void make_vaos(gfx_character *gc)
                                   4 * sizeof(float));
         glVertexArrayVertexBuffer(vao, BIND_AO, gc->stream.id, base + (GLintptr)gc->off_ao, sizeof(float));
         glVertexArrayVertexBuffer(vao, BIND_STATIC, gc->static_vbo.id, 0, sizeof(static_vertex));
+        glVertexArrayVertexBuffer(vao, BIND_SKIN, gc->skin_vbo.id, 0, sizeof(skin_vertex));
         glVertexArrayElementBuffer(vao, gc->ibo.id);
+        /* Read only by the GPU-skinning variants. */
+        glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
+        glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(skin_vertex, joints));
+        glVertexArrayAttribBinding(vao, ATTR_JOINTS, BIND_SKIN);
+        glEnableVertexArrayAttrib(vao, ATTR_WEIGHTS);
+        glVertexArrayAttribFormat(vao, ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(skin_vertex, weights));
+        glVertexArrayAttribBinding(vao, ATTR_WEIGHTS, BIND_SKIN);
         static const struct {
             GLuint attr, binding, size;
         } floats[] = {{ATTR_POSITION, BIND_POS, 3},
@@ -197,7 +298,14 @@ gfx_character *gfx_character_create(const chr_character_t *c, const char *label)
     gc->off_normal = align_up(v * 3 * sizeof(float));
     gc->off_tangent = gc->off_normal + align_up(v * 3 * sizeof(float));
     gc->off_ao = gc->off_tangent + align_up(v * 4 * sizeof(float));
-    gc->slot_bytes = gc->off_ao + align_up(v * sizeof(float));
+    gc->off_palette = gc->off_ao + align_up(v * sizeof(float));
+    gc->palette_bytes = (size_t)GFX_CHARACTER_MAX_JOINTS * GFX_CHARACTER_MAT_FLOATS * sizeof(float);
+    gc->off_dq = gc->off_palette + align_up(gc->palette_bytes);
+    gc->dq_bytes = (size_t)GFX_CHARACTER_MAX_JOINTS * GFX_CHARACTER_DQ_FLOATS * sizeof(float);
+    gc->slot_bytes = gc->off_dq + align_up(gc->dq_bytes);
+    gc->mode = GFX_SKIN_CPU;
+    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
+        gc->slot_mode[s] = GFX_SKIN_CPU;
 
     char name[96];
     snprintf(name, sizeof name, "%s.lit", gc->label);
@@ -207,6 +315,7 @@ gfx_character *gfx_character_create(const chr_character_t *c, const char *label)
                             name);
     snprintf(name, sizeof name, "%s.shadow", gc->label);
     ok = ok && load_program(&gc->shadow, "character_shadow.vert", "character_shadow.frag", NULL, name);
+    ok = ok && load_gpu_programs(gc, c);
     if (!ok || !upload_static(gc, c)) {
         gfx_character_destroy(gc);
         return NULL;
@@ -251,8 +360,11 @@ void gfx_character_destroy(gfx_character *gc)
     }
     if (gc->mapped)
         glUnmapNamedBuffer(gc->stream.id);
-    GLuint bufs[3] = {gc->stream.id, gc->static_vbo.id, gc->ibo.id};
-    glDeleteBuffers(3, bufs);
+    GLuint bufs[4] = {gc->stream.id, gc->static_vbo.id, gc->ibo.id, gc->skin_vbo.id};
+    glDeleteBuffers(4, bufs);
+    for (int m = 0; m < GPU_METHODS; m++)
+        for (int k = 0; k < KINDS; k++)
+            gfx_shader_program_free(&gc->gpu[m][k].prog);
     gfx_shader_program_free(&gc->lit.prog);
     gfx_shader_program_free(&gc->lit_noshadow.prog);
     gfx_shader_program_free(&gc->shadow.prog);
@@ -294,6 +406,8 @@ bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
     out->normals = (float *)(base + gc->off_normal);
     out->tangents = (float *)(base + gc->off_tangent);
     out->ao = (float *)(base + gc->off_ao);
+    out->palette = (float *)(base + gc->off_palette);
+    out->dq_palette = (float *)(base + gc->off_dq);
     return true;
 }
 
@@ -302,6 +416,9 @@ void gfx_character_end_update(gfx_character *gc)
     if (gc->writing < 0)
         return;
     gc->ready = gc->writing;
+    gc->slot_mode[gc->ready] = gc->mode;
+    gc->slot_influences[gc->ready] = gc->influences;
+    gc->slot_joints[gc->ready] = gc->joint_count;
     gc->writing = -1;
     gc->stats.frames_updated++;
 }
@@ -312,19 +429,103 @@ void gfx_character_set_visible(gfx_character *gc, bool visible) { gc->visible = 
 
 const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc) { return &gc->stats; }
 
+bool gfx_character_gpu_supported(const gfx_character *gc) { return gc->gpu_ok; }
+
+bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influences, int joint_count)
+{
+    if (mode == GFX_SKIN_CPU) {
+        gc->mode = mode;
+        return true;
+    }
+    if (!gc->gpu_ok) {
+        log_error("render: %s: GPU skinning is not available on this context (see the warning at start)", gc->label);
+        return false;
+    }
+    if ((int)mode < 0 || (int)mode >= GPU_METHODS || influences < 1 || influences > 4 || joint_count < 1 ||
+        joint_count > GFX_CHARACTER_MAX_JOINTS) {
+        log_error("render: %s: GPU skinning method %d, %d influences, %d joints: out of range", gc->label, (int)mode,
+                  influences, joint_count);
+        return false;
+    }
+    gc->mode = mode;
+    gc->influences = influences;
+    gc->joint_count = joint_count;
+    return true;
+}
+
+/* Binds slot S's palette (matrices or dual quaternions) and sets P's skinning uniforms. */
+static void bind_palette(const gfx_character *gc, const program_locs *p, int s)
+{
+    bool dq = gc->slot_mode[s] == GFX_SKIN_GPU_DQS;
+    GLintptr off = (GLintptr)((size_t)s * gc->slot_bytes + (dq ? gc->off_dq : gc->off_palette));
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->stream.id, off,
+                      (GLsizeiptr)(dq ? gc->dq_bytes : gc->palette_bytes));
+    glProgramUniform1i(p->prog.id, p->u_influences, gc->slot_influences[s]);
+    glProgramUniform1i(p->prog.id, p->u_joint_count, gc->slot_joints[s]);
+}
+
+bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan)
+{
+    int s = gc->ready;
+    if (s < 0 || gc->slot_mode[s] == GFX_SKIN_CPU) {
+        log_error("render: %s: capture needs a GPU-skinned slot", gc->label);
+        return false;
+    }
+    const program_locs *p = &gc->gpu[gc->slot_mode[s]][KIND_CAPTURE];
+    if (!p->prog.id) {
+        char msg[256];
+        gfx_character_gpu_limits_ok(gfx_get_info(), gc->slot_joints[s], 1, msg, sizeof msg);
+        log_error("render: %s: cannot capture: %s", gc->label, msg);
+        return false;
+    }
+    size_t bytes = (size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float);
+    float *data = malloc(bytes);
+    if (!data) {
+        log_error("render: %s: out of memory for the capture", gc->label);
+        return false;
+    }
+    GLuint buf;
+    glCreateBuffers(1, &buf);
+    glNamedBufferStorage(buf, (GLsizeiptr)bytes, NULL, 0);
+    bind_palette(gc, p, s);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
+    glUseProgram(p->prog.id);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBindVertexArray(gc->vao[s].id);
+    glDrawArrays(GL_POINTS, 0, (GLsizei)gc->vertex_count);
+    glBindVertexArray(0);
+    glDisable(GL_RASTERIZER_DISCARD);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glGetNamedBufferSubData(buf, 0, (GLsizeiptr)bytes, data);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, 0);
+    glDeleteBuffers(1, &buf);
+    for (size_t v = 0; v < gc->vertex_count; v++) {
+        const float *d = data + v * CAPTURE_VEC4S * 4;
+        memcpy(out_pos + 3 * v, d, 3 * sizeof(float));
+        memcpy(out_nrm + 3 * v, d + 4, 3 * sizeof(float));
+        memcpy(out_tan + 4 * v, d + 8, 4 * sizeof(float));
+    }
+    free(data);
+    return glGetError() == GL_NO_ERROR;
+}
+
 static void draw_hook(const gfx_pass_info *info, void *user)
 {
     gfx_character *gc = user;
     if (!gc->visible || gc->ready < 0)
         return;
-    const program_locs *p;
-    if (info->pass == GFX_PASS_SHADOW)
-        p = &gc->shadow;
-    else if (info->frame->layers & GFX_LAYER_SHADOWS)
-        p = &gc->lit;
-    else
-        p = &gc->lit_noshadow;
     int s = gc->ready;
+    const program_locs *p;
+    int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
+               : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT
+                                                           : KIND_NOSHADOW;
+    if (gc->slot_mode[s] != GFX_SKIN_CPU) {
+        p = &gc->gpu[gc->slot_mode[s]][kind];
+        bind_palette(gc, p, s);
+    } else {
+        p = kind == KIND_SHADOW ? &gc->shadow : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
+    }
     glUseProgram(p->prog.id);
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
     glBindVertexArray(gc->vao[s].id);

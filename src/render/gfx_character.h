@@ -15,7 +15,13 @@
  * Lighting (character.frag): wrap diffuse scaled by the material's subsurface,
  * specular from its roughness, AO-softened ambient, a rim light; eyes are
  * rigid meshes and simply drawn with their own materials.
- * Does NOT: deform, read files, or keep pointers into the chr_character_t.
+ * GPU skinning (gfx_character_set_skinning): the stream then carries the
+ * bind-pose (already morphed) vertices plus this frame's palette (3x4
+ * row-major matrices, or dual quaternions) in the same fenced slot; the
+ * vertex shaders (skin.glsl variants) skin position, normal and tangent with
+ * the static joints/weights buffer. gfx_character_capture() reads the
+ * GPU-skinned vertices back (tests only: it stalls).
+ * Does NOT: deform on the CPU, read files, or keep pointers into the chr_character_t.
  * Memory: the renderer owns every GL object; destroy releases them.
  */
 #ifndef STRIDER_RENDER_GFX_CHARACTER_H
@@ -25,9 +31,24 @@
 #include "render/gfx.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-enum { GFX_CHARACTER_SLOTS = 3 };
+enum {
+    GFX_CHARACTER_SLOTS = 3,
+    GFX_CHARACTER_MAX_JOINTS = 256, /* palette entries per slot */
+    GFX_CHARACTER_MAT_FLOATS = 12,  /* 3x4 row-major matrix */
+    GFX_CHARACTER_DQ_FLOATS = 8     /* dual quaternion: real xyzw, dual xyzw */
+};
+
+/* Where the vertices get skinned; the GPU values match anim/skin.h's
+ * skin_method (0 blend points, 1 blend matrices, 2 dual quaternions). */
+typedef enum gfx_skin_mode {
+    GFX_SKIN_CPU = -1,
+    GFX_SKIN_GPU_LBS_POINTS = 0,
+    GFX_SKIN_GPU_LBS_MATRIX = 1,
+    GFX_SKIN_GPU_DQS = 2
+} gfx_skin_mode;
 
 typedef struct gfx_character gfx_character;
 
@@ -39,6 +60,8 @@ typedef struct gfx_character_stream {
     float *normals;   /* 3 per vertex, unit */
     float *tangents;  /* 4 per vertex: xyz unit, w handedness */
     float *ao;        /* 1 per vertex, 0..1 */
+    float *palette;    /* GFX_CHARACTER_MAX_JOINTS x 12 (GPU LBS modes) */
+    float *dq_palette; /* GFX_CHARACTER_MAX_JOINTS x 8 (GPU DQS) */
 } gfx_character_stream;
 
 typedef struct gfx_character_stats {
@@ -66,5 +89,22 @@ void gfx_character_end_update(gfx_character *gc);
 void gfx_character_set_transform(gfx_character *gc, const float model[16]);
 void gfx_character_set_visible(gfx_character *gc, bool visible);
 const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc);
+
+/* Whether INFO's limits allow a vertex-shader palette of JOINTS entries
+ * (SSBO block size, vertex SSBO blocks; EXTRA_BLOCKS more for a capture);
+ * false with a one-line reason in MSG (MSG_SIZE bytes). */
+bool gfx_character_gpu_limits_ok(const gfx_info *info, int joints, int extra_blocks, char *msg, size_t msg_size);
+/* Whether this context can skin on the GPU (checked at create; logged once). */
+bool gfx_character_gpu_supported(const gfx_character *gc);
+/* How the slot written by the next end_update is skinned: GFX_SKIN_CPU (the
+ * stream holds deformed vertices) or a GPU method with INFLUENCES 1..4 over
+ * JOINT_COUNT palette entries (the stream holds bind-pose vertices and the
+ * palette). False (one logged line) when the GPU path is unsupported or an
+ * argument is out of range; the mode is then left unchanged. */
+bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influences, int joint_count);
+/* Tests: runs the current GPU skinning of the last finished slot and reads
+ * back model-space positions (3 per vertex), normals (3) and tangents (4).
+ * False in CPU mode or on a GL failure. Allocates and stalls. */
+bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan);
 
 #endif
