@@ -204,6 +204,8 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
         memcpy(out.dq_palette, f->dq, (size_t)joints * sizeof f->dq[0]);
     }
     bool ok = true;
+    bool bind_there = f->gpu_skin && f->slot_has_bind[out.slot];
+    f->slot_has_bind[out.slot] = f->gpu_skin;
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
         figure_mesh *m = &f->mesh[mi];
         const float *pos = m->pos, *nrm = m->nrm, *tan = m->tan, *ao = m->ao;
@@ -229,6 +231,8 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
             ao = m->m_ao;
         }
         if (f->gpu_skin) {
+            if (bind_there && m->set.target_count == 0)
+                continue; /* written by an earlier GPU frame into this slot */
             /* The vertex shader skins: hand it the (morphed) bind pose. */
             memcpy(out.positions + (size_t)m->first * 3, pos, m->vertex_count * 3 * sizeof(float));
             memcpy(out.normals + (size_t)m->first * 3, nrm, m->vertex_count * 3 * sizeof(float));

@@ -64,6 +64,9 @@ typedef struct figure_t {
     int method;                /* skin_method */
     int influences;            /* 1..4: kept weights, renormalised (both paths) */
     bool gpu_skin;             /* skin in the vertex shader instead of on the CPU */
+    /* Per stream slot: the bind pose of the meshes without blend shapes is
+     * already there (GPU path), so only morphed meshes are copied again. */
+    bool slot_has_bind[GFX_CHARACTER_SLOTS];
     uint64_t deform_count;
 } figure_t;
 

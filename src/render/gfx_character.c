@@ -408,6 +408,7 @@ bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
     out->ao = (float *)(base + gc->off_ao);
     out->palette = (float *)(base + gc->off_palette);
     out->dq_palette = (float *)(base + gc->off_dq);
+    out->slot = s;
     return true;
 }
 

@@ -62,6 +62,7 @@ typedef struct gfx_character_stream {
     float *ao;        /* 1 per vertex, 0..1 */
     float *palette;    /* GFX_CHARACTER_MAX_JOINTS x 12 (GPU LBS modes) */
     float *dq_palette; /* GFX_CHARACTER_MAX_JOINTS x 8 (GPU DQS) */
+    int slot;          /* 0..GFX_CHARACTER_SLOTS-1: values written stay there */
 } gfx_character_stream;
 
 typedef struct gfx_character_stats {

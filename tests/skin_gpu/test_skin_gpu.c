@@ -169,6 +169,13 @@ static void check_capture(figure_t *f, float height)
     static const char *const names[] = {"blend points", "blend matrices", "dual quaternions"};
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     double worst[3] = {0, 0, 0}, worst_dir = 0, other_min = 1e30;
+    /* CPU frames first: every slot then holds skinned, not bind-pose,
+     * vertices, which the first GPU frame in each slot must replace. */
+    pose_t bent;
+    random_pose(&f->chr.skel, 0.8f, &bent);
+    f->gpu_skin = false;
+    for (int i = 0; i < GFX_CHARACTER_SLOTS; i++)
+        CHECK(figure_deform(f, &bent, world), "figure_deform");
     for (int p = 0; p < POSES; p++) {
         pose_t pose;
         random_pose(&f->chr.skel, 0.8f, &pose);
@@ -203,6 +210,20 @@ static void check_capture(figure_t *f, float height)
                 }
             }
         }
+    }
+    /* Time of the CPU side of a frame on each path (information only). */
+    pose_t pose;
+    random_pose(&f->chr.skel, 0.8f, &pose);
+    for (int gpu_path = 0; gpu_path < 2; gpu_path++) {
+        f->gpu_skin = gpu_path;
+        f->method = SKIN_LBS_MATRIX;
+        f->influences = SKIN_MAX_INFLUENCES;
+        enum { FRAMES = 60 };
+        uint64_t t0 = SDL_GetPerformanceCounter();
+        for (int i = 0; i < FRAMES; i++)
+            CHECK(figure_deform(f, &pose, world), "figure_deform");
+        double ms = (double)(SDL_GetPerformanceCounter() - t0) * 1e3 / (double)SDL_GetPerformanceFrequency() / FRAMES;
+        printf("figure_deform on the %s path: %.3f ms per frame (%zu vertices)\n", gpu_path ? "GPU" : "CPU", ms, n);
     }
     printf("worst relative position error: points %.3g, matrices %.3g, dqs %.3g; direction %.3g\n", worst[0],
            worst[1], worst[2], worst_dir);
