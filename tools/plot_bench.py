@@ -69,7 +69,7 @@ def plot_skinning(path, out):
     paths = sorted({r["path"] for r in rows}, key=lambda p: [r["path"] for r in rows].index(p))
     threads = sorted({int(r["threads"]) for r in rows})
     infl = sorted({int(r["influences"]) for r in rows})
-    fig, axes = plt.subplots(1, len(infl), figsize=(4 * len(infl), 4.5), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(infl), figsize=(max(8, 4 * len(infl)), 4.5), sharey=True, squeeze=False)
     for ax, n in zip(axes[0], infl):
         width = 0.8 / len(threads)
         for ti, t in enumerate(threads):
