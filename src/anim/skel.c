@@ -2,6 +2,7 @@
 
 #include "core/file.h"
 #include "core/log.h"
+#include "core/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,28 +17,6 @@
 
 static const char SKEL_HEADER[] = "strider-skeleton";
 static const int SKEL_VERSION = 1;
-
-/* Splits LINE in place at blanks; returns the token count (<= max). A line
- * with more tokens than max returns max + 1 so the caller can complain. */
-static int skel_tokenize(char *line, char **tok, int max)
-{
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p == 0)
-            break;
-        if (n == max)
-            return max + 1;
-        tok[n++] = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\r')
-            p++;
-        if (*p)
-            *p++ = 0;
-    }
-    return n;
-}
 
 static bool skel_parse_float(const char *s, float *out)
 {
@@ -171,7 +150,7 @@ bool skel_parse(skel_t *s, const char *text, size_t len, const char *source)
         if (hash)
             *hash = 0;
         char *tok[SKEL_MAX_TOKENS];
-        int n = skel_tokenize(line, tok, SKEL_MAX_TOKENS);
+        int n = text_tokenize(line, tok, SKEL_MAX_TOKENS);
         if (n == 0)
             continue;
         if (!have_header) {

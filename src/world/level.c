@@ -3,6 +3,7 @@
 #include "core/file.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -65,28 +66,6 @@ typedef struct level_parser {
     bool have_name, have_title, have_terrain, have_spawn;
     int spawn_line;
 } level_parser;
-
-/* Splits LINE in place at blanks; returns the token count, or max + 1 when
- * there are more tokens than fit. */
-static int level_tokenize(char *line, char **tok, int max)
-{
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p == 0)
-            break;
-        if (n == max)
-            return max + 1;
-        tok[n++] = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\r')
-            p++;
-        if (*p)
-            *p++ = 0;
-    }
-    return n;
-}
 
 /* Cuts a '#' comment, except inside a "quoted" title. */
 static void level_strip_comment(char *line)
@@ -572,7 +551,7 @@ static bool level_parse_lines(level_parser *ps, const char *text, size_t len)
         level_strip_comment(line);
         memcpy(raw, line, llen + 1);
         char *tok[LEVEL_MAX_TOKENS];
-        int n = level_tokenize(line, tok, LEVEL_MAX_TOKENS);
+        int n = text_tokenize(line, tok, LEVEL_MAX_TOKENS);
         if (n == 0)
             continue;
         if (!have_header) {
