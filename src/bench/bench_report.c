@@ -87,6 +87,12 @@ void bench_env_collect(bench_env *env, int argc, char **argv)
     }
 }
 
+void bench_env_set_gl(bench_env *env, const char *renderer, const char *version)
+{
+    snprintf(env->gl_renderer, sizeof env->gl_renderer, "%s", renderer ? renderer : "unknown");
+    snprintf(env->gl_version, sizeof env->gl_version, "%s", version ? version : "unknown");
+}
+
 void bench_env_print(const bench_env *env, FILE *out)
 {
     fprintf(out, "# command: %s\n", env->command);

@@ -30,6 +30,8 @@ typedef struct bench_env {
 
 void bench_env_collect(bench_env *env, int argc, char **argv);
 void bench_env_print(const bench_env *env, FILE *out);
+/* Names the GL context the GPU methods ran on (bench_gl does this). */
+void bench_env_set_gl(bench_env *env, const char *renderer, const char *version);
 
 typedef enum bench_cell_kind { BENCH_CELL_STR, BENCH_CELL_NUM } bench_cell_kind;
 
