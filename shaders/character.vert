@@ -1,11 +1,16 @@
 /* character.vert: the character of gfx_character.c. Without
  * STRIDER_GPU_SKIN, positions, normals, tangents and AO arrive already
  * morphed and skinned in model space (CPU path). With it, they arrive in
- * bind pose (blend shapes already applied on the CPU) and skin.glsl deforms
- * them by the palette SSBO with the joints/weights attributes. u_model
- * places the figure in the world (rotation + translation).
- * STRIDER_SKIN_CAPTURE (tests): also writes the skinned model-space vertex
- * to an SSBO, indexed by gl_VertexID. */
+ * bind pose and skin.glsl deforms them by the palette SSBO with the
+ * joints/weights attributes. STRIDER_GPU_MORPH (with MORPH_LAYOUT) first
+ * applies the blend shapes from SSBOs (morph.glsl), so the attributes are
+ * the unmorphed bind pose; without it they arrive already morphed (CPU).
+ * u_model places the figure in the world (rotation + translation).
+ * STRIDER_SKIN_CAPTURE (tests): also writes the deformed model-space vertex
+ * (position + AO, normal, tangent) to an SSBO, indexed by gl_VertexID.
+ * STRIDER_MORPH_BAKE (with STRIDER_GPU_MORPH, without STRIDER_GPU_SKIN):
+ * the morphed bind-pose vertex goes out through transform feedback, three
+ * vec4 per vertex (position + AO, normal + 0, tangent), for the bake. */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -20,8 +25,17 @@ layout(location = ATTR_COLOR) in uint a_material;
 layout(location = ATTR_JOINTS) in uvec4 a_joints;
 layout(location = ATTR_WEIGHTS) in vec4 a_weights;
 #endif
+#ifdef STRIDER_GPU_MORPH
+#include "morph.glsl"
+#endif
+#ifdef STRIDER_MORPH_BAKE
+layout(xfb_buffer = 0, xfb_stride = 48) out;
+layout(xfb_buffer = 0, xfb_offset = 0) out vec4 tf_position_ao;
+layout(xfb_buffer = 0, xfb_offset = 16) out vec4 tf_normal;
+layout(xfb_buffer = 0, xfb_offset = 32) out vec4 tf_tangent;
+#endif
 #ifdef STRIDER_SKIN_CAPTURE
-/* Per vertex: position xyz + pad, normal xyz + pad, tangent xyzw. */
+/* Per vertex: position xyz + AO, normal xyz + pad, tangent xyzw. */
 layout(std430, binding = SSBO_SKIN_CAPTURE) writeonly buffer skin_capture_block {
     vec4 skin_capture[];
 };
@@ -45,16 +59,29 @@ out vec4 v_fog;
 
 void main()
 {
-#ifdef STRIDER_GPU_SKIN
-    skin_out s = skin_vertex(a_position, a_normal, a_tangent.xyz, a_joints, a_weights);
-    vec3 position = s.position, normal = s.normal;
-    vec4 tangent = vec4(s.tangent, a_tangent.w);
+#ifdef STRIDER_GPU_MORPH
+    morph_out mo = morph_vertex(gl_VertexID, a_position, a_normal, a_tangent, a_ao);
+    vec3 position = mo.position, normal = mo.normal;
+    vec4 tangent = mo.tangent;
+    float ao = mo.ao;
 #else
     vec3 position = a_position, normal = a_normal;
     vec4 tangent = a_tangent;
+    float ao = a_ao;
+#endif
+#ifdef STRIDER_MORPH_BAKE
+    tf_position_ao = vec4(position, ao);
+    tf_normal = vec4(normal, 0.0);
+    tf_tangent = tangent;
+#endif
+#ifdef STRIDER_GPU_SKIN
+    skin_out s = skin_vertex(position, normal, tangent.xyz, a_joints, a_weights);
+    position = s.position;
+    normal = s.normal;
+    tangent = vec4(s.tangent, tangent.w);
 #endif
 #ifdef STRIDER_SKIN_CAPTURE
-    skin_capture[3 * gl_VertexID] = vec4(position, 1.0);
+    skin_capture[3 * gl_VertexID] = vec4(position, ao);
     skin_capture[3 * gl_VertexID + 1] = vec4(normal, 0.0);
     skin_capture[3 * gl_VertexID + 2] = tangent;
 #endif
@@ -64,7 +91,7 @@ void main()
     v_normal = r * normal;
     v_tangent = vec4(r * tangent.xyz, tangent.w);
     v_uv = a_uv;
-    v_ao = a_ao;
+    v_ao = ao;
     uint m = min(a_material, uint(MATERIAL_SLOTS - 1));
     v_albedo = u_material_color[m].rgb;
     v_material = u_material_params[m].xy;

@@ -1,9 +1,13 @@
 /* character_shadow.vert: the deformed character into the sun's depth map.
- * With STRIDER_GPU_SKIN the positions are bind pose and skinned here
- * (see character.vert). */
+ * With STRIDER_GPU_SKIN the positions are bind pose and skinned here, and
+ * with STRIDER_GPU_MORPH morphed first (the same position as the lit pass's
+ * morph_vertex, so the shadow matches; see character.vert). */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
+#ifdef STRIDER_GPU_MORPH
+#include "morph.glsl"
+#endif
 #ifdef STRIDER_GPU_SKIN
 #include "skin.glsl"
 layout(location = ATTR_NORMAL) in vec3 a_normal;
@@ -15,10 +19,13 @@ uniform mat4 u_model;
 
 void main()
 {
-#ifdef STRIDER_GPU_SKIN
-    vec3 p = skin_vertex(a_position, a_normal, a_normal, a_joints, a_weights).position;
+#ifdef STRIDER_GPU_MORPH
+    vec3 p = morph_position(gl_VertexID, a_position);
 #else
     vec3 p = a_position;
+#endif
+#ifdef STRIDER_GPU_SKIN
+    p = skin_vertex(p, a_normal, a_normal, a_joints, a_weights).position;
 #endif
     gl_Position = frame.light_view_proj * (u_model * vec4(p, 1.0));
 }

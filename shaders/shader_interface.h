@@ -31,6 +31,17 @@
 /* GPU-skinned vertices written back by the skinning test's capture draw. */
 #define SSBO_SKIN_CAPTURE 3
 
+/* GPU blend shapes (shaders/morph.glsl). Sparse layout: per-vertex offsets
+ * (vertex_count + 1 uints) into SSBO_BLEND_DELTAS's (target, delta) records. */
+#define SSBO_BLEND_OFFSETS 4
+/* MORPH_LAYOUT values; equal to anim/bshape.h's bshape_layout. */
+#define MORPH_LAYOUT_SPARSE 0
+#define MORPH_LAYOUT_DENSE 1
+/* One delta record: pos.xyz + dao, normal.xyz + target, tangent.xyz + pad. */
+#define MORPH_DELTA_VEC4S 3
+/* Dense active list: uint count + uint pad before the (target, weight) pairs. */
+#define MORPH_ACTIVE_HEADER_BYTES 8
+
 /* Texture units. */
 #define TEX_UNIT_SHADOW 0
 #define TEX_UNIT_ALBEDO 1
