@@ -1,0 +1,571 @@
+#include "render/gfx_morph_bench.h"
+
+#include "core/log.h"
+#include "render/gfx_shader.h"
+#include "render/gfx_timer.h"
+
+#include "shaders/morph_bench.h"
+#include "shaders/shader_interface.h"
+
+#include <GL/glew.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(GFX_MORPH_VERTEX_FLOATS * 4 == MORPH_BENCH_VERTEX_BYTES, "morph vertex size");
+_Static_assert(MORPH_DELTA_VEC4S * 16 == MORPH_BENCH_VERTEX_BYTES, "morph.glsl record = three vec4");
+
+/* A morph.glsl delta record is three vec4, like a morph vertex. */
+enum { RECORD_BYTES = MORPH_BENCH_VERTEX_BYTES, RECORD_FLOATS = MORPH_BENCH_VERTEX_BYTES / 4 };
+/* How long run() waits for a ring slot's fence before calling it a GL
+ * failure, in ns (a frame of this benchmark takes well under a second). */
+#define RING_WAIT_NS 10000000000ull
+
+static const char *const k_method_label[GFX_MORPH_METHOD_COUNT] = {"ssbo_dense", "ssbo_sparse", "tf_multipass"};
+
+/* Compiles and links a vertex-only program (rasterisation is discarded, the
+ * output is captured by the xfb_* qualifiers in the shader). */
+static bool load_vertex_program(gfx_program *out, const char *name, const char *defines, const char *label)
+{
+    out->id = 0;
+    char *src = malloc(GFX_SHADER_MAX_BYTES);
+    if (!src) {
+        log_error("shaders/%s: out of memory", name);
+        return false;
+    }
+    if (!gfx_shader_expand(name, defines, src, GFX_SHADER_MAX_BYTES)) {
+        free(src);
+        return false;
+    }
+    GLuint sh = glCreateShader(GL_VERTEX_SHADER);
+    const char *srcs[1] = {src};
+    glShaderSource(sh, 1, srcs, NULL);
+    glCompileShader(sh);
+    free(src);
+    GLint ok = 0;
+    char msg[2048];
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        glGetShaderInfoLog(sh, sizeof msg, NULL, msg);
+        for (char *c = msg; *c; c++)
+            if (*c == '\n')
+                *c = ';';
+        log_error("shaders/%s (%s): compile failed: %s", name, defines ? defines : "", msg);
+        glDeleteShader(sh);
+        return false;
+    }
+    GLuint prog = glCreateProgram();
+    glAttachShader(prog, sh);
+    glLinkProgram(prog);
+    glDetachShader(prog, sh);
+    glDeleteShader(sh);
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        glGetProgramInfoLog(prog, sizeof msg, NULL, msg);
+        for (char *c = msg; *c; c++)
+            if (*c == '\n')
+                *c = ';';
+        log_error("shaders/%s: link failed: %s", name, msg);
+        glDeleteProgram(prog);
+        return false;
+    }
+    glObjectLabel(GL_PROGRAM, prog, -1, label);
+    out->id = prog;
+    return true;
+}
+
+/* CPU delta (bshape order: dpos, dnormal, dtangent, dao) -> morph.glsl record. */
+static void pack_record(const float *d, uint32_t target, float *rec)
+{
+    rec[0] = d[0];
+    rec[1] = d[1];
+    rec[2] = d[2];
+    rec[3] = d[9];
+    rec[4] = d[3];
+    rec[5] = d[4];
+    rec[6] = d[5];
+    memcpy(&rec[7], &target, sizeof target);
+    rec[8] = d[6];
+    rec[9] = d[7];
+    rec[10] = d[8];
+    rec[11] = 0.0f;
+}
+
+static void label_buffer(gfx_buffer b, const char *label, const char *what)
+{
+    char lbl[128];
+    snprintf(lbl, sizeof lbl, "%s.%s", label, what);
+    glObjectLabel(GL_BUFFER, b.id, -1, lbl);
+}
+
+/* Immutable storage written once through a write mapping, so large delta
+ * sets need no second CPU copy. The writer fills `count` records. */
+typedef void (*record_writer)(const gfx_morph_bench_desc *d, float *out);
+
+static bool upload_records(gfx_buffer *buf, size_t bytes, const gfx_morph_bench_desc *d, record_writer write,
+                           const char *label, const char *what)
+{
+    glCreateBuffers(1, &buf->id);
+    glNamedBufferStorage(buf->id, (GLsizeiptr)(bytes ? bytes : RECORD_BYTES), NULL, GL_MAP_WRITE_BIT);
+    if (glGetError() != GL_NO_ERROR) {
+        log_error("%s: cannot allocate %zu bytes of GPU memory for the %s", label, bytes, what);
+        return false;
+    }
+    label_buffer(*buf, label, what);
+    if (!bytes)
+        return true;
+    float *map = glMapNamedBufferRange(buf->id, 0, (GLsizeiptr)bytes, GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
+    if (!map) {
+        log_error("%s: cannot map the %s for upload", label, what);
+        return false;
+    }
+    write(d, map);
+    return glUnmapNamedBuffer(buf->id) == GL_TRUE;
+}
+
+static void write_base(const gfx_morph_bench_desc *d, float *o)
+{
+    for (uint32_t v = 0; v < d->vertex_count; v++, o += GFX_MORPH_VERTEX_FLOATS) {
+        memcpy(o, d->positions + (size_t)v * 3, 3 * sizeof(float));
+        o[3] = d->ao[v];
+        memcpy(o + 4, d->normals + (size_t)v * 3, 3 * sizeof(float));
+        o[7] = 0.0f;
+        memcpy(o + 8, d->tangents + (size_t)v * 4, 4 * sizeof(float));
+    }
+}
+
+static void write_dense(const gfx_morph_bench_desc *d, float *o)
+{
+    size_t n = (size_t)d->target_count * d->vertex_count;
+    for (size_t r = 0; r < n; r++)
+        pack_record(d->dense + r * GFX_MORPH_DELTA_FLOATS, (uint32_t)(r / d->vertex_count), o + r * RECORD_FLOATS);
+}
+
+static void write_sparse(const gfx_morph_bench_desc *d, float *o)
+{
+    for (uint32_t i = 0; i < d->pair_count; i++)
+        pack_record(d->pair_delta + (size_t)i * GFX_MORPH_DELTA_FLOATS, d->pair_target[i], o + (size_t)i * RECORD_FLOATS);
+}
+
+static void write_offsets(const gfx_morph_bench_desc *d, float *o)
+{
+    memcpy(o, d->vertex_offset, ((size_t)d->vertex_count + 1) * sizeof(uint32_t));
+}
+
+static void set_reason(gfx_morph_bench *b, gfx_morph_method m, const char *why)
+{
+    b->ready[m] = false;
+    snprintf(b->reason[m], GFX_MORPH_REASON_MAX, "%s", why);
+}
+
+/* Morph vertices from BUF as three vec4 attributes at LOC.. on BINDING. */
+static void vao_morph_vertices(GLuint vao, GLuint binding, GLuint loc)
+{
+    for (GLuint k = 0; k < 3; k++) {
+        glEnableVertexArrayAttrib(vao, loc + k);
+        glVertexArrayAttribFormat(vao, loc + k, 4, GL_FLOAT, GL_FALSE, k * 16u);
+        glVertexArrayAttribBinding(vao, loc + k, binding);
+    }
+}
+
+static void build_vertex_arrays(gfx_morph_bench *b, const char *label)
+{
+    char lbl[128];
+    /* SSBO methods: the bind pose as the game's attributes. */
+    GLuint vao;
+    glCreateVertexArrays(1, &vao);
+    glVertexArrayVertexBuffer(vao, 0, b->base.id, 0, MORPH_BENCH_VERTEX_BYTES);
+    static const struct {
+        GLuint loc;
+        GLint size;
+        GLuint offset;
+    } attrs[] = {{ATTR_POSITION, 3, MORPH_BENCH_OFFSET_POS_AO},
+                 {ATTR_AO, 1, MORPH_BENCH_OFFSET_POS_AO + 12},
+                 {ATTR_NORMAL, 3, MORPH_BENCH_OFFSET_NORMAL},
+                 {ATTR_TANGENT, 4, MORPH_BENCH_OFFSET_TANGENT}};
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        glEnableVertexArrayAttrib(vao, attrs[i].loc);
+        glVertexArrayAttribFormat(vao, attrs[i].loc, attrs[i].size, GL_FLOAT, GL_FALSE, attrs[i].offset);
+        glVertexArrayAttribBinding(vao, attrs[i].loc, 0);
+    }
+    snprintf(lbl, sizeof lbl, "%s.vao_base", label);
+    glObjectLabel(GL_VERTEX_ARRAY, vao, -1, lbl);
+    b->vao_base.id = vao;
+
+    /* Stream-out accumulation: binding 0 = running sum, 1..4 = shape slots
+     * (their buffer offsets change per pass). */
+    glCreateVertexArrays(1, &vao);
+    vao_morph_vertices(vao, 0, MORPH_TF_ATTR_ACC);
+    for (GLuint k = 0; k < MORPH_TF_SHAPES_PER_PASS; k++) {
+        GLuint locs[3] = {MORPH_TF_ATTR_DPOS_AO + k, MORPH_TF_ATTR_DNORMAL + k, MORPH_TF_ATTR_DTANGENT + k};
+        GLint sizes[3] = {4, 3, 3};
+        for (int a = 0; a < 3; a++) {
+            glEnableVertexArrayAttrib(vao, locs[a]);
+            glVertexArrayAttribFormat(vao, locs[a], sizes[a], GL_FLOAT, GL_FALSE, (GLuint)a * 16u);
+            glVertexArrayAttribBinding(vao, locs[a], 1 + k);
+        }
+    }
+    snprintf(lbl, sizeof lbl, "%s.vao_tf", label);
+    glObjectLabel(GL_VERTEX_ARRAY, vao, -1, lbl);
+    b->vao_tf.id = vao;
+
+    /* Final pass: binding 0 = running sum, 1 = base. */
+    glCreateVertexArrays(1, &vao);
+    vao_morph_vertices(vao, 0, MORPH_TF_ATTR_ACC);
+    vao_morph_vertices(vao, 1, MORPH_TF_ATTR_BASE);
+    glVertexArrayVertexBuffer(vao, 1, b->base.id, 0, MORPH_BENCH_VERTEX_BYTES);
+    snprintf(lbl, sizeof lbl, "%s.vao_tf_finish", label);
+    glObjectLabel(GL_VERTEX_ARRAY, vao, -1, lbl);
+    b->vao_finish.id = vao;
+}
+
+static size_t align_up(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v; }
+
+bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
+{
+    memset(b, 0, sizeof *b);
+    const char *label = d->label ? d->label : "morph_bench";
+    b->vertex_count = d->vertex_count;
+    b->target_count = d->target_count;
+    for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
+        b->ready[m] = d->methods[m];
+        if (!d->methods[m])
+            set_reason(b, (gfx_morph_method)m, "not asked for");
+    }
+    if (!d->dense) {
+        if (b->ready[GFX_MORPH_SSBO_DENSE])
+            set_reason(b, GFX_MORPH_SSBO_DENSE, "no dense deltas given");
+        if (b->ready[GFX_MORPH_TF_MULTIPASS])
+            set_reason(b, GFX_MORPH_TF_MULTIPASS, "no dense deltas given");
+    }
+    if (!d->vertex_offset && b->ready[GFX_MORPH_SSBO_SPARSE])
+        set_reason(b, GFX_MORPH_SSBO_SPARSE, "no sparse deltas given");
+
+    uint32_t tc = d->target_count ? d->target_count : 1;
+    b->weight_scratch = calloc(tc, sizeof *b->weight_scratch);
+    b->list_target = calloc(tc, sizeof *b->list_target);
+    b->list_weight = calloc(tc, sizeof *b->list_weight);
+    if (!b->weight_scratch || !b->list_target || !b->list_weight) {
+        log_error("%s: out of memory for %u targets", label, d->target_count);
+        gfx_morph_bench_destroy(b);
+        return false;
+    }
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    const gfx_info *info = gfx_get_info();
+    size_t vbytes = (size_t)d->vertex_count * MORPH_BENCH_VERTEX_BYTES;
+    size_t dense_bytes = (size_t)d->target_count * d->vertex_count * RECORD_BYTES;
+    size_t sparse_bytes = (size_t)d->pair_count * RECORD_BYTES;
+    /* One glBindBufferRange must cover a whole layout. */
+    char why[GFX_MORPH_REASON_MAX];
+    if (b->ready[GFX_MORPH_SSBO_DENSE] && (int64_t)dense_bytes > info->max_ssbo_block_size) {
+        snprintf(why, sizeof why, "dense deltas %.0f MB > GL_MAX_SHADER_STORAGE_BLOCK_SIZE %.0f MB",
+                 (double)dense_bytes / 1048576.0, (double)info->max_ssbo_block_size / 1048576.0);
+        set_reason(b, GFX_MORPH_SSBO_DENSE, why);
+    }
+    if (b->ready[GFX_MORPH_SSBO_SPARSE] && (int64_t)sparse_bytes > info->max_ssbo_block_size) {
+        snprintf(why, sizeof why, "sparse deltas %.0f MB > GL_MAX_SHADER_STORAGE_BLOCK_SIZE %.0f MB",
+                 (double)sparse_bytes / 1048576.0, (double)info->max_ssbo_block_size / 1048576.0);
+        set_reason(b, GFX_MORPH_SSBO_SPARSE, why);
+    }
+    bool need_dense = b->ready[GFX_MORPH_SSBO_DENSE] || b->ready[GFX_MORPH_TF_MULTIPASS];
+    bool need_sparse = b->ready[GFX_MORPH_SSBO_SPARSE];
+
+    if (!upload_records(&b->base, vbytes, d, write_base, label, "base") ||
+        (need_dense && !upload_records(&b->dense, dense_bytes, d, write_dense, label, "dense_deltas")) ||
+        (need_sparse && !upload_records(&b->sparse, sparse_bytes, d, write_sparse, label, "sparse_deltas")) ||
+        (need_sparse && !upload_records(&b->offsets, ((size_t)d->vertex_count + 1) * sizeof(uint32_t), d,
+                                        write_offsets, label, "sparse_offsets"))) {
+        gfx_morph_bench_destroy(b);
+        return false;
+    }
+    for (int k = 0; k < 3; k++) {
+        gfx_buffer *buf = k < 2 ? &b->acc[k] : &b->out;
+        glCreateBuffers(1, &buf->id);
+        glNamedBufferStorage(buf->id, (GLsizeiptr)(vbytes ? vbytes : RECORD_BYTES), NULL, 0);
+        label_buffer(*buf, label, k < 2 ? (k ? "tf_acc1" : "tf_acc0") : "out");
+    }
+    /* The ring: per slot the dense active list (header + target_count
+     * entries) or the sparse weight table, whichever is larger. */
+    GLint align = 0;
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &align);
+    size_t slot = MORPH_ACTIVE_HEADER_BYTES + (size_t)tc * 2 * sizeof(uint32_t);
+    b->ring_slot_bytes = align_up(slot, (size_t)(align > 0 ? align : 256));
+    glCreateBuffers(1, &b->ring.id);
+    GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    glNamedBufferStorage(b->ring.id, (GLsizeiptr)(b->ring_slot_bytes * GFX_MORPH_RING), NULL, flags);
+    b->ring_map = glMapNamedBufferRange(b->ring.id, 0, (GLsizeiptr)(b->ring_slot_bytes * GFX_MORPH_RING), flags);
+    label_buffer(b->ring, label, "active_ring");
+    if (!b->ring_map || glGetError() != GL_NO_ERROR) {
+        log_error("%s: cannot create the persistent-mapped active-list ring", label);
+        gfx_morph_bench_destroy(b);
+        return false;
+    }
+
+    bool progs_ok = true;
+    char lbl[128];
+    if (b->ready[GFX_MORPH_SSBO_DENSE]) {
+        snprintf(lbl, sizeof lbl, "%s.%s", label, k_method_label[GFX_MORPH_SSBO_DENSE]);
+        progs_ok &= load_vertex_program(&b->prog[GFX_MORPH_SSBO_DENSE], "morph_bench.vert",
+                                        "#define MORPH_LAYOUT MORPH_LAYOUT_DENSE", lbl);
+    }
+    if (b->ready[GFX_MORPH_SSBO_SPARSE]) {
+        snprintf(lbl, sizeof lbl, "%s.%s", label, k_method_label[GFX_MORPH_SSBO_SPARSE]);
+        progs_ok &= load_vertex_program(&b->prog[GFX_MORPH_SSBO_SPARSE], "morph_bench.vert",
+                                        "#define MORPH_LAYOUT MORPH_LAYOUT_SPARSE", lbl);
+    }
+    if (b->ready[GFX_MORPH_TF_MULTIPASS]) {
+        snprintf(lbl, sizeof lbl, "%s.tf_pass", label);
+        progs_ok &= load_vertex_program(&b->prog[GFX_MORPH_TF_MULTIPASS], "morph_tf.vert", NULL, lbl);
+        snprintf(lbl, sizeof lbl, "%s.tf_finish", label);
+        progs_ok &= load_vertex_program(&b->tf_finish, "morph_tf.vert", "#define MORPH_TF_FINISH", lbl);
+    }
+    if (!progs_ok) {
+        gfx_morph_bench_destroy(b);
+        return false;
+    }
+    for (int m = 0; m < 2; m++) {
+        GLuint p = b->prog[m].id;
+        if (!p)
+            continue;
+        glProgramUniform1i(p, glGetUniformLocation(p, "u_morph_first_vertex"), 0);
+        glProgramUniform1ui(p, glGetUniformLocation(p, "u_morph_vertex_count"), d->vertex_count);
+        glProgramUniform1ui(p, glGetUniformLocation(p, "u_morph_target_count"), d->target_count);
+    }
+    if (b->prog[GFX_MORPH_TF_MULTIPASS].id) {
+        b->loc_tf_weight = glGetUniformLocation(b->prog[GFX_MORPH_TF_MULTIPASS].id, "u_tf_weight");
+        b->loc_tf_has_acc = glGetUniformLocation(b->prog[GFX_MORPH_TF_MULTIPASS].id, "u_tf_has_acc");
+        b->loc_finish_has_acc = glGetUniformLocation(b->tf_finish.id, "u_tf_has_acc");
+    }
+    build_vertex_arrays(b, label);
+    glCreateTransformFeedbacks(1, &b->tfo);
+    glCreateQueries(GL_TIME_ELAPSED, 1, &b->query.id);
+    snprintf(lbl, sizeof lbl, "%s.query", label);
+    glObjectLabel(GL_QUERY, b->query.id, -1, lbl);
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        log_error("%s: GL error 0x%x while creating the benchmark objects", label, err);
+        gfx_morph_bench_destroy(b);
+        return false;
+    }
+    return true;
+}
+
+void gfx_morph_bench_destroy(gfx_morph_bench *b)
+{
+    for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++)
+        gfx_shader_program_free(&b->prog[m]);
+    gfx_shader_program_free(&b->tf_finish);
+    gfx_buffer *bufs[] = {&b->base, &b->dense, &b->sparse, &b->offsets, &b->acc[0], &b->acc[1], &b->out};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i]->id)
+            glDeleteBuffers(1, &bufs[i]->id);
+    if (b->ring.id) {
+        if (b->ring_map)
+            glUnmapNamedBuffer(b->ring.id);
+        glDeleteBuffers(1, &b->ring.id);
+    }
+    for (int i = 0; i < GFX_MORPH_RING; i++)
+        if (b->fences[i])
+            glDeleteSync((GLsync)b->fences[i]);
+    gfx_vertex_array *vaos[] = {&b->vao_base, &b->vao_tf, &b->vao_finish};
+    for (size_t i = 0; i < sizeof vaos / sizeof vaos[0]; i++)
+        if (vaos[i]->id)
+            glDeleteVertexArrays(1, &vaos[i]->id);
+    if (b->tfo)
+        glDeleteTransformFeedbacks(1, &b->tfo);
+    if (b->query.id)
+        glDeleteQueries(1, &b->query.id);
+    free(b->weight_scratch);
+    free(b->list_target);
+    free(b->list_weight);
+    memset(b, 0, sizeof *b);
+}
+
+bool gfx_morph_bench_ready(const gfx_morph_bench *b, gfx_morph_method m)
+{
+    return m >= 0 && m < GFX_MORPH_METHOD_COUNT && b->ready[m];
+}
+
+const char *gfx_morph_bench_reason(const gfx_morph_bench *b, gfx_morph_method m)
+{
+    return m >= 0 && m < GFX_MORPH_METHOD_COUNT ? b->reason[m] : "unknown method";
+}
+
+/* Sums duplicate entries per target (bshape_run does the same) and lists
+ * the targets with a non-zero weight in ascending order: the order of the
+ * CPU job and of morph.glsl's dense loop. Returns the list length. */
+static int prepare_active(gfx_morph_bench *b, int count, const uint32_t *targets, const float *weights)
+{
+    memset(b->weight_scratch, 0, (b->target_count ? b->target_count : 1) * sizeof *b->weight_scratch);
+    for (int i = 0; i < count; i++)
+        b->weight_scratch[targets[i]] += weights[i];
+    int n = 0;
+    for (uint32_t t = 0; t < b->target_count; t++) {
+        if (b->weight_scratch[t] == 0.0f)
+            continue;
+        b->list_target[n] = t;
+        b->list_weight[n++] = b->weight_scratch[t];
+    }
+    return n;
+}
+
+/* Waits until the GPU is done with ring slot SLOT's previous frame. */
+static bool ring_wait(gfx_morph_bench *b, int slot)
+{
+    GLsync f = (GLsync)b->fences[slot];
+    if (!f)
+        return true;
+    GLenum r = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, RING_WAIT_NS);
+    glDeleteSync(f);
+    b->fences[slot] = NULL;
+    return r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED;
+}
+
+static void draw_captured(GLuint out_buffer, uint32_t vertex_count, uint32_t tfo)
+{
+    glTransformFeedbackBufferBase(tfo, 0, out_buffer);
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, tfo);
+    glBeginTransformFeedback(GL_POINTS);
+    glDrawArrays(GL_POINTS, 0, (GLsizei)vertex_count);
+    glEndTransformFeedback();
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
+}
+
+/* The SSBO methods: the frame's active data into the ring slot, one pass. */
+static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
+{
+    uint8_t *dst = (uint8_t *)b->ring_map + (size_t)slot * b->ring_slot_bytes;
+    size_t bytes;
+    if (m == GFX_MORPH_SSBO_DENSE) {
+        uint32_t header[2] = {(uint32_t)n, 0u};
+        memcpy(dst, header, sizeof header);
+        uint8_t *e = dst + MORPH_ACTIVE_HEADER_BYTES;
+        for (int i = 0; i < n; i++, e += 8) {
+            memcpy(e, &b->list_target[i], 4);
+            memcpy(e + 4, &b->list_weight[i], 4);
+        }
+        bytes = MORPH_ACTIVE_HEADER_BYTES + (size_t)(n ? n : 1) * 8;
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_DELTAS, b->dense.id);
+    } else {
+        memcpy(dst, b->weight_scratch, (size_t)b->target_count * sizeof(float));
+        bytes = (size_t)(b->target_count ? b->target_count : 1) * sizeof(float);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_DELTAS, b->sparse.id);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_OFFSETS, b->offsets.id);
+    }
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, b->ring.id,
+                      (GLintptr)((size_t)slot * b->ring_slot_bytes), (GLsizeiptr)bytes);
+    glUseProgram(b->prog[m].id);
+    glBindVertexArray(b->vao_base.id);
+    draw_captured(b->out.id, b->vertex_count, b->tfo);
+    return 1;
+}
+
+/* The stream-out baseline: ceil(n / 4) accumulation passes + the final one. */
+static int run_tf(gfx_morph_bench *b, int n)
+{
+    int passes = 0;
+    int src = -1; /* acc buffer holding the running sum, -1: none yet */
+    GLuint prog = b->prog[GFX_MORPH_TF_MULTIPASS].id;
+    glUseProgram(prog);
+    glBindVertexArray(b->vao_tf.id);
+    for (int first = 0; first < n; first += MORPH_TF_SHAPES_PER_PASS) {
+        float w[MORPH_TF_SHAPES_PER_PASS] = {0};
+        for (int k = 0; k < MORPH_TF_SHAPES_PER_PASS; k++) {
+            /* Unused slots read target 0's records with weight 0. */
+            uint32_t t = first + k < n ? b->list_target[first + k] : 0u;
+            w[k] = first + k < n ? b->list_weight[first + k] : 0.0f;
+            glVertexArrayVertexBuffer(b->vao_tf.id, 1u + (GLuint)k, b->dense.id,
+                                      (GLintptr)((size_t)t * b->vertex_count * RECORD_BYTES), RECORD_BYTES);
+        }
+        int dst = src == 0 ? 1 : 0;
+        if (src >= 0)
+            glVertexArrayVertexBuffer(b->vao_tf.id, 0, b->acc[src].id, 0, MORPH_BENCH_VERTEX_BYTES);
+        glProgramUniform4fv(prog, b->loc_tf_weight, 1, w);
+        glProgramUniform1i(prog, b->loc_tf_has_acc, src >= 0);
+        draw_captured(b->acc[dst].id, b->vertex_count, b->tfo);
+        src = dst;
+        passes++;
+    }
+    glUseProgram(b->tf_finish.id);
+    glBindVertexArray(b->vao_finish.id);
+    if (src >= 0)
+        glVertexArrayVertexBuffer(b->vao_finish.id, 0, b->acc[src].id, 0, MORPH_BENCH_VERTEX_BYTES);
+    glProgramUniform1i(b->tf_finish.id, b->loc_finish_has_acc, src >= 0);
+    draw_captured(b->out.id, b->vertex_count, b->tfo);
+    return passes + 1;
+}
+
+bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
+                         const float *weights, gfx_morph_time *out_time)
+{
+    if (!gfx_morph_bench_ready(b, m)) {
+        log_error("gfx_morph_bench: method %d is not ready: %s", (int)m, gfx_morph_bench_reason(b, m));
+        return false;
+    }
+    for (int i = 0; i < active_count; i++) {
+        if (targets[i] >= b->target_count || !isfinite(weights[i])) {
+            log_error("gfx_morph_bench: active entry %d: target %u (of %u), weight %g", i, targets[i],
+                      b->target_count, (double)weights[i]);
+            return false;
+        }
+    }
+    glFinish();
+    double t0 = gfx_wall_seconds();
+    int n = prepare_active(b, active_count, targets, weights);
+    int slot = b->frame % GFX_MORPH_RING;
+    if (!ring_wait(b, slot)) {
+        log_error("gfx_morph_bench: the GPU did not release active-list slot %d", slot);
+        return false;
+    }
+    glBeginQuery(GL_TIME_ELAPSED, b->query.id);
+    glEnable(GL_RASTERIZER_DISCARD);
+    int passes = m == GFX_MORPH_TF_MULTIPASS ? run_tf(b, n) : run_ssbo(b, m, n, slot);
+    glDisable(GL_RASTERIZER_DISCARD);
+    glEndQuery(GL_TIME_ELAPSED);
+    b->fences[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glFinish();
+    double t1 = gfx_wall_seconds();
+    b->frame++;
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(b->query.id, GL_QUERY_RESULT, &ns);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        log_error("gfx_morph_bench: GL error 0x%x in method %s", err, k_method_label[m]);
+        return false;
+    }
+    if (out_time) {
+        out_time->wall_ms = (t1 - t0) * 1e3;
+        out_time->query_ms = (double)ns * 1e-6;
+        out_time->passes = passes;
+    }
+    return true;
+}
+
+bool gfx_morph_bench_clear_output(gfx_morph_bench *b)
+{
+    const GLuint nan_bits = 0xffffffffu;
+    glClearNamedBufferData(b->out.id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &nan_bits);
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        log_error("gfx_morph_bench: GL error 0x%x clearing the output", err);
+        return false;
+    }
+    return true;
+}
+
+bool gfx_morph_bench_read(const gfx_morph_bench *b, float *out_vertices)
+{
+    glGetNamedBufferSubData(b->out.id, 0, (GLsizeiptr)((size_t)b->vertex_count * MORPH_BENCH_VERTEX_BYTES),
+                            out_vertices);
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        log_error("gfx_morph_bench: GL error 0x%x reading the result back", err);
+        return false;
+    }
+    return true;
+}

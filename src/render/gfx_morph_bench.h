@@ -1,0 +1,116 @@
+/* gfx_morph_bench: offscreen GPU blend shapes of one mesh, for the benchmark
+ * (`strider bench blendshapes`) and the GL tests. Three methods, one result:
+ *   GFX_MORPH_SSBO_DENSE   one pass of shaders/morph.glsl (the game's code),
+ *                          dense target-major deltas + the active list;
+ *   GFX_MORPH_SSBO_SPARSE  the same pass with the sparse vertex-major
+ *                          (target, delta) records + a weight per target;
+ *   GFX_MORPH_TF_MULTIPASS the stream-out baseline of GPU Gems 3, 3.2.3:
+ *                          transform feedback adds 4 shapes per pass (deltas
+ *                          as vertex attributes), ping-pong between two
+ *                          buffers, then a final pass renormalises.
+ * Every method streams its vertices (shaders/morph_bench.h layout: position
+ * + AO, normal, tangent) into one output buffer with rasterisation
+ * discarded; gfx_morph_bench_read() brings them back for checking against
+ * bshape_run(). Deltas live in immutable storage; the per-frame active data
+ * goes through a persistent-mapped, fenced ring of GFX_MORPH_RING slots.
+ * Call order (GL 4.3+ context current, gfx_init done): create() once ->
+ * per frame run() -> [clear_output() before, read() after, when checking]
+ * -> destroy().
+ * Timing: run() brackets the work with glFinish and a wall clock AND a
+ * GL_TIME_ELAPSED query, and returns both (llvmpipe's queries are suspect:
+ * callers compare them). The wall time includes the CPU-side preparation of
+ * the active list and the driver's work, i.e. what a frame pays.
+ * Does NOT: skin, draw anything visible, allocate in run(), or keep
+ * pointers into the desc after create() (data is copied to the GPU).
+ */
+#ifndef STRIDER_RENDER_GFX_MORPH_BENCH_H
+#define STRIDER_RENDER_GFX_MORPH_BENCH_H
+
+#include "render/gfx.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum gfx_morph_method {
+    GFX_MORPH_SSBO_DENSE = 0,
+    GFX_MORPH_SSBO_SPARSE = 1,
+    GFX_MORPH_TF_MULTIPASS = 2,
+    GFX_MORPH_METHOD_COUNT
+} gfx_morph_method;
+
+enum {
+    GFX_MORPH_RING = 3,            /* frames of active data in flight */
+    GFX_MORPH_DELTA_FLOATS = 10,   /* CPU delta: dpos xyz, dnormal xyz, dtangent xyz, dao (bshape) */
+    GFX_MORPH_VERTEX_FLOATS = 12,  /* output: pos xyz + ao, normal xyz + 0, tangent xyzw */
+    GFX_MORPH_REASON_MAX = 160
+};
+
+/* Plain data of one mesh's targets, shaped like bshape_set_t (anim/bshape.h),
+ * whose arrays can be passed straight in. */
+typedef struct gfx_morph_bench_desc {
+    uint32_t vertex_count;
+    const float *positions; /* 3 per vertex, cm */
+    const float *normals;   /* 3 per vertex */
+    const float *tangents;  /* 4 per vertex */
+    const float *ao;        /* 1 per vertex */
+    uint32_t target_count;
+    const float *dense;            /* target_count x vertex_count x 10, target-major; NULL: no dense/TF */
+    const uint32_t *vertex_offset; /* vertex_count + 1; NULL: no sparse */
+    const uint32_t *pair_target;   /* pair_count, ascending per vertex */
+    const float *pair_delta;       /* pair_count x 10 */
+    uint32_t pair_count;
+    bool methods[GFX_MORPH_METHOD_COUNT]; /* which to prepare */
+    const char *label;                    /* GL debug labels */
+} gfx_morph_bench_desc;
+
+typedef struct gfx_morph_time {
+    double wall_ms;  /* glFinish ... glFinish, with the CPU-side preparation */
+    double query_ms; /* GL_TIME_ELAPSED around the GL commands */
+    int passes;      /* draws issued */
+} gfx_morph_time;
+
+typedef struct gfx_morph_bench {
+    uint32_t vertex_count, target_count;
+    bool ready[GFX_MORPH_METHOD_COUNT];
+    char reason[GFX_MORPH_METHOD_COUNT][GFX_MORPH_REASON_MAX]; /* why a method is not ready */
+    gfx_program prog[GFX_MORPH_METHOD_COUNT]; /* TF: the accumulation pass */
+    gfx_program tf_finish;
+    gfx_buffer base;           /* morph vertices of the bind pose */
+    gfx_buffer dense, sparse, offsets;
+    gfx_buffer acc[2];         /* TF ping-pong running sums */
+    gfx_buffer out;            /* captured result */
+    gfx_buffer ring;           /* persistent-mapped active data */
+    void *ring_map;
+    size_t ring_slot_bytes;
+    void *fences[GFX_MORPH_RING];
+    int frame;
+    gfx_vertex_array vao_base, vao_tf, vao_finish;
+    uint32_t tfo;              /* transform feedback object */
+    gfx_query query;
+    int loc_tf_weight, loc_tf_has_acc, loc_finish_has_acc;
+    float *weight_scratch;     /* target_count summed weights */
+    uint32_t *list_target;     /* target_count: ascending active targets */
+    float *list_weight;
+} gfx_morph_bench;
+
+/* Uploads the data and builds the programs of the methods asked for. Fails
+ * (one logged line) only when nothing could be built; a method that cannot
+ * run here (e.g. the dense deltas exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE)
+ * is left not ready with its reason. */
+bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d);
+void gfx_morph_bench_destroy(gfx_morph_bench *b);
+bool gfx_morph_bench_ready(const gfx_morph_bench *b, gfx_morph_method m);
+const char *gfx_morph_bench_reason(const gfx_morph_bench *b, gfx_morph_method m);
+
+/* One frame of method M with ACTIVE_COUNT (target, weight) entries (any
+ * order; duplicates add; targets < target_count, weights finite), waited
+ * for. Returns false (one logged line) on a bad list or a GL error. */
+bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
+                         const float *weights, gfx_morph_time *out_time);
+/* Fills the output with NaN bit patterns (untimed), so a later run that
+ * fails to write a vertex is caught by the comparison. */
+bool gfx_morph_bench_clear_output(gfx_morph_bench *b);
+/* Copies the last run's vertices: vertex_count x GFX_MORPH_VERTEX_FLOATS. */
+bool gfx_morph_bench_read(const gfx_morph_bench *b, float *out_vertices);
+
+#endif
