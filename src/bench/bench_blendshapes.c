@@ -1,36 +1,69 @@
 /* `strider bench blendshapes`: time to apply N active blend shapes to the
- * morphed (head) mesh of a character, per method, for each N. The active
- * set is drawn at random (seeded) from the character's shapes with weights
- * in [0.1, 1]; every method must produce the same vertices. */
+ * morphed (head) mesh of a character, per method, for each N: the CPU job
+ * (anim/bshape, dense and sparse layouts) and the GPU (render/
+ * gfx_morph_bench: shaders/morph.glsl in one SSBO pass, dense or sparse,
+ * and the GPU Gems 3 stream-out multipass baseline). The active set is
+ * drawn at random (seeded) from the character's shapes with weights in
+ * [0.1, 1]. Every method is compared with the CPU sparse job on the same
+ * set (untimed reference); GPU runs read back and checksum every repeat.
+ * GPU timing: glFinish-bracketed wall time (the table's times) and the
+ * GL_TIME_ELAPSED query of the same work, flagged when they disagree. */
 #include "bench/bench_internal.h"
 
 #include "anim/bshape.h"
 #include "asset/character.h"
+#include "bench/bench_gl.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "render/gfx_morph_bench.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Dense and sparse add the same deltas in the same order, so they must agree
- * to rounding; 1e-4 cm is far below anything visible. */
+/* CPU dense and sparse add the same deltas in the same order, so they must
+ * agree to rounding; 1e-4 cm is far below anything visible. */
 #define BSHAPE_AGREE_CM 1e-4
+/* The GPU may contract multiply-adds and round differently: positions
+ * within 1e-4 of the mesh height, unit vectors and AO within 1e-3. */
+#define GPU_AGREE_REL_HEIGHT 1e-4
+#define AGREE_DIR 1e-3
+/* GL_TIME_ELAPSED vs glFinish-bracketed wall time: a ratio beyond this
+ * either way marks the query as suspect in the table and on stderr. The
+ * wall time also holds the CPU-side preparation and the finish round trip,
+ * so it may legitimately exceed the query by a fixed overhead. */
+#define TIMER_AGREE_FACTOR 3.0
 
-enum { METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_COUNT };
-static const char *const k_methods[METHOD_COUNT] = {"cpu-dense", "cpu-sparse"};
+#ifndef STRIDER_DAWN_CHR
+#define STRIDER_DAWN_CHR "build/release/src/bench/dawn.chr"
+#endif
+
+enum { METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE, METHOD_GPU_SSBO_SPARSE, METHOD_GPU_TF, METHOD_COUNT };
+static const char *const k_methods[METHOD_COUNT] = {"cpu-dense", "cpu-sparse", "gpu-ssbo-dense", "gpu-ssbo-sparse",
+                                                    "gpu-tf-multipass"};
+static const gfx_morph_method k_gpu_method[METHOD_COUNT] = {GFX_MORPH_METHOD_COUNT, GFX_MORPH_METHOD_COUNT,
+                                                            GFX_MORPH_SSBO_DENSE, GFX_MORPH_SSBO_SPARSE,
+                                                            GFX_MORPH_TF_MULTIPASS};
 static const int k_default_counts[] = {0, 1, 2, 4, 8, 16, 32, 50, 64, 128, 256};
+
+static bool is_gpu(int m) { return m >= METHOD_GPU_SSBO_DENSE; }
 
 static void usage(FILE *out)
 {
     fputs("usage: strider bench blendshapes [options]\n"
-          "  --methods LIST      cpu-dense, cpu-sparse (default: both)\n"
-          "  --counts LIST       active shapes, 0..4096, default 0,1,2,4,8,16,32,50,64,128,256\n"
-          "  --character PATH    .chr file (default assets/characters/strider.chr); counts above its\n"
-          "                      shape count are skipped with a note (make one with more shapes:\n"
-          "                      strider-chargen --shapes 256 --out FILE)\n"
+          "  --methods LIST      cpu-dense, cpu-sparse, gpu-ssbo-dense, gpu-ssbo-sparse,\n"
+          "                      gpu-tf-multipass (default: all; gpu-* open a hidden OpenGL 4.3+\n"
+          "                      context and fail with exit 1 when there is none)\n"
+          "  --counts LIST       active shapes, 0..4096, default 0,1,2,4,8,16,32,50,64,128,256;\n"
+          "                      a count above the mesh's shape count is capped at it (the table\n"
+          "                      shows requested and active)\n"
+          "  --mesh PATH|dawn    .chr file (default assets/characters/strider.chr, 61 shapes);\n"
+          "                      dawn = the Dawn-scale variant (strider-chargen --density 6\n"
+          "                      --extra-bones 80 --shapes 256), made once into the build tree by\n"
+          "                      cmake --build --preset release --target bench_dawn_mesh (~100 s)\n"
+          "  --character PATH    same as --mesh PATH\n"
           "  --seed N            active-set seed (default 1)\n"
           "  --repeats N --warmup N --csv PATH --json PATH --smoke\n",
           out);
@@ -42,11 +75,36 @@ static uint32_t lcg(uint32_t *s)
     return *s >> 8;
 }
 
+/* One method's output, unpacked like the CPU job's. */
+typedef struct bs_out {
+    float *pos, *nrm, *tan, *ao;
+} bs_out;
+
 typedef struct bs_buffers {
     float *pos, *nrm, *tan, *ao;
-    float *out_pos[METHOD_COUNT], *out_nrm[METHOD_COUNT], *out_tan[METHOD_COUNT], *out_ao[METHOD_COUNT];
-    double *times;
+    bs_out ref;              /* CPU sparse job, untimed */
+    bs_out out[METHOD_COUNT];
+    float *gpu_vertices;     /* GFX_MORPH_VERTEX_FLOATS per vertex */
+    float *packed_pos;       /* 3 per vertex, for checksums of GPU output */
+    double *times, *query_times;
 } bs_buffers;
+
+static void out_free(bs_out *o)
+{
+    free(o->pos);
+    free(o->nrm);
+    free(o->tan);
+    free(o->ao);
+}
+
+static bool out_alloc(bs_out *o, uint32_t n)
+{
+    o->pos = malloc((size_t)n * 3 * sizeof(float));
+    o->nrm = malloc((size_t)n * 3 * sizeof(float));
+    o->tan = malloc((size_t)n * 4 * sizeof(float));
+    o->ao = malloc((size_t)n * sizeof(float));
+    return o->pos && o->nrm && o->tan && o->ao;
+}
 
 static void bs_free(bs_buffers *b)
 {
@@ -54,41 +112,167 @@ static void bs_free(bs_buffers *b)
     free(b->nrm);
     free(b->tan);
     free(b->ao);
-    for (int m = 0; m < METHOD_COUNT; m++) {
-        free(b->out_pos[m]);
-        free(b->out_nrm[m]);
-        free(b->out_tan[m]);
-        free(b->out_ao[m]);
-    }
+    out_free(&b->ref);
+    for (int m = 0; m < METHOD_COUNT; m++)
+        out_free(&b->out[m]);
+    free(b->gpu_vertices);
+    free(b->packed_pos);
     free(b->times);
+    free(b->query_times);
 }
 
-static bool bs_alloc(bs_buffers *b, uint32_t n, int repeats)
+static bool bs_alloc(bs_buffers *b, uint32_t n, int repeats, const bool *used)
 {
     memset(b, 0, sizeof *b);
-    b->pos = malloc(n * 3 * sizeof(float));
-    b->nrm = malloc(n * 3 * sizeof(float));
-    b->tan = malloc(n * 4 * sizeof(float));
-    b->ao = malloc(n * sizeof(float));
-    bool ok = b->pos && b->nrm && b->tan && b->ao;
-    for (int m = 0; m < METHOD_COUNT; m++) {
-        b->out_pos[m] = malloc(n * 3 * sizeof(float));
-        b->out_nrm[m] = malloc(n * 3 * sizeof(float));
-        b->out_tan[m] = malloc(n * 4 * sizeof(float));
-        b->out_ao[m] = malloc(n * sizeof(float));
-        ok = ok && b->out_pos[m] && b->out_nrm[m] && b->out_tan[m] && b->out_ao[m];
-    }
+    if (n == 0)
+        n = 1;
+    b->pos = malloc((size_t)n * 3 * sizeof(float));
+    b->nrm = malloc((size_t)n * 3 * sizeof(float));
+    b->tan = malloc((size_t)n * 4 * sizeof(float));
+    b->ao = malloc((size_t)n * sizeof(float));
+    bool ok = b->pos && b->nrm && b->tan && b->ao && out_alloc(&b->ref, n);
+    for (int m = 0; m < METHOD_COUNT; m++)
+        if (used[m])
+            ok = ok && out_alloc(&b->out[m], n);
+    b->gpu_vertices = malloc((size_t)n * GFX_MORPH_VERTEX_FLOATS * sizeof(float));
+    b->packed_pos = malloc((size_t)n * 3 * sizeof(float));
     b->times = malloc((size_t)repeats * sizeof(double));
-    return ok && b->times;
+    b->query_times = malloc((size_t)repeats * sizeof(double));
+    return ok && b->gpu_vertices && b->packed_pos && b->times && b->query_times;
 }
 
-int bench_blendshapes(int argc, char **argv, const bench_env *env)
+/* GPU morph vertices -> separate arrays like the CPU job's. */
+static void unpack_gpu(const float *v, uint32_t n, const bs_out *o)
+{
+    for (uint32_t i = 0; i < n; i++, v += GFX_MORPH_VERTEX_FLOATS) {
+        memcpy(o->pos + (size_t)i * 3, v, 3 * sizeof(float));
+        o->ao[i] = v[3];
+        memcpy(o->nrm + (size_t)i * 3, v + 4, 3 * sizeof(float));
+        memcpy(o->tan + (size_t)i * 4, v + 8, 4 * sizeof(float));
+    }
+}
+
+static double max_abs_diff(const float *a, const float *b, size_t count)
+{
+    double m = 0.0;
+    for (size_t k = 0; k < count; k++) {
+        double d = fabs((double)a[k] - (double)b[k]);
+        m = fmax(m, isfinite(d) ? d : INFINITY);
+    }
+    return m;
+}
+
+static uint32_t positions_checksum(const float *vertices, uint32_t n, float *packed)
+{
+    for (uint32_t i = 0; i < n; i++)
+        memcpy(packed + (size_t)i * 3, vertices + (size_t)i * GFX_MORPH_VERTEX_FLOATS, 3 * sizeof(float));
+    return file_checksum32(packed, (size_t)n * 3 * sizeof(float));
+}
+
+typedef struct bs_result {
+    double med, mn, mx, query_med, query_ratio;
+    int passes;
+    bool query_suspect;
+    uint32_t checksum;
+} bs_result;
+
+/* Times one CPU method; fills res. */
+static bool time_cpu(const bshape_job_t *job, const bench_common *c, bs_buffers *b, bs_result *res)
+{
+    bool ok = true;
+    for (int r = 0; ok && r < c->warmup; r++)
+        ok = bshape_run(job);
+    for (int r = 0; ok && r < c->repeats; r++) {
+        double t0 = bench_now_s();
+        ok = bshape_run(job);
+        b->times[r] = bench_now_s() - t0;
+    }
+    if (!ok)
+        return false;
+    bench_stats(b->times, c->repeats, &res->med, &res->mn, &res->mx);
+    res->query_med = res->query_ratio = NAN;
+    res->passes = 1;
+    res->query_suspect = false;
+    res->checksum = file_checksum32(job->out_positions, (size_t)job->set->vertex_count * 3 * sizeof(float));
+    return true;
+}
+
+/* Times one GPU method: every repeat clears the output, runs, reads back and
+ * checksums, so a run that did not write every vertex fails. */
+static bool time_gpu(gfx_morph_bench *gb, gfx_morph_method gm, const char *name, int count, const uint32_t *active,
+                     const float *weight, const bench_common *c, bs_buffers *b, const bs_out *out, int *failures,
+                     bs_result *res)
+{
+    uint32_t n = gb->vertex_count;
+    gfx_morph_time t;
+    for (int r = 0; r < c->warmup; r++)
+        if (!gfx_morph_bench_run(gb, gm, count, active, weight, &t))
+            return false;
+    for (int r = 0; r < c->repeats; r++) {
+        if (!gfx_morph_bench_clear_output(gb) || !gfx_morph_bench_run(gb, gm, count, active, weight, &t) ||
+            !gfx_morph_bench_read(gb, b->gpu_vertices))
+            return false;
+        b->times[r] = t.wall_ms * 1e-3;
+        b->query_times[r] = t.query_ms * 1e-3;
+        uint32_t sum = positions_checksum(b->gpu_vertices, n, b->packed_pos);
+        if (r == 0) {
+            res->checksum = sum;
+            res->passes = t.passes;
+        } else if (sum != res->checksum) {
+            fprintf(stderr, "strider bench blendshapes: %s at %d shapes: repeat %d read back checksum %08x, "
+                            "repeat 0 %08x\n", name, count, r, sum, res->checksum);
+            (*failures)++;
+            break;
+        }
+    }
+    unpack_gpu(b->gpu_vertices, n, out);
+    double qmn, qmx;
+    bench_stats(b->times, c->repeats, &res->med, &res->mn, &res->mx);
+    bench_stats(b->query_times, c->repeats, &res->query_med, &qmn, &qmx);
+    res->query_ratio = res->med > 0.0 ? res->query_med / res->med : NAN;
+    res->query_suspect = !(res->query_ratio <= TIMER_AGREE_FACTOR && res->query_ratio >= 1.0 / TIMER_AGREE_FACTOR);
+    return true;
+}
+
+/* Smallest and largest base Y: the mesh height the GPU tolerance scales with. */
+static double mesh_height(const float *pos, uint32_t n)
+{
+    float lo = INFINITY, hi = -INFINITY;
+    for (uint32_t v = 0; v < n; v++) {
+        lo = fminf(lo, pos[3 * v + 1]);
+        hi = fmaxf(hi, pos[3 * v + 1]);
+    }
+    return n ? (double)(hi - lo) : 0.0;
+}
+
+static bool mesh_path(const char *arg, char *out, size_t size)
+{
+    if (!arg || !strcmp(arg, "default"))
+        return paths_join("assets/characters/strider.chr", out, size);
+    if (!strcmp(arg, "dawn")) {
+        snprintf(out, size, "%s", STRIDER_DAWN_CHR);
+        FILE *f = fopen(out, "rb");
+        if (!f) {
+            fprintf(stderr, "strider bench blendshapes: the Dawn-scale mesh %s is not built yet: run "
+                            "'cmake --build --preset release --target bench_dawn_mesh' once (about 100 s)\n", out);
+            return false;
+        }
+        fclose(f);
+        return true;
+    }
+    snprintf(out, size, "%s", arg);
+    return true;
+}
+
+int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
 {
     bench_common c = {.repeats = 51, .warmup = 5};
-    int methods[BENCH_LIST_MAX] = {METHOD_CPU_DENSE, METHOD_CPU_SPARSE}, nmethods = 2;
+    int methods[BENCH_LIST_MAX] = {METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE,
+                                   METHOD_GPU_SSBO_SPARSE, METHOD_GPU_TF};
+    int nmethods = METHOD_COUNT;
     int counts[BENCH_LIST_MAX], ncounts = (int)(sizeof k_default_counts / sizeof k_default_counts[0]);
     memcpy(counts, k_default_counts, sizeof k_default_counts);
-    const char *path = NULL;
+    const char *mesh_arg = NULL;
     int seed = 1;
     for (int i = 2; i < argc; i++) {
         int r = bench_parse_common(argc, argv, &i, &c);
@@ -104,8 +288,8 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env)
             ok = bench_parse_int_list(a, v, 0, CHR_MAX_SHAPES, counts, &ncounts), i++;
         else if (!strcmp(a, "--seed"))
             ok = bench_parse_int(a, v, 0, 2147483647, &seed), i++;
-        else if (!strcmp(a, "--character") && v)
-            path = v, i++;
+        else if ((!strcmp(a, "--character") || !strcmp(a, "--mesh")) && v)
+            mesh_arg = v, i++;
         else if (!strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -117,45 +301,58 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env)
         if (!ok)
             return BENCH_EXIT_USAGE;
     }
-    char default_path[PATHS_MAX];
-    if (!path) {
-        if (!paths_join("assets/characters/strider.chr", default_path, sizeof default_path))
-            return BENCH_EXIT_RUNTIME;
-        path = default_path;
-    }
+    char path[PATHS_MAX];
+    if (!mesh_path(mesh_arg, path, sizeof path))
+        return BENCH_EXIT_RUNTIME;
     if (c.smoke) {
         c.repeats = 3;
         c.warmup = 1;
     }
+    bool used[METHOD_COUNT] = {0}, any_gpu = false, want_dense = false;
+    for (int mi = 0; mi < nmethods; mi++) {
+        used[methods[mi]] = true;
+        any_gpu |= is_gpu(methods[mi]);
+    }
+    want_dense = used[METHOD_CPU_DENSE] || used[METHOD_GPU_SSBO_DENSE] || used[METHOD_GPU_TF];
 
+    /* A copy: the GL context fills in its renderer. */
+    bench_env env = *env_in;
+    bench_gl gl = {0};
+    if (any_gpu && !bench_gl_open(&gl, &env))
+        return BENCH_EXIT_RUNTIME;
+
+    int rc = BENCH_EXIT_OK;
     chr_character_t *ch = calloc(1, sizeof *ch);
+    bshape_set_t set = {0};
+    gfx_morph_bench gb = {0};
+    bs_buffers b = {0};
+    bool have_gb = false, have_set = false, have_buffers = false;
     if (!ch || !chr_load(ch, path)) {
         free(ch);
+        bench_gl_close(&gl);
         return BENCH_EXIT_RUNTIME;
     }
     int mesh = -1;
     for (uint32_t m = 0; m < ch->mesh_count && mesh < 0; m++)
         if (ch->meshes[m].flags & CHR_MESH_MORPHED)
             mesh = (int)m;
-    bshape_set_t set;
     if (mesh < 0) {
         log_error("%s: no morphed mesh to benchmark", path);
-        chr_free(ch);
-        free(ch);
-        return BENCH_EXIT_RUNTIME;
+        rc = BENCH_EXIT_RUNTIME;
+        goto out;
     }
-    if (!bshape_set_build(&set, ch, (uint32_t)mesh, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE)) {
-        chr_free(ch);
-        free(ch);
-        return BENCH_EXIT_RUNTIME;
+    /* Sparse always: it is the reference every method is compared with. */
+    if (!bshape_set_build(&set, ch, (uint32_t)mesh, BSHAPE_BUILD_SPARSE | (want_dense ? BSHAPE_BUILD_DENSE : 0u))) {
+        rc = BENCH_EXIT_RUNTIME;
+        goto out;
     }
+    have_set = true;
     const chr_mesh_t *cm = &ch->meshes[mesh];
     uint32_t n = cm->vertex_count;
     /* Facial shapes only: correctives are driven by the pose, not chosen. */
     uint32_t shapes = set.shape_count;
-    bs_buffers b;
-    int rc = BENCH_EXIT_OK;
-    if (!bs_alloc(&b, n, c.repeats)) {
+    have_buffers = true;
+    if (!bs_alloc(&b, n, c.repeats, used)) {
         log_error("bench blendshapes: out of memory for %u vertices", n);
         rc = BENCH_EXIT_RUNTIME;
         goto out;
@@ -166,14 +363,49 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env)
         memcpy(&b.tan[4 * v], cm->vertices[v].tangent, 4 * sizeof(float));
         b.ao[v] = cm->vertices[v].ao;
     }
+    double height = mesh_height(b.pos, n);
+    double gpu_tol = GPU_AGREE_REL_HEIGHT * height;
+    if (any_gpu) {
+        gfx_morph_bench_desc gd = {.vertex_count = n, .positions = b.pos, .normals = b.nrm, .tangents = b.tan,
+                                   .ao = b.ao, .target_count = set.target_count, .dense = set.dense,
+                                   .vertex_offset = set.vertex_offset, .pair_target = set.pair_target,
+                                   .pair_delta = set.pair_delta, .pair_count = set.pair_count,
+                                   .label = "bench_blendshapes"};
+        for (int m = 0; m < METHOD_COUNT; m++)
+            if (used[m] && is_gpu(m))
+                gd.methods[k_gpu_method[m]] = true;
+        if (!gfx_morph_bench_create(&gb, &gd)) {
+            rc = BENCH_EXIT_RUNTIME;
+            goto out;
+        }
+        have_gb = true;
+    }
 
-    bench_env_print(env, stdout);
-    printf("# character: %s, mesh '%s': %u vertices, %u shapes, %u sparse (shape, vertex) pairs\n", path, cm->name,
-           n, shapes, set.pair_count);
-    static const char *const cols[] = {"method", "mesh_vertices", "active", "median_us", "min_us", "max_us",
-                                       "ns_per_vertex", "max_diff_cm", "checksum"};
+    bench_env_print(&env, stdout);
+    printf("# character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) pairs\n",
+           path, cm->name, n, height, shapes, set.pair_count);
+    printf("# reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh height), "
+           "normals/tangents/AO %.0e\n", BSHAPE_AGREE_CM, gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
+    if (any_gpu)
+        printf("# gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
+               "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time\n", TIMER_AGREE_FACTOR);
+    for (int m = 0; m < METHOD_COUNT; m++) {
+        if (used[m] && is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m])) {
+            printf("# %s skipped: %s\n", k_methods[m], gfx_morph_bench_reason(&gb, k_gpu_method[m]));
+            fprintf(stderr, "strider bench blendshapes: %s skipped: %s\n", k_methods[m],
+                    gfx_morph_bench_reason(&gb, k_gpu_method[m]));
+        }
+    }
+    for (int ci = 0; ci < ncounts; ci++)
+        if ((uint32_t)counts[ci] > shapes)
+            printf("# %d active shapes requested, capped at the mesh's %u\n", counts[ci], shapes);
+
+    static const char *const cols[] = {"method",       "mesh_vertices", "requested", "active",      "passes",
+                                       "median_us",    "min_us",        "max_us",    "ns_per_vertex", "gpu_query_us",
+                                       "query_vs_wall", "timer",        "max_diff_cm", "max_dir_diff", "checksum"};
     bench_table t;
-    bench_table_init(&t, "blendshapes: time per frame vs active shape count", 9, cols);
+    bench_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
+                     cols);
     uint32_t *active = malloc((shapes ? shapes : 1) * sizeof *active);
     float *weight = malloc((shapes ? shapes : 1) * sizeof *weight);
     int failures = 0;
@@ -181,12 +413,10 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env)
         rc = BENCH_EXIT_RUNTIME;
         goto out_table;
     }
+    int gpu_rows = 0, suspect_rows = 0;
+    double worst_ratio = 1.0;
     for (int ci = 0; ci < ncounts; ci++) {
-        int count = counts[ci];
-        if ((uint32_t)count > shapes) {
-            fprintf(stderr, "strider bench blendshapes: skipped %d active shapes: %s has %u\n", count, path, shapes);
-            continue;
-        }
+        int count = (uint32_t)counts[ci] > shapes ? (int)shapes : counts[ci];
         /* A random subset: partial Fisher-Yates over the shape indices. */
         uint32_t s = (uint32_t)seed * 2654435761u + (uint32_t)count;
         for (uint32_t k = 0; k < shapes; k++)
@@ -198,67 +428,97 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env)
             active[j] = tmp;
             weight[k] = 0.1f + 0.9f * (float)(lcg(&s) & 0xffff) / 65535.0f;
         }
+        bshape_job_t job = {.set = &set, .layout = BSHAPE_SPARSE, .active_count = count, .active_target = active,
+                            .active_weight = weight, .positions = b.pos, .normals = b.nrm, .tangents = b.tan,
+                            .ao = b.ao, .out_positions = b.ref.pos, .out_normals = b.ref.nrm,
+                            .out_tangents = b.ref.tan, .out_ao = b.ref.ao};
+        if (!bshape_run(&job)) {
+            rc = BENCH_EXIT_RUNTIME;
+            goto out_table;
+        }
         for (int mi = 0; mi < nmethods; mi++) {
             int m = methods[mi];
-            bshape_job_t job = {.set = &set, .layout = m == METHOD_CPU_DENSE ? BSHAPE_DENSE : BSHAPE_SPARSE,
-                                .active_count = count, .active_target = active, .active_weight = weight,
-                                .positions = b.pos, .normals = b.nrm, .tangents = b.tan, .ao = b.ao,
-                                .out_positions = b.out_pos[m], .out_normals = b.out_nrm[m],
-                                .out_tangents = b.out_tan[m], .out_ao = b.out_ao[m]};
-            bool ok = true;
-            for (int r = 0; ok && r < c.warmup; r++)
-                ok = bshape_run(&job);
-            for (int r = 0; ok && r < c.repeats; r++) {
-                double t0 = bench_now_s();
-                ok = bshape_run(&job);
-                b.times[r] = bench_now_s() - t0;
+            bs_out *o = &b.out[m];
+            bs_result res;
+            if (is_gpu(m)) {
+                if (!gfx_morph_bench_ready(&gb, k_gpu_method[m]))
+                    continue;
+                if (!time_gpu(&gb, k_gpu_method[m], k_methods[m], count, active, weight, &c, &b, o, &failures,
+                              &res)) {
+                    rc = BENCH_EXIT_RUNTIME;
+                    goto out_table;
+                }
+            } else {
+                job.layout = m == METHOD_CPU_DENSE ? BSHAPE_DENSE : BSHAPE_SPARSE;
+                job.out_positions = o->pos;
+                job.out_normals = o->nrm;
+                job.out_tangents = o->tan;
+                job.out_ao = o->ao;
+                if (!time_cpu(&job, &c, &b, &res)) {
+                    rc = BENCH_EXIT_RUNTIME;
+                    goto out_table;
+                }
             }
-            if (!ok) {
-                rc = BENCH_EXIT_RUNTIME;
-                goto out_table;
-            }
-            double med, mn, mx;
-            bench_stats(b.times, c.repeats, &med, &mn, &mx);
-            /* Compare with the first method of the list on the same active set. */
-            int ref = methods[0];
-            double diff = 0.0;
-            for (uint32_t k = 0; k < n * 3; k++) {
-                double d = fabs((double)b.out_pos[m][k] - (double)b.out_pos[ref][k]);
-                diff = fmax(diff, isfinite(d) ? d : INFINITY);
-            }
-            if (!(diff <= BSHAPE_AGREE_CM)) {
-                fprintf(stderr, "strider bench blendshapes: %s differs from %s by %.3g cm at %d shapes\n",
-                        k_methods[m], k_methods[ref], diff, count);
+            double diff = max_abs_diff(o->pos, b.ref.pos, (size_t)n * 3);
+            double dir = fmax(max_abs_diff(o->nrm, b.ref.nrm, (size_t)n * 3),
+                              fmax(max_abs_diff(o->tan, b.ref.tan, (size_t)n * 4), max_abs_diff(o->ao, b.ref.ao, n)));
+            double tol = is_gpu(m) ? gpu_tol : BSHAPE_AGREE_CM;
+            if (!(diff <= tol) || !(dir <= AGREE_DIR)) {
+                fprintf(stderr, "strider bench blendshapes: %s differs from the cpu-sparse reference at %d shapes: "
+                                "positions by %.3g cm (bound %.3g), normals/tangents/AO by %.3g (bound %.0e)\n",
+                        k_methods[m], count, diff, tol, dir, AGREE_DIR);
                 failures++;
             }
+            if (is_gpu(m)) {
+                gpu_rows++;
+                suspect_rows += res.query_suspect;
+                if (fabs(log(res.query_ratio)) > fabs(log(worst_ratio)) || !isfinite(res.query_ratio))
+                    worst_ratio = res.query_ratio;
+            }
             char sum[16];
-            snprintf(sum, sizeof sum, "%08x", file_checksum32(b.out_pos[m], n * 3 * sizeof(float)));
+            snprintf(sum, sizeof sum, "%08x", res.checksum);
             if (!bench_table_row_begin(&t)) {
                 rc = BENCH_EXIT_RUNTIME;
                 goto out_table;
             }
             bench_table_str(&t, k_methods[m]);
             bench_table_num(&t, n, 0);
+            bench_table_num(&t, counts[ci], 0);
             bench_table_num(&t, count, 0);
-            bench_table_num(&t, med * 1e6, 2);
-            bench_table_num(&t, mn * 1e6, 2);
-            bench_table_num(&t, mx * 1e6, 2);
-            bench_table_num(&t, med * 1e9 / (double)n, 3);
+            bench_table_num(&t, res.passes, 0);
+            bench_table_num(&t, res.med * 1e6, 2);
+            bench_table_num(&t, res.mn * 1e6, 2);
+            bench_table_num(&t, res.mx * 1e6, 2);
+            bench_table_num(&t, res.med * 1e9 / (double)(n ? n : 1), 3);
+            bench_table_num(&t, res.query_med * 1e6, 2);
+            bench_table_num(&t, res.query_ratio, 3);
+            bench_table_str(&t, !is_gpu(m) ? "-" : (res.query_suspect ? "suspect" : "ok"));
             bench_table_num(&t, diff, 7);
+            bench_table_num(&t, dir, 7);
             bench_table_str(&t, sum);
         }
     }
+    if (suspect_rows)
+        fprintf(stderr, "strider bench blendshapes: warning: GL_TIME_ELAPSED disagrees with the glFinish-bracketed "
+                        "wall time beyond x%.0f in %d of %d GPU rows (worst query/wall x%.3g): the timer query is "
+                        "suspect on this driver; the table's times are wall times\n", TIMER_AGREE_FACTOR,
+                suspect_rows, gpu_rows, worst_ratio);
 out_table:
     free(active);
     free(weight);
     if (rc == BENCH_EXIT_OK)
-        rc = bench_finish(&t, env, &c, failures);
+        rc = bench_finish(&t, &env, &c, failures);
     else
         bench_table_free(&t);
 out:
-    bs_free(&b);
-    bshape_set_free(&set);
+    if (have_gb)
+        gfx_morph_bench_destroy(&gb);
+    if (have_buffers)
+        bs_free(&b);
+    if (have_set)
+        bshape_set_free(&set);
     chr_free(ch);
     free(ch);
+    bench_gl_close(&gl);
     return rc;
 }
