@@ -55,6 +55,27 @@
 #define CTRL_GOV_GAIT_MAX 0.1f
 #define CTRL_GOV_MAX 1.5f
 
+/* Ankle (foot joint) height above the ground of the standing seed pose: the
+ * training data's standing frames have it at 4.9 cm (median). */
+#define CTRL_STAND_ANKLE_CM 5.0f
+
+/* Posture steering (steer_posture): training hip heights above the terrain
+ * per gait (medians of the samples with that gait > 0.9 at the current point,
+ * build/train/db.npz; stand without the crouched idle clips 140_06/07).
+ * Crouch: the mean (62.9; median 64.8). */
+#define CTRL_HIP_STAND_CM 79.9f
+#define CTRL_HIP_WALK_CM 78.7f
+#define CTRL_HIP_RUN_CM 74.6f
+#define CTRL_HIP_CROUCH_CM 62.9f
+/* Head joint height per hip height (training: 1.79 standing, 1.76 crouched)
+ * and head top above the head joint (rest skeleton: head_end 8 cm + hair). */
+#define CTRL_HEAD_PER_HIP 1.77f
+#define CTRL_HEAD_TOP_CM 15.0f
+#define CTRL_POSTURE_ON_CM 5.0f
+#define CTRL_POSTURE_OFF_CM 0.75f
+#define CTRL_POSTURE_RATE 0.5f
+#define CTRL_POSTURE_JUMP_MAX 0.1f
+
 /* Collision radii: the root, and trajectory points (original: wall + 10). */
 #define CTRL_ROOT_RADIUS_CM 20.0f
 #define CTRL_TRAJ_RADIUS_CM 30.0f
@@ -314,22 +335,19 @@ static void set_safe_state(ctrl_t *c, float x, float z, float yaw)
     c->base[1] = c->base[2] = 0.0f;
     c->crouch = c->jump = 0.0f;
     c->jump_req_time_s = 0.0f;
+    c->posture_steer = false;
     c->phase = 0.0f;
 
-    /* Rest skeleton, its hip lifted to the mean training hip height. */
-    float rest_pos[SKEL_MAX_JOINTS][3];
-    skel_rest_positions(c->skel, rest_pos);
-    float hip_h = c->net->y_mean[OY_JPOS + 3 * c->j.hip + 1];
-    if (!isfinite(hip_h) || hip_h < 1.0f)
-        hip_h = -rest_pos[c->j.foot[0]][1];
-    /* Previous joints for the first input: the mean training pose (the
-     * output mean of the joint positions), still; rest where not finite. */
+    /* Previous joints for the first input: the rest skeleton standing with
+     * straight legs, the ankles CTRL_STAND_ANKLE_CM above the ground, still.
+     * Not the output mean: the network has two standing attractors (the
+     * upright idles and the crouched idle clips 140_06/07, labelled 'stand'
+     * because their head stays above the crouch threshold), and the mean
+     * pose (hip 76 cm) falls into the crouched one, which then also makes
+     * the walk sneak-like. */
+    float hip_h = c->stand_hip_cm;
     for (int b = 0; b < CTRL_JOINTS; b++) {
-        float p[3];
-        for (int a = 0; a < 3; a++) {
-            float m = c->net->y_mean[OY_JPOS + 3 * b + a];
-            p[a] = isfinite(m) ? m : rest_pos[b][a] + (a == 1 ? hip_h : 0.0f);
-        }
+        const float *p = c->stand_pose[b];
         float wx, wz;
         to_world(yaw, p[0], p[2], &wx, &wz);
         c->joint_world[b][0] = x + wx;
@@ -433,6 +451,13 @@ ctrl_t *ctrl_create(const ctrl_desc *desc)
     c->ik_on = !desc->ik_off;
     pose_rest(s, &c->rest);
     c->pose = c->rest;
+    float rest_pos[SKEL_MAX_JOINTS][3];
+    skel_rest_positions(s, rest_pos);
+    c->stand_hip_cm = CTRL_STAND_ANKLE_CM - 0.5f * (rest_pos[c->j.foot[0]][1] + rest_pos[c->j.foot[1]][1]);
+    for (int b = 0; b < CTRL_JOINTS; b++) {
+        memcpy(c->stand_pose[b], rest_pos[b], sizeof c->stand_pose[b]);
+        c->stand_pose[b][1] += c->stand_hip_cm;
+    }
     for (int side = 0; side < 2; side++) {
         const float *a = s->joint_offset[c->j.shin[side]], *b = s->joint_offset[c->j.foot[side]];
         c->leg_len[side] = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) + sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
@@ -599,6 +624,63 @@ static void predict_trajectory(ctrl_t *c)
     }
 }
 
+/* Posture steering. The trained network mostly continues the posture it is
+ * fed (the previous pose): swapping a crouch sample's previous pose for a
+ * walking one moves the predicted head from 110 to 138 cm in one step, and
+ * the gait input then changes the height only slowly. Standing, it even has
+ * two attractors for the same input (the upright idles and the crouched
+ * idle clips 140_06/07, labelled 'stand' because the head stays above the
+ * crouch threshold; hip 68.7 cm, knees 69 deg), and a stop from a run, a
+ * crouch or a jump lands in the crouched one. So when the fed hip is more
+ * than CTRL_POSTURE_ON_CM from the training hip height of the current gait
+ * mix, the fed pose is scaled vertically towards it (CTRL_POSTURE_RATE of
+ * the ratio per step; stand and crouch differ mostly by a uniform vertical
+ * scale: head/hip 1.79 standing, 1.76 crouched) until it is within
+ * CTRL_POSTURE_OFF_CM; the network then continues the posture by itself and
+ * the fed pose is its own again. No steering while jumping. */
+static float posture_target_hip(const ctrl_t *c, const float g[CTRL_GAITS])
+{
+    const float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    float crouch_hip = CTRL_HIP_CROUCH_CM;
+    float ceil_cm = level_crouch_ceiling(c->level, root[0], root[2]);
+    /* Under a ceiling, low enough that the head top clears it. */
+    if (ceil_cm > 0.0f && ceil_cm < CTRL_CROUCH_CLEARANCE_CM)
+        crouch_hip = fminf(crouch_hip, (ceil_cm - CTRL_HEAD_TOP_CM) / CTRL_HEAD_PER_HIP);
+    float w = g[CTRL_GAIT_STAND] + g[CTRL_GAIT_WALK] + g[CTRL_GAIT_RUN] + g[CTRL_GAIT_CROUCH];
+    if (!(w > 1e-3f))
+        return 0.0f;
+    return (g[CTRL_GAIT_STAND] * CTRL_HIP_STAND_CM + g[CTRL_GAIT_WALK] * CTRL_HIP_WALK_CM +
+            g[CTRL_GAIT_RUN] * CTRL_HIP_RUN_CM + g[CTRL_GAIT_CROUCH] * crouch_hip) / w;
+}
+
+static void steer_posture(ctrl_t *c)
+{
+    const float *g = c->traj.gait[CTRL_TRAJ_NOW];
+    float *x = c->x;
+    float hip_y = x[IX_JPOS + 3 * c->j.hip + 1];
+    float target = posture_target_hip(c, g);
+    float err = fabsf(hip_y - target);
+    if (g[CTRL_GAIT_JUMP] > CTRL_POSTURE_JUMP_MAX || !(target > 0.0f) || !(hip_y > 1.0f))
+        c->posture_steer = false;
+    else if (err > CTRL_POSTURE_ON_CM)
+        c->posture_steer = true;
+    else if (err < CTRL_POSTURE_OFF_CM)
+        c->posture_steer = false;
+    if (!c->posture_steer)
+        return;
+    if (g[CTRL_GAIT_STAND] > 0.5f) {
+        /* Standing: towards the upright seed pose, which also straightens
+         * the knees (scaling alone leaves a 45 degree stance at hip 78). */
+        for (int b = 0; b < CTRL_JOINTS; b++)
+            for (int a = 0; a < 3; a++)
+                x[IX_JPOS + 3 * b + a] = lerpf(x[IX_JPOS + 3 * b + a], c->stand_pose[b][a], CTRL_POSTURE_RATE);
+        return;
+    }
+    float k = 1.0f + CTRL_POSTURE_RATE * (target / hip_y - 1.0f);
+    for (int b = 0; b < CTRL_JOINTS; b++)
+        x[IX_JPOS + 3 * b + 1] *= k;
+}
+
 /* The network input, exactly as features.py builds X (doc section 2). */
 static void build_input(ctrl_t *c)
 {
@@ -632,6 +714,7 @@ static void build_input(ctrl_t *c)
         to_root(c->prev_yaw, v[0], v[2], &xv[0], &xv[2]);
         xv[1] = v[1];
     }
+    steer_posture(c);
 }
 
 /* Pose of the current frame from the output: world joint positions (smoothed,

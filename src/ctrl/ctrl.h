@@ -29,6 +29,11 @@
  *   are used as predicted.
  * - Root: moves by the predicted root velocity (not while standing), pushed
  *   out of walls; a move whose segment would cross a wall is refused.
+ * - Posture: the network mostly continues the posture it is fed, so when the
+ *   fed hip height is far from the training hip height of the current gait
+ *   the fed previous pose is steered towards it (standing: towards the
+ *   upright rest pose, which is also the reset seed; otherwise a vertical
+ *   scale; crouching under a ceiling: low enough to clear it).
  * - Feet: heels lock while in contact, the hip lowers when a locked foot is
  *   out of reach, feet tilt to the terrain normal when flat.
  */

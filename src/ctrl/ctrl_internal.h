@@ -30,6 +30,9 @@ struct ctrl_t {
     bool ik_on;
     ctrl_joints j;
     float leg_len[2];                  /* thigh-to-ankle rest length, cm */
+    float stand_hip_cm;                /* hip height standing on straight rest legs */
+    float stand_pose[CTRL_JOINTS][3];  /* that pose in the root frame (the reset seed) */
+    bool posture_steer;                /* steer_posture() is scaling the fed pose */
 
     /* Trajectory: full rate, world space. */
     ctrl_traj_view traj;

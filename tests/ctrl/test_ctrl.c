@@ -3,6 +3,7 @@
  * Usage: test_ctrl TEST --net PATH [--skip-missing] [--frames N] [--mode M]
  * TEST: determinism nan noalloc random walls (any network with the shipped
  * layout); walk turn strafe run crouch jump jump_button skate ground rebuild modes
+ * stand
  * (meaningful with the trained network only).
  * --skip-missing: exit 77 (ctest SKIP) with a message when PATH does not
  * exist (the shipped network is committed after training). Numbers are
@@ -857,6 +858,129 @@ static void test_ground(void)
     }
 }
 
+/* ---- standing ------------------------------------------------------------- */
+
+/* Network joint order (docs/FORMATS_PFNN.md section 4): thigh, shin, foot. */
+enum { J_HIP = 0, J_LTHIGH = 14, J_LSHIN = 15, J_LFOOT = 16, J_RTHIGH = 18, J_RSHIN = 19, J_RFOOT = 20 };
+/* Output offset of the joint positions (section 3). */
+#define OY_JPOS_T 32
+
+/* Knee flexion (deg): 180 minus the thigh-shin-foot angle, 0 = straight. */
+static float knee_flex_deg(const float *thigh, const float *shin, const float *foot)
+{
+    float a[3], b[3], ab = 0.0f, aa = 0.0f, bb = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        a[k] = thigh[k] - shin[k];
+        b[k] = foot[k] - shin[k];
+        ab += a[k] * b[k];
+        aa += a[k] * a[k];
+        bb += b[k] * b[k];
+    }
+    float cs = ab / sqrtf(aa * bb);
+    cs = cs < -1.0f ? -1.0f : (cs > 1.0f ? 1.0f : cs);
+    return 180.0f - acosf(cs) * 180.0f / PI_F;
+}
+
+typedef struct stand_result {
+    float knee_deg;      /* shown pose (after IK), mean of both legs */
+    float knee_net_deg;  /* the network's predicted joint positions */
+    float hip_cm;        /* shown hip above the terrain */
+    float hip_net_cm;    /* predicted hip height */
+    float stand_gait;
+} stand_result;
+
+/* Mean over FRAMES steps of standing still (no input). */
+static stand_result stand_measure(ctrl_t *c, int frames)
+{
+    ctrl_input in = {0};
+    stand_result r = {0};
+    for (int f = 0; f < frames; f++) {
+        ctrl_step(c, &in, DT);
+        ctrl_stats s;
+        ctrl_get_stats(c, &s);
+        const float(*p)[3] = ctrl_joint_pos(c);
+        const float *y = ctrl_last_output(c);
+        const float *yp = &y[OY_JPOS_T];
+        r.knee_deg += 0.5f * (knee_flex_deg(p[J_LTHIGH], p[J_LSHIN], p[J_LFOOT]) +
+                              knee_flex_deg(p[J_RTHIGH], p[J_RSHIN], p[J_RFOOT]));
+        r.knee_net_deg += 0.5f * (knee_flex_deg(&yp[3 * J_LTHIGH], &yp[3 * J_LSHIN], &yp[3 * J_LFOOT]) +
+                                  knee_flex_deg(&yp[3 * J_RTHIGH], &yp[3 * J_RSHIN], &yp[3 * J_RFOOT]));
+        r.hip_cm += s.hip_height_cm;
+        r.hip_net_cm += yp[3 * J_HIP + 1];
+        r.stand_gait += s.gait[CTRL_GAIT_STAND];
+    }
+    float n = (float)frames;
+    r.knee_deg /= n;
+    r.knee_net_deg /= n;
+    r.hip_cm /= n;
+    r.hip_net_cm /= n;
+    r.stand_gait /= n;
+    return r;
+}
+
+/* Standing still, the character must take the upright standing pose of the
+ * training data, not the crouched idle (clips 140_06/07, also labelled
+ * 'stand'; hip ~68.7 cm, knee ~69 deg): from a reset, and after walking,
+ * running, crouching and random input, with and without foot IK. Training
+ * data's standing frames without 140_06/07 (stand weight > 0.9 at every
+ * trajectory point, build/train/db.npz): hip 79.9 cm, knee flexion 31 deg
+ * (medians; knee = 180 - thigh/shin/foot angle, the rest skeleton has 7.5). */
+#define STAND_HIP_TRAIN_CM 79.9f
+#define STAND_HIP_TOL_CM 4.0f
+#define STAND_KNEE_MAX_DEG 45.0f
+
+typedef enum stand_before { BEFORE_NONE, BEFORE_WALK, BEFORE_RUN, BEFORE_CROUCH, BEFORE_RANDOM, BEFORE_COUNT } stand_before;
+static const char *const before_names[BEFORE_COUNT] = {"reset", "walk", "run", "crouch walk", "random 20 s"};
+
+static void test_stand(void)
+{
+    if (!load_level("flat"))
+        return;
+    const float heading = 0.5f * PI_F;
+    float worst_hip = 0.0f, worst_knee = 0.0f;
+    for (int ik = 1; ik >= 0; ik--) {
+        for (int k = 0; k < BEFORE_COUNT; k++) {
+            ctrl_t *c = make_ctrl(PFNN_PHASE_CONSTANT);
+            ctrl_set_ik(c, ik != 0);
+            reset_at(c, -2300.0f, -2000.0f, heading);
+            if (k == BEFORE_WALK || k == BEFORE_RUN) {
+                walk_straight(c, heading, k == BEFORE_RUN ? 1.0f : 0.0f, 4.0f);
+            } else if (k == BEFORE_CROUCH) {
+                ctrl_input in = move_dir(heading, 1.0f, 0.0f);
+                in.crouch = true;
+                for (int f = 0; f < 240; f++)
+                    ctrl_step(c, &in, DT);
+            } else if (k == BEFORE_RANDOM) {
+                random_driver r = {0};
+                rng_state = 777u;
+                for (int f = 0; f < 60 * 20; f++) {
+                    random_next(&r, c);
+                    ctrl_step(c, &r.in, DT);
+                }
+                ctrl_set_ik(c, ik != 0);
+            }
+            /* Settle 2 s, then measure 4 s. */
+            stand_measure(c, 120);
+            stand_result a = stand_measure(c, 240);
+            printf("ctrl_test: stand after %s (IK %s): knee %.1f deg (network %.1f), hip %.1f cm (network %.1f), "
+                   "stand gait %.2f; training: hip %.1f cm, knee 31 deg\n",
+                   before_names[k], ik ? "on" : "off", a.knee_deg, a.knee_net_deg, a.hip_cm, a.hip_net_cm,
+                   a.stand_gait, STAND_HIP_TRAIN_CM);
+            CHECK(a.stand_gait > 0.99f, "stand after %s: stand gait %.2f", before_names[k], a.stand_gait);
+            CHECK(fabsf(a.hip_cm - STAND_HIP_TRAIN_CM) < STAND_HIP_TOL_CM,
+                  "stand after %s (IK %d): hip %.1f cm, training standing hip %.1f", before_names[k], ik, a.hip_cm,
+                  STAND_HIP_TRAIN_CM);
+            CHECK(a.knee_deg < STAND_KNEE_MAX_DEG, "stand after %s (IK %d): knees bent %.1f deg", before_names[k], ik,
+                  a.knee_deg);
+            worst_hip = fmaxf(worst_hip, fabsf(a.hip_cm - STAND_HIP_TRAIN_CM));
+            worst_knee = fmaxf(worst_knee, a.knee_deg);
+            ctrl_destroy(c);
+        }
+    }
+    printf("ctrl_test: stand: worst hip offset %.1f cm from the training's standing hip, worst knee %.1f deg\n",
+           worst_hip, worst_knee);
+}
+
 /* The jump button, standing on flat ground: the hip rises. */
 static void test_jump_button(void)
 {
@@ -1017,6 +1141,8 @@ int main(int argc, char **argv)
         test_ground();
     else if (strcmp(test, "jump_button") == 0)
         test_jump_button();
+    else if (strcmp(test, "stand") == 0)
+        test_stand();
     else {
         fprintf(stderr, "test_ctrl: unknown test '%s'\n", test);
         return 2;
