@@ -2,8 +2,12 @@
 """Smoke run of `strider bench`: tiny sizes, every benchmark, CSV and JSON
 outputs parse and agree with each other, methods agree (exit 0), and bad
 arguments give usage errors (exit 2). It checks no timings.
+Without --gl only CPU methods run and no GL context may be opened; with --gl
+(run under Xvfb) the GPU blend-shape methods run next to the CPU ones and
+must agree with them, the header must name the GL renderer, and a context
+older than 4.3 must fail the GPU methods with one line and exit 1.
 
-usage: bench_smoke.py --strider BIN --chargen BIN --out DIR"""
+usage: bench_smoke.py --strider BIN --chargen BIN --pfnn FILE --out DIR [--gl]"""
 import argparse
 import csv
 import json
@@ -40,15 +44,62 @@ def read_outputs(prefix):
     return rows, doc
 
 
+def gl_checks(a):
+    """GPU blend-shape methods next to the CPU ones (needs a display)."""
+    s = a.strider
+    chr_path = os.path.join(a.out, "tiny256.chr")
+    run([a.chargen, "--tiny", "--shapes", "256", "--out", chr_path])
+    p = os.path.join(a.out, "blendshapes_gl")
+    q = run([s, "bench", "blendshapes", "--smoke", "--mesh", chr_path, "--counts", "0,1,5,54,256",
+             "--csv", p + ".csv", "--json", p + ".json"])
+    rows, doc = read_outputs(p)
+    check(doc["env"]["gl_renderer"] not in ("", "none") and doc["env"]["gl_version"] not in ("", "none"),
+          "header names the GL renderer and version: %s, %s" % (doc["env"]["gl_renderer"], doc["env"]["gl_version"]))
+    check("# gl: " + doc["env"]["gl_renderer"] in q.stdout, "the printed header names the GL renderer")
+    methods = {"cpu-dense", "cpu-sparse", "gpu-ssbo-dense", "gpu-ssbo-sparse", "gpu-tf-multipass"}
+    check({r["method"] for r in rows} == methods, "all five methods ran by default")
+    check(sorted({int(r["active"]) for r in rows}) == [0, 1, 5, 54, 256], "every count ran")
+    for r in rows:
+        gpu = r["method"].startswith("gpu-")
+        # 1e-4 of the 25.6 cm head; unit vectors and AO 1e-3 (the bench's own bounds).
+        ok = float(r["max_diff_cm"]) <= 0.00256 and float(r["max_dir_diff"]) <= 1e-3
+        check(ok, "%s at %s shapes agrees with the CPU job (%s cm, %s)" % (r["method"], r["active"], r["max_diff_cm"],
+                                                                          r["max_dir_diff"]))
+        if r["method"] == "gpu-tf-multipass":
+            want = (int(r["active"]) + 3) // 4 + 1
+            check(int(r["passes"]) == want, "tf multipass at %s shapes takes %d passes" % (r["active"], want))
+        if gpu:
+            check(r["timer"] in ("ok", "suspect") and float(r["median_us"]) > 0, "%s has a wall time and a timer verdict"
+                  % r["method"])
+    # Over-asking caps at the mesh's shapes and says so.
+    q = run([s, "bench", "blendshapes", "--smoke", "--counts", "100", "--methods", "gpu-ssbo-sparse"])
+    check("capped at the mesh's 61" in q.stdout, "a count above the shape count is capped, and the output says so")
+    # No GL 4.3 context: GPU methods fail with one line and exit 1; CPU methods still run.
+    env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="3.3")
+    p3 = subprocess.run([s, "bench", "blendshapes", "--smoke", "--counts", "1", "--methods", "gpu-ssbo-dense"],
+                        capture_output=True, text=True, timeout=300, env=env)
+    lines = [l for l in p3.stderr.splitlines() if "strider" in l]
+    check(p3.returncode == 1 and len(lines) == 1 and "OpenGL 4.3+" in lines[0],
+          "GL 3.3 only: exit 1 with one line (%d: %s)" % (p3.returncode, p3.stderr.strip()))
+    p4 = subprocess.run([s, "bench", "blendshapes", "--smoke", "--counts", "1", "--methods", "cpu-sparse"],
+                        capture_output=True, text=True, timeout=300, env=env)
+    check(p4.returncode == 0, "GL 3.3 only: CPU methods still run")
+    print("%d failed" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strider", required=True)
     ap.add_argument("--chargen", required=True)
     ap.add_argument("--pfnn", required=True, help="a small pfnn.bin")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--gl", action="store_true", help="GPU blend-shape methods (needs a display)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     s = a.strider
+    if a.gl:
+        return gl_checks(a)
 
     p = os.path.join(a.out, "skinning")
     run([s, "bench", "skinning", "--smoke", "--influences", "1,4", "--csv", p + ".csv", "--json", p + ".json"])
@@ -66,8 +117,9 @@ def main():
     run([a.chargen, "--out", chr_path, "--shapes", "256"])
     p = os.path.join(a.out, "blendshapes")
     run([s, "bench", "blendshapes", "--smoke", "--character", chr_path, "--counts", "0,1,50,256",
-         "--csv", p + ".csv", "--json", p + ".json"])
-    rows, _ = read_outputs(p)
+         "--methods", "cpu-dense,cpu-sparse", "--csv", p + ".csv", "--json", p + ".json"])
+    rows, doc = read_outputs(p)
+    check(doc["env"]["gl_renderer"] == "none", "CPU-only blendshapes open no GL context")
     check(sorted({int(r["active"]) for r in rows}) == [0, 1, 50, 256], "blendshapes ran every count")
     by = {}
     for r in rows:
@@ -91,6 +143,8 @@ def main():
     run([s, "bench", "warp-drive"], expect=2)
     run([s, "bench", "pfnn", "--network", os.path.join(a.out, "missing.bin")], expect=1)
     run([s, "bench", "blendshapes", "--character", os.path.join(a.out, "missing.chr")], expect=1)
+    q = run([s, "bench", "blendshapes", "--methods", "gpu-warp"], expect=2)
+    check("gpu-tf-multipass" in q.stderr, "unknown blend-shape method lists the GPU ones")
 
     print("%d passed, %d failed" % (0 if failures else 1, len(failures)))
     return 1 if failures else 0
