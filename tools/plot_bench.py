@@ -1,11 +1,16 @@
 #!/usr/bin/python3
 """Turns `strider bench ... --csv` files into PNG plots.
 
-usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV] [--skinning CSV]
-                                            [--pfnn CSV] --out DIR
+usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV [CSV ...]]
+                                            [--skinning CSV] [--pfnn CSV] --out DIR
 
-- blendshapes: frame time vs active shape count, one line per method
-  (log-log, in the style of GPU Gems 3 Fig. 3-6);
+- blendshapes: frame time vs active shape count, one line per method, CPU
+  solid and GPU dashed (log-log, in the style of GPU Gems 3 Fig. 3-6); one
+  panel per CSV (e.g. the default character and the Dawn-scale mesh). GPU
+  times are the benchmark's glFinish-bracketed wall times; methods the
+  benchmark skipped (its "# ... skipped:" lines) are named in the panel;
+  counts capped at the mesh's shape count are plotted once, at the count
+  actually applied;
 - skinning: million vertices per second per path, bars grouped by influence
   count, one bar per thread count;
 - pfnn: ms per inference per phase mode and weight type, with the memory
@@ -42,24 +47,49 @@ def subtitle(h):
     return "%s | %s | %s" % (h.get("cpu", "?"), h.get("gl", "?"), h.get("date", "?"))
 
 
-def plot_blendshapes(path, out):
+def blendshapes_panel(ax, path):
     h, rows = load(path)
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for method in sorted({r["method"] for r in rows}):
-        pts = sorted((int(r["active"]), float(r["median_us"]) / 1000.0) for r in rows if r["method"] == method)
-        lo = sorted((int(r["active"]), float(r["min_us"]) / 1000.0) for r in rows if r["method"] == method)
-        hi = sorted((int(r["active"]), float(r["max_us"]) / 1000.0) for r in rows if r["method"] == method)
-        xs = [max(p[0], 0.5) for p in pts]
-        line, = ax.plot(xs, [p[1] for p in pts], marker="o", label=method)
-        ax.fill_between(xs, [p[1] for p in lo], [p[1] for p in hi], color=line.get_color(), alpha=0.12)
+    # Methods in the order the benchmark ran them; CPU solid, GPU dashed.
+    methods = []
+    for r in rows:
+        if r["method"] not in methods:
+            methods.append(r["method"])
+    for method in methods:
+        by_active = {}
+        for r in rows:
+            # A capped count repeats the same active set: keep its first row.
+            if r["method"] == method and int(r["active"]) not in by_active:
+                by_active[int(r["active"])] = r
+        xs = sorted(by_active)
+        med = [float(by_active[x]["median_us"]) / 1000.0 for x in xs]
+        lo = [float(by_active[x]["min_us"]) / 1000.0 for x in xs]
+        hi = [float(by_active[x]["max_us"]) / 1000.0 for x in xs]
+        px = [max(x, 0.5) for x in xs]
+        gpu = method.startswith("gpu-")
+        line, = ax.plot(px, med, marker="s" if gpu else "o", linestyle="--" if gpu else "-", label=method)
+        ax.fill_between(px, lo, hi, color=line.get_color(), alpha=0.12)
+    notes = ["%s skipped: %s" % (k.split(" skipped")[0], v) for k, v in h.items() if k.endswith(" skipped")]
+    if notes:
+        ax.text(0.01, 0.01, "\n".join(notes), transform=ax.transAxes, fontsize=7, va="bottom")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("active blend shapes (0 drawn at 0.5)")
     ax.set_ylabel("time per frame (ms), median; band = min..max")
-    verts = rows[0].get("mesh_vertices", "?")
-    ax.set_title("Blend shapes: frame time vs active count (%s vertices)\n%s" % (verts, subtitle(h)), fontsize=9)
+    mesh = h.get("character", "?").split(",")[0]
+    ax.set_title("%s: %s vertices\n%s\n%s | %s" % (os.path.basename(mesh), rows[0].get("mesh_vertices", "?"),
+                                                  h.get("cpu", "?"), h.get("gl", "?"), h.get("date", "?")), fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8)
+
+
+def plot_blendshapes(paths, out):
+    if isinstance(paths, str):
+        paths = [paths]
+    fig, axes = plt.subplots(1, len(paths), figsize=(8 * len(paths), 5.5), squeeze=False)
+    for ax, path in zip(axes[0], paths):
+        blendshapes_panel(ax, path)
+    fig.suptitle("Blend shapes: frame time vs active count (GPU Gems 3 Fig. 3-6 style; GPU = glFinish wall time)",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "bench_blendshapes.png"), dpi=110)
 
@@ -114,7 +144,7 @@ def plot_pfnn(path, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--blendshapes")
+    ap.add_argument("--blendshapes", nargs="+", help="one or more blendshapes CSVs (one panel each)")
     ap.add_argument("--skinning")
     ap.add_argument("--pfnn")
     ap.add_argument("--out", required=True)
@@ -125,8 +155,9 @@ def main():
     for name, fn in (("blendshapes", plot_blendshapes), ("skinning", plot_skinning), ("pfnn", plot_pfnn)):
         path = getattr(a, name)
         if path:
-            if not os.path.exists(path):
-                sys.exit("%s: no such file" % path)
+            for p in path if isinstance(path, list) else [path]:
+                if not os.path.exists(p):
+                    sys.exit("%s: no such file" % p)
             fn(path, a.out)
             print("wrote %s" % os.path.join(a.out, "bench_%s.png" % name))
 

@@ -381,31 +381,32 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
         have_gb = true;
     }
 
-    bench_env_print(&env, stdout);
-    printf("# character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) pairs\n",
-           path, cm->name, n, height, shapes, set.pair_count);
-    printf("# reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh height), "
-           "normals/tangents/AO %.0e\n", BSHAPE_AGREE_CM, gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
+    static const char *const cols[] = {"method",        "mesh_vertices", "requested",   "active",
+                                       "passes",        "median_us",     "min_us",      "max_us",
+                                       "ns_per_vertex", "gpu_query_us",  "query_vs_wall", "timer",
+                                       "max_diff_cm",   "max_dir_diff",  "checksum"};
+    bench_table t;
+    bench_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
+                     cols);
+    bench_table_note(&t, "character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) "
+                         "pairs", path, cm->name, n, height, shapes, set.pair_count);
+    bench_table_note(&t, "reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh "
+                         "height), normals/tangents/AO %.0e", BSHAPE_AGREE_CM, gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
     if (any_gpu)
-        printf("# gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
-               "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time\n", TIMER_AGREE_FACTOR);
+        bench_table_note(&t, "gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
+                             "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time",
+                         TIMER_AGREE_FACTOR);
     for (int m = 0; m < METHOD_COUNT; m++) {
         if (used[m] && is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m])) {
-            printf("# %s skipped: %s\n", k_methods[m], gfx_morph_bench_reason(&gb, k_gpu_method[m]));
+            bench_table_note(&t, "%s skipped: %s", k_methods[m], gfx_morph_bench_reason(&gb, k_gpu_method[m]));
             fprintf(stderr, "strider bench blendshapes: %s skipped: %s\n", k_methods[m],
                     gfx_morph_bench_reason(&gb, k_gpu_method[m]));
         }
     }
     for (int ci = 0; ci < ncounts; ci++)
         if ((uint32_t)counts[ci] > shapes)
-            printf("# %d active shapes requested, capped at the mesh's %u\n", counts[ci], shapes);
-
-    static const char *const cols[] = {"method",       "mesh_vertices", "requested", "active",      "passes",
-                                       "median_us",    "min_us",        "max_us",    "ns_per_vertex", "gpu_query_us",
-                                       "query_vs_wall", "timer",        "max_diff_cm", "max_dir_diff", "checksum"};
-    bench_table t;
-    bench_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
-                     cols);
+            bench_table_note(&t, "%d active shapes requested, capped at the mesh's %u", counts[ci], shapes);
+    bench_env_print(&env, stdout);
     uint32_t *active = malloc((shapes ? shapes : 1) * sizeof *active);
     float *weight = malloc((shapes ? shapes : 1) * sizeof *weight);
     int failures = 0;

@@ -6,6 +6,7 @@
 #include "core/log.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -143,6 +144,22 @@ void bench_table_free(bench_table *t)
     t->rows = t->capacity_rows = 0;
 }
 
+void bench_table_note(bench_table *t, const char *fmt, ...)
+{
+    if (t->note_count >= BENCH_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->notes[t->note_count++], BENCH_NOTE_MAX, fmt, ap);
+    va_end(ap);
+}
+
+static void print_notes(const bench_table *t, FILE *out)
+{
+    for (int i = 0; i < t->note_count; i++)
+        fprintf(out, "# %s\n", t->notes[i]);
+}
+
 bool bench_table_row_begin(bench_table *t)
 {
     if (t->rows == t->capacity_rows) {
@@ -210,6 +227,7 @@ void bench_table_print(const bench_table *t, FILE *out)
                 width[c] = w;
         }
     }
+    print_notes(t, out);
     fprintf(out, "\n%s\n", t->title);
     for (int c = 0; c < t->columns; c++)
         fprintf(out, "%s%*s", c ? "  " : "", c ? width[c] : -width[c], t->names[c]);
@@ -266,6 +284,7 @@ bool bench_table_write_csv(const bench_table *t, const bench_env *env, const cha
     }
     /* The header travels with the numbers as '#' comment lines. */
     bench_env_print(env, f);
+    print_notes(t, f);
     for (int c = 0; c < t->columns; c++)
         fprintf(f, "%s%s", c ? "," : "", t->names[c]);
     fputc('\n', f);
@@ -307,7 +326,12 @@ bool bench_table_write_json(const bench_table *t, const bench_env *env, const ch
     json_string(f, env->gl_version);
     fprintf(f, ", \"build\": ");
     json_string(f, env->build);
-    fprintf(f, "},\n  \"rows\": [\n");
+    fprintf(f, "},\n  \"notes\": [");
+    for (int i = 0; i < t->note_count; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, t->notes[i]);
+    }
+    fprintf(f, "],\n  \"rows\": [\n");
     for (int r = 0; r < t->rows; r++) {
         fprintf(f, "    {");
         for (int c = 0; c < t->columns; c++) {

@@ -3,7 +3,7 @@
  *
  * Call order: bench_env_collect() once -> bench_table_init() with column
  * names -> bench_table_row_begin() / bench_table_str() / bench_table_num()
- * per row -> bench_table_print() / bench_table_write_csv() /
+ * per row [+ bench_table_note()] -> bench_table_print() / bench_table_write_csv() /
  * bench_table_write_json() -> bench_table_free().
  * Every output carries the header (GL renderer, CPU, build type, date), so a
  * number never travels without the machine that produced it.
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum { BENCH_TEXT_MAX = 160, BENCH_MAX_COLUMNS = 24 };
+enum { BENCH_TEXT_MAX = 160, BENCH_MAX_COLUMNS = 24, BENCH_MAX_NOTES = 16, BENCH_NOTE_MAX = 320 };
 
 typedef struct bench_env {
     char cpu[BENCH_TEXT_MAX];
@@ -49,6 +49,10 @@ typedef struct bench_table {
     bench_cell *cells; /* rows x columns, grown as rows are added */
     int rows, capacity_rows;
     int cursor;        /* next column of the current row */
+    /* Lines about the whole table (the input, what was capped or skipped),
+     * printed as '# ' lines before it and in the CSV header; JSON "notes". */
+    char notes[BENCH_MAX_NOTES][BENCH_NOTE_MAX];
+    int note_count;
 } bench_table;
 
 /* Monotonic clock in seconds, for profiling only. */
@@ -58,6 +62,8 @@ void bench_stats(double *v, int n, double *median, double *min, double *max);
 
 void bench_table_init(bench_table *t, const char *title, int columns, const char *const *names);
 void bench_table_free(bench_table *t);
+/* Adds a note (printf format); notes past BENCH_MAX_NOTES are dropped. */
+void bench_table_note(bench_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool bench_table_row_begin(bench_table *t);
 void bench_table_str(bench_table *t, const char *s);
 void bench_table_num(bench_table *t, double v, int decimals);
