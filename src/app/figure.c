@@ -95,6 +95,7 @@ bool figure_load(figure_t *f, const char *path)
     f->show = true;
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
+    f->gpu_morph = true;
     if (!chr_load(&f->chr, path))
         return false;
     f->chr_loaded = true;
@@ -112,9 +113,24 @@ bool figure_load(figure_t *f, const char *path)
     return true;
 }
 
+_Static_assert((int)GFX_MORPH_DELTA_FLOATS == (int)BSHAPE_DELTA_FLOATS, "gfx and bshape deltas must match");
+_Static_assert((int)GFX_MORPH_GPU_DENSE == (int)BSHAPE_DENSE && (int)GFX_MORPH_GPU_SPARSE == (int)BSHAPE_SPARSE,
+               "gfx morph layouts must match bshape's");
+
 bool figure_gpu_init(figure_t *f, const char *label)
 {
-    f->gfx = gfx_character_create(&f->chr, label);
+    gfx_morph_targets morph[CHR_MAX_MESHES];
+    memset(morph, 0, sizeof morph);
+    for (uint32_t m = 0; m < f->chr.mesh_count; m++) {
+        const bshape_set_t *set = &f->mesh[m].set;
+        morph[m] = (gfx_morph_targets){.target_count = set->target_count,
+                                       .dense = set->dense,
+                                       .vertex_offset = set->vertex_offset,
+                                       .pair_target = set->pair_target,
+                                       .pair_delta = set->pair_delta,
+                                       .pair_count = set->pair_count};
+    }
+    f->gfx = gfx_character_create(&f->chr, morph, label);
     if (!f->gfx)
         return false;
     for (uint32_t m = 0; m < f->chr.mesh_count; m++)
@@ -203,7 +219,26 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
         memcpy(out.palette, f->palette, (size_t)joints * sizeof f->palette[0]);
         memcpy(out.dq_palette, f->dq, (size_t)joints * sizeof f->dq[0]);
     }
+    /* GPU blend shapes where the layout is supported (else the CPU morphs). */
+    gfx_morph_mode layout = f->dense ? GFX_MORPH_GPU_DENSE : GFX_MORPH_GPU_SPARSE;
+    f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gfx_character_morph_supported(f->gfx, layout);
+    gfx_character_set_morph(f->gfx, f->morph_on_gpu ? layout : GFX_MORPH_CPU);
     bool ok = true;
+    if (f->morph_on_gpu) {
+        /* The bind pose is static on the GPU: only the active lists change. */
+        for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
+            figure_mesh *m = &f->mesh[mi];
+            if (m->set.target_count == 0)
+                continue;
+            build_active(f, m);
+            ok = gfx_character_write_active(f->gfx, mi, m->active_count, m->active_target, m->active_weight);
+        }
+        f->slot_has_bind[out.slot] = false;
+        gfx_character_end_update(f->gfx);
+        gfx_character_set_transform(f->gfx, world);
+        f->deform_count++;
+        return ok;
+    }
     bool bind_there = f->gpu_skin && f->slot_has_bind[out.slot];
     f->slot_has_bind[out.slot] = f->gpu_skin;
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
@@ -261,5 +296,120 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
     gfx_character_end_update(f->gfx);
     gfx_character_set_transform(f->gfx, world);
     f->deform_count++;
+    return ok;
+}
+
+/* Mesh M's shape-only active list (no correctives) into TARGETS/WEIGHTS. */
+static int shape_active(const figure_t *f, const figure_mesh *m, uint32_t *targets, float *weights)
+{
+    int n = 0;
+    for (uint32_t t = 0; t < m->set.shape_count; t++) {
+        float w = f->shape_weight[m->set.target_source[t]];
+        if (w != 0.0f) {
+            targets[n] = t;
+            weights[n] = w;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The baked bind pose of mesh MI (with N active shapes) into OUT, a copy of
+ * its vertices with position, normal, tangent and AO replaced. */
+static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, const float *weights,
+                      chr_vertex_t *out, const char *path)
+{
+    figure_mesh *m = &f->mesh[mi];
+    size_t vc = m->vertex_count;
+    bool ok = true;
+    float *pos = xcalloc(vc * 3, sizeof(float), &ok), *nrm = xcalloc(vc * 3, sizeof(float), &ok);
+    float *tan = xcalloc(vc * 4, sizeof(float), &ok), *ao = xcalloc(vc, sizeof(float), &ok);
+    if (!ok) {
+        log_error("%s: out of memory baking mesh '%s'", path, f->chr.meshes[mi].name);
+    } else {
+        /* The user's layout first, then the other one; the CPU job if the
+         * GPU has neither (same math, see anim/bshape.h). */
+        gfx_morph_mode first = f->dense ? GFX_MORPH_GPU_DENSE : GFX_MORPH_GPU_SPARSE;
+        gfx_morph_mode layout = gfx_character_morph_supported(f->gfx, first) ? first
+                                : first == GFX_MORPH_GPU_DENSE ? GFX_MORPH_GPU_SPARSE
+                                                               : GFX_MORPH_GPU_DENSE;
+        if (gfx_character_morph_supported(f->gfx, layout)) {
+            gfx_morph_bake job = {.mesh = mi,
+                                  .layout = layout,
+                                  .active_count = n,
+                                  .active_target = targets,
+                                  .active_weight = weights,
+                                  .out_positions = pos,
+                                  .out_normals = nrm,
+                                  .out_tangents = tan,
+                                  .out_ao = ao};
+            ok = gfx_character_bake(f->gfx, &job);
+        } else {
+            log_info("%s: baking mesh '%s' on the CPU (no GPU blend shapes here)", path, f->chr.meshes[mi].name);
+            bshape_job_t job = {.set = &m->set,
+                                .layout = m->set.dense ? BSHAPE_DENSE : BSHAPE_SPARSE,
+                                .active_count = n,
+                                .active_target = targets,
+                                .active_weight = weights,
+                                .positions = m->pos,
+                                .normals = m->nrm,
+                                .tangents = m->tan,
+                                .ao = m->ao,
+                                .out_positions = pos,
+                                .out_normals = nrm,
+                                .out_tangents = tan,
+                                .out_ao = ao};
+            ok = bshape_run(&job);
+        }
+    }
+    if (ok) {
+        memcpy(out, f->chr.meshes[mi].vertices, vc * sizeof *out);
+        for (size_t v = 0; v < vc; v++) {
+            memcpy(out[v].pos, pos + 3 * v, sizeof out[v].pos);
+            memcpy(out[v].normal, nrm + 3 * v, sizeof out[v].normal);
+            memcpy(out[v].tangent, tan + 4 * v, sizeof out[v].tangent);
+            out[v].ao = ao[v];
+        }
+    }
+    free(pos);
+    free(nrm);
+    free(tan);
+    free(ao);
+    return ok;
+}
+
+bool figure_bake_save(figure_t *f, const char *path)
+{
+    if (!f || !f->gfx || !path) {
+        log_error("%s: bake needs a figure uploaded to the renderer", path ? path : "(no path)");
+        return false;
+    }
+    /* A shallow copy: it shares every array with f->chr except the baked
+     * meshes' vertices, and is never freed through chr_free(). */
+    chr_character_t out = f->chr;
+    chr_vertex_t *baked[CHR_MAX_MESHES] = {0};
+    bool ok = true;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
+        figure_mesh *m = &f->mesh[mi];
+        if (m->set.shape_count == 0)
+            continue;
+        uint32_t *targets = xcalloc(m->set.shape_count, sizeof *targets, &ok);
+        float *weights = xcalloc(m->set.shape_count, sizeof *weights, &ok);
+        baked[mi] = xcalloc(m->vertex_count, sizeof *baked[mi], &ok);
+        if (!ok) {
+            log_error("%s: out of memory baking mesh '%s'", path, f->chr.meshes[mi].name);
+        } else {
+            int n = shape_active(f, m, targets, weights);
+            if (n > 0) {
+                ok = bake_mesh(f, mi, n, targets, weights, baked[mi], path);
+                out.meshes[mi].vertices = baked[mi];
+            }
+        }
+        free(targets);
+        free(weights);
+    }
+    ok = ok && chr_save(&out, path);
+    for (uint32_t mi = 0; mi < CHR_MAX_MESHES; mi++)
+        free(baked[mi]);
     return ok;
 }

@@ -9,8 +9,13 @@
  * Call order: figure_load() (files only, before any window) ->
  * figure_gpu_init() after gfx_init -> per drawn frame: set shape_weight[],
  * figure_deform(pose, world matrix) -> figure_free().
- * With gpu_skin, the morphed bind pose and the palette go into that stream
- * instead and the vertex shader skins (same methods, same truncation).
+ * With gpu_skin, the palette goes into that stream and the vertex shader
+ * skins (same methods, same truncation); with gpu_morph too (the default),
+ * the CPU does not morph either: it writes each morphed mesh's active list
+ * and the vertex shader applies the uploaded deltas (dense or sparse as
+ * `dense` says). Where the GPU cannot (limits, logged once at start), the
+ * CPU morphs and the morphed bind pose goes into the stream.
+ * figure_bake_save() bakes the current shape weights into a new .chr.
  * Does NOT: make gl* calls (gfx_character does), choose the pose, or allocate
  * after figure_load() (every scratch array is sized there).
  * Memory: the figure owns the character, the arrays and the gfx handle.
@@ -64,6 +69,8 @@ typedef struct figure_t {
     int method;                /* skin_method */
     int influences;            /* 1..4: kept weights, renormalised (both paths) */
     bool gpu_skin;             /* skin in the vertex shader instead of on the CPU */
+    bool gpu_morph;            /* with gpu_skin: blend shapes in the vertex shader too */
+    bool morph_on_gpu;         /* whether the last deform left the blend shapes to the GPU */
     /* Per stream slot: the bind pose of the meshes without blend shapes is
      * already there (GPU path), so only morphed meshes are copied again. */
     bool slot_has_bind[GFX_CHARACTER_SLOTS];
@@ -84,5 +91,13 @@ void figure_fk(figure_t *f, const pose_t *pose);
 bool figure_deform(figure_t *f, const pose_t *pose, const float world[16]);
 /* Index of the blend shape NAME, or -1. */
 int figure_shape(const figure_t *f, const char *name);
+
+/* Bakes the current shape weights (shape_weight[], not the pose-driven
+ * correctives) into the bind pose of every mesh they move, through the
+ * GPU's transform feedback (gfx_character_bake; on the CPU with bshape_run
+ * where the GPU cannot), and writes the character to PATH as a new .chr
+ * whose morphed meshes carry the baked vertices (shapes and correctives kept
+ * as they are). Needs figure_gpu_init(). False after one logged line. */
+bool figure_bake_save(figure_t *f, const char *path);
 
 #endif

@@ -5,6 +5,7 @@
 #include "shaders/shader_interface.h"
 
 #include <GL/glew.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,26 @@
 enum { BIND_POS = 0, BIND_NORMAL, BIND_TANGENT, BIND_AO, BIND_STATIC, BIND_SKIN };
 /* GPU skinning variants (gfx_skin_mode >= 0) and program kinds. */
 enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KINDS };
-/* vec4s per vertex in the capture SSBO (character.vert). */
+/* GPU blend-shape layouts (gfx_morph_mode >= 0). */
+enum { MORPH_LAYOUTS = 2 };
+/* vec4s per vertex in the capture SSBO and the bake's transform feedback
+ * (character.vert). */
 #define CAPTURE_VEC4S 3
+#define BAKE_VEC4S 3
+/* Bytes of one delta record in morph.glsl (struct morph_delta). */
+#define MORPH_RECORD_BYTES ((size_t)MORPH_DELTA_VEC4S * 4 * sizeof(float))
+/* Storage blocks of a morphing vertex shader: palette, deltas, active list
+ * or weights, and the sparse layout's offsets. */
+#define MORPH_BLOCKS(layout) ((layout) == GFX_MORPH_GPU_SPARSE ? 4 : 3)
+
+_Static_assert(GFX_MORPH_GPU_SPARSE == MORPH_LAYOUT_SPARSE && GFX_MORPH_GPU_DENSE == MORPH_LAYOUT_DENSE,
+               "gfx_morph_mode must match morph.glsl's layouts");
+
+/* One entry of the dense active list (struct morph_entry in morph.glsl). */
+typedef struct morph_entry {
+    uint32_t target;
+    float weight;
+} morph_entry;
 /* Material arrays in character.frag; must match CHR_MAX_MATERIALS. */
 #define MATERIAL_SLOTS CHR_MAX_MATERIALS
 
@@ -40,12 +59,24 @@ typedef struct skin_vertex {
 typedef struct program_locs {
     gfx_program prog;
     GLint u_model, u_influences, u_joint_count;
+    GLint u_morph_first, u_morph_vertices, u_morph_targets;
 } program_locs;
+
+/* Where one mesh's blend shapes live on the GPU (bytes). */
+typedef struct morph_mesh {
+    uint32_t target_count;          /* 0: no blend shapes */
+    size_t delta_off[MORPH_LAYOUTS];   /* in delta_buf[layout] */
+    size_t delta_bytes[MORPH_LAYOUTS];
+    size_t offsets_off, offsets_bytes; /* sparse offsets, in delta_buf[SPARSE] */
+    size_t off_active, off_weights;    /* inside a stream slot */
+} morph_mesh;
 
 struct gfx_character {
     char label[64];
     uint32_t vertex_count, index_count, mesh_count;
     uint32_t mesh_first[CHR_MAX_MESHES];
+    uint32_t mesh_vertices[CHR_MAX_MESHES];
+    uint32_t index_first[CHR_MAX_MESHES], index_counts[CHR_MAX_MESHES];
     gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
     gfx_buffer static_vbo, ibo, skin_vbo;
     gfx_vertex_array vao[GFX_CHARACTER_SLOTS];
@@ -64,6 +95,21 @@ struct gfx_character {
     int writing;                  /* slot handed out by begin_update, -1 none */
     int ready;                    /* slot drawn, -1 until the first end_update */
     program_locs lit, lit_noshadow, shadow;
+    /* GPU blend shapes. The unmorphed bind pose (position, normal, tangent,
+     * AO arrays as in a slot) is static and read through bind_vao. */
+    gfx_buffer bind_vbo;
+    gfx_vertex_array bind_vao;
+    gfx_buffer delta_buf[MORPH_LAYOUTS];
+    morph_mesh morph[CHR_MAX_MESHES];
+    bool morph_ok[MORPH_LAYOUTS];
+    program_locs morph_prog[MORPH_LAYOUTS][GPU_METHODS][KINDS];
+    program_locs bake_prog[MORPH_LAYOUTS];
+    gfx_morph_mode morph_mode, slot_morph[GFX_CHARACTER_SLOTS];
+    uint32_t slot_active[GFX_CHARACTER_SLOTS][CHR_MAX_MESHES]; /* active entries written */
+    bool active_written[CHR_MAX_MESHES];                      /* in this update */
+    uint32_t active_now[CHR_MAX_MESHES];
+    float *weight_scratch;        /* max target count: weights summed per target */
+    uint32_t max_targets;
     float model[16];
     bool visible;
     gfx_character_stats stats;
@@ -95,6 +141,24 @@ bool gfx_character_gpu_limits_ok(const gfx_info *info, int joints, int extra_blo
     return true;
 }
 
+bool gfx_character_morph_limits_ok(const gfx_info *info, int64_t block_bytes, int blocks, char *msg,
+                                   size_t msg_size)
+{
+    if (info->max_ssbo_block_size < block_bytes) {
+        snprintf(msg, msg_size, "a %lld-byte storage block is needed, GL_MAX_SHADER_STORAGE_BLOCK_SIZE is %lld",
+                 (long long)block_bytes, (long long)info->max_ssbo_block_size);
+        return false;
+    }
+    if (info->max_vertex_ssbo_blocks < blocks) {
+        snprintf(msg, msg_size, "%d vertex shader storage blocks are needed, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS is %d",
+                 blocks, info->max_vertex_ssbo_blocks);
+        return false;
+    }
+    if (msg_size > 0)
+        msg[0] = '\0';
+    return true;
+}
+
 static void label_object(GLenum kind, GLuint id, const char *base, const char *what)
 {
     char name[96];
@@ -109,6 +173,9 @@ static bool load_program(program_locs *p, const char *vs, const char *fs, const 
     p->u_model = glGetUniformLocation(p->prog.id, "u_model");
     p->u_influences = glGetUniformLocation(p->prog.id, "u_influences");
     p->u_joint_count = glGetUniformLocation(p->prog.id, "u_joint_count");
+    p->u_morph_first = glGetUniformLocation(p->prog.id, "u_morph_first_vertex");
+    p->u_morph_vertices = glGetUniformLocation(p->prog.id, "u_morph_vertex_count");
+    p->u_morph_targets = glGetUniformLocation(p->prog.id, "u_morph_target_count");
     return true;
 }
 
@@ -174,6 +241,218 @@ static bool load_gpu_programs(gfx_character *gc, const chr_character_t *c)
     return true;
 }
 
+/* Limits and data of LAYOUT for every mesh with targets; false with a
+ * one-line reason in MSG. */
+static bool morph_layout_ok(const gfx_character *gc, const gfx_morph_targets *morph, gfx_morph_mode layout,
+                            char *msg, size_t msg_size)
+{
+    const gfx_info *info = gfx_get_info();
+    for (uint32_t m = 0; m < gc->mesh_count; m++) {
+        const gfx_morph_targets *t = &morph[m];
+        uint64_t vc = gc->mesh_vertices[m], tc = t->target_count;
+        if (tc == 0)
+            continue;
+        int64_t blocks[3] = {0, 0, 0};
+        if (layout == GFX_MORPH_GPU_DENSE) {
+            if (!t->dense) {
+                snprintf(msg, msg_size, "mesh %u: the dense deltas were not built", m);
+                return false;
+            }
+            /* morph.glsl indexes records with a uint. */
+            if (tc * vc > UINT32_MAX) {
+                snprintf(msg, msg_size, "mesh %u: %llu x %llu dense records overflow a 32-bit index", m,
+                         (unsigned long long)tc, (unsigned long long)vc);
+                return false;
+            }
+            blocks[0] = (int64_t)(tc * vc * MORPH_RECORD_BYTES);
+            blocks[1] = (int64_t)(MORPH_ACTIVE_HEADER_BYTES + tc * sizeof(morph_entry));
+        } else {
+            if (!t->vertex_offset || !t->pair_target || !t->pair_delta) {
+                snprintf(msg, msg_size, "mesh %u: the sparse deltas were not built", m);
+                return false;
+            }
+            for (uint64_t v = 0; v < vc; v++) {
+                if (t->vertex_offset[v] > t->vertex_offset[v + 1]) {
+                    snprintf(msg, msg_size, "mesh %u: sparse offsets decrease at vertex %llu", m,
+                             (unsigned long long)v);
+                    return false;
+                }
+            }
+            if (t->vertex_offset[0] != 0 || t->vertex_offset[vc] != t->pair_count) {
+                snprintf(msg, msg_size, "mesh %u: sparse offsets do not span the %u pairs", m, t->pair_count);
+                return false;
+            }
+            blocks[0] = (int64_t)((t->pair_count ? t->pair_count : 1) * MORPH_RECORD_BYTES);
+            blocks[1] = (int64_t)((vc + 1) * sizeof(uint32_t));
+            blocks[2] = (int64_t)(tc * sizeof(float));
+        }
+        for (int b = 0; b < 3; b++) {
+            char why[200];
+            if (!gfx_character_morph_limits_ok(info, blocks[b], MORPH_BLOCKS(layout), why, sizeof why)) {
+                snprintf(msg, msg_size, "mesh %u: %s", m, why);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Record D (GFX_MORPH_DELTA_FLOATS) of TARGET as struct morph_delta. */
+static void pack_record(const float *d, uint32_t target, float *out)
+{
+    out[0] = d[0];
+    out[1] = d[1];
+    out[2] = d[2];
+    out[3] = d[9];
+    out[4] = d[3];
+    out[5] = d[4];
+    out[6] = d[5];
+    memcpy(&out[7], &target, sizeof target);
+    out[8] = d[6];
+    out[9] = d[7];
+    out[10] = d[8];
+    out[11] = 0.0f;
+}
+
+/* The immutable delta buffer of LAYOUT (every mesh's records; sparse: then
+ * the offsets), from a staging copy freed before returning. */
+static bool upload_morph_layout(gfx_character *gc, const gfx_morph_targets *morph, gfx_morph_mode layout)
+{
+    size_t total = 0;
+    for (uint32_t m = 0; m < gc->mesh_count; m++) {
+        morph_mesh *mm = &gc->morph[m];
+        const gfx_morph_targets *t = &morph[m];
+        size_t vc = gc->mesh_vertices[m];
+        if (mm->target_count == 0)
+            continue;
+        mm->delta_off[layout] = total;
+        if (layout == GFX_MORPH_GPU_DENSE)
+            mm->delta_bytes[layout] = (size_t)mm->target_count * vc * MORPH_RECORD_BYTES;
+        else /* at least one record: a bound range may not be empty */
+            mm->delta_bytes[layout] = (size_t)(t->pair_count ? t->pair_count : 1) * MORPH_RECORD_BYTES;
+        total += align_up(mm->delta_bytes[layout]);
+        if (layout == GFX_MORPH_GPU_SPARSE) {
+            mm->offsets_off = total;
+            mm->offsets_bytes = (vc + 1) * sizeof(uint32_t);
+            total += align_up(mm->offsets_bytes);
+        }
+    }
+    uint8_t *staging = calloc(total ? total : 1, 1);
+    if (!staging) {
+        log_error("render: %s: out of memory for %zu bytes of blend-shape deltas", gc->label, total);
+        return false;
+    }
+    for (uint32_t m = 0; m < gc->mesh_count; m++) {
+        const morph_mesh *mm = &gc->morph[m];
+        const gfx_morph_targets *t = &morph[m];
+        size_t vc = gc->mesh_vertices[m];
+        if (mm->target_count == 0)
+            continue;
+        float *rec = (float *)(staging + mm->delta_off[layout]);
+        if (layout == GFX_MORPH_GPU_DENSE) {
+            for (size_t r = 0; r < (size_t)mm->target_count * vc; r++)
+                pack_record(t->dense + r * GFX_MORPH_DELTA_FLOATS, (uint32_t)(r / vc),
+                            rec + r * MORPH_DELTA_VEC4S * 4);
+        } else {
+            for (size_t i = 0; i < t->pair_count; i++)
+                pack_record(t->pair_delta + i * GFX_MORPH_DELTA_FLOATS, t->pair_target[i],
+                            rec + i * MORPH_DELTA_VEC4S * 4);
+            memcpy(staging + mm->offsets_off, t->vertex_offset, mm->offsets_bytes);
+        }
+    }
+    glCreateBuffers(1, &gc->delta_buf[layout].id);
+    /* Immutable and never mapped: written once here, read by vertex shaders. */
+    glNamedBufferStorage(gc->delta_buf[layout].id, (GLsizeiptr)(total ? total : 1), staging, 0);
+    label_object(GL_BUFFER, gc->delta_buf[layout].id, gc->label,
+                 layout == GFX_MORPH_GPU_DENSE ? "blend_deltas_dense" : "blend_deltas_sparse");
+    free(staging);
+    gc->stats.delta_bytes += total;
+    return glGetError() == GL_NO_ERROR;
+}
+
+/* Both layouts are uploaded when they fit: switching then costs nothing,
+ * and slots still in flight keep drawing with the layout they were written
+ * for (a rebuild on switch would have to wait for their fences). The price
+ * is GPU memory: dense holds every zero (30 MB for the shipped head against
+ * 7 MB sparse). A layout beyond the limits is left out with one line. */
+static bool setup_morph(gfx_character *gc, const chr_character_t *c, const gfx_morph_targets *morph)
+{
+    if (!morph || !gc->gpu_ok || gc->max_targets == 0)
+        return true;
+    for (int layout = 0; layout < MORPH_LAYOUTS; layout++) {
+        char msg[256];
+        const char *name = layout == GFX_MORPH_GPU_DENSE ? "dense" : "sparse";
+        if (!morph_layout_ok(gc, morph, (gfx_morph_mode)layout, msg, sizeof msg)) {
+            log_warn("render: %s: GPU blend shapes (%s): %s; blend shapes stay on the CPU in that layout", gc->label,
+                     name, msg);
+            continue;
+        }
+        if (!upload_morph_layout(gc, morph, (gfx_morph_mode)layout)) {
+            log_error("render: %s: uploading the %s blend-shape deltas failed", gc->label, name);
+            return false;
+        }
+        for (int m = 0; m < GPU_METHODS; m++) {
+            for (int k = 0; k < KINDS; k++) {
+                if (k == KIND_CAPTURE && !gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1,
+                                                                        msg, sizeof msg))
+                    continue; /* capture refused later */
+                static const char *const vs[KINDS] = {"character.vert", "character.vert", "character_shadow.vert",
+                                                      "character.vert"};
+                static const char *const fs[KINDS] = {"character.frag", "character.frag", "character_shadow.frag",
+                                                      "character_shadow.frag"};
+                static const char *const extra[KINDS] = {"", "#define STRIDER_NO_SHADOWS\n", "",
+                                                         "#define STRIDER_SKIN_CAPTURE\n"};
+                char defines[200], pname[96];
+                snprintf(defines, sizeof defines,
+                         "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n#define STRIDER_GPU_MORPH\n"
+                         "#define MORPH_LAYOUT %d\n%s",
+                         m, layout, extra[k]);
+                snprintf(pname, sizeof pname, "%s.morph_%s.gpu%d.%d", gc->label, name, m, k);
+                if (!load_program(&gc->morph_prog[layout][m][k], vs[k], fs[k], defines, pname))
+                    return false;
+                if (k != KIND_SHADOW)
+                    set_materials(&gc->morph_prog[layout][m][k], c);
+            }
+        }
+        char defines[160], pname[96];
+        snprintf(defines, sizeof defines, "#define STRIDER_GPU_MORPH\n#define MORPH_LAYOUT %d\n#define STRIDER_MORPH_BAKE\n",
+                 layout);
+        snprintf(pname, sizeof pname, "%s.bake_%s", gc->label, name);
+        if (!load_program(&gc->bake_prog[layout], "character.vert", "character_shadow.frag", defines, pname))
+            return false;
+        gc->morph_ok[layout] = true;
+    }
+    return true;
+}
+
+/* The unmorphed bind pose, laid out like a stream slot's vertex arrays. */
+static bool upload_bind(gfx_character *gc, const chr_character_t *c)
+{
+    size_t bytes = gc->off_ao + align_up((size_t)gc->vertex_count * sizeof(float));
+    uint8_t *data = calloc(bytes, 1);
+    if (!data) {
+        log_error("render: %s: out of memory for the bind pose", gc->label);
+        return false;
+    }
+    float *pos = (float *)data, *nrm = (float *)(data + gc->off_normal), *tan = (float *)(data + gc->off_tangent);
+    float *ao = (float *)(data + gc->off_ao);
+    for (uint32_t m = 0; m < c->mesh_count; m++) {
+        for (uint32_t v = 0; v < c->meshes[m].vertex_count; v++) {
+            const chr_vertex_t *x = &c->meshes[m].vertices[v];
+            size_t i = (size_t)gc->mesh_first[m] + v;
+            memcpy(pos + 3 * i, x->pos, sizeof x->pos);
+            memcpy(nrm + 3 * i, x->normal, sizeof x->normal);
+            memcpy(tan + 4 * i, x->tangent, sizeof x->tangent);
+            ao[i] = x->ao;
+        }
+    }
+    glCreateBuffers(1, &gc->bind_vbo.id);
+    glNamedBufferStorage(gc->bind_vbo.id, (GLsizeiptr)bytes, data, 0);
+    label_object(GL_BUFFER, gc->bind_vbo.id, gc->label, "bind_pose");
+    free(data);
+    return true;
+}
+
 static bool upload_static(gfx_character *gc, const chr_character_t *c)
 {
     static_vertex *sv = malloc((size_t)gc->vertex_count * sizeof *sv);
@@ -214,54 +493,60 @@ static bool upload_static(gfx_character *gc, const chr_character_t *c)
     return true;
 }
 
+/* A VAO reading position/normal/tangent/AO from BUF at BASE (+ the slot
+ * offsets) and the static attributes. */
+static GLuint make_vao(const gfx_character *gc, GLuint buf, GLintptr base, const char *what)
+{
+    GLuint vao;
+    glCreateVertexArrays(1, &vao);
+    glVertexArrayVertexBuffer(vao, BIND_POS, buf, base, 3 * sizeof(float));
+    glVertexArrayVertexBuffer(vao, BIND_NORMAL, buf, base + (GLintptr)gc->off_normal, 3 * sizeof(float));
+    glVertexArrayVertexBuffer(vao, BIND_TANGENT, buf, base + (GLintptr)gc->off_tangent, 4 * sizeof(float));
+    glVertexArrayVertexBuffer(vao, BIND_AO, buf, base + (GLintptr)gc->off_ao, sizeof(float));
+    glVertexArrayVertexBuffer(vao, BIND_STATIC, gc->static_vbo.id, 0, sizeof(static_vertex));
+    glVertexArrayVertexBuffer(vao, BIND_SKIN, gc->skin_vbo.id, 0, sizeof(skin_vertex));
+    glVertexArrayElementBuffer(vao, gc->ibo.id);
+    /* Read only by the GPU-skinning variants. */
+    glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
+    glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(skin_vertex, joints));
+    glVertexArrayAttribBinding(vao, ATTR_JOINTS, BIND_SKIN);
+    glEnableVertexArrayAttrib(vao, ATTR_WEIGHTS);
+    glVertexArrayAttribFormat(vao, ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(skin_vertex, weights));
+    glVertexArrayAttribBinding(vao, ATTR_WEIGHTS, BIND_SKIN);
+    static const struct {
+        GLuint attr, binding, size;
+    } floats[] = {{ATTR_POSITION, BIND_POS, 3},
+                  {ATTR_NORMAL, BIND_NORMAL, 3},
+                  {ATTR_TANGENT, BIND_TANGENT, 4},
+                  {ATTR_AO, BIND_AO, 1}};
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) {
+        glEnableVertexArrayAttrib(vao, floats[i].attr);
+        glVertexArrayAttribFormat(vao, floats[i].attr, (GLint)floats[i].size, GL_FLOAT, GL_FALSE, 0);
+        glVertexArrayAttribBinding(vao, floats[i].attr, floats[i].binding);
+    }
+    glEnableVertexArrayAttrib(vao, ATTR_UV);
+    glVertexArrayAttribFormat(vao, ATTR_UV, 2, GL_FLOAT, GL_FALSE, (GLuint)offsetof(static_vertex, uv));
+    glVertexArrayAttribBinding(vao, ATTR_UV, BIND_STATIC);
+    /* The character has no vertex colours: its material index rides in
+     * the colour slot as an integer attribute. */
+    glEnableVertexArrayAttrib(vao, ATTR_COLOR);
+    glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(static_vertex, material));
+    glVertexArrayAttribBinding(vao, ATTR_COLOR, BIND_STATIC);
+    label_object(GL_VERTEX_ARRAY, vao, gc->label, what);
+    return vao;
+}
+
 static void make_vaos(gfx_character *gc)
 {
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
-        GLuint vao;
-        glCreateVertexArrays(1, &vao);
-        gc->vao[s].id = vao;
-        GLintptr base = (GLintptr)((size_t)s * gc->slot_bytes);
-        glVertexArrayVertexBuffer(vao, BIND_POS, gc->stream.id, base, 3 * sizeof(float));
-        glVertexArrayVertexBuffer(vao, BIND_NORMAL, gc->stream.id, base + (GLintptr)gc->off_normal, 3 * sizeof(float));
-        glVertexArrayVertexBuffer(vao, BIND_TANGENT, gc->stream.id, base + (GLintptr)gc->off_tangent,
-                                  4 * sizeof(float));
-        glVertexArrayVertexBuffer(vao, BIND_AO, gc->stream.id, base + (GLintptr)gc->off_ao, sizeof(float));
-        glVertexArrayVertexBuffer(vao, BIND_STATIC, gc->static_vbo.id, 0, sizeof(static_vertex));
-        glVertexArrayVertexBuffer(vao, BIND_SKIN, gc->skin_vbo.id, 0, sizeof(skin_vertex));
-        glVertexArrayElementBuffer(vao, gc->ibo.id);
-        /* Read only by the GPU-skinning variants. */
-        glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
-        glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(skin_vertex, joints));
-        glVertexArrayAttribBinding(vao, ATTR_JOINTS, BIND_SKIN);
-        glEnableVertexArrayAttrib(vao, ATTR_WEIGHTS);
-        glVertexArrayAttribFormat(vao, ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(skin_vertex, weights));
-        glVertexArrayAttribBinding(vao, ATTR_WEIGHTS, BIND_SKIN);
-        static const struct {
-            GLuint attr, binding, size;
-        } floats[] = {{ATTR_POSITION, BIND_POS, 3},
-                      {ATTR_NORMAL, BIND_NORMAL, 3},
-                      {ATTR_TANGENT, BIND_TANGENT, 4},
-                      {ATTR_AO, BIND_AO, 1}};
-        for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) {
-            glEnableVertexArrayAttrib(vao, floats[i].attr);
-            glVertexArrayAttribFormat(vao, floats[i].attr, (GLint)floats[i].size, GL_FLOAT, GL_FALSE, 0);
-            glVertexArrayAttribBinding(vao, floats[i].attr, floats[i].binding);
-        }
-        glEnableVertexArrayAttrib(vao, ATTR_UV);
-        glVertexArrayAttribFormat(vao, ATTR_UV, 2, GL_FLOAT, GL_FALSE, (GLuint)offsetof(static_vertex, uv));
-        glVertexArrayAttribBinding(vao, ATTR_UV, BIND_STATIC);
-        /* The character has no vertex colours: its material index rides in
-         * the colour slot as an integer attribute. */
-        glEnableVertexArrayAttrib(vao, ATTR_COLOR);
-        glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(static_vertex, material));
-        glVertexArrayAttribBinding(vao, ATTR_COLOR, BIND_STATIC);
         char what[32];
         snprintf(what, sizeof what, "vao[%d]", s);
-        label_object(GL_VERTEX_ARRAY, vao, gc->label, what);
+        gc->vao[s].id = make_vao(gc, gc->stream.id, (GLintptr)((size_t)s * gc->slot_bytes), what);
     }
+    gc->bind_vao.id = make_vao(gc, gc->bind_vbo.id, 0, "bind_vao");
 }
 
-gfx_character *gfx_character_create(const chr_character_t *c, const char *label)
+gfx_character *gfx_character_create(const chr_character_t *c, const gfx_morph_targets *morph, const char *label)
 {
     if (!c || c->mesh_count == 0 || c->mesh_count > CHR_MAX_MESHES) {
         log_error("render: %s: no meshes to draw", label ? label : "character");
@@ -282,8 +567,20 @@ gfx_character *gfx_character_create(const chr_character_t *c, const char *label)
     gc->mesh_count = c->mesh_count;
     for (uint32_t m = 0; m < c->mesh_count; m++) {
         gc->mesh_first[m] = (uint32_t)vcount;
+        gc->mesh_vertices[m] = c->meshes[m].vertex_count;
+        gc->index_first[m] = (uint32_t)icount;
+        gc->index_counts[m] = c->meshes[m].index_count;
         vcount += c->meshes[m].vertex_count;
         icount += c->meshes[m].index_count;
+        uint32_t tc = morph ? morph[m].target_count : 0;
+        if (tc > CHR_MAX_SHAPES + CHR_MAX_CORRECTIVES) {
+            log_error("render: %s: mesh %u has %u blend-shape targets, at most %d", gc->label, m, tc,
+                      CHR_MAX_SHAPES + CHR_MAX_CORRECTIVES);
+            free(gc);
+            return NULL;
+        }
+        gc->morph[m].target_count = tc;
+        gc->max_targets = tc > gc->max_targets ? tc : gc->max_targets;
     }
     if (vcount == 0 || icount == 0 || vcount > CHR_MAX_VERTICES || icount > (uint64_t)CHR_MAX_INDICES * 2) {
         log_error("render: %s: %llu vertices, %llu indices: nothing to draw or too many", gc->label,
@@ -303,9 +600,28 @@ gfx_character *gfx_character_create(const chr_character_t *c, const char *label)
     gc->off_dq = gc->off_palette + align_up(gc->palette_bytes);
     gc->dq_bytes = (size_t)GFX_CHARACTER_MAX_JOINTS * GFX_CHARACTER_DQ_FLOATS * sizeof(float);
     gc->slot_bytes = gc->off_dq + align_up(gc->dq_bytes);
+    /* Each morphed mesh's active list (dense) and weight table (sparse). */
+    for (uint32_t m = 0; m < gc->mesh_count; m++) {
+        morph_mesh *mm = &gc->morph[m];
+        if (mm->target_count == 0)
+            continue;
+        mm->off_active = gc->slot_bytes;
+        gc->slot_bytes += align_up(MORPH_ACTIVE_HEADER_BYTES + (size_t)mm->target_count * sizeof(morph_entry));
+        mm->off_weights = gc->slot_bytes;
+        gc->slot_bytes += align_up((size_t)mm->target_count * sizeof(float));
+    }
     gc->mode = GFX_SKIN_CPU;
-    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
+    gc->morph_mode = GFX_MORPH_CPU;
+    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         gc->slot_mode[s] = GFX_SKIN_CPU;
+        gc->slot_morph[s] = GFX_MORPH_CPU;
+    }
+    gc->weight_scratch = calloc(gc->max_targets ? gc->max_targets : 1, sizeof *gc->weight_scratch);
+    if (!gc->weight_scratch) {
+        log_error("render: out of memory for a character");
+        free(gc);
+        return NULL;
+    }
 
     char name[96];
     snprintf(name, sizeof name, "%s.lit", gc->label);
@@ -316,7 +632,7 @@ gfx_character *gfx_character_create(const chr_character_t *c, const char *label)
     snprintf(name, sizeof name, "%s.shadow", gc->label);
     ok = ok && load_program(&gc->shadow, "character_shadow.vert", "character_shadow.frag", NULL, name);
     ok = ok && load_gpu_programs(gc, c);
-    if (!ok || !upload_static(gc, c)) {
+    if (!ok || !upload_static(gc, c) || !upload_bind(gc, c) || !setup_morph(gc, c, morph)) {
         gfx_character_destroy(gc);
         return NULL;
     }
@@ -360,11 +676,21 @@ void gfx_character_destroy(gfx_character *gc)
     }
     if (gc->mapped)
         glUnmapNamedBuffer(gc->stream.id);
-    GLuint bufs[4] = {gc->stream.id, gc->static_vbo.id, gc->ibo.id, gc->skin_vbo.id};
-    glDeleteBuffers(4, bufs);
-    for (int m = 0; m < GPU_METHODS; m++)
-        for (int k = 0; k < KINDS; k++)
+    if (gc->bind_vao.id)
+        glDeleteVertexArrays(1, &gc->bind_vao.id);
+    GLuint bufs[7] = {gc->stream.id,       gc->static_vbo.id,   gc->ibo.id,         gc->skin_vbo.id,
+                      gc->bind_vbo.id,     gc->delta_buf[0].id, gc->delta_buf[1].id};
+    glDeleteBuffers(7, bufs);
+    for (int m = 0; m < GPU_METHODS; m++) {
+        for (int k = 0; k < KINDS; k++) {
             gfx_shader_program_free(&gc->gpu[m][k].prog);
+            for (int l = 0; l < MORPH_LAYOUTS; l++)
+                gfx_shader_program_free(&gc->morph_prog[l][m][k].prog);
+        }
+    }
+    for (int l = 0; l < MORPH_LAYOUTS; l++)
+        gfx_shader_program_free(&gc->bake_prog[l].prog);
+    free(gc->weight_scratch);
     gfx_shader_program_free(&gc->lit.prog);
     gfx_shader_program_free(&gc->lit_noshadow.prog);
     gfx_shader_program_free(&gc->shadow.prog);
@@ -400,6 +726,7 @@ bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
         gc->fence[s] = NULL;
     }
     gc->writing = s;
+    memset(gc->active_written, 0, sizeof gc->active_written);
     uint8_t *base = gc->mapped + (size_t)s * gc->slot_bytes;
     out->vertex_count = gc->vertex_count;
     out->positions = (float *)base;
@@ -420,6 +747,10 @@ void gfx_character_end_update(gfx_character *gc)
     gc->slot_mode[gc->ready] = gc->mode;
     gc->slot_influences[gc->ready] = gc->influences;
     gc->slot_joints[gc->ready] = gc->joint_count;
+    /* CPU skinning takes vertices the CPU has morphed. */
+    gc->slot_morph[gc->ready] = gc->mode == GFX_SKIN_CPU ? GFX_MORPH_CPU : gc->morph_mode;
+    for (uint32_t m = 0; m < gc->mesh_count; m++)
+        gc->slot_active[gc->ready][m] = gc->active_written[m] ? gc->active_now[m] : 0;
     gc->writing = -1;
     gc->stats.frames_updated++;
 }
@@ -454,6 +785,88 @@ bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influ
     return true;
 }
 
+bool gfx_character_morph_supported(const gfx_character *gc, gfx_morph_mode layout)
+{
+    return (layout == GFX_MORPH_GPU_SPARSE || layout == GFX_MORPH_GPU_DENSE) && gc->morph_ok[layout];
+}
+
+bool gfx_character_set_morph(gfx_character *gc, gfx_morph_mode mode)
+{
+    if (mode != GFX_MORPH_CPU && !gfx_character_morph_supported(gc, mode)) {
+        log_error("render: %s: GPU blend shapes in layout %d are not available (see the warning at start)", gc->label,
+                  (int)mode);
+        return false;
+    }
+    gc->morph_mode = mode;
+    return true;
+}
+
+/* Sums COUNT (target, weight) entries per target in the scratch and writes
+ * the dense active list (ascending, non-zero: bshape_run's order) to ACTIVE
+ * and the per-target weight table to WEIGHTS; returns the list's length.
+ * The destinations may be write-combined mapped memory: written once. */
+static uint32_t fill_lists(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+                           const float *weights, uint8_t *active, float *table)
+{
+    uint32_t tc = gc->morph[mesh].target_count;
+    float *w = gc->weight_scratch;
+    memset(w, 0, tc * sizeof *w);
+    for (int i = 0; i < count; i++)
+        w[targets[i]] += weights[i];
+    morph_entry *e = (morph_entry *)(active + MORPH_ACTIVE_HEADER_BYTES);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < tc; t++) {
+        if (w[t] != 0.0f) {
+            e[n].target = t;
+            e[n].weight = w[t];
+            n++;
+        }
+    }
+    uint32_t header[2] = {n, 0};
+    memcpy(active, header, sizeof header);
+    memcpy(table, w, tc * sizeof *w);
+    return n;
+}
+
+static bool check_active(const gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+                         const float *weights)
+{
+    if (mesh >= gc->mesh_count || gc->morph[mesh].target_count == 0) {
+        log_error("render: %s: mesh %u has no blend shapes", gc->label, mesh);
+        return false;
+    }
+    uint32_t tc = gc->morph[mesh].target_count;
+    if (count < 0 || (count > 0 && (!targets || !weights))) {
+        log_error("render: %s: mesh %u: bad active list (%d entries)", gc->label, mesh, count);
+        return false;
+    }
+    for (int i = 0; i < count; i++) {
+        if (targets[i] >= tc || !isfinite(weights[i])) {
+            log_error("render: %s: mesh %u active entry %d: target %u (of %u), weight %g", gc->label, mesh, i,
+                      targets[i], tc, (double)weights[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+                                const float *weights)
+{
+    if (gc->writing < 0) {
+        log_error("render: %s: write_active outside begin_update/end_update", gc->label);
+        return false;
+    }
+    if (!check_active(gc, mesh, count, targets, weights))
+        return false;
+    uint8_t *base = gc->mapped + (size_t)gc->writing * gc->slot_bytes;
+    const morph_mesh *mm = &gc->morph[mesh];
+    gc->active_now[mesh] =
+        fill_lists(gc, mesh, count, targets, weights, base + mm->off_active, (float *)(base + mm->off_weights));
+    gc->active_written[mesh] = true;
+    return true;
+}
+
 /* Binds slot S's palette (matrices or dual quaternions) and sets P's skinning uniforms. */
 static void bind_palette(const gfx_character *gc, const program_locs *p, int s)
 {
@@ -465,7 +878,83 @@ static void bind_palette(const gfx_character *gc, const program_locs *p, int s)
     glProgramUniform1i(p->prog.id, p->u_joint_count, gc->slot_joints[s]);
 }
 
-bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan)
+/* Binds mesh M's blend-shape ranges of LAYOUT (the lists from LIST_BUF at
+ * ACTIVE_OFF / WEIGHTS_OFF) and sets P's morph uniforms. */
+static void bind_morph(const gfx_character *gc, const program_locs *p, gfx_morph_mode layout, uint32_t m,
+                       GLuint list_buf, size_t active_off, size_t weights_off)
+{
+    const morph_mesh *mm = &gc->morph[m];
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_DELTAS, gc->delta_buf[layout].id,
+                      (GLintptr)mm->delta_off[layout], (GLsizeiptr)mm->delta_bytes[layout]);
+    if (layout == GFX_MORPH_GPU_DENSE) {
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, list_buf, (GLintptr)active_off,
+                          (GLsizeiptr)(MORPH_ACTIVE_HEADER_BYTES + mm->target_count * sizeof(morph_entry)));
+    } else {
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, list_buf, (GLintptr)weights_off,
+                          (GLsizeiptr)(mm->target_count * sizeof(float)));
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_OFFSETS, gc->delta_buf[layout].id,
+                          (GLintptr)mm->offsets_off, (GLsizeiptr)mm->offsets_bytes);
+    }
+    glProgramUniform1i(p->prog.id, p->u_morph_first, (GLint)gc->mesh_first[m]);
+    glProgramUniform1ui(p->prog.id, p->u_morph_vertices, gc->mesh_vertices[m]);
+    glProgramUniform1ui(p->prog.id, p->u_morph_targets, mm->target_count);
+}
+
+/* Meshes [A, B) as triangles, or as points (capture). */
+static void draw_range(const gfx_character *gc, uint32_t a, uint32_t b, bool points)
+{
+    if (points) {
+        uint32_t n = gc->mesh_first[b - 1] + gc->mesh_vertices[b - 1] - gc->mesh_first[a];
+        glDrawArrays(GL_POINTS, (GLint)gc->mesh_first[a], (GLsizei)n);
+    } else {
+        uint32_t n = gc->index_first[b - 1] + gc->index_counts[b - 1] - gc->index_first[a];
+        glDrawElements(GL_TRIANGLES, (GLsizei)n, GL_UNSIGNED_INT,
+                       (const void *)((uintptr_t)gc->index_first[a] * sizeof(uint32_t)));
+    }
+}
+
+static void use_program(const gfx_character *gc, const program_locs *p, int s)
+{
+    glUseProgram(p->prog.id);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+    bind_palette(gc, p, s);
+}
+
+/* Slot S with GPU blend shapes: each mesh with an active list this frame is
+ * its own morphing draw; runs of the other meshes share one skin-only draw.
+ * Returns the number of morphing draws. */
+static uint32_t draw_meshes(const gfx_character *gc, int s, int kind, bool points)
+{
+    gfx_morph_mode layout = gc->slot_morph[s];
+    int method = (int)gc->slot_mode[s];
+    const program_locs *skin = &gc->gpu[method][kind], *mp = &gc->morph_prog[layout][method][kind];
+    size_t slot = (size_t)s * gc->slot_bytes;
+    uint32_t draws = 0, run = UINT32_MAX;
+    glBindVertexArray(gc->bind_vao.id);
+    for (uint32_t m = 0; m <= gc->mesh_count; m++) {
+        bool morph = m < gc->mesh_count && gc->slot_active[s][m] > 0 && mp->prog.id;
+        if (!morph && m < gc->mesh_count) {
+            run = run == UINT32_MAX ? m : run;
+            continue;
+        }
+        if (run != UINT32_MAX) {
+            use_program(gc, skin, s);
+            draw_range(gc, run, m, points);
+            run = UINT32_MAX;
+        }
+        if (m == gc->mesh_count)
+            break;
+        use_program(gc, mp, s);
+        bind_morph(gc, mp, layout, m, gc->stream.id, slot + gc->morph[m].off_active,
+                   slot + gc->morph[m].off_weights);
+        draw_range(gc, m, m + 1, points);
+        draws++;
+    }
+    glBindVertexArray(0);
+    return draws;
+}
+
+bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao)
 {
     int s = gc->ready;
     if (s < 0 || gc->slot_mode[s] == GFX_SKIN_CPU) {
@@ -473,10 +962,17 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
         return false;
     }
     const program_locs *p = &gc->gpu[gc->slot_mode[s]][KIND_CAPTURE];
+    gfx_morph_mode layout = gc->slot_morph[s];
     if (!p->prog.id) {
         char msg[256];
         gfx_character_gpu_limits_ok(gfx_get_info(), gc->slot_joints[s], 1, msg, sizeof msg);
         log_error("render: %s: cannot capture: %s", gc->label, msg);
+        return false;
+    }
+    if (layout != GFX_MORPH_CPU && !gc->morph_prog[layout][gc->slot_mode[s]][KIND_CAPTURE].prog.id) {
+        char msg[256];
+        gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1, msg, sizeof msg);
+        log_error("render: %s: cannot capture the GPU blend shapes: %s", gc->label, msg);
         return false;
     }
     size_t bytes = (size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float);
@@ -488,14 +984,16 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     GLuint buf;
     glCreateBuffers(1, &buf);
     glNamedBufferStorage(buf, (GLsizeiptr)bytes, NULL, 0);
-    bind_palette(gc, p, s);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
-    glUseProgram(p->prog.id);
-    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
     glEnable(GL_RASTERIZER_DISCARD);
-    glBindVertexArray(gc->vao[s].id);
-    glDrawArrays(GL_POINTS, 0, (GLsizei)gc->vertex_count);
-    glBindVertexArray(0);
+    if (layout != GFX_MORPH_CPU) {
+        draw_meshes(gc, s, KIND_CAPTURE, true);
+    } else {
+        use_program(gc, p, s);
+        glBindVertexArray(gc->vao[s].id);
+        glDrawArrays(GL_POINTS, 0, (GLsizei)gc->vertex_count);
+        glBindVertexArray(0);
+    }
     glDisable(GL_RASTERIZER_DISCARD);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glGetNamedBufferSubData(buf, 0, (GLsizeiptr)bytes, data);
@@ -506,6 +1004,8 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
         memcpy(out_pos + 3 * v, d, 3 * sizeof(float));
         memcpy(out_nrm + 3 * v, d + 4, 3 * sizeof(float));
         memcpy(out_tan + 4 * v, d + 8, 4 * sizeof(float));
+        if (out_ao)
+            out_ao[v] = d[3];
     }
     free(data);
     return glGetError() == GL_NO_ERROR;
@@ -517,25 +1017,108 @@ static void draw_hook(const gfx_pass_info *info, void *user)
     if (!gc->visible || gc->ready < 0)
         return;
     int s = gc->ready;
-    const program_locs *p;
     int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
                : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT
                                                            : KIND_NOSHADOW;
-    if (gc->slot_mode[s] != GFX_SKIN_CPU) {
-        p = &gc->gpu[gc->slot_mode[s]][kind];
-        bind_palette(gc, p, s);
+    if (gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_morph[s] != GFX_MORPH_CPU) {
+        uint32_t draws = draw_meshes(gc, s, kind, false);
+        if (info->pass == GFX_PASS_MAIN)
+            gc->stats.morph_draws = draws;
     } else {
-        p = kind == KIND_SHADOW ? &gc->shadow : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
+        const program_locs *p;
+        if (gc->slot_mode[s] != GFX_SKIN_CPU) {
+            p = &gc->gpu[gc->slot_mode[s]][kind];
+            bind_palette(gc, p, s);
+        } else {
+            p = kind == KIND_SHADOW ? &gc->shadow : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
+        }
+        glUseProgram(p->prog.id);
+        glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+        glBindVertexArray(gc->vao[s].id);
+        glDrawElements(GL_TRIANGLES, (GLsizei)gc->index_count, GL_UNSIGNED_INT, NULL);
+        glBindVertexArray(0);
+        if (info->pass == GFX_PASS_MAIN)
+            gc->stats.morph_draws = 0;
     }
-    glUseProgram(p->prog.id);
-    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
-    glBindVertexArray(gc->vao[s].id);
-    glDrawElements(GL_TRIANGLES, (GLsizei)gc->index_count, GL_UNSIGNED_INT, NULL);
-    glBindVertexArray(0);
     if (info->pass == GFX_PASS_MAIN) {
         /* The main pass is the slot's last reader this frame. */
         if (gc->fence[s])
             glDeleteSync(gc->fence[s]);
         gc->fence[s] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     }
+}
+
+bool gfx_character_bake(gfx_character *gc, const gfx_morph_bake *job)
+{
+    if (!job || !job->out_positions || !job->out_normals || !job->out_tangents || !job->out_ao) {
+        log_error("render: %s: bake without output spans", gc->label);
+        return false;
+    }
+    if (!gfx_character_morph_supported(gc, job->layout) || !gc->bake_prog[job->layout].prog.id) {
+        log_error("render: %s: cannot bake: GPU blend shapes in layout %d are not available", gc->label,
+                  (int)job->layout);
+        return false;
+    }
+    if (!check_active(gc, job->mesh, job->active_count, job->active_target, job->active_weight))
+        return false;
+    uint32_t m = job->mesh, vc = gc->mesh_vertices[m];
+    const morph_mesh *mm = &gc->morph[m];
+    size_t active_bytes = align_up(MORPH_ACTIVE_HEADER_BYTES + (size_t)mm->target_count * sizeof(morph_entry));
+    size_t list_bytes = active_bytes + (size_t)mm->target_count * sizeof(float);
+    size_t out_bytes = (size_t)vc * BAKE_VEC4S * 4 * sizeof(float);
+    uint8_t *lists = calloc(list_bytes, 1);
+    float *data = malloc(out_bytes ? out_bytes : 1);
+    if (!lists || !data || vc == 0) {
+        free(lists);
+        free(data);
+        log_error("render: %s: cannot bake mesh %u (%u vertices, out of memory?)", gc->label, m, vc);
+        return false;
+    }
+    fill_lists(gc, m, job->active_count, job->active_target, job->active_weight, lists,
+               (float *)(lists + active_bytes));
+    GLuint bufs[2], tfo, query;
+    glCreateBuffers(2, bufs);
+    glNamedBufferStorage(bufs[0], (GLsizeiptr)list_bytes, lists, 0);
+    glNamedBufferStorage(bufs[1], (GLsizeiptr)out_bytes, NULL, 0);
+    label_object(GL_BUFFER, bufs[1], gc->label, "bake_feedback");
+    glCreateTransformFeedbacks(1, &tfo);
+    glTransformFeedbackBufferBase(tfo, 0, bufs[1]);
+    glCreateQueries(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, 1, &query);
+    const program_locs *p = &gc->bake_prog[job->layout];
+    glUseProgram(p->prog.id);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+    bind_morph(gc, p, job->layout, m, bufs[0], 0, active_bytes);
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBindVertexArray(gc->bind_vao.id);
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, tfo);
+    glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query);
+    glBeginTransformFeedback(GL_POINTS);
+    glDrawArrays(GL_POINTS, (GLint)gc->mesh_first[m], (GLsizei)vc);
+    glEndTransformFeedback();
+    glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
+    glBindVertexArray(0);
+    glDisable(GL_RASTERIZER_DISCARD);
+    GLuint written = 0;
+    glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written);
+    glGetNamedBufferSubData(bufs[1], 0, (GLsizeiptr)out_bytes, data);
+    glDeleteQueries(1, &query);
+    glDeleteTransformFeedbacks(1, &tfo);
+    glDeleteBuffers(2, bufs);
+    for (size_t v = 0; v < vc; v++) {
+        const float *d = data + v * BAKE_VEC4S * 4;
+        memcpy(job->out_positions + 3 * v, d, 3 * sizeof(float));
+        job->out_ao[v] = d[3];
+        memcpy(job->out_normals + 3 * v, d + 4, 3 * sizeof(float));
+        memcpy(job->out_tangents + 4 * v, d + 8, 4 * sizeof(float));
+    }
+    free(lists);
+    free(data);
+    GLenum err = glGetError();
+    if (written != vc || err != GL_NO_ERROR) {
+        log_error("render: %s: bake of mesh %u wrote %u of %u vertices (GL error 0x%x)", gc->label, m, written, vc,
+                  err);
+        return false;
+    }
+    return true;
 }

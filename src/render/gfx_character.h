@@ -1,27 +1,33 @@
-/* gfx_character: draws one chr character whose vertices are deformed on the
- * CPU, in the shadow pass (casting) and the main pass (lit, shadowed).
+/* gfx_character: draws one chr character, in the shadow pass (casting) and
+ * the main pass (lit, shadowed), deformed on the CPU or in the vertex shader.
  *
  * All meshes share one vertex numbering (mesh m starts at
- * gfx_character_mesh_first_vertex(m)) and one static index buffer, so the
- * whole figure is a single draw. Static attributes (uv, material) are
- * uploaded once; the deformed stream (position, normal, tangent, AO; one
- * tightly packed array each) lives in a persistent, coherent mapped buffer
- * with GFX_CHARACTER_SLOTS slots: the CPU writes slot k+1 while the GPU may
- * still read slot k, and a fence per slot guards reuse, so nothing stalls
- * and nothing is allocated per frame.
+ * gfx_character_mesh_first_vertex(m)) and one static index buffer. Static
+ * attributes (uv, material, joints/weights, the bind pose) are uploaded
+ * once; the per-frame stream (CPU-deformed position, normal, tangent, AO;
+ * the GPU palettes; the blend-shape active lists) lives in a persistent,
+ * coherent mapped buffer with GFX_CHARACTER_SLOTS slots: the CPU writes slot
+ * k+1 while the GPU may still read slot k, and a fence per slot guards reuse,
+ * so nothing stalls and nothing is allocated per frame.
  * Call order: gfx_character_create() (after gfx_init) -> per frame
- * gfx_character_begin_update() -> fill the stream -> gfx_character_end_update()
+ * gfx_character_begin_update() -> fill the stream (and
+ * gfx_character_write_active() per morphed mesh) -> gfx_character_end_update()
  * -> gfx_render_frame() draws it through a draw hook -> gfx_character_destroy().
  * Lighting (character.frag): wrap diffuse scaled by the material's subsurface,
- * specular from its roughness, AO-softened ambient, a rim light; eyes are
- * rigid meshes and simply drawn with their own materials.
- * GPU skinning (gfx_character_set_skinning): the stream then carries the
- * bind-pose (already morphed) vertices plus this frame's palette (3x4
- * row-major matrices, or dual quaternions) in the same fenced slot; the
- * vertex shaders (skin.glsl variants) skin position, normal and tangent with
- * the static joints/weights buffer. gfx_character_capture() reads the
- * GPU-skinned vertices back (tests only: it stalls).
- * Does NOT: deform on the CPU, read files, or keep pointers into the chr_character_t.
+ * specular from its roughness, AO-softened ambient, a rim light.
+ * GPU skinning (gfx_character_set_skinning): the vertex shaders (skin.glsl)
+ * skin with this frame's palette (3x4 matrices or dual quaternions) in the
+ * slot. Blend shapes then either arrive already applied in the stream
+ * (GFX_MORPH_CPU) or are applied in the vertex shader before skinning
+ * (gfx_character_set_morph, shaders/morph.glsl): the deltas of every mesh
+ * with targets are uploaded once at create into immutable SSBOs, in both
+ * layouts, and a frame only writes each mesh's active (target, weight) list
+ * into the slot. Meshes with no active target this frame draw with the
+ * skin-only programs, so the body pays no morph cost. gfx_character_capture()
+ * reads the GPU-deformed vertices back and gfx_character_bake() runs a
+ * morph through transform feedback (tests and tools only: they stall).
+ * Does NOT: deform on the CPU, read files, or keep pointers into the
+ * chr_character_t or the morph targets.
  * Memory: the renderer owns every GL object; destroy releases them.
  */
 #ifndef STRIDER_RENDER_GFX_CHARACTER_H
@@ -38,7 +44,10 @@ enum {
     GFX_CHARACTER_SLOTS = 3,
     GFX_CHARACTER_MAX_JOINTS = 256, /* palette entries per slot */
     GFX_CHARACTER_MAT_FLOATS = 12,  /* 3x4 row-major matrix */
-    GFX_CHARACTER_DQ_FLOATS = 8     /* dual quaternion: real xyzw, dual xyzw */
+    GFX_CHARACTER_DQ_FLOATS = 8,    /* dual quaternion: real xyzw, dual xyzw */
+    /* One blend-shape delta as anim/bshape stores it: dpos xyz, dnormal xyz,
+     * dtangent xyz, dao. */
+    GFX_MORPH_DELTA_FLOATS = 10
 };
 
 /* Where the vertices get skinned; the GPU values match anim/skin.h's
@@ -50,7 +59,39 @@ typedef enum gfx_skin_mode {
     GFX_SKIN_GPU_DQS = 2
 } gfx_skin_mode;
 
+/* Where the blend shapes are applied in GPU skinning modes; the GPU values
+ * match anim/bshape.h's bshape_layout and morph.glsl's MORPH_LAYOUT_*. */
+typedef enum gfx_morph_mode {
+    GFX_MORPH_CPU = -1,
+    GFX_MORPH_GPU_SPARSE = 0,
+    GFX_MORPH_GPU_DENSE = 1
+} gfx_morph_mode;
+
 typedef struct gfx_character gfx_character;
+
+/* One mesh's blend-shape targets (shapes, then correctives) in anim/bshape's
+ * two layouts; copied to the GPU at create and not kept. Target indices in
+ * active lists refer to this numbering. */
+typedef struct gfx_morph_targets {
+    uint32_t target_count;         /* 0: the mesh has no blend shapes */
+    const float *dense;            /* target_count x vertex_count x GFX_MORPH_DELTA_FLOATS, or NULL */
+    const uint32_t *vertex_offset; /* vertex_count + 1 offsets into the pairs, or NULL */
+    const uint32_t *pair_target;   /* pair_count targets, ascending per vertex */
+    const float *pair_delta;       /* pair_count x GFX_MORPH_DELTA_FLOATS */
+    uint32_t pair_count;
+} gfx_morph_targets;
+
+/* A transform-feedback bake of one mesh's blend shapes (no skinning): the
+ * morphed bind pose of the active list, read back into the caller's spans
+ * of the mesh's vertex_count entries (3, 3, 4 and 1 floats per vertex). */
+typedef struct gfx_morph_bake {
+    uint32_t mesh;
+    gfx_morph_mode layout;         /* a GPU layout */
+    int active_count;
+    const uint32_t *active_target; /* < target_count; duplicates add */
+    const float *active_weight;    /* finite */
+    float *out_positions, *out_normals, *out_tangents, *out_ao;
+} gfx_morph_bake;
 
 /* Where this frame's deformed vertices go (model space, cm). The spans are
  * write-only mapped GPU memory: write each value once, never read back. */
@@ -72,11 +113,16 @@ typedef struct gfx_character_stats {
     uint32_t vertex_count;
     uint32_t triangle_count;
     uint32_t stream_bytes;     /* one slot of the deformed stream */
+    uint64_t delta_bytes;      /* blend-shape deltas on the GPU, both layouts */
+    uint32_t morph_draws;      /* morphing draws of the last main pass */
 } gfx_character_stats;
 
-/* Uploads C's meshes and materials and registers the draw hook; NULL (one
- * logged line) on failure. LABEL prefixes the GL object labels. */
-gfx_character *gfx_character_create(const chr_character_t *c, const char *label);
+/* Uploads C's meshes and materials, and MORPH's blend-shape deltas (NULL, or
+ * c->mesh_count entries), and registers the draw hook; NULL (one logged
+ * line) on failure. A layout whose deltas exceed the GL limits is not
+ * uploaded (one logged line; blend shapes stay on the CPU in that layout).
+ * LABEL prefixes the GL object labels. */
+gfx_character *gfx_character_create(const chr_character_t *c, const gfx_morph_targets *morph, const char *label);
 void gfx_character_destroy(gfx_character *gc);
 
 uint32_t gfx_character_mesh_first_vertex(const gfx_character *gc, uint32_t mesh);
@@ -103,9 +149,34 @@ bool gfx_character_gpu_supported(const gfx_character *gc);
  * palette). False (one logged line) when the GPU path is unsupported or an
  * argument is out of range; the mode is then left unchanged. */
 bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influences, int joint_count);
-/* Tests: runs the current GPU skinning of the last finished slot and reads
- * back model-space positions (3 per vertex), normals (3) and tangents (4).
- * False in CPU mode or on a GL failure. Allocates and stalls. */
-bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan);
+/* Tests: runs the current GPU deformation (morph, skinning) of the last
+ * finished slot and reads back model-space positions (3 per vertex), normals
+ * (3), tangents (4) and, when OUT_AO is not NULL, AO (1). False in CPU mode
+ * or on a GL failure. Allocates and stalls. */
+bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao);
+
+/* Whether INFO's limits allow a blend-shape storage block of BLOCK_BYTES
+ * bytes in a vertex shader using BLOCKS storage blocks in all; false with a
+ * one-line reason naming the limit in MSG (MSG_SIZE bytes). */
+bool gfx_character_morph_limits_ok(const gfx_info *info, int64_t block_bytes, int blocks, char *msg,
+                                   size_t msg_size);
+/* Whether LAYOUT (a GPU gfx_morph_mode) can morph on the GPU: targets given
+ * at create, GPU skinning and the limits allow it (checked at create). */
+bool gfx_character_morph_supported(const gfx_character *gc, gfx_morph_mode layout);
+/* Where the slot written by the next end_update applies blend shapes (GPU
+ * skinning modes only; CPU skinning always takes morphed vertices). False
+ * (one logged line) when MODE is not supported; the mode is then unchanged. */
+bool gfx_character_set_morph(gfx_character *gc, gfx_morph_mode mode);
+/* Between begin_update and end_update: mesh MESH's active list for the GPU
+ * morph (COUNT entries; targets < its target_count, duplicates add, finite
+ * weights). Weights are summed per target and written in ascending target
+ * order, as bshape_run sums them. A morphed mesh with no list this update
+ * draws unmorphed. False (one logged line) on a bad argument. */
+bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+                                const float *weights);
+/* Runs JOB's morph through transform feedback and reads the vertices back
+ * (GPU Gems 3 section 3.4). False (one logged line) when the layout is not
+ * supported, on a bad argument or a GL failure. Allocates and stalls. */
+bool gfx_character_bake(gfx_character *gc, const gfx_morph_bake *job);
 
 #endif

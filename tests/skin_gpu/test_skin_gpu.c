@@ -186,7 +186,7 @@ static void check_capture(figure_t *f, float height)
                 f->influences = k;
                 CHECK(figure_deform(f, &pose, world), "figure_deform");
                 CHECK(f->gpu_skin, "the GPU path was refused");
-                CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan), "capture");
+                CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, NULL), "capture");
                 CHECK(cpu_reference(f, method, k, &ref), "skin_run");
                 errs e = compare(&gpu, &ref, n);
                 printf("pose %d  %-16s %d influences: max |dpos| %.3g cm (%.3g of height), max |ddir| %.3g\n", p,
@@ -326,6 +326,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL: set-up (gfx_init, %s)\n", FIGURE_DEFAULT_CHARACTER);
         return 1;
     }
+    /* Skinning only: the CPU morphs (its m_pos arrays are the reference);
+     * tests/morph_gpu checks the GPU blend shapes. */
+    fig.gpu_morph = false;
     printf("renderer: %s | %s\n", gfx_get_info()->renderer, gfx_get_info()->version);
     check_limits();
     CHECK(gfx_character_gpu_supported(fig.gfx), "GPU skinning unsupported on this context");

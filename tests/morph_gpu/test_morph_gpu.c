@@ -1,0 +1,599 @@
+/* test_morph_gpu: the vertex-shader blend shapes (shaders/morph.glsl through
+ * render/gfx_character) against the CPU jobs (anim/bshape, then anim/skin).
+ *  1. GL limits: the real context allows the shipped character's delta
+ *     blocks; made-up small limits are refused with a message naming the
+ *     limit (block size; 3 vertex blocks refuse sparse but allow dense).
+ *  2. For random poses and random active sets of 0, 1, 5 and 54 shapes of
+ *     the shipped character (plus the pose's correctives), dense and sparse:
+ *     the captured GPU-morphed-and-skinned vertices match bshape_run +
+ *     skin_run within 1e-4 of the character height (normals, tangents within
+ *     1e-3, AO within 1e-4). A reference with one weight changed by 1 must
+ *     NOT match (the comparison can fail).
+ *  3. The same for 256 and 300 active shapes on a tiny character generated
+ *     at test time with strider-chargen --tiny --shapes 300.
+ *  4. Bake: one shape at weight 1 through transform feedback equals
+ *     bshape_run within 1e-5; figure_bake_save writes a .chr that loads and
+ *     whose head is the CPU-morphed head, other meshes unchanged.
+ *  5. A render with an expression, blend shapes on the GPU and on the CPU:
+ *     a few pixels differ at most; the GPU frame makes morphing draws only
+ *     for meshes with active targets.
+ * usage: test_morph_gpu OUT_DIR STRIDER_CHARGEN
+ */
+#include "app/figure.h"
+#include "core/paths.h"
+#include "render/gfx.h"
+#include "shaders/shader_interface.h"
+
+#include <SDL2/SDL.h>
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { W = 320, H = 320, POSES = 3 };
+/* Bounds: positions relative to the character height; unit vectors and AO absolute. */
+#define POS_TOL_REL 1e-4
+#define DIR_TOL 1e-3
+#define AO_TOL 1e-4
+#define BAKE_TOL 1e-5
+/* The weight change that the comparison must notice. */
+#define PERTURB 1.0f
+/* A pixel "differs" when a channel moves more than this (0..255). */
+#define PIXEL_TOL 24
+#define MAX_PIXEL_DIFF_FRACTION 0.002
+
+static int g_failures;
+
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fprintf(stderr, "\n");                               \
+            g_failures++;                                        \
+        }                                                        \
+    } while (0)
+
+static uint32_t g_rng = 4242u;
+static float frand(void)
+{
+    g_rng = g_rng * 1664525u + 1013904223u;
+    return (float)(g_rng >> 8) / 16777216.0f;
+}
+
+/* Rest pose with every joint turned by up to MAX_RAD about a random axis. */
+static void random_pose(const skel_t *s, float max_rad, pose_t *out)
+{
+    pose_rest(s, out);
+    for (int j = 0; j < out->joint_count; j++) {
+        float a[3] = {frand() - 0.5f, frand() - 0.5f, frand() - 0.5f};
+        float len = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+        if (len < 1e-3f)
+            continue;
+        for (int k = 0; k < 3; k++)
+            a[k] /= len;
+        float q[4], r[4];
+        pose_quat_axis_angle(a, (frand() * 2.0f - 1.0f) * max_rad, q);
+        pose_quat_mul(out->rot[j], q, r);
+        memcpy(out->rot[j], r, sizeof r);
+    }
+}
+
+/* N distinct random shapes of F get weights in [-0.3, 1.2); the rest 0. */
+static void random_weights(figure_t *f, int n)
+{
+    int count = (int)f->chr.shape_count;
+    memset(f->shape_weight, 0, (size_t)count * sizeof *f->shape_weight);
+    if (n > count)
+        n = count;
+    for (int i = 0; i < n; i++) {
+        int s = (int)(frand() * (float)count) % count;
+        while (f->shape_weight[s] != 0.0f)
+            s = (s + 1) % count;
+        float w = -0.3f + 1.5f * frand();
+        f->shape_weight[s] = w != 0.0f ? w : 0.5f;
+    }
+}
+
+typedef struct arrays {
+    float *pos, *nrm, *tan, *ao;
+} arrays;
+
+static bool alloc_arrays(arrays *a, size_t n)
+{
+    a->pos = calloc(n * 3, sizeof(float));
+    a->nrm = calloc(n * 3, sizeof(float));
+    a->tan = calloc(n * 4, sizeof(float));
+    a->ao = calloc(n, sizeof(float));
+    return a->pos && a->nrm && a->tan && a->ao;
+}
+
+static void free_arrays(arrays *a)
+{
+    free(a->pos);
+    free(a->nrm);
+    free(a->tan);
+    free(a->ao);
+}
+
+typedef struct errs {
+    double pos, dir, ao;
+} errs;
+
+static errs compare(const arrays *a, const arrays *b, size_t first, size_t n)
+{
+    errs e = {0, 0, 0};
+    for (size_t v = first; v < first + n; v++) {
+        for (int k = 0; k < 3; k++) {
+            e.pos = fmax(e.pos, fabs((double)a->pos[3 * v + k] - b->pos[3 * v + k]));
+            e.dir = fmax(e.dir, fabs((double)a->nrm[3 * v + k] - b->nrm[3 * v + k]));
+            e.dir = fmax(e.dir, fabs((double)a->tan[4 * v + k] - b->tan[4 * v + k]));
+        }
+        e.dir = fmax(e.dir, fabs((double)a->tan[4 * v + 3] - b->tan[4 * v + 3]));
+        e.ao = fmax(e.ao, fabs((double)a->ao[v] - b->ao[v]));
+    }
+    return e;
+}
+
+/* Each morphed mesh's active list, built here from the weights (shapes of
+ * the mesh with a non-zero weight, then the pose's correctives) rather
+ * than taken from the figure. */
+typedef struct ref_lists {
+    uint32_t *target[CHR_MAX_MESHES];
+    float *weight[CHR_MAX_MESHES];
+    int count[CHR_MAX_MESHES];
+} ref_lists;
+
+static void build_lists(const figure_t *f, const pose_t *pose, float *corrective_w, ref_lists *l)
+{
+    bshape_corrective_weights(&f->chr, pose, corrective_w);
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        const bshape_set_t *set = &f->mesh[mi].set;
+        int n = 0;
+        for (uint32_t t = 0; t < set->target_count; t++) {
+            float w = t < set->shape_count ? f->shape_weight[set->target_source[t]]
+                                           : corrective_w[set->target_source[t]];
+            if (w != 0.0f) {
+                l->target[mi][n] = t;
+                l->weight[mi][n] = w;
+                n++;
+            }
+        }
+        l->count[mi] = n;
+    }
+}
+
+/* bshape_run (LAYOUT) with lists L, then skin_run with F's last palette, into REF. */
+static bool cpu_reference(figure_t *f, const ref_lists *l, bshape_layout layout, int method, arrays *ref,
+                          arrays *morphed)
+{
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        figure_mesh *m = &f->mesh[mi];
+        const float *pos = m->pos, *nrm = m->nrm, *tan = m->tan, *ao = m->ao;
+        size_t first = m->first;
+        if (m->set.target_count > 0) {
+            bshape_job_t bj = {.set = &m->set,
+                               .layout = layout,
+                               .active_count = l->count[mi],
+                               .active_target = l->target[mi],
+                               .active_weight = l->weight[mi],
+                               .positions = m->pos,
+                               .normals = m->nrm,
+                               .tangents = m->tan,
+                               .ao = m->ao,
+                               .out_positions = morphed->pos + first * 3,
+                               .out_normals = morphed->nrm + first * 3,
+                               .out_tangents = morphed->tan + first * 4,
+                               .out_ao = morphed->ao + first};
+            if (!bshape_run(&bj))
+                return false;
+            pos = bj.out_positions;
+            nrm = bj.out_normals;
+            tan = bj.out_tangents;
+            ao = bj.out_ao;
+        }
+        skin_job_t sj = {.vertex_count = (int)m->vertex_count,
+                         .influences = SKIN_MAX_INFLUENCES,
+                         .method = (skin_method)method,
+                         .isa = SKIN_ISA_SCALAR,
+                         .positions = pos,
+                         .normals = nrm,
+                         .tangents = tan,
+                         .joints_u16 = m->joints,
+                         .weights = m->weights,
+                         .joint_count = f->chr.skel.joint_count,
+                         .palette = &f->palette[0][0],
+                         .dq_palette = &f->dq[0][0],
+                         .out_positions = ref->pos + first * 3,
+                         .out_normals = ref->nrm + first * 3,
+                         .out_tangents = ref->tan + first * 4};
+        if (!skin_run(&sj))
+            return false;
+        memcpy(ref->ao + first, ao, m->vertex_count * sizeof(float));
+    }
+    return true;
+}
+
+static size_t total_vertices(const figure_t *f)
+{
+    size_t n = 0;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
+        n += f->mesh[mi].vertex_count;
+    return n;
+}
+
+static float figure_height(const figure_t *f)
+{
+    float lo = 1e30f, hi = -1e30f;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
+        for (uint32_t v = 0; v < f->mesh[mi].vertex_count; v++) {
+            lo = fminf(lo, f->mesh[mi].pos[3 * v + 1]);
+            hi = fmaxf(hi, f->mesh[mi].pos[3 * v + 1]);
+        }
+    return hi - lo;
+}
+
+/* Section 2/3: every active-set size in SIZES, both layouts, POSES poses. */
+static void check_capture(figure_t *f, const char *name, const int *sizes, int size_count)
+{
+    size_t n = total_vertices(f);
+    float height = figure_height(f);
+    printf("%s: %zu vertices, %u shapes, %u correctives, height %.1f cm\n", name, n, f->chr.shape_count,
+           f->chr.corrective_count, (double)height);
+    arrays gpu, ref, morphed;
+    ref_lists lists;
+    float *corrective_w = calloc(f->chr.corrective_count + 1, sizeof(float));
+    bool ok = alloc_arrays(&gpu, n) && alloc_arrays(&ref, n) && alloc_arrays(&morphed, n) && corrective_w;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        uint32_t tc = f->mesh[mi].set.target_count + 1;
+        lists.target[mi] = calloc(tc, sizeof(uint32_t));
+        lists.weight[mi] = calloc(tc, sizeof(float));
+        ok = ok && lists.target[mi] && lists.weight[mi];
+    }
+    CHECK(ok, "out of memory");
+    if (!ok)
+        return;
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    double perturbed_min = 1e30;
+    for (int dense = 0; dense < 2; dense++) {
+        for (int si = 0; si < size_count; si++) {
+            errs worst = {0, 0, 0};
+            int active_max = 0;
+            for (int p = 0; p < POSES; p++) {
+                pose_t pose;
+                random_pose(&f->chr.skel, 0.8f, &pose);
+                random_weights(f, sizes[si]);
+                int method = (p + si) % 3;
+                f->gpu_skin = true;
+                f->gpu_morph = true;
+                f->dense = dense;
+                f->method = method;
+                f->influences = SKIN_MAX_INFLUENCES;
+                CHECK(figure_deform(f, &pose, world), "figure_deform");
+                CHECK(f->gpu_skin && f->morph_on_gpu, "%s: the GPU morph was refused", name);
+                CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
+                build_lists(f, &pose, corrective_w, &lists);
+                CHECK(f->active_shapes == (sizes[si] < (int)f->chr.shape_count ? sizes[si] : (int)f->chr.shape_count),
+                      "%d active shapes, wanted %d", f->active_shapes, sizes[si]);
+                active_max = f->active_shapes > active_max ? f->active_shapes : active_max;
+                bshape_layout layout = dense ? BSHAPE_DENSE : BSHAPE_SPARSE;
+                CHECK(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
+                errs e = compare(&gpu, &ref, 0, n);
+                worst.pos = fmax(worst.pos, e.pos);
+                worst.dir = fmax(worst.dir, e.dir);
+                worst.ao = fmax(worst.ao, e.ao);
+                /* Change one active weight of the first mesh that has any. */
+                for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+                    if (lists.count[mi] == 0)
+                        continue;
+                    int pick = (int)(frand() * (float)lists.count[mi]) % lists.count[mi];
+                    lists.weight[mi][pick] += PERTURB;
+                    CHECK(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
+                    errs o = compare(&gpu, &ref, 0, n);
+                    perturbed_min = fmin(perturbed_min, o.pos / height);
+                    break;
+                }
+            }
+            printf("%s %-6s %3d active shapes (+correctives): max |dpos| %.3g cm (%.3g of height), "
+                   "max |ddir| %.3g, max |dao| %.3g\n",
+                   name, dense ? "dense" : "sparse", active_max, worst.pos, worst.pos / height, worst.dir, worst.ao);
+            CHECK(worst.pos <= POS_TOL_REL * height, "%s %d shapes: position error %.3g cm > %.3g cm",
+                  dense ? "dense" : "sparse", sizes[si], worst.pos, POS_TOL_REL * height);
+            CHECK(worst.dir <= DIR_TOL, "direction error %.3g", worst.dir);
+            CHECK(worst.ao <= AO_TOL, "AO error %.3g", worst.ao);
+        }
+    }
+    printf("%s: smallest error against a reference with one weight +%.1f: %.3g of height\n", name, (double)PERTURB,
+           perturbed_min);
+    CHECK(perturbed_min > POS_TOL_REL, "a changed weight still matches: the check could not fail");
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        free(lists.target[mi]);
+        free(lists.weight[mi]);
+    }
+    free(corrective_w);
+    free_arrays(&gpu);
+    free_arrays(&ref);
+    free_arrays(&morphed);
+}
+
+static void check_limits(const figure_t *f)
+{
+    char msg[256];
+    const gfx_info *info = gfx_get_info();
+    const bshape_set_t *head = NULL;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
+        if (!head || f->mesh[mi].set.target_count > head->target_count)
+            head = &f->mesh[mi].set;
+    int64_t dense_bytes = (int64_t)head->target_count * head->vertex_count * MORPH_DELTA_VEC4S * 16;
+    printf("limits: GL_MAX_SHADER_STORAGE_BLOCK_SIZE %lld B, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS %d; "
+           "dense head block %lld B\n",
+           (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks, (long long)dense_bytes);
+    CHECK(gfx_character_morph_limits_ok(info, dense_bytes, 5, msg, sizeof msg), "real limits: %s", msg);
+    gfx_info small = *info;
+    small.max_ssbo_block_size = dense_bytes - 1;
+    CHECK(!gfx_character_morph_limits_ok(&small, dense_bytes, 3, msg, sizeof msg) &&
+              strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
+          "a block one byte too small must be refused by name, got '%s'", msg);
+    printf("refused as expected: %s\n", msg);
+    small = *info;
+    small.max_vertex_ssbo_blocks = 3;
+    CHECK(gfx_character_morph_limits_ok(&small, 1024, 3, msg, sizeof msg), "dense fits 3 blocks: %s", msg);
+    CHECK(!gfx_character_morph_limits_ok(&small, 1024, 4, msg, sizeof msg) &&
+              strstr(msg, "GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS"),
+          "sparse (4 blocks) must be refused by name with 3, got '%s'", msg);
+    printf("refused as expected: %s\n", msg);
+    CHECK(gfx_character_morph_supported(f->gfx, GFX_MORPH_GPU_DENSE) &&
+              gfx_character_morph_supported(f->gfx, GFX_MORPH_GPU_SPARSE),
+          "GPU blend shapes unsupported on this context");
+    const gfx_character_stats *st = gfx_character_get_stats(f->gfx);
+    printf("blend-shape deltas on the GPU: %.1f MB (both layouts)\n", (double)st->delta_bytes / 1e6);
+}
+
+/* Section 4. */
+static void check_bake(figure_t *f, const char *out_dir)
+{
+    int head = -1;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
+        if (f->mesh[mi].set.shape_count > 0)
+            head = (int)mi;
+    CHECK(head >= 0, "no mesh with shapes");
+    if (head < 0)
+        return;
+    figure_mesh *m = &f->mesh[head];
+    int shape = figure_shape(f, "happy");
+    shape = shape >= 0 ? shape : 0;
+    int t = bshape_set_find_shape(&m->set, (uint32_t)shape);
+    CHECK(t >= 0, "shape %d not on mesh %d", shape, head);
+    size_t vc = m->vertex_count;
+    arrays gpu, cpu;
+    CHECK(alloc_arrays(&gpu, vc) && alloc_arrays(&cpu, vc), "out of memory");
+    uint32_t target = (uint32_t)t;
+    float weight = 1.0f;
+    for (int layout = 0; layout < 2; layout++) {
+        gfx_morph_bake job = {.mesh = (uint32_t)head,
+                              .layout = (gfx_morph_mode)layout,
+                              .active_count = 1,
+                              .active_target = &target,
+                              .active_weight = &weight,
+                              .out_positions = gpu.pos,
+                              .out_normals = gpu.nrm,
+                              .out_tangents = gpu.tan,
+                              .out_ao = gpu.ao};
+        CHECK(gfx_character_bake(f->gfx, &job), "bake");
+        bshape_job_t bj = {.set = &m->set,
+                           .layout = (bshape_layout)layout,
+                           .active_count = 1,
+                           .active_target = &target,
+                           .active_weight = &weight,
+                           .positions = m->pos,
+                           .normals = m->nrm,
+                           .tangents = m->tan,
+                           .ao = m->ao,
+                           .out_positions = cpu.pos,
+                           .out_normals = cpu.nrm,
+                           .out_tangents = cpu.tan,
+                           .out_ao = cpu.ao};
+        CHECK(bshape_run(&bj), "bshape_run");
+        errs e = compare(&gpu, &cpu, 0, vc);
+        arrays base = {m->pos, m->nrm, m->tan, m->ao};
+        errs moved = compare(&gpu, &base, 0, vc);
+        printf("bake %-6s '%s' at 1: max |dpos| %.3g cm, |ddir| %.3g, |dao| %.3g against bshape_run; "
+               "the shape moves vertices by up to %.3g cm, AO by %.3g\n",
+               layout ? "dense" : "sparse", f->chr.shapes[shape].name, e.pos, e.dir, e.ao, moved.pos, moved.ao);
+        CHECK(e.pos <= BAKE_TOL && e.dir <= BAKE_TOL && e.ao <= BAKE_TOL, "bake differs from the CPU morph");
+        CHECK(moved.pos > 100 * BAKE_TOL, "the baked shape does not move the mesh");
+    }
+    /* The file: only this shape at 1, the pose's correctives are not baked. */
+    memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
+    f->shape_weight[shape] = 1.0f;
+    char path[512];
+    snprintf(path, sizeof path, "%s/baked.chr", out_dir);
+    CHECK(figure_bake_save(f, path), "figure_bake_save %s", path);
+    chr_character_t c;
+    memset(&c, 0, sizeof c);
+    bool loaded = chr_load(&c, path);
+    CHECK(loaded, "the baked file does not load");
+    if (loaded) {
+        CHECK(c.mesh_count == f->chr.mesh_count && c.shape_count == f->chr.shape_count &&
+                  c.corrective_count == f->chr.corrective_count,
+              "the baked file changed the counts");
+        double worst = 0;
+        long other_diff = 0;
+        for (uint32_t mi = 0; mi < c.mesh_count && mi < f->chr.mesh_count; mi++) {
+            for (uint32_t v = 0; v < c.meshes[mi].vertex_count; v++) {
+                const chr_vertex_t *x = &c.meshes[mi].vertices[v];
+                if ((int)mi == head) {
+                    for (int k = 0; k < 3; k++) {
+                        worst = fmax(worst, fabs((double)x->pos[k] - cpu.pos[3 * v + k]));
+                        worst = fmax(worst, fabs((double)x->normal[k] - cpu.nrm[3 * v + k]));
+                    }
+                    worst = fmax(worst, fabs((double)x->ao - cpu.ao[v]));
+                } else {
+                    other_diff += memcmp(x, &f->chr.meshes[mi].vertices[v], sizeof *x) != 0;
+                }
+            }
+        }
+        printf("baked file %s: head within %.3g of the CPU morph; %ld other vertices changed\n", path, worst,
+               other_diff);
+        CHECK(worst <= BAKE_TOL, "the saved head differs from the CPU morph by %.3g", worst);
+        CHECK(other_diff == 0, "meshes without shapes changed");
+        chr_free(&c);
+    }
+    memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
+    free_arrays(&gpu);
+    free_arrays(&cpu);
+}
+
+static void render(figure_t *f, const pose_t *pose, bool gpu_morph, const float eye[3], const float focus[3],
+                   uint8_t *rgb, const char *png)
+{
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    f->gpu_skin = true;
+    f->gpu_morph = gpu_morph;
+    f->method = SKIN_LBS_MATRIX;
+    f->influences = SKIN_MAX_INFLUENCES;
+    gfx_frame_desc fd = {.width = W, .height = H, .layers = GFX_LAYER_SHADOWS};
+    memcpy(fd.eye, eye, sizeof fd.eye);
+    memcpy(fd.focus, focus, sizeof fd.focus);
+    mat4 view, proj;
+    glm_lookat(fd.eye, fd.focus, (vec3){0, 1, 0}, view);
+    glm_perspective(glm_rad(30.0f), (float)W / H, 5.0f, 5000.0f, proj);
+    memcpy(fd.view, view, sizeof fd.view);
+    memcpy(fd.proj, proj, sizeof fd.proj);
+    for (int i = 0; i < GFX_CHARACTER_SLOTS; i++) {
+        CHECK(figure_deform(f, pose, world), "figure_deform");
+        gfx_render_frame(&fd);
+    }
+    CHECK(gfx_read_pixels_rgb(W, H, rgb), "reading pixels");
+    CHECK(gfx_screenshot_png(png, W, H), "writing %s", png);
+}
+
+static long count_diff(const uint8_t *a, const uint8_t *b, int *max_diff)
+{
+    long n = 0;
+    *max_diff = 0;
+    for (long i = 0; i < (long)W * H; i++) {
+        int d = 0;
+        for (int c = 0; c < 3; c++)
+            d = abs((int)a[3 * i + c] - b[3 * i + c]) > d ? abs((int)a[3 * i + c] - b[3 * i + c]) : d;
+        *max_diff = d > *max_diff ? d : *max_diff;
+        n += d > PIXEL_TOL;
+    }
+    return n;
+}
+
+/* Section 5: the face, close up, with an expression. */
+static void check_screens(figure_t *f, const char *out_dir)
+{
+    uint8_t *cpu = malloc((size_t)W * H * 3), *gpu = malloc((size_t)W * H * 3), *neutral = malloc((size_t)W * H * 3);
+    CHECK(cpu && gpu && neutral, "out of memory");
+    float top = -1e30f;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
+        for (uint32_t v = 0; v < f->mesh[mi].vertex_count; v++)
+            top = fmaxf(top, f->mesh[mi].pos[3 * v + 1]);
+    float focus[3] = {0, top - 14.0f, 0}, eye[3] = {25, top - 6.0f, 75};
+    pose_t pose;
+    pose_rest(&f->chr.skel, &pose);
+    char path[512];
+    memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
+    snprintf(path, sizeof path, "%s/neutral_gpu.png", out_dir);
+    render(f, &pose, true, eye, focus, neutral, path);
+    uint32_t neutral_draws = gfx_character_get_stats(f->gfx)->morph_draws;
+    static const char *const expression[] = {"surprised", "happy"};
+    for (size_t i = 0; i < sizeof expression / sizeof expression[0]; i++) {
+        int s = figure_shape(f, expression[i]);
+        if (s >= 0)
+            f->shape_weight[s] = 1.0f;
+    }
+    snprintf(path, sizeof path, "%s/expression_cpu.png", out_dir);
+    render(f, &pose, false, eye, focus, cpu, path);
+    snprintf(path, sizeof path, "%s/expression_gpu.png", out_dir);
+    render(f, &pose, true, eye, focus, gpu, path);
+    uint32_t draws = gfx_character_get_stats(f->gfx)->morph_draws;
+    int max_diff, max_expr;
+    long diff = count_diff(cpu, gpu, &max_diff);
+    long expr = count_diff(neutral, gpu, &max_expr);
+    printf("screens (%s): CPU vs GPU blend shapes: %ld of %d pixels differ by > %d (max channel diff %d); the "
+           "expression changes %ld; morphing draws %u (neutral rest pose: %u)\n",
+           out_dir, diff, W * H, PIXEL_TOL, max_diff, expr, draws, neutral_draws);
+    CHECK(expr > W * H / 200, "the expression changes only %ld pixels", expr);
+    CHECK(diff <= (long)(MAX_PIXEL_DIFF_FRACTION * W * H), "CPU and GPU blend shapes differ in %ld pixels", diff);
+    CHECK(neutral_draws == 0, "no active targets, yet %u morphing draws", neutral_draws);
+    CHECK(draws == 1, "one mesh with active shapes, %u morphing draws", draws);
+    memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
+    free(cpu);
+    free(gpu);
+    free(neutral);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_morph_gpu OUT_DIR STRIDER_CHARGEN\n");
+        return 2;
+    }
+    const char *out_dir = argv[1];
+    mkdir(out_dir, 0755);
+    paths_init(NULL);
+    char many[512], cmd[1400];
+    snprintf(many, sizeof many, "%s/tiny300.chr", out_dir);
+    snprintf(cmd, sizeof cmd, "'%s' --tiny --shapes 300 --out '%s'", argv[2], many);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "FAIL: %s\n", cmd);
+        return 1;
+    }
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        fprintf(stderr, "FAIL: SDL_Init: %s\n", SDL_GetError());
+        return 1;
+    }
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
+    SDL_Window *win = SDL_CreateWindow("test_morph_gpu", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, W, H,
+                                       SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
+    SDL_GLContext ctx = win ? SDL_GL_CreateContext(win) : NULL;
+    if (!ctx) {
+        fprintf(stderr, "FAIL: OpenGL 4.5 core context: %s\n", SDL_GetError());
+        return 1;
+    }
+    gfx_desc desc = {.debug = true};
+    static figure_t fig, tiny;
+    char chr[512];
+    if (!gfx_init(&desc) || !paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, chr) ||
+        !figure_gpu_init(&fig, "morph_gpu")) {
+        fprintf(stderr, "FAIL: set-up (gfx_init, %s)\n", FIGURE_DEFAULT_CHARACTER);
+        return 1;
+    }
+    printf("renderer: %s | %s\n", gfx_get_info()->renderer, gfx_get_info()->version);
+    check_limits(&fig);
+    if (gfx_character_morph_supported(fig.gfx, GFX_MORPH_GPU_DENSE) &&
+        gfx_character_morph_supported(fig.gfx, GFX_MORPH_GPU_SPARSE)) {
+        static const int sizes[] = {0, 1, 5, 54};
+        check_capture(&fig, "strider.chr", sizes, (int)(sizeof sizes / sizeof sizes[0]));
+        check_bake(&fig, out_dir);
+        check_screens(&fig, out_dir);
+        figure_free(&fig);
+        if (figure_load(&tiny, many) && figure_gpu_init(&tiny, "morph_gpu_tiny")) {
+            static const int many_sizes[] = {256, 300};
+            check_capture(&tiny, "tiny300.chr", many_sizes, (int)(sizeof many_sizes / sizeof many_sizes[0]));
+        } else {
+            CHECK(false, "loading %s", many);
+        }
+        figure_free(&tiny);
+    } else {
+        figure_free(&fig);
+    }
+    gfx_shutdown();
+    SDL_GL_DeleteContext(ctx);
+    SDL_DestroyWindow(win);
+    /* No SDL_Quit(), as in test_render: it unloads Mesa's driver before
+     * LeakSanitizer runs, and the driver's leaks then escape lsan.supp. */
+    if (g_failures) {
+        fprintf(stderr, "%d failure(s)\n", g_failures);
+        return 1;
+    }
+    printf("ok\n");
+    return 0;
+}
