@@ -41,19 +41,23 @@
 #define CTRL_JUMP_RADIUS_CM 40.0f
 #define CTRL_JUMP_DURATION_S 0.8f
 
-/* Speed governor: the trained network moves the root ~25% faster than the
- * trajectory it is given (measured on flat ground: 102 cm/s for an 83 cm/s
- * walk, 372 for a 250 run), so the speed of the user's part of the future
- * trajectory is scaled by a gain that slowly integrates the relative error
- * between the requested and the achieved (smoothed) root speed. */
-#define CTRL_GOV_TAU_S 0.5f     /* smoothing of the measured root speed */
-#define CTRL_GOV_RATE 0.8f      /* 1/s: log-gain change per unit relative error */
-#define CTRL_GOV_MIN 0.5f
-/* It integrates once the root reaches this fraction of the requested speed,
- * and only while the crouch and jump amounts are below CTRL_GOV_GAIT_MAX. */
-#define CTRL_GOV_START 0.6f
-#define CTRL_GOV_GAIT_MAX 0.1f
-#define CTRL_GOV_MAX 1.5f
+/* Speed steering (steer_speed). The trained network's root speed follows
+ * mostly the momentum it is fed (the previous joint velocities and the past
+ * trajectory; on the training run samples a least-squares fit gives speed =
+ * 0.93 x fed hip velocity + 0.10 x future trajectory speed), and running it
+ * adds ~15-20% to that momentum each step. Scaling only the future
+ * trajectory (the former governor) could not bring a run down: walk -> run
+ * peaked at 368 cm/s and settled at 350 for a 250 request, the gain clamped
+ * at its minimum. So the fed momentum is set so that the network's own
+ * recent achieved/fed ratio lands on the requested speed: the root parts of
+ * the fed joint velocities and the past trajectory points are scaled by
+ * want / (ratio x achieved), within [CTRL_STEER_MIN, CTRL_STEER_MAX]. */
+#define CTRL_RATIO_TAU_S 0.1f   /* smoothing of achieved / fed speed */
+#define CTRL_STEER_MIN 0.5f
+#define CTRL_STEER_MAX 1.5f
+/* Achieved / fed ratios are clamped to this range (one-step outliers). */
+#define CTRL_RATIO_MIN 0.5f
+#define CTRL_RATIO_MAX 2.0f
 
 /* Ankle (foot joint) height above the ground of the standing seed pose: the
  * training data's standing frames have it at 4.9 cm (median). */
@@ -329,13 +333,13 @@ static void set_safe_state(ctrl_t *c, float x, float z, float yaw)
     c->target_dir[0] = dir[0];
     c->target_dir[1] = dir[1];
     c->strafe_amount = 0.0f;
-    c->speed_gain = 1.0f;
-    c->speed_avg = 0.0f;
     c->base[0] = 1.0f;
     c->base[1] = c->base[2] = 0.0f;
     c->crouch = c->jump = 0.0f;
     c->jump_req_time_s = 0.0f;
     c->posture_steer = false;
+    c->fed_speed = 0.0f;
+    c->speed_ratio = 1.0f;
     c->phase = 0.0f;
 
     /* Previous joints for the first input: the rest skeleton standing with
@@ -549,17 +553,6 @@ static void update_targets(ctrl_t *c, const ctrl_input *in, float dt_s)
         base_t[1] = 1.0f - s;
         base_t[2] = s;
     }
-    /* Governor: integrates only while walking or running at a requested
-     * speed and past the start-up (so the gain does not wind up while the
-     * character accelerates); relaxes to 1 when standing. */
-    float want = sqrtf(c->target_vel[0] * c->target_vel[0] + c->target_vel[1] * c->target_vel[1]);
-    c->speed_avg = lerpf(c->speed_avg, c->stats.root_speed_cm_s, smooth_alpha(dt_s, CTRL_GOV_TAU_S));
-    if (want > CTRL_STAND_SPEED_CM_S && c->crouch < CTRL_GOV_GAIT_MAX && c->jump < CTRL_GOV_GAIT_MAX &&
-        c->speed_avg > CTRL_GOV_START * want)
-        c->speed_gain *= expf(CTRL_GOV_RATE * dt_s * (want - c->speed_avg) / want);
-    else if (!(want > CTRL_STAND_SPEED_CM_S))
-        c->speed_gain = lerpf(c->speed_gain, 1.0f, smooth_alpha(dt_s, CTRL_GOV_TAU_S));
-    c->speed_gain = clampf(c->speed_gain, CTRL_GOV_MIN, CTRL_GOV_MAX);
 
     float ag = smooth_alpha(dt_s, CTRL_TAU_GAIT_S);
     for (int k = 0; k < 3; k++)
@@ -590,9 +583,7 @@ static void predict_trajectory(ctrl_t *c)
     ctrl_traj_view *t = &c->traj;
     float bias_pos = lerpf(CTRL_BIAS_POS_WALK, CTRL_BIAS_POS_STRAFE, c->strafe_amount);
     float bias_dir = lerpf(CTRL_BIAS_DIR_WALK, CTRL_BIAS_DIR_STRAFE, c->strafe_amount);
-    /* The governor's gain applies to walking and running only. */
-    float gain = 1.0f + (c->speed_gain - 1.0f) * (1.0f - c->crouch) * (1.0f - c->jump);
-    float vel_frame[2] = {c->target_vel[0] * gain / CTRL_NET_FPS, c->target_vel[1] * gain / CTRL_NET_FPS};
+    float vel_frame[2] = {c->target_vel[0] / CTRL_NET_FPS, c->target_vel[1] / CTRL_NET_FPS};
     const float half = (float)(CTRL_TRAJ_FRAMES - CTRL_TRAJ_NOW);
 
     float prev_net[2] = {t->pos[CTRL_TRAJ_NOW][0], t->pos[CTRL_TRAJ_NOW][2]};
@@ -681,6 +672,41 @@ static void steer_posture(ctrl_t *c)
         x[IX_JPOS + 3 * b + 1] *= k;
 }
 
+/* Sets the fed momentum for the requested walk/run speed (see CTRL_STEER_*).
+ * Crouching and jumping are left to the network. */
+static void steer_speed(ctrl_t *c)
+{
+    const ctrl_traj_view *t = &c->traj;
+    float w = (c->base[1] + c->base[2]) * (1.0f - c->crouch) * (1.0f - c->jump);
+    /* Root displacement of the last step (cm per frame) and its speed. */
+    const float *p0 = t->pos[CTRL_TRAJ_NOW - 1], *p1 = t->pos[CTRL_TRAJ_NOW];
+    float vx = p1[0] - p0[0], vz = p1[2] - p0[2];
+    float act = sqrtf(vx * vx + vz * vz) * CTRL_NET_FPS;
+    float want = sqrtf(c->target_vel[0] * c->target_vel[0] + c->target_vel[1] * c->target_vel[1]);
+    if (c->fed_speed > CTRL_STAND_SPEED_CM_S && act > CTRL_STAND_SPEED_CM_S) {
+        float r = clampf(act / c->fed_speed, CTRL_RATIO_MIN, CTRL_RATIO_MAX);
+        c->speed_ratio = lerpf(c->speed_ratio, r, smooth_alpha(1.0f / CTRL_NET_FPS, CTRL_RATIO_TAU_S));
+    }
+    c->fed_speed = act;
+    if (!(act > CTRL_STAND_SPEED_CM_S) || !(want > CTRL_STAND_SPEED_CM_S) || !(w > 0.0f))
+        return;
+    float k = clampf(1.0f + w * (want / (c->speed_ratio * act) - 1.0f), CTRL_STEER_MIN, CTRL_STEER_MAX);
+    c->fed_speed = k * act;
+    float *x = c->x;
+    /* Past points (j < 6) are relative to the current root. */
+    for (int j = 0; j < CTRL_TRAJ_POINTS / 2; j++) {
+        x[IX_POS_X + j] *= k;
+        x[IX_POS_Z + j] *= k;
+    }
+    /* Every joint's velocity carries the root's; only that part is scaled. */
+    float lx, lz;
+    to_root(c->prev_yaw, vx, vz, &lx, &lz);
+    for (int b = 0; b < CTRL_JOINTS; b++) {
+        x[IX_JVEL + 3 * b + 0] += (k - 1.0f) * lx;
+        x[IX_JVEL + 3 * b + 2] += (k - 1.0f) * lz;
+    }
+}
+
 /* The network input, exactly as features.py builds X (doc section 2). */
 static void build_input(ctrl_t *c)
 {
@@ -715,6 +741,7 @@ static void build_input(ctrl_t *c)
         xv[1] = v[1];
     }
     steer_posture(c);
+    steer_speed(c);
 }
 
 /* Pose of the current frame from the output: world joint positions (smoothed,

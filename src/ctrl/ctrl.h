@@ -20,9 +20,10 @@
  * - Future trajectory: the network's prediction blended towards the user's
  *   velocity and direction, more so further ahead (the original demo's
  *   'responsive' exponents). Walls push points out; a point never crosses one.
- * - Speed governor: the trained network moves ~25% faster than the trajectory
- *   it is shown, so the user's trajectory speed is scaled by a slowly
- *   integrated gain (walk/run only) until the root speed matches the request.
+ * - Speed: the network's root speed follows the momentum it is fed more
+ *   than the trajectory, so the root part of the fed joint velocities and
+ *   past trajectory is scaled so that the requested walk/run speed comes out
+ *   (using the network's recent achieved/fed speed ratio).
  * - Smoothing: gait/velocity/direction targets use time constants; predicted
  *   joint positions are blended 50/50 with previous + predicted velocity (the
  *   original demo) before they are fed back and used for the hip; rotations

@@ -32,6 +32,8 @@ struct ctrl_t {
     float leg_len[2];                  /* thigh-to-ankle rest length, cm */
     float stand_hip_cm;                /* hip height standing on straight rest legs */
     float stand_pose[CTRL_JOINTS][3];  /* that pose in the root frame (the reset seed) */
+    float fed_speed;                   /* root speed the last input showed, cm/s */
+    float speed_ratio;                 /* smoothed achieved / fed root speed */
     bool posture_steer;                /* steer_posture() is scaling the fed pose */
 
     /* Trajectory: full rate, world space. */
@@ -41,8 +43,6 @@ struct ctrl_t {
     float target_vel[2];   /* cm/s world x, z */
     float target_dir[2];   /* unit */
     float strafe_amount;   /* 0..1 */
-    float speed_gain;      /* governor gain on the user's trajectory speed */
-    float speed_avg;       /* smoothed achieved root speed, cm/s */
     /* Current gait in factored form: base stand/walk/run (sum 1), then the
      * crouch and jump amounts that take over from it. */
     float base[3];

@@ -3,7 +3,7 @@
  * Usage: test_ctrl TEST --net PATH [--skip-missing] [--frames N] [--mode M]
  * TEST: determinism nan noalloc random walls (any network with the shipped
  * layout); walk turn strafe run crouch jump jump_button skate ground rebuild modes
- * stand
+ * stand run_transition
  * (meaningful with the trained network only).
  * --skip-missing: exit 77 (ctest SKIP) with a message when PATH does not
  * exist (the shipped network is committed after training). Numbers are
@@ -508,6 +508,53 @@ static void test_run(void)
            w.speed_cm_s, r.speed_cm_s / w.speed_cm_s, s.gait[CTRL_GAIT_RUN]);
     CHECK(r.speed_cm_s > 1.3f * w.speed_cm_s, "run %.1f is not clearly faster than walk %.1f", r.speed_cm_s,
           w.speed_cm_s);
+    ctrl_destroy(c);
+}
+
+/* Walk 4 s, then run 10 s: the root speed must not overshoot the settled run
+ * speed by more than 20% (per-step speeds rise and fall within a stride, so
+ * the peak is taken over a quarter-second moving average), and it must settle
+ * near the requested run speed. */
+#define TRANSITION_WINDOW 15
+static void test_run_transition(void)
+{
+    if (!load_level("flat"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CONSTANT);
+    const float heading = 0.5f * PI_F;
+    reset_at(c, -2300.0f, -2000.0f, heading);
+    walk_straight(c, heading, 0.0f, 4.0f);
+    ctrl_input in = move_dir(heading, 1.0f, 1.0f);
+    enum { RUN_FRAMES = 600, SETTLED_FRAMES = 180 };
+    float sp[RUN_FRAMES];
+    for (int f = 0; f < RUN_FRAMES; f++) {
+        ctrl_step(c, &in, DT);
+        ctrl_stats s;
+        ctrl_get_stats(c, &s);
+        sp[f] = s.root_speed_cm_s;
+    }
+    double settled = 0.0;
+    for (int f = RUN_FRAMES - SETTLED_FRAMES; f < RUN_FRAMES; f++)
+        settled += sp[f];
+    settled /= SETTLED_FRAMES;
+    float peak = 0.0f, peak_step = 0.0f;
+    int peak_f = 0;
+    for (int f = 0; f + TRANSITION_WINDOW <= RUN_FRAMES; f++) {
+        float m = 0.0f;
+        for (int k = 0; k < TRANSITION_WINDOW; k++)
+            m += sp[f + k] / (float)TRANSITION_WINDOW;
+        if (m > peak) {
+            peak = m;
+            peak_f = f;
+        }
+        peak_step = fmaxf(peak_step, sp[f]);
+    }
+    printf("ctrl_test: run_transition: peak %.1f cm/s (0.25 s mean, %.2f s after the switch; single step %.1f), "
+           "settled %.1f cm/s (requested %.1f): peak/settled %.2f\n",
+           peak, (float)peak_f / 60.0f, peak_step, settled, CTRL_RUN_SPEED_CM_S, peak / settled);
+    CHECK(peak <= 1.2f * settled, "run transition: peak %.1f cm/s is over 20%% above the settled %.1f", peak, settled);
+    CHECK(fabsf((float)settled - CTRL_RUN_SPEED_CM_S) <= 0.15f * CTRL_RUN_SPEED_CM_S,
+          "run transition: settled at %.1f cm/s, requested %.1f", settled, CTRL_RUN_SPEED_CM_S);
     ctrl_destroy(c);
 }
 
@@ -1141,6 +1188,8 @@ int main(int argc, char **argv)
         test_ground();
     else if (strcmp(test, "jump_button") == 0)
         test_jump_button();
+    else if (strcmp(test, "run_transition") == 0)
+        test_run_transition();
     else if (strcmp(test, "stand") == 0)
         test_stand();
     else {
