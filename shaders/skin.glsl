@@ -5,7 +5,8 @@
  *   SKIN_METHOD 2  blend dual quaternions (Kavan; Cebenoyan)
  * The palette SSBO holds, per joint, 3 vec4 rows of a 3x4 row-major matrix
  * (methods 0, 1) or 2 vec4 (real xyzw, dual xyzw; method 2).
- * u_influences (1..4) keeps the first N weights and renormalises them;
+ * u_influences (1..4) keeps the first N weights and renormalises them
+ * (a compile-time constant when SKIN_INFLUENCES is defined);
  * joints >= u_joint_count contribute nothing. */
 #ifndef SKIN_METHOD
 #define SKIN_METHOD 1
@@ -15,7 +16,14 @@ layout(std430, binding = SSBO_PALETTE) readonly buffer skin_palette_block {
     vec4 skin_palette[];
 };
 
+#ifdef SKIN_INFLUENCES
+/* A variant compiled for one influence count (Cebenoyan's binning in
+ * shaders/skin_bench.vert): the loops below get constant bounds. Without the
+ * define nothing changes: the count is a uniform, as in the game. */
+const int u_influences = SKIN_INFLUENCES;
+#else
 uniform int u_influences;
+#endif
 uniform int u_joint_count;
 
 struct skin_out {

@@ -64,6 +64,10 @@ static int skin_bench_cmp(const void *a, const void *b)
 
 static void skin_bench_defaults(skin_bench_desc_t *d)
 {
+    if (d->mesh) {
+        d->vertex_count = d->mesh->vertex_count;
+        d->joint_count = d->mesh->joint_count;
+    }
     if (d->vertex_count == 0)
         d->vertex_count = SKIN_BENCH_DEFAULT_VERTICES;
     if (d->joint_count == 0)
@@ -118,8 +122,28 @@ static void *skin_bench_alloc(size_t count, size_t elem, bool *ok)
     return p;
 }
 
+/* Copies the caller's mesh and pose into the benchmark's aligned arrays. */
+static void skin_bench_copy_mesh(const skin_bench_mesh_t *m, skin_bench_data_t *b)
+{
+    size_t n = (size_t)m->vertex_count;
+    memcpy(b->pos, m->positions, n * 3 * sizeof(float));
+    memcpy(b->nrm, m->normals, n * 3 * sizeof(float));
+    memcpy(b->tan, m->tangents, n * 4 * sizeof(float));
+    memcpy(b->w, m->weights, n * 4 * sizeof(float));
+    memcpy(b->j16, m->joints, n * 4 * sizeof(uint16_t));
+    /* uint8 indices hold every joint: joint_count <= SKIN_MAX_JOINTS = 256. */
+    for (size_t k = 0; k < n * 4; k++)
+        b->j8[k] = (uint8_t)m->joints[k];
+    memcpy(b->palette, m->palette, (size_t)m->joint_count * 12 * sizeof(float));
+    memcpy(b->dq, m->dq_palette, (size_t)m->joint_count * 8 * sizeof(float));
+}
+
 static void skin_bench_fill(const skin_bench_desc_t *d, skin_bench_data_t *b)
 {
+    if (d->mesh) {
+        skin_bench_copy_mesh(d->mesh, b);
+        return;
+    }
     skin_bench_rng_t rng = {d->seed};
     int nj = d->joint_count;
     for (int j = 0; j < nj; j++) {
@@ -258,4 +282,33 @@ void skin_bench_format(const skin_bench_result_t *r, char *buf, size_t size)
              d->influences, d->positions_only ? "pos" : "pos+nrm", d->tangents ? "+tan" : "",
              1e6 * r->median_s, 1e6 * r->min_s, 1e6 * r->max_s, r->median_mverts_s,
              r->best_mverts_s, r->median_mverts_s / d->threads, (unsigned)r->checksum);
+}
+
+int skin_bench_influence_count(const float w[4])
+{
+    int k = 0;
+    for (int i = 0; i < SKIN_MAX_INFLUENCES; i++)
+        k += w[i] > 0.0f;
+    return k > 0 ? k : 1;
+}
+
+void skin_bench_bin_influences(int vertex_count, const float *weights, int max_influences, int *out_order,
+                               skin_bench_bins_t *out)
+{
+    memset(out, 0, sizeof *out);
+    int cap = max_influences < 1 ? 1 : max_influences > SKIN_MAX_INFLUENCES ? SKIN_MAX_INFLUENCES : max_influences;
+    for (int v = 0; v < vertex_count; v++) {
+        int k = skin_bench_influence_count(weights + 4 * (size_t)v);
+        out->count[(k < cap ? k : cap) - 1]++;
+    }
+    int next[SKIN_MAX_INFLUENCES];
+    for (int b = 0, at = 0; b < SKIN_MAX_INFLUENCES; b++) {
+        out->first[b] = next[b] = at;
+        at += out->count[b];
+    }
+    /* A stable counting sort keeps each bin in mesh order (vertex cache). */
+    for (int v = 0; v < vertex_count; v++) {
+        int k = skin_bench_influence_count(weights + 4 * (size_t)v);
+        out_order[next[(k < cap ? k : cap) - 1]++] = v;
+    }
 }

@@ -9,6 +9,11 @@
  * observable (and comparable between thread counts: it must not change),
  * and the largest deviation from the scalar reference on the same inputs.
  * Wall-clock time is used here for profiling only.
+ * A real mesh and pose (skin_bench_mesh_t, e.g. a loaded character) can
+ * replace the synthetic data; the GPU benchmarks use the same struct.
+ * skin_bench_bin_influences() is Cebenoyan's binning: a vertex order that
+ * groups vertices by their count of non-zero weights, so that each group
+ * can be skinned by a variant made for that count.
  * Does NOT: read files, call GL, or keep anything after it returns (all
  * buffers are allocated and freed inside skin_bench_run()).
  */
@@ -20,6 +25,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* A mesh in one pose, borrowed (never copied or freed by skin_bench). */
+typedef struct skin_bench_mesh_t {
+    int vertex_count;
+    int joint_count;          /* 1..SKIN_MAX_JOINTS */
+    const float *positions;   /* 3 per vertex, bind space, cm */
+    const float *normals;     /* 3 per vertex */
+    const float *tangents;    /* 4 per vertex */
+    const uint16_t *joints;   /* 4 per vertex */
+    const float *weights;     /* 4 per vertex, sorted descending, summing to 1 */
+    const float *palette;     /* joint_count x 12: the pose, 3x4 row-major */
+    const float *dq_palette;  /* joint_count x 8: the same pose as dual quaternions */
+    float height_cm;          /* Y extent of the bind pose, for relative errors */
+} skin_bench_mesh_t;
 
 typedef struct skin_bench_desc_t {
     int vertex_count;    /* 0: 65536 */
@@ -34,6 +53,7 @@ typedef struct skin_bench_desc_t {
     bool tangents;       /* also tangents (implies normals) */
     bool u16_indices;    /* uint16 joint indices instead of uint8 */
     uint32_t seed;       /* 0: 1 */
+    const skin_bench_mesh_t *mesh; /* NULL: the synthetic mesh; else its vertex and joint counts are used */
 } skin_bench_desc_t;
 
 typedef struct skin_bench_result_t {
@@ -52,5 +72,20 @@ typedef struct skin_bench_result_t {
 bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out);
 /* One line: method, isa, threads, sizes, times (us), M vertices/s, checksum. */
 void skin_bench_format(const skin_bench_result_t *r, char *buf, size_t size);
+
+/* Vertices grouped by influence count: bin k (0..3) holds the vertices with
+ * k + 1 non-zero weights (more than MAX_INFLUENCES count as MAX_INFLUENCES),
+ * order[first[k] .. first[k] + count[k]) lists their original indices in
+ * increasing order. */
+typedef struct skin_bench_bins_t {
+    int first[SKIN_MAX_INFLUENCES];
+    int count[SKIN_MAX_INFLUENCES];
+} skin_bench_bins_t;
+
+/* Non-zero weights among the 4 of W (at least 1). */
+int skin_bench_influence_count(const float w[4]);
+/* Fills out_order (VERTEX_COUNT entries: new position -> original index) and OUT. */
+void skin_bench_bin_influences(int vertex_count, const float *weights, int max_influences, int *out_order,
+                               skin_bench_bins_t *out);
 
 #endif

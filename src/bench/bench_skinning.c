@@ -1,46 +1,674 @@
 /* `strider bench skinning`: CPU skinning paths (reference, scalar, SSE2,
  * AVX2+FMA, threaded, dual quaternion) over vertex counts, bone counts and
- * influence counts. Every row is checked against the scalar reference on
- * the same inputs, and thread counts must give bit-identical checksums. */
+ * influence counts, and GPU paths (render/gfx_skin_bench: the game's
+ * skin.glsl variants, Cebenoyan's influence binning, Gosselin's compressed
+ * stream, skin-once vs per-pass) on a character mesh, plus the error of
+ * Cebenoyan's CPU-key / GPU-lerp hybrid over a walk clip and of the
+ * compressed stream. Every row is checked against the scalar reference on
+ * the same inputs (GPU output read back, binned output un-permuted), and
+ * thread counts must give bit-identical checksums. A GL context is opened
+ * only when a GPU path is selected. */
 #include "bench/bench_internal.h"
 
+#include "anim/bvh.h"
+#include "anim/pose.h"
 #include "anim/skin_bench.h"
+#include "anim/skin_hybrid.h"
+#include "anim/vcompress.h"
+#include "asset/character.h"
+#include "bench/bench_gl.h"
+#include "core/file.h"
+#include "core/log.h"
+#include "core/paths.h"
+#include "render/gfx_skin_bench.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Positions are within ±50 cm before a palette translation of up to ±50 cm;
  * 1e-4 of a 170 cm character is the bound the GPU paths are held to. */
 #define SKIN_AGREE_POS_CM 0.017
 #define SKIN_AGREE_NRM 1e-4
+/* GPU rows: positions within this fraction of the mesh height, unit vectors
+ * within GPU_AGREE_DIR (as tests/skin_gpu). */
+#define GPU_AGREE_POS_REL 1e-4
+#define GPU_AGREE_DIR 1e-3
+/* skin-once vs per-pass images: a pixel differs when a channel moves more
+ * than this (0..255); at most this fraction of the pixels may differ
+ * (the two vertex shaders may round differently at triangle edges). */
+#define IMAGE_PIXEL_TOL 8
+#define IMAGE_MAX_DIFF_FRACTION 0.002
+/* The GPU paths' pose: every joint turned by up to this about a random axis. */
+#define GPU_POSE_MAX_RAD 0.6f
+#define GPU_POSE_SEED 12345u
+/* Hybrid: frames of the clip, starting after its first frames (the 60 fps
+ * CMU clips ramp in from a near-rest pose over their first 3 frames). */
+#define HYBRID_FIRST_FRAME 10
+#define HYBRID_FRAMES 121
+#define DEFAULT_CLIP "../shared/mocap/cmu/extra_60fps/46_01.bvh"
+#define DEFAULT_MESH "assets/characters/strider.chr"
+#define SMOKE_TARGET_SIZE 128
 
-enum { PATH_REFERENCE, PATH_SCALAR, PATH_SSE2, PATH_AVX2, PATH_DQS, PATH_COUNT };
-static const char *const k_paths[PATH_COUNT] = {"cpu-reference", "cpu-scalar", "cpu-sse2", "cpu-avx2", "cpu-dqs"};
+enum {
+    PATH_REFERENCE,
+    PATH_SCALAR,
+    PATH_SSE2,
+    PATH_AVX2,
+    PATH_DQS,
+    PATH_GPU_POINTS,
+    PATH_GPU_MATRIX,
+    PATH_GPU_DQS,
+    PATH_GPU_UNBINNED,
+    PATH_GPU_BINNED,
+    PATH_GPU_COMPRESSED,
+    PATH_GPU_SKIN_ONCE,
+    PATH_GPU_PER_PASS,
+    PATH_HYBRID,
+    PATH_COUNT,
+    /* Group names accepted by --paths. */
+    PATH_ALL_CPU = PATH_COUNT,
+    PATH_ALL_GPU,
+    PATH_NAMES
+};
+static const char *const k_paths[PATH_NAMES] = {
+    "cpu-reference", "cpu-scalar",  "cpu-sse2",       "cpu-avx2",      "cpu-dqs",
+    "gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs",     "gpu-unbinned",  "gpu-binned",
+    "gpu-compressed", "gpu-skin-once", "gpu-per-pass", "hybrid",        "cpu",
+    "gpu"};
+
+static bool is_gpu(int p) { return p >= PATH_GPU_POINTS && p <= PATH_GPU_PER_PASS; }
 
 static void usage(FILE *out)
 {
     fputs("usage: strider bench skinning [options]\n"
-          "  --paths LIST        cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
-          "                      cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA)\n"
-          "                      default: all this CPU runs\n"
-          "  --vertices LIST     default 90000 (a mesh of about 180k triangles)\n"
-          "  --bones N           palette size, 1..256, default 98\n"
+          "  --paths LIST        CPU (synthetic mesh, or --mesh):\n"
+          "                        cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
+          "                        cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA)\n"
+          "                      GPU (a GL 4.3+ context; the character mesh, vertex shader skin.glsl):\n"
+          "                        gpu-lbs-points, gpu-lbs-matrix, gpu-dqs (the game's variants),\n"
+          "                        gpu-unbinned (one variant compiled for N influences, all vertices),\n"
+          "                        gpu-binned (vertices grouped by influence count, a variant per bin),\n"
+          "                        gpu-compressed (24-byte stream decoded in the shader),\n"
+          "                        gpu-skin-once (skin into a buffer, then depth + main pass),\n"
+          "                        gpu-per-pass (depth + main pass each skin)\n"
+          "                      hybrid: CPU keys every N frames + lerp, error over a walk clip\n"
+          "                      groups: cpu, gpu; default: every CPU path this CPU runs\n"
+          "  --mesh PATH         .chr mesh for the GPU paths and the hybrid (default the shipped\n"
+          "                      character) and, when given, for the CPU paths too\n"
+          "  --clip PATH         BVH clip for the hybrid (default " DEFAULT_CLIP ")\n"
+          "  --keys LIST         hybrid key spacings N in frames, default 2,4,8\n"
+          "  --vertices LIST     synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)\n"
+          "  --bones N           synthetic palette size, 1..256, default 98\n"
           "  --influences LIST   1..4, default 1,2,3,4\n"
-          "  --threads LIST      1..64, default 1,2\n"
-          "  --tangents          also skin tangents\n"
+          "  --threads LIST      CPU threads, 1..64, default 1,2\n"
+          "  --target N          pixels per side of the pass targets, 16..4096, default 512\n"
+          "  --tangents          also skin tangents (CPU paths)\n"
           "  --repeats N --warmup N --csv PATH --json PATH --smoke\n",
           out);
 }
 
-int bench_skinning(int argc, char **argv, const bench_env *env)
+/* A .chr mesh (all meshes in one numbering), posed, with everything the
+ * GPU paths need. */
+typedef struct mesh_data {
+    chr_character_t chr;
+    int nv, ni;
+    float *pos, *nrm, *tan, *w;
+    uint16_t *j;
+    uint32_t *idx;
+    float palette[SKEL_MAX_JOINTS * POSE_MAT_FLOATS];
+    float dq[SKEL_MAX_JOINTS * POSE_DQ_FLOATS];
+    skin_bench_mesh_t m;
+    char name[64];
+} mesh_data;
+
+static void mesh_free(mesh_data *d)
+{
+    free(d->pos);
+    free(d->nrm);
+    free(d->tan);
+    free(d->w);
+    free(d->j);
+    free(d->idx);
+    chr_free(&d->chr);
+}
+
+static uint32_t g_rng;
+static float frand(void)
+{
+    g_rng = g_rng * 1664525u + 1013904223u;
+    return (float)(g_rng >> 8) / 16777216.0f;
+}
+
+/* A reproducible bent pose: the rest pose with every joint turned. */
+static bool mesh_pose(mesh_data *d)
+{
+    static pose_t pose;
+    static pose_bind_t bind;
+    static float model[SKEL_MAX_JOINTS][POSE_MAT_FLOATS], rot[SKEL_MAX_JOINTS][4];
+    const skel_t *s = &d->chr.skel;
+    g_rng = GPU_POSE_SEED;
+    pose_rest(s, &pose);
+    for (int j = 0; j < pose.joint_count; j++) {
+        float a[3] = {frand() - 0.5f, frand() - 0.5f, frand() - 0.5f}, q[4], r[4];
+        float len = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+        if (len < 1e-3f)
+            continue;
+        for (int k = 0; k < 3; k++)
+            a[k] /= len;
+        pose_quat_axis_angle(a, (frand() * 2.0f - 1.0f) * GPU_POSE_MAX_RAD, q);
+        pose_quat_mul(pose.rot[j], q, r);
+        memcpy(pose.rot[j], r, sizeof r);
+    }
+    pose_bind_from_rest(s, &bind);
+    pose_model_job_t mj = {.skel = s, .local = &pose, .capacity = SKEL_MAX_JOINTS, .model_mat = model,
+                           .model_rot = rot};
+    pose_palette_job_t pj = {.bind = &bind, .joint_count = s->joint_count,
+                             .model_mat = (const float (*)[POSE_MAT_FLOATS])model,
+                             .model_rot = (const float (*)[4])rot,
+                             .palette = (float (*)[POSE_MAT_FLOATS])d->palette,
+                             .dq = (float (*)[POSE_DQ_FLOATS])d->dq};
+    return pose_model_run(&mj) && pose_palette_run(&pj);
+}
+
+static bool mesh_load(mesh_data *d, const char *path)
+{
+    memset(d, 0, sizeof *d);
+    if (!chr_load(&d->chr, path))
+        return false;
+    const char *base = strrchr(path, '/');
+    snprintf(d->name, sizeof d->name, "%.60s", base ? base + 1 : path);
+    long nv = 0, ni = 0;
+    for (uint32_t m = 0; m < d->chr.mesh_count; m++) {
+        nv += d->chr.meshes[m].vertex_count;
+        ni += d->chr.meshes[m].index_count;
+    }
+    size_t n = (size_t)nv;
+    d->nv = (int)nv;
+    d->ni = (int)ni;
+    d->pos = malloc(n * 3 * sizeof(float));
+    d->nrm = malloc(n * 3 * sizeof(float));
+    d->tan = malloc(n * 4 * sizeof(float));
+    d->w = malloc(n * 4 * sizeof(float));
+    d->j = malloc(n * 4 * sizeof(uint16_t));
+    d->idx = malloc((size_t)ni * sizeof(uint32_t));
+    if (!d->pos || !d->nrm || !d->tan || !d->w || !d->j || !d->idx) {
+        log_error("%s: out of memory for %ld vertices", path, nv);
+        return false;
+    }
+    size_t v = 0, i = 0;
+    float ylo = INFINITY, yhi = -INFINITY;
+    for (uint32_t m = 0; m < d->chr.mesh_count; m++) {
+        const chr_mesh_t *mesh = &d->chr.meshes[m];
+        uint32_t first = (uint32_t)v;
+        for (uint32_t k = 0; k < mesh->index_count; k++)
+            d->idx[i++] = mesh->indices[k] + first;
+        for (uint32_t k = 0; k < mesh->vertex_count; k++, v++) {
+            const chr_vertex_t *x = &mesh->vertices[k];
+            memcpy(d->pos + 3 * v, x->pos, 3 * sizeof(float));
+            memcpy(d->nrm + 3 * v, x->normal, 3 * sizeof(float));
+            memcpy(d->tan + 4 * v, x->tangent, 4 * sizeof(float));
+            memcpy(d->w + 4 * v, x->weights, 4 * sizeof(float));
+            memcpy(d->j + 4 * v, x->joints, 4 * sizeof(uint16_t));
+            ylo = fminf(ylo, x->pos[1]);
+            yhi = fmaxf(yhi, x->pos[1]);
+        }
+    }
+    if (!mesh_pose(d))
+        return false;
+    d->m = (skin_bench_mesh_t){.vertex_count = d->nv, .joint_count = d->chr.skel.joint_count, .positions = d->pos,
+                               .normals = d->nrm, .tangents = d->tan, .joints = d->j, .weights = d->w,
+                               .palette = d->palette, .dq_palette = d->dq, .height_cm = yhi - ylo};
+    return true;
+}
+
+/* Max |a - b| over the 10 captured floats of the covered vertices: positions
+ * (cm) into *pos, normals and tangents into *dir. */
+static void compare_out(const float *gpu, const float *ref, const uint8_t *covered, int n, double *pos, double *dir)
+{
+    *pos = *dir = 0;
+    for (size_t v = 0; v < (size_t)n; v++) {
+        if (covered && !covered[v])
+            continue;
+        for (int k = 0; k < GFX_SKIN_BENCH_OUT_FLOATS; k++) {
+            double e = fabs((double)gpu[v * GFX_SKIN_BENCH_OUT_FLOATS + k] - ref[v * GFX_SKIN_BENCH_OUT_FLOATS + k]);
+            e = isfinite(e) ? e : INFINITY;
+            if (k < 3)
+                *pos = fmax(*pos, e);
+            else
+                *dir = fmax(*dir, e);
+        }
+    }
+}
+
+/* The scalar CPU reference of the GPU output layout (10 floats a vertex). */
+static bool cpu_reference(const skin_bench_mesh_t *m, skin_method method, int influences, float *out, float *scratch)
+{
+    size_t n = (size_t)m->vertex_count;
+    float *p = scratch, *nr = scratch + 3 * n, *t = scratch + 6 * n;
+    skin_job_t j = {.vertex_count = m->vertex_count, .influences = influences, .method = method,
+                    .isa = SKIN_ISA_SCALAR, .positions = m->positions, .normals = m->normals,
+                    .tangents = m->tangents, .joints_u16 = m->joints, .weights = m->weights,
+                    .joint_count = m->joint_count, .palette = m->palette, .dq_palette = m->dq_palette,
+                    .out_positions = p, .out_normals = nr, .out_tangents = t};
+    if (!skin_run(&j))
+        return false;
+    for (size_t v = 0; v < n; v++) {
+        memcpy(out + v * GFX_SKIN_BENCH_OUT_FLOATS, p + 3 * v, 3 * sizeof(float));
+        memcpy(out + v * GFX_SKIN_BENCH_OUT_FLOATS + 3, nr + 3 * v, 3 * sizeof(float));
+        memcpy(out + v * GFX_SKIN_BENCH_OUT_FLOATS + 6, t + 4 * v, 4 * sizeof(float));
+    }
+    return true;
+}
+
+/* Everything the GPU paths share. */
+typedef struct gpu_state {
+    mesh_data *mesh;
+    gfx_skin_bench *bench;
+    int *order;
+    skin_bench_bins_t bins;
+    vcompress_vertex_t *packed;
+    vcompress_params_t params;
+    vcompress_error_t packed_err;
+    skin_bench_mesh_t unpacked; /* the compressed stream decoded on the CPU */
+    float *u_pos, *u_nrm, *u_tan, *u_w;
+    uint16_t *u_j;
+    float *out, *ref, *ref2, *scratch;
+    uint8_t *covered;
+    uint8_t *image_once, *image_pass;
+    int image_once_infl, image_pass_infl;
+    double query_ratio_min, query_ratio_max;
+    int query_rows;
+} gpu_state;
+
+static void gpu_free(gpu_state *g)
+{
+    gfx_skin_bench_destroy(g->bench);
+    free(g->order);
+    free(g->packed);
+    free(g->u_pos);
+    free(g->u_nrm);
+    free(g->u_tan);
+    free(g->u_w);
+    free(g->u_j);
+    free(g->out);
+    free(g->ref);
+    free(g->ref2);
+    free(g->scratch);
+    free(g->covered);
+    free(g->image_once);
+    free(g->image_pass);
+}
+
+/* The view sphere of the passes: around the CPU-skinned pose. */
+static void view_sphere(const float *ref10, int n, float c[3], float *r)
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t v = 0; v < (size_t)n; v++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], ref10[v * GFX_SKIN_BENCH_OUT_FLOATS + k]);
+            hi[k] = fmaxf(hi[k], ref10[v * GFX_SKIN_BENCH_OUT_FLOATS + k]);
+        }
+    float d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        c[k] = 0.5f * (lo[k] + hi[k]);
+        d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    }
+    /* Half the diagonal, plus a margin so nothing touches the edges. */
+    *r = 0.55f * sqrtf(d2) + 1.0f;
+}
+
+static bool gpu_setup(gpu_state *g, mesh_data *mesh, int target_size)
+{
+    memset(g, 0, sizeof *g);
+    g->mesh = mesh;
+    size_t n = (size_t)mesh->nv;
+    g->order = malloc(n * sizeof *g->order);
+    g->packed = malloc(n * sizeof *g->packed);
+    g->u_pos = malloc(n * 3 * sizeof(float));
+    g->u_nrm = malloc(n * 3 * sizeof(float));
+    g->u_tan = malloc(n * 4 * sizeof(float));
+    g->u_w = malloc(n * 4 * sizeof(float));
+    g->u_j = malloc(n * 4 * sizeof(uint16_t));
+    g->out = malloc(n * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float));
+    g->ref = malloc(n * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float));
+    g->ref2 = malloc(n * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float));
+    g->scratch = malloc(n * 10 * sizeof(float));
+    g->covered = malloc(n);
+    if (!g->order || !g->packed || !g->u_pos || !g->u_nrm || !g->u_tan || !g->u_w || !g->u_j || !g->out ||
+        !g->ref || !g->ref2 || !g->scratch || !g->covered) {
+        log_error("bench skinning: out of memory for %zu vertices", n);
+        return false;
+    }
+    skin_bench_bin_influences(mesh->nv, mesh->w, SKIN_MAX_INFLUENCES, g->order, &g->bins);
+    vcompress_pack_job_t pj = {.vertex_count = mesh->nv, .positions = mesh->pos, .normals = mesh->nrm,
+                               .tangents = mesh->tan, .joints = mesh->j, .weights = mesh->w,
+                               .joint_count = mesh->m.joint_count, .out_vertices = g->packed,
+                               .out_params = &g->params};
+    if (!vcompress_pack(&pj))
+        return false;
+    vcompress_measure(&pj, &g->packed_err);
+    vcompress_unpack(&g->params, g->packed, mesh->nv, g->u_pos, g->u_nrm, g->u_tan, g->u_j, g->u_w);
+    g->unpacked = mesh->m;
+    g->unpacked.positions = g->u_pos;
+    g->unpacked.normals = g->u_nrm;
+    g->unpacked.tangents = g->u_tan;
+    g->unpacked.joints = g->u_j;
+    g->unpacked.weights = g->u_w;
+    gfx_skin_bench_desc d = {.vertex_count = mesh->nv, .joint_count = mesh->m.joint_count, .positions = mesh->pos,
+                             .normals = mesh->nrm, .tangents = mesh->tan, .joints = mesh->j, .weights = mesh->w,
+                             .palette = mesh->palette, .dq_palette = mesh->dq, .indices = mesh->idx,
+                             .index_count = mesh->ni, .bin_order = g->order, .packed = g->packed,
+                             .target_size = target_size, .label = "bench_skin"};
+    memcpy(d.bin_first, g->bins.first, sizeof d.bin_first);
+    memcpy(d.bin_count, g->bins.count, sizeof d.bin_count);
+    memcpy(d.pos_bias, g->params.pos_bias, sizeof d.pos_bias);
+    memcpy(d.pos_extent, g->params.pos_extent, sizeof d.pos_extent);
+    if (!cpu_reference(&mesh->m, SKIN_LBS_POINTS, SKIN_MAX_INFLUENCES, g->ref, g->scratch))
+        return false;
+    view_sphere(g->ref, mesh->nv, d.view_center, &d.view_radius);
+    g->bench = gfx_skin_bench_create(&d);
+    g->query_ratio_min = INFINITY;
+    g->query_ratio_max = 0;
+    return g->bench != NULL;
+}
+
+/* Compressed vs uncompressed (LBS): |out' - out| <= |p' - p| + sum_i
+ * |w'_i - w_i| |M_i p - M_0 p| per vertex (rigid M_i; the weights of both
+ * sum to 1). Returns the largest ratio of the actual difference to its
+ * bound (+ the float tolerance TOL), over the vertices; <= 1 passes. */
+static double compressed_bound_ratio(const gpu_state *g, int influences, const float *gpu, double tol)
+{
+    const skin_bench_mesh_t *m = &g->mesh->m;
+    double worst = 0;
+    for (size_t v = 0; v < (size_t)m->vertex_count; v++) {
+        const float *p = m->positions + 3 * v, *pq = g->u_pos + 3 * v;
+        float w[4], wq[4], s = 0, sq = 0;
+        for (int i = 0; i < 4; i++) {
+            w[i] = i < influences ? m->weights[4 * v + i] : 0.0f;
+            wq[i] = i < influences ? g->u_w[4 * v + i] : 0.0f;
+            s += w[i];
+            sq += wq[i];
+        }
+        double dp = sqrt((double)(p[0] - pq[0]) * (p[0] - pq[0]) + (double)(p[1] - pq[1]) * (p[1] - pq[1]) +
+                         (double)(p[2] - pq[2]) * (p[2] - pq[2]));
+        double bound = dp, mp0[3] = {0, 0, 0};
+        for (int i = 0; i < influences; i++) {
+            const float *M = m->palette + 12 * (size_t)m->joints[4 * v + i];
+            double mp[3], d2 = 0;
+            for (int r = 0; r < 3; r++)
+                mp[r] = (double)M[4 * r] * p[0] + (double)M[4 * r + 1] * p[1] + (double)M[4 * r + 2] * p[2] +
+                        M[4 * r + 3];
+            if (i == 0)
+                memcpy(mp0, mp, sizeof mp0);
+            for (int r = 0; r < 3; r++)
+                d2 += (mp[r] - mp0[r]) * (mp[r] - mp0[r]);
+            /* Truncated weights are renormalised on both sides. */
+            bound += fabs((double)wq[i] / (sq > 0 ? sq : 1) - (double)w[i] / (s > 0 ? s : 1)) * sqrt(d2);
+        }
+        const float *o = gpu + v * GFX_SKIN_BENCH_OUT_FLOATS, *r = g->ref + v * GFX_SKIN_BENCH_OUT_FLOATS;
+        double e = sqrt((double)(o[0] - r[0]) * (o[0] - r[0]) + (double)(o[1] - r[1]) * (o[1] - r[1]) +
+                        (double)(o[2] - r[2]) * (o[2] - r[2]));
+        worst = fmax(worst, isfinite(e) ? e / (bound + tol) : INFINITY);
+    }
+    return worst;
+}
+
+static long image_diff(const uint8_t *a, const uint8_t *b, int px)
+{
+    long n = 0;
+    for (long i = 0; i < (long)px * 4; i += 4) {
+        int d = 0;
+        for (int c = 0; c < 3; c++)
+            d = abs((int)a[i + c] - b[i + c]) > d ? abs((int)a[i + c] - b[i + c]) : d;
+        n += d > IMAGE_PIXEL_TOL;
+    }
+    return n;
+}
+
+typedef struct gpu_row {
+    int path, influences;
+    gfx_skin_bench_result r;
+    double pos_err, dir_err;
+    uint32_t checksum;
+} gpu_row;
+
+/* Runs one GPU path at INFLUENCES, reads it back and checks it; false on a
+ * GL or set-up failure (disagreements are counted in *failures). */
+static bool gpu_run(gpu_state *g, int p, int influences, const bench_common *c, gpu_row *row, int *failures)
+{
+    static const int k_map[] = {[PATH_GPU_POINTS] = GFX_SKIN_BENCH_SKIN, [PATH_GPU_MATRIX] = GFX_SKIN_BENCH_SKIN,
+                                [PATH_GPU_DQS] = GFX_SKIN_BENCH_SKIN,    [PATH_GPU_UNBINNED] = GFX_SKIN_BENCH_UNBINNED,
+                                [PATH_GPU_BINNED] = GFX_SKIN_BENCH_BINNED,
+                                [PATH_GPU_COMPRESSED] = GFX_SKIN_BENCH_COMPRESSED,
+                                [PATH_GPU_SKIN_ONCE] = GFX_SKIN_BENCH_SKIN_ONCE,
+                                [PATH_GPU_PER_PASS] = GFX_SKIN_BENCH_PER_PASS};
+    int method = p == PATH_GPU_POINTS ? SKIN_LBS_POINTS : p == PATH_GPU_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
+    gfx_skin_bench_run_desc rd = {.path = (gfx_skin_bench_path)k_map[p], .method = method,
+                                  .influences = influences, .warmup = c->warmup, .repeats = c->repeats};
+    memset(row, 0, sizeof *row);
+    row->path = p;
+    row->influences = influences;
+    if (!gfx_skin_bench_run(g->bench, &rd, &row->r) || !gfx_skin_bench_read(g->bench, g->out, g->covered))
+        return false;
+    const skin_bench_mesh_t *m = p == PATH_GPU_COMPRESSED ? &g->unpacked : &g->mesh->m;
+    /* The reference of the LBS paths is transform-then-blend (the same sum). */
+    if (!cpu_reference(m, method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS, influences, g->ref2, g->scratch))
+        return false;
+    compare_out(g->out, g->ref2, g->covered, g->mesh->nv, &row->pos_err, &row->dir_err);
+    row->checksum = file_checksum32(g->out, (size_t)g->mesh->nv * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float));
+    double height = g->mesh->m.height_cm;
+    if (!(row->pos_err <= GPU_AGREE_POS_REL * height) || !(row->dir_err <= GPU_AGREE_DIR)) {
+        fprintf(stderr,
+                "strider bench skinning: %s (%d influences) disagrees with the CPU reference: %.3g cm "
+                "(%.3g of the height), direction %.3g\n",
+                k_paths[p], influences, row->pos_err, row->pos_err / height, row->dir_err);
+        (*failures)++;
+    }
+    if (p == PATH_GPU_COMPRESSED) {
+        /* Against the uncompressed reference: within the quantisation bound. */
+        if (!cpu_reference(&g->mesh->m, SKIN_LBS_POINTS, influences, g->ref, g->scratch))
+            return false;
+        double ratio = compressed_bound_ratio(g, influences, g->out, GPU_AGREE_POS_REL * height);
+        double e, d;
+        compare_out(g->out, g->ref, NULL, g->mesh->nv, &e, &d);
+        printf("# gpu-compressed, %d influences: vs the uncompressed CPU reference %.4f cm (%.2g of the height), "
+               "normals/tangents %.4f; worst vertex at %.2f of its quantisation bound\n",
+               influences, e, e / height, d, ratio);
+        if (!(ratio <= 1.0)) {
+            fprintf(stderr, "strider bench skinning: gpu-compressed exceeds its quantisation bound (%.3g x)\n",
+                    ratio);
+            (*failures)++;
+        }
+    }
+    if (p == PATH_GPU_SKIN_ONCE || p == PATH_GPU_PER_PASS) {
+        int size = gfx_skin_bench_target_size(g->bench);
+        uint8_t **img = p == PATH_GPU_SKIN_ONCE ? &g->image_once : &g->image_pass;
+        if (!*img && !(*img = malloc((size_t)size * size * 4)))
+            return false;
+        if (!gfx_skin_bench_read_image(g->bench, *img, NULL))
+            return false;
+        *(p == PATH_GPU_SKIN_ONCE ? &g->image_once_infl : &g->image_pass_infl) = influences;
+        if (g->image_once && g->image_pass && g->image_once_infl == g->image_pass_infl) {
+            long diff = image_diff(g->image_once, g->image_pass, size * size), covered = 0;
+            for (long i = 0; i < (long)size * size; i++)
+                covered += g->image_once[4 * i + 3] != 0;
+            printf("# skin-once vs per-pass main pass, %d influences: %ld of %d pixels differ by > %d (figure "
+                   "covers %ld)\n",
+                   influences, diff, size * size, IMAGE_PIXEL_TOL, covered);
+            if (diff > (long)(IMAGE_MAX_DIFF_FRACTION * size * size) || covered == 0) {
+                fprintf(stderr, "strider bench skinning: skin-once and per-pass images differ (%ld pixels)\n", diff);
+                (*failures)++;
+            }
+        }
+    }
+    double ratio = row->r.query_median_s / row->r.wall_median_s;
+    g->query_ratio_min = fmin(g->query_ratio_min, ratio);
+    g->query_ratio_max = fmax(g->query_ratio_max, ratio);
+    g->query_rows++;
+    return true;
+}
+
+static void print_hybrid_row(bench_table *t, const char *method, const char *clip, int n, const skin_hybrid_error_t *e,
+                             double height)
+{
+    if (!bench_table_row_begin(t))
+        return;
+    bench_table_str(t, method);
+    bench_table_str(t, clip);
+    bench_table_num(t, n, 0);
+    bench_table_num(t, e->frames, 0);
+    bench_table_num(t, e->keys, 0);
+    bench_table_num(t, e->max_cm, 4);
+    bench_table_num(t, e->mean_cm, 4);
+    bench_table_num(t, e->max_cm / height, 6);
+    bench_table_num(t, e->max_key_cm, 4);
+    bench_table_num(t, e->max_normal_deg, 3);
+    bench_table_num(t, 100.0 / n, 1);
+}
+
+/* Cebenoyan's hybrid over the clip: CPU keys every N frames, lerp between. */
+static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, int nkeys)
+{
+    static bvh_t clip;
+    if (!bvh_load(&clip, clip_path))
+        return false;
+    int frames = HYBRID_FRAMES, first = HYBRID_FIRST_FRAME;
+    if (clip.frame_count < first + 2) {
+        log_error("%s: %d frames; the hybrid needs at least %d", clip_path, clip.frame_count, first + 2);
+        bvh_free(&clip);
+        return false;
+    }
+    if (first + frames > clip.frame_count)
+        frames = clip.frame_count - first;
+    int nj = mesh->m.joint_count;
+    float *pal = malloc((size_t)frames * (size_t)nj * 12 * sizeof(float));
+    float *dq = malloc((size_t)frames * (size_t)nj * 8 * sizeof(float));
+    bool ok = pal && dq && skin_hybrid_clip_palettes(&clip, &mesh->chr.skel, first, frames, pal, dq);
+    static const char *const cols[] = {"method", "clip", "key_every", "frames", "keys", "max_err_cm",
+                                       "mean_err_cm", "max_err_of_height", "max_err_at_keys_cm", "max_normal_deg",
+                                       "cpu_skinned_pct"};
+    bench_table t;
+    char title[BENCH_TEXT_MAX];
+    snprintf(title, sizeof title, "skinning: CPU keys + lerp (Cebenoyan) vs skinning every frame, %s, %.0f fps, "
+                                  "frames %d..%d",
+             mesh->name, 1.0 / clip.frame_time_s, first, first + frames - 1);
+    bench_table_init(&t, title, 11, cols);
+    const char *base = strrchr(clip_path, '/');
+    for (int mi = 0; ok && mi < 2; mi++) {
+        skin_method method = mi ? SKIN_DQS : SKIN_LBS_MATRIX;
+        for (int k = 0; ok && k < nkeys; k++) {
+            skin_hybrid_desc_t d = {.mesh = {.vertex_count = mesh->nv, .influences = SKIN_MAX_INFLUENCES,
+                                             .method = method, .isa = SKIN_ISA_AUTO, .positions = mesh->pos,
+                                             .normals = mesh->nrm, .joints_u16 = mesh->j, .weights = mesh->w,
+                                             .joint_count = nj},
+                                    .frame_count = frames, .palettes = pal, .dq_palettes = dq, .key_every = keys[k]};
+            skin_hybrid_error_t e;
+            ok = skin_hybrid_measure(&d, &e);
+            if (ok)
+                print_hybrid_row(&t, skin_method_name(method), base ? base + 1 : clip_path, keys[k], &e,
+                                 mesh->m.height_cm);
+        }
+    }
+    if (ok)
+        bench_table_print(&t, stdout);
+    bench_table_free(&t);
+    free(pal);
+    free(dq);
+    bvh_free(&clip);
+    return ok;
+}
+
+static void print_vcompress(const gpu_state *g)
+{
+    const vcompress_error_t *e = &g->packed_err;
+    static const char *const cols[] = {"mesh", "bytes_before", "bytes_after", "max_pos_err_cm", "pos_bound_cm",
+                                       "max_pos_err_of_height", "max_normal_deg", "max_tangent_deg",
+                                       "handedness_flips", "max_weight_err", "joint_mismatches"};
+    bench_table t;
+    bench_table_init(&t, "skinning: compressed vertex stream (Gosselin) vs the source", 11, cols);
+    if (bench_table_row_begin(&t)) {
+        bench_table_str(&t, g->mesh->name);
+        bench_table_num(&t, e->bytes_before, 0);
+        bench_table_num(&t, e->bytes_after, 0);
+        bench_table_num(&t, e->max_pos_cm, 5);
+        bench_table_num(&t, e->pos_bound_cm, 5);
+        bench_table_num(&t, e->max_pos_cm / g->mesh->m.height_cm, 8);
+        bench_table_num(&t, e->max_normal_deg, 4);
+        bench_table_num(&t, e->max_tangent_deg, 4);
+        bench_table_num(&t, e->handedness_flips, 0);
+        bench_table_num(&t, e->max_weight, 5);
+        bench_table_num(&t, e->joint_mismatches, 0);
+    }
+    bench_table_print(&t, stdout);
+    bench_table_free(&t);
+}
+
+static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
+{
+    static const char *const methods[] = {[PATH_GPU_POINTS] = "lbs-points",  [PATH_GPU_MATRIX] = "lbs-matrix",
+                                          [PATH_GPU_DQS] = "dqs",            [PATH_GPU_UNBINNED] = "lbs-matrix",
+                                          [PATH_GPU_BINNED] = "lbs-matrix",  [PATH_GPU_COMPRESSED] = "lbs-matrix",
+                                          [PATH_GPU_SKIN_ONCE] = "lbs-matrix", [PATH_GPU_PER_PASS] = "lbs-matrix"};
+    char sum[16];
+    snprintf(sum, sizeof sum, "%08x", row->checksum);
+    double mverts = 1e-6 * g->mesh->nv / row->r.wall_median_s;
+    if (!bench_table_row_begin(t))
+        return;
+    bench_table_str(t, k_paths[row->path]);
+    bench_table_str(t, methods[row->path]);
+    bench_table_str(t, "gpu");
+    bench_table_num(t, 1, 0);
+    bench_table_num(t, g->mesh->nv, 0);
+    bench_table_num(t, g->mesh->m.joint_count, 0);
+    bench_table_num(t, row->influences, 0);
+    bench_table_num(t, row->r.wall_median_s * 1e6, 1);
+    bench_table_num(t, row->r.wall_min_s * 1e6, 1);
+    bench_table_num(t, row->r.wall_max_s * 1e6, 1);
+    bench_table_num(t, mverts, 1);
+    bench_table_num(t, mverts, 1);
+    bench_table_num(t, row->pos_err, 6);
+    bench_table_num(t, row->dir_err, 7);
+    bench_table_str(t, sum);
+    bench_table_str(t, g->mesh->name);
+    bench_table_num(t, row->r.query_median_s * 1e6, 1);
+    bench_table_num(t, row->r.query_median_s / row->r.wall_median_s, 3);
+}
+
+/* The ratios the benchmark exists for, from rows of the same influences. */
+static void print_ratios(const gpu_row *rows, int nrows)
+{
+    for (int i = 0; i < nrows; i++) {
+        for (int j = 0; j < nrows; j++) {
+            if (rows[i].influences != rows[j].influences)
+                continue;
+            const char *what = NULL;
+            if (rows[i].path == PATH_GPU_BINNED && rows[j].path == PATH_GPU_UNBINNED)
+                what = "binned / unbinned";
+            else if (rows[i].path == PATH_GPU_SKIN_ONCE && rows[j].path == PATH_GPU_PER_PASS)
+                what = "skin-once / per-pass";
+            else if (rows[i].path == PATH_GPU_COMPRESSED && rows[j].path == PATH_GPU_MATRIX)
+                what = "compressed / lbs-matrix";
+            if (what)
+                printf("# ratio %s, %d influences: wall time %.3f, timer query %.3f\n", what, rows[i].influences,
+                       rows[i].r.wall_median_s / rows[j].r.wall_median_s,
+                       rows[i].r.query_median_s / rows[j].r.query_median_s);
+        }
+    }
+}
+
+int bench_skinning(int argc, char **argv, const bench_env *env_in)
 {
     bench_common c = {.repeats = 51, .warmup = 5};
-    int paths[BENCH_LIST_MAX], npaths = 0;
+    int sel[BENCH_LIST_MAX], nsel = 0;
     int verts[BENCH_LIST_MAX] = {90000}, nverts = 1;
     int infl[BENCH_LIST_MAX] = {1, 2, 3, 4}, ninfl = 4;
     int threads[BENCH_LIST_MAX] = {1, 2}, nthreads = 2;
-    int bones = 98;
+    int keys[BENCH_LIST_MAX] = {2, 4, 8}, nkeys = 3;
+    int bones = 98, target = 0;
     bool tangents = false;
+    const char *mesh_path = NULL, *clip_path = NULL;
     for (int i = 2; i < argc; i++) {
         int r = bench_parse_common(argc, argv, &i, &c);
         if (r < 0)
@@ -50,16 +678,26 @@ int bench_skinning(int argc, char **argv, const bench_env *env)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
         if (!strcmp(a, "--paths"))
-            ok = bench_parse_name_list(a, v, k_paths, PATH_COUNT, paths, &npaths), i++;
+            ok = bench_parse_name_list(a, v, k_paths, PATH_NAMES, sel, &nsel), i++;
         else if (!strcmp(a, "--vertices"))
             ok = bench_parse_int_list(a, v, 1, 4000000, verts, &nverts), i++;
         else if (!strcmp(a, "--influences"))
             ok = bench_parse_int_list(a, v, 1, 4, infl, &ninfl), i++;
         else if (!strcmp(a, "--threads"))
             ok = bench_parse_int_list(a, v, 1, 64, threads, &nthreads), i++;
+        else if (!strcmp(a, "--keys"))
+            ok = bench_parse_int_list(a, v, 1, 64, keys, &nkeys), i++;
         else if (!strcmp(a, "--bones"))
             ok = bench_parse_int(a, v, 1, 256, &bones), i++;
-        else if (!strcmp(a, "--tangents"))
+        else if (!strcmp(a, "--target"))
+            ok = bench_parse_int(a, v, 16, 4096, &target), i++;
+        else if (!strcmp(a, "--mesh") || !strcmp(a, "--clip")) {
+            ok = v != NULL;
+            if (!ok)
+                fprintf(stderr, "strider bench: option %s needs a value\n", a);
+            *(!strcmp(a, "--mesh") ? &mesh_path : &clip_path) = v;
+            i++;
+        } else if (!strcmp(a, "--tangents"))
             tangents = true;
         else if (!strcmp(a, "--help")) {
             usage(stdout);
@@ -72,52 +710,118 @@ int bench_skinning(int argc, char **argv, const bench_env *env)
         if (!ok)
             return BENCH_EXIT_USAGE;
     }
-    if (npaths == 0) {
-        for (int p = 0; p < PATH_COUNT; p++) {
-            if ((p == PATH_SSE2 && !skin_isa_supported(SKIN_ISA_SSE2)) ||
-                (p == PATH_AVX2 && !skin_isa_supported(SKIN_ISA_AVX2)))
-                continue;
-            paths[npaths++] = p;
-        }
+    bool want[PATH_COUNT] = {false};
+    if (nsel == 0)
+        sel[nsel++] = PATH_ALL_CPU;
+    for (int s = 0; s < nsel; s++) {
+        /* "cpu": every CPU path this CPU runs. */
+        for (int p = PATH_REFERENCE; sel[s] == PATH_ALL_CPU && p <= PATH_DQS; p++)
+            want[p] = want[p] || !((p == PATH_SSE2 && !skin_isa_supported(SKIN_ISA_SSE2)) ||
+                                   (p == PATH_AVX2 && !skin_isa_supported(SKIN_ISA_AVX2)));
+        for (int p = PATH_GPU_POINTS; sel[s] == PATH_ALL_GPU && p <= PATH_GPU_PER_PASS; p++)
+            want[p] = true;
+        if (sel[s] < PATH_COUNT)
+            want[sel[s]] = true;
     }
     if (c.smoke) {
         verts[0] = 3001;
         nverts = 1;
         c.repeats = 3;
         c.warmup = 1;
+        if (!target)
+            target = SMOKE_TARGET_SIZE;
+    }
+    bool any_gpu = false, any_cpu = false;
+    for (int p = 0; p < PATH_COUNT; p++) {
+        any_gpu = any_gpu || (want[p] && is_gpu(p));
+        any_cpu = any_cpu || (want[p] && p <= PATH_DQS);
+    }
+    for (int p = PATH_REFERENCE; p <= PATH_DQS; p++) {
+        skin_isa isa = p == PATH_SSE2 ? SKIN_ISA_SSE2 : p == PATH_AVX2 ? SKIN_ISA_AVX2 : SKIN_ISA_SCALAR;
+        if (want[p] && !skin_isa_supported(isa)) {
+            fprintf(stderr, "strider bench skinning: %s needs an instruction set this CPU lacks\n", k_paths[p]);
+            return BENCH_EXIT_RUNTIME;
+        }
     }
 
-    bench_env_print(env, stdout);
+    /* The character mesh: for the GPU paths and the hybrid, and for the CPU
+     * paths when --mesh is given. */
+    static mesh_data mesh;
+    bool need_mesh = any_gpu || want[PATH_HYBRID] || mesh_path;
+    char default_mesh[PATHS_MAX], default_clip[PATHS_MAX];
+    if (!mesh_path && need_mesh) {
+        if (!paths_join(DEFAULT_MESH, default_mesh, sizeof default_mesh))
+            return BENCH_EXIT_RUNTIME;
+        mesh_path = default_mesh;
+    }
+    if (!clip_path) {
+        if (!paths_join(DEFAULT_CLIP, default_clip, sizeof default_clip))
+            return BENCH_EXIT_RUNTIME;
+        clip_path = default_clip;
+    }
+    if (need_mesh && !mesh_load(&mesh, mesh_path)) {
+        mesh_free(&mesh);
+        return BENCH_EXIT_RUNTIME;
+    }
+    bench_env env = *env_in;
+    bench_gl gl = {0};
+    static gpu_state gpu;
+    if (any_gpu) {
+        char msg[256];
+        if (!bench_gl_open(&gl, &env)) {
+            mesh_free(&mesh);
+            return BENCH_EXIT_RUNTIME;
+        }
+        if (!gfx_skin_bench_limits_ok(gfx_get_info(), mesh.m.joint_count, msg, sizeof msg)) {
+            fprintf(stderr, "strider bench skinning: %s: %s\n", mesh_path, msg);
+            bench_gl_close(&gl);
+            mesh_free(&mesh);
+            return BENCH_EXIT_RUNTIME;
+        }
+        if (!gpu_setup(&gpu, &mesh, target)) {
+            gpu_free(&gpu);
+            bench_gl_close(&gl);
+            mesh_free(&mesh);
+            return BENCH_EXIT_RUNTIME;
+        }
+    }
+
+    bench_env_print(&env, stdout);
+    if (need_mesh)
+        printf("# mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm\n", mesh_path, mesh.nv,
+               mesh.ni / 3, mesh.m.joint_count, (double)mesh.m.height_cm);
+    if (any_gpu)
+        printf("# influence bins (non-zero weights): 1: %d, 2: %d, 3: %d, 4: %d vertices\n", gpu.bins.count[0],
+               gpu.bins.count[1], gpu.bins.count[2], gpu.bins.count[3]);
     static const char *const cols[] = {"path", "method", "isa", "threads", "vertices", "bones", "influences",
                                        "median_us", "min_us", "max_us", "mverts_s", "mverts_s_per_thread",
-                                       "max_pos_err_cm", "max_nrm_err", "checksum"};
+                                       "max_pos_err_cm", "max_nrm_err", "checksum", "mesh", "gpu_query_us",
+                                       "query_over_wall"};
     bench_table t;
-    bench_table_init(&t, "skinning: CPU paths (position + normal)", 15, cols);
-    int failures = 0;
-    for (int pi = 0; pi < npaths; pi++) {
-        int p = paths[pi];
+    bench_table_init(&t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
+                         "wall clock)", 18, cols);
+    int failures = 0, rc = BENCH_EXIT_OK;
+    for (int p = PATH_REFERENCE; any_cpu && p <= PATH_DQS && rc == BENCH_EXIT_OK; p++) {
+        if (!want[p])
+            continue;
         skin_method method = p == PATH_REFERENCE ? SKIN_LBS_POINTS : p == PATH_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
         skin_isa isa = p == PATH_SCALAR || p == PATH_REFERENCE ? SKIN_ISA_SCALAR
                        : p == PATH_SSE2                        ? SKIN_ISA_SSE2
                        : p == PATH_AVX2                        ? SKIN_ISA_AVX2
                                                                : SKIN_ISA_AUTO;
-        if (isa != SKIN_ISA_AUTO && !skin_isa_supported(isa)) {
-            fprintf(stderr, "strider bench skinning: %s needs an instruction set this CPU lacks\n", k_paths[p]);
-            bench_table_free(&t);
-            return BENCH_EXIT_RUNTIME;
-        }
-        for (int vi = 0; vi < nverts; vi++) {
-            for (int ii = 0; ii < ninfl; ii++) {
+        for (int vi = 0; vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
+            for (int ii = 0; ii < ninfl && rc == BENCH_EXIT_OK; ii++) {
                 uint32_t first_checksum = 0;
                 for (int ti = 0; ti < nthreads; ti++) {
                     skin_bench_desc_t d = {.vertex_count = verts[vi], .joint_count = bones,
                                            .influences = infl[ii], .threads = threads[ti],
                                            .warmup = c.warmup, .repeats = c.repeats, .method = method,
-                                           .isa = isa, .tangents = tangents};
+                                           .isa = isa, .tangents = tangents,
+                                           .mesh = mesh_path ? &mesh.m : NULL};
                     skin_bench_result_t r;
                     if (!skin_bench_run(&d, &r)) {
-                        bench_table_free(&t);
-                        return BENCH_EXIT_RUNTIME;
+                        rc = BENCH_EXIT_RUNTIME;
+                        break;
                     }
                     char isa_name[32], sum[16];
                     snprintf(isa_name, sizeof isa_name, "%s", skin_isa_name(r.isa));
@@ -138,15 +842,15 @@ int bench_skinning(int argc, char **argv, const bench_env *env)
                         failures++;
                     }
                     if (!bench_table_row_begin(&t)) {
-                        bench_table_free(&t);
-                        return BENCH_EXIT_RUNTIME;
+                        rc = BENCH_EXIT_RUNTIME;
+                        break;
                     }
                     bench_table_str(&t, k_paths[p]);
                     bench_table_str(&t, skin_method_name(method));
                     bench_table_str(&t, isa_name);
                     bench_table_num(&t, threads[ti], 0);
-                    bench_table_num(&t, verts[vi], 0);
-                    bench_table_num(&t, bones, 0);
+                    bench_table_num(&t, r.desc.vertex_count, 0);
+                    bench_table_num(&t, r.desc.joint_count, 0);
                     bench_table_num(&t, infl[ii], 0);
                     bench_table_num(&t, r.median_s * 1e6, 1);
                     bench_table_num(&t, r.min_s * 1e6, 1);
@@ -156,9 +860,50 @@ int bench_skinning(int argc, char **argv, const bench_env *env)
                     bench_table_num(&t, r.max_pos_err_cm, 6);
                     bench_table_num(&t, r.max_nrm_err, 7);
                     bench_table_str(&t, sum);
+                    bench_table_str(&t, mesh_path ? mesh.name : "synthetic");
+                    bench_table_num(&t, NAN, 1);
+                    bench_table_num(&t, NAN, 3);
                 }
             }
         }
     }
-    return bench_finish(&t, env, &c, failures);
+    gpu_row rows[PATH_COUNT * 4];
+    int nrows = 0;
+    for (int p = PATH_GPU_POINTS; any_gpu && p <= PATH_GPU_PER_PASS && rc == BENCH_EXIT_OK; p++) {
+        for (int ii = 0; want[p] && ii < ninfl && rc == BENCH_EXIT_OK; ii++) {
+            gpu_row row;
+            if (!gpu_run(&gpu, p, infl[ii], &c, &row, &failures)) {
+                rc = BENCH_EXIT_RUNTIME;
+                break;
+            }
+            add_gpu_row(&t, &gpu, &row);
+            if (nrows < (int)(sizeof rows / sizeof rows[0]))
+                rows[nrows++] = row;
+        }
+    }
+    /* The main table first (it is what --csv / --json hold), then the
+     * ratios and the error tables. */
+    if (rc == BENCH_EXIT_OK)
+        rc = bench_finish(&t, &env, &c, failures);
+    else
+        bench_table_free(&t);
+    if (any_gpu && nrows > 0) {
+        printf("\n");
+        print_ratios(rows, nrows);
+        printf("# GL_TIME_ELAPSED / glFinish wall time: %.3f to %.3f over %d rows%s\n", gpu.query_ratio_min,
+               gpu.query_ratio_max, gpu.query_rows,
+               gpu.query_ratio_min < 0.5 || gpu.query_ratio_max > 1.5 ? " (timer queries disagree: trust wall time)"
+                                                                      : "");
+    }
+    if (want[PATH_GPU_COMPRESSED] && gpu.bench)
+        print_vcompress(&gpu);
+    if (want[PATH_HYBRID] && !run_hybrid(&mesh, clip_path, keys, nkeys))
+        rc = BENCH_EXIT_RUNTIME;
+    if (any_gpu) {
+        gpu_free(&gpu);
+        bench_gl_close(&gl);
+    }
+    if (need_mesh)
+        mesh_free(&mesh);
+    return rc;
 }
