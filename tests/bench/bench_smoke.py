@@ -88,6 +88,65 @@ def gl_checks(a):
     return 1 if failures else 0
 
 
+def gl_skinning_checks(a):
+    """GPU skinning paths, the hybrid and compression tables (needs a display)."""
+    import re
+    s = a.strider
+    chr_path = os.path.join(a.out, "tiny_skin.chr")
+    run([a.chargen, "--tiny", "--out", chr_path])
+    p = os.path.join(a.out, "skinning_gl")
+    q = run([s, "bench", "skinning", "--smoke", "--mesh", chr_path, "--paths", "gpu,hybrid,cpu-scalar",
+             "--influences", "1,2,4", "--csv", p + ".csv", "--json", p + ".json"])
+    rows, doc = read_outputs(p)
+    check(doc["env"]["gl_renderer"] not in ("", "none"), "skinning header names the GL renderer")
+    gpu_paths = {"gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs", "gpu-unbinned", "gpu-binned", "gpu-compressed",
+                 "gpu-skin-once", "gpu-per-pass"}
+    check({r["path"] for r in rows} == gpu_paths | {"cpu-scalar"}, "every GPU skinning path ran next to cpu-scalar")
+    check(all(sorted(int(r["influences"]) for r in rows if r["path"] == g) == [1, 2, 4] for g in gpu_paths),
+          "every GPU path ran at influences 1, 2, 4")
+    m = re.search(r"^# mesh: .* height ([0-9.]+) cm$", q.stdout, re.M)
+    height = float(m.group(1)) if m else 0.0
+    check(height > 100, "the mesh line gives the height (%s cm)" % height)
+    for r in rows:
+        if r["path"].startswith("gpu-"):
+            ok = float(r["max_pos_err_cm"]) <= 1e-4 * height and float(r["max_nrm_err"]) <= 1e-3
+            check(ok and float(r["median_us"]) > 0 and float(r["mverts_s"]) > 0,
+                  "%s (%s influences) agrees with the CPU reference and has a time" % (r["path"], r["influences"]))
+    for what in ("binned / unbinned", "skin-once / per-pass", "compressed / lbs-matrix"):
+        check(("# ratio %s, 4 influences" % what) in q.stdout, "the %s ratio is printed" % what)
+    check("# GL_TIME_ELAPSED / glFinish wall time" in q.stdout, "timer queries are compared with wall time")
+    comp = [l.split() for l in q.stdout.splitlines() if l.startswith("tiny_skin.chr ")]
+    check(len(comp) == 1 and comp[0][1:3] == ["64", "24"], "compression table: 64 -> 24 bytes per vertex")
+    hyb = {}
+    for l in q.stdout.splitlines():
+        f = l.split()
+        if len(f) == 11 and f[1].endswith(".bvh") and f[0] in ("lbs-matrix", "dqs"):
+            hyb[(f[0], int(f[2]))] = (float(f[5]), float(f[6]), float(f[8]))
+    for meth in ("lbs-matrix", "dqs"):
+        v = [hyb.get((meth, n)) for n in (2, 4, 8)]
+        check(all(v) and v[0][1] < v[1][1] < v[2][1] and v[0][0] > 0 and all(x[2] == 0 for x in v),
+              "hybrid %s: mean error grows with N = 2, 4, 8 and is 0 at the keys (%s)" % (meth, v))
+    # CPU paths never open GL, even without a display.
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    p2 = subprocess.run([s, "bench", "skinning", "--smoke", "--paths", "cpu-scalar", "--influences", "4"],
+                        capture_output=True, text=True, timeout=300, env=env)
+    check(p2.returncode == 0 and "# gl: none" in p2.stdout, "CPU skinning paths run without a display")
+    # No GL 4.3 context: a GPU path fails with one line and exit 1.
+    env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="3.3")
+    p3 = subprocess.run([s, "bench", "skinning", "--smoke", "--mesh", chr_path, "--paths", "gpu-binned"],
+                        capture_output=True, text=True, timeout=300, env=env)
+    lines = [l for l in p3.stderr.splitlines() if "strider" in l]
+    check(p3.returncode == 1 and len(lines) == 1 and "OpenGL 4.3+" in lines[0],
+          "skinning, GL 3.3 only: exit 1 with one line (%d: %s)" % (p3.returncode, p3.stderr.strip()))
+    q = run([s, "bench", "skinning", "--paths", "gpu-nothing"], expect=2)
+    check("gpu-binned" in q.stderr and "gpu-skin-once" in q.stderr, "an unknown path lists the GPU paths")
+    q = run([s, "bench", "skinning", "--smoke", "--paths", "gpu-binned", "--mesh", os.path.join(a.out, "none.chr")],
+            expect=1)
+    check(len([l for l in q.stderr.splitlines() if "strider" in l]) == 1, "a missing mesh is one line")
+    print("%d failed" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strider", required=True)
@@ -99,7 +158,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     s = a.strider
     if a.gl:
-        return gl_checks(a)
+        rc = gl_checks(a)
+        return gl_skinning_checks(a) or rc
 
     p = os.path.join(a.out, "skinning")
     run([s, "bench", "skinning", "--smoke", "--influences", "1,4", "--csv", p + ".csv", "--json", p + ".json"])
