@@ -2,7 +2,8 @@
 """Turns `strider bench ... --csv` files into PNG plots.
 
 usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV [CSV ...]]
-                                            [--skinning CSV] [--pfnn CSV] --out DIR
+                                            [--skinning CSV] [--skinning-paths CSV [CSV ...]]
+                                            [--pfnn CSV] --out DIR
 
 - blendshapes: frame time vs active shape count, one line per method, CPU
   solid and GPU dashed (log-log, in the style of GPU Gems 3 Fig. 3-6); one
@@ -13,6 +14,8 @@ usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV [CSV ...]]
   actually applied;
 - skinning: million vertices per second per path, bars grouped by influence
   count, one bar per thread count;
+- skinning-paths: one panel per skinning CSV, every path (CPU at one
+  thread, GPU) by influence count, log scale (bench_skinning_paths.png);
 - pfnn: ms per inference per phase mode and weight type, with the memory
   roofline (weight bytes / measured copy bandwidth) marked.
 Each plot's subtitle carries the CPU, GL renderer and date from the CSV header."""
@@ -121,6 +124,43 @@ def plot_skinning(path, out):
     fig.savefig(os.path.join(out, "bench_skinning.png"), dpi=110)
 
 
+def plot_skinning_paths(paths, out):
+    """One panel per skinning CSV (e.g. the default character and the big
+    mesh): million vertices per second of every path at one thread (CPU)
+    or on the GPU, bars per influence count, log scale; GPU times are the
+    glFinish-bracketed wall times. The pass paths count mesh vertices through
+    both passes (depth + main), so they are not vertex-shader throughput."""
+    fig, axes = plt.subplots(len(paths), 1, figsize=(10, 4.2 * len(paths)), squeeze=False)
+    for ax, path in zip(axes[:, 0], paths):
+        h, rows = load(path)
+        rows = [r for r in rows if int(r["threads"]) == 1]
+        names = []
+        for r in rows:
+            if r["path"] not in names:
+                names.append(r["path"])
+        infl = sorted({int(r["influences"]) for r in rows})
+        width = 0.8 / max(1, len(infl))
+        for k, n in enumerate(infl):
+            vals = []
+            for p in names:
+                sel = [float(r["mverts_s"]) for r in rows if r["path"] == p and int(r["influences"]) == n]
+                vals.append(sel[0] if sel else 0.0)
+            ax.bar([i + k * width for i in range(len(names))], vals, width,
+                   label="%d influence%s" % (n, "s" if n > 1 else ""))
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(names))])
+        ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("million vertices / s (median)")
+        mesh = rows[0].get("mesh", "?") if rows else "?"
+        ax.set_title("Skinning paths, %s (%s vertices, %s bones)\n%s"
+                     % (mesh, rows[0]["vertices"] if rows else "?", rows[0]["bones"] if rows else "?", subtitle(h)),
+                     fontsize=9)
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "bench_skinning_paths.png"), dpi=110)
+
+
 def plot_pfnn(path, out):
     h, rows = load(path)
     labels = ["%s\n%s" % (r["mode"], r["dtype"]) for r in rows]
@@ -146,13 +186,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blendshapes", nargs="+", help="one or more blendshapes CSVs (one panel each)")
     ap.add_argument("--skinning")
+    ap.add_argument("--skinning-paths", nargs="+", help="skinning CSVs with GPU paths (one panel each)")
     ap.add_argument("--pfnn")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    if not (a.blendshapes or a.skinning or a.pfnn):
-        ap.error("give at least one of --blendshapes, --skinning, --pfnn")
+    if not (a.blendshapes or a.skinning or a.pfnn or a.skinning_paths):
+        ap.error("give at least one of --blendshapes, --skinning, --skinning-paths, --pfnn")
     os.makedirs(a.out, exist_ok=True)
-    for name, fn in (("blendshapes", plot_blendshapes), ("skinning", plot_skinning), ("pfnn", plot_pfnn)):
+    for name, fn in (("blendshapes", plot_blendshapes), ("skinning", plot_skinning),
+                     ("skinning_paths", plot_skinning_paths), ("pfnn", plot_pfnn)):
         path = getattr(a, name)
         if path:
             for p in path if isinstance(path, list) else [path]:

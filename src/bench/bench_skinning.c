@@ -280,6 +280,10 @@ typedef struct gpu_state {
     int image_once_infl, image_pass_infl;
     double query_ratio_min, query_ratio_max;
     int query_rows;
+    /* Worst over the influence counts run: */
+    double comp_bound_ratio, comp_err_cm, comp_err_dir; /* compressed vs uncompressed */
+    long image_diff_px, image_covered_px;               /* skin-once vs per-pass */
+    int image_compares;
 } gpu_state;
 
 static void gpu_free(gpu_state *g)
@@ -473,9 +477,9 @@ static bool gpu_run(gpu_state *g, int p, int influences, const bench_common *c, 
         double ratio = compressed_bound_ratio(g, influences, g->out, GPU_AGREE_POS_REL * height);
         double e, d;
         compare_out(g->out, g->ref, NULL, g->mesh->nv, &e, &d);
-        printf("# gpu-compressed, %d influences: vs the uncompressed CPU reference %.4f cm (%.2g of the height), "
-               "normals/tangents %.4f; worst vertex at %.2f of its quantisation bound\n",
-               influences, e, e / height, d, ratio);
+        g->comp_bound_ratio = fmax(g->comp_bound_ratio, ratio);
+        g->comp_err_cm = fmax(g->comp_err_cm, e);
+        g->comp_err_dir = fmax(g->comp_err_dir, d);
         if (!(ratio <= 1.0)) {
             fprintf(stderr, "strider bench skinning: gpu-compressed exceeds its quantisation bound (%.3g x)\n",
                     ratio);
@@ -494,9 +498,9 @@ static bool gpu_run(gpu_state *g, int p, int influences, const bench_common *c, 
             long diff = image_diff(g->image_once, g->image_pass, size * size), covered = 0;
             for (long i = 0; i < (long)size * size; i++)
                 covered += g->image_once[4 * i + 3] != 0;
-            printf("# skin-once vs per-pass main pass, %d influences: %ld of %d pixels differ by > %d (figure "
-                   "covers %ld)\n",
-                   influences, diff, size * size, IMAGE_PIXEL_TOL, covered);
+            g->image_diff_px = diff > g->image_diff_px ? diff : g->image_diff_px;
+            g->image_covered_px = covered;
+            g->image_compares++;
             if (diff > (long)(IMAGE_MAX_DIFF_FRACTION * size * size) || covered == 0) {
                 fprintf(stderr, "strider bench skinning: skin-once and per-pass images differ (%ld pixels)\n", diff);
                 (*failures)++;
@@ -636,25 +640,30 @@ static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
     bench_table_num(t, row->r.query_median_s / row->r.wall_median_s, 3);
 }
 
-/* The ratios the benchmark exists for, from rows of the same influences. */
-static void print_ratios(const gpu_row *rows, int nrows)
+/* The ratios the benchmark exists for (median times of rows of the same
+ * influence count), one note per pair of paths. */
+static void note_ratios(bench_table *t, const gpu_row *rows, int nrows)
 {
-    for (int i = 0; i < nrows; i++) {
-        for (int j = 0; j < nrows; j++) {
-            if (rows[i].influences != rows[j].influences)
-                continue;
-            const char *what = NULL;
-            if (rows[i].path == PATH_GPU_BINNED && rows[j].path == PATH_GPU_UNBINNED)
-                what = "binned / unbinned";
-            else if (rows[i].path == PATH_GPU_SKIN_ONCE && rows[j].path == PATH_GPU_PER_PASS)
-                what = "skin-once / per-pass";
-            else if (rows[i].path == PATH_GPU_COMPRESSED && rows[j].path == PATH_GPU_MATRIX)
-                what = "compressed / lbs-matrix";
-            if (what)
-                printf("# ratio %s, %d influences: wall time %.3f, timer query %.3f\n", what, rows[i].influences,
-                       rows[i].r.wall_median_s / rows[j].r.wall_median_s,
-                       rows[i].r.query_median_s / rows[j].r.query_median_s);
-        }
+    static const struct {
+        int a, b;
+        const char *what;
+    } pairs[] = {{PATH_GPU_BINNED, PATH_GPU_UNBINNED, "binned / unbinned"},
+                 {PATH_GPU_SKIN_ONCE, PATH_GPU_PER_PASS, "skin-once / per-pass"},
+                 {PATH_GPU_COMPRESSED, PATH_GPU_MATRIX, "compressed / lbs-matrix"}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        char text[BENCH_NOTE_MAX];
+        int len = snprintf(text, sizeof text, "ratio %s (wall time; timer query):", pairs[k].what), found = 0;
+        for (int i = 0; i < nrows; i++)
+            for (int j = 0; j < nrows; j++)
+                if (rows[i].path == pairs[k].a && rows[j].path == pairs[k].b &&
+                    rows[i].influences == rows[j].influences && len > 0 && len < (int)sizeof text) {
+                    len += snprintf(text + len, sizeof text - (size_t)len, " %d influences %.3f (%.3f);",
+                                    rows[i].influences, rows[i].r.wall_median_s / rows[j].r.wall_median_s,
+                                    rows[i].r.query_median_s / rows[j].r.query_median_s);
+                    found++;
+                }
+        if (found)
+            bench_table_note(t, "%s", text);
     }
 }
 
@@ -787,12 +796,6 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     }
 
     bench_env_print(&env, stdout);
-    if (need_mesh)
-        printf("# mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm\n", mesh_path, mesh.nv,
-               mesh.ni / 3, mesh.m.joint_count, (double)mesh.m.height_cm);
-    if (any_gpu)
-        printf("# influence bins (non-zero weights): 1: %d, 2: %d, 3: %d, 4: %d vertices\n", gpu.bins.count[0],
-               gpu.bins.count[1], gpu.bins.count[2], gpu.bins.count[3]);
     static const char *const cols[] = {"path", "method", "isa", "threads", "vertices", "bones", "influences",
                                        "median_us", "min_us", "max_us", "mverts_s", "mverts_s_per_thread",
                                        "max_pos_err_cm", "max_nrm_err", "checksum", "mesh", "gpu_query_us",
@@ -801,6 +804,16 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     bench_table_init(&t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
                          "wall clock)", 18, cols);
     int failures = 0, rc = BENCH_EXIT_OK;
+    if (need_mesh)
+        bench_table_note(&t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", mesh_path, mesh.nv,
+                         mesh.ni / 3, mesh.m.joint_count, (double)mesh.m.height_cm,
+                         mesh_path && any_cpu ? " (CPU paths too)" : "");
+    if (any_gpu)
+        bench_table_note(&t,
+                         "GPU: pose of random joint turns up to %.1f rad; influence bins (non-zero weights): 1: %d, "
+                         "2: %d, 3: %d, 4: %d vertices; binned/unbinned/compressed/passes use lbs-matrix",
+                         (double)GPU_POSE_MAX_RAD, gpu.bins.count[0], gpu.bins.count[1], gpu.bins.count[2],
+                         gpu.bins.count[3]);
     for (int p = PATH_REFERENCE; any_cpu && p <= PATH_DQS && rc == BENCH_EXIT_OK; p++) {
         if (!want[p])
             continue;
@@ -881,20 +894,31 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
                 rows[nrows++] = row;
         }
     }
+    if (any_gpu && nrows > 0) {
+        note_ratios(&t, rows, nrows);
+        bench_table_note(&t, "GL_TIME_ELAPSED / glFinish wall time: %.3f to %.3f over %d rows%s", gpu.query_ratio_min,
+                         gpu.query_ratio_max, gpu.query_rows,
+                         gpu.query_ratio_min < 0.5 || gpu.query_ratio_max > 1.5
+                             ? " (timer queries disagree: trust the wall time)"
+                             : "");
+        if (want[PATH_GPU_COMPRESSED])
+            bench_table_note(&t,
+                             "gpu-compressed vs the uncompressed CPU reference: %.4f cm (%.2g of the height), "
+                             "directions %.4f; worst vertex at %.2f of its quantisation bound",
+                             gpu.comp_err_cm, gpu.comp_err_cm / mesh.m.height_cm, gpu.comp_err_dir,
+                             gpu.comp_bound_ratio);
+        if (gpu.image_compares)
+            bench_table_note(&t, "skin-once vs per-pass main pass: at most %ld of %d pixels differ by > %d (the "
+                                 "figure covers %ld)",
+                             gpu.image_diff_px, gfx_skin_bench_target_size(gpu.bench) * gfx_skin_bench_target_size(gpu.bench),
+                             IMAGE_PIXEL_TOL, gpu.image_covered_px);
+    }
     /* The main table first (it is what --csv / --json hold), then the
-     * ratios and the error tables. */
+     * error tables. */
     if (rc == BENCH_EXIT_OK)
         rc = bench_finish(&t, &env, &c, failures);
     else
         bench_table_free(&t);
-    if (any_gpu && nrows > 0) {
-        printf("\n");
-        print_ratios(rows, nrows);
-        printf("# GL_TIME_ELAPSED / glFinish wall time: %.3f to %.3f over %d rows%s\n", gpu.query_ratio_min,
-               gpu.query_ratio_max, gpu.query_rows,
-               gpu.query_ratio_min < 0.5 || gpu.query_ratio_max > 1.5 ? " (timer queries disagree: trust wall time)"
-                                                                      : "");
-    }
     if (want[PATH_GPU_COMPRESSED] && gpu.bench)
         print_vcompress(&gpu);
     if (want[PATH_HYBRID] && !run_hybrid(&mesh, clip_path, keys, nkeys))

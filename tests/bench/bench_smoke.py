@@ -104,7 +104,7 @@ def gl_skinning_checks(a):
     check({r["path"] for r in rows} == gpu_paths | {"cpu-scalar"}, "every GPU skinning path ran next to cpu-scalar")
     check(all(sorted(int(r["influences"]) for r in rows if r["path"] == g) == [1, 2, 4] for g in gpu_paths),
           "every GPU path ran at influences 1, 2, 4")
-    m = re.search(r"^# mesh: .* height ([0-9.]+) cm$", q.stdout, re.M)
+    m = re.search(r"^# mesh: .* height ([0-9.]+) cm", q.stdout, re.M)
     height = float(m.group(1)) if m else 0.0
     check(height > 100, "the mesh line gives the height (%s cm)" % height)
     for r in rows:
@@ -113,7 +113,9 @@ def gl_skinning_checks(a):
             check(ok and float(r["median_us"]) > 0 and float(r["mverts_s"]) > 0,
                   "%s (%s influences) agrees with the CPU reference and has a time" % (r["path"], r["influences"]))
     for what in ("binned / unbinned", "skin-once / per-pass", "compressed / lbs-matrix"):
-        check(("# ratio %s, 4 influences" % what) in q.stdout, "the %s ratio is printed" % what)
+        check(re.search(r"^# ratio %s .*: 1 influences [0-9.]+ .* 4 influences [0-9.]+" % re.escape(what), q.stdout,
+                        re.M) and any(n.startswith("ratio " + what) for n in doc["notes"]),
+              "the %s ratio is printed and in the JSON notes" % what)
     check("# GL_TIME_ELAPSED / glFinish wall time" in q.stdout, "timer queries are compared with wall time")
     comp = [l.split() for l in q.stdout.splitlines() if l.startswith("tiny_skin.chr ")]
     check(len(comp) == 1 and comp[0][1:3] == ["64", "24"], "compression table: 64 -> 24 bytes per vertex")
@@ -138,6 +140,11 @@ def gl_skinning_checks(a):
     lines = [l for l in p3.stderr.splitlines() if "strider" in l]
     check(p3.returncode == 1 and len(lines) == 1 and "OpenGL 4.3+" in lines[0],
           "skinning, GL 3.3 only: exit 1 with one line (%d: %s)" % (p3.returncode, p3.stderr.strip()))
+    plots = os.path.join(a.out, "plots_gl")
+    run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "plot_bench.py"),
+         "--skinning-paths", p + ".csv", "--out", plots])
+    png = os.path.join(plots, "bench_skinning_paths.png")
+    check(os.path.exists(png) and os.path.getsize(png) > 10000, "plot skinning_paths written")
     q = run([s, "bench", "skinning", "--paths", "gpu-nothing"], expect=2)
     check("gpu-binned" in q.stderr and "gpu-skin-once" in q.stderr, "an unknown path lists the GPU paths")
     q = run([s, "bench", "skinning", "--smoke", "--paths", "gpu-binned", "--mesh", os.path.join(a.out, "none.chr")],
