@@ -76,6 +76,7 @@ struct gfx_character {
     uint32_t vertex_count, index_count, mesh_count;
     uint32_t mesh_first[CHR_MAX_MESHES];
     uint32_t mesh_vertices[CHR_MAX_MESHES];
+    char mesh_name[CHR_MAX_MESHES][CHR_NAME_MAX]; /* for messages */
     uint32_t index_first[CHR_MAX_MESHES], index_counts[CHR_MAX_MESHES];
     gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
     gfx_buffer static_vbo, ibo, skin_vbo;
@@ -255,12 +256,12 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_morph_targets *mo
         int64_t blocks[3] = {0, 0, 0};
         if (layout == GFX_MORPH_GPU_DENSE) {
             if (!t->dense) {
-                snprintf(msg, msg_size, "mesh %u: the dense deltas were not built", m);
+                snprintf(msg, msg_size, "mesh '%s': the dense deltas were not built", gc->mesh_name[m]);
                 return false;
             }
             /* morph.glsl indexes records with a uint. */
             if (tc * vc > UINT32_MAX) {
-                snprintf(msg, msg_size, "mesh %u: %llu x %llu dense records overflow a 32-bit index", m,
+                snprintf(msg, msg_size, "mesh '%s': %llu x %llu dense records overflow a 32-bit index", gc->mesh_name[m],
                          (unsigned long long)tc, (unsigned long long)vc);
                 return false;
             }
@@ -268,18 +269,19 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_morph_targets *mo
             blocks[1] = (int64_t)(MORPH_ACTIVE_HEADER_BYTES + tc * sizeof(morph_entry));
         } else {
             if (!t->vertex_offset || !t->pair_target || !t->pair_delta) {
-                snprintf(msg, msg_size, "mesh %u: the sparse deltas were not built", m);
+                snprintf(msg, msg_size, "mesh '%s': the sparse deltas were not built", gc->mesh_name[m]);
                 return false;
             }
             for (uint64_t v = 0; v < vc; v++) {
                 if (t->vertex_offset[v] > t->vertex_offset[v + 1]) {
-                    snprintf(msg, msg_size, "mesh %u: sparse offsets decrease at vertex %llu", m,
+                    snprintf(msg, msg_size, "mesh '%s': sparse offsets decrease at vertex %llu", gc->mesh_name[m],
                              (unsigned long long)v);
                     return false;
                 }
             }
             if (t->vertex_offset[0] != 0 || t->vertex_offset[vc] != t->pair_count) {
-                snprintf(msg, msg_size, "mesh %u: sparse offsets do not span the %u pairs", m, t->pair_count);
+                snprintf(msg, msg_size, "mesh '%s': sparse offsets do not span the %u pairs", gc->mesh_name[m],
+                         t->pair_count);
                 return false;
             }
             blocks[0] = (int64_t)((t->pair_count ? t->pair_count : 1) * MORPH_RECORD_BYTES);
@@ -289,7 +291,7 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_morph_targets *mo
         for (int b = 0; b < 3; b++) {
             char why[200];
             if (!gfx_character_morph_limits_ok(info, blocks[b], MORPH_BLOCKS(layout), why, sizeof why)) {
-                snprintf(msg, msg_size, "mesh %u: %s", m, why);
+                snprintf(msg, msg_size, "mesh '%s': %s", gc->mesh_name[m], why);
                 return false;
             }
         }
@@ -568,6 +570,8 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_morph_ta
     for (uint32_t m = 0; m < c->mesh_count; m++) {
         gc->mesh_first[m] = (uint32_t)vcount;
         gc->mesh_vertices[m] = c->meshes[m].vertex_count;
+        memcpy(gc->mesh_name[m], c->meshes[m].name, CHR_NAME_MAX);
+        gc->mesh_name[m][CHR_NAME_MAX - 1] = '\0';
         gc->index_first[m] = (uint32_t)icount;
         gc->index_counts[m] = c->meshes[m].index_count;
         vcount += c->meshes[m].vertex_count;
@@ -971,7 +975,8 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     }
     if (layout != GFX_MORPH_CPU && !gc->morph_prog[layout][gc->slot_mode[s]][KIND_CAPTURE].prog.id) {
         char msg[256];
-        gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1, msg, sizeof msg);
+        if (gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1, msg, sizeof msg))
+            snprintf(msg, sizeof msg, "its program was not built at create");
         log_error("render: %s: cannot capture the GPU blend shapes: %s", gc->label, msg);
         return false;
     }

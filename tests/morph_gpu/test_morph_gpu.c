@@ -17,6 +17,8 @@
  *  5. A render with an expression, blend shapes on the GPU and on the CPU:
  *     a few pixels differ at most; the GPU frame makes morphing draws only
  *     for meshes with active targets.
+ *  6. Made-up limits that refuse one layout at create: that layout falls
+ *     back to the CPU morph (still matching), the other stays on the GPU.
  * usage: test_morph_gpu OUT_DIR STRIDER_CHARGEN
  */
 #include "app/figure.h"
@@ -351,6 +353,92 @@ static void check_limits(const figure_t *f)
     printf("blend-shape deltas on the GPU: %.1f MB (both layouts)\n", (double)st->delta_bytes / 1e6);
 }
 
+/* Section 6: a context whose limits refuse one layout (made up by editing
+ * the renderer's info before the upload): that layout morphs on the CPU,
+ * still matching the reference, the other stays on the GPU. */
+static void check_fallback(const char *chr_path)
+{
+    /* gfx_get_info() points at the renderer's own (non-const) record. */
+    gfx_info *info = (gfx_info *)gfx_get_info();
+    gfx_info saved = *info;
+    static const struct {
+        int64_t block;
+        int blocks;
+        bool dense_ok, sparse_ok;
+        bool capture_gpu; /* the capture needs one block more: 3 refuse it */
+    } cases[] = {{1 << 20, 16, false, true, true}, {0, 3, true, false, false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        *info = saved;
+        if (cases[i].block)
+            info->max_ssbo_block_size = cases[i].block;
+        info->max_vertex_ssbo_blocks = cases[i].blocks;
+        static figure_t f;
+        printf("fallback: GL_MAX_SHADER_STORAGE_BLOCK_SIZE %lld, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS %d (one warning "
+               "expected):\n",
+               (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks);
+        fflush(stdout);
+        bool ok = figure_load(&f, chr_path) && figure_gpu_init(&f, "morph_gpu_fallback");
+        *info = saved;
+        CHECK(ok, "loading %s", chr_path);
+        if (!ok) {
+            figure_free(&f);
+            continue;
+        }
+        CHECK(gfx_character_morph_supported(f.gfx, GFX_MORPH_GPU_DENSE) == cases[i].dense_ok &&
+                  gfx_character_morph_supported(f.gfx, GFX_MORPH_GPU_SPARSE) == cases[i].sparse_ok,
+              "case %zu: layouts supported %d/%d", i, gfx_character_morph_supported(f.gfx, GFX_MORPH_GPU_DENSE),
+              gfx_character_morph_supported(f.gfx, GFX_MORPH_GPU_SPARSE));
+        static const int sizes[] = {5};
+        /* check_capture wants the GPU morph in both layouts, so compare here. */
+        size_t n = total_vertices(&f);
+        arrays gpu, ref, morphed;
+        ref_lists lists;
+        float cw[CHR_MAX_CORRECTIVES];
+        bool mem = alloc_arrays(&gpu, n) && alloc_arrays(&ref, n) && alloc_arrays(&morphed, n);
+        for (uint32_t mi = 0; mi < f.chr.mesh_count; mi++) {
+            lists.target[mi] = calloc(f.mesh[mi].set.target_count + 1, sizeof(uint32_t));
+            lists.weight[mi] = calloc(f.mesh[mi].set.target_count + 1, sizeof(float));
+            mem = mem && lists.target[mi] && lists.weight[mi];
+        }
+        CHECK(mem, "out of memory");
+        float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        for (int dense = 0; dense < 2 && mem; dense++) {
+            pose_t pose;
+            random_pose(&f.chr.skel, 0.8f, &pose);
+            random_weights(&f, sizes[0]);
+            f.gpu_skin = true;
+            f.gpu_morph = true;
+            f.dense = dense;
+            f.method = SKIN_LBS_MATRIX;
+            CHECK(figure_deform(&f, &pose, world), "figure_deform");
+            bool want_gpu = dense ? cases[i].dense_ok : cases[i].sparse_ok;
+            CHECK(f.gpu_skin && f.morph_on_gpu == want_gpu, "case %zu %s: morph on the GPU %d, expected %d", i,
+                  dense ? "dense" : "sparse", f.morph_on_gpu, want_gpu);
+            if (want_gpu && !cases[i].capture_gpu)
+                continue;
+            CHECK(gfx_character_capture(f.gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
+            build_lists(&f, &pose, cw, &lists);
+            CHECK(cpu_reference(&f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
+                  "CPU reference");
+            errs e = compare(&gpu, &ref, 0, n);
+            printf("fallback %-6s blend shapes on the %s: max |dpos| %.3g cm, |ddir| %.3g, |dao| %.3g\n",
+                   dense ? "dense" : "sparse", f.morph_on_gpu ? "GPU" : "CPU", e.pos, e.dir, e.ao);
+            CHECK(e.pos <= POS_TOL_REL * figure_height(&f) && e.dir <= DIR_TOL && e.ao <= AO_TOL,
+                  "the fallback does not match the reference");
+        }
+        for (uint32_t mi = 0; mi < f.chr.mesh_count; mi++) {
+            free(lists.target[mi]);
+            free(lists.weight[mi]);
+        }
+        if (mem) {
+            free_arrays(&gpu);
+            free_arrays(&ref);
+            free_arrays(&morphed);
+        }
+        figure_free(&f);
+    }
+}
+
 /* Section 4. */
 static void check_bake(figure_t *f, const char *out_dir)
 {
@@ -582,6 +670,7 @@ int main(int argc, char **argv)
             CHECK(false, "loading %s", many);
         }
         figure_free(&tiny);
+        check_fallback(many);
     } else {
         figure_free(&fig);
     }
