@@ -5,16 +5,25 @@
  *   SKIN_BENCH_COMPRESSED           the 24-byte anim/vcompress stream, decoded here
  *                                   with exactly vcompress_unpack()'s formulas
  *   SKIN_BENCH_PASSTHROUGH          the vertices are already skinned (skin once)
+ *   SKIN_BENCH_LERP                 Cebenoyan's hybrid: lerp two CPU-skinned keys by u_t
+ *                                   (key 0 in the position/normal slots, key 1 in the
+ *                                   tangent/weight slots; the normal is renormalised)
  *   SKIN_BENCH_DRAW                 rasterise with u_view_proj (depth / main pass);
  *                                   otherwise only the outputs matter (transform feedback)
  * Outputs v_position, v_normal, v_tangent are the transform-feedback varyings
  * (model space, cm; unit normal; unit tangent with handedness in w). */
 #include "shader_interface.h"
 
-#ifdef SKIN_BENCH_PASSTHROUGH
+#if defined(SKIN_BENCH_PASSTHROUGH)
 layout(location = ATTR_POSITION) in vec3 a_position;
 layout(location = ATTR_NORMAL) in vec3 a_normal;
 layout(location = ATTR_TANGENT) in vec4 a_tangent;
+#elif defined(SKIN_BENCH_LERP)
+layout(location = ATTR_POSITION) in vec3 a_key0_position;
+layout(location = ATTR_NORMAL) in vec3 a_key0_normal;
+layout(location = ATTR_TANGENT) in vec3 a_key1_position;
+layout(location = ATTR_WEIGHTS) in vec3 a_key1_normal;
+uniform float u_t;
 #else
 #include "skin.glsl"
 layout(location = ATTR_JOINTS) in uvec4 a_joints;
@@ -52,10 +61,16 @@ out vec4 v_tangent;
 
 void main()
 {
-#ifdef SKIN_BENCH_PASSTHROUGH
+#if defined(SKIN_BENCH_PASSTHROUGH)
     v_position = a_position;
     v_normal = a_normal;
     v_tangent = a_tangent;
+#elif defined(SKIN_BENCH_LERP)
+    /* skin_hybrid_run()'s math: (1 - t) k0 + t k1, normals renormalised. */
+    v_position = (1.0 - u_t) * a_key0_position + u_t * a_key1_position;
+    vec3 n = (1.0 - u_t) * a_key0_normal + u_t * a_key1_normal;
+    v_normal = dot(n, n) > 1e-12 ? normalize(n) : a_key0_normal;
+    v_tangent = vec4(0.0);
 #else
 #ifdef SKIN_BENCH_COMPRESSED
     vec3 p = u_pos_bias + u_pos_extent * a_position_q;

@@ -50,6 +50,8 @@
 #define DEFAULT_CLIP "../shared/mocap/cmu/extra_60fps/46_01.bvh"
 #define DEFAULT_MESH "assets/characters/strider.chr"
 #define SMOKE_TARGET_SIZE 128
+/* Where between its keys the GPU lerp path's frame lies. */
+#define HYBRID_LERP_T 0.375f
 
 enum {
     PATH_REFERENCE,
@@ -65,6 +67,7 @@ enum {
     PATH_GPU_COMPRESSED,
     PATH_GPU_SKIN_ONCE,
     PATH_GPU_PER_PASS,
+    PATH_GPU_LERP,
     PATH_HYBRID,
     PATH_COUNT,
     /* Group names accepted by --paths. */
@@ -75,10 +78,10 @@ enum {
 static const char *const k_paths[PATH_NAMES] = {
     "cpu-reference", "cpu-scalar",  "cpu-sse2",       "cpu-avx2",      "cpu-dqs",
     "gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs",     "gpu-unbinned",  "gpu-binned",
-    "gpu-compressed", "gpu-skin-once", "gpu-per-pass", "hybrid",        "cpu",
-    "gpu"};
+    "gpu-compressed", "gpu-skin-once", "gpu-per-pass", "gpu-hybrid-lerp", "hybrid",
+    "cpu",            "gpu"};
 
-static bool is_gpu(int p) { return p >= PATH_GPU_POINTS && p <= PATH_GPU_PER_PASS; }
+static bool is_gpu(int p) { return p >= PATH_GPU_POINTS && p <= PATH_GPU_LERP; }
 
 static void usage(FILE *out)
 {
@@ -92,7 +95,9 @@ static void usage(FILE *out)
           "                        gpu-binned (vertices grouped by influence count, a variant per bin),\n"
           "                        gpu-compressed (24-byte stream decoded in the shader),\n"
           "                        gpu-skin-once (skin into a buffer, then depth + main pass),\n"
-          "                        gpu-per-pass (depth + main pass each skin)\n"
+          "                        gpu-per-pass (depth + main pass each skin),\n"
+          "                        gpu-hybrid-lerp (an in-between frame of the hybrid: lerp two\n"
+          "                        CPU-skinned keys; run once, keys skinned with 4 influences)\n"
           "                      hybrid: CPU keys every N frames + lerp, error over a walk clip\n"
           "                      groups: cpu, gpu; default: every CPU path this CPU runs\n"
           "  --mesh PATH         .chr mesh for the GPU paths and the hybrid (default the shipped\n"
@@ -275,6 +280,7 @@ typedef struct gpu_state {
     float *u_pos, *u_nrm, *u_tan, *u_w;
     uint16_t *u_j;
     float *out, *ref, *ref2, *scratch;
+    float *k0p, *k0n, *k1p, *k1n; /* hybrid keys: the pose skinned by LBS and by DQS */
     uint8_t *covered;
     uint8_t *image_once, *image_pass;
     int image_once_infl, image_pass_infl;
@@ -300,6 +306,10 @@ static void gpu_free(gpu_state *g)
     free(g->ref);
     free(g->ref2);
     free(g->scratch);
+    free(g->k0p);
+    free(g->k0n);
+    free(g->k1p);
+    free(g->k1n);
     free(g->covered);
     free(g->image_once);
     free(g->image_pass);
@@ -340,7 +350,11 @@ static bool gpu_setup(gpu_state *g, mesh_data *mesh, int target_size)
     g->ref2 = malloc(n * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float));
     g->scratch = malloc(n * 10 * sizeof(float));
     g->covered = malloc(n);
-    if (!g->order || !g->packed || !g->u_pos || !g->u_nrm || !g->u_tan || !g->u_w || !g->u_j || !g->out ||
+    g->k0p = malloc(n * 3 * sizeof(float));
+    g->k0n = malloc(n * 3 * sizeof(float));
+    g->k1p = malloc(n * 3 * sizeof(float));
+    g->k1n = malloc(n * 3 * sizeof(float));
+    if (!g->k0p || !g->k0n || !g->k1p || !g->k1n || !g->order || !g->packed || !g->u_pos || !g->u_nrm || !g->u_tan || !g->u_w || !g->u_j || !g->out ||
         !g->ref || !g->ref2 || !g->scratch || !g->covered) {
         log_error("bench skinning: out of memory for %zu vertices", n);
         return false;
@@ -372,6 +386,20 @@ static bool gpu_setup(gpu_state *g, mesh_data *mesh, int target_size)
     if (!cpu_reference(&mesh->m, SKIN_LBS_POINTS, SKIN_MAX_INFLUENCES, g->ref, g->scratch))
         return false;
     view_sphere(g->ref, mesh->nv, d.view_center, &d.view_radius);
+    /* Two different keys for the lerp: the content does not change its cost. */
+    for (int k = 0; k < 2; k++) {
+        skin_job_t kj = {.vertex_count = mesh->nv, .influences = SKIN_MAX_INFLUENCES,
+                         .method = k ? SKIN_DQS : SKIN_LBS_MATRIX, .isa = SKIN_ISA_SCALAR, .positions = mesh->pos,
+                         .normals = mesh->nrm, .joints_u16 = mesh->j, .weights = mesh->w,
+                         .joint_count = mesh->m.joint_count, .palette = mesh->palette, .dq_palette = mesh->dq,
+                         .out_positions = k ? g->k1p : g->k0p, .out_normals = k ? g->k1n : g->k0n};
+        if (!skin_run(&kj))
+            return false;
+    }
+    d.key0_pos = g->k0p;
+    d.key0_nrm = g->k0n;
+    d.key1_pos = g->k1p;
+    d.key1_nrm = g->k1n;
     g->bench = gfx_skin_bench_create(&d);
     g->query_ratio_min = INFINITY;
     g->query_ratio_max = 0;
@@ -447,19 +475,36 @@ static bool gpu_run(gpu_state *g, int p, int influences, const bench_common *c, 
                                 [PATH_GPU_BINNED] = GFX_SKIN_BENCH_BINNED,
                                 [PATH_GPU_COMPRESSED] = GFX_SKIN_BENCH_COMPRESSED,
                                 [PATH_GPU_SKIN_ONCE] = GFX_SKIN_BENCH_SKIN_ONCE,
-                                [PATH_GPU_PER_PASS] = GFX_SKIN_BENCH_PER_PASS};
+                                [PATH_GPU_PER_PASS] = GFX_SKIN_BENCH_PER_PASS,
+                                [PATH_GPU_LERP] = GFX_SKIN_BENCH_LERP};
     int method = p == PATH_GPU_POINTS ? SKIN_LBS_POINTS : p == PATH_GPU_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
     gfx_skin_bench_run_desc rd = {.path = (gfx_skin_bench_path)k_map[p], .method = method,
-                                  .influences = influences, .warmup = c->warmup, .repeats = c->repeats};
+                                  .influences = influences, .warmup = c->warmup, .repeats = c->repeats,
+                                  .lerp_t = HYBRID_LERP_T};
     memset(row, 0, sizeof *row);
     row->path = p;
     row->influences = influences;
     if (!gfx_skin_bench_run(g->bench, &rd, &row->r) || !gfx_skin_bench_read(g->bench, g->out, g->covered))
         return false;
     const skin_bench_mesh_t *m = p == PATH_GPU_COMPRESSED ? &g->unpacked : &g->mesh->m;
-    /* The reference of the LBS paths is transform-then-blend (the same sum). */
-    if (!cpu_reference(m, method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS, influences, g->ref2, g->scratch))
+    if (p == PATH_GPU_LERP) {
+        /* skin_hybrid_run: the same lerp on the CPU. */
+        size_t n = (size_t)g->mesh->nv;
+        skin_hybrid_job_t hj = {.vertex_count = g->mesh->nv, .t = HYBRID_LERP_T, .key0_pos = g->k0p,
+                                .key1_pos = g->k1p, .key0_nrm = g->k0n, .key1_nrm = g->k1n,
+                                .out_pos = g->scratch, .out_nrm = g->scratch + 3 * n};
+        if (!skin_hybrid_run(&hj))
+            return false;
+        memset(g->ref2, 0, n * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float));
+        for (size_t v = 0; v < n; v++) {
+            memcpy(g->ref2 + v * GFX_SKIN_BENCH_OUT_FLOATS, g->scratch + 3 * v, 3 * sizeof(float));
+            memcpy(g->ref2 + v * GFX_SKIN_BENCH_OUT_FLOATS + 3, g->scratch + 3 * n + 3 * v, 3 * sizeof(float));
+        }
+    } else if (!cpu_reference(m, method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS, influences, g->ref2,
+                              g->scratch)) {
+        /* The reference of the LBS paths is transform-then-blend (the same sum). */
         return false;
+    }
     compare_out(g->out, g->ref2, g->covered, g->mesh->nv, &row->pos_err, &row->dir_err);
     row->checksum = file_checksum32(g->out, (size_t)g->mesh->nv * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float));
     double height = g->mesh->m.height_cm;
@@ -614,7 +659,8 @@ static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
     static const char *const methods[] = {[PATH_GPU_POINTS] = "lbs-points",  [PATH_GPU_MATRIX] = "lbs-matrix",
                                           [PATH_GPU_DQS] = "dqs",            [PATH_GPU_UNBINNED] = "lbs-matrix",
                                           [PATH_GPU_BINNED] = "lbs-matrix",  [PATH_GPU_COMPRESSED] = "lbs-matrix",
-                                          [PATH_GPU_SKIN_ONCE] = "lbs-matrix", [PATH_GPU_PER_PASS] = "lbs-matrix"};
+                                          [PATH_GPU_SKIN_ONCE] = "lbs-matrix", [PATH_GPU_PER_PASS] = "lbs-matrix",
+                                          [PATH_GPU_LERP] = "lerp"};
     char sum[16];
     snprintf(sum, sizeof sum, "%08x", row->checksum);
     double mverts = 1e-6 * g->mesh->nv / row->r.wall_median_s;
@@ -649,7 +695,8 @@ static void note_ratios(bench_table *t, const gpu_row *rows, int nrows)
         const char *what;
     } pairs[] = {{PATH_GPU_BINNED, PATH_GPU_UNBINNED, "binned / unbinned"},
                  {PATH_GPU_SKIN_ONCE, PATH_GPU_PER_PASS, "skin-once / per-pass"},
-                 {PATH_GPU_COMPRESSED, PATH_GPU_MATRIX, "compressed / lbs-matrix"}};
+                 {PATH_GPU_COMPRESSED, PATH_GPU_MATRIX, "compressed / lbs-matrix"},
+                 {PATH_GPU_LERP, PATH_GPU_MATRIX, "hybrid lerp / lbs-matrix"}};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
         char text[BENCH_NOTE_MAX];
         int len = snprintf(text, sizeof text, "ratio %s (wall time; timer query):", pairs[k].what), found = 0;
@@ -727,7 +774,7 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
         for (int p = PATH_REFERENCE; sel[s] == PATH_ALL_CPU && p <= PATH_DQS; p++)
             want[p] = want[p] || !((p == PATH_SSE2 && !skin_isa_supported(SKIN_ISA_SSE2)) ||
                                    (p == PATH_AVX2 && !skin_isa_supported(SKIN_ISA_AVX2)));
-        for (int p = PATH_GPU_POINTS; sel[s] == PATH_ALL_GPU && p <= PATH_GPU_PER_PASS; p++)
+        for (int p = PATH_GPU_POINTS; sel[s] == PATH_ALL_GPU && p <= PATH_GPU_LERP; p++)
             want[p] = true;
         if (sel[s] < PATH_COUNT)
             want[sel[s]] = true;
@@ -882,10 +929,12 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     }
     gpu_row rows[PATH_COUNT * 4];
     int nrows = 0;
-    for (int p = PATH_GPU_POINTS; any_gpu && p <= PATH_GPU_PER_PASS && rc == BENCH_EXIT_OK; p++) {
-        for (int ii = 0; want[p] && ii < ninfl && rc == BENCH_EXIT_OK; ii++) {
+    for (int p = PATH_GPU_POINTS; any_gpu && p <= PATH_GPU_LERP && rc == BENCH_EXIT_OK; p++) {
+        /* The lerp does not depend on the influence count: one row. */
+        int count = p == PATH_GPU_LERP ? 1 : ninfl;
+        for (int ii = 0; want[p] && ii < count && rc == BENCH_EXIT_OK; ii++) {
             gpu_row row;
-            if (!gpu_run(&gpu, p, infl[ii], &c, &row, &failures)) {
+            if (!gpu_run(&gpu, p, p == PATH_GPU_LERP ? SKIN_MAX_INFLUENCES : infl[ii], &c, &row, &failures)) {
                 rc = BENCH_EXIT_RUNTIME;
                 break;
             }

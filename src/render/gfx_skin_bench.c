@@ -42,19 +42,19 @@ static const char *const k_varyings[] = {"v_position", "v_normal", "v_tangent"};
 
 typedef struct program {
     gfx_program prog;
-    GLint u_influences, u_joint_count, u_view_proj, u_light_dir, u_pos_bias, u_pos_extent;
+    GLint u_influences, u_joint_count, u_view_proj, u_light_dir, u_pos_bias, u_pos_extent, u_t;
 } program;
 
 struct gfx_skin_bench {
     char label[LABEL_MAX];
     int vertex_count, joint_count, index_count, size;
-    bool has_bins, has_packed, has_passes;
+    bool has_bins, has_packed, has_passes, has_keys;
     int bin_first[GFX_SKIN_BENCH_MAX_INFLUENCES], bin_count[GFX_SKIN_BENCH_MAX_INFLUENCES];
     int *bin_order;
     float pos_bias[3], pos_extent[3];
     float cam_vp[16], light_vp[16];
-    gfx_buffer raw, binned, packed, ibo, palette, dq, tf_out;
-    gfx_vertex_array vao_raw, vao_binned, vao_packed, vao_skinned;
+    gfx_buffer raw, binned, packed, ibo, palette, dq, tf_out, keys;
+    gfx_vertex_array vao_raw, vao_binned, vao_packed, vao_skinned, vao_keys;
     GLuint tfo;
     gfx_query query;
     GLuint depth_fbo, main_fbo;
@@ -64,6 +64,7 @@ struct gfx_skin_bench {
     program compressed;
     program pass_depth, pass_main, pass_main_tf;     /* per pass: skinning in the draw */
     program once_depth, once_main;                   /* skin once: pass-through */
+    program lerp;                                    /* hybrid in-between frames */
     gfx_skin_bench_run_desc last;                    /* the last run (read uses it) */
     bool ran;
 };
@@ -153,6 +154,7 @@ static bool build(gfx_skin_bench *b, program *p, const char *defines, bool with_
     p->u_light_dir = glGetUniformLocation(prog, "u_light_dir");
     p->u_pos_bias = glGetUniformLocation(prog, "u_pos_bias");
     p->u_pos_extent = glGetUniformLocation(prog, "u_pos_extent");
+    p->u_t = glGetUniformLocation(prog, "u_t");
     glProgramUniform1i(prog, p->u_joint_count, b->joint_count);
     return true;
 }
@@ -188,6 +190,7 @@ static bool build_programs(gfx_skin_bench *b)
                                         "#define SKIN_BENCH_DEPTH_ONLY\n", true, false, "once_depth");
     ok = ok && build(b, &b->once_main, "#define SKIN_BENCH_PASSTHROUGH\n#define SKIN_BENCH_DRAW\n", true, false,
                      "once_main");
+    ok = ok && build(b, &b->lerp, "#define SKIN_BENCH_LERP\n", false, true, "lerp");
     return ok;
 }
 
@@ -264,6 +267,23 @@ static GLuint make_skinned_vao(const gfx_skin_bench *b)
     }
     glVertexArrayElementBuffer(vao, b->ibo.id);
     label(GL_VERTEX_ARRAY, vao, b->label, "vao_skinned");
+    return vao;
+}
+
+/* Two keys interleaved per vertex: key 0 position, normal, key 1 position,
+ * normal (12 floats), in the slots skin_bench.vert's LERP variant reads. */
+static GLuint make_keys_vao(const gfx_skin_bench *b)
+{
+    GLuint vao;
+    glCreateVertexArrays(1, &vao);
+    glVertexArrayVertexBuffer(vao, 0, b->keys.id, 0, 12 * sizeof(float));
+    static const GLuint attrs[] = {ATTR_POSITION, ATTR_NORMAL, ATTR_TANGENT, ATTR_WEIGHTS};
+    for (GLuint i = 0; i < 4; i++) {
+        glEnableVertexArrayAttrib(vao, attrs[i]);
+        glVertexArrayAttribFormat(vao, attrs[i], 3, GL_FLOAT, GL_FALSE, 3 * i * sizeof(float));
+        glVertexArrayAttribBinding(vao, attrs[i], 0);
+    }
+    label(GL_VERTEX_ARRAY, vao, b->label, "vao_keys");
     return vao;
 }
 
@@ -411,6 +431,20 @@ static bool upload(gfx_skin_bench *b, const gfx_skin_bench_desc *d)
         b->packed.id = make_buffer(b, d->packed, n * GFX_SKIN_BENCH_PACKED_BYTES, "vertices_packed");
         b->vao_packed.id = make_packed_vao(b);
     }
+    if (d->key0_pos && d->key0_nrm && d->key1_pos && d->key1_nrm) {
+        float *keys = malloc(n * 12 * sizeof(float));
+        if (!keys) {
+            log_error("render: %s: out of memory for %zu vertices", b->label, n);
+            return false;
+        }
+        const float *src[4] = {d->key0_pos, d->key0_nrm, d->key1_pos, d->key1_nrm};
+        for (size_t v = 0; v < n; v++)
+            for (int k = 0; k < 4; k++)
+                memcpy(keys + 12 * v + 3 * k, src[k] + 3 * v, 3 * sizeof(float));
+        b->keys.id = make_buffer(b, keys, n * 12 * sizeof(float), "keys");
+        b->vao_keys.id = make_keys_vao(b);
+        free(keys);
+    }
     b->palette.id = make_buffer(b, d->palette, (size_t)d->joint_count * 12 * sizeof(float), "palette");
     b->dq.id = make_buffer(b, d->dq_palette, (size_t)d->joint_count * 8 * sizeof(float), "dq_palette");
     b->tf_out.id = make_buffer(b, NULL, n * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float), "skinned");
@@ -443,6 +477,7 @@ gfx_skin_bench *gfx_skin_bench_create(const gfx_skin_bench_desc *d)
     b->has_passes = d->indices != NULL;
     b->has_bins = d->bin_order != NULL;
     b->has_packed = d->packed != NULL;
+    b->has_keys = d->key0_pos && d->key0_nrm && d->key1_pos && d->key1_nrm;
     b->bin_order = order;
     if (order) {
         memcpy(order, d->bin_order, (size_t)d->vertex_count * sizeof *order);
@@ -478,12 +513,13 @@ void gfx_skin_bench_destroy(gfx_skin_bench *b)
         return;
     program *progs[] = {&b->skin[0], &b->skin[1], &b->skin[2], &b->fixed[0], &b->fixed[1], &b->fixed[2],
                         &b->fixed[3], &b->compressed, &b->pass_depth, &b->pass_main, &b->pass_main_tf,
-                        &b->once_depth, &b->once_main};
+                        &b->once_depth, &b->once_main, &b->lerp};
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++)
         gfx_shader_program_free(&progs[i]->prog);
-    GLuint bufs[] = {b->raw.id, b->binned.id, b->packed.id, b->ibo.id, b->palette.id, b->dq.id, b->tf_out.id};
+    GLuint bufs[] = {b->raw.id,     b->binned.id, b->packed.id, b->ibo.id,
+                     b->palette.id, b->dq.id,     b->tf_out.id, b->keys.id};
     glDeleteBuffers((GLsizei)(sizeof bufs / sizeof bufs[0]), bufs);
-    GLuint vaos[] = {b->vao_raw.id, b->vao_binned.id, b->vao_packed.id, b->vao_skinned.id};
+    GLuint vaos[] = {b->vao_raw.id, b->vao_binned.id, b->vao_packed.id, b->vao_skinned.id, b->vao_keys.id};
     glDeleteVertexArrays((GLsizei)(sizeof vaos / sizeof vaos[0]), vaos);
     GLuint tex[] = {b->shadow_depth.id, b->main_color.id, b->main_depth.id};
     glDeleteTextures(3, tex);
@@ -547,7 +583,7 @@ static void work(const gfx_skin_bench *b, const gfx_skin_bench_run_desc *r)
     bool dq = r->path == GFX_SKIN_BENCH_SKIN && r->method == METHOD_DQS;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, dq ? b->dq.id : b->palette.id);
     int k = r->influences;
-    bool tf = r->path <= GFX_SKIN_BENCH_SKIN_ONCE;
+    bool tf = r->path != GFX_SKIN_BENCH_PER_PASS;
     if (tf) {
         glEnable(GL_RASTERIZER_DISCARD);
         glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, b->tfo);
@@ -581,6 +617,10 @@ static void work(const gfx_skin_bench *b, const gfx_skin_bench_run_desc *r)
     case GFX_SKIN_BENCH_PER_PASS:
         passes(b, b->vao_raw.id, &b->pass_depth, &b->pass_main, k);
         break;
+    case GFX_SKIN_BENCH_LERP:
+        glProgramUniform1f(b->lerp.prog.id, b->lerp.u_t, r->lerp_t);
+        capture(b, b->vao_keys.id, &b->lerp, k, 0, b->vertex_count);
+        break;
     default:
         break;
     }
@@ -607,8 +647,8 @@ static void stats(double *v, int n, double *median, double *min, double *max)
 
 bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx_skin_bench_result *out)
 {
-    static const char *const names[GFX_SKIN_BENCH_PATH_COUNT] = {"skin",       "unbinned",  "binned",
-                                                                 "compressed", "skin-once", "per-pass"};
+    static const char *const names[GFX_SKIN_BENCH_PATH_COUNT] = {"skin",      "unbinned", "binned", "compressed",
+                                                                 "skin-once", "per-pass", "lerp"};
     if ((int)r->path < 0 || r->path >= GFX_SKIN_BENCH_PATH_COUNT || r->influences < 1 ||
         r->influences > GFX_SKIN_BENCH_MAX_INFLUENCES || r->repeats < 1 || r->warmup < 0 ||
         (r->path == GFX_SKIN_BENCH_SKIN && (r->method < 0 || r->method >= METHODS))) {
@@ -621,6 +661,8 @@ bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx
         why = "no influence bins were given";
     else if (r->path == GFX_SKIN_BENCH_COMPRESSED && !b->has_packed)
         why = "no compressed stream was given";
+    else if (r->path == GFX_SKIN_BENCH_LERP && !b->has_keys)
+        why = "no keys were given";
     else if ((r->path == GFX_SKIN_BENCH_SKIN_ONCE || r->path == GFX_SKIN_BENCH_PER_PASS) && !b->has_passes)
         why = "the mesh has no triangles";
     if (why) {

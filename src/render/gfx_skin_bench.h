@@ -11,6 +11,8 @@
  *   SKIN_ONCE   skin into a buffer once (transform feedback), then a depth
  *               pass and a main pass read it
  *   PER_PASS    the depth pass and the main pass each skin in their vertex shader
+ *   LERP        Cebenoyan's hybrid in-between frame: lerp two CPU-skinned keys
+ *               (positions, renormalised normals; tangents come out 0)
  * Timing: every repeat is bracketed by glFinish and timed with the wall clock
  * and, inside, a GL_TIME_ELAPSED query; both are reported, because timer
  * queries are suspect on llvmpipe. Wall time is for profiling only.
@@ -46,6 +48,7 @@ typedef enum gfx_skin_bench_path {
     GFX_SKIN_BENCH_COMPRESSED,
     GFX_SKIN_BENCH_SKIN_ONCE,
     GFX_SKIN_BENCH_PER_PASS,
+    GFX_SKIN_BENCH_LERP,
     GFX_SKIN_BENCH_PATH_COUNT
 } gfx_skin_bench_path;
 
@@ -67,6 +70,8 @@ typedef struct gfx_skin_bench_desc {
     /* COMPRESSED: vertex_count x 24 bytes (anim/vcompress layout) and its decode. */
     const void *packed;         /* NULL: COMPRESSED refused */
     float pos_bias[3], pos_extent[3];
+    /* LERP: two skinned keys, 3 floats per vertex each; NULL: LERP refused. */
+    const float *key0_pos, *key0_nrm, *key1_pos, *key1_nrm;
     /* What the passes look at: a sphere around the skinned mesh (cm). */
     float view_center[3];
     float view_radius;          /* > 0 */
@@ -79,6 +84,7 @@ typedef struct gfx_skin_bench_run_desc {
     int method;                 /* skin_method (0 points, 1 matrix, 2 DQS); SKIN only */
     int influences;             /* 1..4; for BINNED the largest bin (more weights count as this many) */
     int warmup, repeats;        /* repeats >= 1 */
+    float lerp_t;               /* LERP: 0 at key 0, 1 at key 1 */
 } gfx_skin_bench_run_desc;
 
 typedef struct gfx_skin_bench_result {

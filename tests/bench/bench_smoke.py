@@ -101,7 +101,9 @@ def gl_skinning_checks(a):
     check(doc["env"]["gl_renderer"] not in ("", "none"), "skinning header names the GL renderer")
     gpu_paths = {"gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs", "gpu-unbinned", "gpu-binned", "gpu-compressed",
                  "gpu-skin-once", "gpu-per-pass"}
-    check({r["path"] for r in rows} == gpu_paths | {"cpu-scalar"}, "every GPU skinning path ran next to cpu-scalar")
+    check({r["path"] for r in rows} == gpu_paths | {"cpu-scalar", "gpu-hybrid-lerp"},
+          "every GPU skinning path ran next to cpu-scalar")
+    check([r["influences"] for r in rows if r["path"] == "gpu-hybrid-lerp"] == ["4"], "the hybrid lerp ran once")
     check(all(sorted(int(r["influences"]) for r in rows if r["path"] == g) == [1, 2, 4] for g in gpu_paths),
           "every GPU path ran at influences 1, 2, 4")
     m = re.search(r"^# mesh: .* height ([0-9.]+) cm", q.stdout, re.M)

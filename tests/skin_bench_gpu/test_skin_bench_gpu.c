@@ -10,11 +10,14 @@
  *     un-permuted (the bin order is checked not to be the identity), the
  *     compressed path is compared with skin_run on the unpacked stream;
  *  3. negative control: a different influence count does not match;
- *  4. skin-once and per-pass draw the same image, and the figure is in it.
+ *  4. skin-once and per-pass draw the same image, and the figure is in it;
+ *  5. the hybrid's GPU lerp of two keys matches skin_hybrid_run at t = 0.375
+ *     and returns the keys themselves at t = 0 and t = 1.
  * usage: test_skin_bench_gpu */
 #include "anim/pose.h"
 #include "anim/skin.h"
 #include "anim/skin_bench.h"
+#include "anim/skin_hybrid.h"
 #include "anim/vcompress.h"
 #include "core/paths.h"
 #include "render/gfx.h"
@@ -64,6 +67,7 @@ typedef struct mesh {
     int order[NV];
     float out[NV * NF], ref[NV * NF], scratch[NV * 10];
     uint8_t covered[NV];
+    float k0p[NV * 3], k0n[NV * 3], k1p[NV * 3], k1n[NV * 3], lp[NV * 3], ln[NV * 3];
     uint8_t img_once[TARGET * TARGET * 4], img_pass[TARGET * TARGET * 4];
 } mesh;
 
@@ -203,6 +207,18 @@ static void check_paths(mesh *m)
     memcpy(d.bin_count, bins.count, sizeof d.bin_count);
     memcpy(d.pos_bias, params.pos_bias, sizeof d.pos_bias);
     memcpy(d.pos_extent, params.pos_extent, sizeof d.pos_extent);
+    /* Hybrid keys: the pose skinned by LBS and by DQS (two different shapes). */
+    for (int k = 0; k < 2; k++) {
+        skin_job_t kj = {.vertex_count = NV, .influences = 4, .method = k ? SKIN_DQS : SKIN_LBS_MATRIX,
+                         .isa = SKIN_ISA_SCALAR, .positions = m->pos, .normals = m->nrm, .joints_u16 = m->j,
+                         .weights = m->w, .joint_count = JOINTS, .palette = m->pal, .dq_palette = m->dq,
+                         .out_positions = k ? m->k1p : m->k0p, .out_normals = k ? m->k1n : m->k0n};
+        CHECK(skin_run(&kj), "keys");
+    }
+    d.key0_pos = m->k0p;
+    d.key0_nrm = m->k0n;
+    d.key1_pos = m->k1p;
+    d.key1_nrm = m->k1n;
     gfx_skin_bench *b = gfx_skin_bench_create(&d);
     CHECK(b != NULL, "create");
     if (!b)
@@ -261,6 +277,28 @@ static void check_paths(mesh *m)
     CHECK(other_min > 10 * POS_TOL_REL, "another truncation matches too: the comparison could not fail");
     CHECK(covered > TARGET * TARGET / 20, "the tube covers only %ld pixels", covered);
     CHECK(diff <= TARGET * TARGET / 500, "skin-once and per-pass images differ in %ld pixels", diff);
+    static const float ts[] = {0.0f, 0.375f, 1.0f};
+    for (int i = 0; i < 3; i++) {
+        gfx_skin_bench_run_desc rd = {.path = GFX_SKIN_BENCH_LERP, .influences = 4, .repeats = 1, .lerp_t = ts[i]};
+        gfx_skin_bench_result r;
+        CHECK(gfx_skin_bench_run(b, &rd, &r) && gfx_skin_bench_read(b, m->out, m->covered), "lerp run");
+        skin_hybrid_job_t hj = {.vertex_count = NV, .t = ts[i], .key0_pos = m->k0p, .key1_pos = m->k1p,
+                                .key0_nrm = m->k0n, .key1_nrm = m->k1n, .out_pos = m->lp, .out_nrm = m->ln};
+        CHECK(skin_hybrid_run(&hj), "skin_hybrid_run");
+        double pos = 0, dir = 0, key_gap = 0;
+        for (int v = 0; v < NV; v++)
+            for (int k = 0; k < 3; k++) {
+                pos = fmax(pos, fabs((double)m->out[v * NF + k] - m->lp[3 * v + k]));
+                dir = fmax(dir, fabs((double)m->out[v * NF + 3 + k] - m->ln[3 * v + k]));
+                key_gap = fmax(key_gap, fabs((double)m->k0p[3 * v + k] - m->k1p[3 * v + k]));
+            }
+        printf("lerp t=%.3f: max |dpos| %.3g cm, max |dnrm| %.3g (keys differ by up to %.3g cm)\n", (double)ts[i], pos,
+               dir, key_gap);
+        /* At the keys the lerp is exact: (1 - 0) k0 + 0 k1 = k0. */
+        double tol = ts[i] == 0.0f || ts[i] == 1.0f ? 0.0 : POS_TOL_REL * HEIGHT_CM;
+        CHECK(pos <= tol && dir <= DIR_TOL && key_gap > 10 * POS_TOL_REL * HEIGHT_CM, "lerp t=%.3f: %.3g cm, %.3g",
+              (double)ts[i], pos, dir);
+    }
     gfx_skin_bench_destroy(b);
 }
 
