@@ -32,6 +32,13 @@ void cli_print_usage(FILE *out)
           "  --expression LIST   blend-shape weights, NAME[=W],... (W from -1 to 2, default 1)\n"
           "  --play              play the clip from --pose-frame at the fixed step (looping)\n"
           "  --face              frame the head instead of the whole figure\n"
+          "  --clip FILE.vac     vertex-animated clip for a mesh of the character\n"
+          "                      (default assets/clips/talk.vac, the head talking, when it fits)\n"
+          "  --play-clip         play the vertex clip (looping; tweened, then blend shapes, then skinned)\n"
+          "  --clip-time S       show the vertex clip at S seconds (held unless --play-clip)\n"
+          "  --tween MODE        vertex-clip tweening: linear or hermite (default hermite)\n"
+          "  --curve NAME        play an expression curve on the blend shapes (talk, smile-surprise-blink)\n"
+          "  --curve-time S      start the expression curve at S seconds (needs --curve)\n"
           "  an unknown shape name or a frame past the clip's end is a usage error (2)\n"
           "\n"
           "  --screenshot PATH   write a PNG of the last frame\n"
@@ -123,6 +130,19 @@ int cli_parse_expressions(const char *list, cli_expression *out, int max)
     }
 }
 
+static bool parse_time(const char *s, double *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !(v >= -CLI_MAX_ANIM_TIME_S && v <= CLI_MAX_ANIM_TIME_S))
+        return false;
+    *out = v;
+    return true;
+}
+
 static cli_result usage_error(const char *fmt, const char *arg)
 {
     fputs("strider: ", stderr);
@@ -179,6 +199,29 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             opt->expression_count = count;
         } else if (strcmp(a, "--play") == 0) {
             opt->play = true;
+        } else if (strcmp(a, "--clip") == 0) {
+            NEEDS_VALUE();
+            opt->clip = v;
+        } else if (strcmp(a, "--play-clip") == 0) {
+            opt->play_clip = true;
+        } else if (strcmp(a, "--clip-time") == 0) {
+            NEEDS_VALUE();
+            if (!parse_time(v, &opt->clip_time_s))
+                return usage_error("--clip-time needs seconds from -86400 to 86400, got '%s'", v);
+            opt->clip_time_given = true;
+        } else if (strcmp(a, "--tween") == 0) {
+            NEEDS_VALUE();
+            if (strcmp(v, "linear") != 0 && strcmp(v, "hermite") != 0)
+                return usage_error("--tween needs linear or hermite, got '%s'", v);
+            opt->tween = v;
+        } else if (strcmp(a, "--curve") == 0) {
+            NEEDS_VALUE();
+            opt->curve = v;
+        } else if (strcmp(a, "--curve-time") == 0) {
+            NEEDS_VALUE();
+            if (!parse_time(v, &opt->curve_time_s))
+                return usage_error("--curve-time needs seconds from -86400 to 86400, got '%s'", v);
+            opt->curve_time_given = true;
         } else if (strcmp(a, "--face") == 0) {
             opt->face_closeup = true;
         } else if (strcmp(a, "--no-character") == 0) {
@@ -237,6 +280,13 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
     }
     if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play))
         return usage_error("%s", "--pose, --pose-frame, --play, --expression and --face need --view character");
+    bool anim = opt->clip || opt->play_clip || opt->clip_time_given || opt->tween || opt->curve ||
+                opt->curve_time_given;
+    if (!opt->view && anim)
+        return usage_error("%s", "--clip, --play-clip, --clip-time, --tween, --curve and --curve-time need --view "
+                                 "character");
+    if (opt->curve_time_given && !opt->curve)
+        return usage_error("%s", "--curve-time needs --curve NAME");
     if (opt->view && (opt->network || opt->marker || opt->no_ik))
         return usage_error("%s", "--network, --marker and --no-ik are game options (not with --view)");
     if (opt->marker && (opt->network || opt->character || opt->no_character))

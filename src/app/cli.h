@@ -19,6 +19,8 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 typedef enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_USAGE_ERROR } cli_result;
 
 enum { CLI_MAX_EXPRESSIONS = 64, CLI_EXPRESSION_NAME_MAX = 32 };
+/* --clip-time / --curve-time must lie within +-this many seconds. */
+#define CLI_MAX_ANIM_TIME_S 86400.0
 /* --expression weights must lie in this range (sliders go 0..1). */
 #define CLI_EXPRESSION_WEIGHT_MIN (-1.0f)
 #define CLI_EXPRESSION_WEIGHT_MAX 2.0f
@@ -50,6 +52,14 @@ typedef struct app_options {
     int expression_count;
     bool face_closeup;          /* --face: frame the head instead of the whole figure */
     bool play;                  /* --play: start playing the clip (from --pose-frame) */
+    const char *clip;           /* --clip: vertex-animated clip (.vac), NULL = the shipped one if it fits */
+    bool play_clip;             /* --play-clip: play the vertex clip (looping) */
+    bool clip_time_given;       /* --clip-time: the vertex clip on, at clip_time_s */
+    double clip_time_s;
+    const char *tween;          /* --tween: "linear" or "hermite", NULL = hermite */
+    const char *curve;          /* --curve: built-in expression curve to play, NULL = none */
+    double curve_time_s;        /* --curve-time: where it starts, s */
+    bool curve_time_given;
     long frames;                /* 0 = run until quit */
     uint32_t seed;
     int width, height;

@@ -172,14 +172,81 @@ static void draw_character(app_t *app)
     }
 }
 
+/* The vertex-animated clip (tweened into the head's bind pose) and the
+ * expression curve driving shape weights: play/pause, time, tween mode. */
+static void draw_facial(app_t *app)
+{
+    static const char *const modes[TWEEN_MODE_COUNT] = {"linear (Gosselin)", "Hermite (Cebenoyan)"};
+    viewer_t *v = &app->viewer;
+    viewer_vclip *vc = &v->vclip;
+    if (vc->loaded) {
+        const clip_t *c = &vc->clip;
+        ui_text("vertex clip %s: mesh '%s', %u of %u vertices", vc->name, c->mesh, c->vertex_count,
+                c->mesh_vertex_count);
+        ui_text("  %u keys (sampled at %.0f fps), %.2f s %s", c->key_count, (double)c->fps, (double)c->duration_s,
+                (c->flags & CLIP_LOOP) ? "loop" : "clamped");
+        ui_checkbox("tween the clip", &vc->on);
+        ui_same_line();
+        if (ui_button(vc->playing ? "Pause##clip" : "Play##clip")) {
+            vc->playing = !vc->playing;
+            vc->on = vc->on || vc->playing;
+        }
+        ui_combo("tween", &vc->mode, modes, TWEEN_MODE_COUNT);
+        float t = (float)vc->time_s;
+        if (ui_slider_float("clip time", &t, 0.0f, c->duration_s, "%.2f s")) {
+            vc->time_s = t;
+            vc->on = true;
+        }
+    } else {
+        ui_text("no vertex clip (--clip FILE.vac)");
+    }
+    ui_separator();
+    enum { MAX_CURVES = 8 };
+    const char *names[MAX_CURVES];
+    int count = excurve_builtin_count();
+    if (count > MAX_CURVES)
+        count = MAX_CURVES;
+    for (int i = 0; i < count; i++)
+        names[i] = excurve_builtin(i)->name;
+    viewer_curve *cv = &v->curve;
+    int current = cv->index;
+    if (ui_combo("expression curve", &current, names, count) && current != cv->index) {
+        viewer_set_curve(v, current);
+        viewer_set_curve_time(v, 0.0);
+    }
+    if (!cv->clip)
+        return;
+    if (ui_button(cv->playing ? "Pause##curve" : "Play##curve"))
+        cv->playing = !cv->playing;
+    ui_same_line();
+    float t = (float)cv->time_s;
+    if (ui_slider_float("curve time", &t, 0.0f, cv->clip->duration_s, "%.2f s"))
+        viewer_set_curve_time(v, t);
+    char driven[256];
+    int n = 0;
+    driven[0] = 0;
+    for (int k = 0; k < cv->clip->track_count && n < (int)sizeof driven; k++)
+        if (cv->shape[k] >= 0)
+            n += snprintf(driven + n, sizeof driven - (size_t)n, "%s%s", n ? ", " : "", cv->clip->tracks[k].shape);
+    ui_text("drives %s", driven);
+}
+
 /* A slider for every blend shape, two per row, grouped by category; the
- * shape's short name is written inside its slider. */
+ * shape's short name is written inside its slider. Shapes the playing
+ * expression curve drives are shown disabled (read-only). */
 static void draw_shapes(app_t *app)
 {
     viewer_t *v = &app->viewer;
     const chr_character_t *c = &v->fig.chr;
     static const char *const category_names[CHR_SHAPE_CATEGORY_COUNT] = {"emotions", "modifiers", "extra"};
-    ui_text("active shapes: %d of %u", v->fig.active_shapes, c->shape_count);
+    int locked_count = 0;
+    for (uint32_t s = 0; s < c->shape_count; s++)
+        locked_count += viewer_shape_locked(v, s);
+    if (locked_count > 0)
+        ui_text("active shapes: %d of %u (%d locked: the curve plays)", v->fig.active_shapes, c->shape_count,
+                locked_count);
+    else
+        ui_text("active shapes: %d of %u", v->fig.active_shapes, c->shape_count);
     ui_same_line();
     if (ui_button("reset all"))
         viewer_reset_shapes(v);
@@ -208,7 +275,10 @@ static void draw_shapes(app_t *app)
             snprintf(fmt, sizeof fmt, "%s %%.2f", c->shapes[s].name);
             /* Two equal columns: the left takes half minus the item spacing. */
             ui_push_item_width(in_row == 0 ? ui_content_width() * 0.5f - 4.0f : ui_content_width());
+            bool locked = viewer_shape_locked(v, s);
+            ui_begin_disabled(locked);
             ui_slider_float(label, &v->fig.shape_weight[s], 0.0f, 1.0f, fmt);
+            ui_end_disabled();
             ui_pop_item_width();
             in_row = (in_row + 1) % 2;
         }
@@ -272,6 +342,8 @@ void menu_draw(app_t *app)
     if (app->viewer_mode) {
         if (ui_header("Character", true))
             draw_character(app);
+        if (ui_header("Facial animation", true))
+            draw_facial(app);
         if (ui_header("Blend shapes", true))
             draw_shapes(app);
         if (ui_header("Rendering", false))

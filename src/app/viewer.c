@@ -4,6 +4,7 @@
 #include "core/paths.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,167 @@ static bool apply_expressions(viewer_t *v, const app_options *opt, const char *p
         v->fig.shape_weight[s] = opt->expressions[i].weight;
     }
     return true;
+}
+
+/* The vertex clip: --clip FILE (must fit), or the shipped clip when it
+ * exists and fits this character (otherwise the viewer runs without one,
+ * unless --play-clip / --clip-time asked for it). Absolute keys and the
+ * mesh's own bind pose of the animated vertices are made here, once. */
+static int load_vclip(viewer_t *v, const app_options *opt)
+{
+    viewer_vclip *c = &v->vclip;
+    c->mode = opt->tween && strcmp(opt->tween, "linear") == 0 ? TWEEN_LINEAR : TWEEN_HERMITE;
+    bool needed = opt->clip || opt->play_clip || opt->clip_time_given;
+    char path[PATHS_MAX];
+    if (opt->clip)
+        snprintf(path, sizeof path, "%s", opt->clip);
+    else if (!paths_join(VIEWER_DEFAULT_CLIP, path, sizeof path)) {
+        log_error("%s: path too long", VIEWER_DEFAULT_CLIP);
+        return EXIT_RUNTIME;
+    }
+    if (!needed) {
+        FILE *probe = fopen(path, "rb");
+        if (!probe) {
+            log_info("viewer: no vertex clip (%s not found)", path);
+            return 0;
+        }
+        fclose(probe);
+    }
+    if (!clip_load(&c->clip, path))
+        return EXIT_RUNTIME;
+    c->loaded = true;
+    int mesh = chr_find_mesh(&v->fig.chr, c->clip.mesh);
+    if (mesh < 0 || v->fig.mesh[mesh].vertex_count != c->clip.mesh_vertex_count) {
+        if (needed) {
+            log_error("%s: animates mesh '%s' of %u vertices, which the character does not have", path, c->clip.mesh,
+                      c->clip.mesh_vertex_count);
+            return EXIT_RUNTIME;
+        }
+        log_info("viewer: %s does not fit this character (mesh '%s', %u vertices); no vertex clip", path,
+                 c->clip.mesh, c->clip.mesh_vertex_count);
+        clip_free(&c->clip);
+        c->loaded = false;
+        return 0;
+    }
+    c->mesh = mesh;
+    const char *slash = strrchr(path, '/');
+    snprintf(c->name, sizeof c->name, "%.63s", slash ? slash + 1 : path);
+    size_t n = (size_t)c->clip.vertex_count * 3;
+    c->keys = malloc(n * c->clip.key_count * sizeof(float));
+    c->rest_pos = malloc(n * sizeof(float));
+    c->rest_nrm = malloc(n * sizeof(float));
+    if (!c->keys || !c->rest_pos || !c->rest_nrm) {
+        log_error("%s: out of memory for the clip's keys", path);
+        return EXIT_RUNTIME;
+    }
+    const figure_mesh *m = &v->fig.mesh[mesh];
+    clip_keys_absolute(&c->clip, m->pos, c->keys);
+    for (uint32_t i = 0; i < c->clip.vertex_count; i++) {
+        memcpy(&c->rest_pos[i * 3], &m->pos[(size_t)c->clip.vertex[i] * 3], 3 * sizeof(float));
+        memcpy(&c->rest_nrm[i * 3], &m->nrm[(size_t)c->clip.vertex[i] * 3], 3 * sizeof(float));
+    }
+    c->on = opt->play_clip || opt->clip_time_given;
+    c->playing = opt->play_clip;
+    c->time_s = opt->clip_time_s;
+    log_info("viewer: vertex clip %s: mesh '%s', %u of %u vertices, %u keys, %.2f s %s", path, c->clip.mesh,
+             c->clip.vertex_count, c->clip.mesh_vertex_count, c->clip.key_count, (double)c->clip.duration_s,
+             (c->clip.flags & CLIP_LOOP) ? "loop" : "clamped");
+    return 0;
+}
+
+static void free_vclip(viewer_vclip *c)
+{
+    if (c->loaded)
+        clip_free(&c->clip);
+    free(c->keys);
+    free(c->rest_pos);
+    free(c->rest_nrm);
+    memset(c, 0, sizeof *c);
+}
+
+/* Tween the clip into the mesh's bind pose (before blend shapes and
+ * skinning), or put the bind pose back once the clip is off. */
+static bool apply_vclip(viewer_t *v)
+{
+    viewer_vclip *c = &v->vclip;
+    if (!c->loaded)
+        return true;
+    figure_mesh *m = &v->fig.mesh[c->mesh];
+    if (c->on) {
+        tween_job_t job = {.mode = (tween_mode)c->mode,
+                           .timing = clip_timing(&c->clip),
+                           .time_s = c->time_s,
+                           .vertex_count = (int)c->clip.vertex_count,
+                           .positions = c->keys,
+                           .normals = c->clip.normal,
+                           .out_vertex = c->clip.vertex,
+                           .out_positions = m->pos,
+                           .out_normals = m->nrm};
+        c->applied = true;
+        return tween_run(&job);
+    }
+    if (c->applied) {
+        for (uint32_t i = 0; i < c->clip.vertex_count; i++) {
+            memcpy(&m->pos[(size_t)c->clip.vertex[i] * 3], &c->rest_pos[i * 3], 3 * sizeof(float));
+            memcpy(&m->nrm[(size_t)c->clip.vertex[i] * 3], &c->rest_nrm[i * 3], 3 * sizeof(float));
+        }
+        c->applied = false;
+    }
+    return true;
+}
+
+void viewer_set_curve(viewer_t *v, int index)
+{
+    viewer_curve *c = &v->curve;
+    c->clip = excurve_builtin(index);
+    c->index = c->clip ? index : -1;
+    for (int t = 0; t < EXCURVE_MAX_TRACKS; t++)
+        c->shape[t] = -1;
+    if (!c->clip)
+        return;
+    for (int t = 0; t < c->clip->track_count; t++) {
+        c->shape[t] = figure_shape(&v->fig, c->clip->tracks[t].shape);
+        if (c->shape[t] < 0)
+            log_info("viewer: curve '%s': the character has no shape '%s' (track ignored)", c->clip->name,
+                     c->clip->tracks[t].shape);
+    }
+}
+
+bool viewer_shape_locked(const viewer_t *v, uint32_t s)
+{
+    const viewer_curve *c = &v->curve;
+    if (!c->clip || !c->playing)
+        return false;
+    for (int t = 0; t < c->clip->track_count; t++)
+        if (c->shape[t] == (int)s)
+            return true;
+    return false;
+}
+
+/* The driven shapes' weights at the curve's time. */
+static void apply_curve(viewer_t *v)
+{
+    const viewer_curve *c = &v->curve;
+    for (int t = 0; c->clip && t < c->clip->track_count; t++)
+        if (c->shape[t] >= 0)
+            v->fig.shape_weight[c->shape[t]] = excurve_track_weight(c->clip, &c->clip->tracks[t], c->time_s);
+}
+
+void viewer_set_curve_time(viewer_t *v, double time_s)
+{
+    v->curve.time_s = time_s;
+    apply_curve(v);
+}
+
+/* TIME_S advanced by DT_S, kept within one period when looping. */
+static double advance(double time_s, float dt_s, bool loop, double duration_s)
+{
+    time_s += dt_s;
+    if (loop && duration_s > 0.0)
+        time_s -= floor(time_s / duration_s) * duration_s;
+    else if (!loop && time_s > duration_s)
+        time_s = duration_s;
+    return time_s;
 }
 
 /* Joint model matrices of the current pose (no palette). */
@@ -92,6 +254,30 @@ int viewer_load(viewer_t *v, const app_options *opt)
     v->fig.show = !opt->no_character;
     if (!apply_expressions(v, opt, path))
         return EXIT_USAGE;
+    int rc = load_vclip(v, opt);
+    if (rc != 0)
+        return rc;
+    if (opt->curve) {
+        const excurve_clip *curve = excurve_builtin_find(opt->curve);
+        int index = -1;
+        for (int i = 0; curve && i < excurve_builtin_count(); i++)
+            if (excurve_builtin(i) == curve)
+                index = i;
+        if (index < 0) {
+            log_error("--curve: no built-in expression curve '%s' (talk, smile-surprise-blink)", opt->curve);
+            return EXIT_USAGE;
+        }
+        viewer_set_curve(v, index);
+        v->curve.playing = true;
+        v->curve.time_s = opt->curve_time_s;
+        apply_curve(v);
+    } else {
+        /* The menu's default: the expression demo, paused. */
+        const excurve_clip *demo = excurve_builtin_find("smile-surprise-blink");
+        for (int i = 0; i < excurve_builtin_count(); i++)
+            if (excurve_builtin(i) == demo)
+                viewer_set_curve(v, i);
+    }
 
     const skel_t *s = &v->fig.chr.skel;
     v->foot_joint[0] = skel_find(s, "lFoot");
@@ -158,6 +344,7 @@ bool viewer_gpu_init(viewer_t *v, const float origin[3], bool face_closeup, cons
 
 void viewer_shutdown(viewer_t *v)
 {
+    free_vclip(&v->vclip);
     figure_free(&v->fig);
     if (v->have_bvh)
         bvh_free(&v->bvh);
@@ -204,6 +391,14 @@ void viewer_step(viewer_t *v, const input_frame *in, bool first_step_of_frame, c
         if (v->frame >= v->bvh.frame_count)
             v->frame = v->bvh.frame_count - 1;
     }
+    viewer_vclip *vc = &v->vclip;
+    if (vc->loaded && vc->on && vc->playing)
+        vc->time_s = advance(vc->time_s, dt_s, (vc->clip.flags & CLIP_LOOP) != 0, vc->clip.duration_s);
+    viewer_curve *cv = &v->curve;
+    if (cv->clip && cv->playing) {
+        cv->time_s = advance(cv->time_s, dt_s, cv->clip->loop, cv->clip->duration_s);
+        apply_curve(v);
+    }
 }
 
 void viewer_camera(const viewer_t *v, float alpha, camera_t *out)
@@ -216,5 +411,9 @@ bool viewer_deform(viewer_t *v)
     if (v->fig.show)
         update_pose(v);
     float model[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, v->origin[0], v->origin[1] + v->lift_cm, v->origin[2], 1};
+    /* Tween first (the clip's keys live in bind space), then figure_deform
+     * morphs and skins the tweened mesh. */
+    if (!apply_vclip(v))
+        return false;
     return figure_deform(&v->fig, &v->pose, model);
 }

@@ -4,6 +4,12 @@
  * CPU (app/figure: pose -> palette -> correctives + blend shapes from the
  * sliders -> skinning into the renderer's mapped stream), the pose being the
  * rest pose or a BVH frame, root kept in place and turned to face +Z.
+ * Facial animation on top: a vertex-animated clip (.vac, the head talking)
+ * is tweened (anim/tween, linear or Hermite) into the bind pose of its mesh
+ * before figure_deform(), so blend shapes and skinning apply to the tweened
+ * mesh (tween, then skin); an expression curve (anim/excurve) drives some
+ * shape weights at the fixed step, and the menu locks those sliders while
+ * it plays.
  * Call order: viewer_load() (files only, before any window: bad input fails
  * fast) -> viewer_gpu_init() after gfx_init -> per fixed step viewer_step()
  * -> per frame viewer_deform() then draw with viewer_camera() ->
@@ -16,14 +22,44 @@
 #define STRIDER_APP_VIEWER_H
 
 #include "anim/bvh.h"
+#include "anim/excurve.h"
 #include "anim/pose.h"
+#include "anim/tween.h"
 #include "app/camera.h"
 #include "app/cli.h"
 #include "app/figure.h"
+#include "asset/clip.h"
 #include "world/terrain.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/* The shipped vertex clip, relative to the data folder. */
+#define VIEWER_DEFAULT_CLIP "assets/clips/talk.vac"
+
+/* A vertex-animated clip on one mesh of the figure. */
+typedef struct viewer_vclip {
+    clip_t clip;
+    bool loaded;
+    char name[64];              /* file name for the menu */
+    int mesh;                   /* figure mesh it animates */
+    float *keys;                /* key_count x vertex_count x 3: bind pose + offsets, cm */
+    float *rest_pos, *rest_nrm; /* the mesh's bind pose of the animated vertices */
+    bool on;                    /* tween the mesh from the clip */
+    bool playing;               /* the fixed step advances time_s */
+    bool applied;               /* the mesh arrays hold a tweened pose (restore when off) */
+    int mode;                   /* tween_mode */
+    double time_s;
+} viewer_vclip;
+
+/* An expression curve driving some shape weights. */
+typedef struct viewer_curve {
+    int index;                  /* built-in curve (excurve_builtin), -1 = none */
+    const excurve_clip *clip;
+    int shape[EXCURVE_MAX_TRACKS]; /* chr shape per track, -1 when the character lacks it */
+    bool playing;
+    double time_s;
+} viewer_curve;
 
 typedef struct viewer_t {
     figure_t fig;              /* character, deformation scratch and the menu's skinning settings */
@@ -38,6 +74,8 @@ typedef struct viewer_t {
     float rest_foot_y_cm;      /* lowest ankle's height above the soles at rest */
     float lift_cm;             /* model -> world offset that keeps that foot at that height */
     int foot_joint[2];
+    viewer_vclip vclip;
+    viewer_curve curve;
     /* Settings the menu edits (the skinning ones live in fig) */
     bool auto_orbit;
     /* Camera */
@@ -48,8 +86,10 @@ typedef struct viewer_t {
     bool camera_touched;       /* the user has moved the camera at least once */
 } viewer_t;
 
-/* Loads the character, the optional clip and applies --expression; returns
- * 0, or EXIT_RUNTIME (missing/corrupt file) / EXIT_USAGE (unknown shape
+/* Loads the character, the optional pose clip, the vertex clip (--clip, or
+ * the shipped one when it fits the character) and applies --expression,
+ * --curve and the clip options; returns 0, or EXIT_RUNTIME (missing/corrupt
+ * file, a --clip that does not fit) / EXIT_USAGE (unknown shape or curve
  * name, frame out of range) after one logged line. */
 int viewer_load(viewer_t *v, const app_options *opt);
 /* Uploads to the renderer and places the camera around ORIGIN (feet, cm). */
@@ -64,5 +104,13 @@ void viewer_camera(const viewer_t *v, float alpha, camera_t *out);
 
 void viewer_set_frame(viewer_t *v, int frame);
 void viewer_reset_shapes(viewer_t *v);
+
+/* Selects built-in expression curve INDEX (-1: none), resolving its shapes;
+ * the curve keeps its time and play state. */
+void viewer_set_curve(viewer_t *v, int index);
+/* Moves the curve to TIME_S and sets the weights it drives (scrubbing). */
+void viewer_set_curve_time(viewer_t *v, double time_s);
+/* Whether shape S is driven by the playing curve (its slider is locked). */
+bool viewer_shape_locked(const viewer_t *v, uint32_t s);
 
 #endif

@@ -4,9 +4,12 @@
   screens: rest pose, an expression (face close-up) and a walking pose from
            the CMU mocap are rendered; each passes imgcheck, covers a sane
            part of the image (compared with the same render without the
-           character), and differs from the rest render where it should.
+           character), and differs from the rest render where it should;
+           the shipped vertex clip opens the mouth and plays on, and the
+           expression curve renders exactly as the weights it holds.
   errors:  missing/corrupt/truncated .chr, missing BVH, unknown expression,
-           bad option values -> the documented exit codes, one error line.
+           missing/truncated clip, unknown curve, bad option values -> the
+           documented exit codes, one error line.
   docs:    (not a ctest) writes the README images into --docs DIR.
 
 usage: test_viewer.py CASE --strider BIN --imgcheck BIN --viewcheck BIN
@@ -79,9 +82,16 @@ def case_screens(a):
         # 30 steps at 60 Hz = half a second = 12 frames of a 24 fps clip.
         "clip_start": ["--pose", a.walk, "--pose-frame", "0", "--frames", "30"],
         "clip_played": ["--pose", a.walk, "--pose-frame", "0", "--play", "--frames", "30"],
+        # The shipped vertex clip (head talking) at 0.5 s: jaw open; and the
+        # expression curve at 1.7 s, in its hold of happy = 1.
+        "talk_open": ["--face", "--clip-time", "0.5"],
+        "talk_played": ["--face", "--play-clip", "--frames", "30"],
+        "talk_start": ["--face", "--clip-time", "0", "--frames", "30"],
+        "curve_happy": ["--face", "--curve", "smile-surprise-blink", "--curve-time", "1.7"],
+        "happy": ["--face", "--expression", "happy"],
     }
     png = {name: render(a, c, name, extra) for name, extra in shots.items()}
-    for name in ["rest", "face", "surprised", "walk"]:
+    for name in ["rest", "face", "surprised", "walk", "talk_open"]:
         run([a.imgcheck, png[name]], what="imgcheck " + name)
     # The figure fills a fair part of a full-body view, most of a close-up.
     differ(a, png["rest"], png["rest_empty"], 0.02, 0.5, "rest: character coverage")
@@ -92,6 +102,13 @@ def case_screens(a):
     differ(a, png["walk"], png["rest"], 0.01, 0.6, "walk differs from the rest pose")
     # --play advances the clip at the fixed step (the camera orbits the same way in both runs).
     differ(a, png["clip_played"], png["clip_start"], 0.002, 0.6, "a played clip moves on from its first frame")
+    # The vertex clip moves the mouth (tweened into the head, then skinned),
+    # and --play-clip advances it at the fixed step.
+    differ(a, png["talk_open"], png["face"], 0.003, 0.3, "the talking clip opens the mouth")
+    differ(a, png["talk_played"], png["talk_start"], 0.001, 0.3, "a played vertex clip moves on from 0 s")
+    # The curve drives the shape weights exactly: at 1.7 s it is happy = 1.
+    differ(a, png["curve_happy"], png["happy"], 0.0, 0.0005, "the curve at 1.7 s renders as --expression happy")
+    differ(a, png["curve_happy"], png["face"], 0.003, 0.5, "the curve changes the face")
 
 
 def error_line(p, needle, what):
@@ -138,6 +155,24 @@ def case_errors(a):
     run([a.strider, "--expression", "happy", "--hidden", "--frames", "1"], expect=2,
         what="--expression without --view")
     run(base + ["--pose-frame", "-1", "--pose", a.walk], expect=2, what="negative --pose-frame")
+    # Vertex clips and expression curves.
+    p = run(base + ["--character", c, "--clip", os.path.join(a.out, "no_such.vac")], expect=1, what="missing clip")
+    error_line(p, "no_such.vac", "missing clip")
+    shipped = "assets/clips/talk.vac"
+    if os.path.exists(shipped):
+        with open(shipped, "rb") as f:
+            clip = f.read()
+        truncated_clip = os.path.join(a.out, "truncated.vac")
+        with open(truncated_clip, "wb") as f:
+            f.write(clip[:5000])
+        p = run(base + ["--character", c, "--clip", truncated_clip], expect=1, what="truncated clip")
+        error_line(p, "truncated.vac", "truncated clip")
+    p = run(base + ["--character", c, "--curve", "frobnicate"], expect=2, what="unknown curve")
+    error_line(p, "frobnicate", "unknown curve")
+    run(base + ["--curve-time", "1"], expect=2, what="--curve-time without --curve")
+    run(base + ["--tween", "cubic"], expect=2, what="unknown --tween")
+    run(base + ["--clip-time", "nan"], expect=2, what="--clip-time not a number")
+    run([a.strider, "--play-clip", "--hidden", "--frames", "1"], expect=2, what="--play-clip without --view")
 
 
 def case_docs(a):
