@@ -9,10 +9,13 @@
 static void usage(FILE *out)
 {
     fputs("usage: strider bench <what> [options]   (strider bench <what> --help for its options)\n"
-          "  blendshapes   blend-shape methods over active-shape counts\n"
+          "  blendshapes   blend-shape methods over active-shape counts: CPU dense/sparse, GPU SSBO\n"
+          "                dense/sparse and the GPU stream-out multipass (GPU: hidden GL 4.3+ context)\n"
           "  skinning      skinning paths over vertex, bone and influence counts\n"
           "  pfnn          network inference per phase mode and weight type, with the memory roofline\n"
           "common options: --repeats N --warmup N --csv PATH --json PATH --smoke\n"
+          "every output starts with a header naming the command, date, CPU, GL renderer/version (GPU\n"
+          "methods only; 'none' otherwise) and build\n"
           "exit codes: 0 success, 1 runtime failure or methods disagree, 2 usage error\n",
           out);
 }
