@@ -39,6 +39,8 @@ void cli_print_usage(FILE *out)
           "  --tween MODE        vertex-clip tweening: linear or hermite (default hermite)\n"
           "  --curve NAME        play an expression curve on the blend shapes (talk, smile-surprise-blink)\n"
           "  --curve-time S      start the expression curve at S seconds (needs --curve)\n"
+          "  --bake FILE.chr     bake the blend-shape weights into a new .chr on the first frame\n"
+          "                      (the menu's Bake button writes there too; default baked.chr)\n"
           "  an unknown shape name or a frame past the clip's end is a usage error (2)\n"
           "\n"
           "  --screenshot PATH   write a PNG of the last frame\n"
@@ -222,6 +224,9 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             if (!parse_time(v, &opt->curve_time_s))
                 return usage_error("--curve-time needs seconds from -86400 to 86400, got '%s'", v);
             opt->curve_time_given = true;
+        } else if (strcmp(a, "--bake") == 0) {
+            NEEDS_VALUE();
+            opt->bake = v;
         } else if (strcmp(a, "--face") == 0) {
             opt->face_closeup = true;
         } else if (strcmp(a, "--no-character") == 0) {
@@ -281,10 +286,10 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
     if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play))
         return usage_error("%s", "--pose, --pose-frame, --play, --expression and --face need --view character");
     bool anim = opt->clip || opt->play_clip || opt->clip_time_given || opt->tween || opt->curve ||
-                opt->curve_time_given;
+                opt->curve_time_given || opt->bake;
     if (!opt->view && anim)
-        return usage_error("%s", "--clip, --play-clip, --clip-time, --tween, --curve and --curve-time need --view "
-                                 "character");
+        return usage_error("%s", "--clip, --play-clip, --clip-time, --tween, --curve, --curve-time and --bake need "
+                                 "--view character");
     if (opt->curve_time_given && !opt->curve)
         return usage_error("%s", "--curve-time needs --curve NAME");
     if (opt->view && (opt->network || opt->marker || opt->no_ik))

@@ -60,6 +60,7 @@ typedef struct app_options {
     const char *curve;          /* --curve: built-in expression curve to play, NULL = none */
     double curve_time_s;        /* --curve-time: where it starts, s */
     bool curve_time_given;
+    const char *bake;           /* --bake: bake the shape weights into this .chr on the first frame */
     long frames;                /* 0 = run until quit */
     uint32_t seed;
     int width, height;

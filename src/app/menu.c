@@ -135,10 +135,15 @@ static void skin_controls(figure_t *f)
     ui_combo("skinning", &f->method, methods, 3);
     ui_slider_int("influences", &f->influences, 1, SKIN_MAX_INFLUENCES);
     bool gpu_ok = f->gfx && gfx_character_gpu_supported(f->gfx);
-    if (gpu_ok)
+    if (gpu_ok) {
         ui_checkbox("skin on the GPU", &f->gpu_skin);
-    else
+        if (f->gpu_skin) {
+            ui_same_line();
+            ui_checkbox("blend shapes too", &f->gpu_morph);
+        }
+    } else {
         ui_text("skin on the GPU: not available (GL limits)");
+    }
 }
 
 static void draw_character(app_t *app)
@@ -192,6 +197,8 @@ static void draw_facial(app_t *app)
             vc->on = vc->on || vc->playing;
         }
         ui_combo("tween", &vc->mode, modes, TWEEN_MODE_COUNT);
+        if (v->clip_forced_cpu_morph)
+            ui_text("  (blend shapes on the CPU while the clip plays)");
         float t = (float)vc->time_s;
         if (ui_slider_float("clip time", &t, 0.0f, c->duration_s, "%.2f s")) {
             vc->time_s = t;
@@ -250,6 +257,10 @@ static void draw_shapes(app_t *app)
     ui_same_line();
     if (ui_button("reset all"))
         viewer_reset_shapes(v);
+    if (ui_button("Bake"))
+        viewer_request_bake(v);
+    ui_same_line();
+    ui_text("%s", v->bake_status[0] ? v->bake_status : v->bake_path);
     for (int cat = 0; cat < CHR_SHAPE_CATEGORY_COUNT; cat++) {
         int in_row = 0;
         bool opened = false;

@@ -115,14 +115,24 @@ static void free_vclip(viewer_vclip *c)
 }
 
 /* Tween the clip into the mesh's bind pose (before blend shapes and
- * skinning), or put the bind pose back once the clip is off. */
-static bool apply_vclip(viewer_t *v)
+ * skinning), or put the bind pose back once the clip is off (or ON is
+ * false). The GPU blend-shape path morphs from its own copy of the bind
+ * pose, so while the clip plays the CPU morphs and uploads the morphed
+ * (tweened) bind pose instead. */
+static bool apply_vclip(viewer_t *v, bool on)
 {
     viewer_vclip *c = &v->vclip;
     if (!c->loaded)
         return true;
     figure_mesh *m = &v->fig.mesh[c->mesh];
-    if (c->on) {
+    if (on && v->fig.gpu_morph) {
+        v->fig.gpu_morph = false;
+        v->clip_forced_cpu_morph = true;
+    } else if (!on && v->clip_forced_cpu_morph) {
+        v->fig.gpu_morph = true;
+        v->clip_forced_cpu_morph = false;
+    }
+    if (on) {
         tween_job_t job = {.mode = (tween_mode)c->mode,
                            .timing = clip_timing(&c->clip),
                            .time_s = c->time_s,
@@ -181,6 +191,8 @@ static void apply_curve(viewer_t *v)
         if (c->shape[t] >= 0)
             v->fig.shape_weight[c->shape[t]] = excurve_track_weight(c->clip, &c->clip->tracks[t], c->time_s);
 }
+
+void viewer_request_bake(viewer_t *v) { v->bake_pending = true; }
 
 void viewer_set_curve_time(viewer_t *v, double time_s)
 {
@@ -254,6 +266,8 @@ int viewer_load(viewer_t *v, const app_options *opt)
     v->fig.show = !opt->no_character;
     if (!apply_expressions(v, opt, path))
         return EXIT_USAGE;
+    snprintf(v->bake_path, sizeof v->bake_path, "%s", opt->bake ? opt->bake : VIEWER_DEFAULT_BAKE);
+    v->bake_pending = opt->bake != NULL;
     int rc = load_vclip(v, opt);
     if (rc != 0)
         return rc;
@@ -411,9 +425,21 @@ bool viewer_deform(viewer_t *v)
     if (v->fig.show)
         update_pose(v);
     float model[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, v->origin[0], v->origin[1] + v->lift_cm, v->origin[2], 1};
+    if (v->bake_pending) {
+        /* Shape weights only: the bind pose without the clip. */
+        v->bake_pending = false;
+        bool ok = apply_vclip(v, false) && figure_bake_save(&v->fig, v->bake_path);
+        snprintf(v->bake_status, sizeof v->bake_status, "%s %.120s", ok ? "wrote" : "failed (see the log):",
+                 v->bake_path);
+        int shapes = 0;
+        for (uint32_t k = 0; k < v->fig.chr.shape_count; k++)
+            shapes += v->fig.shape_weight[k] != 0.0f;
+        if (ok)
+            log_info("viewer: baked %d shapes into %s", shapes, v->bake_path);
+    }
     /* Tween first (the clip's keys live in bind space), then figure_deform
      * morphs and skins the tweened mesh. */
-    if (!apply_vclip(v))
+    if (!apply_vclip(v, v->vclip.on))
         return false;
     return figure_deform(&v->fig, &v->pose, model);
 }

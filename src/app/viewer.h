@@ -61,6 +61,9 @@ typedef struct viewer_curve {
     double time_s;
 } viewer_curve;
 
+/* Where the Bake button writes when --bake does not say. */
+#define VIEWER_DEFAULT_BAKE "baked.chr"
+
 typedef struct viewer_t {
     figure_t fig;              /* character, deformation scratch and the menu's skinning settings */
     /* Pose */
@@ -76,6 +79,11 @@ typedef struct viewer_t {
     int foot_joint[2];
     viewer_vclip vclip;
     viewer_curve curve;
+    bool clip_forced_cpu_morph; /* the clip turned fig.gpu_morph off (the GPU keeps its own bind pose) */
+    /* Bake (figure_bake_save): the path, a request for the next frame, the last outcome */
+    char bake_path[1024];
+    bool bake_pending;
+    char bake_status[160];
     /* Settings the menu edits (the skinning ones live in fig) */
     bool auto_orbit;
     /* Camera */
@@ -108,6 +116,9 @@ void viewer_reset_shapes(viewer_t *v);
 /* Selects built-in expression curve INDEX (-1: none), resolving its shapes;
  * the curve keeps its time and play state. */
 void viewer_set_curve(viewer_t *v, int index);
+/* Asks for the current shape weights to be baked into bake_path as a new
+ * .chr at the next viewer_deform() (the vertex clip is left out). */
+void viewer_request_bake(viewer_t *v);
 /* Moves the curve to TIME_S and sets the weights it drives (scrubbing). */
 void viewer_set_curve_time(viewer_t *v, double time_s);
 /* Whether shape S is driven by the playing curve (its slider is locked). */

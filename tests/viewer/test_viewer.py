@@ -90,7 +90,18 @@ def case_screens(a):
         "curve_happy": ["--face", "--curve", "smile-surprise-blink", "--curve-time", "1.7"],
         "happy": ["--face", "--expression", "happy"],
     }
+    baked = os.path.join(a.out, "baked.chr")
+    if os.path.exists(baked):
+        os.remove(baked)
+    shots["bake_source"] = ["--face", "--expression", "happy,blink_L=0.5", "--bake", baked]
     png = {name: render(a, c, name, extra) for name, extra in shots.items()}
+    # The baked character (shape weights written into its bind pose) looks
+    # like the weights that made it, with no weights of its own.
+    check(os.path.exists(baked), "--bake wrote " + baked)
+    if os.path.exists(baked):
+        png["baked"] = render(a, baked, "baked", ["--face"])
+        differ(a, png["baked"], png["bake_source"], 0.0, 0.0005, "the baked .chr renders as the weights it baked")
+        differ(a, png["baked"], png["face"], 0.003, 0.5, "the baked .chr differs from the neutral face")
     for name in ["rest", "face", "surprised", "walk", "talk_open"]:
         run([a.imgcheck, png[name]], what="imgcheck " + name)
     # The figure fills a fair part of a full-body view, most of a close-up.
