@@ -7,7 +7,7 @@
  * compressed stream. Every row is checked against the scalar reference on
  * the same inputs (GPU output read back, binned output un-permuted), and
  * thread counts must give bit-identical checksums. A GL context is opened
- * only when a GPU path is selected. */
+ * only when a GPU path is selected; GPU paths are timed round-robin. */
 #include "bench/bench_internal.h"
 
 #include "anim/bvh.h"
@@ -466,9 +466,7 @@ typedef struct gpu_row {
     uint32_t checksum;
 } gpu_row;
 
-/* Runs one GPU path at INFLUENCES, reads it back and checks it; false on a
- * GL or set-up failure (disagreements are counted in *failures). */
-static bool gpu_run(gpu_state *g, int p, int influences, const bench_common *c, gpu_row *row, int *failures)
+static gfx_skin_bench_run_desc gpu_desc(int p, int influences, int warmup, int repeats)
 {
     static const int k_map[] = {[PATH_GPU_POINTS] = GFX_SKIN_BENCH_SKIN, [PATH_GPU_MATRIX] = GFX_SKIN_BENCH_SKIN,
                                 [PATH_GPU_DQS] = GFX_SKIN_BENCH_SKIN,    [PATH_GPU_UNBINNED] = GFX_SKIN_BENCH_UNBINNED,
@@ -479,12 +477,20 @@ static bool gpu_run(gpu_state *g, int p, int influences, const bench_common *c, 
                                 [PATH_GPU_LERP] = GFX_SKIN_BENCH_LERP};
     int method = p == PATH_GPU_POINTS ? SKIN_LBS_POINTS : p == PATH_GPU_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
     gfx_skin_bench_run_desc rd = {.path = (gfx_skin_bench_path)k_map[p], .method = method,
-                                  .influences = influences, .warmup = c->warmup, .repeats = c->repeats,
+                                  .influences = influences, .warmup = warmup, .repeats = repeats,
                                   .lerp_t = HYBRID_LERP_T};
-    memset(row, 0, sizeof *row);
-    row->path = p;
-    row->influences = influences;
-    if (!gfx_skin_bench_run(g->bench, &rd, &row->r) || !gfx_skin_bench_read(g->bench, g->out, g->covered))
+    return rd;
+}
+
+/* Runs GPU path P at INFLUENCES once more, reads it back and checks it
+ * (ROW's times come from the round-robin timing); false on a GL or set-up
+ * failure (disagreements are counted in *failures). */
+static bool gpu_check(gpu_state *g, int p, int influences, gpu_row *row, int *failures)
+{
+    int method = p == PATH_GPU_POINTS ? SKIN_LBS_POINTS : p == PATH_GPU_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
+    gfx_skin_bench_run_desc rd = gpu_desc(p, influences, 0, 1);
+    gfx_skin_bench_result once;
+    if (!gfx_skin_bench_run(g->bench, &rd, &once) || !gfx_skin_bench_read(g->bench, g->out, g->covered))
         return false;
     const skin_bench_mesh_t *m = p == PATH_GPU_COMPRESSED ? &g->unpacked : &g->mesh->m;
     if (p == PATH_GPU_LERP) {
@@ -557,6 +563,49 @@ static bool gpu_run(gpu_state *g, int p, int influences, const bench_common *c, 
     g->query_ratio_max = fmax(g->query_ratio_max, ratio);
     g->query_rows++;
     return true;
+}
+
+/* Times every (path, influences) pair round-robin: repeat i of each pair runs
+ * before repeat i + 1 of any, so a change in the shared machine's load hits
+ * every path alike; then checks each pair and appends its row. */
+static bool gpu_measure(gpu_state *g, const int *paths, const int *influences, int n, const bench_common *c,
+                        gpu_row *rows, int *failures)
+{
+    size_t reps = (size_t)c->repeats;
+    double *wall = malloc((size_t)n * reps * 2 * sizeof *wall);
+    if (!wall) {
+        log_error("bench skinning: out of memory for %d x %d GPU times", n, c->repeats);
+        return false;
+    }
+    double *query = wall + (size_t)n * reps;
+    bool ok = true;
+    for (int k = 0; ok && k < n; k++) {
+        gfx_skin_bench_run_desc rd = gpu_desc(paths[k], influences[k], c->warmup, 1);
+        gfx_skin_bench_result r;
+        ok = gfx_skin_bench_run(g->bench, &rd, &r);
+    }
+    for (size_t i = 0; ok && i < reps; i++) {
+        for (int k = 0; ok && k < n; k++) {
+            gfx_skin_bench_run_desc rd = gpu_desc(paths[k], influences[k], 0, 1);
+            gfx_skin_bench_result r;
+            ok = gfx_skin_bench_run(g->bench, &rd, &r);
+            wall[(size_t)k * reps + i] = r.wall_median_s;
+            query[(size_t)k * reps + i] = r.query_median_s;
+        }
+    }
+    for (int k = 0; ok && k < n; k++) {
+        gpu_row *row = &rows[k];
+        memset(row, 0, sizeof *row);
+        row->path = paths[k];
+        row->influences = influences[k];
+        bench_stats(wall + (size_t)k * reps, c->repeats, &row->r.wall_median_s, &row->r.wall_min_s,
+                    &row->r.wall_max_s);
+        bench_stats(query + (size_t)k * reps, c->repeats, &row->r.query_median_s, &row->r.query_min_s,
+                    &row->r.query_max_s);
+        ok = gpu_check(g, paths[k], influences[k], row, failures);
+    }
+    free(wall);
+    return ok;
 }
 
 static void print_hybrid_row(bench_table *t, const char *method, const char *clip, int n, const skin_hybrid_error_t *e,
@@ -699,13 +748,15 @@ static void note_ratios(bench_table *t, const gpu_row *rows, int nrows)
                  {PATH_GPU_LERP, PATH_GPU_MATRIX, "hybrid lerp / lbs-matrix"}};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
         char text[BENCH_NOTE_MAX];
-        int len = snprintf(text, sizeof text, "ratio %s (wall time; timer query):", pairs[k].what), found = 0;
+        int len = snprintf(text, sizeof text, "ratio %s, median wall time [min] (timer query):", pairs[k].what),
+            found = 0;
         for (int i = 0; i < nrows; i++)
             for (int j = 0; j < nrows; j++)
                 if (rows[i].path == pairs[k].a && rows[j].path == pairs[k].b &&
                     rows[i].influences == rows[j].influences && len > 0 && len < (int)sizeof text) {
-                    len += snprintf(text + len, sizeof text - (size_t)len, " %d influences %.3f (%.3f);",
+                    len += snprintf(text + len, sizeof text - (size_t)len, " %d influences %.3f [%.3f] (%.3f);",
                                     rows[i].influences, rows[i].r.wall_median_s / rows[j].r.wall_median_s,
+                                    rows[i].r.wall_min_s / rows[j].r.wall_min_s,
                                     rows[i].r.query_median_s / rows[j].r.query_median_s);
                     found++;
                 }
@@ -927,21 +978,23 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
             }
         }
     }
-    gpu_row rows[PATH_COUNT * 4];
+    enum { MAX_GPU_ROWS = PATH_COUNT * BENCH_LIST_MAX };
+    static gpu_row rows[MAX_GPU_ROWS];
+    static int row_path[MAX_GPU_ROWS], row_infl[MAX_GPU_ROWS];
     int nrows = 0;
-    for (int p = PATH_GPU_POINTS; any_gpu && p <= PATH_GPU_LERP && rc == BENCH_EXIT_OK; p++) {
+    for (int p = PATH_GPU_POINTS; any_gpu && p <= PATH_GPU_LERP; p++) {
         /* The lerp does not depend on the influence count: one row. */
         int count = p == PATH_GPU_LERP ? 1 : ninfl;
-        for (int ii = 0; want[p] && ii < count && rc == BENCH_EXIT_OK; ii++) {
-            gpu_row row;
-            if (!gpu_run(&gpu, p, p == PATH_GPU_LERP ? SKIN_MAX_INFLUENCES : infl[ii], &c, &row, &failures)) {
-                rc = BENCH_EXIT_RUNTIME;
-                break;
-            }
-            add_gpu_row(&t, &gpu, &row);
-            if (nrows < (int)(sizeof rows / sizeof rows[0]))
-                rows[nrows++] = row;
+        for (int ii = 0; want[p] && ii < count && nrows < MAX_GPU_ROWS; ii++) {
+            row_path[nrows] = p;
+            row_infl[nrows++] = p == PATH_GPU_LERP ? SKIN_MAX_INFLUENCES : infl[ii];
         }
+    }
+    if (rc == BENCH_EXIT_OK && nrows > 0) {
+        if (!gpu_measure(&gpu, row_path, row_infl, nrows, &c, rows, &failures))
+            rc = BENCH_EXIT_RUNTIME;
+        for (int k = 0; rc == BENCH_EXIT_OK && k < nrows; k++)
+            add_gpu_row(&t, &gpu, &rows[k]);
     }
     if (any_gpu && nrows > 0) {
         note_ratios(&t, rows, nrows);
