@@ -187,7 +187,8 @@ def case_errors(a):
 
 
 def case_docs(a):
-    """README images: rest, a walking pose, six expressions in a 3x2 montage."""
+    """README images: rest, a walking pose, six expressions in a 3x2 montage,
+    six times of the talking vertex clip (docs/FORMATS_CLIP.md)."""
     c = character(a)
     os.makedirs(a.docs, exist_ok=True)
     shutil.copy(render(a, c, "doc_rest", []), os.path.join(a.docs, "view_rest.png"))
@@ -196,6 +197,9 @@ def case_docs(a):
     tiles = [render(a, c, "doc_" + e, ["--face", "--expression", e], size="420x360") for e in EXPRESSIONS]
     run([a.viewcheck, "montage", os.path.join(a.docs, "view_expressions.png"), "3", "1"] + tiles,
         what="expression montage")
+    talk = [render(a, c, "doc_talk_%s" % t, ["--face", "--clip-time", t], size="420x360")
+            for t in ["0", "0.17", "0.5", "0.95", "1.5", "2.9"]]
+    run([a.viewcheck, "montage", os.path.join(a.docs, "view_talk.png"), "3", "1"] + talk, what="talk montage")
 
 
 def main():
