@@ -1,20 +1,17 @@
 /* tween: vertex tweening (morphing between key meshes) of a vertex-animated
- * clip. Gosselin's tween: the clip time gives a key index and a fraction
- * (time x fps, wrapped for looping clips, negative times included, clamped
- * at the ends otherwise) and the vertex is lerped between two keys.
- * Cebenoyan's Hermite tween: a Catmull-Rom cubic through keys k-1, k, k+1,
- * k+2 (neighbours wrap when looping, repeat the end key when clamped); the
- * tangents divide by the real key spacing, so non-uniform key times work.
- * Interpolated normals shrink (and the cubic can overshoot), so they are
- * renormalised. At a key's own time (fraction within TWEEN_SNAP of a key)
- * the key is copied bit for bit.
- * Call order: fill a tween_timing (tween_timing_check() once, O(keys), at
- * load) -> per frame a tween_job_t -> tween_run(), or tween_skin_run() to
- * tween the bind pose and then skin it (tween first, then skin: the keys
- * live in bind space). tween_locate()/tween_weights() expose the per-key
- * weights for tools (key reduction).
- * Does NOT: allocate, read files, touch tangents (the skinning job keeps
- * them) or call GL. Memory: every array is the caller's.
+ * clip. Gosselin: the time gives a key index and a fraction (time x fps,
+ * wrapped when looping, negative times too, clamped otherwise) and vertices
+ * are lerped between two keys. Cebenoyan's Hermite tween: a Catmull-Rom
+ * cubic through keys k-1..k+2 (wrapped, or repeating the end key when
+ * clamped) with tangents over the real key spacing, so non-uniform (reduced)
+ * keys work. Blended normals shrink (and the cubic overshoots), so they are
+ * renormalised. At a key's own time (within TWEEN_SNAP) the key is copied
+ * bit for bit.
+ * Call order: tween_timing_check() once at load -> per frame fill a
+ * tween_job_t -> tween_run(), or tween_skin_run() (tween the bind pose, then
+ * skin it). tween_locate()/tween_weights() expose the key weights to tools.
+ * Does NOT: allocate, read files, touch tangents or call GL.
+ * Memory: every array is the caller's.
  */
 #ifndef STRIDER_ANIM_TWEEN_H
 #define STRIDER_ANIM_TWEEN_H

@@ -1,22 +1,17 @@
 /* viewer: the character viewer (`strider --view character`), a mode of the
- * app loop: the fixed step orbits the camera and plays the pose clip instead
- * of moving the character, and each drawn frame deforms the character on the
- * CPU (app/figure: pose -> palette -> correctives + blend shapes from the
- * sliders -> skinning into the renderer's mapped stream), the pose being the
- * rest pose or a BVH frame, root kept in place and turned to face +Z.
- * Facial animation on top: a vertex-animated clip (.vac, the head talking)
- * is tweened (anim/tween, linear or Hermite) into the bind pose of its mesh
- * before figure_deform(), so blend shapes and skinning apply to the tweened
- * mesh (tween, then skin); an expression curve (anim/excurve) drives some
- * shape weights at the fixed step, and the menu locks those sliders while
- * it plays.
+ * app loop: the fixed step orbits the camera, plays the pose clip and the
+ * facial animation; each drawn frame deforms the character through
+ * app/figure (pose -> palette -> correctives + blend shapes -> skinning),
+ * root kept in place and turned to face +Z. Facial animation: a vertex clip
+ * (.vac, the head talking) is tweened into its mesh's bind pose before
+ * figure_deform() (tween, then morph and skin); an expression curve drives
+ * some shape weights, and the menu locks those sliders while it plays.
  * Call order: viewer_load() (files only, before any window: bad input fails
  * fast) -> viewer_gpu_init() after gfx_init -> per fixed step viewer_step()
- * -> per frame viewer_deform() then draw with viewer_camera() ->
- * viewer_shutdown().
+ * -> per frame viewer_deform() then draw with viewer_camera() -> viewer_shutdown().
  * Does NOT: make gl* calls (render/gfx_character does), read devices, or
  * allocate after viewer_load() (every scratch array is sized there).
- * Memory: the viewer owns the figure (character and scratch) and the clip.
+ * Memory: the viewer owns the figure, the pose clip and the vertex clip.
  */
 #ifndef STRIDER_APP_VIEWER_H
 #define STRIDER_APP_VIEWER_H

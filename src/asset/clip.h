@@ -1,20 +1,16 @@
-/* clip: the vertex-animated clip file (.vac): key meshes of one mesh of a
- * character (positions and normals of the vertices that move), sampled at a
- * rate but stored with explicit key times, so key-reduced clips with
- * non-uniform keys load the same way. The byte layout is in
- * docs/FORMATS_CLIP.md.
- * Positions are stored as offsets from the mesh's bind pose, quantised to
- * int8 x pos_step_cm; normals as snorm8 xyz, renormalised on decode.
- * Call order: clip_load() (or clip_parse() on bytes) -> clip_keys_absolute()
- * with the mesh's bind pose -> tween (anim/tween.h, clip_timing()) ->
- * clip_free(). Writers: clip_alloc() -> fill the header fields, vertex[] and
- * key_time[] -> clip_set_key() per key -> clip_save() / clip_serialize().
- * Every count, size, index and float is validated before use; a bad file
- * fails with ONE logged line naming the file and the problem.
+/* clip: the vertex-animated clip file (.vac, docs/FORMATS_CLIP.md): key
+ * meshes of one character mesh (positions and normals of the vertices that
+ * move) with explicit key times, so key-reduced clips with non-uniform keys
+ * load alike. Positions are offsets from the bind pose quantised to int8 x
+ * pos_step_cm; normals snorm8 xyz, renormalised on decode.
+ * Call order: clip_load() (or clip_parse()) -> clip_keys_absolute() with the
+ * mesh's bind pose -> anim/tween with clip_timing() -> clip_free(). Writers:
+ * clip_alloc() -> header fields, vertex[], key_time[] -> clip_set_key() per
+ * key -> clip_save(). Every count, size, index and float is validated; a bad
+ * file fails with ONE line naming the file and the problem.
  * Does NOT: know the character (the caller matches mesh name and vertex
  * count), tween, or touch GL.
- * Memory: clip_alloc()/clip_parse() malloc the arrays inside the caller's
- * clip_t; clip_free() releases them and zeroes the struct.
+ * Memory: the arrays inside the caller's clip_t are malloc'd here; clip_free().
  */
 #ifndef STRIDER_ASSET_CLIP_H
 #define STRIDER_ASSET_CLIP_H
