@@ -40,6 +40,16 @@
 #define CTRL_JUMP_AHEAD_FRAMES 20
 #define CTRL_JUMP_RADIUS_CM 40.0f
 #define CTRL_JUMP_DURATION_S 0.8f
+/* While the jump amount is above this, the root does not follow the terrain
+ * down (support_height). */
+#define CTRL_JUMP_HOLD_MIN 0.1f
+/* Speed kept through a jump (steer_speed), at most: the forward jumps of the
+ * training data (clips 105_39..42) take off at 106-189 cm/s (medians); at a
+ * full run speed the network only hops. */
+#define CTRL_JUMP_SPEED_CM_S 180.0f
+/* Fastest descent of the root's height otherwise (cm/s): a step down of
+ * 20-30 cm takes a few frames instead of one. */
+#define CTRL_ROOT_FALL_CM_S 240.0f
 
 /* Speed steering (steer_speed). The trained network's root speed follows
  * mostly the momentum it is fed (the previous joint velocities and the past
@@ -338,6 +348,7 @@ static void set_safe_state(ctrl_t *c, float x, float z, float yaw)
     c->crouch = c->jump = 0.0f;
     c->jump_req_time_s = 0.0f;
     c->posture_steer = false;
+    c->ground_held = false;
     c->fed_speed = 0.0f;
     c->speed_ratio = 1.0f;
     c->phase = 0.0f;
@@ -606,7 +617,9 @@ static void predict_trajectory(ctrl_t *c)
     gait_combine(c->base, c->crouch, c->jump, t->gait[CTRL_TRAJ_NOW]);
     for (int i = CTRL_TRAJ_NOW; i < CTRL_TRAJ_FRAMES; i++) {
         float x = t->pos[i][0], z = t->pos[i][2];
-        t->pos[i][1] = ctrl_ground(c, x, z);
+        /* The root's height is advance()'s (support_height). */
+        if (i > CTRL_TRAJ_NOW)
+            t->pos[i][1] = ctrl_ground(c, x, z);
         if (i > CTRL_TRAJ_NOW) {
             float cr = fmaxf(c->crouch, area_crouch(c, x, z));
             float jp = fmaxf(c->jump, area_jump(c, x, z));
@@ -673,16 +686,19 @@ static void steer_posture(ctrl_t *c)
 }
 
 /* Sets the fed momentum for the requested walk/run speed (see CTRL_STEER_*).
- * Crouching and jumping are left to the network. */
+ * Crouching is left to the network. Jumps keep the approach's momentum: the
+ * training jumps are mostly standing ones (median 110 cm/s), and without it
+ * a run into a jump area slowed to ~120 cm/s and jumped short of the gap. */
 static void steer_speed(ctrl_t *c)
 {
     const ctrl_traj_view *t = &c->traj;
-    float w = (c->base[1] + c->base[2]) * (1.0f - c->crouch) * (1.0f - c->jump);
+    float w = (c->base[1] + c->base[2]) * (1.0f - c->crouch);
     /* Root displacement of the last step (cm per frame) and its speed. */
     const float *p0 = t->pos[CTRL_TRAJ_NOW - 1], *p1 = t->pos[CTRL_TRAJ_NOW];
     float vx = p1[0] - p0[0], vz = p1[2] - p0[2];
     float act = sqrtf(vx * vx + vz * vz) * CTRL_NET_FPS;
     float want = sqrtf(c->target_vel[0] * c->target_vel[0] + c->target_vel[1] * c->target_vel[1]);
+    want = lerpf(want, fminf(want, CTRL_JUMP_SPEED_CM_S), clampf(c->jump, 0.0f, 1.0f));
     if (c->fed_speed > CTRL_STAND_SPEED_CM_S && act > CTRL_STAND_SPEED_CM_S) {
         float r = clampf(act / c->fed_speed, CTRL_RATIO_MIN, CTRL_RATIO_MAX);
         c->speed_ratio = lerpf(c->speed_ratio, r, smooth_alpha(1.0f / CTRL_NET_FPS, CTRL_RATIO_TAU_S));
@@ -713,7 +729,7 @@ static void build_input(ctrl_t *c)
     const ctrl_traj_view *t = &c->traj;
     const float *root = t->pos[CTRL_TRAJ_NOW];
     float yaw = yaw_of(t->dir[CTRL_TRAJ_NOW]);
-    float root_h = ctrl_ground(c, root[0], root[2]);
+    float root_h = root[1];
     float *x = c->x;
     for (int j = 0; j < CTRL_TRAJ_POINTS; j++) {
         int i = j * CTRL_TRAJ_STEP;
@@ -750,7 +766,7 @@ static void build_pose(ctrl_t *c)
 {
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];
     float yaw = yaw_of(c->traj.dir[CTRL_TRAJ_NOW]);
-    float root_h = ctrl_ground(c, root[0], root[2]);
+    float root_h = root[1];
     const float *y = c->y;
     for (int b = 0; b < CTRL_JOINTS; b++) {
         const float *p = &y[OY_JPOS + 3 * b];
@@ -797,6 +813,32 @@ static void build_pose(ctrl_t *c)
     ctrl_update_model(c);
 }
 
+/* The root's height: the terrain under it, except that while the jump gait
+ * is above CTRL_JUMP_HOLD_MIN it does not drop below PREV_H (the last
+ * height), nor afterwards while the terrain under it stays a gap (more than
+ * CTRL_GAP_DEPTH_CM below) until it stands on ground again; otherwise it
+ * drops by at most CTRL_ROOT_FALL_CM_S. The network's jumps were recorded
+ * over flat ground and are shorter than the gaps level's trenches (1 and
+ * 1.6 m), and its hip is relative to the ground: following the terrain down
+ * sank the jumping body into the trench it jumps over (the hip 46-82 cm
+ * below its approach height). Rising terrain is followed at once. */
+static float support_height(ctrl_t *c, float x, float z, float prev_h)
+{
+    float g = ctrl_ground(c, x, z);
+    if (!isfinite(prev_h) || g >= prev_h) {
+        c->ground_held = false;
+        return g;
+    }
+    if (c->jump > CTRL_JUMP_HOLD_MIN) {
+        c->ground_held = true;
+        return prev_h;
+    }
+    if (c->ground_held && g < prev_h - CTRL_GAP_DEPTH_CM)
+        return prev_h;
+    c->ground_held = false;
+    return fmaxf(g, prev_h - CTRL_ROOT_FALL_CM_S / CTRL_NET_FPS);
+}
+
 /* Past shifts by one frame, the root moves by the predicted root motion
  * (never through a wall), the future comes from the network, phase advances. */
 static void advance(ctrl_t *c)
@@ -826,7 +868,7 @@ static void advance(ctrl_t *c)
     c->stats.root_speed_cm_s = hypotf(cand[0] - from[0], cand[1] - from[1]) * CTRL_NET_FPS;
     root[0] = cand[0];
     root[2] = cand[1];
-    root[1] = ctrl_ground(c, root[0], root[2]);
+    root[1] = support_height(c, root[0], root[2], root[1]);
     yaw = wrap_pi(yaw + stand_amount * y[OY_RANG]);
     t->dir[CTRL_TRAJ_NOW][0] = sinf(yaw);
     t->dir[CTRL_TRAJ_NOW][1] = cosf(yaw);
@@ -919,7 +961,7 @@ void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s)
 
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];
     float yaw = yaw_of(c->traj.dir[CTRL_TRAJ_NOW]);
-    float root_h = ctrl_ground(c, root[0], root[2]);
+    float root_h = root[1];
     build_pose(c);
     ctrl_foot_run(c, dt_s, yaw);
     c->stats.head_height_cm = c->joint_pos[c->j.head][1] - root_h;

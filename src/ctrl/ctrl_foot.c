@@ -37,6 +37,15 @@
 
 static float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+/* Ground under a foot: the terrain, or the root's height over a gap
+ * (CTRL_GAP_DEPTH_CM): on the edge it jumps from or lands on. */
+static float foot_ground(const ctrl_t *c, float x, float z)
+{
+    float g = ctrl_ground(c, x, z);
+    float root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
+    return g < root_h - CTRL_GAP_DEPTH_CM ? root_h : g;
+}
+
 /* Toe tip of foot joint F in the world, from the model matrix. */
 static void toe_world(const ctrl_t *c, int side, float out[3])
 {
@@ -106,12 +115,12 @@ static void heel_target(const ctrl_t *c, int side, float target[3])
     /* The network was trained on terrain-fitted motion, so its feet already
      * follow the terrain it was shown (heights around the trajectory); their
      * height above the terrain under them is what a lock keeps. */
-    float g = ctrl_ground(c, anim_heel[0], anim_heel[2]);
+    float g = foot_ground(c, anim_heel[0], anim_heel[2]);
     float heel_above = anim_heel[1] - g;
     /* Free target: the animation, never below the terrain. */
     float free_t[3] = {anim_heel[0], fmaxf(anim_heel[1], g + CTRL_HEEL_MIN_CM), anim_heel[2]};
     float lock_h[3] = {f->lock[kh][0], 0.0f, f->lock[kh][2]};
-    lock_h[1] = ctrl_ground(c, lock_h[0], lock_h[2]) + fmaxf(heel_above, CTRL_HEEL_MIN_CM);
+    lock_h[1] = foot_ground(c, lock_h[0], lock_h[2]) + fmaxf(heel_above, CTRL_HEEL_MIN_CM);
     float wh = f->weight[kh];
     for (int a = 0; a < 3; a++)
         target[a] = free_t[a] + (lock_h[a] - free_t[a]) * wh;
@@ -140,7 +149,7 @@ static void solve_leg(ctrl_t *c, int side, const float target[3], const float fw
     const int thigh = c->j.thigh[side], shin = c->j.shin[side], foot = c->j.foot[side];
     float anim_toe[3];
     toe_world(c, side, anim_toe);
-    float toe_above = anim_toe[1] - ctrl_ground(c, anim_toe[0], anim_toe[2]);
+    float toe_above = anim_toe[1] - foot_ground(c, anim_toe[0], anim_toe[2]);
     float wh = f->weight[kh];
 
     ik_two_joint_job_t job;
@@ -182,7 +191,7 @@ static void solve_leg(ctrl_t *c, int side, const float target[3], const float fw
         float cur[3], want[3], q_t[4], q_ts[4];
         pose_quat_rotate(q_foot, o, cur);
         float lt[3] = {f->lock[kt][0], 0.0f, f->lock[kt][2]};
-        lt[1] = ctrl_ground(c, lt[0], lt[2]) + fmaxf(toe_above, CTRL_TOE_MIN_CM);
+        lt[1] = foot_ground(c, lt[0], lt[2]) + fmaxf(toe_above, CTRL_TOE_MIN_CM);
         for (int a = 0; a < 3; a++)
             want[a] = lt[a] - job.new_end[a];
         ik_quat_between(cur, want, q_t);

@@ -7,6 +7,12 @@
 
 #include "ctrl/ctrl.h"
 
+/* Terrain this far below the root's height is a gap (a trench), not a step
+ * down: no leg reaches it (thigh to ankle is ~82 cm and the foot IK lowers
+ * the hip by at most 25 cm). Feet over a gap stand at the root's height, and
+ * after a jump the root keeps its height over one. */
+#define CTRL_GAP_DEPTH_CM 50.0f
+
 /* Joint and end-site indices the controller needs, found by name at create. */
 typedef struct ctrl_joints {
     int hip, head;
@@ -34,6 +40,7 @@ struct ctrl_t {
     float stand_pose[CTRL_JOINTS][3];  /* that pose in the root frame (the reset seed) */
     float fed_speed;                   /* root speed the last input showed, cm/s */
     float speed_ratio;                 /* smoothed achieved / fed root speed */
+    bool ground_held;                  /* the root's height is held over a gap (support_height) */
     bool posture_steer;                /* steer_posture() is scaling the fed pose */
 
     /* Trajectory: full rate, world space. */
