@@ -50,6 +50,11 @@ def subtitle(h):
     return "%s | %s | %s" % (h.get("cpu", "?"), h.get("gl", "?"), h.get("date", "?"))
 
 
+# One colour per method in every panel, so a skipped method does not shift them.
+METHOD_COLOURS = {"cpu-dense": "C0", "cpu-sparse": "C1", "gpu-ssbo-dense": "C2", "gpu-ssbo-sparse": "C3",
+                  "gpu-tf-multipass": "C4"}
+
+
 def blendshapes_panel(ax, path):
     h, rows = load(path)
     # Methods in the order the benchmark ran them; CPU solid, GPU dashed.
@@ -69,7 +74,8 @@ def blendshapes_panel(ax, path):
         hi = [float(by_active[x]["max_us"]) / 1000.0 for x in xs]
         px = [max(x, 0.5) for x in xs]
         gpu = method.startswith("gpu-")
-        line, = ax.plot(px, med, marker="s" if gpu else "o", linestyle="--" if gpu else "-", label=method)
+        line, = ax.plot(px, med, marker="s" if gpu else "o", linestyle="--" if gpu else "-", label=method,
+                        color=METHOD_COLOURS.get(method))
         ax.fill_between(px, lo, hi, color=line.get_color(), alpha=0.12)
     notes = ["%s skipped: %s" % (k.split(" skipped")[0], v) for k, v in h.items() if k.endswith(" skipped")]
     if notes:
