@@ -26,7 +26,8 @@ enum { RECORD_BYTES = MORPH_BENCH_VERTEX_BYTES, RECORD_FLOATS = MORPH_BENCH_VERT
 static const char *const k_method_label[GFX_MORPH_METHOD_COUNT] = {"ssbo_dense", "ssbo_sparse", "tf_multipass"};
 
 /* Compiles and links a vertex-only program (rasterisation is discarded, the
- * output is captured by the xfb_* qualifiers in the shader). */
+ * output is captured by the xfb_* qualifiers in the shader). gfx_shader
+ * links vertex + fragment pairs only; its include expansion is reused. */
 static bool load_vertex_program(gfx_program *out, const char *name, const char *defines, const char *label)
 {
     out->id = 0;
@@ -101,7 +102,7 @@ static void label_buffer(gfx_buffer b, const char *label, const char *what)
 }
 
 /* Immutable storage written once through a write mapping, so large delta
- * sets need no second CPU copy. The writer fills `count` records. */
+ * sets need no second CPU copy. The writer fills all BYTES of the mapping. */
 typedef void (*record_writer)(const gfx_morph_bench_desc *d, float *out);
 
 static bool upload_records(gfx_buffer *buf, size_t bytes, const gfx_morph_bench_desc *d, record_writer write,
@@ -341,6 +342,8 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
     }
     build_vertex_arrays(b, label);
     glCreateTransformFeedbacks(1, &b->tfo);
+    snprintf(lbl, sizeof lbl, "%s.xfb", label);
+    glObjectLabel(GL_TRANSFORM_FEEDBACK, b->tfo, -1, lbl);
     glCreateQueries(GL_TIME_ELAPSED, 1, &b->query.id);
     snprintf(lbl, sizeof lbl, "%s.query", label);
     glObjectLabel(GL_QUERY, b->query.id, -1, lbl);
