@@ -65,6 +65,8 @@ static void usage(FILE *out)
           "                      cmake --build --preset release --target bench_dawn_mesh (~100 s)\n"
           "  --character PATH    same as --mesh PATH\n"
           "  --seed N            active-set seed (default 1)\n"
+          "  --interleave        methods take turns repeat by repeat (for a machine whose load\n"
+          "                      changes; default: each method's repeats back to back)\n"
           "  --repeats N --warmup N --csv PATH --json PATH --smoke\n",
           out);
 }
@@ -86,7 +88,7 @@ typedef struct bs_buffers {
     bs_out out[METHOD_COUNT];
     float *gpu_vertices;     /* GFX_MORPH_VERTEX_FLOATS per vertex */
     float *packed_pos;       /* 3 per vertex, for checksums of GPU output */
-    double *times, *query_times;
+    double *times[METHOD_COUNT], *query_times[METHOD_COUNT]; /* seconds, per repeat */
 } bs_buffers;
 
 static void out_free(bs_out *o)
@@ -117,8 +119,10 @@ static void bs_free(bs_buffers *b)
         out_free(&b->out[m]);
     free(b->gpu_vertices);
     free(b->packed_pos);
-    free(b->times);
-    free(b->query_times);
+    for (int m = 0; m < METHOD_COUNT; m++) {
+        free(b->times[m]);
+        free(b->query_times[m]);
+    }
 }
 
 static bool bs_alloc(bs_buffers *b, uint32_t n, int repeats, const bool *used)
@@ -131,14 +135,17 @@ static bool bs_alloc(bs_buffers *b, uint32_t n, int repeats, const bool *used)
     b->tan = malloc((size_t)n * 4 * sizeof(float));
     b->ao = malloc((size_t)n * sizeof(float));
     bool ok = b->pos && b->nrm && b->tan && b->ao && out_alloc(&b->ref, n);
-    for (int m = 0; m < METHOD_COUNT; m++)
-        if (used[m])
-            ok = ok && out_alloc(&b->out[m], n);
+    for (int m = 0; m < METHOD_COUNT; m++) {
+        if (!used[m])
+            continue;
+        ok = ok && out_alloc(&b->out[m], n);
+        b->times[m] = malloc((size_t)repeats * sizeof(double));
+        b->query_times[m] = malloc((size_t)repeats * sizeof(double));
+        ok = ok && b->times[m] && b->query_times[m];
+    }
     b->gpu_vertices = malloc((size_t)n * GFX_MORPH_VERTEX_FLOATS * sizeof(float));
     b->packed_pos = malloc((size_t)n * 3 * sizeof(float));
-    b->times = malloc((size_t)repeats * sizeof(double));
-    b->query_times = malloc((size_t)repeats * sizeof(double));
-    return ok && b->gpu_vertices && b->packed_pos && b->times && b->query_times;
+    return ok && b->gpu_vertices && b->packed_pos;
 }
 
 /* GPU morph vertices -> separate arrays like the CPU job's. */
@@ -176,61 +183,47 @@ typedef struct bs_result {
     uint32_t checksum;
 } bs_result;
 
-/* Times one CPU method; fills res. */
-static bool time_cpu(const bshape_job_t *job, const bench_common *c, bs_buffers *b, bs_result *res)
+/* One run of CPU method M into its outputs; returns false if the job fails. */
+static bool run_cpu(bshape_job_t *job, int m, const bs_out *o, double *wall_s)
 {
-    bool ok = true;
-    for (int r = 0; ok && r < c->warmup; r++)
-        ok = bshape_run(job);
-    for (int r = 0; ok && r < c->repeats; r++) {
-        double t0 = bench_now_s();
-        ok = bshape_run(job);
-        b->times[r] = bench_now_s() - t0;
-    }
-    if (!ok)
-        return false;
-    bench_stats(b->times, c->repeats, &res->med, &res->mn, &res->mx);
-    res->query_med = res->query_ratio = NAN;
-    res->passes = 1;
-    res->query_suspect = false;
-    res->checksum = file_checksum32(job->out_positions, (size_t)job->set->vertex_count * 3 * sizeof(float));
-    return true;
+    job->layout = m == METHOD_CPU_DENSE ? BSHAPE_DENSE : BSHAPE_SPARSE;
+    job->out_positions = o->pos;
+    job->out_normals = o->nrm;
+    job->out_tangents = o->tan;
+    job->out_ao = o->ao;
+    double t0 = bench_now_s();
+    bool ok = bshape_run(job);
+    *wall_s = bench_now_s() - t0;
+    return ok;
 }
 
-/* Times one GPU method: every repeat clears the output, runs, reads back and
- * checksums, so a run that did not write every vertex fails. */
-static bool time_gpu(gfx_morph_bench *gb, gfx_morph_method gm, const char *name, int count, const uint32_t *active,
-                     const float *weight, const bench_common *c, bs_buffers *b, const bs_out *out, int *failures,
-                     bs_result *res)
+/* One run of a GPU method. Timed repeats (r >= 0) clear the output first,
+ * then read it back and checksum it (untimed), so a repeat that did not
+ * write every vertex, or wrote different ones, is caught. */
+static bool run_gpu(gfx_morph_bench *gb, gfx_morph_method gm, const char *name, int count, const uint32_t *active,
+                    const float *weight, int r, bs_buffers *b, int *failures, bs_result *res, double *wall_s,
+                    double *query_s)
 {
-    uint32_t n = gb->vertex_count;
     gfx_morph_time t;
-    for (int r = 0; r < c->warmup; r++)
-        if (!gfx_morph_bench_run(gb, gm, count, active, weight, &t))
-            return false;
-    for (int r = 0; r < c->repeats; r++) {
-        if (!gfx_morph_bench_clear_output(gb) || !gfx_morph_bench_run(gb, gm, count, active, weight, &t) ||
-            !gfx_morph_bench_read(gb, b->gpu_vertices))
-            return false;
-        b->times[r] = t.wall_ms * 1e-3;
-        b->query_times[r] = t.query_ms * 1e-3;
-        uint32_t sum = positions_checksum(b->gpu_vertices, n, b->packed_pos);
-        if (r == 0) {
-            res->checksum = sum;
-            res->passes = t.passes;
-        } else if (sum != res->checksum) {
-            fprintf(stderr, "strider bench blendshapes: %s at %d shapes: repeat %d read back checksum %08x, "
-                            "repeat 0 %08x\n", name, count, r, sum, res->checksum);
-            (*failures)++;
-            break;
-        }
+    if (r >= 0 && !gfx_morph_bench_clear_output(gb))
+        return false;
+    if (!gfx_morph_bench_run(gb, gm, count, active, weight, &t))
+        return false;
+    *wall_s = t.wall_ms * 1e-3;
+    *query_s = t.query_ms * 1e-3;
+    if (r < 0)
+        return true;
+    if (!gfx_morph_bench_read(gb, b->gpu_vertices))
+        return false;
+    uint32_t sum = positions_checksum(b->gpu_vertices, gb->vertex_count, b->packed_pos);
+    if (r == 0) {
+        res->checksum = sum;
+        res->passes = t.passes;
+    } else if (sum != res->checksum) {
+        fprintf(stderr, "strider bench blendshapes: %s at %d shapes: repeat %d read back checksum %08x, repeat 0 "
+                        "%08x\n", name, count, r, sum, res->checksum);
+        (*failures)++;
     }
-    unpack_gpu(b->gpu_vertices, n, out);
-    double qmn, qmx;
-    bench_stats(b->times, c->repeats, &res->med, &res->mn, &res->mx);
-    bench_stats(b->query_times, c->repeats, &res->query_med, &qmn, &qmx);
-    res->query_ratio = res->med > 0.0 ? res->query_med / res->med : NAN;
-    res->query_suspect = !(res->query_ratio <= TIMER_AGREE_FACTOR && res->query_ratio >= 1.0 / TIMER_AGREE_FACTOR);
     return true;
 }
 
@@ -274,6 +267,7 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
     memcpy(counts, k_default_counts, sizeof k_default_counts);
     const char *mesh_arg = NULL;
     int seed = 1;
+    bool interleave = false;
     for (int i = 2; i < argc; i++) {
         int r = bench_parse_common(argc, argv, &i, &c);
         if (r < 0)
@@ -288,6 +282,8 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
             ok = bench_parse_int_list(a, v, 0, CHR_MAX_SHAPES, counts, &ncounts), i++;
         else if (!strcmp(a, "--seed"))
             ok = bench_parse_int(a, v, 0, 2147483647, &seed), i++;
+        else if (!strcmp(a, "--interleave"))
+            interleave = true;
         else if ((!strcmp(a, "--character") || !strcmp(a, "--mesh")) && v)
             mesh_arg = v, i++;
         else if (!strcmp(a, "--help")) {
@@ -392,6 +388,9 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
                          "pairs", path, cm->name, n, height, shapes, set.pair_count);
     bench_table_note(&t, "reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh "
                          "height), normals/tangents/AO %.0e", BSHAPE_AGREE_CM, gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
+    bench_table_note(&t, "%d warm-up + %d timed repeats per row, %s", c.warmup, c.repeats,
+                     interleave ? "methods taking turns repeat by repeat (--interleave)"
+                                : "each method's repeats back to back");
     if (any_gpu)
         bench_table_note(&t, "gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
                              "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time",
@@ -437,28 +436,55 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
             rc = BENCH_EXIT_RUNTIME;
             goto out_table;
         }
+        /* Default: each method's warm-up and repeats back to back (warm
+         * caches and GL state). --interleave: methods take turns repeat by
+         * repeat, so a change in the machine's load during the row hits
+         * every method alike (each run then starts after another method). */
+        bs_result results[METHOD_COUNT];
+        memset(results, 0, sizeof results);
+        for (int block = 0; block < (interleave ? 1 : nmethods); block++)
+        for (int r = -c.warmup; r < c.repeats; r++) {
+            for (int mi = interleave ? 0 : block; mi < (interleave ? nmethods : block + 1); mi++) {
+                int m = methods[mi];
+                double wall = 0.0, query = NAN;
+                bool ok;
+                if (is_gpu(m)) {
+                    if (!gfx_morph_bench_ready(&gb, k_gpu_method[m]))
+                        continue;
+                    ok = run_gpu(&gb, k_gpu_method[m], k_methods[m], count, active, weight, r, &b, &failures,
+                                 &results[m], &wall, &query);
+                    if (ok && r == c.repeats - 1)
+                        unpack_gpu(b.gpu_vertices, n, &b.out[m]);
+                } else {
+                    ok = run_cpu(&job, m, &b.out[m], &wall);
+                    results[m].passes = 1;
+                }
+                if (!ok) {
+                    rc = BENCH_EXIT_RUNTIME;
+                    goto out_table;
+                }
+                if (r >= 0) {
+                    b.times[m][r] = wall;
+                    b.query_times[m][r] = query;
+                }
+            }
+        }
         for (int mi = 0; mi < nmethods; mi++) {
             int m = methods[mi];
+            if (is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m]))
+                continue;
             bs_out *o = &b.out[m];
-            bs_result res;
+            bs_result res = results[m];
+            bench_stats(b.times[m], c.repeats, &res.med, &res.mn, &res.mx);
             if (is_gpu(m)) {
-                if (!gfx_morph_bench_ready(&gb, k_gpu_method[m]))
-                    continue;
-                if (!time_gpu(&gb, k_gpu_method[m], k_methods[m], count, active, weight, &c, &b, o, &failures,
-                              &res)) {
-                    rc = BENCH_EXIT_RUNTIME;
-                    goto out_table;
-                }
+                double qmn, qmx;
+                bench_stats(b.query_times[m], c.repeats, &res.query_med, &qmn, &qmx);
+                res.query_ratio = res.med > 0.0 ? res.query_med / res.med : NAN;
+                res.query_suspect =
+                    !(res.query_ratio <= TIMER_AGREE_FACTOR && res.query_ratio >= 1.0 / TIMER_AGREE_FACTOR);
             } else {
-                job.layout = m == METHOD_CPU_DENSE ? BSHAPE_DENSE : BSHAPE_SPARSE;
-                job.out_positions = o->pos;
-                job.out_normals = o->nrm;
-                job.out_tangents = o->tan;
-                job.out_ao = o->ao;
-                if (!time_cpu(&job, &c, &b, &res)) {
-                    rc = BENCH_EXIT_RUNTIME;
-                    goto out_table;
-                }
+                res.query_med = res.query_ratio = NAN;
+                res.checksum = file_checksum32(o->pos, (size_t)n * 3 * sizeof(float));
             }
             double diff = max_abs_diff(o->pos, b.ref.pos, (size_t)n * 3);
             double dir = fmax(max_abs_diff(o->nrm, b.ref.nrm, (size_t)n * 3),

@@ -72,8 +72,10 @@ def gl_checks(a):
             check(r["timer"] in ("ok", "suspect") and float(r["median_us"]) > 0, "%s has a wall time and a timer verdict"
                   % r["method"])
     # Over-asking caps at the mesh's shapes and says so.
-    q = run([s, "bench", "blendshapes", "--smoke", "--counts", "100", "--methods", "gpu-ssbo-sparse"])
+    q = run([s, "bench", "blendshapes", "--smoke", "--counts", "100", "--methods", "gpu-ssbo-sparse,cpu-dense",
+             "--interleave"])
     check("capped at the mesh's 61" in q.stdout, "a count above the shape count is capped, and the output says so")
+    check("taking turns" in q.stdout, "--interleave is named in the output")
     # No GL 4.3 context: GPU methods fail with one line and exit 1; CPU methods still run.
     env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="3.3")
     p3 = subprocess.run([s, "bench", "blendshapes", "--smoke", "--counts", "1", "--methods", "gpu-ssbo-dense"],
