@@ -113,22 +113,23 @@ bool figure_load(figure_t *f, const char *path)
     return true;
 }
 
-_Static_assert((int)GFX_MORPH_DELTA_FLOATS == (int)BSHAPE_DELTA_FLOATS, "gfx and bshape deltas must match");
-_Static_assert((int)GFX_MORPH_GPU_DENSE == (int)BSHAPE_DENSE && (int)GFX_MORPH_GPU_SPARSE == (int)BSHAPE_SPARSE,
+_Static_assert((int)GFX_CHARACTER_DELTA_FLOATS == (int)BSHAPE_DELTA_FLOATS, "gfx and bshape deltas must match");
+_Static_assert((int)GFX_CHARACTER_MORPH_DENSE == (int)BSHAPE_DENSE &&
+                   (int)GFX_CHARACTER_MORPH_SPARSE == (int)BSHAPE_SPARSE,
                "gfx morph layouts must match bshape's");
 
 bool figure_gpu_init(figure_t *f, const char *label)
 {
-    gfx_morph_targets morph[CHR_MAX_MESHES];
+    gfx_character_targets morph[CHR_MAX_MESHES];
     memset(morph, 0, sizeof morph);
     for (uint32_t m = 0; m < f->chr.mesh_count; m++) {
         const bshape_set_t *set = &f->mesh[m].set;
-        morph[m] = (gfx_morph_targets){.target_count = set->target_count,
-                                       .dense = set->dense,
-                                       .vertex_offset = set->vertex_offset,
-                                       .pair_target = set->pair_target,
-                                       .pair_delta = set->pair_delta,
-                                       .pair_count = set->pair_count};
+        morph[m] = (gfx_character_targets){.target_count = set->target_count,
+                                           .dense = set->dense,
+                                           .vertex_offset = set->vertex_offset,
+                                           .pair_target = set->pair_target,
+                                           .pair_delta = set->pair_delta,
+                                           .pair_count = set->pair_count};
     }
     f->gfx = gfx_character_create(&f->chr, morph, label);
     if (!f->gfx)
@@ -220,9 +221,9 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
         memcpy(out.dq_palette, f->dq, (size_t)joints * sizeof f->dq[0]);
     }
     /* GPU blend shapes where the layout is supported (else the CPU morphs). */
-    gfx_morph_mode layout = f->dense ? GFX_MORPH_GPU_DENSE : GFX_MORPH_GPU_SPARSE;
+    gfx_character_morph layout = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
     f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gfx_character_morph_supported(f->gfx, layout);
-    gfx_character_set_morph(f->gfx, f->morph_on_gpu ? layout : GFX_MORPH_CPU);
+    gfx_character_set_morph(f->gfx, f->morph_on_gpu ? layout : GFX_CHARACTER_MORPH_CPU);
     bool ok = true;
     if (f->morph_on_gpu) {
         /* The bind pose is static on the GPU: only the active lists change. */
@@ -329,20 +330,20 @@ static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, 
     } else {
         /* The user's layout first, then the other one; the CPU job if the
          * GPU has neither (same math, see anim/bshape.h). */
-        gfx_morph_mode first = f->dense ? GFX_MORPH_GPU_DENSE : GFX_MORPH_GPU_SPARSE;
-        gfx_morph_mode layout = gfx_character_morph_supported(f->gfx, first) ? first
-                                : first == GFX_MORPH_GPU_DENSE ? GFX_MORPH_GPU_SPARSE
-                                                               : GFX_MORPH_GPU_DENSE;
+        gfx_character_morph first = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
+        gfx_character_morph other =
+            first == GFX_CHARACTER_MORPH_DENSE ? GFX_CHARACTER_MORPH_SPARSE : GFX_CHARACTER_MORPH_DENSE;
+        gfx_character_morph layout = gfx_character_morph_supported(f->gfx, first) ? first : other;
         if (gfx_character_morph_supported(f->gfx, layout)) {
-            gfx_morph_bake job = {.mesh = mi,
-                                  .layout = layout,
-                                  .active_count = n,
-                                  .active_target = targets,
-                                  .active_weight = weights,
-                                  .out_positions = pos,
-                                  .out_normals = nrm,
-                                  .out_tangents = tan,
-                                  .out_ao = ao};
+            gfx_character_bake_job job = {.mesh = mi,
+                                          .layout = layout,
+                                          .active_count = n,
+                                          .active_target = targets,
+                                          .active_weight = weights,
+                                          .out_positions = pos,
+                                          .out_normals = nrm,
+                                          .out_tangents = tan,
+                                          .out_ao = ao};
             ok = gfx_character_bake(f->gfx, &job);
         } else {
             log_info("%s: baking mesh '%s' on the CPU (no GPU blend shapes here)", path, f->chr.meshes[mi].name);

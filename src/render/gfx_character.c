@@ -21,7 +21,7 @@
 enum { BIND_POS = 0, BIND_NORMAL, BIND_TANGENT, BIND_AO, BIND_STATIC, BIND_SKIN };
 /* GPU skinning variants (gfx_skin_mode >= 0) and program kinds. */
 enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KINDS };
-/* GPU blend-shape layouts (gfx_morph_mode >= 0). */
+/* GPU blend-shape layouts (gfx_character_morph >= 0). */
 enum { MORPH_LAYOUTS = 2 };
 /* vec4s per vertex in the capture SSBO and the bake's transform feedback
  * (character.vert). */
@@ -31,10 +31,10 @@ enum { MORPH_LAYOUTS = 2 };
 #define MORPH_RECORD_BYTES ((size_t)MORPH_DELTA_VEC4S * 4 * sizeof(float))
 /* Storage blocks of a morphing vertex shader: palette, deltas, active list
  * or weights, and the sparse layout's offsets. */
-#define MORPH_BLOCKS(layout) ((layout) == GFX_MORPH_GPU_SPARSE ? 4 : 3)
+#define MORPH_BLOCKS(layout) ((layout) == GFX_CHARACTER_MORPH_SPARSE ? 4 : 3)
 
-_Static_assert(GFX_MORPH_GPU_SPARSE == MORPH_LAYOUT_SPARSE && GFX_MORPH_GPU_DENSE == MORPH_LAYOUT_DENSE,
-               "gfx_morph_mode must match morph.glsl's layouts");
+_Static_assert(GFX_CHARACTER_MORPH_SPARSE == MORPH_LAYOUT_SPARSE && GFX_CHARACTER_MORPH_DENSE == MORPH_LAYOUT_DENSE,
+               "gfx_character_morph must match morph.glsl's layouts");
 
 /* One entry of the dense active list (struct morph_entry in morph.glsl). */
 typedef struct morph_entry {
@@ -105,7 +105,7 @@ struct gfx_character {
     bool morph_ok[MORPH_LAYOUTS];
     program_locs morph_prog[MORPH_LAYOUTS][GPU_METHODS][KINDS];
     program_locs bake_prog[MORPH_LAYOUTS];
-    gfx_morph_mode morph_mode, slot_morph[GFX_CHARACTER_SLOTS];
+    gfx_character_morph morph_mode, slot_morph[GFX_CHARACTER_SLOTS];
     uint32_t slot_active[GFX_CHARACTER_SLOTS][CHR_MAX_MESHES]; /* active entries written */
     bool active_written[CHR_MAX_MESHES];                      /* in this update */
     uint32_t active_now[CHR_MAX_MESHES];
@@ -244,25 +244,25 @@ static bool load_gpu_programs(gfx_character *gc, const chr_character_t *c)
 
 /* Limits and data of LAYOUT for every mesh with targets; false with a
  * one-line reason in MSG. */
-static bool morph_layout_ok(const gfx_character *gc, const gfx_morph_targets *morph, gfx_morph_mode layout,
+static bool morph_layout_ok(const gfx_character *gc, const gfx_character_targets *morph, gfx_character_morph layout,
                             char *msg, size_t msg_size)
 {
     const gfx_info *info = gfx_get_info();
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
-        const gfx_morph_targets *t = &morph[m];
+        const gfx_character_targets *t = &morph[m];
         uint64_t vc = gc->mesh_vertices[m], tc = t->target_count;
         if (tc == 0)
             continue;
         int64_t blocks[3] = {0, 0, 0};
-        if (layout == GFX_MORPH_GPU_DENSE) {
+        if (layout == GFX_CHARACTER_MORPH_DENSE) {
             if (!t->dense) {
                 snprintf(msg, msg_size, "mesh '%s': the dense deltas were not built", gc->mesh_name[m]);
                 return false;
             }
             /* morph.glsl indexes records with a uint. */
             if (tc * vc > UINT32_MAX) {
-                snprintf(msg, msg_size, "mesh '%s': %llu x %llu dense records overflow a 32-bit index", gc->mesh_name[m],
-                         (unsigned long long)tc, (unsigned long long)vc);
+                snprintf(msg, msg_size, "mesh '%s': %llu x %llu dense records overflow a 32-bit index",
+                         gc->mesh_name[m], (unsigned long long)tc, (unsigned long long)vc);
                 return false;
             }
             blocks[0] = (int64_t)(tc * vc * MORPH_RECORD_BYTES);
@@ -299,7 +299,7 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_morph_targets *mo
     return true;
 }
 
-/* Record D (GFX_MORPH_DELTA_FLOATS) of TARGET as struct morph_delta. */
+/* Record D (GFX_CHARACTER_DELTA_FLOATS) of TARGET as struct morph_delta. */
 static void pack_record(const float *d, uint32_t target, float *out)
 {
     out[0] = d[0];
@@ -318,22 +318,23 @@ static void pack_record(const float *d, uint32_t target, float *out)
 
 /* The immutable delta buffer of LAYOUT (every mesh's records; sparse: then
  * the offsets), from a staging copy freed before returning. */
-static bool upload_morph_layout(gfx_character *gc, const gfx_morph_targets *morph, gfx_morph_mode layout)
+static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *morph, gfx_character_morph layout,
+                                char *msg, size_t msg_size)
 {
     size_t total = 0;
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
         morph_mesh *mm = &gc->morph[m];
-        const gfx_morph_targets *t = &morph[m];
+        const gfx_character_targets *t = &morph[m];
         size_t vc = gc->mesh_vertices[m];
         if (mm->target_count == 0)
             continue;
         mm->delta_off[layout] = total;
-        if (layout == GFX_MORPH_GPU_DENSE)
+        if (layout == GFX_CHARACTER_MORPH_DENSE)
             mm->delta_bytes[layout] = (size_t)mm->target_count * vc * MORPH_RECORD_BYTES;
         else /* at least one record: a bound range may not be empty */
             mm->delta_bytes[layout] = (size_t)(t->pair_count ? t->pair_count : 1) * MORPH_RECORD_BYTES;
         total += align_up(mm->delta_bytes[layout]);
-        if (layout == GFX_MORPH_GPU_SPARSE) {
+        if (layout == GFX_CHARACTER_MORPH_SPARSE) {
             mm->offsets_off = total;
             mm->offsets_bytes = (vc + 1) * sizeof(uint32_t);
             total += align_up(mm->offsets_bytes);
@@ -341,23 +342,23 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_morph_targets *morp
     }
     uint8_t *staging = calloc(total ? total : 1, 1);
     if (!staging) {
-        log_error("render: %s: out of memory for %zu bytes of blend-shape deltas", gc->label, total);
+        snprintf(msg, msg_size, "out of memory for %zu bytes of deltas", total);
         return false;
     }
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
         const morph_mesh *mm = &gc->morph[m];
-        const gfx_morph_targets *t = &morph[m];
+        const gfx_character_targets *t = &morph[m];
         size_t vc = gc->mesh_vertices[m];
         if (mm->target_count == 0)
             continue;
         float *rec = (float *)(staging + mm->delta_off[layout]);
-        if (layout == GFX_MORPH_GPU_DENSE) {
+        if (layout == GFX_CHARACTER_MORPH_DENSE) {
             for (size_t r = 0; r < (size_t)mm->target_count * vc; r++)
-                pack_record(t->dense + r * GFX_MORPH_DELTA_FLOATS, (uint32_t)(r / vc),
+                pack_record(t->dense + r * GFX_CHARACTER_DELTA_FLOATS, (uint32_t)(r / vc),
                             rec + r * MORPH_DELTA_VEC4S * 4);
         } else {
             for (size_t i = 0; i < t->pair_count; i++)
-                pack_record(t->pair_delta + i * GFX_MORPH_DELTA_FLOATS, t->pair_target[i],
+                pack_record(t->pair_delta + i * GFX_CHARACTER_DELTA_FLOATS, t->pair_target[i],
                             rec + i * MORPH_DELTA_VEC4S * 4);
             memcpy(staging + mm->offsets_off, t->vertex_offset, mm->offsets_bytes);
         }
@@ -366,10 +367,17 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_morph_targets *morp
     /* Immutable and never mapped: written once here, read by vertex shaders. */
     glNamedBufferStorage(gc->delta_buf[layout].id, (GLsizeiptr)(total ? total : 1), staging, 0);
     label_object(GL_BUFFER, gc->delta_buf[layout].id, gc->label,
-                 layout == GFX_MORPH_GPU_DENSE ? "blend_deltas_dense" : "blend_deltas_sparse");
+                 layout == GFX_CHARACTER_MORPH_DENSE ? "blend_deltas_dense" : "blend_deltas_sparse");
     free(staging);
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        snprintf(msg, msg_size, "storing %zu bytes of deltas failed (GL error 0x%x)", total, err);
+        glDeleteBuffers(1, &gc->delta_buf[layout].id);
+        gc->delta_buf[layout].id = 0;
+        return false;
+    }
     gc->stats.delta_bytes += total;
-    return glGetError() == GL_NO_ERROR;
+    return true;
 }
 
 /* Both layouts are uploaded when they fit: switching then costs nothing,
@@ -377,21 +385,18 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_morph_targets *morp
  * for (a rebuild on switch would have to wait for their fences). The price
  * is GPU memory: dense holds every zero (30 MB for the shipped head against
  * 7 MB sparse). A layout beyond the limits is left out with one line. */
-static bool setup_morph(gfx_character *gc, const chr_character_t *c, const gfx_morph_targets *morph)
+static bool setup_morph(gfx_character *gc, const chr_character_t *c, const gfx_character_targets *morph)
 {
     if (!morph || !gc->gpu_ok || gc->max_targets == 0)
         return true;
     for (int layout = 0; layout < MORPH_LAYOUTS; layout++) {
         char msg[256];
-        const char *name = layout == GFX_MORPH_GPU_DENSE ? "dense" : "sparse";
-        if (!morph_layout_ok(gc, morph, (gfx_morph_mode)layout, msg, sizeof msg)) {
+        const char *name = layout == GFX_CHARACTER_MORPH_DENSE ? "dense" : "sparse";
+        if (!morph_layout_ok(gc, morph, (gfx_character_morph)layout, msg, sizeof msg) ||
+            !upload_morph_layout(gc, morph, (gfx_character_morph)layout, msg, sizeof msg)) {
             log_warn("render: %s: GPU blend shapes (%s): %s; blend shapes stay on the CPU in that layout", gc->label,
                      name, msg);
             continue;
-        }
-        if (!upload_morph_layout(gc, morph, (gfx_morph_mode)layout)) {
-            log_error("render: %s: uploading the %s blend-shape deltas failed", gc->label, name);
-            return false;
         }
         for (int m = 0; m < GPU_METHODS; m++) {
             for (int k = 0; k < KINDS; k++) {
@@ -417,8 +422,8 @@ static bool setup_morph(gfx_character *gc, const chr_character_t *c, const gfx_m
             }
         }
         char defines[160], pname[96];
-        snprintf(defines, sizeof defines, "#define STRIDER_GPU_MORPH\n#define MORPH_LAYOUT %d\n#define STRIDER_MORPH_BAKE\n",
-                 layout);
+        snprintf(defines, sizeof defines,
+                 "#define STRIDER_GPU_MORPH\n#define MORPH_LAYOUT %d\n#define STRIDER_MORPH_BAKE\n", layout);
         snprintf(pname, sizeof pname, "%s.bake_%s", gc->label, name);
         if (!load_program(&gc->bake_prog[layout], "character.vert", "character_shadow.frag", defines, pname))
             return false;
@@ -548,7 +553,7 @@ static void make_vaos(gfx_character *gc)
     gc->bind_vao.id = make_vao(gc, gc->bind_vbo.id, 0, "bind_vao");
 }
 
-gfx_character *gfx_character_create(const chr_character_t *c, const gfx_morph_targets *morph, const char *label)
+gfx_character *gfx_character_create(const chr_character_t *c, const gfx_character_targets *morph, const char *label)
 {
     if (!c || c->mesh_count == 0 || c->mesh_count > CHR_MAX_MESHES) {
         log_error("render: %s: no meshes to draw", label ? label : "character");
@@ -615,10 +620,10 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_morph_ta
         gc->slot_bytes += align_up((size_t)mm->target_count * sizeof(float));
     }
     gc->mode = GFX_SKIN_CPU;
-    gc->morph_mode = GFX_MORPH_CPU;
+    gc->morph_mode = GFX_CHARACTER_MORPH_CPU;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         gc->slot_mode[s] = GFX_SKIN_CPU;
-        gc->slot_morph[s] = GFX_MORPH_CPU;
+        gc->slot_morph[s] = GFX_CHARACTER_MORPH_CPU;
     }
     gc->weight_scratch = calloc(gc->max_targets ? gc->max_targets : 1, sizeof *gc->weight_scratch);
     if (!gc->weight_scratch) {
@@ -752,7 +757,7 @@ void gfx_character_end_update(gfx_character *gc)
     gc->slot_influences[gc->ready] = gc->influences;
     gc->slot_joints[gc->ready] = gc->joint_count;
     /* CPU skinning takes vertices the CPU has morphed. */
-    gc->slot_morph[gc->ready] = gc->mode == GFX_SKIN_CPU ? GFX_MORPH_CPU : gc->morph_mode;
+    gc->slot_morph[gc->ready] = gc->mode == GFX_SKIN_CPU ? GFX_CHARACTER_MORPH_CPU : gc->morph_mode;
     for (uint32_t m = 0; m < gc->mesh_count; m++)
         gc->slot_active[gc->ready][m] = gc->active_written[m] ? gc->active_now[m] : 0;
     gc->writing = -1;
@@ -789,14 +794,14 @@ bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influ
     return true;
 }
 
-bool gfx_character_morph_supported(const gfx_character *gc, gfx_morph_mode layout)
+bool gfx_character_morph_supported(const gfx_character *gc, gfx_character_morph layout)
 {
-    return (layout == GFX_MORPH_GPU_SPARSE || layout == GFX_MORPH_GPU_DENSE) && gc->morph_ok[layout];
+    return (layout == GFX_CHARACTER_MORPH_SPARSE || layout == GFX_CHARACTER_MORPH_DENSE) && gc->morph_ok[layout];
 }
 
-bool gfx_character_set_morph(gfx_character *gc, gfx_morph_mode mode)
+bool gfx_character_set_morph(gfx_character *gc, gfx_character_morph mode)
 {
-    if (mode != GFX_MORPH_CPU && !gfx_character_morph_supported(gc, mode)) {
+    if (mode != GFX_CHARACTER_MORPH_CPU && !gfx_character_morph_supported(gc, mode)) {
         log_error("render: %s: GPU blend shapes in layout %d are not available (see the warning at start)", gc->label,
                   (int)mode);
         return false;
@@ -884,13 +889,13 @@ static void bind_palette(const gfx_character *gc, const program_locs *p, int s)
 
 /* Binds mesh M's blend-shape ranges of LAYOUT (the lists from LIST_BUF at
  * ACTIVE_OFF / WEIGHTS_OFF) and sets P's morph uniforms. */
-static void bind_morph(const gfx_character *gc, const program_locs *p, gfx_morph_mode layout, uint32_t m,
+static void bind_morph(const gfx_character *gc, const program_locs *p, gfx_character_morph layout, uint32_t m,
                        GLuint list_buf, size_t active_off, size_t weights_off)
 {
     const morph_mesh *mm = &gc->morph[m];
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_DELTAS, gc->delta_buf[layout].id,
                       (GLintptr)mm->delta_off[layout], (GLsizeiptr)mm->delta_bytes[layout]);
-    if (layout == GFX_MORPH_GPU_DENSE) {
+    if (layout == GFX_CHARACTER_MORPH_DENSE) {
         glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, list_buf, (GLintptr)active_off,
                           (GLsizeiptr)(MORPH_ACTIVE_HEADER_BYTES + mm->target_count * sizeof(morph_entry)));
     } else {
@@ -929,7 +934,7 @@ static void use_program(const gfx_character *gc, const program_locs *p, int s)
  * Returns the number of morphing draws. */
 static uint32_t draw_meshes(const gfx_character *gc, int s, int kind, bool points)
 {
-    gfx_morph_mode layout = gc->slot_morph[s];
+    gfx_character_morph layout = gc->slot_morph[s];
     int method = (int)gc->slot_mode[s];
     const program_locs *skin = &gc->gpu[method][kind], *mp = &gc->morph_prog[layout][method][kind];
     size_t slot = (size_t)s * gc->slot_bytes;
@@ -966,14 +971,14 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
         return false;
     }
     const program_locs *p = &gc->gpu[gc->slot_mode[s]][KIND_CAPTURE];
-    gfx_morph_mode layout = gc->slot_morph[s];
+    gfx_character_morph layout = gc->slot_morph[s];
     if (!p->prog.id) {
         char msg[256];
         gfx_character_gpu_limits_ok(gfx_get_info(), gc->slot_joints[s], 1, msg, sizeof msg);
         log_error("render: %s: cannot capture: %s", gc->label, msg);
         return false;
     }
-    if (layout != GFX_MORPH_CPU && !gc->morph_prog[layout][gc->slot_mode[s]][KIND_CAPTURE].prog.id) {
+    if (layout != GFX_CHARACTER_MORPH_CPU && !gc->morph_prog[layout][gc->slot_mode[s]][KIND_CAPTURE].prog.id) {
         char msg[256];
         if (gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1, msg, sizeof msg))
             snprintf(msg, sizeof msg, "its program was not built at create");
@@ -991,7 +996,7 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     glNamedBufferStorage(buf, (GLsizeiptr)bytes, NULL, 0);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
     glEnable(GL_RASTERIZER_DISCARD);
-    if (layout != GFX_MORPH_CPU) {
+    if (layout != GFX_CHARACTER_MORPH_CPU) {
         draw_meshes(gc, s, KIND_CAPTURE, true);
     } else {
         use_program(gc, p, s);
@@ -1025,7 +1030,7 @@ static void draw_hook(const gfx_pass_info *info, void *user)
     int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
                : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT
                                                            : KIND_NOSHADOW;
-    if (gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_morph[s] != GFX_MORPH_CPU) {
+    if (gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_morph[s] != GFX_CHARACTER_MORPH_CPU) {
         uint32_t draws = draw_meshes(gc, s, kind, false);
         if (info->pass == GFX_PASS_MAIN)
             gc->stats.morph_draws = draws;
@@ -1053,7 +1058,7 @@ static void draw_hook(const gfx_pass_info *info, void *user)
     }
 }
 
-bool gfx_character_bake(gfx_character *gc, const gfx_morph_bake *job)
+bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job)
 {
     if (!job || !job->out_positions || !job->out_normals || !job->out_tangents || !job->out_ao) {
         log_error("render: %s: bake without output spans", gc->label);

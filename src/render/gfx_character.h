@@ -18,7 +18,7 @@
  * GPU skinning (gfx_character_set_skinning): the vertex shaders (skin.glsl)
  * skin with this frame's palette (3x4 matrices or dual quaternions) in the
  * slot. Blend shapes then either arrive already applied in the stream
- * (GFX_MORPH_CPU) or are applied in the vertex shader before skinning
+ * (GFX_CHARACTER_MORPH_CPU) or are applied in the vertex shader before skinning
  * (gfx_character_set_morph, shaders/morph.glsl): the deltas of every mesh
  * with targets are uploaded once at create into immutable SSBOs, in both
  * layouts, and a frame only writes each mesh's active (target, weight) list
@@ -47,7 +47,7 @@ enum {
     GFX_CHARACTER_DQ_FLOATS = 8,    /* dual quaternion: real xyzw, dual xyzw */
     /* One blend-shape delta as anim/bshape stores it: dpos xyz, dnormal xyz,
      * dtangent xyz, dao. */
-    GFX_MORPH_DELTA_FLOATS = 10
+    GFX_CHARACTER_DELTA_FLOATS = 10
 };
 
 /* Where the vertices get skinned; the GPU values match anim/skin.h's
@@ -61,37 +61,37 @@ typedef enum gfx_skin_mode {
 
 /* Where the blend shapes are applied in GPU skinning modes; the GPU values
  * match anim/bshape.h's bshape_layout and morph.glsl's MORPH_LAYOUT_*. */
-typedef enum gfx_morph_mode {
-    GFX_MORPH_CPU = -1,
-    GFX_MORPH_GPU_SPARSE = 0,
-    GFX_MORPH_GPU_DENSE = 1
-} gfx_morph_mode;
+typedef enum gfx_character_morph {
+    GFX_CHARACTER_MORPH_CPU = -1,
+    GFX_CHARACTER_MORPH_SPARSE = 0,
+    GFX_CHARACTER_MORPH_DENSE = 1
+} gfx_character_morph;
 
 typedef struct gfx_character gfx_character;
 
 /* One mesh's blend-shape targets (shapes, then correctives) in anim/bshape's
  * two layouts; copied to the GPU at create and not kept. Target indices in
  * active lists refer to this numbering. */
-typedef struct gfx_morph_targets {
+typedef struct gfx_character_targets {
     uint32_t target_count;         /* 0: the mesh has no blend shapes */
-    const float *dense;            /* target_count x vertex_count x GFX_MORPH_DELTA_FLOATS, or NULL */
+    const float *dense;            /* target_count x vertex_count x GFX_CHARACTER_DELTA_FLOATS, or NULL */
     const uint32_t *vertex_offset; /* vertex_count + 1 offsets into the pairs, or NULL */
     const uint32_t *pair_target;   /* pair_count targets, ascending per vertex */
-    const float *pair_delta;       /* pair_count x GFX_MORPH_DELTA_FLOATS */
+    const float *pair_delta;       /* pair_count x GFX_CHARACTER_DELTA_FLOATS */
     uint32_t pair_count;
-} gfx_morph_targets;
+} gfx_character_targets;
 
 /* A transform-feedback bake of one mesh's blend shapes (no skinning): the
  * morphed bind pose of the active list, read back into the caller's spans
  * of the mesh's vertex_count entries (3, 3, 4 and 1 floats per vertex). */
-typedef struct gfx_morph_bake {
+typedef struct gfx_character_bake_job {
     uint32_t mesh;
-    gfx_morph_mode layout;         /* a GPU layout */
+    gfx_character_morph layout;    /* a GPU layout */
     int active_count;
     const uint32_t *active_target; /* < target_count; duplicates add */
     const float *active_weight;    /* finite */
     float *out_positions, *out_normals, *out_tangents, *out_ao;
-} gfx_morph_bake;
+} gfx_character_bake_job;
 
 /* Where this frame's deformed vertices go (model space, cm). The spans are
  * write-only mapped GPU memory: write each value once, never read back. */
@@ -122,7 +122,7 @@ typedef struct gfx_character_stats {
  * line) on failure. A layout whose deltas exceed the GL limits is not
  * uploaded (one logged line; blend shapes stay on the CPU in that layout).
  * LABEL prefixes the GL object labels. */
-gfx_character *gfx_character_create(const chr_character_t *c, const gfx_morph_targets *morph, const char *label);
+gfx_character *gfx_character_create(const chr_character_t *c, const gfx_character_targets *morph, const char *label);
 void gfx_character_destroy(gfx_character *gc);
 
 uint32_t gfx_character_mesh_first_vertex(const gfx_character *gc, uint32_t mesh);
@@ -160,13 +160,13 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
  * one-line reason naming the limit in MSG (MSG_SIZE bytes). */
 bool gfx_character_morph_limits_ok(const gfx_info *info, int64_t block_bytes, int blocks, char *msg,
                                    size_t msg_size);
-/* Whether LAYOUT (a GPU gfx_morph_mode) can morph on the GPU: targets given
+/* Whether LAYOUT (a GPU gfx_character_morph) can morph on the GPU: targets given
  * at create, GPU skinning and the limits allow it (checked at create). */
-bool gfx_character_morph_supported(const gfx_character *gc, gfx_morph_mode layout);
+bool gfx_character_morph_supported(const gfx_character *gc, gfx_character_morph layout);
 /* Where the slot written by the next end_update applies blend shapes (GPU
  * skinning modes only; CPU skinning always takes morphed vertices). False
  * (one logged line) when MODE is not supported; the mode is then unchanged. */
-bool gfx_character_set_morph(gfx_character *gc, gfx_morph_mode mode);
+bool gfx_character_set_morph(gfx_character *gc, gfx_character_morph mode);
 /* Between begin_update and end_update: mesh MESH's active list for the GPU
  * morph (COUNT entries; targets < its target_count, duplicates add, finite
  * weights). Weights are summed per target and written in ascending target
@@ -177,6 +177,6 @@ bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, con
 /* Runs JOB's morph through transform feedback and reads the vertices back
  * (GPU Gems 3 section 3.4). False (one logged line) when the layout is not
  * supported, on a bad argument or a GL failure. Allocates and stalls. */
-bool gfx_character_bake(gfx_character *gc, const gfx_morph_bake *job);
+bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job);
 
 #endif

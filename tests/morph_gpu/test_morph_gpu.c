@@ -346,8 +346,8 @@ static void check_limits(const figure_t *f)
               strstr(msg, "GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS"),
           "sparse (4 blocks) must be refused by name with 3, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
-    CHECK(gfx_character_morph_supported(f->gfx, GFX_MORPH_GPU_DENSE) &&
-              gfx_character_morph_supported(f->gfx, GFX_MORPH_GPU_SPARSE),
+    CHECK(gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_DENSE) &&
+              gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_SPARSE),
           "GPU blend shapes unsupported on this context");
     const gfx_character_stats *st = gfx_character_get_stats(f->gfx);
     printf("blend-shape deltas on the GPU: %.1f MB (both layouts)\n", (double)st->delta_bytes / 1e6);
@@ -384,10 +384,10 @@ static void check_fallback(const char *chr_path)
             figure_free(&f);
             continue;
         }
-        CHECK(gfx_character_morph_supported(f.gfx, GFX_MORPH_GPU_DENSE) == cases[i].dense_ok &&
-                  gfx_character_morph_supported(f.gfx, GFX_MORPH_GPU_SPARSE) == cases[i].sparse_ok,
-              "case %zu: layouts supported %d/%d", i, gfx_character_morph_supported(f.gfx, GFX_MORPH_GPU_DENSE),
-              gfx_character_morph_supported(f.gfx, GFX_MORPH_GPU_SPARSE));
+        CHECK(gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_DENSE) == cases[i].dense_ok &&
+                  gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_SPARSE) == cases[i].sparse_ok,
+              "case %zu: layouts supported %d/%d", i, gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_DENSE),
+              gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_SPARSE));
         static const int sizes[] = {5};
         /* check_capture wants the GPU morph in both layouts, so compare here. */
         size_t n = total_vertices(&f);
@@ -460,15 +460,15 @@ static void check_bake(figure_t *f, const char *out_dir)
     uint32_t target = (uint32_t)t;
     float weight = 1.0f;
     for (int layout = 0; layout < 2; layout++) {
-        gfx_morph_bake job = {.mesh = (uint32_t)head,
-                              .layout = (gfx_morph_mode)layout,
-                              .active_count = 1,
-                              .active_target = &target,
-                              .active_weight = &weight,
-                              .out_positions = gpu.pos,
-                              .out_normals = gpu.nrm,
-                              .out_tangents = gpu.tan,
-                              .out_ao = gpu.ao};
+        gfx_character_bake_job job = {.mesh = (uint32_t)head,
+                                      .layout = (gfx_character_morph)layout,
+                                      .active_count = 1,
+                                      .active_target = &target,
+                                      .active_weight = &weight,
+                                      .out_positions = gpu.pos,
+                                      .out_normals = gpu.nrm,
+                                      .out_tangents = gpu.tan,
+                                      .out_ao = gpu.ao};
         CHECK(gfx_character_bake(f->gfx, &job), "bake");
         bshape_job_t bj = {.set = &m->set,
                            .layout = (bshape_layout)layout,
@@ -572,6 +572,30 @@ static long count_diff(const uint8_t *a, const uint8_t *b, int *max_diff)
     return n;
 }
 
+/* Information only: the CPU side of a frame with 54 active shapes, blend
+ * shapes on the CPU (morph + copy of the morphed bind pose) or on the GPU
+ * (active lists only); skinning on the GPU in both. */
+static void print_cpu_cost(figure_t *f)
+{
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    pose_t pose;
+    random_pose(&f->chr.skel, 0.8f, &pose);
+    random_weights(f, 54);
+    for (int gpu_morph = 0; gpu_morph < 2; gpu_morph++) {
+        f->gpu_skin = true;
+        f->gpu_morph = gpu_morph;
+        f->dense = false;
+        enum { FRAMES = 30 };
+        uint64_t t0 = SDL_GetPerformanceCounter();
+        for (int i = 0; i < FRAMES; i++)
+            CHECK(figure_deform(f, &pose, world), "figure_deform");
+        double ms = (double)(SDL_GetPerformanceCounter() - t0) * 1e3 / (double)SDL_GetPerformanceFrequency() / FRAMES;
+        printf("figure_deform, 54 shapes, blend shapes on the %s: %.3f ms per frame (CPU side)\n",
+               f->morph_on_gpu ? "GPU" : "CPU", ms);
+    }
+    memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
+}
+
 /* Section 5: the face, close up, with an expression. */
 static void check_screens(figure_t *f, const char *out_dir)
 {
@@ -616,6 +640,21 @@ static void check_screens(figure_t *f, const char *out_dir)
     free(neutral);
 }
 
+/* mkdir -p PATH (the build's test-out folder may not exist yet). */
+static void make_dirs(const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    }
+    mkdir(buf, 0755);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -623,7 +662,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *out_dir = argv[1];
-    mkdir(out_dir, 0755);
+    make_dirs(out_dir);
     paths_init(NULL);
     char many[512], cmd[1400];
     snprintf(many, sizeof many, "%s/tiny300.chr", out_dir);
@@ -656,12 +695,13 @@ int main(int argc, char **argv)
     }
     printf("renderer: %s | %s\n", gfx_get_info()->renderer, gfx_get_info()->version);
     check_limits(&fig);
-    if (gfx_character_morph_supported(fig.gfx, GFX_MORPH_GPU_DENSE) &&
-        gfx_character_morph_supported(fig.gfx, GFX_MORPH_GPU_SPARSE)) {
+    if (gfx_character_morph_supported(fig.gfx, GFX_CHARACTER_MORPH_DENSE) &&
+        gfx_character_morph_supported(fig.gfx, GFX_CHARACTER_MORPH_SPARSE)) {
         static const int sizes[] = {0, 1, 5, 54};
         check_capture(&fig, "strider.chr", sizes, (int)(sizeof sizes / sizeof sizes[0]));
         check_bake(&fig, out_dir);
         check_screens(&fig, out_dir);
+        print_cpu_cost(&fig);
         figure_free(&fig);
         if (figure_load(&tiny, many) && figure_gpu_init(&tiny, "morph_gpu_tiny")) {
             static const int many_sizes[] = {256, 300};
