@@ -17,7 +17,8 @@
  * CPU morphs and the morphed bind pose goes into the stream.
  * figure_bake_save() bakes the current shape weights into a new .chr.
  * Does NOT: make gl* calls (gfx_character does), choose the pose, or allocate
- * after figure_load() (every scratch array is sized there).
+ * in figure_deform() (every scratch array is sized at load; the one-off
+ * figure_bake_save() allocates).
  * Memory: the figure owns the character, the arrays and the gfx handle.
  */
 #ifndef STRIDER_APP_FIGURE_H

@@ -1,34 +1,21 @@
-/* gfx_character: draws one chr character, in the shadow pass (casting) and
- * the main pass (lit, shadowed), deformed on the CPU or in the vertex shader.
- *
- * All meshes share one vertex numbering (mesh m starts at
- * gfx_character_mesh_first_vertex(m)) and one static index buffer. Static
- * attributes (uv, material, joints/weights, the bind pose) are uploaded
- * once; the per-frame stream (CPU-deformed position, normal, tangent, AO;
- * the GPU palettes; the blend-shape active lists) lives in a persistent,
- * coherent mapped buffer with GFX_CHARACTER_SLOTS slots: the CPU writes slot
- * k+1 while the GPU may still read slot k, and a fence per slot guards reuse,
- * so nothing stalls and nothing is allocated per frame.
+/* gfx_character: draws one chr character in the shadow and main passes,
+ * deformed on the CPU or in the vertex shader. Meshes share one vertex
+ * numbering (gfx_character_mesh_first_vertex) and one index buffer. The
+ * per-frame stream (CPU-deformed vertices, GPU palettes, blend-shape active
+ * lists) lives in a persistent mapped buffer of GFX_CHARACTER_SLOTS fenced
+ * slots: no stalls, no allocation per frame.
+ * GPU skinning (set_skinning, skin.glsl) takes this frame's palette; blend
+ * shapes are then applied either by the CPU (GFX_CHARACTER_MORPH_CPU) or in
+ * the vertex shader before skinning (set_morph, morph.glsl): every morphed
+ * mesh's deltas go once into immutable SSBOs (both layouts) and a frame only
+ * writes its active list. Meshes with no active target draw skin-only.
  * Call order: gfx_character_create() (after gfx_init) -> per frame
- * gfx_character_begin_update() -> fill the stream (and
- * gfx_character_write_active() per morphed mesh) -> gfx_character_end_update()
- * -> gfx_render_frame() draws it through a draw hook -> gfx_character_destroy().
- * Lighting (character.frag): wrap diffuse scaled by the material's subsurface,
- * specular from its roughness, AO-softened ambient, a rim light.
- * GPU skinning (gfx_character_set_skinning): the vertex shaders (skin.glsl)
- * skin with this frame's palette (3x4 matrices or dual quaternions) in the
- * slot. Blend shapes then either arrive already applied in the stream
- * (GFX_CHARACTER_MORPH_CPU) or are applied in the vertex shader before skinning
- * (gfx_character_set_morph, shaders/morph.glsl): the deltas of every mesh
- * with targets are uploaded once at create into immutable SSBOs, in both
- * layouts, and a frame only writes each mesh's active (target, weight) list
- * into the slot. Meshes with no active target this frame draw with the
- * skin-only programs, so the body pays no morph cost. gfx_character_capture()
- * reads the GPU-deformed vertices back and gfx_character_bake() runs a
- * morph through transform feedback (tests and tools only: they stall).
+ * begin_update -> fill the stream / write_active -> end_update ->
+ * gfx_render_frame() draws it (draw hook) -> gfx_character_destroy().
+ * capture() and bake() (transform feedback) read the GPU's vertices back for
+ * tests and tools; they stall.
  * Does NOT: deform on the CPU, read files, or keep pointers into the
- * chr_character_t or the morph targets.
- * Memory: the renderer owns every GL object; destroy releases them.
+ * chr_character_t or the targets. Memory: the renderer owns every GL object.
  */
 #ifndef STRIDER_RENDER_GFX_CHARACTER_H
 #define STRIDER_RENDER_GFX_CHARACTER_H
