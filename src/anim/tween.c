@@ -176,8 +176,8 @@ bool tween_validate(const tween_job_t *job)
         log_error("tween: time %g s is not finite", job->time_s);
         return false;
     }
-    if (!job->positions || !job->out_positions || (job->normals && !job->out_normals)) {
-        log_error("tween: missing position or normal arrays");
+    if (!job->positions || !job->out_positions || (job->normals && !job->out_normals) || (job->ao && !job->out_ao)) {
+        log_error("tween: missing position, normal or AO arrays");
         return false;
     }
     return true;
@@ -188,10 +188,13 @@ static void copy_key(const tween_job_t *job, int key)
     size_t base = (size_t)key * (size_t)job->vertex_count * 3;
     const float *p = job->positions + base;
     const float *nr = job->normals ? job->normals + base : NULL;
+    const float *ao = job->ao ? job->ao + base / 3 : NULL;
     if (!job->out_vertex) {
         memcpy(job->out_positions, p, (size_t)job->vertex_count * 3 * sizeof(float));
         if (nr)
             memcpy(job->out_normals, nr, (size_t)job->vertex_count * 3 * sizeof(float));
+        if (ao)
+            memcpy(job->out_ao, ao, (size_t)job->vertex_count * sizeof(float));
         return;
     }
     for (int i = 0; i < job->vertex_count; i++) {
@@ -199,6 +202,8 @@ static void copy_key(const tween_job_t *job, int key)
         memcpy(job->out_positions + o, p + (size_t)i * 3, 3 * sizeof(float));
         if (nr)
             memcpy(job->out_normals + o, nr + (size_t)i * 3, 3 * sizeof(float));
+        if (ao)
+            job->out_ao[job->out_vertex[i]] = ao[i];
     }
 }
 
@@ -218,10 +223,11 @@ bool tween_run(const tween_job_t *job)
     /* LINEAR: two keys; HERMITE: four. */
     int first = job->mode == TWEEN_LINEAR ? 1 : 0, last = job->mode == TWEEN_LINEAR ? 2 : 3;
     size_t stride = (size_t)job->vertex_count * 3;
-    const float *kp[TWEEN_SPAN_KEYS], *kn[TWEEN_SPAN_KEYS];
+    const float *kp[TWEEN_SPAN_KEYS], *kn[TWEEN_SPAN_KEYS], *ka[TWEEN_SPAN_KEYS];
     for (int i = 0; i < TWEEN_SPAN_KEYS; i++) {
         kp[i] = job->positions + (size_t)span.key[i] * stride;
         kn[i] = job->normals ? job->normals + (size_t)span.key[i] * stride : NULL;
+        ka[i] = job->ao ? job->ao + (size_t)span.key[i] * (size_t)job->vertex_count : NULL;
     }
     for (int v = 0; v < job->vertex_count; v++) {
         size_t in = (size_t)v * 3;
@@ -231,6 +237,13 @@ bool tween_run(const tween_job_t *job)
             for (int c = 0; c < 3; c++)
                 p[c] += w[i] * kp[i][in + c];
         memcpy(job->out_positions + o, p, sizeof p);
+        if (job->ao) {
+            float a = 0.0f;
+            for (int i = first; i <= last; i++)
+                a += w[i] * ka[i][v];
+            /* The cubic may overshoot the keys' range. */
+            job->out_ao[o / 3] = a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a);
+        }
         if (!job->normals)
             continue;
         for (int i = first; i <= last; i++)

@@ -5,8 +5,8 @@
  * cubic through keys k-1..k+2 (wrapped, or repeating the end key when
  * clamped) with tangents over the real key spacing, so non-uniform (reduced)
  * keys work. Blended normals shrink (and the cubic overshoots), so they are
- * renormalised. At a key's own time (within TWEEN_SNAP) the key is copied
- * bit for bit.
+ * renormalised; an optional AO channel is tweened alike and clamped to
+ * 0..1. At a key's own time (within TWEEN_SNAP) the key is copied bit for bit.
  * Call order: tween_timing_check() once at load -> per frame fill a
  * tween_job_t -> tween_run(), or tween_skin_run() (tween the bind pose, then
  * skin it). tween_locate()/tween_weights() expose the key weights to tools.
@@ -56,12 +56,14 @@ typedef struct tween_job_t {
     int vertex_count;            /* vertices per key, >= 1 */
     const float *positions;      /* key_count x vertex_count x 3, cm */
     const float *normals;        /* key_count x vertex_count x 3 (unit), or NULL */
+    const float *ao;             /* key_count x vertex_count (0..1), or NULL */
     /* NULL: key vertex i is output vertex i. Otherwise vertex_count output
      * indices (the caller guarantees they fit the output arrays): key
      * vertex i goes to output vertex out_vertex[i], the rest is untouched. */
     const uint32_t *out_vertex;
     float *out_positions;        /* 3 per output vertex; must not alias the keys */
     float *out_normals;          /* 3 per output vertex, when normals */
+    float *out_ao;               /* 1 per output vertex, when ao */
 } tween_job_t;
 
 /* O(keys): counts, fps/duration finite and > 0 where used, key times

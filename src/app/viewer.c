@@ -85,7 +85,8 @@ static int load_vclip(viewer_t *v, const app_options *opt)
     c->keys = malloc(n * c->clip.key_count * sizeof(float));
     c->rest_pos = malloc(n * sizeof(float));
     c->rest_nrm = malloc(n * sizeof(float));
-    if (!c->keys || !c->rest_pos || !c->rest_nrm) {
+    c->rest_ao = malloc(c->clip.vertex_count * sizeof(float));
+    if (!c->keys || !c->rest_pos || !c->rest_nrm || !c->rest_ao) {
         log_error("%s: out of memory for the clip's keys", path);
         return EXIT_RUNTIME;
     }
@@ -94,6 +95,7 @@ static int load_vclip(viewer_t *v, const app_options *opt)
     for (uint32_t i = 0; i < c->clip.vertex_count; i++) {
         memcpy(&c->rest_pos[i * 3], &m->pos[(size_t)c->clip.vertex[i] * 3], 3 * sizeof(float));
         memcpy(&c->rest_nrm[i * 3], &m->nrm[(size_t)c->clip.vertex[i] * 3], 3 * sizeof(float));
+        c->rest_ao[i] = m->ao[c->clip.vertex[i]];
     }
     c->on = opt->play_clip || opt->clip_time_given;
     c->playing = opt->play_clip;
@@ -111,6 +113,7 @@ static void free_vclip(viewer_vclip *c)
     free(c->keys);
     free(c->rest_pos);
     free(c->rest_nrm);
+    free(c->rest_ao);
     memset(c, 0, sizeof *c);
 }
 
@@ -139,9 +142,11 @@ static bool apply_vclip(viewer_t *v, bool on)
                            .vertex_count = (int)c->clip.vertex_count,
                            .positions = c->keys,
                            .normals = c->clip.normal,
+                           .ao = c->clip.ao,
                            .out_vertex = c->clip.vertex,
                            .out_positions = m->pos,
-                           .out_normals = m->nrm};
+                           .out_normals = m->nrm,
+                           .out_ao = m->ao};
         c->applied = true;
         return tween_run(&job);
     }
@@ -149,6 +154,7 @@ static bool apply_vclip(viewer_t *v, bool on)
         for (uint32_t i = 0; i < c->clip.vertex_count; i++) {
             memcpy(&m->pos[(size_t)c->clip.vertex[i] * 3], &c->rest_pos[i * 3], 3 * sizeof(float));
             memcpy(&m->nrm[(size_t)c->clip.vertex[i] * 3], &c->rest_nrm[i * 3], 3 * sizeof(float));
+            m->ao[c->clip.vertex[i]] = c->rest_ao[i];
         }
         c->applied = false;
     }

@@ -39,7 +39,7 @@ typedef struct viewer_vclip {
     char name[64];              /* file name for the menu */
     int mesh;                   /* figure mesh it animates */
     float *keys;                /* key_count x vertex_count x 3: bind pose + offsets, cm */
-    float *rest_pos, *rest_nrm; /* the mesh's bind pose of the animated vertices */
+    float *rest_pos, *rest_nrm, *rest_ao; /* the mesh's bind pose of the animated vertices */
     bool on;                    /* tween the mesh from the clip */
     bool playing;               /* the fixed step advances time_s */
     bool applied;               /* the mesh arrays hold a tweened pose (restore when off) */

@@ -17,7 +17,8 @@ enum {
     CLIP_COUNTS_AT = 48,
     CLIP_RESERVED_AT = 76,
     CLIP_RESERVED_WORDS = 5,
-    CLIP_VERTEX_KEY_BYTES = 6, /* int8 offset xyz + snorm8 normal xyz */
+    CLIP_VERTEX_KEY_BYTES = 7, /* int8 offset xyz + snorm8 normal xyz + unorm8 AO */
+    CLIP_AO_MAX = 255,
 };
 
 /* ---------------------------------------------------------------- sizes */
@@ -140,7 +141,9 @@ static bool quantised_ok(const clip_t *c, const char *src)
         for (uint32_t i = 0; i < c->vertex_count; i++) {
             const int8_t *o = &c->q_offset[k * per_key + (size_t)i * 3];
             const int8_t *n = &c->q_normal[k * per_key + (size_t)i * 3];
-            unsigned long long byte = (unsigned long long)(l.keys_at + (uint64_t)k * per_key * 2 + (uint64_t)i * 3);
+            unsigned long long byte = (unsigned long long)(l.keys_at +
+                                                           (uint64_t)k * c->vertex_count * CLIP_VERTEX_KEY_BYTES +
+                                                           (uint64_t)i * 3);
             if (o[0] < -CLIP_Q_MAX || o[1] < -CLIP_Q_MAX || o[2] < -CLIP_Q_MAX || n[0] < -CLIP_Q_MAX ||
                 n[1] < -CLIP_Q_MAX || n[2] < -CLIP_Q_MAX) {
                 log_error("%s: key %u vertex %u (near byte %llu): value -128 outside -127..127", src, k, i, byte);
@@ -159,7 +162,7 @@ bool clip_validate(const clip_t *c, const char *source)
 {
     if (!header_ok(c, source))
         return false;
-    if (!c->vertex || !c->key_time || !c->q_offset || !c->q_normal) {
+    if (!c->vertex || !c->key_time || !c->q_offset || !c->q_normal || !c->q_ao) {
         log_error("%s: clip arrays missing", source);
         return false;
     }
@@ -174,8 +177,10 @@ void clip_free(clip_t *c)
     free(c->key_time);
     free(c->q_offset);
     free(c->q_normal);
+    free(c->q_ao);
     free(c->offset);
     free(c->normal);
+    free(c->ao);
     memset(c, 0, sizeof *c);
 }
 
@@ -192,9 +197,12 @@ bool clip_alloc(clip_t *c, uint32_t vertex_count, uint32_t key_count)
     c->key_time = calloc(key_count, sizeof *c->key_time);
     c->q_offset = calloc(n, 1);
     c->q_normal = calloc(n, 1);
+    c->q_ao = calloc(n / 3, 1);
     c->offset = calloc(n, sizeof(float));
     c->normal = calloc(n, sizeof(float));
-    if (!c->vertex || !c->key_time || !c->q_offset || !c->q_normal || !c->offset || !c->normal) {
+    c->ao = calloc(n / 3, sizeof(float));
+    if (!c->vertex || !c->key_time || !c->q_offset || !c->q_normal || !c->q_ao || !c->offset || !c->normal ||
+        !c->ao) {
         log_error("clip: out of memory for %u vertices x %u keys", vertex_count, key_count);
         clip_free(c);
         return false;
@@ -214,6 +222,7 @@ static int8_t quantise(float x)
 
 static void decode_vertex(const clip_t *c, size_t at)
 {
+    c->ao[at / 3] = (float)c->q_ao[at / 3] / (float)CLIP_AO_MAX;
     float l = 0.0f;
     for (int k = 0; k < 3; k++) {
         c->offset[at + k] = (float)c->q_offset[at + k] * c->pos_step_cm;
@@ -233,11 +242,13 @@ void clip_decode(clip_t *c)
         decode_vertex(c, i * 3);
 }
 
-void clip_set_key(clip_t *c, uint32_t key, const float *offset, const float *normal)
+void clip_set_key(clip_t *c, uint32_t key, const float *offset, const float *normal, const float *ao)
 {
     size_t base = (size_t)key * c->vertex_count * 3;
     for (uint32_t i = 0; i < c->vertex_count; i++) {
         size_t at = base + (size_t)i * 3;
+        float a = roundf(ao[i] * (float)CLIP_AO_MAX);
+        c->q_ao[at / 3] = (uint8_t)(a >= (float)CLIP_AO_MAX ? CLIP_AO_MAX : (a > 0.0f ? a : 0.0f));
         for (int k = 0; k < 3; k++) {
             c->q_offset[at + k] = quantise(offset[(size_t)i * 3 + k] / c->pos_step_cm);
             c->q_normal[at + k] = quantise(normal[(size_t)i * 3 + k] * (float)CLIP_Q_MAX);
@@ -317,6 +328,7 @@ bool clip_parse(clip_t *c, const uint8_t *data, size_t size, const char *source)
     for (uint32_t k = 0; k < c->key_count; k++) {
         reader_bytes(&r, c->q_offset + k * per_key, per_key);
         reader_bytes(&r, c->q_normal + k * per_key, per_key);
+        reader_bytes(&r, c->q_ao + k * c->vertex_count, c->vertex_count);
     }
     while (reader_ok(&r) && reader_remaining(&r) > 0)
         if (reader_u8(&r) != 0) {
@@ -400,7 +412,8 @@ bool clip_serialize(const clip_t *c, uint8_t **data, size_t *size)
     for (uint32_t k = 0; k < c->key_count; k++) {
         memcpy(p, c->q_offset + k * per_key, per_key);
         memcpy(p + per_key, c->q_normal + k * per_key, per_key);
-        p += 2 * per_key;
+        memcpy(p + 2 * per_key, c->q_ao + k * c->vertex_count, c->vertex_count);
+        p += 2 * per_key + c->vertex_count;
     }
     put_u32(b + 12, file_checksum32(b + CLIP_CHECKSUM_FROM, (size_t)l.file_size - CLIP_CHECKSUM_FROM));
     *data = b;

@@ -1,8 +1,8 @@
 /* clip: the vertex-animated clip file (.vac, docs/FORMATS_CLIP.md): key
- * meshes of one character mesh (positions and normals of the vertices that
+ * meshes of one character mesh (positions, normals, AO of the vertices that
  * move) with explicit key times, so key-reduced clips with non-uniform keys
  * load alike. Positions are offsets from the bind pose quantised to int8 x
- * pos_step_cm; normals snorm8 xyz, renormalised on decode.
+ * pos_step_cm; normals snorm8 xyz, renormalised on decode; AO unorm8.
  * Call order: clip_load() (or clip_parse()) -> clip_keys_absolute() with the
  * mesh's bind pose -> anim/tween with clip_timing() -> clip_free(). Writers:
  * clip_alloc() -> header fields, vertex[], key_time[] -> clip_set_key() per
@@ -49,8 +49,10 @@ typedef struct clip_t {
     float *key_time;             /* key_count s: [0] = 0, strictly increasing */
     int8_t *q_offset;            /* key_count x vertex_count x 3, as stored */
     int8_t *q_normal;            /* key_count x vertex_count x 3, as stored */
+    uint8_t *q_ao;               /* key_count x vertex_count, as stored */
     float *offset;               /* decoded: q_offset * pos_step_cm, cm */
     float *normal;               /* decoded: q_normal / 127, renormalised */
+    float *ao;                   /* decoded: q_ao / 255 (self-occlusion, 1 = open) */
 } clip_t;
 
 bool clip_load(clip_t *c, const char *path);
@@ -63,9 +65,10 @@ void clip_free(clip_t *c);
  * or no memory. */
 bool clip_alloc(clip_t *c, uint32_t vertex_count, uint32_t key_count);
 /* Quantises key KEY from OFFSET (cm from the bind pose) and NORMAL (unit),
- * vertex_count x 3 each, and stores the decoded values. Offsets beyond
- * +-127 steps are clamped (the writer picks the step from the largest). */
-void clip_set_key(clip_t *c, uint32_t key, const float *offset, const float *normal);
+ * vertex_count x 3 each, and AO (vertex_count, 0..1), and stores the decoded
+ * values. Offsets beyond +-127 steps are clamped (the writer picks the step
+ * from the largest); AO is clamped to 0..1. */
+void clip_set_key(clip_t *c, uint32_t key, const float *offset, const float *normal, const float *ao);
 /* Recomputes offset[] / normal[] from the quantised arrays. */
 void clip_decode(clip_t *c);
 

@@ -25,8 +25,8 @@ static int g_failures;
 enum { KEYS = 5, VC = 37 };
 #define FPS 12.0f
 
-static float g_pos[KEYS][VC][3], g_nrm[KEYS][VC][3];
-static float g_out_p[VC][3], g_out_n[VC][3];
+static float g_pos[KEYS][VC][3], g_nrm[KEYS][VC][3], g_ao[KEYS][VC];
+static float g_out_p[VC][3], g_out_n[VC][3], g_out_a[VC];
 
 static uint32_t g_rng = 777u;
 static float frand(void) /* [-1, 1) */
@@ -47,6 +47,8 @@ static void fill_keys(void)
             }
             for (int c = 0; c < 3; c++)
                 g_nrm[k][v][c] /= sqrtf(l);
+            /* Half the vertices sit at the ends of the AO range, so the cubic overshoots. */
+            g_ao[k][v] = v % 2 ? 0.5f + 0.5f * frand() : (k % 2 ? 1.0f : 0.0f);
         }
 }
 
@@ -58,14 +60,17 @@ static tween_job_t make_job(tween_mode mode, bool loop, double t)
                      .vertex_count = VC,
                      .positions = &g_pos[0][0][0],
                      .normals = &g_nrm[0][0][0],
+                     .ao = &g_ao[0][0],
                      .out_positions = &g_out_p[0][0],
-                     .out_normals = &g_out_n[0][0]};
+                     .out_normals = &g_out_n[0][0],
+                     .out_ao = g_out_a};
     return j;
 }
 
 static bool equals_key(int k)
 {
-    return memcmp(g_out_p, g_pos[k], sizeof g_out_p) == 0 && memcmp(g_out_n, g_nrm[k], sizeof g_out_n) == 0;
+    return memcmp(g_out_p, g_pos[k], sizeof g_out_p) == 0 && memcmp(g_out_n, g_nrm[k], sizeof g_out_n) == 0 &&
+           memcmp(g_out_a, g_ao[k], sizeof g_out_a) == 0;
 }
 
 static float max_diff_lerp(int a, int b, float f)
@@ -74,6 +79,14 @@ static float max_diff_lerp(int a, int b, float f)
     for (int v = 0; v < VC; v++)
         for (int c = 0; c < 3; c++)
             e = fmaxf(e, fabsf(g_out_p[v][c] - ((1.0f - f) * g_pos[a][v][c] + f * g_pos[b][v][c])));
+    return e;
+}
+
+static float max_ao_diff_lerp(int a, int b, float f)
+{
+    float e = 0.0f;
+    for (int v = 0; v < VC; v++)
+        e = fmaxf(e, fabsf(g_out_a[v] - ((1.0f - f) * g_ao[a][v] + f * g_ao[b][v])));
     return e;
 }
 
@@ -115,6 +128,7 @@ static void test_loop_wrap_negative_clamp(void)
     tween_job_t j = make_job(TWEEN_LINEAR, true, (KEYS - 0.5) / FPS);
     CHECK(tween_run(&j));
     CHECK(max_diff_lerp(KEYS - 1, 0, 0.5f) < 1e-5f);
+    CHECK(max_ao_diff_lerp(KEYS - 1, 0, 0.5f) < 1e-6f);
     CHECK(max_normal_error() < 1e-5f);
     /* -0.25 key: three quarters of the way from the last key to key 0,
      * and the same as one period later. */
@@ -196,7 +210,7 @@ static void test_hermite_linear_motion(void)
 
 static void test_hermite_through_keys_and_normals(void)
 {
-    float e_near = 0.0f, n_err = 0.0f;
+    float e_near = 0.0f, n_err = 0.0f, ao_lo = 1.0f, ao_hi = 0.0f;
     for (int k = 0; k < KEYS; k++) {
         /* Just after key k the curve is at key k (continuity). */
         tween_job_t j = make_job(TWEEN_HERMITE, true, (k + 1e-3) / FPS);
@@ -213,8 +227,14 @@ static void test_hermite_through_keys_and_normals(void)
                 tween_job_t j = make_job((tween_mode)mode, loop, i * 0.0137);
                 CHECK(tween_run(&j));
                 n_err = fmaxf(n_err, max_normal_error());
+                for (int v = 0; v < VC; v++) {
+                    ao_lo = fminf(ao_lo, g_out_a[v]);
+                    ao_hi = fmaxf(ao_hi, g_out_a[v]);
+                }
             }
     CHECK(n_err < 1e-5f);
+    /* AO stays in 0..1 (clamped where the cubic overshoots) and reaches both ends. */
+    CHECK(ao_lo == 0.0f && ao_hi == 1.0f);
     printf("normals: max | |n| - 1 | = %.2g over 800 tweens\n", (double)n_err);
     /* The Hermite curve differs from the lerp between keys (it is a cubic). */
     tween_job_t j = make_job(TWEEN_HERMITE, true, 1.5 / FPS);
@@ -254,21 +274,23 @@ static void test_non_uniform(void)
 
 static void test_scatter(void)
 {
-    static float big_p[2 * VC][3], big_n[2 * VC][3];
+    static float big_p[2 * VC][3], big_n[2 * VC][3], big_a[2 * VC];
     static uint32_t idx[VC];
     for (int v = 0; v < VC; v++)
         idx[v] = (uint32_t)(2 * v + 1);
     for (int v = 0; v < 2 * VC; v++)
         for (int c = 0; c < 3; c++)
-            big_p[v][c] = big_n[v][c] = -7.0f;
+            big_p[v][c] = big_n[v][c] = big_a[v] = -7.0f;
     tween_job_t j = make_job(TWEEN_HERMITE, true, 2.0 / FPS);
     j.out_vertex = idx;
     j.out_positions = &big_p[0][0];
     j.out_normals = &big_n[0][0];
+    j.out_ao = big_a;
     CHECK(tween_run(&j));
     bool ok = true;
     for (int v = 0; v < VC; v++) {
-        ok = ok && big_p[2 * v][0] == -7.0f && big_n[2 * v][2] == -7.0f;
+        ok = ok && big_p[2 * v][0] == -7.0f && big_n[2 * v][2] == -7.0f && big_a[2 * v] == -7.0f;
+        ok = ok && big_a[2 * v + 1] == g_ao[2][v];
         ok = ok && memcmp(big_p[2 * v + 1], g_pos[2][v], sizeof big_p[0]) == 0;
         ok = ok && memcmp(big_n[2 * v + 1], g_nrm[2][v], sizeof big_n[0]) == 0;
     }
@@ -278,8 +300,10 @@ static void test_scatter(void)
     tween_job_t dense = make_job(TWEEN_HERMITE, true, 2.4 / FPS);
     CHECK(tween_run(&dense));
     ok = true;
-    for (int v = 0; v < VC; v++)
+    for (int v = 0; v < VC; v++) {
         ok = ok && memcmp(big_p[2 * v + 1], g_out_p[v], sizeof big_p[0]) == 0 && big_p[2 * v][1] == -7.0f;
+        ok = ok && big_a[2 * v + 1] == g_out_a[v] && big_a[2 * v] == -7.0f;
+    }
     CHECK(ok);
 }
 
@@ -367,6 +391,9 @@ static void test_refusals(void)
     CHECK(!tween_run(&j));
     j = make_job(TWEEN_LINEAR, true, 0.0);
     j.out_normals = NULL;
+    CHECK(!tween_run(&j));
+    j = make_job(TWEEN_LINEAR, true, 0.0);
+    j.out_ao = NULL;
     CHECK(!tween_run(&j));
 }
 

@@ -28,7 +28,8 @@ static void fuzz_one(const uint8_t *data, size_t size)
         abort();
     float *out_p = malloc((size_t)c.vertex_count * 3 * sizeof(float));
     float *out_n = malloc((size_t)c.vertex_count * 3 * sizeof(float));
-    if (out_p && out_n) {
+    float *out_a = malloc((size_t)c.vertex_count * sizeof(float));
+    if (out_p && out_n && out_a) {
         static const double times[] = {-1.75, 0.0, 0.031, 0.5, 7.3};
         for (int mode = 0; mode < TWEEN_MODE_COUNT; mode++)
             for (size_t k = 0; k < sizeof times / sizeof times[0]; k++) {
@@ -38,14 +39,17 @@ static void fuzz_one(const uint8_t *data, size_t size)
                                  .vertex_count = (int)c.vertex_count,
                                  .positions = c.offset,
                                  .normals = c.normal,
+                                 .ao = c.ao,
                                  .out_positions = out_p,
-                                 .out_normals = out_n};
+                                 .out_normals = out_n,
+                                 .out_ao = out_a};
                 if (!tween_run(&j))
                     abort();
             }
     }
     free(out_p);
     free(out_n);
+    free(out_a);
     clip_free(&c);
 }
 

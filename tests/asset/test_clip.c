@@ -2,7 +2,8 @@
  *   (no arguments) a synthetic clip round-trips through clip_serialize /
  *   clip_parse bit for bit; truncation, a corrupt checksum, a bad count,
  *   an out-of-range or unsorted vertex index, NaN and unsorted key times,
- *   -128 and a zero normal each fail with one line naming the problem;
+ *   -128, a zero normal and non-zero padding each fail with one line naming
+ *   the problem;
  *   linear motion reduces to its two end keys (linear and Hermite); a
  *   random clip reduced under a bound stays within it at every original
  *   key time, rebuilt by anim/tween as the player does.
@@ -78,18 +79,20 @@ static void make_clip(clip_t *c, uint32_t vc, uint32_t keys, bool loop, int moti
         c->key_time[k] = (float)(k / 10.0);
     c->duration_s = loop ? (float)(keys / 10.0) : c->key_time[keys - 1];
     float *off = calloc((size_t)vc * 3, sizeof(float)), *nrm = calloc((size_t)vc * 3, sizeof(float));
-    float *walk = calloc((size_t)vc * 3, sizeof(float));
+    float *walk = calloc((size_t)vc * 3, sizeof(float)), *ao = calloc(vc, sizeof(float));
     for (uint32_t k = 0; k < keys; k++) {
         for (uint32_t i = 0; i < vc * 3; i++) {
             walk[i] += frand() * 0.1f;
             off[i] = motion == 1 ? (float)(3 * k * (i % 3 + 1)) * c->pos_step_cm : walk[i];
             nrm[i] = i % 3 == 1 ? 1.0f : 0.1f * frand();
+            ao[i / 3] = 0.5f + 0.5f * frand();
         }
-        clip_set_key(c, k, off, nrm);
+        clip_set_key(c, k, off, nrm, ao);
     }
     free(off);
     free(nrm);
     free(walk);
+    free(ao);
 }
 
 /* Largest vertex distance (cm) between ORIG's keys and REDUCED rebuilt by
@@ -127,13 +130,15 @@ static void test_round_trip(void)
     uint8_t *data = NULL;
     size_t size = 0;
     CHECK(clip_serialize(&c, &data, &size));
-    CHECK(size % 4 == 0 && size == 96 + 7 * 4 + 5 * 4 + 5 * 7 * 6 + 2);
+    CHECK(size % 4 == 0 && size == 96 + 7 * 4 + 5 * 4 + 5 * 7 * 7 + 3);
     CHECK(parse_capture(data, size, &back));
     CHECK(back.key_count == 5 && back.vertex_count == 7 && back.mesh_vertex_count == 50 && (back.flags & CLIP_LOOP));
     CHECK(strcmp(back.mesh, "head") == 0 && back.fps == 10.0f && back.duration_s == c.duration_s);
     CHECK(memcmp(back.q_offset, c.q_offset, 5 * 7 * 3) == 0 && memcmp(back.q_normal, c.q_normal, 5 * 7 * 3) == 0);
     CHECK(memcmp(back.offset, c.offset, 5 * 7 * 3 * sizeof(float)) == 0);
     CHECK(memcmp(back.normal, c.normal, 5 * 7 * 3 * sizeof(float)) == 0);
+    CHECK(memcmp(back.q_ao, c.q_ao, 5 * 7) == 0 && memcmp(back.ao, c.ao, 5 * 7 * sizeof(float)) == 0);
+    CHECK(back.ao[3] >= 0.0f && back.ao[3] <= 1.0f && fabsf(back.ao[3] - back.q_ao[3] / 255.0f) < 1e-7f);
     CHECK(memcmp(back.key_time, c.key_time, 5 * sizeof(float)) == 0);
     /* Decoded normals are unit; absolute keys add the bind pose. */
     float len = sqrtf(back.normal[0] * back.normal[0] + back.normal[1] * back.normal[1] +
@@ -162,6 +167,7 @@ static void test_round_trip(void)
         {96 + 28 + 4 + 3, 0x3f, true, "not after"},     /* key 1 time -> ~0.5 s, after key 2? */
         {96 + 48, 0x80, true, "-128"},
         {80, 1, true, "reserved"},
+        {96 + 48 + 5 * 7 * 7 + 1, 1, true, "padding"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t *bad = malloc(size);

@@ -89,6 +89,10 @@ def case_screens(a):
         "talk_start": ["--face", "--clip-time", "0", "--frames", "30"],
         "curve_happy": ["--face", "--curve", "smile-surprise-blink", "--curve-time", "1.7"],
         "happy": ["--face", "--expression", "happy"],
+        # Two steps from 0.4667 s land on key 6 (0.5 s) of the clip and on
+        # the same time of the blend-shape curve it was sampled from.
+        "talk_key_clip": ["--face", "--play-clip", "--clip-time", "0.46666666666666667"],
+        "talk_key_curve": ["--face", "--curve", "talk", "--curve-time", "0.46666666666666667"],
     }
     baked = os.path.join(a.out, "baked.chr")
     if os.path.exists(baked):
@@ -120,6 +124,9 @@ def case_screens(a):
     # The curve drives the shape weights exactly: at 1.7 s it is happy = 1.
     differ(a, png["curve_happy"], png["happy"], 0.0, 0.0005, "the curve at 1.7 s renders as --expression happy")
     differ(a, png["curve_happy"], png["face"], 0.003, 0.5, "the curve changes the face")
+    # At a key the tweened clip (quantised, key-reduced) renders as the
+    # blend shapes it was sampled from.
+    differ(a, png["talk_key_clip"], png["talk_key_curve"], 0.0, 0.0005, "the clip at a key renders as its source curve")
 
 
 def error_line(p, needle, what):

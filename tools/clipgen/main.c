@@ -2,8 +2,8 @@
  * from the character itself: an expression curve (anim/excurve, e.g. the
  * built-in "talk") drives the character's blend shapes (anim/bshape, sparse
  * layout), and every 1/fps s the morphed mesh is taken as a key. Only the
- * vertices some key moves (position or normal not bit-identical to the bind
- * pose) are stored; offsets are quantised with the step that maps the
+ * vertices some key changes (position, normal or AO not bit-identical to the
+ * bind pose) are stored; offsets are quantised with the step that maps the
  * largest offset to 127.
  *
  *   strider-clipgen --in FILE.chr --out FILE.vac [--curve NAME] [--mesh NAME] [--fps N]
@@ -86,6 +86,7 @@ typedef struct sampler_t {
     float *pos, *nrm, *tan, *ao;
     float *m_pos, *m_nrm, *m_tan, *m_ao;
     float *key_pos, *key_nrm; /* key_count x vc x 3 */
+    float *key_ao;            /* key_count x vc */
 } sampler_t;
 
 static void sampler_free(sampler_t *s)
@@ -100,6 +101,7 @@ static void sampler_free(sampler_t *s)
     free(s->m_ao);
     free(s->key_pos);
     free(s->key_nrm);
+    free(s->key_ao);
 }
 
 static bool sampler_init(sampler_t *s, const chr_mesh_t *m, uint32_t key_count)
@@ -116,8 +118,9 @@ static bool sampler_init(sampler_t *s, const chr_mesh_t *m, uint32_t key_count)
     s->m_ao = calloc(n, sizeof(float));
     s->key_pos = calloc(n * 3 * key_count, sizeof(float));
     s->key_nrm = calloc(n * 3 * key_count, sizeof(float));
+    s->key_ao = calloc(n * key_count, sizeof(float));
     if (!s->pos || !s->nrm || !s->tan || !s->ao || !s->m_pos || !s->m_nrm || !s->m_tan || !s->m_ao ||
-        !s->key_pos || !s->key_nrm) {
+        !s->key_pos || !s->key_nrm || !s->key_ao) {
         log_error("clipgen: out of memory for %zu vertices x %u keys", n, key_count);
         return false;
     }
@@ -198,6 +201,7 @@ static int run(const options_t *o)
             goto done;
         memcpy(s.key_pos + k * stride, s.m_pos, stride * sizeof(float));
         memcpy(s.key_nrm + k * stride, s.m_nrm, stride * sizeof(float));
+        memcpy(s.key_ao + k * s.vc, s.m_ao, s.vc * sizeof(float));
     }
     /* The animated vertices: moved by some key (bshape copies the others bit for bit). */
     uint32_t animated = 0;
@@ -206,7 +210,8 @@ static int run(const options_t *o)
         bool moved = false;
         for (uint32_t k = 0; k < key_count; k++) {
             const float *p = s.key_pos + k * stride + (size_t)i * 3, *nr = s.key_nrm + k * stride + (size_t)i * 3;
-            moved = moved || !same_bits(p, &s.pos[i * 3]) || !same_bits(nr, &s.nrm[i * 3]);
+            moved = moved || !same_bits(p, &s.pos[i * 3]) || !same_bits(nr, &s.nrm[i * 3]) ||
+                    s.key_ao[k * s.vc + i] != s.ao[i];
             for (int c = 0; c < 3; c++)
                 max_offset = fmaxf(max_offset, fabsf(p[c] - s.pos[i * 3 + c]));
         }
@@ -231,25 +236,30 @@ static int run(const options_t *o)
         bool moved = false;
         for (uint32_t k = 0; k < key_count && !moved; k++)
             moved = !same_bits(s.key_pos + k * stride + (size_t)i * 3, &s.pos[i * 3]) ||
-                    !same_bits(s.key_nrm + k * stride + (size_t)i * 3, &s.nrm[i * 3]);
+                    !same_bits(s.key_nrm + k * stride + (size_t)i * 3, &s.nrm[i * 3]) ||
+                    s.key_ao[k * s.vc + i] != s.ao[i];
         if (moved)
             clip.vertex[n++] = i;
     }
-    /* Key k as offsets and normals of the animated vertices (reusing m_pos/m_nrm). */
-    float q_err = 0.0f, n_err = 0.0f;
+    /* Key k as offsets, normals and AO of the animated vertices (reusing m_pos/m_nrm/m_ao). */
+    float q_err = 0.0f, n_err = 0.0f, a_err = 0.0f;
     for (uint32_t k = 0; k < key_count; k++) {
-        for (uint32_t j = 0; j < animated; j++)
+        for (uint32_t j = 0; j < animated; j++) {
+            uint32_t v = clip.vertex[j];
             for (int c = 0; c < 3; c++) {
-                uint32_t v = clip.vertex[j];
                 s.m_pos[j * 3 + c] = s.key_pos[k * stride + v * 3 + c] - s.pos[v * 3 + c];
                 s.m_nrm[j * 3 + c] = s.key_nrm[k * stride + v * 3 + c];
             }
-        clip_set_key(&clip, k, s.m_pos, s.m_nrm);
+            s.m_ao[j] = s.key_ao[k * s.vc + v];
+        }
+        clip_set_key(&clip, k, s.m_pos, s.m_nrm, s.m_ao);
         size_t base = (size_t)k * animated * 3;
         for (size_t j = 0; j < (size_t)animated * 3; j++) {
             q_err = fmaxf(q_err, fabsf(clip.offset[base + j] - s.m_pos[j]));
             n_err = fmaxf(n_err, fabsf(clip.normal[base + j] - s.m_nrm[j]));
         }
+        for (size_t j = 0; j < animated; j++)
+            a_err = fmaxf(a_err, fabsf(clip.ao[base / 3 + j] - s.m_ao[j]));
     }
     if (!clip_save(&clip, o->out))
         goto done;
@@ -260,10 +270,10 @@ static int run(const options_t *o)
     if (f)
         fclose(f);
     printf("%s: mesh '%s', %u of %u vertices animated, %u keys at %g fps (%s, %g s), largest offset %.3f cm, "
-           "step %.4f cm, max quantisation error %.4f cm (normals %.4f), %ld bytes\n",
+           "step %.4f cm, max quantisation error %.4f cm (normals %.4f, AO %.4f), %ld bytes\n",
            o->out, o->mesh, animated, s.vc, key_count, (double)o->fps, curve->loop ? "loop" : "clamped",
            (double)clip.duration_s, (double)max_offset, (double)clip.pos_step_cm, (double)q_err, (double)n_err,
-           bytes);
+           (double)a_err, bytes);
     rc = 0;
 done:
     clip_free(&clip);

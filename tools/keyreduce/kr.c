@@ -161,6 +161,7 @@ bool kr_reduce(const clip_t *in, tween_mode mode, float bound_cm, clip_t *out, k
         out->key_time[j] = in->key_time[s.list[j]];
         memcpy(out->q_offset + j * per_key, in->q_offset + s.list[j] * per_key, per_key);
         memcpy(out->q_normal + j * per_key, in->q_normal + s.list[j] * per_key, per_key);
+        memcpy(out->q_ao + j * in->vertex_count, in->q_ao + s.list[j] * in->vertex_count, in->vertex_count);
     }
     clip_decode(out);
 done:
