@@ -380,7 +380,8 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
     static const char *const cols[] = {"method",        "mesh_vertices", "requested",   "active",
                                        "passes",        "median_us",     "min_us",      "max_us",
                                        "ns_per_vertex", "gpu_query_us",  "query_vs_wall", "timer",
-                                       "max_diff_cm",   "max_dir_diff",  "checksum"};
+                                       "max_diff_cm",   "max_dir_diff",  "tf_over_this", "tf_over_this_min",
+                                       "checksum"};
     bench_table t;
     bench_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
                      cols);
@@ -391,6 +392,9 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
     bench_table_note(&t, "%d warm-up + %d timed repeats per row, %s", c.warmup, c.repeats,
                      interleave ? "methods taking turns repeat by repeat (--interleave)"
                                 : "each method's repeats back to back");
+    if (used[METHOD_GPU_TF])
+        bench_table_note(&t, "tf_over_this = gpu-tf-multipass time / this method's time (median; _min: of the "
+                             "minimum times)");
     if (any_gpu)
         bench_table_note(&t, "gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
                              "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time",
@@ -469,6 +473,11 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
                 }
             }
         }
+        /* The stream-out baseline's time over each method's (median, and
+         * minimum: the least disturbed run on a shared machine). */
+        double tf_med = NAN, tf_min = NAN, tf_max;
+        if (used[METHOD_GPU_TF] && gfx_morph_bench_ready(&gb, GFX_MORPH_TF_MULTIPASS))
+            bench_stats(b.times[METHOD_GPU_TF], c.repeats, &tf_med, &tf_min, &tf_max);
         for (int mi = 0; mi < nmethods; mi++) {
             int m = methods[mi];
             if (is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m]))
@@ -522,6 +531,8 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
             bench_table_str(&t, !is_gpu(m) ? "-" : (res.query_suspect ? "suspect" : "ok"));
             bench_table_num(&t, diff, 7);
             bench_table_num(&t, dir, 7);
+            bench_table_num(&t, tf_med / res.med, 3);
+            bench_table_num(&t, tf_min / res.mn, 3);
             bench_table_str(&t, sum);
         }
     }
