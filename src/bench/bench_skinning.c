@@ -626,8 +626,11 @@ static void print_hybrid_row(bench_table *t, const char *method, const char *cli
     bench_table_num(t, 100.0 / n, 1);
 }
 
-/* Cebenoyan's hybrid over the clip: CPU keys every N frames, lerp between. */
-static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, int nkeys)
+/* Cebenoyan's hybrid over the clip: CPU keys every N frames, lerp between.
+ * Fills T (initialised here; the caller prints and frees it) and adds one
+ * summary note per method to MAIN_T, so the CSV and JSON carry it too. */
+static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, int nkeys, bench_table *main_t,
+                       bench_table *t)
 {
     static bvh_t clip;
     if (!bvh_load(&clip, clip_path))
@@ -647,15 +650,20 @@ static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, 
     static const char *const cols[] = {"method", "clip", "key_every", "frames", "keys", "max_err_cm",
                                        "mean_err_cm", "max_err_of_height", "max_err_at_keys_cm", "max_normal_deg",
                                        "cpu_skinned_pct"};
-    bench_table t;
     char title[BENCH_TEXT_MAX];
     snprintf(title, sizeof title, "skinning: CPU keys + lerp (Cebenoyan) vs skinning every frame, %s, %.0f fps, "
                                   "frames %d..%d",
              mesh->name, 1.0 / clip.frame_time_s, first, first + frames - 1);
-    bench_table_init(&t, title, 11, cols);
+    bench_table_init(t, title, 11, cols);
     const char *base = strrchr(clip_path, '/');
+    base = base ? base + 1 : clip_path;
     for (int mi = 0; ok && mi < 2; mi++) {
         skin_method method = mi ? SKIN_DQS : SKIN_LBS_MATRIX;
+        char note[BENCH_NOTE_MAX];
+        int len = snprintf(note, sizeof note,
+                           "hybrid %s, CPU keys every N frames + lerp vs every frame, %s frames %d..%d: max / mean "
+                           "error (cm):",
+                           skin_method_name(method), base, first, first + frames - 1);
         for (int k = 0; ok && k < nkeys; k++) {
             skin_hybrid_desc_t d = {.mesh = {.vertex_count = mesh->nv, .influences = SKIN_MAX_INFLUENCES,
                                              .method = method, .isa = SKIN_ISA_AUTO, .positions = mesh->pos,
@@ -664,14 +672,16 @@ static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, 
                                     .frame_count = frames, .palettes = pal, .dq_palettes = dq, .key_every = keys[k]};
             skin_hybrid_error_t e;
             ok = skin_hybrid_measure(&d, &e);
-            if (ok)
-                print_hybrid_row(&t, skin_method_name(method), base ? base + 1 : clip_path, keys[k], &e,
-                                 mesh->m.height_cm);
+            if (ok) {
+                print_hybrid_row(t, skin_method_name(method), base, keys[k], &e, mesh->m.height_cm);
+                if (len > 0 && len < (int)sizeof note)
+                    len += snprintf(note + len, sizeof note - (size_t)len, " N=%d %.3f / %.4f;", keys[k], e.max_cm,
+                                    e.mean_cm);
+            }
         }
+        if (ok)
+            bench_table_note(main_t, "%s", note);
     }
-    if (ok)
-        bench_table_print(&t, stdout);
-    bench_table_free(&t);
     free(pal);
     free(dq);
     bvh_free(&clip);
@@ -1015,6 +1025,9 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
                              gpu.image_diff_px, gfx_skin_bench_target_size(gpu.bench) * gfx_skin_bench_target_size(gpu.bench),
                              IMAGE_PIXEL_TOL, gpu.image_covered_px);
     }
+    bench_table hybrid = {0};
+    if (rc == BENCH_EXIT_OK && want[PATH_HYBRID] && !run_hybrid(&mesh, clip_path, keys, nkeys, &t, &hybrid))
+        rc = BENCH_EXIT_RUNTIME;
     /* The main table first (it is what --csv / --json hold), then the
      * error tables. */
     if (rc == BENCH_EXIT_OK)
@@ -1023,8 +1036,9 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
         bench_table_free(&t);
     if (want[PATH_GPU_COMPRESSED] && gpu.bench)
         print_vcompress(&gpu);
-    if (want[PATH_HYBRID] && !run_hybrid(&mesh, clip_path, keys, nkeys))
-        rc = BENCH_EXIT_RUNTIME;
+    if (hybrid.rows > 0)
+        bench_table_print(&hybrid, stdout);
+    bench_table_free(&hybrid);
     if (any_gpu) {
         gpu_free(&gpu);
         bench_gl_close(&gl);

@@ -132,6 +132,7 @@ def gl_skinning_checks(a):
         v = [hyb.get((meth, n)) for n in (2, 4, 8)]
         check(all(v) and v[0][1] < v[1][1] < v[2][1] and v[0][0] > 0 and all(x[2] == 0 for x in v),
               "hybrid %s: mean error grows with N = 2, 4, 8 and is 0 at the keys (%s)" % (meth, v))
+    check(any(n.startswith("hybrid lbs-matrix") for n in doc["notes"]), "the hybrid errors are in the JSON notes")
     # CPU paths never open GL, even without a display.
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     p2 = subprocess.run([s, "bench", "skinning", "--smoke", "--paths", "cpu-scalar", "--influences", "4"],
