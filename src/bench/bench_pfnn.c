@@ -1,7 +1,8 @@
 /* `strider bench pfnn`: one forward pass of the phase-functioned network
  * per phase mode (constant, linear, cubic) and weight type (fp32, fp16),
  * with the memory held per mode and the roofline: the weight bytes one
- * inference streams, divided by the copy bandwidth measured in the same run. */
+ * inference streams, divided by the copy bandwidth measured in the same run,
+ * and the read roofline: those bytes over one core's DRAM read bandwidth. */
 #include "bench/bench_internal.h"
 
 #include "core/paths.h"
@@ -85,11 +86,15 @@ int bench_pfnn(int argc, char **argv, const bench_env *env)
     printf("# network: %s (%d -> %d -> %d -> %d)\n", path, r.n_in, r.h0, r.h1, r.n_out);
     printf("# copy bandwidth (read + write): %.2f GB/s DRAM-sized buffer, %.2f GB/s cache-sized\n", r.copy_gb_s,
            r.copy_l3_gb_s);
+    printf("# read bandwidth (one core, DRAM-sized buffer): %.2f GB/s; read_roofline_ms = bytes_per_inference / "
+           "that, the floor when the weights come from DRAM\n", r.read_gb_s);
     static const char *const cols[] = {"mode", "dtype", "isa", "median_ms", "min_ms", "max_ms", "fixed_phase_ms",
                                        "memory_mb", "bytes_per_inference", "roofline_ms", "roofline_ratio",
-                                       "max_err_vs_cubic_fp32_std", "copy_gb_s"};
+                                       "max_err_vs_cubic_fp32_std", "copy_gb_s", "read_gb_s",
+                                       "read_roofline_ms", "read_roofline_ratio"};
     bench_table t;
-    bench_table_init(&t, "pfnn: ms per inference (phase advancing through the cycle)", 13, cols);
+    bench_table_init(&t, "pfnn: ms per inference (phase advancing through the cycle)",
+                     (int)(sizeof cols / sizeof cols[0]), cols);
     int failures = 0;
     for (int i = 0; i < r.row_count; i++) {
         const pfnn_bench_row *w = &r.rows[i];
@@ -116,6 +121,9 @@ int bench_pfnn(int argc, char **argv, const bench_env *env)
         bench_table_num(&t, w->roofline_ratio, 2);
         bench_table_num(&t, w->max_err_vs_cubic32, 6);
         bench_table_num(&t, r.copy_gb_s, 2);
+        bench_table_num(&t, r.read_gb_s, 2);
+        bench_table_num(&t, w->read_roofline_ms, 4);
+        bench_table_num(&t, w->read_roofline_ratio, 2);
     }
     return bench_finish(&t, env, &c, failures);
 }

@@ -13,6 +13,7 @@
 #include "pfnn/network.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* y[o] = c * (W(o,:) . x + b[o])  (or y[o] += that when ACCUMULATE), for
@@ -25,6 +26,10 @@ void pfnn_kern_gemv(pfnn_isa isa, pfnn_dtype dtype, const float *w32, const uint
 /* v = v > 0 ? v : exp(v) - 1, in place (n any). NaN stays NaN. The SIMD
  * paths use a degree-5 exp polynomial (Cephes), within ~2e-7 absolute. */
 void pfnn_kern_elu(pfnn_isa isa, float *v, int n);
+
+/* Sum of v[0..n) (n a multiple of 32), streaming: the benchmark's read
+ * bandwidth probe, with the loads the gemv uses. */
+float pfnn_kern_sum(pfnn_isa isa, const float *v, size_t n);
 
 /* The x86 feature probes (cached). */
 bool pfnn_kern_has_avx2_fma(void);

@@ -1,3 +1,5 @@
+/* madvise() for transparent huge pages (see alloc_weights). */
+#define _DEFAULT_SOURCE
 #include "pfnn/network.h"
 
 #include "core/file.h"
@@ -8,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define PFNN_MAGIC "SPFN"
 #define PFNN_REF_MAGIC "SPFV"
@@ -214,6 +219,27 @@ static void *alloc_aligned(size_t bytes)
     return aligned_alloc(PFNN_ALIGN, round_up(bytes ? bytes : 1, PFNN_ALIGN));
 }
 
+/* Weight blocks: 2 MiB aligned and, on Linux, marked for transparent huge
+ * pages. The constant mode's 106 MiB of fp32 slices do not fit the L3, so a
+ * walk streams a new 2.2 MB slice from DRAM nearly every inference; with 4
+ * KiB pages that crosses ~540 pages (TLB misses, and the hardware
+ * prefetchers stop at each page boundary). Huge pages measured 0.083 ->
+ * 0.071 ms per constant fp32 inference in a standalone loop on this
+ * machine. Without THP (or where madvise fails) it is an ordinary block. */
+#define PFNN_HUGE_PAGE ((size_t)2 << 20)
+static void *alloc_weights(size_t bytes)
+{
+    if (bytes < PFNN_HUGE_PAGE)
+        return alloc_aligned(bytes);
+    size_t n = round_up(bytes, PFNN_HUGE_PAGE);
+    void *p = aligned_alloc(PFNN_HUGE_PAGE, n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (p)
+        (void)madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 /* Float counts of one weight set in panel layout. */
 static size_t set_weight_floats(const pfnn_network *net)
 {
@@ -315,9 +341,9 @@ static bool build_sets(pfnn_network *net, const float *payload, const pfnn_load_
         return false;
     }
     net->sets = calloc(n_sets, sizeof *net->sets);
-    net->block32 = alloc_aligned(n_sets * wf * sizeof(float));
+    net->block32 = alloc_weights(n_sets * wf * sizeof(float));
     net->block_b = alloc_aligned(n_sets * bf * sizeof(float));
-    net->block16 = d->fp16 ? alloc_aligned(n_sets * wf * sizeof(uint16_t)) : NULL;
+    net->block16 = d->fp16 ? alloc_weights(n_sets * wf * sizeof(uint16_t)) : NULL;
     if (!net->sets || !net->block32 || !net->block_b || (d->fp16 && !net->block16)) {
         log_error("%s: out of memory for %zu MiB of weights", net->name, total >> 20);
         return false;

@@ -11,7 +11,10 @@
  * per inference, the max deviation from fp32 cubic (in output std units),
  * and a checksum of every output. A copy loop in the same run measures
  * memory bandwidth (DRAM-sized and L3-sized buffers) for the roofline ratio
- * measured time / (bytes per inference / copy bandwidth).
+ * measured time / (bytes per inference / copy bandwidth), and a read-only
+ * pass over the DRAM-sized buffer gives the read roofline (the floor of an
+ * inference whose weights come from DRAM: the constant mode's 50 fp32
+ * slices, 106 MiB, do not fit a 32 MiB L3).
  * Wall-clock time is used here for profiling only.
  * Does NOT: load files, print, or keep memory after it returns.
  */
@@ -46,6 +49,9 @@ typedef struct pfnn_bench_row {
     double roofline_ms;              /* bytes_per_inference / DRAM copy bandwidth */
     double roofline_ratio;           /* median_ms / roofline_ms */
     double roofline_l3_ratio;        /* fixed_median_ms / (bytes / L3 copy bandwidth) */
+    double read_roofline_ms;         /* bytes_per_inference / DRAM read bandwidth: the floor when
+                                        every inference streams its weights from DRAM */
+    double read_roofline_ratio;      /* median_ms / read_roofline_ms */
     double max_err_vs_cubic32;       /* max |y - y_cubic_fp32| / Ystd over the check inputs */
     double checksum;                 /* sum of every output of the timed runs */
 } pfnn_bench_row;
@@ -59,6 +65,9 @@ typedef struct pfnn_bench_result {
      * convention); the weights are only read, so a ratio below 1 is possible. */
     double copy_gb_s;    /* DRAM-sized buffer */
     double copy_l3_gb_s; /* L3-sized buffer */
+    /* One core streaming reads through the DRAM-sized buffer (what a gemv
+     * over weights that are not in cache does), bytes read per second. */
+    double read_gb_s;
     int row_count;
     pfnn_bench_row rows[PFNN_BENCH_MAX_ROWS];
 } pfnn_bench_result;
