@@ -189,6 +189,15 @@ bool viewer_shape_locked(const viewer_t *v, uint32_t s)
     return false;
 }
 
+/* Index of the built-in expression curve NAME, or -1. */
+static int builtin_curve_index(const char *name)
+{
+    for (int i = 0; i < excurve_builtin_count(); i++)
+        if (strcmp(excurve_builtin(i)->name, name) == 0)
+            return i;
+    return -1;
+}
+
 /* The driven shapes' weights at the curve's time. */
 static void apply_curve(viewer_t *v)
 {
@@ -278,11 +287,7 @@ int viewer_load(viewer_t *v, const app_options *opt)
     if (rc != 0)
         return rc;
     if (opt->curve) {
-        const excurve_clip *curve = excurve_builtin_find(opt->curve);
-        int index = -1;
-        for (int i = 0; curve && i < excurve_builtin_count(); i++)
-            if (excurve_builtin(i) == curve)
-                index = i;
+        int index = builtin_curve_index(opt->curve);
         if (index < 0) {
             log_error("--curve: no built-in expression curve '%s' (talk, smile-surprise-blink)", opt->curve);
             return EXIT_USAGE;
@@ -293,10 +298,7 @@ int viewer_load(viewer_t *v, const app_options *opt)
         apply_curve(v);
     } else {
         /* The menu's default: the expression demo, paused. */
-        const excurve_clip *demo = excurve_builtin_find("smile-surprise-blink");
-        for (int i = 0; i < excurve_builtin_count(); i++)
-            if (excurve_builtin(i) == demo)
-                viewer_set_curve(v, i);
+        viewer_set_curve(v, builtin_curve_index(VIEWER_DEFAULT_CURVE));
     }
 
     const skel_t *s = &v->fig.chr.skel;

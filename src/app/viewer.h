@@ -56,6 +56,8 @@ typedef struct viewer_curve {
     double time_s;
 } viewer_curve;
 
+/* The expression curve the menu offers first (paused) without --curve. */
+#define VIEWER_DEFAULT_CURVE "smile-surprise-blink"
 /* Where the Bake button writes when --bake does not say. */
 #define VIEWER_DEFAULT_BAKE "baked.chr"
 
