@@ -10,7 +10,16 @@
  * (position + AO, normal, tangent) to an SSBO, indexed by gl_VertexID.
  * STRIDER_MORPH_BAKE (with STRIDER_GPU_MORPH, without STRIDER_GPU_SKIN):
  * the morphed bind-pose vertex goes out through transform feedback, three
- * vec4 per vertex (position + AO, normal + 0, tangent), for the bake. */
+ * vec4 per vertex (position + AO, normal + 0, tangent), for the bake.
+ * STRIDER_SKIN_FEEDBACK (with STRIDER_GPU_SKIN, rasterizer discard): skin
+ * once; the morphed and skinned model-space vertex goes out through
+ * transform feedback in the bake's layout (SKIN_FEEDBACK_VEC4S vec4s), and
+ * both passes then draw it with the plain (CPU-path) variants.
+ * STRIDER_HYBRID (CPU path): Cebenoyan's hybrid; the attributes hold the
+ * newer of two CPU-skinned keys, ATTR_KEY0_* the older, and the vertex is
+ * (1 - t) key0 + t key1 at t = u_hybrid_t (normals and tangents lerped and
+ * renormalised, AO lerped, handedness of the newer key; skin_hybrid_run's
+ * math); at t >= 1 the newer key passes through bit for bit. */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -28,7 +37,23 @@ layout(location = ATTR_WEIGHTS) in vec4 a_weights;
 #ifdef STRIDER_GPU_MORPH
 #include "morph.glsl"
 #endif
-#ifdef STRIDER_MORPH_BAKE
+#ifdef STRIDER_HYBRID
+layout(location = ATTR_KEY0_POSITION) in vec3 a_key0_position;
+layout(location = ATTR_KEY0_NORMAL) in vec3 a_key0_normal;
+layout(location = ATTR_KEY0_TANGENT) in vec4 a_key0_tangent;
+layout(location = ATTR_KEY0_AO) in float a_key0_ao;
+uniform float u_hybrid_t;
+/* Below this squared length a lerped direction is degenerate (two opposite
+ * keys): keep the older key's, as skin_hybrid_run does. */
+#define HYBRID_DEGENERATE_SQ 1e-12
+vec3 hybrid_direction(vec3 d0, vec3 d1, float t)
+{
+    vec3 d = (1.0 - t) * d0 + t * d1;
+    float len2 = dot(d, d);
+    return len2 > HYBRID_DEGENERATE_SQ ? d * (1.0 / sqrt(len2)) : d0;
+}
+#endif
+#if defined(STRIDER_MORPH_BAKE) || defined(STRIDER_SKIN_FEEDBACK)
 layout(xfb_buffer = 0, xfb_stride = 48) out;
 layout(xfb_buffer = 0, xfb_offset = 0) out vec4 tf_position_ao;
 layout(xfb_buffer = 0, xfb_offset = 16) out vec4 tf_normal;
@@ -69,6 +94,15 @@ void main()
     vec4 tangent = a_tangent;
     float ao = a_ao;
 #endif
+#ifdef STRIDER_HYBRID
+    float t = u_hybrid_t;
+    if (t < 1.0) {
+        position = (1.0 - t) * a_key0_position + t * position;
+        normal = hybrid_direction(a_key0_normal, normal, t);
+        tangent = vec4(hybrid_direction(a_key0_tangent.xyz, tangent.xyz, t), tangent.w);
+        ao = (1.0 - t) * a_key0_ao + t * ao;
+    }
+#endif
 #ifdef STRIDER_MORPH_BAKE
     tf_position_ao = vec4(position, ao);
     tf_normal = vec4(normal, 0.0);
@@ -79,6 +113,14 @@ void main()
     position = s.position;
     normal = s.normal;
     tangent = vec4(s.tangent, tangent.w);
+#endif
+#ifdef STRIDER_SKIN_FEEDBACK
+    tf_position_ao = vec4(position, ao);
+    tf_normal = vec4(normal, 0.0);
+    tf_tangent = tangent;
+    /* Nothing is rasterised: the passes draw the feedback buffer. */
+    gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
+    return;
 #endif
 #ifdef STRIDER_SKIN_CAPTURE
     skin_capture[3 * gl_VertexID] = vec4(position, ao);

@@ -1,7 +1,8 @@
 /* character_shadow.vert: the deformed character into the sun's depth map.
  * With STRIDER_GPU_SKIN the positions are bind pose and skinned here, and
  * with STRIDER_GPU_MORPH morphed first (the same position as the lit pass's
- * morph_vertex, so the shadow matches; see character.vert). */
+ * morph_vertex, so the shadow matches; see character.vert). STRIDER_HYBRID
+ * blends the positions of two CPU-skinned keys as character.vert does. */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -15,6 +16,11 @@ layout(location = ATTR_JOINTS) in uvec4 a_joints;
 layout(location = ATTR_WEIGHTS) in vec4 a_weights;
 #endif
 
+#ifdef STRIDER_HYBRID
+layout(location = ATTR_KEY0_POSITION) in vec3 a_key0_position;
+uniform float u_hybrid_t;
+#endif
+
 uniform mat4 u_model;
 
 void main()
@@ -23,6 +29,10 @@ void main()
     vec3 p = morph_position(gl_VertexID, a_position);
 #else
     vec3 p = a_position;
+#endif
+#ifdef STRIDER_HYBRID
+    if (u_hybrid_t < 1.0)
+        p = (1.0 - u_hybrid_t) * a_key0_position + u_hybrid_t * p;
 #endif
 #ifdef STRIDER_GPU_SKIN
     p = skin_vertex(p, a_normal, a_normal, a_joints, a_weights).position;

@@ -46,4 +46,15 @@
 #define TEX_UNIT_SHADOW 0
 #define TEX_UNIT_ALBEDO 1
 
+/* Cebenoyan's hybrid (gfx_character): the older of the two CPU-skinned keys
+ * the vertex shader blends; the newer one arrives in ATTR_POSITION,
+ * ATTR_NORMAL, ATTR_TANGENT and ATTR_AO. */
+#define ATTR_KEY0_POSITION 8
+#define ATTR_KEY0_NORMAL 9
+#define ATTR_KEY0_TANGENT 10
+#define ATTR_KEY0_AO 11
+/* Skin once (gfx_character): vec4s per vertex in the transform-feedback
+ * buffer of deformed vertices: position + AO, normal + 0, tangent. */
+#define SKIN_FEEDBACK_VEC4S 3
+
 #endif

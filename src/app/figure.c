@@ -183,13 +183,9 @@ static void build_active(const figure_t *f, figure_mesh *m)
     m->active_count = n;
 }
 
-bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
+/* Palette, dual quaternions and corrective weights of POSE. */
+static bool pose_to_palette(figure_t *f, const pose_t *pose)
 {
-    if (!f->gfx)
-        return false;
-    gfx_character_set_visible(f->gfx, f->show);
-    if (!f->show)
-        return true;
     figure_fk(f, pose);
     pose_palette_job_t pj = {.bind = &f->bind,
                              .joint_count = f->chr.skel.joint_count,
@@ -204,44 +200,15 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
     for (uint32_t s = 0; s < f->chr.shape_count; s++)
         active_shapes += f->shape_weight[s] != 0.0f;
     f->active_shapes = active_shapes;
+    return true;
+}
 
-    gfx_character_stream out;
-    if (!gfx_character_begin_update(f->gfx, &out))
-        return false;
-    int joints = f->chr.skel.joint_count;
-    if (f->influences < 1 || f->influences > SKIN_MAX_INFLUENCES)
-        f->influences = SKIN_MAX_INFLUENCES;
-    /* A refused GPU mode (limits, logged) falls back to the CPU for good. */
-    if (f->gpu_skin && !gfx_character_set_skinning(f->gfx, (gfx_skin_mode)f->method, f->influences, joints))
-        f->gpu_skin = false;
-    if (!f->gpu_skin)
-        gfx_character_set_skinning(f->gfx, GFX_SKIN_CPU, f->influences, joints);
-    if (f->gpu_skin) {
-        memcpy(out.palette, f->palette, (size_t)joints * sizeof f->palette[0]);
-        memcpy(out.dq_palette, f->dq, (size_t)joints * sizeof f->dq[0]);
-    }
-    /* GPU blend shapes where the layout is supported (else the CPU morphs). */
-    gfx_character_morph layout = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
-    f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gfx_character_morph_supported(f->gfx, layout);
-    gfx_character_set_morph(f->gfx, f->morph_on_gpu ? layout : GFX_CHARACTER_MORPH_CPU);
+/* CPU blend shapes, then (unless GPU_SKIN: the vertex shader skins the
+ * morphed bind pose) CPU skinning, into OUT's vertex spans. BIND_THERE: the
+ * spans already hold the bind pose of the meshes without blend shapes. */
+static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_skin, bool bind_there)
+{
     bool ok = true;
-    if (f->morph_on_gpu) {
-        /* The bind pose is static on the GPU: only the active lists change. */
-        for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
-            figure_mesh *m = &f->mesh[mi];
-            if (m->set.target_count == 0)
-                continue;
-            build_active(f, m);
-            ok = gfx_character_write_active(f->gfx, mi, m->active_count, m->active_target, m->active_weight);
-        }
-        f->slot_has_bind[out.slot] = false;
-        gfx_character_end_update(f->gfx);
-        gfx_character_set_transform(f->gfx, world);
-        f->deform_count++;
-        return ok;
-    }
-    bool bind_there = f->gpu_skin && f->slot_has_bind[out.slot];
-    f->slot_has_bind[out.slot] = f->gpu_skin;
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
         figure_mesh *m = &f->mesh[mi];
         const float *pos = m->pos, *nrm = m->nrm, *tan = m->tan, *ao = m->ao;
@@ -266,14 +233,14 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
             tan = m->m_tan;
             ao = m->m_ao;
         }
-        if (f->gpu_skin) {
+        if (gpu_skin) {
             if (bind_there && m->set.target_count == 0)
                 continue; /* written by an earlier GPU frame into this slot */
             /* The vertex shader skins: hand it the (morphed) bind pose. */
-            memcpy(out.positions + (size_t)m->first * 3, pos, m->vertex_count * 3 * sizeof(float));
-            memcpy(out.normals + (size_t)m->first * 3, nrm, m->vertex_count * 3 * sizeof(float));
-            memcpy(out.tangents + (size_t)m->first * 4, tan, m->vertex_count * 4 * sizeof(float));
-            memcpy(out.ao + m->first, ao, m->vertex_count * sizeof(float));
+            memcpy(out->positions + (size_t)m->first * 3, pos, m->vertex_count * 3 * sizeof(float));
+            memcpy(out->normals + (size_t)m->first * 3, nrm, m->vertex_count * 3 * sizeof(float));
+            memcpy(out->tangents + (size_t)m->first * 4, tan, m->vertex_count * 4 * sizeof(float));
+            memcpy(out->ao + m->first, ao, m->vertex_count * sizeof(float));
             continue;
         }
         skin_job_t sj = {.vertex_count = (int)m->vertex_count,
@@ -288,11 +255,96 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
                          .joint_count = f->chr.skel.joint_count,
                          .palette = &f->palette[0][0],
                          .dq_palette = &f->dq[0][0],
-                         .out_positions = out.positions + (size_t)m->first * 3,
-                         .out_normals = out.normals + (size_t)m->first * 3,
-                         .out_tangents = out.tangents + (size_t)m->first * 4};
+                         .out_positions = out->positions + (size_t)m->first * 3,
+                         .out_normals = out->normals + (size_t)m->first * 3,
+                         .out_tangents = out->tangents + (size_t)m->first * 4};
         ok = ok && skin_run(&sj);
-        memcpy(out.ao + m->first, ao, m->vertex_count * sizeof(float));
+        memcpy(out->ao + m->first, ao, m->vertex_count * sizeof(float));
+    }
+    return ok;
+}
+
+/* Cebenoyan's hybrid: a CPU-skinned key when one is due (every
+ * hybrid_every frames, or at once when N changed or the hybrid just
+ * started), else no pose work at all; the slot blends the last two keys. */
+static bool deform_hybrid(figure_t *f, const pose_t *pose)
+{
+    int n = f->hybrid_every;
+    bool restart = f->hybrid_key_every == 0, ok = true;
+    if (restart || n != f->hybrid_key_every || f->hybrid_phase + 1 >= n) {
+        gfx_character_stream key;
+        ok = pose_to_palette(f, pose) && gfx_character_begin_key(f->gfx, &key);
+        ok = ok && cpu_deform(f, &key, false, false);
+        if (ok)
+            gfx_character_end_key(f->gfx, restart);
+        f->hybrid_phase = 0;
+        f->hybrid_key_every = n;
+    } else {
+        f->hybrid_phase++;
+    }
+    /* The newer key is reached N - 1 frames after it was skinned. */
+    f->hybrid_t = (float)(f->hybrid_phase + 1) / (float)n;
+    gfx_character_set_hybrid(f->gfx, f->hybrid_t);
+    return ok;
+}
+
+bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
+{
+    if (!f->gfx)
+        return false;
+    gfx_character_set_visible(f->gfx, f->show);
+    if (!f->show)
+        return true;
+    if (f->hybrid_every < 0 || f->hybrid_every > FIGURE_HYBRID_MAX)
+        f->hybrid_every = 0;
+    bool hybrid = f->hybrid_every > 0 && !f->gpu_skin;
+    if (!hybrid) {
+        f->hybrid_key_every = 0;
+        gfx_character_set_hybrid(f->gfx, -1.0f);
+        if (!pose_to_palette(f, pose))
+            return false;
+    }
+
+    gfx_character_stream out;
+    if (!gfx_character_begin_update(f->gfx, &out))
+        return false;
+    int joints = f->chr.skel.joint_count;
+    if (f->influences < 1 || f->influences > SKIN_MAX_INFLUENCES)
+        f->influences = SKIN_MAX_INFLUENCES;
+    /* A refused GPU mode (limits, logged) falls back to the CPU for good. */
+    if (f->gpu_skin && !gfx_character_set_skinning(f->gfx, (gfx_skin_mode)f->method, f->influences, joints))
+        f->gpu_skin = false;
+    if (!f->gpu_skin)
+        gfx_character_set_skinning(f->gfx, GFX_SKIN_CPU, f->influences, joints);
+    if (f->gpu_skin && !gfx_character_set_skin_once(f->gfx, f->skin_once))
+        f->skin_once = false;
+    if (f->gpu_skin) {
+        memcpy(out.palette, f->palette, (size_t)joints * sizeof f->palette[0]);
+        memcpy(out.dq_palette, f->dq, (size_t)joints * sizeof f->dq[0]);
+    }
+    /* GPU blend shapes where the layout is supported (else the CPU morphs). */
+    gfx_character_morph layout = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
+    f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gfx_character_morph_supported(f->gfx, layout);
+    gfx_character_set_morph(f->gfx, f->morph_on_gpu ? layout : GFX_CHARACTER_MORPH_CPU);
+    bool ok = true;
+    if (hybrid) {
+        /* The slot's own vertex arrays are not read: the keys are drawn. */
+        ok = deform_hybrid(f, pose);
+        f->slot_has_bind[out.slot] = false;
+    } else if (f->morph_on_gpu) {
+        /* The bind pose is static on the GPU: only the active lists change. */
+        for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
+            figure_mesh *m = &f->mesh[mi];
+            if (m->set.target_count == 0)
+                continue;
+            build_active(f, m);
+            ok = gfx_character_write_active(f->gfx, mi, m->active_count, m->active_target, m->active_weight);
+        }
+        f->slot_has_bind[out.slot] = false;
+    } else {
+        bool bind_there = f->gpu_skin && f->slot_has_bind[out.slot];
+        f->slot_has_bind[out.slot] = f->gpu_skin;
+        ok = cpu_deform(f, &out, f->gpu_skin, bind_there);
     }
     gfx_character_end_update(f->gfx);
     gfx_character_set_transform(f->gfx, world);

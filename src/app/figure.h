@@ -14,7 +14,14 @@
  * the CPU does not morph either: it writes each morphed mesh's active list
  * and the vertex shader applies the uploaded deltas (dense or sparse as
  * `dense` says). Where the GPU cannot (limits, logged once at start), the
- * CPU morphs and the morphed bind pose goes into the stream.
+ * CPU morphs and the morphed bind pose goes into the stream. skin_once (with
+ * gpu_skin): the renderer deforms once per frame by transform feedback and
+ * both passes draw that. hybrid_every N > 0 (CPU skinning): Cebenoyan's
+ * hybrid; the CPU morphs and skins a key every N frames and the vertex
+ * shader blends the last two keys in between, at t = (frames since the
+ * newer key + 1) / N, so the figure shows the pose of N - 1 frames ago
+ * (exact at N = 1, a lag of N - 1 frames otherwise) and the CPU does no
+ * pose or skinning work on the frames in between.
  * figure_bake_save() bakes the current shape weights into a new .chr.
  * Does NOT: make gl* calls (gfx_character does), choose the pose, or allocate
  * in figure_deform() (every scratch array is sized at load; the one-off
@@ -32,6 +39,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/* Largest hybrid key interval, frames. */
+#define FIGURE_HYBRID_MAX 8
 
 /* The shipped character, relative to the data folder. */
 #define FIGURE_DEFAULT_CHARACTER "assets/characters/strider.chr"
@@ -72,6 +82,11 @@ typedef struct figure_t {
     bool gpu_skin;             /* skin in the vertex shader instead of on the CPU */
     bool gpu_morph;            /* with gpu_skin: blend shapes in the vertex shader too */
     bool morph_on_gpu;         /* whether the last deform left the blend shapes to the GPU */
+    bool skin_once;            /* with gpu_skin: one transform-feedback deform per frame for both passes */
+    int hybrid_every;          /* 0 off, 1..FIGURE_HYBRID_MAX: CPU keys every N frames, GPU lerp */
+    int hybrid_phase;          /* frames since the newest key (hybrid) */
+    int hybrid_key_every;      /* N the keys are being made with; 0: no key yet */
+    float hybrid_t;            /* blend of the last hybrid deform (1: the newest key) */
     /* Per stream slot: the bind pose of the meshes without blend shapes is
      * already there (GPU path), so only morphed meshes are copied again. */
     bool slot_has_bind[GFX_CHARACTER_SLOTS];

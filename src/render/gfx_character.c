@@ -18,9 +18,32 @@
  * waiting rather than freeze the app (nanoseconds). */
 #define FENCE_TIMEOUT_NS 1000000000ull
 /* Vertex buffer binding indices of the VAOs (not attribute locations). */
-enum { BIND_POS = 0, BIND_NORMAL, BIND_TANGENT, BIND_AO, BIND_STATIC, BIND_SKIN };
-/* GPU skinning variants (gfx_skin_mode >= 0) and program kinds. */
-enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KINDS };
+enum {
+    BIND_POS = 0,
+    BIND_NORMAL,
+    BIND_TANGENT,
+    BIND_AO,
+    BIND_STATIC,
+    BIND_SKIN,
+    /* Cebenoyan's hybrid: the older key's arrays. */
+    BIND_KEY0_POS,
+    BIND_KEY0_NORMAL,
+    BIND_KEY0_TANGENT,
+    BIND_KEY0_AO
+};
+/* GPU skinning variants (gfx_skin_mode >= 0) and program kinds; FEEDBACK is
+ * the skin-once transform-feedback pass. */
+enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KIND_FEEDBACK, KINDS };
+/* Hybrid keys in the key ring: the two a slot blends, plus one being
+ * written, plus one for a frame still on the GPU (each key is fenced). */
+enum { KEY_SLOTS = 4 };
+/* Bytes per vertex of the skin-once feedback buffer (character.vert's xfb
+ * layout: position + AO, normal + 0, tangent). */
+#define FEEDBACK_VERTEX_BYTES ((size_t)SKIN_FEEDBACK_VEC4S * 4 * sizeof(float))
+/* Byte offsets inside one feedback vertex. */
+enum { FEEDBACK_OFF_POS = 0, FEEDBACK_OFF_AO = 12, FEEDBACK_OFF_NORMAL = 16, FEEDBACK_OFF_TANGENT = 32 };
+/* How draw_range issues a range of meshes. */
+typedef enum draw_how { DRAW_TRIANGLES, DRAW_POINTS, DRAW_FEEDBACK } draw_how;
 /* GPU blend-shape layouts (gfx_character_morph >= 0). */
 enum { MORPH_LAYOUTS = 2 };
 /* vec4s per vertex in the capture SSBO and the bake's transform feedback
@@ -60,6 +83,7 @@ typedef struct program_locs {
     gfx_program prog;
     GLint u_model, u_influences, u_joint_count;
     GLint u_morph_first, u_morph_vertices, u_morph_targets;
+    GLint u_hybrid_t;
 } program_locs;
 
 /* Where one mesh's blend shapes live on the GPU (bytes). */
@@ -111,6 +135,28 @@ struct gfx_character {
     uint32_t active_now[CHR_MAX_MESHES];
     float *weight_scratch;        /* max target count: weights summed per target */
     uint32_t max_targets;
+    /* Skin once: per slot, the transform-feedback buffer of deformed
+     * vertices (written by the slot's first pass of a frame, read by both)
+     * and the VAO drawing it with the plain programs. */
+    bool skin_once, slot_skin_once[GFX_CHARACTER_SLOTS], slot_skinned[GFX_CHARACTER_SLOTS];
+    gfx_buffer skinned[GFX_CHARACTER_SLOTS];
+    gfx_vertex_array skinned_vao[GFX_CHARACTER_SLOTS];
+    GLuint tfo;
+    /* Cebenoyan's hybrid: a persistent-mapped ring of CPU-skinned keys
+     * (vertex arrays laid out as in a stream slot), one VAO per key k that
+     * reads k as the newer key and k - 1 as the older, and per slot the
+     * pair and t it was ended with (t < 0: not a hybrid slot). */
+    gfx_buffer keys;
+    uint8_t *keys_mapped;
+    size_t key_bytes;
+    gfx_vertex_array hybrid_vao[KEY_SLOTS];
+    GLsync key_fence[KEY_SLOTS];
+    int key_writing, key_last;     /* -1: none */
+    bool key_single;               /* the last key has no older partner yet */
+    float hybrid_t, slot_t[GFX_CHARACTER_SLOTS];
+    int slot_key[GFX_CHARACTER_SLOTS];
+    bool slot_key_single[GFX_CHARACTER_SLOTS];
+    program_locs hybrid_prog[KINDS]; /* FEEDBACK unused */
     float model[16];
     bool visible;
     gfx_character_stats stats;
@@ -177,6 +223,7 @@ static bool load_program(program_locs *p, const char *vs, const char *fs, const 
     p->u_morph_first = glGetUniformLocation(p->prog.id, "u_morph_first_vertex");
     p->u_morph_vertices = glGetUniformLocation(p->prog.id, "u_morph_vertex_count");
     p->u_morph_targets = glGetUniformLocation(p->prog.id, "u_morph_target_count");
+    p->u_hybrid_t = glGetUniformLocation(p->prog.id, "u_hybrid_t");
     return true;
 }
 
@@ -222,7 +269,8 @@ static bool load_gpu_programs(gfx_character *gc, const chr_character_t *c)
     } kinds[KINDS] = {{"character.vert", "character.frag", "", "lit"},
                       {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
                       {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
-                      {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"}};
+                      {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"},
+                      {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_FEEDBACK\n", "feedback"}};
     for (int m = 0; m < GPU_METHODS; m++) {
         for (int k = 0; k < KINDS; k++) {
             if (k == KIND_CAPTURE && !gfx_character_gpu_limits_ok(gfx_get_info(), (int)c->skel.joint_count, 1, msg,
@@ -234,7 +282,7 @@ static bool load_gpu_programs(gfx_character *gc, const chr_character_t *c)
             snprintf(name, sizeof name, "%s.gpu%d.%s", gc->label, m, kinds[k].what);
             if (!load_program(&gc->gpu[m][k], kinds[k].vs, kinds[k].fs, defines, name))
                 return false;
-            if (k != KIND_SHADOW)
+            if (k == KIND_LIT || k == KIND_NOSHADOW)
                 set_materials(&gc->gpu[m][k], c);
         }
     }
@@ -404,11 +452,12 @@ static bool setup_morph(gfx_character *gc, const chr_character_t *c, const gfx_c
                                                                         msg, sizeof msg))
                     continue; /* capture refused later */
                 static const char *const vs[KINDS] = {"character.vert", "character.vert", "character_shadow.vert",
-                                                      "character.vert"};
+                                                      "character.vert", "character.vert"};
                 static const char *const fs[KINDS] = {"character.frag", "character.frag", "character_shadow.frag",
-                                                      "character_shadow.frag"};
+                                                      "character_shadow.frag", "character_shadow.frag"};
                 static const char *const extra[KINDS] = {"", "#define STRIDER_NO_SHADOWS\n", "",
-                                                         "#define STRIDER_SKIN_CAPTURE\n"};
+                                                         "#define STRIDER_SKIN_CAPTURE\n",
+                                                         "#define STRIDER_SKIN_FEEDBACK\n"};
                 char defines[200], pname[96];
                 snprintf(defines, sizeof defines,
                          "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n#define STRIDER_GPU_MORPH\n"
@@ -417,7 +466,7 @@ static bool setup_morph(gfx_character *gc, const chr_character_t *c, const gfx_c
                 snprintf(pname, sizeof pname, "%s.morph_%s.gpu%d.%d", gc->label, name, m, k);
                 if (!load_program(&gc->morph_prog[layout][m][k], vs[k], fs[k], defines, pname))
                     return false;
-                if (k != KIND_SHADOW)
+                if (k == KIND_LIT || k == KIND_NOSHADOW)
                     set_materials(&gc->morph_prog[layout][m][k], c);
             }
         }
@@ -543,14 +592,106 @@ static GLuint make_vao(const gfx_character *gc, GLuint buf, GLintptr base, const
     return vao;
 }
 
+/* The older hybrid key's arrays from the key ring at BASE, for VAO. */
+static void add_key0(const gfx_character *gc, GLuint vao, GLintptr base)
+{
+    static const struct {
+        GLuint attr, binding, size;
+        GLsizei stride;
+    } key0[] = {{ATTR_KEY0_POSITION, BIND_KEY0_POS, 3, 3 * sizeof(float)},
+                {ATTR_KEY0_NORMAL, BIND_KEY0_NORMAL, 3, 3 * sizeof(float)},
+                {ATTR_KEY0_TANGENT, BIND_KEY0_TANGENT, 4, 4 * sizeof(float)},
+                {ATTR_KEY0_AO, BIND_KEY0_AO, 1, sizeof(float)}};
+    const size_t off[] = {0, gc->off_normal, gc->off_tangent, gc->off_ao};
+    for (size_t i = 0; i < sizeof key0 / sizeof key0[0]; i++) {
+        glVertexArrayVertexBuffer(vao, key0[i].binding, gc->keys.id, base + (GLintptr)off[i], key0[i].stride);
+        glEnableVertexArrayAttrib(vao, key0[i].attr);
+        glVertexArrayAttribFormat(vao, key0[i].attr, (GLint)key0[i].size, GL_FLOAT, GL_FALSE, 0);
+        glVertexArrayAttribBinding(vao, key0[i].attr, key0[i].binding);
+    }
+}
+
 static void make_vaos(gfx_character *gc)
 {
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         char what[32];
         snprintf(what, sizeof what, "vao[%d]", s);
         gc->vao[s].id = make_vao(gc, gc->stream.id, (GLintptr)((size_t)s * gc->slot_bytes), what);
+        if (!gc->skinned[s].id)
+            continue;
+        /* Skin once: the same attributes, interleaved in the feedback buffer. */
+        snprintf(what, sizeof what, "skinned_vao[%d]", s);
+        GLuint vao = make_vao(gc, gc->skinned[s].id, 0, what), buf = gc->skinned[s].id;
+        GLsizei stride = (GLsizei)FEEDBACK_VERTEX_BYTES;
+        glVertexArrayVertexBuffer(vao, BIND_POS, buf, FEEDBACK_OFF_POS, stride);
+        glVertexArrayVertexBuffer(vao, BIND_NORMAL, buf, FEEDBACK_OFF_NORMAL, stride);
+        glVertexArrayVertexBuffer(vao, BIND_TANGENT, buf, FEEDBACK_OFF_TANGENT, stride);
+        glVertexArrayVertexBuffer(vao, BIND_AO, buf, FEEDBACK_OFF_AO, stride);
+        gc->skinned_vao[s].id = vao;
     }
     gc->bind_vao.id = make_vao(gc, gc->bind_vbo.id, 0, "bind_vao");
+    for (int k = 0; k < KEY_SLOTS; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "hybrid_vao[%d]", k);
+        GLuint vao = make_vao(gc, gc->keys.id, (GLintptr)((size_t)k * gc->key_bytes), what);
+        add_key0(gc, vao, (GLintptr)((size_t)((k + KEY_SLOTS - 1) % KEY_SLOTS) * gc->key_bytes));
+        gc->hybrid_vao[k].id = vao;
+    }
+}
+
+/* Skin once (GPU skinning only): one feedback buffer per stream slot, so a
+ * frame's pass never writes what an earlier frame still on the GPU reads. */
+static void create_feedback(gfx_character *gc)
+{
+    if (!gc->gpu_ok)
+        return;
+    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
+        char what[32];
+        glCreateBuffers(1, &gc->skinned[s].id);
+        /* GPU-only: written by transform feedback, read as vertex arrays. */
+        glNamedBufferStorage(gc->skinned[s].id, (GLsizeiptr)((size_t)gc->vertex_count * FEEDBACK_VERTEX_BYTES), NULL,
+                             0);
+        snprintf(what, sizeof what, "skinned[%d]", s);
+        label_object(GL_BUFFER, gc->skinned[s].id, gc->label, what);
+    }
+    glCreateTransformFeedbacks(1, &gc->tfo);
+    label_object(GL_TRANSFORM_FEEDBACK, gc->tfo, gc->label, "skin_once");
+}
+
+/* The hybrid's programs (CPU-path variants that blend two keys) and its
+ * persistent-mapped key ring; false on a shader or mapping error. */
+static bool create_hybrid(gfx_character *gc, const chr_character_t *c)
+{
+    static const struct {
+        const char *vs, *fs, *defines, *what;
+    } kinds[KIND_FEEDBACK] = {{"character.vert", "character.frag", "", "lit"},
+                              {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
+                              {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
+                              {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"}};
+    for (int k = 0; k < KIND_FEEDBACK; k++) {
+        if (k == KIND_CAPTURE && gfx_get_info()->max_vertex_ssbo_blocks < 1)
+            continue; /* capture refused later */
+        char defines[96], name[96];
+        snprintf(defines, sizeof defines, "#define STRIDER_HYBRID\n%s", kinds[k].defines);
+        snprintf(name, sizeof name, "%s.hybrid.%s", gc->label, kinds[k].what);
+        if (!load_program(&gc->hybrid_prog[k], kinds[k].vs, kinds[k].fs, defines, name))
+            return false;
+        if (k == KIND_LIT || k == KIND_NOSHADOW)
+            set_materials(&gc->hybrid_prog[k], c);
+    }
+    /* A key is a slot's vertex arrays (positions .. AO), without palettes. */
+    gc->key_bytes = gc->off_palette;
+    GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    GLsizeiptr total = (GLsizeiptr)(gc->key_bytes * KEY_SLOTS);
+    glCreateBuffers(1, &gc->keys.id);
+    glNamedBufferStorage(gc->keys.id, total, NULL, flags);
+    label_object(GL_BUFFER, gc->keys.id, gc->label, "hybrid_keys");
+    gc->keys_mapped = glMapNamedBufferRange(gc->keys.id, 0, total, flags);
+    if (!gc->keys_mapped) {
+        log_error("render: %s: cannot map the %lld-byte hybrid key ring", gc->label, (long long)total);
+        return false;
+    }
+    return true;
 }
 
 gfx_character *gfx_character_create(const chr_character_t *c, const gfx_character_targets *morph, const char *label)
@@ -567,6 +708,9 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     snprintf(gc->label, sizeof gc->label, "%s", label ? label : "character");
     gc->writing = -1;
     gc->ready = -1;
+    gc->key_writing = -1;
+    gc->key_last = -1;
+    gc->hybrid_t = -1.0f;
     gc->visible = true;
     for (int k = 0; k < 16; k++)
         gc->model[k] = (k % 5 == 0) ? 1.0f : 0.0f;
@@ -624,6 +768,7 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         gc->slot_mode[s] = GFX_SKIN_CPU;
         gc->slot_morph[s] = GFX_CHARACTER_MORPH_CPU;
+        gc->slot_t[s] = -1.0f;
     }
     gc->weight_scratch = calloc(gc->max_targets ? gc->max_targets : 1, sizeof *gc->weight_scratch);
     if (!gc->weight_scratch) {
@@ -659,6 +804,11 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         gfx_character_destroy(gc);
         return NULL;
     }
+    create_feedback(gc);
+    if (!create_hybrid(gc, c)) {
+        gfx_character_destroy(gc);
+        return NULL;
+    }
     make_vaos(gc);
     if (!gfx_add_draw_hook(draw_hook, gc)) {
         gfx_character_destroy(gc);
@@ -682,7 +832,25 @@ void gfx_character_destroy(gfx_character *gc)
             glDeleteSync(gc->fence[s]);
         if (gc->vao[s].id)
             glDeleteVertexArrays(1, &gc->vao[s].id);
+        if (gc->skinned_vao[s].id)
+            glDeleteVertexArrays(1, &gc->skinned_vao[s].id);
+        if (gc->skinned[s].id)
+            glDeleteBuffers(1, &gc->skinned[s].id);
     }
+    for (int k = 0; k < KEY_SLOTS; k++) {
+        if (gc->key_fence[k])
+            glDeleteSync(gc->key_fence[k]);
+        if (gc->hybrid_vao[k].id)
+            glDeleteVertexArrays(1, &gc->hybrid_vao[k].id);
+    }
+    if (gc->keys_mapped)
+        glUnmapNamedBuffer(gc->keys.id);
+    if (gc->keys.id)
+        glDeleteBuffers(1, &gc->keys.id);
+    if (gc->tfo)
+        glDeleteTransformFeedbacks(1, &gc->tfo);
+    for (int k = 0; k < KINDS; k++)
+        gfx_shader_program_free(&gc->hybrid_prog[k].prog);
     if (gc->mapped)
         glUnmapNamedBuffer(gc->stream.id);
     if (gc->bind_vao.id)
@@ -711,29 +879,37 @@ uint32_t gfx_character_mesh_first_vertex(const gfx_character *gc, uint32_t mesh)
     return mesh < gc->mesh_count ? gc->mesh_first[mesh] : gc->vertex_count;
 }
 
+/* Waits for *FENCE (if any) and deletes it; counts a wait in the stats.
+ * False (one logged line naming WHAT) when the GPU does not get there. */
+static bool wait_fence(gfx_character *gc, GLsync *fence, const char *what)
+{
+    if (!*fence)
+        return true;
+    GLenum r = glClientWaitSync(*fence, 0, 0);
+    gc->stats.last_wait_ms = 0.0;
+    if (r == GL_TIMEOUT_EXPIRED) {
+        /* The GPU is more than two frames behind: wait, and count it. */
+        struct timespec t0, t1;
+        timespec_get(&t0, TIME_UTC);
+        r = glClientWaitSync(*fence, GL_SYNC_FLUSH_COMMANDS_BIT, FENCE_TIMEOUT_NS);
+        timespec_get(&t1, TIME_UTC);
+        gc->stats.fence_waits++;
+        gc->stats.last_wait_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    }
+    if (r == GL_WAIT_FAILED || r == GL_TIMEOUT_EXPIRED) {
+        log_error("render: %s: %s fence wait failed", gc->label, what);
+        return false;
+    }
+    glDeleteSync(*fence);
+    *fence = NULL;
+    return true;
+}
+
 bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
 {
     int s = (gc->ready + 1) % GFX_CHARACTER_SLOTS;
-    if (gc->fence[s]) {
-        GLenum r = glClientWaitSync(gc->fence[s], 0, 0);
-        gc->stats.last_wait_ms = 0.0;
-        if (r == GL_TIMEOUT_EXPIRED) {
-            /* The GPU is more than two frames behind: wait, and count it. */
-            struct timespec t0, t1;
-            timespec_get(&t0, TIME_UTC);
-            r = glClientWaitSync(gc->fence[s], GL_SYNC_FLUSH_COMMANDS_BIT, FENCE_TIMEOUT_NS);
-            timespec_get(&t1, TIME_UTC);
-            gc->stats.fence_waits++;
-            gc->stats.last_wait_ms =
-                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
-        }
-        if (r == GL_WAIT_FAILED || r == GL_TIMEOUT_EXPIRED) {
-            log_error("render: %s: vertex stream fence wait failed", gc->label);
-            return false;
-        }
-        glDeleteSync(gc->fence[s]);
-        gc->fence[s] = NULL;
-    }
+    if (!wait_fence(gc, &gc->fence[s], "vertex stream"))
+        return false;
     gc->writing = s;
     memset(gc->active_written, 0, sizeof gc->active_written);
     uint8_t *base = gc->mapped + (size_t)s * gc->slot_bytes;
@@ -760,8 +936,58 @@ void gfx_character_end_update(gfx_character *gc)
     gc->slot_morph[gc->ready] = gc->mode == GFX_SKIN_CPU ? GFX_CHARACTER_MORPH_CPU : gc->morph_mode;
     for (uint32_t m = 0; m < gc->mesh_count; m++)
         gc->slot_active[gc->ready][m] = gc->active_written[m] ? gc->active_now[m] : 0;
+    /* Skin once needs the feedback programs (built with the GPU ones). */
+    gc->slot_skin_once[gc->ready] = gc->skin_once && gc->mode != GFX_SKIN_CPU && gc->skinned[gc->ready].id;
+    gc->slot_skinned[gc->ready] = false;
+    /* The hybrid blends keys on the CPU path only, once a key exists. */
+    bool hybrid = gc->hybrid_t >= 0.0f && gc->mode == GFX_SKIN_CPU && gc->key_last >= 0;
+    gc->slot_t[gc->ready] = hybrid ? gc->hybrid_t : -1.0f;
+    gc->slot_key[gc->ready] = gc->key_last;
+    gc->slot_key_single[gc->ready] = gc->key_single;
     gc->writing = -1;
     gc->stats.frames_updated++;
+}
+
+bool gfx_character_set_skin_once(gfx_character *gc, bool on)
+{
+    if (on && !gc->gpu_ok) {
+        log_error("render: %s: skin once needs GPU skinning, not available on this context", gc->label);
+        return false;
+    }
+    gc->skin_once = on;
+    return true;
+}
+
+bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out)
+{
+    int k = (gc->key_last + 1) % KEY_SLOTS;
+    if (!wait_fence(gc, &gc->key_fence[k], "hybrid key"))
+        return false;
+    gc->key_writing = k;
+    uint8_t *base = gc->keys_mapped + (size_t)k * gc->key_bytes;
+    memset(out, 0, sizeof *out);
+    out->vertex_count = gc->vertex_count;
+    out->positions = (float *)base;
+    out->normals = (float *)(base + gc->off_normal);
+    out->tangents = (float *)(base + gc->off_tangent);
+    out->ao = (float *)(base + gc->off_ao);
+    out->slot = k;
+    return true;
+}
+
+void gfx_character_end_key(gfx_character *gc, bool first)
+{
+    if (gc->key_writing < 0)
+        return;
+    gc->key_last = gc->key_writing;
+    gc->key_single = first;
+    gc->key_writing = -1;
+    gc->stats.keys_written++;
+}
+
+void gfx_character_set_hybrid(gfx_character *gc, float t)
+{
+    gc->hybrid_t = t < 0.0f ? -1.0f : t > 1.0f ? 1.0f : t;
 }
 
 void gfx_character_set_transform(gfx_character *gc, const float model[16]) { memcpy(gc->model, model, sizeof gc->model); }
@@ -909,12 +1135,23 @@ static void bind_morph(const gfx_character *gc, const program_locs *p, gfx_chara
     glProgramUniform1ui(p->prog.id, p->u_morph_targets, mm->target_count);
 }
 
-/* Meshes [A, B) as triangles, or as points (capture). */
-static void draw_range(const gfx_character *gc, uint32_t a, uint32_t b, bool points)
+/* Meshes [A, B) as triangles, as points (capture), or as points streamed
+ * out into FEEDBACK at their own vertices (the transform feedback object is
+ * bound; each range is its own begin/end, so programs may change between
+ * ranges and the output lands at the vertex numbering the passes draw). */
+static void draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how, GLuint feedback)
 {
-    if (points) {
+    if (how != DRAW_TRIANGLES) {
         uint32_t n = gc->mesh_first[b - 1] + gc->mesh_vertices[b - 1] - gc->mesh_first[a];
+        if (how == DRAW_FEEDBACK) {
+            glTransformFeedbackBufferRange(gc->tfo, 0, feedback,
+                                           (GLintptr)((size_t)gc->mesh_first[a] * FEEDBACK_VERTEX_BYTES),
+                                           (GLsizeiptr)((size_t)n * FEEDBACK_VERTEX_BYTES));
+            glBeginTransformFeedback(GL_POINTS);
+        }
         glDrawArrays(GL_POINTS, (GLint)gc->mesh_first[a], (GLsizei)n);
+        if (how == DRAW_FEEDBACK)
+            glEndTransformFeedback();
     } else {
         uint32_t n = gc->index_first[b - 1] + gc->index_counts[b - 1] - gc->index_first[a];
         glDrawElements(GL_TRIANGLES, (GLsizei)n, GL_UNSIGNED_INT,
@@ -932,7 +1169,7 @@ static void use_program(const gfx_character *gc, const program_locs *p, int s)
 /* Slot S with GPU blend shapes: each mesh with an active list this frame is
  * its own morphing draw; runs of the other meshes share one skin-only draw.
  * Returns the number of morphing draws. */
-static uint32_t draw_meshes(const gfx_character *gc, int s, int kind, bool points)
+static uint32_t draw_meshes(const gfx_character *gc, int s, int kind, draw_how how, GLuint feedback)
 {
     gfx_character_morph layout = gc->slot_morph[s];
     int method = (int)gc->slot_mode[s];
@@ -948,7 +1185,7 @@ static uint32_t draw_meshes(const gfx_character *gc, int s, int kind, bool point
         }
         if (run != UINT32_MAX) {
             use_program(gc, skin, s);
-            draw_range(gc, run, m, points);
+            draw_range(gc, run, m, how, feedback);
             run = UINT32_MAX;
         }
         if (m == gc->mesh_count)
@@ -956,16 +1193,105 @@ static uint32_t draw_meshes(const gfx_character *gc, int s, int kind, bool point
         use_program(gc, mp, s);
         bind_morph(gc, mp, layout, m, gc->stream.id, slot + gc->morph[m].off_active,
                    slot + gc->morph[m].off_weights);
-        draw_range(gc, m, m + 1, points);
+        draw_range(gc, m, m + 1, how, feedback);
         draws++;
     }
     glBindVertexArray(0);
     return draws;
 }
 
+/* Skin once: slot S's morph and skinning, once, into its feedback buffer
+ * (rasterizer discard); returns the morphing draws. The passes of the frame
+ * read the buffer after it in GL command order, so no barrier or fence is
+ * needed (transform-feedback writes are ordered with later vertex fetches). */
+static uint32_t skin_once_pass(gfx_character *gc, int s)
+{
+    uint32_t draws = 0;
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, gc->tfo);
+    if (gc->slot_morph[s] != GFX_CHARACTER_MORPH_CPU) {
+        draws = draw_meshes(gc, s, KIND_FEEDBACK, DRAW_FEEDBACK, gc->skinned[s].id);
+    } else {
+        use_program(gc, &gc->gpu[gc->slot_mode[s]][KIND_FEEDBACK], s);
+        glBindVertexArray(gc->vao[s].id);
+        draw_range(gc, 0, gc->mesh_count, DRAW_FEEDBACK, gc->skinned[s].id);
+        glBindVertexArray(0);
+    }
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
+    glDisable(GL_RASTERIZER_DISCARD);
+    gc->slot_skinned[s] = true;
+    gc->stats.feedback_passes++;
+    gc->stats.feedback_morph_draws = draws;
+    return draws;
+}
+
+/* Reads BYTES of vec4 records (CAPTURE_VEC4S per vertex) from BUF into the
+ * caller's spans. */
+static bool read_vertices(gfx_character *gc, GLuint buf, float *out_pos, float *out_nrm, float *out_tan,
+                          float *out_ao)
+{
+    size_t bytes = (size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float);
+    float *data = malloc(bytes);
+    if (!data) {
+        log_error("render: %s: out of memory for the capture", gc->label);
+        return false;
+    }
+    glGetNamedBufferSubData(buf, 0, (GLsizeiptr)bytes, data);
+    for (size_t v = 0; v < gc->vertex_count; v++) {
+        const float *d = data + v * CAPTURE_VEC4S * 4;
+        memcpy(out_pos + 3 * v, d, 3 * sizeof(float));
+        memcpy(out_nrm + 3 * v, d + 4, 3 * sizeof(float));
+        memcpy(out_tan + 4 * v, d + 8, 4 * sizeof(float));
+        if (out_ao)
+            out_ao[v] = d[3];
+    }
+    free(data);
+    return true;
+}
+
+_Static_assert(SKIN_FEEDBACK_VEC4S == CAPTURE_VEC4S, "the feedback buffer is read back like a capture");
+
+/* Slot S (hybrid): the blended keys through the capture variant. */
+static bool capture_hybrid(gfx_character *gc, int s, GLuint buf)
+{
+    const program_locs *p = &gc->hybrid_prog[KIND_CAPTURE];
+    if (!p->prog.id) {
+        log_error("render: %s: cannot capture the hybrid: no vertex shader storage blocks", gc->label);
+        return false;
+    }
+    glUseProgram(p->prog.id);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+    glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot_key_single[s] ? 1.0f : gc->slot_t[s]);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBindVertexArray(gc->hybrid_vao[gc->slot_key[s]].id);
+    glDrawArrays(GL_POINTS, 0, (GLsizei)gc->vertex_count);
+    glBindVertexArray(0);
+    glDisable(GL_RASTERIZER_DISCARD);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, 0);
+    return true;
+}
+
 bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao)
 {
     int s = gc->ready;
+    if (s >= 0 && gc->slot_t[s] >= 0.0f) {
+        GLuint buf;
+        glCreateBuffers(1, &buf);
+        glNamedBufferStorage(buf, (GLsizeiptr)((size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float)), NULL,
+                             0);
+        bool ok = capture_hybrid(gc, s, buf) && read_vertices(gc, buf, out_pos, out_nrm, out_tan, out_ao);
+        glDeleteBuffers(1, &buf);
+        return ok && glGetError() == GL_NO_ERROR;
+    }
+    if (s >= 0 && gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s]) {
+        /* The skin-once buffer itself, as the passes draw it. */
+        if (!gc->slot_skinned[s])
+            skin_once_pass(gc, s);
+        return read_vertices(gc, gc->skinned[s].id, out_pos, out_nrm, out_tan, out_ao) &&
+               glGetError() == GL_NO_ERROR;
+    }
     if (s < 0 || gc->slot_mode[s] == GFX_SKIN_CPU) {
         log_error("render: %s: capture needs a GPU-skinned slot", gc->label);
         return false;
@@ -997,7 +1323,7 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
     glEnable(GL_RASTERIZER_DISCARD);
     if (layout != GFX_CHARACTER_MORPH_CPU) {
-        draw_meshes(gc, s, KIND_CAPTURE, true);
+        draw_meshes(gc, s, KIND_CAPTURE, DRAW_POINTS, 0);
     } else {
         use_program(gc, p, s);
         glBindVertexArray(gc->vao[s].id);
@@ -1030,8 +1356,33 @@ static void draw_hook(const gfx_pass_info *info, void *user)
     int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
                : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT
                                                            : KIND_NOSHADOW;
-    if (gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_morph[s] != GFX_CHARACTER_MORPH_CPU) {
-        uint32_t draws = draw_meshes(gc, s, kind, false);
+    bool once = gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s];
+    if (once) {
+        /* The frame's first pass deforms the slot once; every pass then
+         * draws the feedback buffer with the CPU path's programs. */
+        if (!gc->slot_skinned[s])
+            skin_once_pass(gc, s);
+        const program_locs *p = kind == KIND_SHADOW ? &gc->shadow : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
+        glUseProgram(p->prog.id);
+        glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+        glBindVertexArray(gc->skinned_vao[s].id);
+        glDrawElements(GL_TRIANGLES, (GLsizei)gc->index_count, GL_UNSIGNED_INT, NULL);
+        glBindVertexArray(0);
+        if (info->pass == GFX_PASS_MAIN)
+            gc->stats.morph_draws = gc->stats.feedback_morph_draws;
+    } else if (gc->slot_t[s] >= 0.0f) {
+        /* Cebenoyan's hybrid: blend the slot's two keys. */
+        const program_locs *p = &gc->hybrid_prog[kind];
+        glUseProgram(p->prog.id);
+        glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+        glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot_key_single[s] ? 1.0f : gc->slot_t[s]);
+        glBindVertexArray(gc->hybrid_vao[gc->slot_key[s]].id);
+        glDrawElements(GL_TRIANGLES, (GLsizei)gc->index_count, GL_UNSIGNED_INT, NULL);
+        glBindVertexArray(0);
+        if (info->pass == GFX_PASS_MAIN)
+            gc->stats.morph_draws = 0;
+    } else if (gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_morph[s] != GFX_CHARACTER_MORPH_CPU) {
+        uint32_t draws = draw_meshes(gc, s, kind, DRAW_TRIANGLES, 0);
         if (info->pass == GFX_PASS_MAIN)
             gc->stats.morph_draws = draws;
     } else {
@@ -1055,6 +1406,15 @@ static void draw_hook(const gfx_pass_info *info, void *user)
         if (gc->fence[s])
             glDeleteSync(gc->fence[s]);
         gc->fence[s] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        if (gc->slot_t[s] >= 0.0f) {
+            /* ... and of its two keys. */
+            int keys[2] = {gc->slot_key[s], (gc->slot_key[s] + KEY_SLOTS - 1) % KEY_SLOTS};
+            for (int i = 0; i < 2; i++) {
+                if (gc->key_fence[keys[i]])
+                    glDeleteSync(gc->key_fence[keys[i]]);
+                gc->key_fence[keys[i]] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            }
+        }
     }
 }
 

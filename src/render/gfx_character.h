@@ -12,6 +12,14 @@
  * Call order: gfx_character_create() (after gfx_init) -> per frame
  * begin_update -> fill the stream / write_active -> end_update ->
  * gfx_render_frame() draws it (draw hook) -> gfx_character_destroy().
+ * Skin once (set_skin_once, GPU skinning): the slot's first pass of a frame
+ * morphs and skins every vertex once by transform feedback into that
+ * slot's deformed-vertex buffer, and the shadow and main passes draw it
+ * with the CPU path's programs (Cebenoyan, "Efficient Animation"). Per pass
+ * (the default): each pass morphs and skins again in its vertex shader.
+ * Hybrid (CPU skinning; Cebenoyan): begin_key/end_key write a CPU-skinned
+ * key into a fenced ring of keys; set_hybrid(t) makes the next slot blend
+ * the last two keys at t (0 older, 1 newer) in the vertex shader.
  * capture() and bake() (transform feedback) read the GPU's vertices back for
  * tests and tools; they stall.
  * Does NOT: deform on the CPU, read files, or keep pointers into the
@@ -101,7 +109,10 @@ typedef struct gfx_character_stats {
     uint32_t triangle_count;
     uint32_t stream_bytes;     /* one slot of the deformed stream */
     uint64_t delta_bytes;      /* blend-shape deltas on the GPU, both layouts */
-    uint32_t morph_draws;      /* morphing draws of the last main pass */
+    uint32_t morph_draws;      /* morphing draws of the last main pass (skin once: of its feedback pass) */
+    uint64_t feedback_passes;  /* skin-once transform-feedback passes run */
+    uint32_t feedback_morph_draws; /* morphing draws of the last feedback pass */
+    uint64_t keys_written;     /* hybrid keys */
 } gfx_character_stats;
 
 /* Uploads C's meshes and materials, and MORPH's blend-shape deltas (NULL, or
@@ -138,9 +149,28 @@ bool gfx_character_gpu_supported(const gfx_character *gc);
 bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influences, int joint_count);
 /* Tests: runs the current GPU deformation (morph, skinning) of the last
  * finished slot and reads back model-space positions (3 per vertex), normals
- * (3), tangents (4) and, when OUT_AO is not NULL, AO (1). False in CPU mode
- * or on a GL failure. Allocates and stalls. */
+ * (3), tangents (4) and, when OUT_AO is not NULL, AO (1). A skin-once slot
+ * reads back its feedback buffer (running the pass if no frame drew it); a
+ * hybrid slot the blended keys. False in plain CPU mode or on a GL failure.
+ * Allocates and stalls. */
 bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao);
+
+/* Skin once: slots ended from now on with GPU skinning are morphed and
+ * skinned once per frame by transform feedback (the first pass that draws
+ * them), and both passes draw that buffer; off: each pass deforms in its
+ * vertex shader. Same vertices either way. False (one logged line) when
+ * GPU skinning is unavailable; the setting is then unchanged. */
+bool gfx_character_set_skin_once(gfx_character *gc, bool on);
+/* Cebenoyan's hybrid (CPU skinning). begin_key waits (rarely) until the
+ * next key of the ring is free and hands out its vertex spans (deformed
+ * model-space vertices as in a CPU slot; no palettes). end_key makes it the
+ * newest key; FIRST: it has no older partner (shown alone until the next).
+ * set_hybrid(T): slots ended from now on with CPU skinning show the last two
+ * keys blended at T (clamped to 0..1: 0 the older, 1 the newer, exactly);
+ * T < 0: off, slots show their own vertices. */
+bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out);
+void gfx_character_end_key(gfx_character *gc, bool first);
+void gfx_character_set_hybrid(gfx_character *gc, float t);
 
 /* Whether INFO's limits allow a blend-shape storage block of BLOCK_BYTES
  * bytes in a vertex shader using BLOCKS storage blocks in all; false with a

@@ -11,8 +11,18 @@
  *     comparison can fail).
  *  3. A render of one pose skinned on the CPU and on the GPU: at most a
  *     few pixels differ (rasterisation), while hiding the figure changes many.
- * usage: test_skin_gpu OUT_DIR (PNGs of both renders are written there)
+ *  4. Skin once (one transform-feedback deform per frame, both passes draw
+ *     it): the feedback buffer, read back, matches the per-pass capture and
+ *     the CPU within 1e-4 of the height for every method, with blend shapes
+ *     on the CPU and on the GPU; renders per pass and skin once are
+ *     identical pixel for pixel (shadow and main pass).
+ *  5. Cebenoyan's hybrid on a walking clip (CLIP, 60 fps): CPU keys every N
+ *     frames, the GPU blends the last two; against exact per-frame CPU
+ *     skinning of the frame it shows (N - 1 frames back), max and mean
+ *     position error (cm) for N = 1, 2, 4, 8: zero at N = 1, growing with N.
+ * usage: test_skin_gpu OUT_DIR [CLIP.bvh] (PNGs of the renders go to OUT_DIR)
  */
+#include "anim/bvh.h"
 #include "app/figure.h"
 #include "core/paths.h"
 #include "render/gfx.h"
@@ -90,7 +100,7 @@ static void free_arrays(arrays *a)
 }
 
 /* skin_run of F's last deform (its palettes and morphed meshes) into REF. */
-static bool cpu_reference(const figure_t *f, int method, int influences, arrays *ref)
+static bool cpu_reference_isa(const figure_t *f, int method, int influences, skin_isa isa, arrays *ref)
 {
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
         const figure_mesh *m = &f->mesh[mi];
@@ -98,7 +108,7 @@ static bool cpu_reference(const figure_t *f, int method, int influences, arrays 
         skin_job_t sj = {.vertex_count = (int)m->vertex_count,
                          .influences = influences,
                          .method = (skin_method)method,
-                         .isa = SKIN_ISA_SCALAR,
+                         .isa = isa,
                          .positions = morphed ? m->m_pos : m->pos,
                          .normals = morphed ? m->m_nrm : m->nrm,
                          .tangents = morphed ? m->m_tan : m->tan,
@@ -114,6 +124,11 @@ static bool cpu_reference(const figure_t *f, int method, int influences, arrays 
             return false;
     }
     return true;
+}
+
+static bool cpu_reference(const figure_t *f, int method, int influences, arrays *ref)
+{
+    return cpu_reference_isa(f, method, influences, SKIN_ISA_SCALAR, ref);
 }
 
 typedef struct errs {
@@ -233,6 +248,77 @@ static void check_capture(figure_t *f, float height)
     free_arrays(&ref);
 }
 
+/* A few blend shapes on (the head then morphs), or all off. */
+static void set_shapes(figure_t *f, bool on)
+{
+    for (uint32_t s = 0; s < f->chr.shape_count; s++)
+        f->shape_weight[s] = on && s % 7 == 3 ? 0.3f + 0.1f * (float)(s % 5) : 0.0f;
+}
+
+/* Skin once against per pass and the CPU, for every method, with blend
+ * shapes morphed on the CPU and on the GPU. */
+static void check_skin_once(figure_t *f, float height)
+{
+    size_t n = 0;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
+        n += f->mesh[mi].vertex_count;
+    arrays once, pass, ref;
+    CHECK(alloc_arrays(&once, n) && alloc_arrays(&pass, n) && alloc_arrays(&ref, n), "out of memory");
+    static const char *const names[] = {"blend points", "blend matrices", "dual quaternions"};
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    double worst = 0, worst_pass = 0, other_min = 1e30;
+    uint64_t passes0 = gfx_character_get_stats(f->gfx)->feedback_passes;
+    pose_t pose;
+    random_pose(&f->chr.skel, 0.8f, &pose);
+    for (int gpu_morph = 0; gpu_morph < 2; gpu_morph++) {
+        set_shapes(f, true);
+        for (int method = 0; method < 3; method++) {
+            f->gpu_skin = true;
+            f->method = method;
+            f->influences = SKIN_MAX_INFLUENCES;
+            /* The CPU morph of these weights fills m_pos for the reference. */
+            f->gpu_morph = false;
+            f->skin_once = false;
+            CHECK(figure_deform(f, &pose, world), "figure_deform");
+            CHECK(cpu_reference(f, method, SKIN_MAX_INFLUENCES, &ref), "skin_run");
+            f->gpu_morph = gpu_morph;
+            CHECK(figure_deform(f, &pose, world), "figure_deform");
+            CHECK(f->morph_on_gpu == (bool)gpu_morph, "blend shapes not where asked");
+            CHECK(gfx_character_capture(f->gfx, pass.pos, pass.nrm, pass.tan, NULL), "per-pass capture");
+            f->skin_once = true;
+            CHECK(figure_deform(f, &pose, world), "figure_deform");
+            CHECK(f->skin_once, "skin once was refused");
+            CHECK(gfx_character_capture(f->gfx, once.pos, once.nrm, once.tan, NULL), "skin-once read-back");
+            errs e = compare(&once, &ref, n), p = compare(&once, &pass, n);
+            printf("skin once, %-16s blend shapes on the %s: vs CPU max |dpos| %.3g cm (%.3g of height), "
+                   "|ddir| %.3g; vs per pass |dpos| %.3g cm, |ddir| %.3g\n",
+                   names[method], gpu_morph ? "GPU" : "CPU", e.pos, e.pos / height, e.dir, p.pos, p.dir);
+            CHECK(e.pos <= POS_TOL_REL * height && e.dir <= DIR_TOL, "skin once vs CPU: %.3g cm, %.3g", e.pos,
+                  e.dir);
+            CHECK(p.pos <= POS_TOL_REL * height && p.dir <= DIR_TOL, "skin once vs per pass: %.3g cm, %.3g", p.pos,
+                  p.dir);
+            worst = fmax(worst, e.pos / height);
+            worst_pass = fmax(worst_pass, p.pos / height);
+            /* The same comparison must see another method. */
+            CHECK(cpu_reference(f, method == SKIN_DQS ? SKIN_LBS_MATRIX : SKIN_DQS, SKIN_MAX_INFLUENCES, &ref),
+                  "skin_run");
+            other_min = fmin(other_min, compare(&once, &ref, n).pos / height);
+        }
+    }
+    uint64_t passes = gfx_character_get_stats(f->gfx)->feedback_passes - passes0;
+    printf("skin once: worst relative position error vs CPU %.3g, vs per pass %.3g; another method %.3g; "
+           "%llu feedback passes\n",
+           worst, worst_pass, other_min, (unsigned long long)passes);
+    CHECK(other_min > 10 * POS_TOL_REL, "another method's output matches skin once too: the check could not fail");
+    CHECK(passes == 6, "%llu feedback passes for 6 skin-once captures", (unsigned long long)passes);
+    set_shapes(f, false);
+    f->skin_once = false;
+    f->gpu_morph = false;
+    free_arrays(&once);
+    free_arrays(&pass);
+    free_arrays(&ref);
+}
+
 static void render(figure_t *f, const pose_t *pose, bool gpu, bool show, float mid_y, uint8_t *rgb, const char *png)
 {
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -291,15 +377,174 @@ static void check_screens(figure_t *f, float mid_y, const char *out_dir)
            W * H, PIXEL_TOL, max_diff, covered);
     CHECK(covered > W * H / 50, "the figure covers only %ld pixels", covered);
     CHECK(diff <= (long)(MAX_PIXEL_DIFF_FRACTION * W * H), "CPU and GPU renders differ in %ld pixels", diff);
+    /* Skin once draws the very vertices the per-pass shaders compute, with
+     * blend shapes on the CPU and on the GPU (a few shapes on). */
+    uint8_t *once = malloc((size_t)W * H * 3);
+    CHECK(once != NULL, "out of memory");
+    for (int gpu_morph = 0; gpu_morph < 2 && once; gpu_morph++) {
+        set_shapes(f, true);
+        f->gpu_morph = gpu_morph;
+        f->skin_once = false;
+        snprintf(path, sizeof path, "%s/gpu_per_pass_morph_%s.png", out_dir, gpu_morph ? "gpu" : "cpu");
+        render(f, &pose, true, true, mid_y, gpu, path);
+        f->skin_once = true;
+        snprintf(path, sizeof path, "%s/gpu_skin_once_morph_%s.png", out_dir, gpu_morph ? "gpu" : "cpu");
+        render(f, &pose, true, true, mid_y, once, path);
+        long any = 0;
+        for (long i = 0; i < (long)W * H * 3; i++)
+            any += once[i] != gpu[i];
+        count_diff(gpu, once, &max_diff);
+        printf("screens: skin once vs per pass, blend shapes on the %s: %ld of %d channel values differ "
+               "(max diff %d)\n",
+               gpu_morph ? "GPU" : "CPU", any, W * H * 3, max_diff);
+        CHECK(any == 0, "skin-once and per-pass renders differ in %ld channel values", any);
+    }
+    set_shapes(f, false);
+    f->skin_once = false;
+    f->gpu_morph = false;
+    free(once);
     free(cpu);
     free(gpu);
     free(none);
 }
 
+/* Hybrid errors of one N over the clip. */
+typedef struct hybrid_err {
+    double max_cm, mean_cm, max_lag_cm, max_deg;
+    int frames, worst_frame; /* measured; shown frame of max_cm */
+    size_t worst_vertex;
+} hybrid_err;
+
+static double angle_deg(const float *a, const float *b)
+{
+    double cx = (double)a[1] * b[2] - (double)a[2] * b[1], cy = (double)a[2] * b[0] - (double)a[0] * b[2],
+           cz = (double)a[0] * b[1] - (double)a[1] * b[0];
+    double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
+    return atan2(sqrt(cx * cx + cy * cy + cz * cz), d) * 57.29577951308232;
+}
+
+/* Plays FRAMES frames of the clip from FIRST through figure_deform with the hybrid at
+ * N and compares each captured GPU frame with EXACT[shown frame]. */
+static hybrid_err run_hybrid(figure_t *f, const bvh_t *clip, const bvh_map_t *map, int first, int frames, int n,
+                             const arrays *exact, arrays *got, size_t verts)
+{
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    hybrid_err e = {0, 0, 0, 0, 0, 0, 0};
+    double sum = 0;
+    f->gpu_skin = false;
+    f->hybrid_every = 0;
+    pose_t pose;
+    /* One plain frame: the hybrid then starts afresh (first key alone). */
+    CHECK(bvh_frame_pose(clip, &f->chr.skel, map, first, &pose) && figure_deform(f, &pose, world), "deform");
+    f->hybrid_every = n;
+    for (int i = 0; i < frames; i++) {
+        CHECK(bvh_frame_pose(clip, &f->chr.skel, map, first + i, &pose), "clip frame %d", first + i);
+        CHECK(figure_deform(f, &pose, world), "figure_deform");
+        CHECK(gfx_character_capture(f->gfx, got->pos, got->nrm, got->tan, NULL), "hybrid capture");
+        /* The first N frames show the first key alone. */
+        if (i < n)
+            continue;
+        int shown = i - (n - 1);
+        const arrays *x = &exact[shown], *now = &exact[i];
+        for (size_t v = 0; v < verts; v++) {
+            double d2 = 0, l2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double d = (double)got->pos[3 * v + k] - x->pos[3 * v + k];
+                double l = (double)got->pos[3 * v + k] - now->pos[3 * v + k];
+                d2 += d * d;
+                l2 += l * l;
+            }
+            if (sqrt(d2) > e.max_cm) {
+                e.max_cm = sqrt(d2);
+                e.worst_frame = shown;
+                e.worst_vertex = v;
+            }
+            e.max_lag_cm = fmax(e.max_lag_cm, sqrt(l2));
+            e.max_deg = fmax(e.max_deg, angle_deg(&got->nrm[3 * v], &x->nrm[3 * v]));
+            sum += sqrt(d2);
+        }
+        e.frames++;
+    }
+    e.mean_cm = e.frames ? sum / ((double)e.frames * (double)verts) : 0.0;
+    f->hybrid_every = 0;
+    return e;
+}
+
+/* Cebenoyan's hybrid on a walking clip against exact per-frame skinning. */
+static void check_hybrid(figure_t *f, const char *clip_path)
+{
+    /* Two seconds of walking from frame FIRST: the clip's first frames
+     * blend in from rest (some joints turn ~8 degrees a frame), a start-up
+     * transient, not walking. */
+    enum { FIRST = 10, FRAMES = 120, NS = 4 };
+    static const int ns[NS] = {1, 2, 4, 8};
+    bvh_t clip;
+    bvh_map_t map;
+    memset(&clip, 0, sizeof clip);
+    if (!bvh_load(&clip, clip_path) || !bvh_map_skel(&clip, &f->chr.skel, &map)) {
+        CHECK(false, "cannot use the walking clip %s", clip_path);
+        bvh_free(&clip);
+        return;
+    }
+    int frames = clip.frame_count - FIRST < FRAMES ? clip.frame_count - FIRST : FRAMES;
+    if (frames < 2 * FIGURE_HYBRID_MAX) {
+        CHECK(false, "%s: %d frames, too short", clip_path, clip.frame_count);
+        bvh_free(&clip);
+        return;
+    }
+    size_t verts = 0;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
+        verts += f->mesh[mi].vertex_count;
+    arrays *exact = calloc((size_t)frames, sizeof *exact), got;
+    bool ok = exact && alloc_arrays(&got, verts);
+    for (int i = 0; ok && i < frames; i++)
+        ok = alloc_arrays(&exact[i], verts);
+    CHECK(ok, "out of memory");
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    f->gpu_skin = false;
+    f->hybrid_every = 0;
+    f->method = SKIN_LBS_MATRIX;
+    f->influences = SKIN_MAX_INFLUENCES;
+    /* Exact per-frame skinning, as the game's CPU path does it (same ISA:
+     * at N = 1 the keys are these very vertices). */
+    for (int i = 0; ok && i < frames; i++) {
+        pose_t pose;
+        CHECK(bvh_frame_pose(&clip, &f->chr.skel, &map, FIRST + i, &pose) && figure_deform(f, &pose, world),
+              "deform");
+        CHECK(cpu_reference_isa(f, f->method, f->influences, SKIN_ISA_AUTO, &exact[i]), "skin_run");
+    }
+    hybrid_err e[NS];
+    for (int k = 0; ok && k < NS; k++) {
+        e[k] = run_hybrid(f, &clip, &map, FIRST, frames, ns[k], exact, &got, verts);
+        printf("hybrid N=%d (%s, %d frames at %.0f fps, shown %d frames late): position error max %.3f cm, mean "
+               "%.4f cm (worst: frame %d, vertex %zu); normal max %.2f deg; vs the current frame (lag included) max "
+               "%.3f cm\n",
+               ns[k], clip_path, e[k].frames, clip.frame_time_s > 0 ? 1.0 / (double)clip.frame_time_s : 0.0,
+               ns[k] - 1, e[k].max_cm, e[k].mean_cm, FIRST + e[k].worst_frame, e[k].worst_vertex, e[k].max_deg, e[k].max_lag_cm);
+        CHECK(e[k].frames > 0, "no frame measured at N=%d", ns[k]);
+    }
+    if (ok) {
+        CHECK(e[0].max_cm == 0.0 && e[0].max_deg == 0.0, "N=1 must be exact: %.3g cm, %.3g deg", e[0].max_cm,
+              e[0].max_deg);
+        for (int k = 1; k < NS; k++)
+            CHECK(e[k].max_cm > 0.0 && e[k].mean_cm > e[k - 1].mean_cm, "N=%d: mean %.4g cm not above N=%d's %.4g",
+                  ns[k], e[k].mean_cm, ns[k - 1], e[k - 1].mean_cm);
+        /* Walking at 60 fps, a lerp over 8 frames stays within a few cm:
+         * a broken blend (wrong key pair or t) is tens of cm off. */
+        CHECK(e[NS - 1].max_cm < 10.0, "N=8: max error %.3f cm", e[NS - 1].max_cm);
+    }
+    printf("hybrid keys written: %llu\n", (unsigned long long)gfx_character_get_stats(f->gfx)->keys_written);
+    for (int i = 0; exact && i < frames; i++)
+        free_arrays(&exact[i]);
+    free(exact);
+    free_arrays(&got);
+    bvh_free(&clip);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_skin_gpu OUT_DIR\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: test_skin_gpu OUT_DIR [CLIP.bvh]\n");
         return 2;
     }
     mkdir(argv[1], 0755);
@@ -342,8 +587,11 @@ int main(int argc, char **argv)
            fig.chr.skel.joint_count);
     if (fig.gfx && gfx_character_gpu_supported(fig.gfx)) {
         check_capture(&fig, hi - lo);
+        check_skin_once(&fig, hi - lo);
         check_screens(&fig, 0.5f * (lo + hi), argv[1]);
     }
+    if (argc == 3)
+        check_hybrid(&fig, argv[2]);
     figure_free(&fig);
     gfx_shutdown();
     SDL_GL_DeleteContext(ctx);
