@@ -1,18 +1,15 @@
 /* bench_gl: the hidden OpenGL context behind the GPU methods of
  * `strider bench` (blend shapes, skinning).
- *
- * bench_gl_open() opens a hidden SDL window with an OpenGL 4.3+ core
- * context through app/platform (the same path as the demo's --hidden mode),
- * initialises the renderer (render/gfx: GLEW, version check, limits) and
- * writes the context's GL_RENDERER and GL_VERSION into the bench_env, so
- * the header of every output names the GPU that produced the numbers.
- * Call order: bench_gl_open() only once a GPU method is selected (CPU-only
- * runs never touch GL) -> GPU work through src/render/ -> bench_gl_close().
- * On failure it prints one line, "strider bench: GPU methods need an OpenGL
- * 4.3+ core context: <why>", and returns false; the benchmark then exits 1
- * (BENCH_EXIT_RUNTIME). Under Xvfb it gets Mesa llvmpipe.
+ * bench_gl_open() opens a hidden SDL window with a GL 4.3+ core context via
+ * app/platform (the demo's --hidden path), runs gfx_init (GLEW, version
+ * check, limits) and writes GL_RENDERER / GL_VERSION into the bench_env so
+ * every output header names the GPU. On failure: one line "strider bench:
+ * GPU methods need an OpenGL 4.3+ core context: <why>", false; the caller
+ * exits 1 (CPU methods never open GL). Under Xvfb this is Mesa llvmpipe.
+ * Call order: bench_gl_open() once a GPU method is selected -> GPU work
+ * through src/render/ -> bench_gl_close().
  * Does NOT: make gl* calls itself, time anything, or show a window.
- * Memory: everything lives in the caller's bench_gl; close frees it.
+ * Memory: everything lives in the caller's bench_gl.
  */
 #ifndef STRIDER_BENCH_BENCH_GL_H
 #define STRIDER_BENCH_BENCH_GL_H

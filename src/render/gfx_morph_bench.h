@@ -1,27 +1,17 @@
-/* gfx_morph_bench: offscreen GPU blend shapes of one mesh, for the benchmark
- * (`strider bench blendshapes`) and the GL tests. Three methods, one result:
- *   GFX_MORPH_SSBO_DENSE   one pass of shaders/morph.glsl (the game's code),
- *                          dense target-major deltas + the active list;
- *   GFX_MORPH_SSBO_SPARSE  the same pass with the sparse vertex-major
- *                          (target, delta) records + a weight per target;
- *   GFX_MORPH_TF_MULTIPASS the stream-out baseline of GPU Gems 3, 3.2.3:
- *                          transform feedback adds 4 shapes per pass (deltas
- *                          as vertex attributes), ping-pong between two
- *                          buffers, then a final pass renormalises.
- * Every method streams its vertices (shaders/morph_bench.h layout: position
- * + AO, normal, tangent) into one output buffer with rasterisation
- * discarded; gfx_morph_bench_read() brings them back for checking against
- * bshape_run(). Deltas live in immutable storage; the per-frame active data
- * goes through a persistent-mapped, fenced ring of GFX_MORPH_RING slots.
- * Call order (GL 4.3+ context current, gfx_init done): create() once ->
- * per frame run() -> [clear_output() before, read() after, when checking]
- * -> destroy().
- * Timing: run() brackets the work with glFinish and a wall clock AND a
- * GL_TIME_ELAPSED query, and returns both (llvmpipe's queries are suspect:
- * callers compare them). The wall time includes the CPU-side preparation of
- * the active list and the driver's work, i.e. what a frame pays.
- * Does NOT: skin, draw anything visible, allocate in run(), or keep
- * pointers into the desc after create() (data is copied to the GPU).
+/* gfx_morph_bench: offscreen GPU blend shapes of one mesh, for `strider bench
+ * blendshapes` and the GL tests: shaders/morph.glsl (the game's code) in one
+ * SSBO pass, dense or sparse, and the stream-out baseline of GPU Gems 3 3.2.3
+ * (4 shapes per transform-feedback pass as vertex attributes, ping-pong, a
+ * final normalise pass). All stream morph vertices (shaders/morph_bench.h)
+ * into one buffer with rasterisation discarded; read() brings them back.
+ * Deltas: immutable storage; active data: a persistent-mapped fenced ring.
+ * Call order (GL 4.3+ current, gfx_init done): create() -> per frame run()
+ * [clear_output() before / read() after, when checking] -> destroy().
+ * run() returns glFinish-bracketed wall time (incl. the CPU-side active-list
+ * preparation) AND GL_TIME_ELAPSED of the same work; callers compare them
+ * (llvmpipe's query covers its rasteriser threads only, so with rasterising
+ * discarded it reads ~0 for the vertex and transform-feedback work).
+ * Does NOT: skin, draw visibly, allocate in run(), or keep desc pointers.
  */
 #ifndef STRIDER_RENDER_GFX_MORPH_BENCH_H
 #define STRIDER_RENDER_GFX_MORPH_BENCH_H
