@@ -375,6 +375,23 @@ static bool data_path(const char *given, const char *fallback, char out[PATHS_MA
     return true;
 }
 
+_Static_assert((int)CLI_HYBRID_MAX == FIGURE_HYBRID_MAX, "--hybrid's range is the figure's");
+_Static_assert((int)CLI_SKIN_POINTS == (int)SKIN_LBS_POINTS && (int)CLI_SKIN_MATRIX == (int)SKIN_LBS_MATRIX &&
+                   (int)CLI_SKIN_DQS == (int)SKIN_DQS,
+               "--skin-method values are skin_method's");
+
+/* The deformation flags of the command line onto F (game or viewer); the
+ * menu edits the same fields later. */
+static void apply_skin_options(figure_t *f, const app_options *opt)
+{
+    f->gpu_skin = opt->skin_gpu;
+    if (opt->skin_method != CLI_SKIN_METHOD_DEFAULT)
+        f->method = opt->skin_method;
+    f->skin_once = opt->skin_once;
+    f->gpu_morph = !opt->cpu_morph;
+    f->hybrid_every = opt->hybrid;
+}
+
 /* The game's files, before any window opens: the network, the character and
  * the controller over both. 0, or EXIT_RUNTIME after one logged line. */
 static int load_character(app_t *app, const app_options *opt)
@@ -386,6 +403,7 @@ static int load_character(app_t *app, const app_options *opt)
     if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path) || !figure_load(&app->fig, path))
         return EXIT_RUNTIME;
     app->fig.show = !opt->no_character;
+    apply_skin_options(&app->fig, opt);
     ctrl_desc d = {.net = &app->net, .skel = &app->fig.chr.skel, .mode = PFNN_PHASE_CUBIC, .ik_off = opt->no_ik};
     app->ctrl = ctrl_create(&d);
     if (!app->ctrl)
@@ -495,6 +513,7 @@ int app_run(const app_options *opt)
             viewer_shutdown(&app->viewer);
             return rc;
         }
+        apply_skin_options(&app->viewer.fig, opt);
         app->settings.layers &= ~(unsigned)(GFX_LAYER_WALLS | GFX_LAYER_AREAS | GFX_LAYER_MARKER |
                                              GFX_LAYER_DEBUG_LINES);
     } else if (!opt->marker) {

@@ -21,6 +21,15 @@ void cli_print_usage(FILE *out)
           "  --character FILE    .chr file to show (default assets/characters/strider.chr)\n"
           "  --no-character      draw the scene without the character (reference renders)\n"
           "\n"
+          "character deformation (game and viewer; the menu switches them live):\n"
+          "  --skin cpu|gpu      skin on the CPU (default) or in the vertex shader\n"
+          "  --skin-method M     points, matrix (default) or dqs: blend points, blend matrices, dual quaternions\n"
+          "  --skin-once         with --skin gpu: morph and skin once per frame by transform feedback;\n"
+          "                      the shadow and main passes draw that (default: each pass deforms)\n"
+          "  --cpu-morph         with --skin gpu: blend shapes on the CPU (default: in the vertex shader)\n"
+          "  --hybrid N          Cebenoyan's hybrid, CPU skinning only: the CPU skins a key every N frames\n"
+          "                      (1-8) and the vertex shader blends the last two; the figure lags N-1 frames\n"
+          "\n"
           "game:\n"
           "  --network FILE      PFNN weights driving the character (default assets/network/pfnn.bin)\n"
           "  --marker            a simple marker instead of the PFNN character (loads neither file)\n"
@@ -159,7 +168,8 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
     opt->width = 1280;
     opt->height = 720;
     opt->seed = 1;
-    bool pose_frame_given = false;
+    opt->skin_method = CLI_SKIN_METHOD_DEFAULT;
+    bool pose_frame_given = false, skin_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -231,6 +241,30 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             opt->face_closeup = true;
         } else if (strcmp(a, "--no-character") == 0) {
             opt->no_character = true;
+        } else if (strcmp(a, "--skin") == 0) {
+            NEEDS_VALUE();
+            if (strcmp(v, "cpu") != 0 && strcmp(v, "gpu") != 0)
+                return usage_error("--skin needs cpu or gpu, got '%s'", v);
+            opt->skin_gpu = strcmp(v, "gpu") == 0;
+            skin_given = true;
+        } else if (strcmp(a, "--skin-method") == 0) {
+            NEEDS_VALUE();
+            static const char *const methods[] = {"points", "matrix", "dqs"};
+            opt->skin_method = CLI_SKIN_METHOD_DEFAULT;
+            for (int m = 0; m < 3; m++)
+                if (strcmp(v, methods[m]) == 0)
+                    opt->skin_method = m;
+            if (opt->skin_method == CLI_SKIN_METHOD_DEFAULT)
+                return usage_error("--skin-method needs points, matrix or dqs, got '%s'", v);
+        } else if (strcmp(a, "--skin-once") == 0) {
+            opt->skin_once = true;
+        } else if (strcmp(a, "--cpu-morph") == 0) {
+            opt->cpu_morph = true;
+        } else if (strcmp(a, "--hybrid") == 0) {
+            NEEDS_VALUE();
+            if (!parse_long(v, 1, CLI_HYBRID_MAX, &n))
+                return usage_error("--hybrid needs a key interval from 1 to 8 frames, got '%s'", v);
+            opt->hybrid = (int)n;
         } else if (strcmp(a, "--network") == 0) {
             NEEDS_VALUE();
             opt->network = v;
@@ -296,6 +330,12 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         return usage_error("%s", "--network, --marker and --no-ik are game options (not with --view)");
     if (opt->marker && (opt->network || opt->character || opt->no_character))
         return usage_error("%s", "--marker replaces the character: no --network, --character or --no-character");
+    if ((opt->skin_once || opt->cpu_morph) && !opt->skin_gpu)
+        return usage_error("%s", "--skin-once and --cpu-morph need --skin gpu");
+    if (opt->hybrid > 0 && opt->skin_gpu)
+        return usage_error("%s", "--hybrid blends CPU-skinned keys: not with --skin gpu");
+    if (opt->marker && (skin_given || opt->skin_method != CLI_SKIN_METHOD_DEFAULT || opt->hybrid > 0))
+        return usage_error("%s", "--marker has no character to skin: no --skin, --skin-method or --hybrid");
     if ((pose_frame_given || opt->play) && !opt->pose)
         return usage_error("%s", "--pose-frame and --play need --pose FILE.bvh");
     return CLI_RUN;

@@ -21,6 +21,10 @@ typedef enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_USAGE_ERROR } cli_result;
 enum { CLI_MAX_EXPRESSIONS = 64, CLI_EXPRESSION_NAME_MAX = 32 };
 /* --clip-time / --curve-time must lie within +-this many seconds. */
 #define CLI_MAX_ANIM_TIME_S 86400.0
+/* --skin-method values (anim/skin.h's skin_method); DEFAULT keeps the figure's. */
+enum { CLI_SKIN_METHOD_DEFAULT = -1, CLI_SKIN_POINTS = 0, CLI_SKIN_MATRIX = 1, CLI_SKIN_DQS = 2 };
+/* --hybrid N: a CPU key every N frames, N from 1 to this. */
+enum { CLI_HYBRID_MAX = 8 };
 /* --expression weights must lie in this range (sliders go 0..1). */
 #define CLI_EXPRESSION_WEIGHT_MIN (-1.0f)
 #define CLI_EXPRESSION_WEIGHT_MAX 2.0f
@@ -41,6 +45,11 @@ typedef struct app_options {
     /* Game and viewer: */
     const char *character;      /* .chr path, NULL = assets/characters/strider.chr */
     bool no_character;          /* --no-character: simulate but draw the scene only (reference renders) */
+    bool skin_gpu;              /* --skin gpu: skin (and morph) in the vertex shader; --skin cpu (default) */
+    int skin_method;            /* --skin-method: CLI_SKIN_*, CLI_SKIN_METHOD_DEFAULT when not given */
+    bool skin_once;             /* --skin-once: with --skin gpu, one transform-feedback deform per frame */
+    int hybrid;                 /* --hybrid N: Cebenoyan's CPU keys every N frames, GPU lerp; 0 off */
+    bool cpu_morph;             /* --cpu-morph: with --skin gpu, blend shapes on the CPU */
     /* Game only: */
     const char *network;        /* pfnn.bin path, NULL = assets/network/pfnn.bin */
     bool marker;                /* --marker: the simple marker instead of the PFNN character */
