@@ -140,9 +140,24 @@ static void skin_controls(figure_t *f)
         if (f->gpu_skin) {
             ui_same_line();
             ui_checkbox("blend shapes too", &f->gpu_morph);
+            /* Off: the shadow and main passes each deform in their shader. */
+            ui_checkbox("skin once (transform feedback)", &f->skin_once);
         }
     } else {
         ui_text("skin on the GPU: not available (GL limits)");
+    }
+    if (!f->gpu_skin) {
+        /* Cebenoyan's hybrid: CPU keys every N frames, the GPU blends. */
+        ui_slider_int("hybrid: key every N (0 off)", &f->hybrid_every, 0, FIGURE_HYBRID_MAX);
+        if (f->hybrid_every > 0)
+            ui_text("  shows the pose %d frame(s) back, t %.2f", f->hybrid_every - 1, (double)f->hybrid_t);
+    }
+    if (f->gfx) {
+        const gfx_character_stats *st = gfx_character_get_stats(f->gfx);
+        ui_text("blend deltas %.1f MB on the GPU, %u morphing draws", (double)st->delta_bytes / (1024.0 * 1024.0),
+                st->morph_draws);
+        ui_text("skin-once passes %llu, hybrid keys %llu", (unsigned long long)st->feedback_passes,
+                (unsigned long long)st->keys_written);
     }
 }
 
