@@ -29,7 +29,9 @@
  *   original demo) before they are fed back and used for the hip; rotations
  *   are used as predicted.
  * - Root: moves by the predicted root velocity (not while standing), pushed
- *   out of walls; a move whose segment would cross a wall is refused.
+ *   out of walls; a move whose segment would cross a wall is refused. Its
+ *   height follows the terrain up at once and down at a limited rate, and
+ *   not down at all while jumping or over a gap (> 50 cm deep) jumped into.
  * - Posture: the network mostly continues the posture it is fed, so when the
  *   fed hip height is far from the training hip height of the current gait
  *   the fed previous pose is steered towards it (standing: towards the
