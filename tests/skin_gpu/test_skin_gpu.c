@@ -408,6 +408,85 @@ static void check_screens(figure_t *f, float mid_y, const char *out_dir)
     free(none);
 }
 
+/* Frame cost of each deformation path on this renderer (information only;
+ * llvmpipe is a CPU rasteriser, so "GPU" time is CPU time on other cores):
+ * CPU ms of figure_deform, wall ms of gfx_render_frame in finish-timing
+ * mode (commands + the glFinish stall) and the GPU ms it reports, medians
+ * over ROUNDS x BLOCK frames of a character-only view. Paths take turns
+ * block by block, so load changes on a shared machine hit all alike. */
+static void time_paths(figure_t *f, float mid_y)
+{
+    enum { ROUNDS = 6, BLOCK = 8, FRAMES = ROUNDS * BLOCK, PATHS = 6 };
+    static const struct {
+        const char *name;
+        bool gpu, once, gpu_morph;
+        int hybrid;
+    } paths[PATHS] = {{"CPU skinning", false, false, false, 0},
+                      {"GPU per pass", true, false, true, 0},
+                      {"GPU skin once", true, true, true, 0},
+                      {"GPU per pass, CPU morph", true, false, false, 0},
+                      {"GPU skin once, CPU morph", true, true, false, 0},
+                      {"hybrid N=4", false, false, false, 4}};
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    gfx_frame_desc fd = {.width = W, .height = H, .eye = {80, mid_y + 30, 320}, .focus = {0, mid_y, 0},
+                         .layers = GFX_LAYER_SHADOWS};
+    mat4 view, proj;
+    glm_lookat(fd.eye, fd.focus, (vec3){0, 1, 0}, view);
+    glm_perspective(glm_rad(40.0f), (float)W / H, 10.0f, 5000.0f, proj);
+    memcpy(fd.view, view, sizeof fd.view);
+    memcpy(fd.proj, proj, sizeof fd.proj);
+    static double deform[PATHS][FRAMES], wall[PATHS][FRAMES], gpu[PATHS][FRAMES];
+    double hz = (double)SDL_GetPerformanceFrequency();
+    set_shapes(f, true);
+    gfx_set_finish_timing(true);
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int p = 0; p < PATHS; p++) {
+            f->gpu_skin = paths[p].gpu;
+            f->skin_once = paths[p].once;
+            f->gpu_morph = paths[p].gpu_morph;
+            f->hybrid_every = paths[p].hybrid;
+            f->method = SKIN_LBS_MATRIX;
+            f->influences = SKIN_MAX_INFLUENCES;
+            /* Warm-up frames first: every slot in this mode. */
+            for (int i = -GFX_CHARACTER_SLOTS; i < BLOCK; i++) {
+                pose_t pose;
+                random_pose(&f->chr.skel, 0.3f, &pose);
+                uint64_t t0 = SDL_GetPerformanceCounter();
+                CHECK(figure_deform(f, &pose, world), "figure_deform");
+                uint64_t t1 = SDL_GetPerformanceCounter();
+                gfx_render_frame(&fd);
+                uint64_t t2 = SDL_GetPerformanceCounter();
+                if (i < 0)
+                    continue;
+                deform[p][r * BLOCK + i] = (double)(t1 - t0) * 1e3 / hz;
+                wall[p][r * BLOCK + i] = (double)(t2 - t1) * 1e3 / hz;
+                gpu[p][r * BLOCK + i] = gfx_last_gpu_ms();
+            }
+        }
+    }
+    for (int p = 0; p < PATHS; p++) {
+        double deform_mean = 0;
+        for (int i = 0; i < FRAMES; i++)
+            deform_mean += deform[p][i] / FRAMES;
+        double *v[3] = {deform[p], wall[p], gpu[p]};
+        for (int k = 0; k < 3; k++) /* medians */
+            for (int i = 1; i < FRAMES; i++)
+                for (int j = i; j > 0 && v[k][j - 1] > v[k][j]; j--) {
+                    double t = v[k][j];
+                    v[k][j] = v[k][j - 1];
+                    v[k][j - 1] = t;
+                }
+        printf("cost %-24s figure_deform %.3f ms CPU (mean %.3f); gfx_render_frame %.3f ms wall, %.3f ms GPU "
+               "(glFinish), min %.3f; medians of %d frames, %dx%d\n",
+               paths[p].name, deform[p][FRAMES / 2], deform_mean, wall[p][FRAMES / 2], gpu[p][FRAMES / 2], gpu[p][0],
+               FRAMES, W, H);
+    }
+    gfx_set_finish_timing(false);
+    set_shapes(f, false);
+    f->gpu_skin = f->skin_once = f->gpu_morph = false;
+    f->hybrid_every = 0;
+}
+
 /* Hybrid errors of one N over the clip. */
 typedef struct hybrid_err {
     double max_cm, mean_cm, max_lag_cm, max_deg;
@@ -589,6 +668,7 @@ int main(int argc, char **argv)
         check_capture(&fig, hi - lo);
         check_skin_once(&fig, hi - lo);
         check_screens(&fig, 0.5f * (lo + hi), argv[1]);
+        time_paths(&fig, 0.5f * (lo + hi));
     }
     if (argc == 3)
         check_hybrid(&fig, argv[2]);
