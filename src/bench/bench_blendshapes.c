@@ -39,6 +39,9 @@
 #ifndef STRIDER_DAWN_CHR
 #define STRIDER_DAWN_CHR "build/release/src/bench/dawn.chr"
 #endif
+#ifndef STRIDER_BINARY_DIR
+#define STRIDER_BINARY_DIR "build/release"
+#endif
 
 enum { METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE, METHOD_GPU_SSBO_SPARSE, METHOD_GPU_TF, METHOD_COUNT };
 static const char *const k_methods[METHOD_COUNT] = {"cpu-dense", "cpu-sparse", "gpu-ssbo-dense", "gpu-ssbo-sparse",
@@ -247,7 +250,8 @@ static bool mesh_path(const char *arg, char *out, size_t size)
         FILE *f = fopen(out, "rb");
         if (!f) {
             fprintf(stderr, "strider bench blendshapes: the Dawn-scale mesh %s is not built yet: run "
-                            "'cmake --build --preset release --target bench_dawn_mesh' once (about 100 s)\n", out);
+                            "'cmake --build %s --target bench_dawn_mesh' once (about 100 s)\n", out,
+                    STRIDER_BINARY_DIR);
             return false;
         }
         fclose(f);
