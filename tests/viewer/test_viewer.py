@@ -85,6 +85,8 @@ def case_screens(a):
         # The shipped vertex clip (head talking) at 0.5 s: jaw open; and the
         # expression curve at 1.7 s, in its hold of happy = 1.
         "talk_open": ["--face", "--clip-time", "0.5"],
+        # GPU skinning (whose blend shapes morph from their own bind pose).
+        "talk_open_gpu": ["--face", "--clip-time", "0.5", "--skin", "gpu"],
         "talk_played": ["--face", "--play-clip", "--frames", "30"],
         "talk_start": ["--face", "--clip-time", "0", "--frames", "30"],
         "curve_happy": ["--face", "--curve", "smile-surprise-blink", "--curve-time", "1.7"],
@@ -121,6 +123,8 @@ def case_screens(a):
     # and --play-clip advances it at the fixed step.
     differ(a, png["talk_open"], png["face"], 0.003, 0.3, "the talking clip opens the mouth")
     differ(a, png["talk_played"], png["talk_start"], 0.001, 0.3, "a played vertex clip moves on from 0 s")
+    differ(a, png["talk_open_gpu"], png["talk_open"], 0.0, 0.0005, "the clip looks the same when the GPU skins")
+    differ(a, png["talk_open_gpu"], png["face"], 0.003, 0.3, "the clip opens the mouth when the GPU skins")
     # The curve drives the shape weights exactly: at 1.7 s it is happy = 1.
     differ(a, png["curve_happy"], png["happy"], 0.0, 0.0005, "the curve at 1.7 s renders as --expression happy")
     differ(a, png["curve_happy"], png["face"], 0.003, 0.5, "the curve changes the face")
