@@ -82,9 +82,12 @@ def case_walk(a):
     r = report(rep)
     check(r["steps"] == 210, "3.5 s of script = 210 fixed steps (got %d)" % r["steps"])
     dist = distance(r, start)
-    # Walking 2 s (~140 cm) then running 1.5 s: running must cover well over
-    # twice the walk's ground in the same time, and stop short of the wall.
-    check(walk * 3.5 / 4.0 + 250.0 < dist < 760.0, "walked then ran %.0f cm (walking only: %.0f in 4 s)" % (dist, walk))
+    # Walking 2 s then running 1.5 s: the running part (what is left after 2 s
+    # of walking) must average over twice the walking speed (the trained run
+    # is ~3x the walk), and the whole stays short of the wall.
+    run_speed = (dist - walk * 2.0 / 4.0) / 1.5
+    check(run_speed > 2.0 * walk / 4.0 and dist < 760.0,
+          "walked then ran %.0f cm: running part %.0f cm/s vs walking %.0f" % (dist, run_speed, walk / 4.0))
     check(r["character"]["speed_cm_s"] > 2.0 * w["character"]["speed_cm_s"] and r["character"]["gait"]["run"] > 0.9,
           "running root speed %.0f cm/s vs walking %.0f" % (r["character"]["speed_cm_s"], w["character"]["speed_cm_s"]))
     check(r["character"]["nan_resets"] == 0, "no NaN resets")
@@ -195,7 +198,7 @@ def case_character(a):
         args = ["--frames", frames] if frames else ["--script", os.path.join(HERE, "scripts", "jump_in_place.script")]
         run(["--level", "flat", "--hidden", "--size", "320x180", "--report", rep] + args, a.strider)
         hips[name] = report(rep)["character"]
-    check(hips["jump"]["gait"]["jump"] > 0.5 and hips["jump"]["hip_height_cm"] > hips["stand"]["hip_height_cm"] + 20.0,
+    check(hips["jump"]["gait"]["jump"] > 0.5 and hips["jump"]["hip_height_cm"] > 1.15 * hips["stand"]["hip_height_cm"],
           "the jump button lifts the hip: %.1f cm vs %.1f standing (jump gait %.2f)" %
           (hips["jump"]["hip_height_cm"], hips["stand"]["hip_height_cm"], hips["jump"]["gait"]["jump"]))
 
