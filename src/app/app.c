@@ -187,6 +187,44 @@ static void sun_direction(const app_settings *s, float out[3])
     out[2] = cosf(az) * cosf(el);
 }
 
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of STAGE (or the whole frame: PROF_STAGE_COUNT) over the profiler's
+ * history, ms; 0 with no frames. */
+static double median_ms(const prof_t *p, int stage)
+{
+    float v[PROF_HISTORY];
+    int n = prof_history(p, stage, v);
+    if (n == 0)
+        return 0.0;
+    qsort(v, (size_t)n, sizeof v[0], compare_float);
+    return 0.5 * ((double)v[(n - 1) / 2] + (double)v[n / 2]);
+}
+
+/* The drawn figure's deformation settings as the last frame used them
+ * (after any fallback), and the profiler's medians, as report members. */
+static void write_report_figure(const app_t *app, FILE *f)
+{
+    const figure_t *fig = app->viewer_mode ? &app->viewer.fig : app->ctrl ? &app->fig : NULL;
+    if (fig && fig->gfx) {
+        fprintf(f,
+                ",\n  \"figure\": {\"gpu_skin\": %s, \"gpu_morph\": %s, \"morph_on_gpu\": %s, \"skin_once\": %s, "
+                "\"hybrid_every\": %d, \"method\": %d, \"morph_draws\": %u, \"deforms\": %llu}",
+                fig->gpu_skin ? "true" : "false", fig->gpu_morph ? "true" : "false",
+                fig->morph_on_gpu ? "true" : "false", fig->skin_once ? "true" : "false", fig->hybrid_every,
+                fig->method, gfx_character_get_stats(fig->gfx)->morph_draws, (unsigned long long)fig->deform_count);
+    }
+    fprintf(f,
+            ",\n  \"timings\": {\"frames\": %d, \"frame_ms_median\": %.3f, \"deform_ms_median\": %.3f, "
+            "\"render_ms_median\": %.3f}",
+            app->prof.filled, median_ms(&app->prof, PROF_STAGE_COUNT), median_ms(&app->prof, PROF_DEFORMATION),
+            median_ms(&app->prof, PROF_RENDER));
+}
+
 static void write_report(const app_t *app, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -225,6 +263,7 @@ static void write_report(const app_t *app, const char *path)
                 (double)st->gait[CTRL_GAIT_STAND], (double)st->gait[CTRL_GAIT_WALK], (double)st->gait[CTRL_GAIT_RUN],
                 (double)st->gait[CTRL_GAIT_CROUCH], (double)st->gait[CTRL_GAIT_JUMP]);
     }
+    write_report_figure(app, f);
     fputs("\n}\n", f);
     if (fclose(f) != 0)
         log_error("%s: write failed", path);

@@ -234,7 +234,7 @@ static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_sk
             ao = m->m_ao;
         }
         if (gpu_skin) {
-            if (bind_there && m->set.target_count == 0)
+            if (bind_there && m->set.target_count == 0 && !m->live_bind)
                 continue; /* written by an earlier GPU frame into this slot */
             /* The vertex shader skins: hand it the (morphed) bind pose. */
             memcpy(out->positions + (size_t)m->first * 3, pos, m->vertex_count * 3 * sizeof(float));
@@ -260,6 +260,28 @@ static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_sk
                          .out_tangents = out->tangents + (size_t)m->first * 4};
         ok = ok && skin_run(&sj);
         memcpy(out->ao + m->first, ao, m->vertex_count * sizeof(float));
+    }
+    return ok;
+}
+
+/* GPU blend shapes: each morphed mesh's active list into the slot, and the
+ * bind pose of every live_bind mesh (edited since create) into OUT's spans. */
+static bool gpu_morph_lists(figure_t *f, const gfx_character_stream *out)
+{
+    bool ok = true;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
+        figure_mesh *m = &f->mesh[mi];
+        if (m->live_bind) {
+            memcpy(out->positions + (size_t)m->first * 3, m->pos, m->vertex_count * 3 * sizeof(float));
+            memcpy(out->normals + (size_t)m->first * 3, m->nrm, m->vertex_count * 3 * sizeof(float));
+            memcpy(out->tangents + (size_t)m->first * 4, m->tan, m->vertex_count * 4 * sizeof(float));
+            memcpy(out->ao + m->first, m->ao, m->vertex_count * sizeof(float));
+            ok = gfx_character_use_stream_bind(f->gfx, mi);
+        }
+        if (m->set.target_count == 0)
+            continue;
+        build_active(f, m);
+        ok = ok && gfx_character_write_active(f->gfx, mi, m->active_count, m->active_target, m->active_weight);
     }
     return ok;
 }
@@ -332,14 +354,9 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
         ok = deform_hybrid(f, pose);
         f->slot_has_bind[out.slot] = false;
     } else if (f->morph_on_gpu) {
-        /* The bind pose is static on the GPU: only the active lists change. */
-        for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
-            figure_mesh *m = &f->mesh[mi];
-            if (m->set.target_count == 0)
-                continue;
-            build_active(f, m);
-            ok = gfx_character_write_active(f->gfx, mi, m->active_count, m->active_target, m->active_weight);
-        }
+        /* The bind pose is static on the GPU (live_bind meshes aside): the
+         * active lists change. */
+        ok = gpu_morph_lists(f, &out);
         f->slot_has_bind[out.slot] = false;
     } else {
         bool bind_there = f->gpu_skin && f->slot_has_bind[out.slot];

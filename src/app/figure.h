@@ -13,7 +13,9 @@
  * skins (same methods, same truncation); with gpu_morph too (the default),
  * the CPU does not morph either: it writes each morphed mesh's active list
  * and the vertex shader applies the uploaded deltas (dense or sparse as
- * `dense` says). Where the GPU cannot (limits, logged once at start), the
+ * `dense` says). A mesh marked live_bind (its bind pose edited per frame)
+ * also has that bind pose copied into the stream slot, and the shader
+ * morphs from it. Where the GPU cannot (limits, logged once at start), the
  * CPU morphs and the morphed bind pose goes into the stream. skin_once (with
  * gpu_skin): the renderer deforms once per frame by transform feedback and
  * both passes draw that. hybrid_every N > 0 (CPU skinning): Cebenoyan's
@@ -58,6 +60,10 @@ typedef struct figure_mesh {
     uint32_t *active_target;     /* active-list scratch, set.target_count entries */
     float *active_weight;
     int active_count;            /* entries used by the last deform */
+    /* The caller rewrites pos/nrm/ao between deforms (a tweened vertex
+     * clip): with GPU blend shapes the mesh's bind pose then travels in the
+     * stream slot each frame instead of the copy uploaded at create. */
+    bool live_bind;
 } figure_mesh;
 
 typedef struct figure_t {

@@ -119,22 +119,16 @@ static void free_vclip(viewer_vclip *c)
 
 /* Tween the clip into the mesh's bind pose (before blend shapes and
  * skinning), or put the bind pose back once the clip is off (or ON is
- * false). The GPU blend-shape path morphs from its own copy of the bind
- * pose, so while the clip plays the CPU morphs and uploads the morphed
- * (tweened) bind pose instead. */
+ * false). While the clip is on the mesh is live_bind: with GPU blend shapes
+ * figure_deform sends the tweened bind pose through the stream slot and the
+ * vertex shader morphs from it. */
 static bool apply_vclip(viewer_t *v, bool on)
 {
     viewer_vclip *c = &v->vclip;
     if (!c->loaded)
         return true;
     figure_mesh *m = &v->fig.mesh[c->mesh];
-    if (on && v->fig.gpu_morph) {
-        v->fig.gpu_morph = false;
-        v->clip_forced_cpu_morph = true;
-    } else if (!on && v->clip_forced_cpu_morph) {
-        v->fig.gpu_morph = true;
-        v->clip_forced_cpu_morph = false;
-    }
+    m->live_bind = on;
     if (on) {
         tween_job_t job = {.mode = (tween_mode)c->mode,
                            .timing = clip_timing(&c->clip),

@@ -132,6 +132,11 @@ struct gfx_character {
     gfx_character_morph morph_mode, slot_morph[GFX_CHARACTER_SLOTS];
     uint32_t slot_active[GFX_CHARACTER_SLOTS][CHR_MAX_MESHES]; /* active entries written */
     bool active_written[CHR_MAX_MESHES];                      /* in this update */
+    /* Meshes whose morph base is the slot's vertex arrays instead of
+     * bind_vbo (a bind pose that changes per frame): in this update, and
+     * per slot as ended. */
+    bool stream_bind[CHR_MAX_MESHES];
+    bool slot_stream_bind[GFX_CHARACTER_SLOTS][CHR_MAX_MESHES];
     uint32_t active_now[CHR_MAX_MESHES];
     float *weight_scratch;        /* max target count: weights summed per target */
     uint32_t max_targets;
@@ -912,6 +917,7 @@ bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
         return false;
     gc->writing = s;
     memset(gc->active_written, 0, sizeof gc->active_written);
+    memset(gc->stream_bind, 0, sizeof gc->stream_bind);
     uint8_t *base = gc->mapped + (size_t)s * gc->slot_bytes;
     out->vertex_count = gc->vertex_count;
     out->positions = (float *)base;
@@ -936,6 +942,7 @@ void gfx_character_end_update(gfx_character *gc)
     gc->slot_morph[gc->ready] = gc->mode == GFX_SKIN_CPU ? GFX_CHARACTER_MORPH_CPU : gc->morph_mode;
     for (uint32_t m = 0; m < gc->mesh_count; m++)
         gc->slot_active[gc->ready][m] = gc->active_written[m] ? gc->active_now[m] : 0;
+    memcpy(gc->slot_stream_bind[gc->ready], gc->stream_bind, sizeof gc->stream_bind);
     /* Skin once needs the feedback programs (built with the GPU ones). */
     gc->slot_skin_once[gc->ready] = gc->skin_once && gc->mode != GFX_SKIN_CPU && gc->skinned[gc->ready].id;
     gc->slot_skinned[gc->ready] = false;
@@ -1102,6 +1109,17 @@ bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, con
     return true;
 }
 
+bool gfx_character_use_stream_bind(gfx_character *gc, uint32_t mesh)
+{
+    if (gc->writing < 0 || mesh >= gc->mesh_count) {
+        log_error("render: %s: use_stream_bind: mesh %u outside begin_update/end_update or out of range", gc->label,
+                  mesh);
+        return false;
+    }
+    gc->stream_bind[mesh] = true;
+    return true;
+}
+
 /* Binds slot S's palette (matrices or dual quaternions) and sets P's skinning uniforms. */
 static void bind_palette(const gfx_character *gc, const program_locs *p, int s)
 {
@@ -1168,7 +1186,10 @@ static void use_program(const gfx_character *gc, const program_locs *p, int s)
 
 /* Slot S with GPU blend shapes: each mesh with an active list this frame is
  * its own morphing draw; runs of the other meshes share one skin-only draw.
- * Returns the number of morphing draws. */
+ * A mesh's base vertices come from bind_vao, or from the slot's own arrays
+ * (vao[s]) where the caller wrote a per-frame bind pose there; the shaders
+ * are the same, only the attribute source changes. Returns the number of
+ * morphing draws. */
 static uint32_t draw_meshes(const gfx_character *gc, int s, int kind, draw_how how, GLuint feedback)
 {
     gfx_character_morph layout = gc->slot_morph[s];
@@ -1176,20 +1197,27 @@ static uint32_t draw_meshes(const gfx_character *gc, int s, int kind, draw_how h
     const program_locs *skin = &gc->gpu[method][kind], *mp = &gc->morph_prog[layout][method][kind];
     size_t slot = (size_t)s * gc->slot_bytes;
     uint32_t draws = 0, run = UINT32_MAX;
-    glBindVertexArray(gc->bind_vao.id);
+    GLuint run_vao = 0;
     for (uint32_t m = 0; m <= gc->mesh_count; m++) {
-        bool morph = m < gc->mesh_count && gc->slot_active[s][m] > 0 && mp->prog.id;
-        if (!morph && m < gc->mesh_count) {
-            run = run == UINT32_MAX ? m : run;
-            continue;
-        }
-        if (run != UINT32_MAX) {
+        bool end = m == gc->mesh_count;
+        bool morph = !end && gc->slot_active[s][m] > 0 && mp->prog.id;
+        GLuint vao = !end && gc->slot_stream_bind[s][m] ? gc->vao[s].id : gc->bind_vao.id;
+        if (run != UINT32_MAX && (end || morph || vao != run_vao)) {
+            glBindVertexArray(run_vao);
             use_program(gc, skin, s);
             draw_range(gc, run, m, how, feedback);
             run = UINT32_MAX;
         }
-        if (m == gc->mesh_count)
+        if (end)
             break;
+        if (!morph) {
+            if (run == UINT32_MAX) {
+                run = m;
+                run_vao = vao;
+            }
+            continue;
+        }
+        glBindVertexArray(vao);
         use_program(gc, mp, s);
         bind_morph(gc, mp, layout, m, gc->stream.id, slot + gc->morph[m].off_active,
                    slot + gc->morph[m].off_weights);

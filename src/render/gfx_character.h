@@ -9,6 +9,8 @@
  * the vertex shader before skinning (set_morph, morph.glsl): every morphed
  * mesh's deltas go once into immutable SSBOs (both layouts) and a frame only
  * writes its active list. Meshes with no active target draw skin-only.
+ * A mesh whose bind pose changes per frame can hand it in through the slot
+ * (use_stream_bind): the morph then reads its base from the slot.
  * Call order: gfx_character_create() (after gfx_init) -> per frame
  * begin_update -> fill the stream / write_active -> end_update ->
  * gfx_render_frame() draws it (draw hook) -> gfx_character_destroy().
@@ -191,6 +193,14 @@ bool gfx_character_set_morph(gfx_character *gc, gfx_character_morph mode);
  * draws unmorphed. False (one logged line) on a bad argument. */
 bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
                                 const float *weights);
+/* Between begin_update and end_update, for a GPU morph: mesh MESH's base
+ * (bind-pose) vertices for this update are the ones the caller wrote into
+ * the slot's position/normal/tangent/AO spans (every vertex of the mesh),
+ * not the bind pose uploaded at create: a bind pose that changes per frame
+ * (a vertex-animated clip tweened on the CPU) still gets its blend shapes
+ * on the GPU, through the fenced slot (no buffer re-upload, no stall). Not
+ * called: the static bind pose. False (one logged line) on a bad argument. */
+bool gfx_character_use_stream_bind(gfx_character *gc, uint32_t mesh);
 /* Runs JOB's morph through transform feedback and reads the vertices back
  * (GPU Gems 3 section 3.4). False (one logged line) when the layout is not
  * supported, on a bad argument or a GL failure. Allocates and stalls. */

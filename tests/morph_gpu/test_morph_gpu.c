@@ -19,9 +19,16 @@
  *     for meshes with active targets.
  *  6. Made-up limits that refuse one layout at create: that layout falls
  *     back to the CPU morph (still matching), the other stays on the GPU.
+ *  7. A head whose bind pose the shipped vertex clip tweens every frame
+ *     (the viewer's --play-clip), marked live_bind: blend shapes stay on
+ *     the GPU (dense and sparse, per pass and skin once) and the capture
+ *     matches bshape_run + skin_run on the tweened head within 1e-4 of the
+ *     height. The same frames without live_bind (the GPU morphing the bind
+ *     pose uploaded at create) must NOT match.
  * usage: test_morph_gpu OUT_DIR STRIDER_CHARGEN
  */
 #include "app/figure.h"
+#include "asset/clip.h"
 #include "core/paths.h"
 #include "render/gfx.h"
 #include "shaders/shader_interface.h"
@@ -35,6 +42,9 @@
 #include <sys/stat.h>
 
 enum { W = 320, H = 320, POSES = 3 };
+/* The shipped vertex clip (the head talking), relative to the data folder. */
+#define TALK_CLIP "assets/clips/talk.vac"
+
 /* Bounds: positions relative to the character height; unit vectors and AO absolute. */
 #define POS_TOL_REL 1e-4
 #define DIR_TOL 1e-3
@@ -318,6 +328,136 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
     free_arrays(&gpu);
     free_arrays(&ref);
     free_arrays(&morphed);
+}
+
+/* Tweens CLIP (absolute KEYS) at TIME_S into mesh M's bind pose, as the viewer does. */
+static bool tween_head(const clip_t *clip, const float *keys, double time_s, figure_mesh *m)
+{
+    tween_job_t job = {.mode = TWEEN_HERMITE,
+                       .timing = clip_timing(clip),
+                       .time_s = time_s,
+                       .vertex_count = (int)clip->vertex_count,
+                       .positions = keys,
+                       .normals = clip->normal,
+                       .ao = clip->ao,
+                       .out_vertex = clip->vertex,
+                       .out_positions = m->pos,
+                       .out_normals = m->nrm,
+                       .out_ao = m->ao};
+    return tween_run(&job);
+}
+
+/* Section 7: GPU blend shapes on a head tweened every frame. */
+static void check_live_bind(figure_t *f)
+{
+    /* Its own random draws: the later sections see the sequence they were
+     * tuned with (tiny300's one-weight check is close to its bound). */
+    uint32_t rng_before = g_rng;
+    g_rng = 777u;
+    char path[512];
+    static clip_t clip;
+    memset(&clip, 0, sizeof clip);
+    if (!paths_join(TALK_CLIP, path, sizeof path) || !clip_load(&clip, path)) {
+        CHECK(false, "loading %s", TALK_CLIP);
+        g_rng = rng_before;
+        return;
+    }
+    int mesh = chr_find_mesh(&f->chr, clip.mesh);
+    CHECK(mesh >= 0 && f->mesh[mesh].vertex_count == clip.mesh_vertex_count, "%s does not fit the character", path);
+    if (mesh < 0 || f->mesh[mesh].vertex_count != clip.mesh_vertex_count) {
+        clip_free(&clip);
+        g_rng = rng_before;
+        return;
+    }
+    figure_mesh *m = &f->mesh[mesh];
+    size_t n = total_vertices(f), vc = m->vertex_count;
+    float height = figure_height(f);
+    float *keys = malloc((size_t)clip.key_count * clip.vertex_count * 3 * sizeof(float));
+    arrays rest = {0}, gpu = {0}, ref = {0}, morphed = {0};
+    ref_lists lists;
+    float *corrective_w = calloc(f->chr.corrective_count + 1, sizeof(float));
+    bool ok = keys && corrective_w && alloc_arrays(&rest, vc) && alloc_arrays(&gpu, n) && alloc_arrays(&ref, n) &&
+              alloc_arrays(&morphed, n);
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        uint32_t tc = f->mesh[mi].set.target_count + 1;
+        lists.target[mi] = calloc(tc, sizeof(uint32_t));
+        lists.weight[mi] = calloc(tc, sizeof(float));
+        ok = ok && lists.target[mi] && lists.weight[mi];
+    }
+    CHECK(ok, "out of memory");
+    if (ok) {
+        clip_keys_absolute(&clip, m->pos, keys);
+        memcpy(rest.pos, m->pos, vc * 3 * sizeof(float));
+        memcpy(rest.nrm, m->nrm, vc * 3 * sizeof(float));
+        memcpy(rest.ao, m->ao, vc * sizeof(float));
+        /* Clip times with the mouth open; each frame of a case a different
+         * one, so every slot holds its own tweened head. */
+        static const double times_s[] = {0.5, 1.3, 0.9, 1.7};
+        enum { TIMES = sizeof times_s / sizeof times_s[0] };
+        float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        errs worst = {0, 0, 0};
+        double stale_min = 1e30;
+        for (int c = 0; c < 4; c++) {
+            bool dense = c & 1, once = c >> 1;
+            pose_t pose;
+            random_pose(&f->chr.skel, 0.5f, &pose);
+            random_weights(f, 5);
+            for (int live = 1; live >= 0; live--) {
+                for (int i = 0; i < GFX_CHARACTER_SLOTS; i++) {
+                    CHECK(tween_head(&clip, keys, times_s[(c + i) % TIMES], m), "tween_run");
+                    m->live_bind = live;
+                    f->gpu_skin = true;
+                    f->gpu_morph = true;
+                    f->skin_once = once;
+                    f->dense = dense;
+                    f->method = c % 3;
+                    f->influences = SKIN_MAX_INFLUENCES;
+                    CHECK(figure_deform(f, &pose, world), "figure_deform");
+                }
+                CHECK(f->gpu_skin && f->gpu_morph && f->morph_on_gpu && f->skin_once == once,
+                      "the tweened head took the blend shapes off the GPU");
+                CHECK(m->active_count > 0, "the head has no active shapes: the GPU morph was not exercised");
+                CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
+                build_lists(f, &pose, corrective_w, &lists);
+                CHECK(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, c % 3, &ref, &morphed),
+                      "CPU reference");
+                errs e = compare(&gpu, &ref, 0, n);
+                if (live) {
+                    worst.pos = fmax(worst.pos, e.pos);
+                    worst.dir = fmax(worst.dir, e.dir);
+                    worst.ao = fmax(worst.ao, e.ao);
+                } else {
+                    stale_min = fmin(stale_min, e.pos / height);
+                }
+            }
+        }
+        printf("tweened head (%s, %u of %zu vertices move), blend shapes on the GPU: max |dpos| %.3g cm (%.3g of "
+               "height), max |ddir| %.3g, max |dao| %.3g; without live_bind: %.3g of height\n",
+               TALK_CLIP, clip.vertex_count, vc, worst.pos, worst.pos / height, worst.dir, worst.ao, stale_min);
+        CHECK(worst.pos <= POS_TOL_REL * height, "tweened head: position error %.3g cm > %.3g cm", worst.pos,
+              POS_TOL_REL * height);
+        CHECK(worst.dir <= DIR_TOL, "tweened head: direction error %.3g", worst.dir);
+        CHECK(worst.ao <= AO_TOL, "tweened head: AO error %.3g", worst.ao);
+        CHECK(stale_min > POS_TOL_REL, "the create-time bind pose matches the tweened head: the check could not fail");
+        memcpy(m->pos, rest.pos, vc * 3 * sizeof(float));
+        memcpy(m->nrm, rest.nrm, vc * 3 * sizeof(float));
+        memcpy(m->ao, rest.ao, vc * sizeof(float));
+    }
+    m->live_bind = false;
+    f->skin_once = false;
+    memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        free(lists.target[mi]);
+        free(lists.weight[mi]);
+    }
+    free(corrective_w);
+    free(keys);
+    free_arrays(&rest);
+    free_arrays(&gpu);
+    free_arrays(&ref);
+    free_arrays(&morphed);
+    clip_free(&clip);
+    g_rng = rng_before;
 }
 
 static void check_limits(const figure_t *f)
@@ -699,6 +839,7 @@ int main(int argc, char **argv)
         gfx_character_morph_supported(fig.gfx, GFX_CHARACTER_MORPH_SPARSE)) {
         static const int sizes[] = {0, 1, 5, 54};
         check_capture(&fig, "strider.chr", sizes, (int)(sizeof sizes / sizeof sizes[0]));
+        check_live_bind(&fig);
         check_bake(&fig, out_dir);
         check_screens(&fig, out_dir);
         print_cpu_cost(&fig);
