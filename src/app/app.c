@@ -621,6 +621,13 @@ int app_run(const app_options *opt)
         float origin[3] = {lvl->spawn_x, terrain_height(&lvl->terrain, lvl->spawn_x, lvl->spawn_z), lvl->spawn_z};
         if (!viewer_gpu_init(&app->viewer, origin, opt->face_closeup, &lvl->terrain))
             goto out_level;
+        /* --bake: the weights given on the command line, before the first
+         * frame; a bake that fails (one logged line naming the file) fails
+         * the run. */
+        if (opt->bake && !figure_bake_save(&app->viewer.fig, opt->bake))
+            goto out_level;
+        if (opt->bake)
+            log_info("viewer: baked the start's shape weights into %s", opt->bake);
     } else if (!load_level(app, level_index, level_name))
         goto out_input;
     else if (app->ctrl && !figure_gpu_init(&app->fig, "player"))

@@ -276,7 +276,8 @@ int viewer_load(viewer_t *v, const app_options *opt)
     if (!apply_expressions(v, opt, path))
         return EXIT_USAGE;
     snprintf(v->bake_path, sizeof v->bake_path, "%s", opt->bake ? opt->bake : VIEWER_DEFAULT_BAKE);
-    v->bake_pending = opt->bake != NULL;
+    /* --bake itself runs in app.c once the figure is on the GPU (its failure
+     * is the run's); the path stays the Bake button's. */
     int rc = load_vclip(v, opt);
     if (rc != 0)
         return rc;

@@ -10,8 +10,9 @@
            report confirms stay there), and the
            expression curve renders exactly as the weights it holds.
   errors:  missing/corrupt/truncated .chr, missing BVH, unknown expression,
-           missing/truncated clip, unknown curve, bad option values -> the
-           documented exit codes, one error line.
+           missing/truncated clip, unknown curve, bad option values, a
+           --bake that cannot write -> the documented exit codes, one
+           error line.
   docs:    (not a ctest) writes the README images into --docs DIR.
 
 usage: test_viewer.py CASE --strider BIN --imgcheck BIN --viewcheck BIN
@@ -222,6 +223,12 @@ def case_errors(a):
     run(base + ["--tween", "cubic"], expect=2, what="unknown --tween")
     run(base + ["--clip-time", "nan"], expect=2, what="--clip-time not a number")
     run([a.strider, "--play-clip", "--hidden", "--frames", "1"], expect=2, what="--play-clip without --view")
+    # A bake that cannot write its file fails the run (exit 1, one line naming it).
+    unwritable = os.path.join(a.out, "no_such_dir", "baked.chr")
+    p = run(base + ["--character", c, "--face", "--expression", "happy", "--bake", unwritable], expect=1,
+            what="--bake into a folder that does not exist")
+    error_line(p, "no_such_dir/baked.chr", "--bake into a folder that does not exist")
+    check(not os.path.exists(unwritable), "the failed bake wrote nothing")
 
 
 def case_docs(a):
