@@ -2,8 +2,10 @@
 """End-to-end runs of the strider binary: every level renders lit terrain,
 scripts steer the PFNN character deterministically (the report's "marker"
 keys are its root), the virtual gamepad drives it through SDL, the character
-crouches in the tunnel and shows up in the picture, and bad command lines or
-files fail with the documented exit codes.
+crouches in the tunnel and shows up in the picture, every deformation path
+(--skin gpu, --skin-once, --cpu-morph, --hybrid, --skin-method) walks as CPU
+skinning does and reports what it used, and bad command lines or files fail
+with the documented exit codes.
 
 usage: test_runs.py CASE --strider BIN --imgcheck BIN --viewcheck BIN --out DIR
 Runs under xvfb-run (ctest adds it)."""
@@ -216,6 +218,64 @@ def case_character(a):
               (name, p.stderr.strip()))
     run(["--marker", "--network", truncated, "--hidden", "--frames", "1"], a.strider, expect=2)
     run(["--view", "character", "--marker", "--hidden", "--frames", "1"], a.strider, expect=2)
+    case_deform_flags(a)
+
+
+# The deformation paths on the command line, and what the report says each
+# one used. The simulation never reads the deformation, so every path ends a
+# walk exactly where CPU skinning does.
+DEFORM_RUNS = [
+    ("gpu", ["--skin", "gpu"], {"gpu_skin": True, "morph_on_gpu": True, "skin_once": False}),
+    ("gpu_once", ["--skin", "gpu", "--skin-once"], {"gpu_skin": True, "morph_on_gpu": True, "skin_once": True}),
+    ("gpu_cpu_morph", ["--skin", "gpu", "--cpu-morph"], {"gpu_skin": True, "gpu_morph": False, "morph_on_gpu": False}),
+    ("hybrid4", ["--hybrid", "4"], {"gpu_skin": False, "hybrid_every": 4}),
+    ("dqs", ["--skin-method", "dqs"], {"gpu_skin": False, "method": 2}),
+]
+# A short walk: 0.75 s of fixed steps from a standstill.
+SHORT_WALK = "0.0 move 0 1 speed 0\n0.75 quit\n"
+SHORT_WALK_STEPS = 45
+
+
+def finite_numbers(value):
+    if isinstance(value, dict):
+        return all(finite_numbers(v) for v in value.values())
+    if isinstance(value, list):
+        return all(finite_numbers(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return True
+
+
+def case_deform_flags(a):
+    script = os.path.join(a.out, "short_walk.script")
+    with open(script, "w") as f:
+        f.write(SHORT_WALK)
+    start = run_spawn(a)
+    base = ["--level", "flat", "--script", script, "--hidden", "--size", "320x180"]
+    reports = {}
+    for name, flags, want in [("cpu", [], {"gpu_skin": False, "morph_on_gpu": False})] + DEFORM_RUNS:
+        rep = os.path.join(a.out, "deform_%s.json" % name)
+        if os.path.exists(rep):
+            os.remove(rep)
+        run(base + ["--report", rep] + flags, a.strider)
+        if not os.path.exists(rep):
+            check(False, "%s: no report" % name)
+            continue
+        r = report(rep)
+        reports[name] = r
+        fig, t = r.get("figure", {}), r.get("timings", {})
+        check(r["steps"] == SHORT_WALK_STEPS and finite_numbers(r), "%s: %d steps, every number finite" %
+              (name, r["steps"]))
+        moved = distance(r, start)
+        check(moved > 10.0 and r["character"]["nan_resets"] == 0, "%s: walked %.1f cm" % (name, moved))
+        got = {k: fig.get(k) for k in want}
+        check(got == want, "%s: the figure used %s (wanted %s)" % (name, got, want))
+        check(fig.get("deforms", 0) >= SHORT_WALK_STEPS and t.get("frames", 0) >= SHORT_WALK_STEPS and
+              t.get("frame_ms_median", 0) > 0 and t.get("render_ms_median", 0) > 0,
+              "%s: deformed every frame; median frame %.2f ms, deform %.3f ms, render %.2f ms" %
+              (name, t.get("frame_ms_median", -1), t.get("deform_ms_median", -1), t.get("render_ms_median", -1)))
+        if name != "cpu" and "cpu" in reports:
+            check(r["marker"] == reports["cpu"]["marker"], "%s: ends where CPU skinning does" % name)
 
 
 def case_errors(a):
@@ -232,6 +292,12 @@ def case_errors(a):
     p = run(["--help"], a.strider, expect=0)
     check("--level" in p.stdout and "exit codes" in p.stdout, "--help lists options and exit codes")
     run(["bench", "nothing"], a.strider, expect=2)
+    # Deformation flags that do not go together: exit 2, one line.
+    for flags in [["--skin-once"], ["--hybrid", "0"], ["--hybrid", "9"], ["--hybrid", "2", "--skin", "gpu"],
+                  ["--skin-method", "bogus"]]:
+        p = run(flags + ["--hidden", "--frames", "1"], a.strider, expect=2)
+        check(p.stderr.strip().count("\n") == 0 and flags[0] in p.stderr,
+              "%s: one line naming %s: %s" % (" ".join(flags), flags[0], p.stderr.strip()))
     # A driver that only offers OpenGL 3.3: one line saying what was found.
     env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="3.3")
     p = subprocess.run([a.strider, "--hidden", "--frames", "1"], capture_output=True, text=True, env=env, timeout=120)
