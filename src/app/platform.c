@@ -45,7 +45,8 @@ bool platform_init(platform_t *p, const platform_desc *desc)
     memset(p, 0, sizeof *p);
     /* Controllers are initialised here too so hot-plug events arrive. */
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_GAMECONTROLLER | SDL_INIT_EVENTS) != 0) {
-        log_error("SDL_Init(video, gamecontroller) failed: %s", SDL_GetError());
+        SDL_snprintf(p->error, sizeof p->error, "SDL_Init(video, gamecontroller) failed: %s", SDL_GetError());
+        log_error("%s", p->error);
         return false;
     }
     SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
@@ -62,7 +63,9 @@ bool platform_init(platform_t *p, const platform_desc *desc)
     p->window = SDL_CreateWindow(desc->title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, desc->width,
                                  desc->height, flags);
     if (!p->window) {
-        log_error("cannot create a %dx%d OpenGL window: %s", desc->width, desc->height, SDL_GetError());
+        SDL_snprintf(p->error, sizeof p->error, "cannot create a %dx%d OpenGL window: %s", desc->width,
+                     desc->height, SDL_GetError());
+        log_error("%s", p->error);
         SDL_Quit();
         return false;
     }
@@ -85,7 +88,9 @@ bool platform_init(platform_t *p, const platform_desc *desc)
             pin_loaded_libraries();
             SDL_GL_DeleteContext(any);
         }
-        log_error("OpenGL 4.3 core or newer required (asked for 4.5 core), found %s", found);
+        SDL_snprintf(p->error, sizeof p->error, "OpenGL 4.3 core or newer required (asked for 4.5 core), found %s",
+                     found);
+        log_error("%s", p->error);
         SDL_DestroyWindow(p->window);
         SDL_Quit();
         return false;

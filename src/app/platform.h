@@ -25,6 +25,9 @@ typedef struct platform_t {
     SDL_GLContext gl;
     int gl_major, gl_minor;
     bool vsync, fullscreen, minimized, hidden;
+    /* Why the last platform_init() failed (the logged line without its
+     * prefix), so callers that silence the log can still say it. */
+    char error[256];
 } platform_t;
 
 bool platform_init(platform_t *p, const platform_desc *desc);

@@ -2,7 +2,6 @@
 
 #include "core/log.h"
 #include "render/gfx.h"
-#include "render/gfx_probe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,28 +9,6 @@
 /* The window is never shown; its size only matters for the default
  * framebuffer, which the benchmarks do not draw into. */
 enum { BENCH_GL_WINDOW_W = 64, BENCH_GL_WINDOW_H = 64 };
-
-/* What the display offers without asking for a version, for the error
- * line: "no display", "OpenGL 3.3 (llvmpipe ...)", ... */
-static void describe_display(char *out, size_t size)
-{
-    snprintf(out, size, "no OpenGL context at all");
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        snprintf(out, size, "no video: %s", SDL_GetError());
-        return;
-    }
-    SDL_Window *w = SDL_CreateWindow("strider bench probe", 0, 0, BENCH_GL_WINDOW_W, BENCH_GL_WINDOW_H,
-                                     SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
-    SDL_GLContext ctx = w ? SDL_GL_CreateContext(w) : NULL;
-    char version[BENCH_TEXT_MAX];
-    if (ctx && SDL_GL_MakeCurrent(w, ctx) == 0 && gfx_probe_version_string(version, sizeof version))
-        snprintf(out, size, "found only OpenGL %s", version);
-    if (ctx)
-        SDL_GL_DeleteContext(ctx);
-    if (w)
-        SDL_DestroyWindow(w);
-    SDL_Quit();
-}
 
 bool bench_gl_open(bench_gl *g, bench_env *env)
 {
@@ -52,7 +29,10 @@ bool bench_gl_open(bench_gl *g, bench_env *env)
                      g->platform.gl_minor);
             platform_shutdown(&g->platform);
         } else {
-            describe_display(why, sizeof why);
+            /* platform_init() already found out what the display offers (it
+             * pins the GL driver for the leak checker before letting go of
+             * the probe context; a second probe here would not). */
+            snprintf(why, sizeof why, "%s", g->platform.error);
         }
         fprintf(stderr, "strider bench: GPU methods need an OpenGL 4.3+ core context: %s (CPU methods still work)\n",
                 why);
