@@ -212,8 +212,6 @@ static void draw_facial(app_t *app)
             vc->on = vc->on || vc->playing;
         }
         ui_combo("tween", &vc->mode, modes, TWEEN_MODE_COUNT);
-        if (v->clip_forced_cpu_morph && v->fig.gpu_skin)
-            ui_text("  (blend shapes on the CPU while the clip plays)");
         float t = (float)vc->time_s;
         if (ui_slider_float("clip time", &t, 0.0f, c->duration_s, "%.2f s")) {
             vc->time_s = t;

@@ -76,7 +76,6 @@ typedef struct viewer_t {
     int foot_joint[2];
     viewer_vclip vclip;
     viewer_curve curve;
-    bool clip_forced_cpu_morph; /* the clip turned fig.gpu_morph off (the GPU keeps its own bind pose) */
     /* Bake (figure_bake_save): the path, a request for the next frame, the last outcome */
     char bake_path[1024];
     bool bake_pending;
