@@ -63,7 +63,10 @@ void main()
     vec3 v = normalize(frame.eye.xyz - v_world);
     vec3 l = frame.sun_dir.xyz;
     float ndl = dot(n, l);
-    float ndv = max(dot(n, v), 1e-3);
+    /* Clamped above too: the dot of two normalised vectors can round to
+     * 1 + 1 ulp where the surface faces the eye, and pow() of the negative
+     * 1 - ndv below is undefined (NaN on llvmpipe: a black pixel). */
+    float ndv = clamp(dot(n, v), 1e-3, 1.0);
 
 #ifdef STRIDER_NO_SHADOWS
     float sh = 1.0;
@@ -83,7 +86,7 @@ void main()
 
     /* GGX specular with a Schlick Fresnel and a Kelemen visibility term. */
     vec3 h = normalize(l + v);
-    float ndh = max(dot(n, h), 0.0), vdh = max(dot(v, h), 0.0);
+    float ndh = clamp(dot(n, h), 0.0, 1.0), vdh = clamp(dot(v, h), 0.0, 1.0); /* pow(1 - vdh) as ndv */
     float a = rough * rough, a2 = a * a;
     float dd = ndh * ndh * (a2 - 1.0) + 1.0;
     float d = a2 / (PI * dd * dd);
