@@ -25,6 +25,9 @@
  *     matches bshape_run + skin_run on the tweened head within 1e-4 of the
  *     height. The same frames without live_bind (the GPU morphing the bind
  *     pose uploaded at create) must NOT match.
+ *  8. Each of the viewer's expressions alone at weight 1, rest pose, matrix
+ *     skinning: the captured GPU vertices are finite, with unit normals and
+ *     tangents orthogonal to them, and match the CPU path.
  * usage: test_morph_gpu OUT_DIR STRIDER_CHARGEN
  */
 #include "app/figure.h"
@@ -460,6 +463,108 @@ static void check_live_bind(figure_t *f)
     g_rng = rng_before;
 }
 
+/* Largest deviation of vertex V's frame from orthonormal: | |n| - 1 |,
+ * | |t.xyz| - 1 |, |n . t| and | |t.w| - 1 |; infinity when any value is
+ * not finite (the fragment shader's tangent frame would be NaN: black). */
+static double frame_error(const arrays *a, size_t v)
+{
+    const float *n = a->nrm + 3 * v, *t = a->tan + 4 * v, *p = a->pos + 3 * v;
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(n[k]) || !isfinite(t[k]) || !isfinite(p[k]))
+            return INFINITY;
+    if (!isfinite(t[3]) || !isfinite(a->ao[v]))
+        return INFINITY;
+    double nn = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+    double tt = sqrt((double)t[0] * t[0] + (double)t[1] * t[1] + (double)t[2] * t[2]);
+    double nt = (double)n[0] * t[0] + (double)n[1] * t[1] + (double)n[2] * t[2];
+    return fmax(fmax(fabs(nn - 1.0), fabs(tt - 1.0)), fmax(fabs(nt), fabs(fabs((double)t[3]) - 1.0)));
+}
+
+/* Section 8: the viewer's expressions one at a time (--expression NAME, rest
+ * pose, matrix skinning, the default), dense and sparse: every
+ * GPU-morphed-and-skinned vertex is finite with a unit normal and a unit
+ * tangent orthogonal to it (within DIR_TOL), and matches bshape_run +
+ * skin_run. What reaches the fragment shader is then a sane frame; the
+ * rendered result is compared CPU vs GPU pixel for pixel in tests/viewer. */
+static void check_expression_frames(figure_t *f)
+{
+    static const char *const names[] = {"happy", "sad", "angry", "surprised", "thoughtful", "disgusted"};
+    size_t n = total_vertices(f);
+    float height = figure_height(f);
+    arrays gpu, ref, morphed;
+    ref_lists lists;
+    float *corrective_w = calloc(f->chr.corrective_count + 1, sizeof(float));
+    bool ok = alloc_arrays(&gpu, n) && alloc_arrays(&ref, n) && alloc_arrays(&morphed, n) && corrective_w;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        uint32_t tc = f->mesh[mi].set.target_count + 1;
+        lists.target[mi] = calloc(tc, sizeof(uint32_t));
+        lists.weight[mi] = calloc(tc, sizeof(float));
+        ok = ok && lists.target[mi] && lists.weight[mi];
+    }
+    CHECK(ok, "out of memory");
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    pose_t pose;
+    pose_rest(&f->chr.skel, &pose);
+    int tested = 0;
+    for (size_t e = 0; ok && e < sizeof names / sizeof names[0]; e++) {
+        int s = figure_shape(f, names[e]);
+        if (s < 0)
+            continue;
+        for (int dense = 0; dense < 2; dense++) {
+            memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
+            f->shape_weight[s] = 1.0f;
+            f->gpu_skin = true;
+            f->gpu_morph = true;
+            f->dense = dense;
+            f->method = SKIN_LBS_MATRIX;
+            f->influences = SKIN_MAX_INFLUENCES;
+            CHECK(figure_deform(f, &pose, world), "figure_deform");
+            CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
+            build_lists(f, &pose, corrective_w, &lists);
+            CHECK(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
+                  "CPU reference");
+            double gpu_worst = 0, cpu_worst = 0;
+            size_t gpu_at = 0, bad = 0;
+            for (size_t v = 0; v < n; v++) {
+                double g = frame_error(&gpu, v), c = frame_error(&ref, v);
+                if (!(g <= gpu_worst)) {
+                    gpu_worst = g;
+                    gpu_at = v;
+                }
+                cpu_worst = fmax(cpu_worst, c);
+                bad += !(g <= DIR_TOL);
+            }
+            errs d = compare(&gpu, &ref, 0, n);
+            printf("expression %-10s %-6s: GPU frames off unit/orthogonal by up to %.3g (vertex %zu; %zu over %.0e), "
+                   "CPU by %.3g; GPU vs CPU max |dpos| %.3g cm, max |ddir| %.3g\n",
+                   names[e], dense ? "dense" : "sparse", gpu_worst, gpu_at, bad, DIR_TOL, cpu_worst, d.pos, d.dir);
+            if (bad)
+                printf("  vertex %zu: GPU n (%g %g %g) t (%g %g %g %g); CPU n (%g %g %g) t (%g %g %g %g)\n", gpu_at,
+                       (double)gpu.nrm[3 * gpu_at], (double)gpu.nrm[3 * gpu_at + 1], (double)gpu.nrm[3 * gpu_at + 2],
+                       (double)gpu.tan[4 * gpu_at], (double)gpu.tan[4 * gpu_at + 1], (double)gpu.tan[4 * gpu_at + 2],
+                       (double)gpu.tan[4 * gpu_at + 3], (double)ref.nrm[3 * gpu_at], (double)ref.nrm[3 * gpu_at + 1],
+                       (double)ref.nrm[3 * gpu_at + 2], (double)ref.tan[4 * gpu_at], (double)ref.tan[4 * gpu_at + 1],
+                       (double)ref.tan[4 * gpu_at + 2], (double)ref.tan[4 * gpu_at + 3]);
+            CHECK(bad == 0, "%s (%s): %zu GPU vertices with a non-finite or non-orthonormal frame (worst %.3g)",
+                  names[e], dense ? "dense" : "sparse", bad, gpu_worst);
+            CHECK(d.pos <= POS_TOL_REL * height && d.dir <= DIR_TOL,
+                  "%s (%s): GPU vs CPU |dpos| %.3g cm, |ddir| %.3g", names[e], dense ? "dense" : "sparse", d.pos,
+                  d.dir);
+            tested++;
+        }
+    }
+    CHECK(tested > 0, "the character has none of the viewer's expressions");
+    memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        free(lists.target[mi]);
+        free(lists.weight[mi]);
+    }
+    free(corrective_w);
+    free_arrays(&gpu);
+    free_arrays(&ref);
+    free_arrays(&morphed);
+}
+
 static void check_limits(const figure_t *f)
 {
     char msg[256];
@@ -840,6 +945,7 @@ int main(int argc, char **argv)
         static const int sizes[] = {0, 1, 5, 54};
         check_capture(&fig, "strider.chr", sizes, (int)(sizeof sizes / sizeof sizes[0]));
         check_live_bind(&fig);
+        check_expression_frames(&fig);
         check_bake(&fig, out_dir);
         check_screens(&fig, out_dir);
         print_cpu_cost(&fig);

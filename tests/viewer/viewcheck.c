@@ -3,6 +3,11 @@
  *       fraction of pixels that differ (any channel by more than
  *       VIEWCHECK_DIFF_THRESHOLD) between a render with the character and
  *       the same render without it; fails unless MIN <= fraction <= MAX.
+ *   viewcheck maxdiff A.png B.png MAX
+ *       fails if any pixel's channel differs by more than MAX (0..255)
+ *       between two renders that should match pixel for pixel; prints the
+ *       worst pixel (x, y from the top left). A coverage fraction hides one
+ *       wrong pixel (a NaN fragment renders black: a pinhole); this does not.
  *   viewcheck montage OUT.png COLUMNS SCALE IN.png...
  *       tiles the inputs (same size) COLUMNS per row, each downscaled by the
  *       integer SCALE (box filter), into one PNG (docs images).
@@ -21,6 +26,7 @@ enum { MONTAGE_MAX_INPUTS = 16, MONTAGE_MAX_SCALE = 8 };
 static int usage(void)
 {
     fprintf(stderr, "usage: viewcheck coverage WITH.png WITHOUT.png MIN MAX\n"
+                    "       viewcheck maxdiff A.png B.png MAX\n"
                     "       viewcheck montage OUT.png COLUMNS SCALE IN.png...\n");
     return 2;
 }
@@ -52,6 +58,45 @@ static int coverage(int argc, char **argv)
     double frac = (double)differ / (double)total, lo = atof(argv[4]), hi = atof(argv[5]);
     printf("%s vs %s: %.4f of the pixels differ (allowed %.4f..%.4f)\n", argv[2], argv[3], frac, lo, hi);
     return frac >= lo && frac <= hi ? 0 : 1;
+}
+
+static int maxdiff(int argc, char **argv)
+{
+    if (argc != 5)
+        return usage();
+    char *end;
+    long limit = strtol(argv[4], &end, 10);
+    if (*end != '\0' || limit < 0 || limit > 255)
+        return usage();
+    int w1, h1, w2, h2, n;
+    unsigned char *a = stbi_load(argv[2], &w1, &h1, &n, 3);
+    unsigned char *b = stbi_load(argv[3], &w2, &h2, &n, 3);
+    if (!a || !b || w1 != w2 || h1 != h2) {
+        fprintf(stderr, "viewcheck: cannot load %s and %s as images of one size\n", argv[2], argv[3]);
+        stbi_image_free(a);
+        stbi_image_free(b);
+        return 1;
+    }
+    long over = 0, total = (long)w1 * h1, worst_at = 0;
+    int worst = 0;
+    for (long i = 0; i < total; i++) {
+        int d = 0;
+        for (int c = 0; c < 3; c++) {
+            int dc = abs((int)a[i * 3 + c] - (int)b[i * 3 + c]);
+            d = dc > d ? dc : d;
+        }
+        over += d > limit;
+        if (d > worst) {
+            worst = d;
+            worst_at = i;
+        }
+    }
+    printf("%s vs %s: %ld pixels differ by more than %ld; worst %d at (%ld, %ld): (%d %d %d) vs (%d %d %d)\n",
+           argv[2], argv[3], over, limit, worst, worst_at % w1, worst_at / w1, a[worst_at * 3], a[worst_at * 3 + 1],
+           a[worst_at * 3 + 2], b[worst_at * 3], b[worst_at * 3 + 1], b[worst_at * 3 + 2]);
+    stbi_image_free(a);
+    stbi_image_free(b);
+    return over == 0 ? 0 : 1;
 }
 
 static int montage(int argc, char **argv)
@@ -111,6 +156,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "coverage") == 0)
         return coverage(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "maxdiff") == 0)
+        return maxdiff(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "montage") == 0)
         return montage(argc, argv);
     return usage();
