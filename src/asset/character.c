@@ -4,7 +4,6 @@
 #include "core/log.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -851,20 +850,8 @@ bool chr_save(const chr_character_t *c, const char *path)
     size_t size = 0;
     if (!chr_serialize(c, &data, &size))
         return false;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        log_error("%s: cannot open for writing", path);
-        free(data);
-        return false;
-    }
-    size_t wrote = fwrite(data, 1, size, f);
-    /* Close exactly once, whatever fwrite did; a failed close (full disk on
-     * flush) is a failed write too. */
-    int close_rc = fclose(f);
-    bool ok = wrote == size && close_rc == 0;
+    bool ok = file_write_all(path, data, size);
     free(data);
-    if (!ok)
-        log_error("%s: write failed (%zu of %zu bytes)", path, wrote, size);
     return ok;
 }
 

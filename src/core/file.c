@@ -54,6 +54,24 @@ bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *s
 
 void file_free(uint8_t *data) { free(data); }
 
+bool file_write_all(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        log_error("%s: cannot open for writing: %s", path, strerror(errno));
+        return false;
+    }
+    size_t wrote = fwrite(data, 1, size, f);
+    /* Close exactly once, whatever fwrite did; a failed close (full disk on
+     * flush) is a failed write too. */
+    int close_rc = fclose(f);
+    if (wrote != size || close_rc != 0) {
+        log_error("%s: write failed (%zu of %zu bytes)", path, wrote, size);
+        return false;
+    }
+    return true;
+}
+
 reader_t reader_make(const void *data, size_t size)
 {
     reader_t r = {.data = data, .size = size, .pos = 0, .failed = false};

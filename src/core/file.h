@@ -1,7 +1,8 @@
-/* file: whole-file reads with a size cap, and a bounds-checked byte reader
+/* file: whole-file reads with a size cap, whole-file writes, and a bounds-checked byte reader
  * for binary loaders.
  *
  * Call order: file_read_all() -> use the bytes -> file_free().
+ * file_write_all() is the other direction: one buffer out to one file.
  * A reader_t walks a byte span; every read checks the remaining length and
  * latches an error flag instead of reading past the end, so a loader can do
  * a run of reads and test reader_ok() once.
@@ -19,6 +20,11 @@
  * unreadable, or larger than max_bytes. */
 bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size);
 void file_free(uint8_t *data);
+
+/* Writes SIZE bytes to PATH, creating or truncating it. Fails with one
+ * logged line naming PATH if it cannot be opened, or if the write or the
+ * close (where a full disk shows up) fails. */
+bool file_write_all(const char *path, const void *data, size_t size);
 
 typedef struct reader_t {
     const uint8_t *data;

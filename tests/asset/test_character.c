@@ -1,7 +1,8 @@
 /* Tests for the .chr loader: a small synthetic character round-trips through
  * chr_serialize/chr_parse; truncation, a corrupt checksum, an out-of-range
  * joint index, NaN and bad shape indices each fail with the right message;
- * the committed asset (when given on the command line) loads and is sane. */
+ * chr_save writes the same bytes and reports a path it cannot write; the
+ * committed asset (when given on the command line) loads and is sane. */
 /* dup/dup2 to capture the loader's message. */
 #define _POSIX_C_SOURCE 200809L
 #include "asset/character.h"
@@ -24,25 +25,51 @@ static int g_failures;
         }                                                                                 \
     } while (0)
 
-/* Captures what the loader prints so the message can be checked. */
+/* Captures what the loader (or the writer) prints so the message can be
+ * checked: capture_begin() sends stderr to a temporary file, capture_end()
+ * restores it and leaves the text in g_err. */
 static char g_err[1024];
+static FILE *g_capture;
+static int g_saved_stderr = -1;
+
+static void capture_begin(void)
+{
+    g_err[0] = 0;
+    fflush(stderr);
+    g_capture = tmpfile();
+    if (!g_capture)
+        return;
+    g_saved_stderr = dup(fileno(stderr));
+    dup2(fileno(g_capture), fileno(stderr));
+}
+
+static void capture_end(void)
+{
+    if (!g_capture)
+        return;
+    fflush(stderr);
+    dup2(g_saved_stderr, fileno(stderr));
+    close(g_saved_stderr);
+    rewind(g_capture);
+    size_t n = fread(g_err, 1, sizeof g_err - 1, g_capture);
+    g_err[n] = 0;
+    fclose(g_capture);
+    g_capture = NULL;
+}
 
 static bool parse_capture(const uint8_t *data, size_t size, chr_character_t *c)
 {
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    if (!tmp)
-        return chr_parse(c, data, size, "test.chr");
-    int saved = dup(fileno(stderr));
-    dup2(fileno(tmp), fileno(stderr));
+    capture_begin();
     bool ok = chr_parse(c, data, size, "test.chr");
-    fflush(stderr);
-    dup2(saved, fileno(stderr));
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(g_err, 1, sizeof g_err - 1, tmp);
-    g_err[n] = 0;
-    fclose(tmp);
+    capture_end();
+    return ok;
+}
+
+static bool save_capture(const chr_character_t *c, const char *path)
+{
+    capture_begin();
+    bool ok = chr_save(c, path);
+    capture_end();
     return ok;
 }
 
@@ -295,6 +322,35 @@ static void test_committed(const char *path)
     chr_free(&c);
 }
 
+/* chr_save writes exactly chr_serialize's bytes; a folder that does not
+ * exist and a full device each fail with one line naming the path. */
+static void test_save(void)
+{
+    static chr_character_t tiny;
+    build_tiny(&tiny);
+    uint8_t *want = NULL, *got = NULL;
+    size_t want_size = 0, got_size = 0;
+    CHECK(chr_serialize(&tiny, &want, &want_size));
+    char path[256];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/test_character_%ld.chr", tmp && *tmp ? tmp : "/tmp",
+             (long)getpid());
+    CHECK(chr_save(&tiny, path));
+    CHECK(file_read_all(path, 1u << 20, &got, &got_size));
+    CHECK(want && got && got_size == want_size && memcmp(got, want, want_size) == 0);
+    file_free(got);
+    free(want);
+    remove(path);
+
+    const char *missing = "/nonexistent-strider-folder/out.chr";
+    CHECK(!save_capture(&tiny, missing));
+    CHECK(strstr(g_err, missing) && strstr(g_err, "cannot open for writing"));
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK(!save_capture(&tiny, "/dev/full"));
+        CHECK(strstr(g_err, "/dev/full: write failed"));
+    }
+}
+
 /* Writes the synthetic character, a fuzz seed (tests/asset/fuzz_seeds_chr). */
 static int write_seed(const char *path)
 {
@@ -309,6 +365,7 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--write-seed") == 0)
         return write_seed(argv[2]);
     test_round_trip_and_errors();
+    test_save();
     if (argc > 1)
         test_committed(argv[1]);
     if (g_failures) {

@@ -1,9 +1,8 @@
 #include "png16.h"
 
+#include "core/file.h"
 #include "core/log.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,18 +149,7 @@ bool png16_write(const char *path, int width, int height, const uint16_t *sample
         log_error("%s: cannot encode a %dx%d PNG", path, width, height);
         return false;
     }
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        log_error("%s: cannot create: %s", path, strerror(errno));
-        png16_free(data);
-        return false;
-    }
-    size_t put = fwrite(data, 1, size, f);
-    int close_err = fclose(f);
+    bool ok = file_write_all(path, data, size);
     png16_free(data);
-    if (put != size || close_err != 0) {
-        log_error("%s: write failed after %zu of %zu bytes", path, put, size);
-        return false;
-    }
-    return true;
+    return ok;
 }
