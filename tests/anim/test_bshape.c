@@ -3,20 +3,12 @@
  * AO is clamped, bad active lists are refused, corrective weights follow
  * the chr definition. Uses a hand-built character (no file). */
 #include "anim/bshape.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int g_failures;
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            g_failures++;                                                                          \
-        }                                                                                          \
-    } while (0)
 
 enum { VC = 517, SHAPES = 9, CORRECTIVES = 2 };
 
@@ -310,8 +302,8 @@ int main(void)
     test_layouts(&c);
     test_correctives(&c);
     free_character(&c);
-    if (g_failures) {
-        fprintf(stderr, "test_bshape: %d failures\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_bshape: %d failures\n", check_failed);
         return 1;
     }
     printf("test_bshape: ok\n");

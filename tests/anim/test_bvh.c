@@ -8,6 +8,7 @@
 #include "anim/skel.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "check.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -15,16 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int g_failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            g_failures++;                                                                          \
-        }                                                                                          \
-    } while (0)
 
 #define FIXTURE "tests/anim/fixtures/tiny.bvh"
 #define CMU_TRAIN "../shared/mocap/cmu/train"
@@ -128,7 +119,7 @@ static bool parse_capture(const char *text, size_t len, char *msg, size_t size)
     int saved = dup(2);
     FILE *tmp = tmpfile();
     if (saved < 0 || !tmp) {
-        g_failures++;
+        check_failed++;
         return true;
     }
     dup2(fileno(tmp), 2);
@@ -187,7 +178,7 @@ static void expect_error(const char *text, size_t len, const char *where, const 
     CHECK(nl && nl[1] == 0);
     if (!strstr(msg, where) || !strstr(msg, what)) {
         fprintf(stderr, "expected '%s' ... '%s', got: %s", where, what, msg);
-        g_failures++;
+        check_failed++;
     }
 }
 
@@ -196,7 +187,7 @@ static void test_errors(void)
     uint8_t *data = NULL;
     size_t size = 0;
     if (!file_read_all(FIXTURE, 1 << 16, &data, &size)) {
-        g_failures++;
+        check_failed++;
         return;
     }
     const char *base = (const char *)data;
@@ -328,7 +319,7 @@ static void test_cmu(void)
     DIR *dir = opendir(CMU_TRAIN);
     if (!dir) {
         fprintf(stderr, "test_bvh: cannot open %s (the shared mocap folder)\n", CMU_TRAIN);
-        g_failures++;
+        check_failed++;
         return;
     }
     static char *names[4096];
@@ -348,7 +339,7 @@ static void test_cmu(void)
         char path[512];
         snprintf(path, sizeof path, "%s/%s", CMU_TRAIN, names[i]);
         if (!bvh_load(&b, path)) {
-            g_failures++;
+            check_failed++;
             continue;
         }
         CHECK(b.joint_count == 21 && b.channels_per_frame == 66);
@@ -368,7 +359,7 @@ static void test_cmu(void)
             float jp[SKEL_MAX_JOINTS][3], ep[SKEL_MAX_ENDS][3];
             static double rp[BVH_MAX_JOINTS][3], rr[BVH_MAX_JOINTS][9];
             if (!posed_positions(&b, &s, f, jp, ep)) {
-                g_failures++;
+                check_failed++;
                 break;
             }
             clip_floor = fmin(clip_floor, fmin(ep[lfoot][1], ep[rfoot][1]));
@@ -409,8 +400,8 @@ int main(void)
     test_errors();
     log_set_level(LOG_QUIET);
     test_cmu();
-    if (g_failures) {
-        fprintf(stderr, "test_bvh: %d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_bvh: %d failure(s)\n", check_failed);
         return 1;
     }
     printf("test_bvh: ok\n");

@@ -5,18 +5,10 @@
 #include "anim/excurve.h"
 
 #include "core/log.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
-
-static int g_failures;
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            g_failures++;                                                                          \
-        }                                                                                          \
-    } while (0)
 
 static const excurve_key KEYS[] = {{0.5f, 0.2f}, {1.0f, 1.0f}, {2.0f, 0.0f}};
 static const excurve_track TRACK = {"smile_L", 3, KEYS};
@@ -61,8 +53,8 @@ int main(void)
     excurve_track out_track = {"x", 2, OUTSIDE};
     excurve_clip outside = {"outside", 4.0f, true, 1, &out_track};
     CHECK(!excurve_clip_check(&outside));
-    if (g_failures) {
-        fprintf(stderr, "test_excurve: %d failures\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_excurve: %d failures\n", check_failed);
         return 1;
     }
     printf("test_excurve: all passed\n");

@@ -3,22 +3,12 @@
  * rotations reproduce the solved positions. */
 #include "anim/ik.h"
 #include "anim/pose.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int passed, failed;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (c)                                                                                     \
-            passed++;                                                                              \
-        else {                                                                                     \
-            failed++;                                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-        }                                                                                          \
-    } while (0)
 
 static float dist(const float a[3], const float b[3])
 {
@@ -121,6 +111,5 @@ int main(void)
     pose_quat_rotate(q, up, r);
     CHECK(fabsf(r[1] + 1.0f) < 1e-5f && isfinite(r[0]));
 
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return check_summary();
 }

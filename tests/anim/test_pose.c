@@ -4,21 +4,12 @@
 #include "anim/pose.h"
 #include "anim/skel.h"
 #include "core/log.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-static int g_failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            g_failures++;                                                                          \
-        }                                                                                          \
-    } while (0)
 
 static uint32_t g_rng = 12345u;
 
@@ -183,8 +174,8 @@ int main(void)
     test_rest_fk();
     test_random_poses();
     test_validation();
-    if (g_failures) {
-        fprintf(stderr, "test_pose: %d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_pose: %d failure(s)\n", check_failed);
         return 1;
     }
     printf("test_pose: ok\n");

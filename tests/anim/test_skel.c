@@ -2,20 +2,11 @@
  * hierarchy and rest geometry, and malformed files fail with one error. */
 #include "anim/skel.h"
 #include "core/log.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static int g_failures;
-
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            g_failures++;                                                    \
-        }                                                                    \
-    } while (0)
 
 static void test_committed_skeleton(void)
 {
@@ -110,8 +101,8 @@ int main(void)
     log_set_level(LOG_QUIET);
     test_committed_skeleton();
     test_bad_files();
-    if (g_failures) {
-        fprintf(stderr, "test_skel: %d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_skel: %d failure(s)\n", check_failed);
         return 1;
     }
     printf("test_skel: ok\n");

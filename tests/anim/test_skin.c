@@ -12,22 +12,13 @@
 #include "anim/skel.h"
 #include "anim/skin.h"
 #include "core/log.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int g_failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            g_failures++;                                                                          \
-        }                                                                                          \
-    } while (0)
 
 /* Odd on purpose: exercises ranges that do not split evenly. */
 #define NV 5003
@@ -141,7 +132,7 @@ static void random_palette_max(float max_angle_rad)
                              .model_mat = (const float(*)[12])model,
                              .model_rot = (const float(*)[4])rot, .palette = g_pal, .dq = g_dq};
     if (!pose_model_run(&mj) || !pose_palette_run(&pj))
-        g_failures++;
+        check_failed++;
 }
 
 static void random_palette(void) { random_palette_max(1.57f); }
@@ -498,8 +489,8 @@ int main(void)
     test_dqs_single_influence();
     test_candy_wrapper();
     test_validation();
-    if (g_failures) {
-        fprintf(stderr, "test_skin: %d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_skin: %d failure(s)\n", check_failed);
         return 1;
     }
     printf("test_skin: ok\n");

@@ -7,20 +7,12 @@
 #include "anim/tween.h"
 
 #include "core/log.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int g_failures;
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            g_failures++;                                                                          \
-        }                                                                                          \
-    } while (0)
 
 enum { KEYS = 5, VC = 37 };
 #define FPS 12.0f
@@ -409,8 +401,8 @@ int main(void)
     test_tween_then_skin();
     log_set_level(LOG_QUIET);
     test_refusals();
-    if (g_failures) {
-        fprintf(stderr, "test_tween: %d failures\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_tween: %d failures\n", check_failed);
         return 1;
     }
     printf("test_tween: all passed\n");

@@ -10,6 +10,7 @@
  * Then negative controls: a corrupted vertex must show up in the measured
  * error, and bad jobs (257 joints, an index >= joint count, NaN) are refused. */
 #include "anim/vcompress.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -22,18 +23,6 @@
 #define MAX_NORMAL_DEG 0.01
 #define MAX_TANGENT_DEG 0.15
 #define HEIGHT_CM 170.0f
-
-static int g_failures;
-
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fprintf(stderr, "\n");                               \
-            g_failures++;                                        \
-        }                                                        \
-    } while (0)
 
 static uint32_t g_rng = 2463534242u;
 
@@ -107,33 +96,33 @@ int main(void)
     vcompress_pack_job_t job = {.vertex_count = NV, .positions = s.pos, .normals = s.nrm, .tangents = s.tan,
                                 .joints = s.j, .weights = s.w, .joint_count = 200, .out_vertices = s.packed,
                                 .out_params = &params};
-    CHECK(vcompress_pack(&job), "pack");
+    CHECKF(vcompress_pack(&job), "pack");
     vcompress_error_t e;
     vcompress_measure(&job, &e);
     printf("bytes per vertex %d -> %d; position %.3g cm (bound %.3g, %.3g of height %.1f cm); normal %.4f deg; "
            "tangent %.4f deg; weight %.4f; flips %d; joint mismatches %d\n",
            e.bytes_before, e.bytes_after, e.max_pos_cm, e.pos_bound_cm, e.max_pos_cm / e.height_cm, e.height_cm,
            e.max_normal_deg, e.max_tangent_deg, e.max_weight, e.handedness_flips, e.joint_mismatches);
-    CHECK(e.bytes_before == 64 && e.bytes_after == 24, "sizes %d -> %d", e.bytes_before, e.bytes_after);
-    CHECK(e.max_pos_cm <= e.pos_bound_cm, "position error %.3g > bound %.3g", e.max_pos_cm, e.pos_bound_cm);
-    CHECK(e.max_pos_cm / e.height_cm < MAX_POS_REL, "relative position error %.3g", e.max_pos_cm / e.height_cm);
-    CHECK(e.max_normal_deg < MAX_NORMAL_DEG, "normal error %.4f deg", e.max_normal_deg);
-    CHECK(e.max_tangent_deg < MAX_TANGENT_DEG, "tangent error %.4f deg", e.max_tangent_deg);
-    CHECK(e.handedness_flips == 0 && e.joint_mismatches == 0, "flips %d, joints %d", e.handedness_flips,
+    CHECKF(e.bytes_before == 64 && e.bytes_after == 24, "sizes %d -> %d", e.bytes_before, e.bytes_after);
+    CHECKF(e.max_pos_cm <= e.pos_bound_cm, "position error %.3g > bound %.3g", e.max_pos_cm, e.pos_bound_cm);
+    CHECKF(e.max_pos_cm / e.height_cm < MAX_POS_REL, "relative position error %.3g", e.max_pos_cm / e.height_cm);
+    CHECKF(e.max_normal_deg < MAX_NORMAL_DEG, "normal error %.4f deg", e.max_normal_deg);
+    CHECKF(e.max_tangent_deg < MAX_TANGENT_DEG, "tangent error %.4f deg", e.max_tangent_deg);
+    CHECKF(e.handedness_flips == 0 && e.joint_mismatches == 0, "flips %d, joints %d", e.handedness_flips,
           e.joint_mismatches);
-    CHECK(e.max_weight <= 1.0 / 255.0 + 1e-7, "weight error %.5f", e.max_weight);
+    CHECKF(e.max_weight <= 1.0 / 255.0 + 1e-7, "weight error %.5f", e.max_weight);
     int bad_sum = 0, bad_order = 0;
     for (int v = 0; v < NV; v++) {
         const uint8_t *q = s.packed[v].weights;
         bad_sum += q[0] + q[1] + q[2] + q[3] != VCOMPRESS_WEIGHT_SUM;
         bad_order += q[0] < q[1] || q[1] < q[2] || q[2] < q[3];
     }
-    CHECK(bad_sum == 0 && bad_order == 0, "%d weight sums != 255, %d out of order", bad_sum, bad_order);
+    CHECKF(bad_sum == 0 && bad_order == 0, "%d weight sums != 255, %d out of order", bad_sum, bad_order);
     /* The axes must come back exactly (the octahedron's vertices). */
     for (int v = 0; v < 6; v++) {
         float d[3];
         vcompress_oct_decode(s.packed[v].normal, d);
-        CHECK(fabsf(d[0] - s.nrm[3 * v]) + fabsf(d[1] - s.nrm[3 * v + 1]) + fabsf(d[2] - s.nrm[3 * v + 2]) < 1e-6f,
+        CHECKF(fabsf(d[0] - s.nrm[3 * v]) + fabsf(d[1] - s.nrm[3 * v + 1]) + fabsf(d[2] - s.nrm[3 * v + 2]) < 1e-6f,
               "axis %d decodes to %g %g %g", v, (double)d[0], (double)d[1], (double)d[2]);
     }
 
@@ -141,33 +130,33 @@ int main(void)
     vcompress_vertex_t keep = s.packed[100];
     s.packed[100].pos[1] ^= 0x0100;
     vcompress_measure(&job, &e);
-    CHECK(e.max_pos_cm > e.pos_bound_cm, "a flipped position bit went unnoticed");
+    CHECKF(e.max_pos_cm > e.pos_bound_cm, "a flipped position bit went unnoticed");
     s.packed[100] = keep;
     s.packed[100].normal[0] = (int16_t)(s.packed[100].normal[0] ^ 0x0400);
     vcompress_measure(&job, &e);
-    CHECK(e.max_normal_deg > MAX_NORMAL_DEG, "a flipped normal bit went unnoticed (%.4f deg)", e.max_normal_deg);
+    CHECKF(e.max_normal_deg > MAX_NORMAL_DEG, "a flipped normal bit went unnoticed (%.4f deg)", e.max_normal_deg);
     s.packed[100] = keep;
     s.packed[100].tangent ^= 1u << 31;
     vcompress_measure(&job, &e);
-    CHECK(e.handedness_flips == 1, "a flipped handedness bit went unnoticed");
+    CHECKF(e.handedness_flips == 1, "a flipped handedness bit went unnoticed");
     s.packed[100] = keep;
     s.packed[100].weights[0] = (uint8_t)(s.packed[100].weights[0] - 3);
     vcompress_measure(&job, &e);
-    CHECK(e.max_weight > 1.0 / 255.0 + 1e-7, "a changed weight went unnoticed");
+    CHECKF(e.max_weight > 1.0 / 255.0 + 1e-7, "a changed weight went unnoticed");
     s.packed[100] = keep;
 
     /* Bad jobs are refused with one logged line. */
     vcompress_pack_job_t bad = job;
     bad.joint_count = 257;
-    CHECK(!vcompress_pack(&bad), "257 joints accepted");
+    CHECKF(!vcompress_pack(&bad), "257 joints accepted");
     bad = job;
     bad.joint_count = 150; /* indices go up to 199 */
-    CHECK(!vcompress_pack(&bad), "joint index >= joint count accepted");
+    CHECKF(!vcompress_pack(&bad), "joint index >= joint count accepted");
     s.pos[5] = NAN;
-    CHECK(!vcompress_pack(&job), "a NaN position accepted");
+    CHECKF(!vcompress_pack(&job), "a NaN position accepted");
 
-    if (g_failures) {
-        fprintf(stderr, "%d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "%d failure(s)\n", check_failed);
         return 1;
     }
     printf("ok\n");

@@ -8,22 +8,13 @@
 #include "asset/character.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int g_failures;
-
-#define CHECK(cond)                                                                       \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);      \
-            g_failures++;                                                                 \
-        }                                                                                 \
-    } while (0)
 
 /* Captures what the loader (or the writer) prints so the message can be
  * checked: capture_begin() sends stderr to a temporary file, capture_end()
@@ -163,7 +154,7 @@ static void expect_fail(uint8_t *d, size_t n, const char *needle)
     CHECK(!ok);
     if (!strstr(g_err, needle) || !strstr(g_err, "test.chr")) {
         fprintf(stderr, "expected an error containing '%s', got: %s\n", needle, g_err);
-        g_failures++;
+        check_failed++;
     }
     /* Exactly one line. */
     char *nl = strchr(g_err, '\n');
@@ -287,7 +278,7 @@ static void test_committed(const char *path)
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
         if (chr_find_shape(&c, need[i]) < 0) {
             fprintf(stderr, "missing shape %s\n", need[i]);
-            g_failures++;
+            check_failed++;
         }
     }
     /* The seam: head vertices that coincide with body vertices must carry
@@ -368,8 +359,8 @@ int main(int argc, char **argv)
     test_save();
     if (argc > 1)
         test_committed(argv[1]);
-    if (g_failures) {
-        fprintf(stderr, "test_character: %d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_character: %d failure(s)\n", check_failed);
         return 1;
     }
     printf("test_character: ok\n");

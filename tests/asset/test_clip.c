@@ -15,21 +15,13 @@
 #include "core/file.h"
 #include "core/log.h"
 #include "kr.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int g_failures;
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            g_failures++;                                                                          \
-        }                                                                                          \
-    } while (0)
 
 /* Float rounding between the reducer's sums and tween_run's (cm). */
 #define ROUNDING_CM 1e-5f
@@ -264,7 +256,7 @@ static int check_files(const char *orig_path, const char *reduced_path, const ch
     CHECK(e <= bound + ROUNDING_CM);
     clip_free(&orig);
     clip_free(&reduced);
-    return g_failures ? 1 : 0;
+    return check_failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -275,8 +267,8 @@ int main(int argc, char **argv)
     log_set_level(LOG_QUIET);
     test_linear_motion();
     test_bound();
-    if (g_failures) {
-        fprintf(stderr, "test_clip: %d failures\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_clip: %d failures\n", check_failed);
         return 1;
     }
     printf("test_clip: all passed\n");

@@ -12,6 +12,7 @@
 #include "ctrl/ctrl.h"
 
 #include "core/log.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -30,18 +31,6 @@
 
 static const char *const level_names[] = {"flat", "hills", "steps", "tunnel", "gaps", "course"};
 enum { LEVEL_COUNT = (int)(sizeof level_names / sizeof level_names[0]) };
-
-static int failures;
-
-#define CHECK(cond, ...)                              \
-    do {                                              \
-        if (!(cond)) {                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);             \
-            fprintf(stderr, "\n");                    \
-            failures++;                               \
-        }                                             \
-    } while (0)
 
 /* ---- allocation counting (the test links with --wrap=malloc etc.) ------- */
 void *__real_malloc(size_t n);
@@ -88,7 +77,7 @@ static bool load_level(const char *name)
     snprintf(path, sizeof path, "assets/levels/%s.lvl", name);
     if (!level_load(&fx.level, path)) {
         fprintf(stderr, "FAIL: cannot load %s\n", path);
-        failures++;
+        check_failed++;
         return false;
     }
     fx.level_loaded = true;
@@ -260,8 +249,8 @@ static void test_determinism(int frames)
         ctrl_step(a, &rc.in, DT);
     }
     ctrl_get_stats(a, &s2);
-    CHECK(first_diff < 0, "two controllers diverged at frame %d", first_diff);
-    CHECK(memcmp(s1.root_pos, s2.root_pos, sizeof s1.root_pos) == 0 && s1.phase_rad == s2.phase_rad,
+    CHECKF(first_diff < 0, "two controllers diverged at frame %d", first_diff);
+    CHECKF(memcmp(s1.root_pos, s2.root_pos, sizeof s1.root_pos) == 0 && s1.phase_rad == s2.phase_rad,
           "a reset run differs: root %.4f %.4f vs %.4f %.4f", s1.root_pos[0], s1.root_pos[2], s2.root_pos[0],
           s2.root_pos[2]);
     printf("ctrl_test: determinism: %d frames, identical: %s; root moved to (%.1f, %.1f)\n", frames,
@@ -281,44 +270,44 @@ static void test_nan(void)
         ctrl_step(c, &in, DT);
     ctrl_stats before;
     ctrl_get_stats(c, &before);
-    CHECK(before.nan_resets == 0, "NaN resets before injection: %d", before.nan_resets);
+    CHECKF(before.nan_resets == 0, "NaN resets before injection: %d", before.nan_resets);
     /* Inject: a NaN output mean makes the de-normalised output NaN. */
     float saved = fx.net.y_mean[0];
     fx.net.y_mean[0] = NAN;
     const int bad_steps = 5;
     for (int f = 0; f < bad_steps; f++) {
         ctrl_step(c, &in, DT);
-        CHECK(pose_finite(c), "pose not finite after a NaN output (step %d)", f);
-        CHECK(bone_error(c) < BONE_TOL, "bones broken after NaN reset");
+        CHECKF(pose_finite(c), "pose not finite after a NaN output (step %d)", f);
+        CHECKF(bone_error(c) < BONE_TOL, "bones broken after NaN reset");
     }
     ctrl_stats mid;
     ctrl_get_stats(c, &mid);
-    CHECK(mid.nan_resets == bad_steps, "nan_resets %d, expected %d", mid.nan_resets, bad_steps);
+    CHECKF(mid.nan_resets == bad_steps, "nan_resets %d, expected %d", mid.nan_resets, bad_steps);
     float dx = mid.root_pos[0] - before.root_pos[0], dz = mid.root_pos[2] - before.root_pos[2];
-    CHECK(sqrtf(dx * dx + dz * dz) < 1.0f, "reset moved the root by %.2f cm", sqrtf(dx * dx + dz * dz));
+    CHECKF(sqrtf(dx * dx + dz * dz) < 1.0f, "reset moved the root by %.2f cm", sqrtf(dx * dx + dz * dz));
     /* Safe state: rest rotations (identity) below the hip, standing gait. */
     const pose_t *p = ctrl_pose(c);
     for (int b = 1; b < p->joint_count; b++)
-        CHECK(fabsf(p->rot[b][3]) > 0.99999f, "joint %d not at rest after the reset", b);
-    CHECK(mid.gait[CTRL_GAIT_STAND] == 1.0f, "gait not reset to stand");
+        CHECKF(fabsf(p->rot[b][3]) > 0.99999f, "joint %d not at rest after the reset", b);
+    CHECKF(mid.gait[CTRL_GAIT_STAND] == 1.0f, "gait not reset to stand");
     fx.net.y_mean[0] = saved;
     for (int f = 0; f < 600; f++) {
         ctrl_step(c, &in, DT);
         if (!pose_finite(c)) {
-            CHECK(false, "pose not finite %d steps after recovery", f);
+            CHECKF(false, "pose not finite %d steps after recovery", f);
             break;
         }
     }
     ctrl_stats after;
     ctrl_get_stats(c, &after);
-    CHECK(after.nan_resets == bad_steps, "NaN resets kept happening after recovery: %d", after.nan_resets);
+    CHECKF(after.nan_resets == bad_steps, "NaN resets kept happening after recovery: %d", after.nan_resets);
     /* Non-finite input values are treated as 0. */
     ctrl_input bad = {.move_x = NAN, .move_z = INFINITY, .speed = NAN, .facing_x = NAN, .facing_z = 1.0f};
     for (int f = 0; f < 60; f++)
         ctrl_step(c, &bad, DT);
-    CHECK(pose_finite(c), "non-finite input propagated");
+    CHECKF(pose_finite(c), "non-finite input propagated");
     ctrl_get_stats(c, &after);
-    CHECK(after.nan_resets == bad_steps, "non-finite input caused NaN resets");
+    CHECKF(after.nan_resets == bad_steps, "non-finite input caused NaN resets");
     printf("ctrl_test: nan: %d injected non-finite outputs -> %d resets, pose finite, root kept within 1 cm\n",
            bad_steps, mid.nan_resets);
     ctrl_destroy(c);
@@ -343,11 +332,11 @@ static void test_noalloc(int frames)
         ctrl_debug_draw(c, CTRL_DRAW_ALL, &dl);
     }
     long n = alloc_calls - before;
-    CHECK(n == 0, "%ld allocations in %d steps", n, frames);
-    CHECK(dl.count > 0 && dl.dropped == 0, "debug lines: %d vertices, %d dropped", dl.count, dl.dropped);
+    CHECKF(n == 0, "%ld allocations in %d steps", n, frames);
+    CHECKF(dl.count > 0 && dl.dropped == 0, "debug lines: %d vertices, %d dropped", dl.count, dl.dropped);
     /* The wrap must be live: creating a controller allocates. */
     ctrl_t *d = make_ctrl(PFNN_PHASE_CONSTANT);
-    CHECK(alloc_calls > before + n, "allocation counter is not wired (--wrap=malloc)");
+    CHECKF(alloc_calls > before + n, "allocation counter is not wired (--wrap=malloc)");
     ctrl_destroy(d);
     printf("ctrl_test: noalloc: %ld allocations in %d steps (with debug draw, mode switches); %d line vertices\n",
            n, frames, dl.count);
@@ -391,10 +380,10 @@ static void test_random(int frames, pfnn_mode mode)
                "NaN resets %d, wall pushes %d, blocks %d, worst bone error %.2e\n",
                level_names[li], pfnn_mode_name(mode), frames, path / 100.0, crossings, bad, s.nan_resets,
                s.wall_pushes, s.wall_blocks, worst_bone);
-        CHECK(crossings == 0, "%s: the root crossed a wall %d times", level_names[li], crossings);
-        CHECK(bad == 0 && s.nan_resets == 0, "%s: non-finite values (%d) / NaN resets (%d)", level_names[li], bad,
+        CHECKF(crossings == 0, "%s: the root crossed a wall %d times", level_names[li], crossings);
+        CHECKF(bad == 0 && s.nan_resets == 0, "%s: non-finite values (%d) / NaN resets (%d)", level_names[li], bad,
               s.nan_resets);
-        CHECK(worst_bone < BONE_TOL, "%s: bone length error %.4f", level_names[li], worst_bone);
+        CHECKF(worst_bone < BONE_TOL, "%s: bone length error %.4f", level_names[li], worst_bone);
         ctrl_destroy(c);
     }
 }
@@ -487,8 +476,8 @@ static void test_walk(void)
     printf("ctrl_test: walk: %.1f cm/s along the intent (training walk mean %.1f cm/s, manifest walk clips), "
            "lateral drift %.1f cm over 8 s, heading error %.1f deg\n",
            w.speed_cm_s, ref, w.lateral_cm, w.heading_err * 180.0f / PI_F);
-    CHECK(fabsf(w.speed_cm_s - ref) <= 0.2f * ref, "walk speed %.1f not within 20%% of %.1f", w.speed_cm_s, ref);
-    CHECK(w.lateral_cm < 0.15f * w.speed_cm_s * 8.0f, "walk drifted %.1f cm sideways", w.lateral_cm);
+    CHECKF(fabsf(w.speed_cm_s - ref) <= 0.2f * ref, "walk speed %.1f not within 20%% of %.1f", w.speed_cm_s, ref);
+    CHECKF(w.lateral_cm < 0.15f * w.speed_cm_s * 8.0f, "walk drifted %.1f cm sideways", w.lateral_cm);
     ctrl_destroy(c);
 }
 
@@ -506,7 +495,7 @@ static void test_run(void)
     ctrl_get_stats(c, &s);
     printf("ctrl_test: run: %.1f cm/s vs walk %.1f cm/s (x%.2f); run gait weight %.2f\n", r.speed_cm_s,
            w.speed_cm_s, r.speed_cm_s / w.speed_cm_s, s.gait[CTRL_GAIT_RUN]);
-    CHECK(r.speed_cm_s > 1.3f * w.speed_cm_s, "run %.1f is not clearly faster than walk %.1f", r.speed_cm_s,
+    CHECKF(r.speed_cm_s > 1.3f * w.speed_cm_s, "run %.1f is not clearly faster than walk %.1f", r.speed_cm_s,
           w.speed_cm_s);
     ctrl_destroy(c);
 }
@@ -552,8 +541,8 @@ static void test_run_transition(void)
     printf("ctrl_test: run_transition: peak %.1f cm/s (0.25 s mean, %.2f s after the switch; single step %.1f), "
            "settled %.1f cm/s (requested %.1f): peak/settled %.2f\n",
            peak, (float)peak_f / 60.0f, peak_step, settled, CTRL_RUN_SPEED_CM_S, peak / settled);
-    CHECK(peak <= 1.2f * settled, "run transition: peak %.1f cm/s is over 20%% above the settled %.1f", peak, settled);
-    CHECK(fabsf((float)settled - CTRL_RUN_SPEED_CM_S) <= 0.15f * CTRL_RUN_SPEED_CM_S,
+    CHECKF(peak <= 1.2f * settled, "run transition: peak %.1f cm/s is over 20%% above the settled %.1f", peak, settled);
+    CHECKF(fabsf((float)settled - CTRL_RUN_SPEED_CM_S) <= 0.15f * CTRL_RUN_SPEED_CM_S,
           "run transition: settled at %.1f cm/s, requested %.1f", settled, CTRL_RUN_SPEED_CM_S);
     ctrl_destroy(c);
 }
@@ -574,9 +563,9 @@ static void test_turn(void)
         printf("ctrl_test: turn %+.0f deg: facing error %.1f deg after 4 s, speed along the new direction "
                "%.1f cm/s\n",
                turns[k] * 180.0f / PI_F, w.heading_err * 180.0f / PI_F, w.speed_cm_s);
-        CHECK(w.heading_err < 20.0f * PI_F / 180.0f, "turn: facing %.1f deg off the intent",
+        CHECKF(w.heading_err < 20.0f * PI_F / 180.0f, "turn: facing %.1f deg off the intent",
               w.heading_err * 180.0f / PI_F);
-        CHECK(w.speed_cm_s > 0.5f * CTRL_WALK_SPEED_CM_S, "turn: moving %.1f cm/s along the new direction",
+        CHECKF(w.speed_cm_s > 0.5f * CTRL_WALK_SPEED_CM_S, "turn: moving %.1f cm/s along the new direction",
               w.speed_cm_s);
     }
     ctrl_destroy(c);
@@ -606,9 +595,9 @@ static void test_strafe(void)
     float dx = s.root_pos[0] - s0.root_pos[0], dz = s.root_pos[2] - s0.root_pos[2];
     printf("ctrl_test: strafe: moved %.1f cm along +X and %.1f cm along +Z in 4 s, facing within %.1f deg of +Z\n",
            dx, dz, worst_facing * 180.0f / PI_F);
-    CHECK(dx > 4.0f * 0.5f * CTRL_WALK_SPEED_CM_S, "strafe: only %.1f cm sideways in 4 s", dx);
-    CHECK(fabsf(dz) < 0.5f * dx, "strafe: drifted %.1f cm forward/back", dz);
-    CHECK(worst_facing < 25.0f * PI_F / 180.0f, "strafe: facing turned %.1f deg", worst_facing * 180.0f / PI_F);
+    CHECKF(dx > 4.0f * 0.5f * CTRL_WALK_SPEED_CM_S, "strafe: only %.1f cm sideways in 4 s", dx);
+    CHECKF(fabsf(dz) < 0.5f * dx, "strafe: drifted %.1f cm forward/back", dz);
+    CHECKF(worst_facing < 25.0f * PI_F / 180.0f, "strafe: facing turned %.1f deg", worst_facing * 180.0f / PI_F);
     ctrl_destroy(c);
 }
 
@@ -640,14 +629,14 @@ static void test_crouch(void)
         if (z > -200.0f)
             break;
     }
-    CHECK(out_n > 0 && in_n > 0, "crouch: did not reach the tunnel (samples outside %d, inside %d)", out_n, in_n);
+    CHECKF(out_n > 0 && in_n > 0, "crouch: did not reach the tunnel (samples outside %d, inside %d)", out_n, in_n);
     if (out_n > 0 && in_n > 0) {
         float ho = (float)(out_sum / out_n), hi = (float)(in_sum / in_n);
         float drop = 1.0f - hi / ho;
         printf("ctrl_test: crouch: head height %.1f cm outside, %.1f cm in the tunnel: drop %.1f%% "
                "(crouch gait %.2f)\n",
                ho, hi, 100.0f * drop, in_gait / (float)in_n);
-        CHECK(drop >= 0.25f, "crouch: head height drop %.1f%% < 25%%", 100.0f * drop);
+        CHECKF(drop >= 0.25f, "crouch: head height drop %.1f%% < 25%%", 100.0f * drop);
     }
     ctrl_destroy(c);
 }
@@ -680,13 +669,13 @@ static void test_jump(void)
         if (z > -1000.0f)
             break;
     }
-    CHECK(base_n > 0 && peak > -1e9f, "jump: did not reach the jump area");
+    CHECKF(base_n > 0 && peak > -1e9f, "jump: did not reach the jump area");
     if (base_n > 0 && peak > -1e9f) {
         float rise = peak - (float)(base_sum / base_n);
         printf("ctrl_test: jump: hip rises %.1f cm above its walking height at the first jump area "
                "(peak jump gait %.2f)\n", rise, jump_gait);
-        CHECK(jump_gait > 0.5f, "jump: jump gait only reached %.2f", jump_gait);
-        CHECK(rise > 10.0f, "jump: hip rise %.1f cm", rise);
+        CHECKF(jump_gait > 0.5f, "jump: jump gait only reached %.2f", jump_gait);
+        CHECKF(rise > 10.0f, "jump: hip rise %.1f cm", rise);
     }
     ctrl_destroy(c);
 }
@@ -760,8 +749,8 @@ static void test_skate(void)
     printf("ctrl_test: skate: heel slide per contact with IK: mean %.2f cm, p90 %.2f, max %.2f (%d contacts); "
            "without IK: mean %.2f, p90 %.2f, max %.2f (%d)\n",
            m_ik, p_ik, w_ik, n_ik, m_raw, p_raw, w_raw, n_raw);
-    CHECK(n_ik >= 8, "skate: only %d heel contacts in 11 s of walking", n_ik);
-    CHECK(w_ik < 2.0f, "skate: a heel slid %.2f cm while in contact", w_ik);
+    CHECKF(n_ik >= 8, "skate: only %d heel contacts in 11 s of walking", n_ik);
+    CHECKF(w_ik < 2.0f, "skate: a heel slid %.2f cm while in contact", w_ik);
 }
 
 /* Walk into walls at many angles: the root never crosses one. */
@@ -804,7 +793,7 @@ static void test_walls(void)
     }
     printf("ctrl_test: walls: %d steps into %d walls from both sides at 5 angles: %d crossings (%d runs had "
            "moves pushed or refused)\n", steps, fx.level.wall_count, crossings, blocked);
-    CHECK(crossings == 0, "the root crossed a wall %d times", crossings);
+    CHECKF(crossings == 0, "the root crossed a wall %d times", crossings);
     ctrl_destroy(c);
 }
 
@@ -855,7 +844,7 @@ static void test_rebuild(void)
     printf("ctrl_test: rebuild: joints from rotations + rest offsets vs predicted positions: mean %.2f cm, max "
            "%.2f cm; the predicted positions' own bone lengths are off by %.1f%% on average (rebuilt: %.2e)\n",
            mean, worst, 100.0 * len_err / nl, bone_error(c));
-    CHECK(mean < 3.0f, "rebuilt joints are %.2f cm from the predicted ones on average", mean);
+    CHECKF(mean < 3.0f, "rebuilt joints are %.2f cm from the predicted ones on average", mean);
     ctrl_destroy(c);
 }
 
@@ -896,9 +885,9 @@ static void test_ground(void)
         }
         printf("ctrl_test: ground %s: locked heel height above the terrain: mean %.1f cm, min %.1f, max %.1f, "
                "%d of %d samples above 12 cm\n", levels[li], n ? sum / n : 0.0, lo, hi, over, n);
-        CHECK(n > 100, "%s: few locked heel samples (%d)", levels[li], n);
+        CHECKF(n > 100, "%s: few locked heel samples (%d)", levels[li], n);
         float mean = n ? (float)(sum / n) : 0.0f;
-        CHECK(lo >= 2.0f && mean >= 3.0f && mean <= 8.0f && over * 20 <= n,
+        CHECKF(lo >= 2.0f && mean >= 3.0f && mean <= 8.0f && over * 20 <= n,
               "%s: locked heel %.1f..%.1f cm (mean %.1f, %d above 12 cm) above the terrain", levels[li], lo, hi, mean,
               over);
         ctrl_destroy(c);
@@ -1013,11 +1002,11 @@ static void test_stand(void)
                    "stand gait %.2f; training: hip %.1f cm, knee 31 deg\n",
                    before_names[k], ik ? "on" : "off", a.knee_deg, a.knee_net_deg, a.hip_cm, a.hip_net_cm,
                    a.stand_gait, STAND_HIP_TRAIN_CM);
-            CHECK(a.stand_gait > 0.99f, "stand after %s: stand gait %.2f", before_names[k], a.stand_gait);
-            CHECK(fabsf(a.hip_cm - STAND_HIP_TRAIN_CM) < STAND_HIP_TOL_CM,
+            CHECKF(a.stand_gait > 0.99f, "stand after %s: stand gait %.2f", before_names[k], a.stand_gait);
+            CHECKF(fabsf(a.hip_cm - STAND_HIP_TRAIN_CM) < STAND_HIP_TOL_CM,
                   "stand after %s (IK %d): hip %.1f cm, training standing hip %.1f", before_names[k], ik, a.hip_cm,
                   STAND_HIP_TRAIN_CM);
-            CHECK(a.knee_deg < STAND_KNEE_MAX_DEG, "stand after %s (IK %d): knees bent %.1f deg", before_names[k], ik,
+            CHECKF(a.knee_deg < STAND_KNEE_MAX_DEG, "stand after %s (IK %d): knees bent %.1f deg", before_names[k], ik,
                   a.knee_deg);
             worst_hip = fmaxf(worst_hip, fabsf(a.hip_cm - STAND_HIP_TRAIN_CM));
             worst_knee = fmaxf(worst_knee, a.knee_deg);
@@ -1049,8 +1038,8 @@ static void test_jump_button(void)
         jg = fmaxf(jg, s.gait[CTRL_GAIT_JUMP]);
     }
     printf("ctrl_test: jump button in place: hip rises %.1f cm (peak jump gait %.2f)\n", peak - base, jg);
-    CHECK(jg > 0.5f, "jump button: jump gait only %.2f", jg);
-    CHECK(peak - base > 10.0f, "jump button: hip rise %.1f cm", peak - base);
+    CHECKF(jg > 0.5f, "jump button: jump gait only %.2f", jg);
+    CHECKF(peak - base > 10.0f, "jump button: hip rise %.1f cm", peak - base);
     ctrl_destroy(c);
 }
 
@@ -1067,7 +1056,7 @@ static void test_modes(void)
     }
     pfnn_workspace ws;
     if (!pfnn_workspace_init(&ws, &fx.net)) {
-        CHECK(false, "workspace");
+        CHECKF(false, "workspace");
         return;
     }
     float y[PFNN_N_OUT];
@@ -1115,12 +1104,12 @@ static void test_modes(void)
      * 10 s of closed loop their root paths stay within 10% of the distance
      * walked. */
     for (int m = 0; m < PFNN_PHASE_CUBIC; m++) {
-        CHECK(open_root[m] < 0.5f, "%s: root motion differs by %.3f", pfnn_mode_name((pfnn_mode)m), open_root[m]);
-        CHECK(open_joint[m] < 3.0f, "%s: joints differ by %.2f cm", pfnn_mode_name((pfnn_mode)m), open_joint[m]);
-        CHECK(closed[m] < 0.1f * (float)path + 5.0f, "%s: root path differs by %.1f cm",
+        CHECKF(open_root[m] < 0.5f, "%s: root motion differs by %.3f", pfnn_mode_name((pfnn_mode)m), open_root[m]);
+        CHECKF(open_joint[m] < 3.0f, "%s: joints differ by %.2f cm", pfnn_mode_name((pfnn_mode)m), open_joint[m]);
+        CHECKF(closed[m] < 0.1f * (float)path + 5.0f, "%s: root path differs by %.1f cm",
               pfnn_mode_name((pfnn_mode)m), closed[m]);
     }
-    CHECK(open_root[PFNN_PHASE_CUBIC] == 0.0f && closed[PFNN_PHASE_CUBIC] == 0.0f, "cubic is not reproducible");
+    CHECKF(open_root[PFNN_PHASE_CUBIC] == 0.0f && closed[PFNN_PHASE_CUBIC] == 0.0f, "cubic is not reproducible");
 }
 
 int main(int argc, char **argv)
@@ -1199,8 +1188,8 @@ int main(int argc, char **argv)
     if (fx.level_loaded)
         level_free(&fx.level);
     pfnn_free(&fx.net);
-    if (failures) {
-        fprintf(stderr, "test_ctrl %s: %d failure(s)\n", test, failures);
+    if (check_failed) {
+        fprintf(stderr, "test_ctrl %s: %d failure(s)\n", test, check_failed);
         return 1;
     }
     printf("test_ctrl %s: ok\n", test);

@@ -17,6 +17,7 @@
 #include "bench/bench_gl.h"
 #include "core/paths.h"
 #include "render/gfx_morph_bench.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,18 +26,6 @@
 
 #define POS_TOL_REL 1e-4
 #define DIR_TOL 1e-3
-
-static int g_failures;
-
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fprintf(stderr, "\n");                               \
-            g_failures++;                                        \
-        }                                                        \
-    } while (0)
 
 static uint32_t g_rng = 777u;
 static uint32_t rnd(void)
@@ -127,7 +116,7 @@ int main(int argc, char **argv)
         if (ch->meshes[m].flags & CHR_MESH_MORPHED)
             mesh = (int)m;
     bshape_set_t set;
-    CHECK(mesh >= 0, "%s has no morphed mesh", argv[1]);
+    CHECKF(mesh >= 0, "%s has no morphed mesh", argv[1]);
     if (mesh < 0 || !bshape_set_build(&set, ch, (uint32_t)mesh, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE)) {
         chr_free(ch);
         free(ch);
@@ -136,7 +125,7 @@ int main(int argc, char **argv)
     }
     const chr_mesh_t *cm = &ch->meshes[mesh];
     uint32_t n = cm->vertex_count, shapes = set.shape_count;
-    CHECK(shapes >= 256, "the test mesh needs >= 256 shapes, has %u", shapes);
+    CHECKF(shapes >= 256, "the test mesh needs >= 256 shapes, has %u", shapes);
     arrays base, ref, ref_dense, wrong;
     bool ok = arrays_alloc(&base, n) && arrays_alloc(&ref, n) && arrays_alloc(&ref_dense, n) &&
               arrays_alloc(&wrong, n);
@@ -172,7 +161,7 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++)
-        CHECK(gfx_morph_bench_ready(&gb, (gfx_morph_method)m), "%s not ready: %s", k_names[m],
+        CHECKF(gfx_morph_bench_ready(&gb, (gfx_morph_method)m), "%s not ready: %s", k_names[m],
               gfx_morph_bench_reason(&gb, (gfx_morph_method)m));
 
     /* Active sets: first k shapes of a random permutation; the last case
@@ -199,7 +188,7 @@ int main(int argc, char **argv)
                 targets[shapes + k] = targets[(k * 7u + 3u) % shapes];
                 weights[shapes + k] = -0.3f * weights[k];
             }
-        CHECK(cpu_run(&set, BSHAPE_SPARSE, count, targets, weights, &base, &ref) &&
+        CHECKF(cpu_run(&set, BSHAPE_SPARSE, count, targets, weights, &base, &ref) &&
                   cpu_run(&set, BSHAPE_DENSE, count, targets, weights, &base, &ref_dense),
               "bshape_run failed at %d", count);
         for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
@@ -207,20 +196,20 @@ int main(int argc, char **argv)
             bool ran = gfx_morph_bench_clear_output(&gb) &&
                        gfx_morph_bench_run(&gb, (gfx_morph_method)m, count, targets, weights, &t) &&
                        gfx_morph_bench_read(&gb, gpu);
-            CHECK(ran, "%s did not run at %d entries", k_names[m], count);
+            CHECKF(ran, "%s did not run at %d entries", k_names[m], count);
             errs es = compare(gpu, n, &ref), ed = compare(gpu, n, &ref_dense);
             printf("%-13s %4d entries%s: %2d passes, vs sparse job: pos %.3g cm, dir %.3g; vs dense job: pos %.3g cm, "
                    "dir %.3g; wall %.3f ms, query %.4f ms\n",
                    k_names[m], count, dup ? " (duplicates)" : "", t.passes, es.pos, es.dir, ed.pos, ed.dir, t.wall_ms,
                    t.query_ms);
-            CHECK(es.pos <= pos_tol && es.dir <= DIR_TOL, "%s at %d entries: pos %.3g cm dir %.3g vs the sparse job",
+            CHECKF(es.pos <= pos_tol && es.dir <= DIR_TOL, "%s at %d entries: pos %.3g cm dir %.3g vs the sparse job",
                   k_names[m], count, es.pos, es.dir);
-            CHECK(ed.pos <= pos_tol && ed.dir <= DIR_TOL, "%s at %d entries: pos %.3g cm dir %.3g vs the dense job",
+            CHECKF(ed.pos <= pos_tol && ed.dir <= DIR_TOL, "%s at %d entries: pos %.3g cm dir %.3g vs the dense job",
                   k_names[m], count, ed.pos, ed.dir);
-            CHECK(t.wall_ms > 0.0, "%s: wall time %.3g ms", k_names[m], t.wall_ms);
+            CHECKF(t.wall_ms > 0.0, "%s: wall time %.3g ms", k_names[m], t.wall_ms);
             if (m == GFX_MORPH_TF_MULTIPASS) {
                 int distinct = dup ? (int)shapes : count;
-                CHECK(t.passes == (distinct + 3) / 4 + 1, "tf passes %d for %d shapes", t.passes, distinct);
+                CHECKF(t.passes == (distinct + 3) / 4 + 1, "tf passes %d for %d shapes", t.passes, distinct);
             }
         }
     }
@@ -234,23 +223,23 @@ int main(int argc, char **argv)
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
         bool ran = gfx_morph_bench_run(&gb, (gfx_morph_method)m, 5, targets, weights, NULL) &&
                    gfx_morph_bench_read(&gb, gpu);
-        CHECK(ran && compare(gpu, n, &ref).pos <= pos_tol, "%s: control run", k_names[m]);
+        CHECKF(ran && compare(gpu, n, &ref).pos <= pos_tol, "%s: control run", k_names[m]);
         weights[2] += 0.5f;
         cpu_run(&set, BSHAPE_SPARSE, 5, targets, weights, &base, &wrong);
         weights[2] -= 0.5f;
         errs e = compare(gpu, n, &wrong);
         printf("%-13s against a reference with one weight +0.5: pos %.3g cm (must exceed %.3g)\n", k_names[m], e.pos,
                pos_tol);
-        CHECK(e.pos > pos_tol, "%s: a changed weight went unnoticed (%.3g cm)", k_names[m], e.pos);
-        CHECK(gfx_morph_bench_clear_output(&gb) && gfx_morph_bench_read(&gb, gpu), "clear/read");
+        CHECKF(e.pos > pos_tol, "%s: a changed weight went unnoticed (%.3g cm)", k_names[m], e.pos);
+        CHECKF(gfx_morph_bench_clear_output(&gb) && gfx_morph_bench_read(&gb, gpu), "clear/read");
         e = compare(gpu, n, &ref);
-        CHECK(!(e.pos <= pos_tol), "%s: a cleared, unwritten output compared equal", k_names[m]);
+        CHECKF(!(e.pos <= pos_tol), "%s: a cleared, unwritten output compared equal", k_names[m]);
     }
     printf("expect one error line for an out-of-range target:\n");
     fflush(stdout);
     uint32_t bad_target = set.target_count;
     float one = 1.0f;
-    CHECK(!gfx_morph_bench_run(&gb, GFX_MORPH_SSBO_DENSE, 1, &bad_target, &one, NULL),
+    CHECKF(!gfx_morph_bench_run(&gb, GFX_MORPH_SSBO_DENSE, 1, &bad_target, &one, NULL),
           "an out-of-range target was accepted");
 
     gfx_morph_bench_destroy(&gb);
@@ -265,8 +254,8 @@ int main(int argc, char **argv)
     chr_free(ch);
     free(ch);
     bench_gl_close(&gl);
-    if (g_failures) {
-        fprintf(stderr, "%d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "%d failure(s)\n", check_failed);
         return 1;
     }
     printf("all checks passed\n");

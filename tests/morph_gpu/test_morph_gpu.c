@@ -35,6 +35,8 @@
 #include "core/paths.h"
 #include "render/gfx.h"
 #include "shaders/shader_interface.h"
+#include "check.h"
+#include "test_random.h"
 
 #include <SDL2/SDL.h>
 #include <cglm/cglm.h>
@@ -59,41 +61,10 @@ enum { W = 320, H = 320, POSES = 3 };
 #define PIXEL_TOL 24
 #define MAX_PIXEL_DIFF_FRACTION 0.002
 
-static int g_failures;
-
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fprintf(stderr, "\n");                               \
-            g_failures++;                                        \
-        }                                                        \
-    } while (0)
-
-static uint32_t g_rng = 4242u;
+static test_rng g_rng = {4242u};
 static float frand(void)
 {
-    g_rng = g_rng * 1664525u + 1013904223u;
-    return (float)(g_rng >> 8) / 16777216.0f;
-}
-
-/* Rest pose with every joint turned by up to MAX_RAD about a random axis. */
-static void random_pose(const skel_t *s, float max_rad, pose_t *out)
-{
-    pose_rest(s, out);
-    for (int j = 0; j < out->joint_count; j++) {
-        float a[3] = {frand() - 0.5f, frand() - 0.5f, frand() - 0.5f};
-        float len = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-        if (len < 1e-3f)
-            continue;
-        for (int k = 0; k < 3; k++)
-            a[k] /= len;
-        float q[4], r[4];
-        pose_quat_axis_angle(a, (frand() * 2.0f - 1.0f) * max_rad, q);
-        pose_quat_mul(out->rot[j], q, r);
-        memcpy(out->rot[j], r, sizeof r);
-    }
+    return test_rand01(&g_rng);
 }
 
 /* N distinct random shapes of F get weights in [-0.3, 1.2); the rest 0. */
@@ -267,7 +238,7 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
         lists.weight[mi] = calloc(tc, sizeof(float));
         ok = ok && lists.target[mi] && lists.weight[mi];
     }
-    CHECK(ok, "out of memory");
+    CHECKF(ok, "out of memory");
     if (!ok)
         return;
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -278,7 +249,7 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
             int active_max = 0;
             for (int p = 0; p < POSES; p++) {
                 pose_t pose;
-                random_pose(&f->chr.skel, 0.8f, &pose);
+                test_random_pose(&g_rng, &f->chr.skel, 0.8f, &pose);
                 random_weights(f, sizes[si]);
                 int method = (p + si) % 3;
                 f->gpu_skin = true;
@@ -286,15 +257,15 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
                 f->dense = dense;
                 f->method = method;
                 f->influences = SKIN_MAX_INFLUENCES;
-                CHECK(figure_deform(f, &pose, world), "figure_deform");
-                CHECK(f->gpu_skin && f->morph_on_gpu, "%s: the GPU morph was refused", name);
-                CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
+                CHECKF(figure_deform(f, &pose, world), "figure_deform");
+                CHECKF(f->gpu_skin && f->morph_on_gpu, "%s: the GPU morph was refused", name);
+                CHECKF(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
                 build_lists(f, &pose, corrective_w, &lists);
-                CHECK(f->active_shapes == (sizes[si] < (int)f->chr.shape_count ? sizes[si] : (int)f->chr.shape_count),
+                CHECKF(f->active_shapes == (sizes[si] < (int)f->chr.shape_count ? sizes[si] : (int)f->chr.shape_count),
                       "%d active shapes, wanted %d", f->active_shapes, sizes[si]);
                 active_max = f->active_shapes > active_max ? f->active_shapes : active_max;
                 bshape_layout layout = dense ? BSHAPE_DENSE : BSHAPE_SPARSE;
-                CHECK(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
+                CHECKF(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
                 errs e = compare(&gpu, &ref, 0, n);
                 worst.pos = fmax(worst.pos, e.pos);
                 worst.dir = fmax(worst.dir, e.dir);
@@ -305,7 +276,7 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
                         continue;
                     int pick = (int)(frand() * (float)lists.count[mi]) % lists.count[mi];
                     lists.weight[mi][pick] += PERTURB;
-                    CHECK(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
+                    CHECKF(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
                     errs o = compare(&gpu, &ref, 0, n);
                     perturbed_min = fmin(perturbed_min, o.pos / height);
                     break;
@@ -314,15 +285,15 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
             printf("%s %-6s %3d active shapes (+correctives): max |dpos| %.3g cm (%.3g of height), "
                    "max |ddir| %.3g, max |dao| %.3g\n",
                    name, dense ? "dense" : "sparse", active_max, worst.pos, worst.pos / height, worst.dir, worst.ao);
-            CHECK(worst.pos <= POS_TOL_REL * height, "%s %d shapes: position error %.3g cm > %.3g cm",
+            CHECKF(worst.pos <= POS_TOL_REL * height, "%s %d shapes: position error %.3g cm > %.3g cm",
                   dense ? "dense" : "sparse", sizes[si], worst.pos, POS_TOL_REL * height);
-            CHECK(worst.dir <= DIR_TOL, "direction error %.3g", worst.dir);
-            CHECK(worst.ao <= AO_TOL, "AO error %.3g", worst.ao);
+            CHECKF(worst.dir <= DIR_TOL, "direction error %.3g", worst.dir);
+            CHECKF(worst.ao <= AO_TOL, "AO error %.3g", worst.ao);
         }
     }
     printf("%s: smallest error against a reference with one weight +%.1f: %.3g of height\n", name, (double)PERTURB,
            perturbed_min);
-    CHECK(perturbed_min > POS_TOL_REL, "a changed weight still matches: the check could not fail");
+    CHECKF(perturbed_min > POS_TOL_REL, "a changed weight still matches: the check could not fail");
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
         free(lists.target[mi]);
         free(lists.weight[mi]);
@@ -355,18 +326,18 @@ static void check_live_bind(figure_t *f)
 {
     /* Its own random draws: the later sections see the sequence they were
      * tuned with (tiny300's one-weight check is close to its bound). */
-    uint32_t rng_before = g_rng;
-    g_rng = 777u;
+    test_rng rng_before = g_rng;
+    g_rng = (test_rng){777u};
     char path[512];
     static clip_t clip;
     memset(&clip, 0, sizeof clip);
     if (!paths_join(TALK_CLIP, path, sizeof path) || !clip_load(&clip, path)) {
-        CHECK(false, "loading %s", TALK_CLIP);
+        CHECKF(false, "loading %s", TALK_CLIP);
         g_rng = rng_before;
         return;
     }
     int mesh = chr_find_mesh(&f->chr, clip.mesh);
-    CHECK(mesh >= 0 && f->mesh[mesh].vertex_count == clip.mesh_vertex_count, "%s does not fit the character", path);
+    CHECKF(mesh >= 0 && f->mesh[mesh].vertex_count == clip.mesh_vertex_count, "%s does not fit the character", path);
     if (mesh < 0 || f->mesh[mesh].vertex_count != clip.mesh_vertex_count) {
         clip_free(&clip);
         g_rng = rng_before;
@@ -387,7 +358,7 @@ static void check_live_bind(figure_t *f)
         lists.weight[mi] = calloc(tc, sizeof(float));
         ok = ok && lists.target[mi] && lists.weight[mi];
     }
-    CHECK(ok, "out of memory");
+    CHECKF(ok, "out of memory");
     if (ok) {
         clip_keys_absolute(&clip, m->pos, keys);
         memcpy(rest.pos, m->pos, vc * 3 * sizeof(float));
@@ -403,11 +374,11 @@ static void check_live_bind(figure_t *f)
         for (int c = 0; c < 4; c++) {
             bool dense = c & 1, once = c >> 1;
             pose_t pose;
-            random_pose(&f->chr.skel, 0.5f, &pose);
+            test_random_pose(&g_rng, &f->chr.skel, 0.5f, &pose);
             random_weights(f, 5);
             for (int live = 1; live >= 0; live--) {
                 for (int i = 0; i < GFX_CHARACTER_SLOTS; i++) {
-                    CHECK(tween_head(&clip, keys, times_s[(c + i) % TIMES], m), "tween_run");
+                    CHECKF(tween_head(&clip, keys, times_s[(c + i) % TIMES], m), "tween_run");
                     m->live_bind = live;
                     f->gpu_skin = true;
                     f->gpu_morph = true;
@@ -415,14 +386,14 @@ static void check_live_bind(figure_t *f)
                     f->dense = dense;
                     f->method = c % 3;
                     f->influences = SKIN_MAX_INFLUENCES;
-                    CHECK(figure_deform(f, &pose, world), "figure_deform");
+                    CHECKF(figure_deform(f, &pose, world), "figure_deform");
                 }
-                CHECK(f->gpu_skin && f->gpu_morph && f->morph_on_gpu && f->skin_once == once,
+                CHECKF(f->gpu_skin && f->gpu_morph && f->morph_on_gpu && f->skin_once == once,
                       "the tweened head took the blend shapes off the GPU");
-                CHECK(m->active_count > 0, "the head has no active shapes: the GPU morph was not exercised");
-                CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
+                CHECKF(m->active_count > 0, "the head has no active shapes: the GPU morph was not exercised");
+                CHECKF(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
                 build_lists(f, &pose, corrective_w, &lists);
-                CHECK(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, c % 3, &ref, &morphed),
+                CHECKF(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, c % 3, &ref, &morphed),
                       "CPU reference");
                 errs e = compare(&gpu, &ref, 0, n);
                 if (live) {
@@ -437,11 +408,11 @@ static void check_live_bind(figure_t *f)
         printf("tweened head (%s, %u of %zu vertices move), blend shapes on the GPU: max |dpos| %.3g cm (%.3g of "
                "height), max |ddir| %.3g, max |dao| %.3g; without live_bind: %.3g of height\n",
                TALK_CLIP, clip.vertex_count, vc, worst.pos, worst.pos / height, worst.dir, worst.ao, stale_min);
-        CHECK(worst.pos <= POS_TOL_REL * height, "tweened head: position error %.3g cm > %.3g cm", worst.pos,
+        CHECKF(worst.pos <= POS_TOL_REL * height, "tweened head: position error %.3g cm > %.3g cm", worst.pos,
               POS_TOL_REL * height);
-        CHECK(worst.dir <= DIR_TOL, "tweened head: direction error %.3g", worst.dir);
-        CHECK(worst.ao <= AO_TOL, "tweened head: AO error %.3g", worst.ao);
-        CHECK(stale_min > POS_TOL_REL, "the create-time bind pose matches the tweened head: the check could not fail");
+        CHECKF(worst.dir <= DIR_TOL, "tweened head: direction error %.3g", worst.dir);
+        CHECKF(worst.ao <= AO_TOL, "tweened head: AO error %.3g", worst.ao);
+        CHECKF(stale_min > POS_TOL_REL, "the create-time bind pose matches the tweened head: the check could not fail");
         memcpy(m->pos, rest.pos, vc * 3 * sizeof(float));
         memcpy(m->nrm, rest.nrm, vc * 3 * sizeof(float));
         memcpy(m->ao, rest.ao, vc * sizeof(float));
@@ -501,7 +472,7 @@ static void check_expression_frames(figure_t *f)
         lists.weight[mi] = calloc(tc, sizeof(float));
         ok = ok && lists.target[mi] && lists.weight[mi];
     }
-    CHECK(ok, "out of memory");
+    CHECKF(ok, "out of memory");
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     pose_t pose;
     pose_rest(&f->chr.skel, &pose);
@@ -518,10 +489,10 @@ static void check_expression_frames(figure_t *f)
             f->dense = dense;
             f->method = SKIN_LBS_MATRIX;
             f->influences = SKIN_MAX_INFLUENCES;
-            CHECK(figure_deform(f, &pose, world), "figure_deform");
-            CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
+            CHECKF(figure_deform(f, &pose, world), "figure_deform");
+            CHECKF(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
             build_lists(f, &pose, corrective_w, &lists);
-            CHECK(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
+            CHECKF(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
                   "CPU reference");
             double gpu_worst = 0, cpu_worst = 0;
             size_t gpu_at = 0, bad = 0;
@@ -545,15 +516,15 @@ static void check_expression_frames(figure_t *f)
                        (double)gpu.tan[4 * gpu_at + 3], (double)ref.nrm[3 * gpu_at], (double)ref.nrm[3 * gpu_at + 1],
                        (double)ref.nrm[3 * gpu_at + 2], (double)ref.tan[4 * gpu_at], (double)ref.tan[4 * gpu_at + 1],
                        (double)ref.tan[4 * gpu_at + 2], (double)ref.tan[4 * gpu_at + 3]);
-            CHECK(bad == 0, "%s (%s): %zu GPU vertices with a non-finite or non-orthonormal frame (worst %.3g)",
+            CHECKF(bad == 0, "%s (%s): %zu GPU vertices with a non-finite or non-orthonormal frame (worst %.3g)",
                   names[e], dense ? "dense" : "sparse", bad, gpu_worst);
-            CHECK(d.pos <= POS_TOL_REL * height && d.dir <= DIR_TOL,
+            CHECKF(d.pos <= POS_TOL_REL * height && d.dir <= DIR_TOL,
                   "%s (%s): GPU vs CPU |dpos| %.3g cm, |ddir| %.3g", names[e], dense ? "dense" : "sparse", d.pos,
                   d.dir);
             tested++;
         }
     }
-    CHECK(tested > 0, "the character has none of the viewer's expressions");
+    CHECKF(tested > 0, "the character has none of the viewer's expressions");
     memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
         free(lists.target[mi]);
@@ -577,21 +548,21 @@ static void check_limits(const figure_t *f)
     printf("limits: GL_MAX_SHADER_STORAGE_BLOCK_SIZE %lld B, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS %d; "
            "dense head block %lld B\n",
            (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks, (long long)dense_bytes);
-    CHECK(gfx_character_morph_limits_ok(info, dense_bytes, 5, msg, sizeof msg), "real limits: %s", msg);
+    CHECKF(gfx_character_morph_limits_ok(info, dense_bytes, 5, msg, sizeof msg), "real limits: %s", msg);
     gfx_info small = *info;
     small.max_ssbo_block_size = dense_bytes - 1;
-    CHECK(!gfx_character_morph_limits_ok(&small, dense_bytes, 3, msg, sizeof msg) &&
+    CHECKF(!gfx_character_morph_limits_ok(&small, dense_bytes, 3, msg, sizeof msg) &&
               strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
           "a block one byte too small must be refused by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     small = *info;
     small.max_vertex_ssbo_blocks = 3;
-    CHECK(gfx_character_morph_limits_ok(&small, 1024, 3, msg, sizeof msg), "dense fits 3 blocks: %s", msg);
-    CHECK(!gfx_character_morph_limits_ok(&small, 1024, 4, msg, sizeof msg) &&
+    CHECKF(gfx_character_morph_limits_ok(&small, 1024, 3, msg, sizeof msg), "dense fits 3 blocks: %s", msg);
+    CHECKF(!gfx_character_morph_limits_ok(&small, 1024, 4, msg, sizeof msg) &&
               strstr(msg, "GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS"),
           "sparse (4 blocks) must be refused by name with 3, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
-    CHECK(gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_DENSE) &&
+    CHECKF(gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_DENSE) &&
               gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_SPARSE),
           "GPU blend shapes unsupported on this context");
     const gfx_character_stats *st = gfx_character_get_stats(f->gfx);
@@ -624,12 +595,12 @@ static void check_fallback(const char *chr_path)
         fflush(stdout);
         bool ok = figure_load(&f, chr_path) && figure_gpu_init(&f, "morph_gpu_fallback");
         *info = saved;
-        CHECK(ok, "loading %s", chr_path);
+        CHECKF(ok, "loading %s", chr_path);
         if (!ok) {
             figure_free(&f);
             continue;
         }
-        CHECK(gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_DENSE) == cases[i].dense_ok &&
+        CHECKF(gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_DENSE) == cases[i].dense_ok &&
                   gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_SPARSE) == cases[i].sparse_ok,
               "case %zu: layouts supported %d/%d", i, gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_DENSE),
               gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_SPARSE));
@@ -645,30 +616,30 @@ static void check_fallback(const char *chr_path)
             lists.weight[mi] = calloc(f.mesh[mi].set.target_count + 1, sizeof(float));
             mem = mem && lists.target[mi] && lists.weight[mi];
         }
-        CHECK(mem, "out of memory");
+        CHECKF(mem, "out of memory");
         float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
         for (int dense = 0; dense < 2 && mem; dense++) {
             pose_t pose;
-            random_pose(&f.chr.skel, 0.8f, &pose);
+            test_random_pose(&g_rng, &f.chr.skel, 0.8f, &pose);
             random_weights(&f, sizes[0]);
             f.gpu_skin = true;
             f.gpu_morph = true;
             f.dense = dense;
             f.method = SKIN_LBS_MATRIX;
-            CHECK(figure_deform(&f, &pose, world), "figure_deform");
+            CHECKF(figure_deform(&f, &pose, world), "figure_deform");
             bool want_gpu = dense ? cases[i].dense_ok : cases[i].sparse_ok;
-            CHECK(f.gpu_skin && f.morph_on_gpu == want_gpu, "case %zu %s: morph on the GPU %d, expected %d", i,
+            CHECKF(f.gpu_skin && f.morph_on_gpu == want_gpu, "case %zu %s: morph on the GPU %d, expected %d", i,
                   dense ? "dense" : "sparse", f.morph_on_gpu, want_gpu);
             if (want_gpu && !cases[i].capture_gpu)
                 continue;
-            CHECK(gfx_character_capture(f.gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
+            CHECKF(gfx_character_capture(f.gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
             build_lists(&f, &pose, cw, &lists);
-            CHECK(cpu_reference(&f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
+            CHECKF(cpu_reference(&f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
                   "CPU reference");
             errs e = compare(&gpu, &ref, 0, n);
             printf("fallback %-6s blend shapes on the %s: max |dpos| %.3g cm, |ddir| %.3g, |dao| %.3g\n",
                    dense ? "dense" : "sparse", f.morph_on_gpu ? "GPU" : "CPU", e.pos, e.dir, e.ao);
-            CHECK(e.pos <= POS_TOL_REL * figure_height(&f) && e.dir <= DIR_TOL && e.ao <= AO_TOL,
+            CHECKF(e.pos <= POS_TOL_REL * figure_height(&f) && e.dir <= DIR_TOL && e.ao <= AO_TOL,
                   "the fallback does not match the reference");
         }
         for (uint32_t mi = 0; mi < f.chr.mesh_count; mi++) {
@@ -691,17 +662,17 @@ static void check_bake(figure_t *f, const char *out_dir)
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         if (f->mesh[mi].set.shape_count > 0)
             head = (int)mi;
-    CHECK(head >= 0, "no mesh with shapes");
+    CHECKF(head >= 0, "no mesh with shapes");
     if (head < 0)
         return;
     figure_mesh *m = &f->mesh[head];
     int shape = figure_shape(f, "happy");
     shape = shape >= 0 ? shape : 0;
     int t = bshape_set_find_shape(&m->set, (uint32_t)shape);
-    CHECK(t >= 0, "shape %d not on mesh %d", shape, head);
+    CHECKF(t >= 0, "shape %d not on mesh %d", shape, head);
     size_t vc = m->vertex_count;
     arrays gpu, cpu;
-    CHECK(alloc_arrays(&gpu, vc) && alloc_arrays(&cpu, vc), "out of memory");
+    CHECKF(alloc_arrays(&gpu, vc) && alloc_arrays(&cpu, vc), "out of memory");
     uint32_t target = (uint32_t)t;
     float weight = 1.0f;
     for (int layout = 0; layout < 2; layout++) {
@@ -714,7 +685,7 @@ static void check_bake(figure_t *f, const char *out_dir)
                                       .out_normals = gpu.nrm,
                                       .out_tangents = gpu.tan,
                                       .out_ao = gpu.ao};
-        CHECK(gfx_character_bake(f->gfx, &job), "bake");
+        CHECKF(gfx_character_bake(f->gfx, &job), "bake");
         bshape_job_t bj = {.set = &m->set,
                            .layout = (bshape_layout)layout,
                            .active_count = 1,
@@ -728,28 +699,28 @@ static void check_bake(figure_t *f, const char *out_dir)
                            .out_normals = cpu.nrm,
                            .out_tangents = cpu.tan,
                            .out_ao = cpu.ao};
-        CHECK(bshape_run(&bj), "bshape_run");
+        CHECKF(bshape_run(&bj), "bshape_run");
         errs e = compare(&gpu, &cpu, 0, vc);
         arrays base = {m->pos, m->nrm, m->tan, m->ao};
         errs moved = compare(&gpu, &base, 0, vc);
         printf("bake %-6s '%s' at 1: max |dpos| %.3g cm, |ddir| %.3g, |dao| %.3g against bshape_run; "
                "the shape moves vertices by up to %.3g cm, AO by %.3g\n",
                layout ? "dense" : "sparse", f->chr.shapes[shape].name, e.pos, e.dir, e.ao, moved.pos, moved.ao);
-        CHECK(e.pos <= BAKE_TOL && e.dir <= BAKE_TOL && e.ao <= BAKE_TOL, "bake differs from the CPU morph");
-        CHECK(moved.pos > 100 * BAKE_TOL, "the baked shape does not move the mesh");
+        CHECKF(e.pos <= BAKE_TOL && e.dir <= BAKE_TOL && e.ao <= BAKE_TOL, "bake differs from the CPU morph");
+        CHECKF(moved.pos > 100 * BAKE_TOL, "the baked shape does not move the mesh");
     }
     /* The file: only this shape at 1, the pose's correctives are not baked. */
     memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
     f->shape_weight[shape] = 1.0f;
     char path[512];
     snprintf(path, sizeof path, "%s/baked.chr", out_dir);
-    CHECK(figure_bake_save(f, path), "figure_bake_save %s", path);
+    CHECKF(figure_bake_save(f, path), "figure_bake_save %s", path);
     chr_character_t c;
     memset(&c, 0, sizeof c);
     bool loaded = chr_load(&c, path);
-    CHECK(loaded, "the baked file does not load");
+    CHECKF(loaded, "the baked file does not load");
     if (loaded) {
-        CHECK(c.mesh_count == f->chr.mesh_count && c.shape_count == f->chr.shape_count &&
+        CHECKF(c.mesh_count == f->chr.mesh_count && c.shape_count == f->chr.shape_count &&
                   c.corrective_count == f->chr.corrective_count,
               "the baked file changed the counts");
         double worst = 0;
@@ -770,8 +741,8 @@ static void check_bake(figure_t *f, const char *out_dir)
         }
         printf("baked file %s: head within %.3g of the CPU morph; %ld other vertices changed\n", path, worst,
                other_diff);
-        CHECK(worst <= BAKE_TOL, "the saved head differs from the CPU morph by %.3g", worst);
-        CHECK(other_diff == 0, "meshes without shapes changed");
+        CHECKF(worst <= BAKE_TOL, "the saved head differs from the CPU morph by %.3g", worst);
+        CHECKF(other_diff == 0, "meshes without shapes changed");
         chr_free(&c);
     }
     memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
@@ -796,11 +767,11 @@ static void render(figure_t *f, const pose_t *pose, bool gpu_morph, const float 
     memcpy(fd.view, view, sizeof fd.view);
     memcpy(fd.proj, proj, sizeof fd.proj);
     for (int i = 0; i < GFX_CHARACTER_SLOTS; i++) {
-        CHECK(figure_deform(f, pose, world), "figure_deform");
+        CHECKF(figure_deform(f, pose, world), "figure_deform");
         gfx_render_frame(&fd);
     }
-    CHECK(gfx_read_pixels_rgb(W, H, rgb), "reading pixels");
-    CHECK(gfx_screenshot_png(png, W, H), "writing %s", png);
+    CHECKF(gfx_read_pixels_rgb(W, H, rgb), "reading pixels");
+    CHECKF(gfx_screenshot_png(png, W, H), "writing %s", png);
 }
 
 static long count_diff(const uint8_t *a, const uint8_t *b, int *max_diff)
@@ -824,7 +795,7 @@ static void print_cpu_cost(figure_t *f)
 {
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     pose_t pose;
-    random_pose(&f->chr.skel, 0.8f, &pose);
+    test_random_pose(&g_rng, &f->chr.skel, 0.8f, &pose);
     random_weights(f, 54);
     for (int gpu_morph = 0; gpu_morph < 2; gpu_morph++) {
         f->gpu_skin = true;
@@ -833,7 +804,7 @@ static void print_cpu_cost(figure_t *f)
         enum { FRAMES = 30 };
         uint64_t t0 = SDL_GetPerformanceCounter();
         for (int i = 0; i < FRAMES; i++)
-            CHECK(figure_deform(f, &pose, world), "figure_deform");
+            CHECKF(figure_deform(f, &pose, world), "figure_deform");
         double ms = (double)(SDL_GetPerformanceCounter() - t0) * 1e3 / (double)SDL_GetPerformanceFrequency() / FRAMES;
         printf("figure_deform, 54 shapes, blend shapes on the %s: %.3f ms per frame (CPU side)\n",
                f->morph_on_gpu ? "GPU" : "CPU", ms);
@@ -845,7 +816,7 @@ static void print_cpu_cost(figure_t *f)
 static void check_screens(figure_t *f, const char *out_dir)
 {
     uint8_t *cpu = malloc((size_t)W * H * 3), *gpu = malloc((size_t)W * H * 3), *neutral = malloc((size_t)W * H * 3);
-    CHECK(cpu && gpu && neutral, "out of memory");
+    CHECKF(cpu && gpu && neutral, "out of memory");
     float top = -1e30f;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         for (uint32_t v = 0; v < f->mesh[mi].vertex_count; v++)
@@ -875,10 +846,10 @@ static void check_screens(figure_t *f, const char *out_dir)
     printf("screens (%s): CPU vs GPU blend shapes: %ld of %d pixels differ by > %d (max channel diff %d); the "
            "expression changes %ld; morphing draws %u (neutral rest pose: %u)\n",
            out_dir, diff, W * H, PIXEL_TOL, max_diff, expr, draws, neutral_draws);
-    CHECK(expr > W * H / 200, "the expression changes only %ld pixels", expr);
-    CHECK(diff <= (long)(MAX_PIXEL_DIFF_FRACTION * W * H), "CPU and GPU blend shapes differ in %ld pixels", diff);
-    CHECK(neutral_draws == 0, "no active targets, yet %u morphing draws", neutral_draws);
-    CHECK(draws == 1, "one mesh with active shapes, %u morphing draws", draws);
+    CHECKF(expr > W * H / 200, "the expression changes only %ld pixels", expr);
+    CHECKF(diff <= (long)(MAX_PIXEL_DIFF_FRACTION * W * H), "CPU and GPU blend shapes differ in %ld pixels", diff);
+    CHECKF(neutral_draws == 0, "no active targets, yet %u morphing draws", neutral_draws);
+    CHECKF(draws == 1, "one mesh with active shapes, %u morphing draws", draws);
     memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);
     free(cpu);
     free(gpu);
@@ -954,7 +925,7 @@ int main(int argc, char **argv)
             static const int many_sizes[] = {256, 300};
             check_capture(&tiny, "tiny300.chr", many_sizes, (int)(sizeof many_sizes / sizeof many_sizes[0]));
         } else {
-            CHECK(false, "loading %s", many);
+            CHECKF(false, "loading %s", many);
         }
         figure_free(&tiny);
         check_fallback(many);
@@ -966,8 +937,8 @@ int main(int argc, char **argv)
     SDL_DestroyWindow(win);
     /* No SDL_Quit(), as in test_render: it unloads Mesa's driver before
      * LeakSanitizer runs, and the driver's leaks then escape lsan.supp. */
-    if (g_failures) {
-        fprintf(stderr, "%d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "%d failure(s)\n", check_failed);
         return 1;
     }
     printf("ok\n");

@@ -16,6 +16,7 @@
 #include "core/file.h"
 #include "core/log.h"
 #include "testnet.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,18 +49,6 @@
 #define TOL_F16 1e-2
 
 enum { SKIP_CODE = 77 };
-
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            failures++;                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-        }                                                                    \
-    } while (0)
 
 /* ------------------------------------------------ float64 reference (doc) */
 
@@ -146,7 +135,7 @@ static void run_one(const pfnn_network *net, pfnn_workspace *ws, pfnn_mode mode,
 {
     pfnn_job job = {net, ws, mode, dtype, isa, phase, x, y};
     bool ok = pfnn_run(&job);
-    CHECK(ok, "pfnn_run %s %s %s", pfnn_mode_name(mode), pfnn_dtype_name(dtype), pfnn_isa_name(isa));
+    CHECKF(ok, "pfnn_run %s %s %s", pfnn_mode_name(mode), pfnn_dtype_name(dtype), pfnn_isa_name(isa));
 }
 
 static double max_err(const pfnn_network *net, const float *y, const float *ref)
@@ -204,17 +193,17 @@ static void test_reference(const char *net_path, const char *ref_path)
     pfnn_workspace ws;
     pfnn_load_desc desc = {.fp16 = true};
     bool ok = pfnn_load_ex(&net, net_path, &desc);
-    CHECK(ok, "load %s", net_path);
+    CHECKF(ok, "load %s", net_path);
     if (!ok)
         return;
     ok = pfnn_ref_load(&ref, ref_path);
-    CHECK(ok, "load %s", ref_path);
+    CHECKF(ok, "load %s", ref_path);
     if (!ok) {
         pfnn_free(&net);
         return;
     }
-    CHECK(ref.n_in == net.n_in && ref.n_out == net.n_out, "ref dims %d/%d", ref.n_in, ref.n_out);
-    CHECK(ref.count >= 8, "count %d", ref.count);
+    CHECKF(ref.n_in == net.n_in && ref.n_out == net.n_out, "ref dims %d/%d", ref.n_in, ref.n_out);
+    CHECKF(ref.count >= 8, "count %d", ref.count);
     pfnn_workspace_init(&ws, &net);
     float *y = malloc(sizeof(float) * (size_t)net.n_out);
     float *y_scalar = malloc(sizeof(float) * (size_t)net.n_out * (size_t)ref.count);
@@ -258,10 +247,10 @@ static void test_reference(const char *net_path, const char *ref_path)
         }
         printf("%s: %d vectors, cubic fp32 %s: max |y - y_torch| / Ystd = %.3g (tol %.0e)\n", ref_path, ref.count,
                pfnn_isa_name(isas[ii]), e_ref, TOL_REF);
-        CHECK(e_ref <= TOL_REF, "%s vs reference vectors: %g", pfnn_isa_name(isas[ii]), e_ref);
+        CHECKF(e_ref <= TOL_REF, "%s vs reference vectors: %g", pfnn_isa_name(isas[ii]), e_ref);
         if (isas[ii] != PFNN_ISA_SCALAR) {
             printf("  %s vs scalar: %.3g (tol %.0e)\n", pfnn_isa_name(isas[ii]), e_simd, TOL_SIMD);
-            CHECK(e_simd <= TOL_SIMD, "%s vs scalar %g", pfnn_isa_name(isas[ii]), e_simd);
+            CHECKF(e_simd <= TOL_SIMD, "%s vs scalar %g", pfnn_isa_name(isas[ii]), e_simd);
         }
     }
     printf("  doc metric max |dy| / (1 + |y|) = %.3g (doc: 1e-3); scalar vs float64 formula %.3g; "
@@ -271,12 +260,12 @@ static void test_reference(const char *net_path, const char *ref_path)
            "Q = quarter-cycle change %.3g; fp16 cubic vs fp32 %.3g (tol %.0e)\n",
            e_mode[0], e_mode[0] / quarter, TOL_CONSTANT, e_mode[1], e_mode[1] / quarter, TOL_LINEAR, e_mode[2], quarter,
            e_f16, TOL_F16);
-    CHECK(e_doc <= 1e-3, "doc metric %g", e_doc);
-    CHECK(e_f64 <= TOL_F64, "scalar vs float64 %g", e_f64);
-    CHECK(e_mode[PFNN_PHASE_CONSTANT] <= TOL_CONSTANT * quarter, "constant %g, Q %g", e_mode[0], quarter);
-    CHECK(e_mode[PFNN_PHASE_LINEAR] <= TOL_LINEAR * quarter, "linear %g, Q %g", e_mode[1], quarter);
-    CHECK(e_mode[PFNN_PHASE_CUBIC] <= TOL_F64, "cubic %g", e_mode[2]);
-    CHECK(e_f16 <= TOL_F16, "fp16 %g", e_f16);
+    CHECKF(e_doc <= 1e-3, "doc metric %g", e_doc);
+    CHECKF(e_f64 <= TOL_F64, "scalar vs float64 %g", e_f64);
+    CHECKF(e_mode[PFNN_PHASE_CONSTANT] <= TOL_CONSTANT * quarter, "constant %g, Q %g", e_mode[0], quarter);
+    CHECKF(e_mode[PFNN_PHASE_LINEAR] <= TOL_LINEAR * quarter, "linear %g, Q %g", e_mode[1], quarter);
+    CHECKF(e_mode[PFNN_PHASE_CUBIC] <= TOL_F64, "cubic %g", e_mode[2]);
+    CHECKF(e_f16 <= TOL_F16, "fp16 %g", e_f16);
 
     file_free(img);
     free(y);
@@ -297,7 +286,7 @@ static void test_random_dims(int n_in, int h0, int h1, int n_out, double *dev_co
     pfnn_network net;
     pfnn_load_desc desc = {.fp16 = true, .any_dims = true};
     bool ok = pfnn_load_memory(&net, "random.bin", img, size, &desc);
-    CHECK(ok, "random %d-%d-%d-%d", n_in, h0, h1, n_out);
+    CHECKF(ok, "random %d-%d-%d-%d", n_in, h0, h1, n_out);
     if (!ok) {
         free(img);
         return;
@@ -327,10 +316,10 @@ static void test_random_dims(int n_in, int h0, int h1, int n_out, double *dev_co
         /* Slices sit at 2 pi s / N: there CONSTANT and LINEAR are exact. */
         run_one(&net, &ws, PFNN_PHASE_LINEAR, PFNN_F32, PFNN_ISA_AUTO, (float)(TEST_TWO_PI * (double)pi / 10), x, y);
         run_one(&net, &ws, PFNN_PHASE_CUBIC, PFNN_F32, PFNN_ISA_AUTO, (float)(TEST_TWO_PI * (double)pi / 10), x, y64f);
-        CHECK(max_err(&net, y, y64f) <= TOL_SIMD, "linear at slice %zu: %g", pi, max_err(&net, y, y64f));
+        CHECKF(max_err(&net, y, y64f) <= TOL_SIMD, "linear at slice %zu: %g", pi, max_err(&net, y, y64f));
         run_one(&net, &ws, PFNN_PHASE_CONSTANT, PFNN_F32, PFNN_ISA_AUTO, (float)(TEST_TWO_PI * (double)pi / 50), x, y);
         run_one(&net, &ws, PFNN_PHASE_CUBIC, PFNN_F32, PFNN_ISA_AUTO, (float)(TEST_TWO_PI * (double)pi / 50), x, y64f);
-        CHECK(max_err(&net, y, y64f) <= TOL_SIMD, "constant at slice %zu: %g", pi, max_err(&net, y, y64f));
+        CHECKF(max_err(&net, y, y64f) <= TOL_SIMD, "constant at slice %zu: %g", pi, max_err(&net, y, y64f));
         for (int o = 0; o < n_out; o++)
             y64f[o] = (float)y64[o];
         for (size_t ii = 0; ii < sizeof isas / sizeof isas[0]; ii++) {
@@ -353,16 +342,16 @@ static void test_random_dims(int n_in, int h0, int h1, int n_out, double *dev_co
            "linear %.3g = %.3g Q (Q %.3g), fp16 %.3g\n",
            n_in, h0, h1, n_out, e_cubic, e_simd, *dev_const, *dev_const / quarter, *dev_lin, *dev_lin / quarter,
            quarter, e_f16);
-    CHECK(e_cubic <= TOL_F64, "cubic vs float64 %g", e_cubic);
-    CHECK(e_simd <= TOL_SIMD, "simd vs scalar %g", e_simd);
-    CHECK(*dev_const <= TOL_CONSTANT * quarter, "constant %g, Q %g", *dev_const, quarter);
-    CHECK(*dev_lin <= TOL_LINEAR * quarter, "linear %g, Q %g", *dev_lin, quarter);
-    CHECK(e_f16 <= TOL_F16, "fp16 %g", e_f16);
+    CHECKF(e_cubic <= TOL_F64, "cubic vs float64 %g", e_cubic);
+    CHECKF(e_simd <= TOL_SIMD, "simd vs scalar %g", e_simd);
+    CHECKF(*dev_const <= TOL_CONSTANT * quarter, "constant %g, Q %g", *dev_const, quarter);
+    CHECKF(*dev_lin <= TOL_LINEAR * quarter, "linear %g, Q %g", *dev_lin, quarter);
+    CHECKF(e_f16 <= TOL_F16, "fp16 %g", e_f16);
     /* Memory accounting: CONSTANT holds 50 sets, LINEAR 10, CUBIC 4. */
-    CHECK(pfnn_mode_bytes(&net, PFNN_PHASE_CONSTANT, PFNN_F32) ==
+    CHECKF(pfnn_mode_bytes(&net, PFNN_PHASE_CONSTANT, PFNN_F32) ==
               pfnn_mode_bytes(&net, PFNN_PHASE_CUBIC, PFNN_F32) / 4 * 50,
           "mode bytes");
-    CHECK(pfnn_bytes_per_inference(&net, PFNN_PHASE_CUBIC, PFNN_F32) ==
+    CHECKF(pfnn_bytes_per_inference(&net, PFNN_PHASE_CUBIC, PFNN_F32) ==
               4 * pfnn_bytes_per_inference(&net, PFNN_PHASE_CONSTANT, PFNN_F32),
           "bytes per inference");
     free(x);
@@ -382,15 +371,15 @@ static void test_phase(void)
     for (int k = 0; k < 4; k++) {
         pfnn_phase_coeffs((float)(k * TEST_TWO_PI / 4), c);
         for (int j = 0; j < 4; j++)
-            CHECK(fabsf(c[j] - (j == k ? 1.0f : 0.0f)) < 1e-6f, "phase %d coeff %d = %g", k, j, (double)c[j]);
+            CHECKF(fabsf(c[j] - (j == k ? 1.0f : 0.0f)) < 1e-6f, "phase %d coeff %d = %g", k, j, (double)c[j]);
     }
     for (float p = -20.0f; p < 20.0f; p += 0.37f) {
         float d[4];
         pfnn_phase_coeffs(p, c);
         pfnn_phase_coeffs(p + (float)TEST_TWO_PI, d);
-        CHECK(fabsf(c[0] + c[1] + c[2] + c[3] - 1.0f) < 1e-6f, "sum at %g", (double)p);
+        CHECKF(fabsf(c[0] + c[1] + c[2] + c[3] - 1.0f) < 1e-6f, "sum at %g", (double)p);
         for (int j = 0; j < 4; j++)
-            CHECK(fabsf(c[j] - d[j]) < 1e-4f, "wrap at %g", (double)p);
+            CHECKF(fabsf(c[j] - d[j]) < 1e-4f, "wrap at %g", (double)p);
     }
 }
 
@@ -402,7 +391,7 @@ static void test_nonfinite_input(void)
     pfnn_network net;
     pfnn_load_desc desc = {.fp16 = true};
     bool ok = pfnn_load_memory(&net, "nan.bin", img, size, &desc);
-    CHECK(ok, "load");
+    CHECKF(ok, "load");
     pfnn_workspace ws;
     pfnn_workspace_init(&ws, &net);
     float x[PFNN_N_IN], y[PFNN_N_OUT];
@@ -415,30 +404,30 @@ static void test_nonfinite_input(void)
                 if (!pfnn_isa_supported(isas[ii], (pfnn_dtype)t))
                     continue;
                 run_one(&net, &ws, (pfnn_mode)m, (pfnn_dtype)t, isas[ii], 1.0f, x, y);
-                CHECK(pfnn_output_is_finite(y, PFNN_N_OUT), "finite input gave non-finite output");
+                CHECKF(pfnn_output_is_finite(y, PFNN_N_OUT), "finite input gave non-finite output");
                 for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
                     x[100] = bad[b];
                     run_one(&net, &ws, (pfnn_mode)m, (pfnn_dtype)t, isas[ii], 1.0f, x, y);
-                    CHECK(!pfnn_output_is_finite(y, PFNN_N_OUT), "input %g not detected (%s %s %s)", (double)bad[b],
+                    CHECKF(!pfnn_output_is_finite(y, PFNN_N_OUT), "input %g not detected (%s %s %s)", (double)bad[b],
                           pfnn_mode_name((pfnn_mode)m), pfnn_dtype_name((pfnn_dtype)t), pfnn_isa_name(isas[ii]));
                     x[100] = net.x_mean[100];
                 }
             }
     y[7] = NAN;
-    CHECK(!pfnn_output_is_finite(y, PFNN_N_OUT), "NaN at 7");
+    CHECKF(!pfnn_output_is_finite(y, PFNN_N_OUT), "NaN at 7");
     /* A mode not prepared at load is refused by validate. */
     pfnn_free(&net);
     pfnn_load_desc only_cubic = {.modes = 1u << PFNN_PHASE_CUBIC};
     ok = pfnn_load_memory(&net, "cubic_only.bin", img, size, &only_cubic);
-    CHECK(ok, "cubic-only load");
+    CHECKF(ok, "cubic-only load");
     pfnn_job job = {&net, &ws, PFNN_PHASE_CONSTANT, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
     log_set_level(LOG_QUIET);
-    CHECK(!pfnn_validate(&job), "constant mode was not prepared");
+    CHECKF(!pfnn_validate(&job), "constant mode was not prepared");
     job.mode = PFNN_PHASE_CUBIC;
     job.dtype = PFNN_F16;
-    CHECK(!pfnn_validate(&job), "fp16 was not prepared");
+    CHECKF(!pfnn_validate(&job), "fp16 was not prepared");
     log_set_level(LOG_INFO);
-    CHECK(pfnn_mode_bytes(&net, PFNN_PHASE_CONSTANT, PFNN_F32) == 0, "no constant memory");
+    CHECKF(pfnn_mode_bytes(&net, PFNN_PHASE_CONSTANT, PFNN_F32) == 0, "no constant memory");
     pfnn_workspace_free(&ws);
     pfnn_free(&net);
     free(img);
@@ -453,15 +442,15 @@ static void expect_bad(const uint8_t *img, size_t size, const char *what, const 
     capture_begin(&c);
     bool ok = pfnn_load_memory(&net, "corrupt_pfnn.bin", img, size, NULL);
     capture_end(&c);
-    CHECK(!ok, "%s accepted", what);
-    CHECK(count_lines(c.text) == 1, "%s: %d lines: %s", what, count_lines(c.text), c.text);
-    CHECK(strstr(c.text, "corrupt_pfnn.bin") && strstr(c.text, want), "%s: message '%s' lacks '%s'", what, c.text,
+    CHECKF(!ok, "%s accepted", what);
+    CHECKF(count_lines(c.text) == 1, "%s: %d lines: %s", what, count_lines(c.text), c.text);
+    CHECKF(strstr(c.text, "corrupt_pfnn.bin") && strstr(c.text, want), "%s: message '%s' lacks '%s'", what, c.text,
           want);
     printf("  %-14s -> %s", what, c.text);
 
     char path[] = "/tmp/strider_pfnn_XXXXXX";
     int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp");
+    CHECKF(fd >= 0, "mkstemp");
     if (fd < 0)
         return;
     FILE *f = fdopen(fd, "wb");
@@ -470,8 +459,8 @@ static void expect_bad(const uint8_t *img, size_t size, const char *what, const 
     capture_begin(&c);
     ok = pfnn_load(&net, path);
     capture_end(&c);
-    CHECK(!ok, "%s file accepted", what);
-    CHECK(count_lines(c.text) == 1 && strstr(c.text, path), "%s: file message '%s'", what, c.text);
+    CHECKF(!ok, "%s file accepted", what);
+    CHECKF(count_lines(c.text) == 1 && strstr(c.text, path), "%s: file message '%s'", what, c.text);
     unlink(path);
 }
 
@@ -480,7 +469,7 @@ static void test_bad_input(const char *fixture)
     uint8_t *orig = NULL;
     size_t size = 0;
     bool ok = file_read_all(fixture, PFNN_MAX_FILE_BYTES, &orig, &size);
-    CHECK(ok, "read %s", fixture);
+    CHECKF(ok, "read %s", fixture);
     if (!ok)
         return;
     uint8_t *b = malloc(size);
@@ -537,7 +526,7 @@ static void test_bad_input(const char *fixture)
     capture_begin(&c);
     ok = pfnn_load(&net, "tests/pfnn/fixtures/does_not_exist.bin");
     capture_end(&c);
-    CHECK(!ok && count_lines(c.text) == 1 && strstr(c.text, "does_not_exist.bin"), "missing file: %s", c.text);
+    CHECKF(!ok && count_lines(c.text) == 1 && strstr(c.text, "does_not_exist.bin"), "missing file: %s", c.text);
     free(b);
     file_free(orig);
 }
@@ -547,7 +536,7 @@ static void test_bad_ref(const char *ref_path)
     uint8_t *orig = NULL;
     size_t size = 0;
     if (!file_read_all(ref_path, PFNN_MAX_FILE_BYTES, &orig, &size)) {
-        CHECK(false, "read %s", ref_path);
+        CHECKF(false, "read %s", ref_path);
         return;
     }
     uint8_t *b = malloc(size);
@@ -569,7 +558,7 @@ static void test_bad_ref(const char *ref_path)
         capture_begin(&c);
         bool ok = pfnn_ref_load_memory(&ref, "corrupt_ref.bin", b, size - cases[i].cut);
         capture_end(&c);
-        CHECK(!ok && count_lines(c.text) == 1 && strstr(c.text, "corrupt_ref.bin"), "ref %s: %s", cases[i].what,
+        CHECKF(!ok && count_lines(c.text) == 1 && strstr(c.text, "corrupt_ref.bin"), "ref %s: %s", cases[i].what,
               c.text);
     }
     free(b);
@@ -624,8 +613,8 @@ int main(int argc, char **argv)
         test_bad_input(tiny);
         test_bad_ref("tests/pfnn/fixtures/tiny_pfnn_ref.bin");
     }
-    if (failures) {
-        fprintf(stderr, "test_network: %d failure(s)\n", failures);
+    if (check_failed) {
+        fprintf(stderr, "test_network: %d failure(s)\n", check_failed);
         return 1;
     }
     printf("test_network: all passed\n");

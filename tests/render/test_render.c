@@ -18,6 +18,7 @@
 
 #include "core/log.h"
 #include "core/paths.h"
+#include "check.h"
 
 #include <SDL2/SDL.h>
 #include <cglm/cglm.h>
@@ -30,18 +31,6 @@
 
 enum { W = 1280, H = 720, GRID = 161, TIMED_FRAMES = 12 };
 static const float CELL_CM = 50.0f;
-
-static int g_failures;
-
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                  \
-            fprintf(stderr, "\n");                         \
-            g_failures++;                                  \
-        }                                                  \
-    } while (0)
 
 /* Flat around the origin (where the wall-shadow check looks), rolling hills
  * further out so slopes and their shading show up. */
@@ -247,24 +236,24 @@ static void probe_hook(const gfx_pass_info *info, void *user)
 static void test_hooks(const gfx_frame_desc *f)
 {
     hook_probe h = {.expect = f};
-    CHECK(gfx_add_draw_hook(probe_hook, &h), "adding a hook");
+    CHECKF(gfx_add_draw_hook(probe_hook, &h), "adding a hook");
     gfx_render_frame(f);
-    CHECK(h.calls[GFX_PASS_SHADOW] == 1 && h.calls[GFX_PASS_MAIN] == 1 && h.bad == 0,
+    CHECKF(h.calls[GFX_PASS_SHADOW] == 1 && h.calls[GFX_PASS_MAIN] == 1 && h.bad == 0,
           "hook calls shadow %d main %d, %d bad", h.calls[0], h.calls[1], h.bad);
     gfx_frame_desc no_shadow = *f;
     no_shadow.layers &= ~(uint32_t)GFX_LAYER_SHADOWS;
     h.expect = &no_shadow;
     gfx_render_frame(&no_shadow);
-    CHECK(h.calls[GFX_PASS_SHADOW] == 1 && h.calls[GFX_PASS_MAIN] == 2, "without shadows only the main pass runs hooks");
+    CHECKF(h.calls[GFX_PASS_SHADOW] == 1 && h.calls[GFX_PASS_MAIN] == 2, "without shadows only the main pass runs hooks");
     gfx_remove_draw_hook(probe_hook, &h);
     gfx_render_frame(f);
-    CHECK(h.calls[GFX_PASS_MAIN] == 2, "a removed hook was still called");
+    CHECKF(h.calls[GFX_PASS_MAIN] == 2, "a removed hook was still called");
     log_set_level(LOG_QUIET);
     int added = 0;
     while (added <= GFX_MAX_DRAW_HOOKS && gfx_add_draw_hook(probe_hook, &h))
         added++;
     log_set_level(LOG_INFO);
-    CHECK(added == GFX_MAX_DRAW_HOOKS, "hook table holds %d, expected %d", added, GFX_MAX_DRAW_HOOKS);
+    CHECKF(added == GFX_MAX_DRAW_HOOKS, "hook table holds %d, expected %d", added, GFX_MAX_DRAW_HOOKS);
     for (int i = 0; i < added; i++)
         gfx_remove_draw_hook(probe_hook, &h);
 }
@@ -272,15 +261,15 @@ static void test_hooks(const gfx_frame_desc *f)
 static void test_shader_expand(void)
 {
     static char buf[GFX_SHADER_MAX_BYTES];
-    CHECK(gfx_shader_expand("scene.frag", NULL, buf, sizeof buf), "scene.frag does not expand");
-    CHECK(strncmp(buf, "#version 450 core\n", 18) == 0, "expanded source must start with #version");
-    CHECK(strstr(buf, "#define ATTR_POSITION 0") != NULL, "shader_interface.h not included");
-    CHECK(strstr(buf, "\n#include") == NULL, "an #include was left in");
+    CHECKF(gfx_shader_expand("scene.frag", NULL, buf, sizeof buf), "scene.frag does not expand");
+    CHECKF(strncmp(buf, "#version 450 core\n", 18) == 0, "expanded source must start with #version");
+    CHECKF(strstr(buf, "#define ATTR_POSITION 0") != NULL, "shader_interface.h not included");
+    CHECKF(strstr(buf, "\n#include") == NULL, "an #include was left in");
     log_set_level(LOG_QUIET);
-    CHECK(!gfx_shader_expand("does_not_exist.frag", NULL, buf, sizeof buf), "missing shader must fail");
-    CHECK(!gfx_shader_expand("scene.frag", NULL, buf, 64), "a too small buffer must fail");
+    CHECKF(!gfx_shader_expand("does_not_exist.frag", NULL, buf, sizeof buf), "missing shader must fail");
+    CHECKF(!gfx_shader_expand("scene.frag", NULL, buf, 64), "a too small buffer must fail");
     gfx_program p;
-    CHECK(!gfx_shader_program_load(&p, "does_not_exist.vert", "scene.frag", NULL, "bad") && p.id == 0,
+    CHECKF(!gfx_shader_program_load(&p, "does_not_exist.vert", "scene.frag", NULL, "bad") && p.id == 0,
           "missing shader must fail to load");
     log_set_level(LOG_INFO);
 }
@@ -306,10 +295,10 @@ static void check_level_image(const char *name, const uint8_t *img)
     mean_rgb_rows(img, H - H / 12, H, bottom);
     printf("%s: luminance mean %.1f stddev %.1f; top rgb %.0f %.0f %.0f, bottom rgb %.0f %.0f %.0f\n", name, mean,
            sd, top[0], top[1], top[2], bottom[0], bottom[1], bottom[2]);
-    CHECK(sd > 12.0, "%s: image too uniform (stddev %.1f)", name, sd);
-    CHECK(mean > 40.0 && mean < 230.0, "%s: image too dark or bright (mean %.1f)", name, mean);
-    CHECK(top[2] > top[0] + 20.0f, "%s: top of the image is not sky-blue", name);
-    CHECK(fabsf(top[0] - bottom[0]) + fabsf(top[1] - bottom[1]) + fabsf(top[2] - bottom[2]) > 60.0f,
+    CHECKF(sd > 12.0, "%s: image too uniform (stddev %.1f)", name, sd);
+    CHECKF(mean > 40.0 && mean < 230.0, "%s: image too dark or bright (mean %.1f)", name, mean);
+    CHECKF(top[2] > top[0] + 20.0f, "%s: top of the image is not sky-blue", name);
+    CHECKF(fabsf(top[0] - bottom[0]) + fabsf(top[1] - bottom[1]) + fabsf(top[2] - bottom[2]) > 60.0f,
           "%s: sky and ground look the same", name);
 }
 
@@ -317,10 +306,10 @@ static void view_level(const char *path, const char *out_path, bool bench)
 {
     static level_t lvl;
     if (!level_load(&lvl, path)) {
-        g_failures++;
+        check_failed++;
         return;
     }
-    CHECK(gfx_level_load(&lvl), "gfx_level_load %s", path);
+    CHECKF(gfx_level_load(&lvl), "gfx_level_load %s", path);
     gfx_frame_desc f = {0};
     f.width = W;
     f.height = H;
@@ -338,9 +327,9 @@ static void view_level(const char *path, const char *out_path, bool bench)
     char png[1024];
     const char *base = strrchr(path, '/');
     snprintf(png, sizeof png, "%s.%s.png", out_path, base ? base + 1 : path);
-    CHECK(gfx_screenshot_png(png, W, H), "writing %s", png);
+    CHECKF(gfx_screenshot_png(png, W, H), "writing %s", png);
     static uint8_t img[W * H * 3];
-    CHECK(gfx_read_pixels_rgb(W, H, img), "reading pixels");
+    CHECKF(gfx_read_pixels_rgb(W, H, img), "reading pixels");
     check_level_image(path, img);
     double mn, cpu, mean = time_frames(&f, bench ? 8 : 3, &mn, &cpu);
     const gfx_frame_stats *st = gfx_get_frame_stats();
@@ -397,14 +386,14 @@ int main(int argc, char **argv)
     printf("renderer: %s | %s | GLSL %s | SSBO block %lld B, %d vertex SSBO blocks, MSAA %dx\n", info->renderer,
            info->version, info->glsl_version, (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks,
            info->msaa_samples);
-    CHECK(info->major > 4 || (info->major == 4 && info->minor >= 3), "GL version %d.%d", info->major, info->minor);
-    CHECK(info->max_vertex_ssbo_blocks > 0, "no vertex SSBOs");
+    CHECKF(info->major > 4 || (info->major == 4 && info->minor >= 3), "GL version %d.%d", info->major, info->minor);
+    CHECKF(info->max_vertex_ssbo_blocks > 0, "no vertex SSBOs");
     test_shader_expand();
 
     static float heights[GRID * GRID];
     static level_t lvl;
     build_level(&lvl, heights);
-    CHECK(gfx_level_load(&lvl), "gfx_level_load");
+    CHECKF(gfx_level_load(&lvl), "gfx_level_load");
 
     /* Bad terrain must be refused with an error, not drawn. */
     {
@@ -412,9 +401,9 @@ int main(int argc, char **argv)
         bad = lvl;
         bad.terrain.width = 1;
         log_set_level(LOG_QUIET);
-        CHECK(!gfx_level_load(&bad), "a 1-sample-wide terrain must be refused");
+        CHECKF(!gfx_level_load(&bad), "a 1-sample-wide terrain must be refused");
         log_set_level(LOG_INFO);
-        CHECK(gfx_level_load(&lvl), "reloading the good level");
+        CHECKF(gfx_level_load(&lvl), "reloading the good level");
     }
 
     static debug_line_vertex line_storage[64];
@@ -450,10 +439,10 @@ int main(int argc, char **argv)
 
     gfx_render_frame(&f);
     static uint8_t img[W * H * 3];
-    CHECK(gfx_read_pixels_rgb(W, H, img), "reading pixels");
-    CHECK(gfx_screenshot_png(out_path, W, H), "writing %s", out_path);
+    CHECKF(gfx_read_pixels_rgb(W, H, img), "reading pixels");
+    CHECKF(gfx_screenshot_png(out_path, W, H), "writing %s", out_path);
     log_set_level(LOG_QUIET);
-    CHECK(!gfx_screenshot_png("/nonexistent-dir/x.png", W, H), "writing to a missing folder must fail");
+    CHECKF(!gfx_screenshot_png("/nonexistent-dir/x.png", W, H), "writing to a missing folder must fail");
     log_set_level(LOG_INFO);
 
     /* 1. Not uniform. */
@@ -465,8 +454,8 @@ int main(int argc, char **argv)
     }
     double mean = sum / (W * H), sd = sqrt(fmax(sum2 / (W * H) - mean * mean, 0.0));
     printf("luminance mean %.1f stddev %.1f\n", mean, sd);
-    CHECK(sd > 12.0, "image too uniform: stddev %.1f", sd);
-    CHECK(mean > 40.0 && mean < 230.0, "image too dark or bright: mean %.1f", mean);
+    CHECKF(sd > 12.0, "image too uniform: stddev %.1f", sd);
+    CHECKF(mean > 40.0 && mean < 230.0, "image too dark or bright: mean %.1f", mean);
 
     /* 2. Sky (top rows) is brighter and bluer than the ground (bottom rows). */
     float top[3], bottom[3];
@@ -474,44 +463,44 @@ int main(int argc, char **argv)
     mean_rgb_rows(img, H - H / 12, H, bottom);
     printf("top rgb %.0f %.0f %.0f, bottom rgb %.0f %.0f %.0f\n", top[0], top[1], top[2], bottom[0], bottom[1],
            bottom[2]);
-    CHECK(top[2] > top[0] + 20.0f, "top of the image is not sky-blue");
-    CHECK(fabsf(top[0] - bottom[0]) + fabsf(top[1] - bottom[1]) + fabsf(top[2] - bottom[2]) > 60.0f,
+    CHECKF(top[2] > top[0] + 20.0f, "top of the image is not sky-blue");
+    CHECKF(fabsf(top[0] - bottom[0]) + fabsf(top[1] - bottom[1]) + fabsf(top[2] - bottom[2]) > 60.0f,
           "sky and ground look the same");
-    CHECK(bottom[1] > bottom[2], "ground at the bottom is not greenish");
+    CHECKF(bottom[1] > bottom[2], "ground at the bottom is not greenish");
 
     /* 3. Ground in the wall's shadow (z < 0) is darker than sunlit ground (z > 0). */
     const float shadow_pt[3] = {-100.0f, 0.0f, -130.0f}, lit_pt[3] = {-100.0f, 0.0f, 130.0f};
     float l_shadow = luma_at(&f, img, shadow_pt, 3), l_lit = luma_at(&f, img, lit_pt, 3);
     printf("ground luminance: sunlit %.1f, wall shadow %.1f\n", l_lit, l_shadow);
-    CHECK(l_shadow >= 0.0f && l_lit >= 0.0f, "sample points off screen");
-    CHECK(l_lit > l_shadow * 1.4f, "no visible wall shadow (lit %.1f vs shadow %.1f)", l_lit, l_shadow);
+    CHECKF(l_shadow >= 0.0f && l_lit >= 0.0f, "sample points off screen");
+    CHECKF(l_lit > l_shadow * 1.4f, "no visible wall shadow (lit %.1f vs shadow %.1f)", l_lit, l_shadow);
 
     /* 4. The marker body (red) and the debug cross (magenta) are where they should be. */
     const float marker_mid[3] = {f.marker.pos[0], f.marker.pos[1] + 90.0f, f.marker.pos[2]};
     const float cross_mid[3] = {200.0f, 100.0f, 500.0f};
     int red = count_near(&f, img, marker_mid, 4, is_red), magenta = count_near(&f, img, cross_mid, 6, is_magenta);
     printf("marker red pixels %d, debug-line magenta pixels %d\n", red, magenta);
-    CHECK(red > 60, "marker not visible"); /* of 81 pixels */
-    CHECK(magenta > 5, "debug lines not visible");
+    CHECKF(red > 60, "marker not visible"); /* of 81 pixels */
+    CHECKF(magenta > 5, "debug lines not visible");
 
     /* Without the marker and lines layers, those pixels change. */
     f.layers = GFX_LAYER_ALL & ~(GFX_LAYER_MARKER | GFX_LAYER_DEBUG_LINES);
     gfx_render_frame(&f);
-    CHECK(gfx_read_pixels_rgb(W, H, img), "reading pixels");
-    CHECK(count_near(&f, img, marker_mid, 4, is_red) < red / 4, "marker layer bit ignored");
-    CHECK(count_near(&f, img, cross_mid, 6, is_magenta) == 0, "debug-lines layer bit ignored");
+    CHECKF(gfx_read_pixels_rgb(W, H, img), "reading pixels");
+    CHECKF(count_near(&f, img, marker_mid, 4, is_red) < red / 4, "marker layer bit ignored");
+    CHECKF(count_near(&f, img, cross_mid, 6, is_magenta) == 0, "debug-lines layer bit ignored");
     f.layers = GFX_LAYER_ALL;
 
     /* Wireframe: the sky stays filled, the ground turns to lines over it. */
     f.wireframe = true;
     gfx_render_frame(&f);
-    CHECK(gfx_read_pixels_rgb(W, H, img), "reading pixels");
+    CHECKF(gfx_read_pixels_rgb(W, H, img), "reading pixels");
     gfx_screenshot_png("build/test_render_wireframe.png", W, H);
     float wtop[3], wbottom[3];
     mean_rgb_rows(img, 0, H / 12, wtop);
     mean_rgb_rows(img, H - H / 12, H, wbottom);
-    CHECK(wtop[2] > wtop[0] + 20.0f, "wireframe: sky missing");
-    CHECK(fabsf(wbottom[1] - bottom[1]) + fabsf(wbottom[2] - bottom[2]) > 10.0f, "wireframe: ground unchanged");
+    CHECKF(wtop[2] > wtop[0] + 20.0f, "wireframe: sky missing");
+    CHECKF(fabsf(wbottom[1] - bottom[1]) + fabsf(wbottom[2] - bottom[2]) > 10.0f, "wireframe: ground unchanged");
     f.wireframe = false;
 
     /* 5. Timing at 1280x720: glFinish-bracketed wall time vs timer queries. */
@@ -529,11 +518,11 @@ int main(int argc, char **argv)
     printf("frame 1280x720: glFinish wall %.2f ms mean, %.2f ms min, %.2f ms CPU over %d frames; "
            "GL_TIME_ELAPSED %.2f ms mean over %d results\n",
            wall_mean, wall_min, cpu_ms, TIMED_FRAMES, query_n ? query_sum / query_n : 0.0, query_n);
-    CHECK(wall_min > 0.0, "finish timing returned nothing");
+    CHECKF(wall_min > 0.0, "finish timing returned nothing");
 
     for (int i = 0; all_levels && i < level_builtin_count(); i++) {
         char path[1024];
-        CHECK(level_path_for_name(level_builtin_name(i), path, sizeof path), "level %s", level_builtin_name(i));
+        CHECKF(level_path_for_name(level_builtin_name(i), path, sizeof path), "level %s", level_builtin_name(i));
         view_level(path, out_path, false);
     }
     if (level_path)
@@ -548,8 +537,8 @@ int main(int argc, char **argv)
     /* No SDL_Quit(): it closes the X display, which unloads Mesa's driver
      * before LeakSanitizer runs at exit; the driver's own leaks then have no
      * module name and tests/lsan.supp cannot suppress them. */
-    if (g_failures) {
-        fprintf(stderr, "test_render: %d check(s) failed\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_render: %d check(s) failed\n", check_failed);
         return 1;
     }
     printf("test_render: ok, wrote %s\n", out_path);

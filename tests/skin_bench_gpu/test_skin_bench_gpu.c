@@ -22,6 +22,8 @@
 #include "core/paths.h"
 #include "render/gfx.h"
 #include "render/gfx_skin_bench.h"
+#include "check.h"
+#include "test_random.h"
 
 #include <SDL2/SDL.h>
 #include <math.h>
@@ -37,23 +39,10 @@ enum { RINGS = 60, SEGS = 48, NV = RINGS * SEGS, NI = (RINGS - 1) * SEGS * 6, JO
 #define DIR_TOL 1e-3
 #define NF GFX_SKIN_BENCH_OUT_FLOATS
 
-static int g_failures;
-
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fprintf(stderr, "\n");                               \
-            g_failures++;                                        \
-        }                                                        \
-    } while (0)
-
-static uint32_t g_rng = 777u;
+static test_rng g_rng = {777u};
 static float frand(void)
 {
-    g_rng = g_rng * 1664525u + 1013904223u;
-    return (float)(g_rng >> 8) / 16777216.0f;
+    return test_rand01(&g_rng);
 }
 
 typedef struct mesh {
@@ -167,19 +156,19 @@ static void check_limits(const mesh *m)
 {
     char msg[256];
     const gfx_info *info = gfx_get_info();
-    CHECK(gfx_skin_bench_limits_ok(info, GFX_SKIN_BENCH_MAX_JOINTS, msg, sizeof msg), "256 joints: %s", msg);
-    CHECK(!gfx_skin_bench_limits_ok(info, 257, msg, sizeof msg) && strstr(msg, "256"),
+    CHECKF(gfx_skin_bench_limits_ok(info, GFX_SKIN_BENCH_MAX_JOINTS, msg, sizeof msg), "256 joints: %s", msg);
+    CHECKF(!gfx_skin_bench_limits_ok(info, 257, msg, sizeof msg) && strstr(msg, "256"),
           "257 joints must be refused naming the 256 limit, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     gfx_info small = *info;
     small.max_ssbo_block_size = 1024;
-    CHECK(!gfx_skin_bench_limits_ok(&small, 98, msg, sizeof msg) && strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
+    CHECKF(!gfx_skin_bench_limits_ok(&small, 98, msg, sizeof msg) && strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
           "a 1 KB block must refuse 98 joints by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     gfx_skin_bench_desc d = {.vertex_count = NV, .joint_count = 257, .positions = m->pos, .normals = m->nrm,
                              .tangents = m->tan, .joints = m->j, .weights = m->w, .palette = m->pal,
                              .dq_palette = m->dq};
-    CHECK(gfx_skin_bench_create(&d) == NULL, "create accepted 257 joints");
+    CHECKF(gfx_skin_bench_create(&d) == NULL, "create accepted 257 joints");
 }
 
 static void check_paths(mesh *m)
@@ -191,12 +180,12 @@ static void check_paths(mesh *m)
         moved += m->order[v] != v;
     printf("bins: %d %d %d %d; %d vertices moved by binning\n", bins.count[0], bins.count[1], bins.count[2],
            bins.count[3], moved);
-    CHECK(moved > NV / 2 && bins.count[0] > 0 && bins.count[3] > 0, "binning must reorder (moved %d)", moved);
+    CHECKF(moved > NV / 2 && bins.count[0] > 0 && bins.count[3] > 0, "binning must reorder (moved %d)", moved);
     vcompress_params_t params;
     vcompress_pack_job_t pj = {.vertex_count = NV, .positions = m->pos, .normals = m->nrm, .tangents = m->tan,
                                .joints = m->j, .weights = m->w, .joint_count = JOINTS, .out_vertices = m->packed,
                                .out_params = &params};
-    CHECK(vcompress_pack(&pj), "pack");
+    CHECKF(vcompress_pack(&pj), "pack");
     vcompress_unpack(&params, m->packed, NV, m->u_pos, m->u_nrm, m->u_tan, m->u_j, m->u_w);
     gfx_skin_bench_desc d = {.vertex_count = NV, .joint_count = JOINTS, .positions = m->pos, .normals = m->nrm,
                              .tangents = m->tan, .joints = m->j, .weights = m->w, .palette = m->pal,
@@ -213,14 +202,14 @@ static void check_paths(mesh *m)
                          .isa = SKIN_ISA_SCALAR, .positions = m->pos, .normals = m->nrm, .joints_u16 = m->j,
                          .weights = m->w, .joint_count = JOINTS, .palette = m->pal, .dq_palette = m->dq,
                          .out_positions = k ? m->k1p : m->k0p, .out_normals = k ? m->k1n : m->k0n};
-        CHECK(skin_run(&kj), "keys");
+        CHECKF(skin_run(&kj), "keys");
     }
     d.key0_pos = m->k0p;
     d.key0_nrm = m->k0n;
     d.key1_pos = m->k1p;
     d.key1_nrm = m->k1n;
     gfx_skin_bench *b = gfx_skin_bench_create(&d);
-    CHECK(b != NULL, "create");
+    CHECKF(b != NULL, "create");
     if (!b)
         return;
     static const struct {
@@ -237,26 +226,26 @@ static void check_paths(mesh *m)
             gfx_skin_bench_run_desc rd = {.path = runs[i].path, .method = runs[i].method, .influences = k,
                                           .warmup = 0, .repeats = 1};
             gfx_skin_bench_result r;
-            CHECK(gfx_skin_bench_run(b, &rd, &r), "%s run", runs[i].name);
-            CHECK(gfx_skin_bench_read(b, m->out, m->covered), "%s read", runs[i].name);
+            CHECKF(gfx_skin_bench_run(b, &rd, &r), "%s run", runs[i].name);
+            CHECKF(gfx_skin_bench_read(b, m->out, m->covered), "%s read", runs[i].name);
             bool unpacked = runs[i].path == GFX_SKIN_BENCH_COMPRESSED;
             int ref_method = runs[i].method == 2 ? 2 : 0;
-            CHECK(reference(m, unpacked, ref_method, k, m->ref, m->scratch), "skin_run");
+            CHECKF(reference(m, unpacked, ref_method, k, m->ref, m->scratch), "skin_run");
             double pos, dir;
             compare(m, &pos, &dir);
             printf("%-11s %d influences: max |dpos| %.3g cm (%.3g of height), max |ddir| %.3g; wall %.1f us, query "
                    "%.1f us\n",
                    runs[i].name, k, pos, pos / HEIGHT_CM, dir, r.wall_median_s * 1e6, r.query_median_s * 1e6);
-            CHECK(pos <= POS_TOL_REL * HEIGHT_CM && dir <= DIR_TOL, "%s, %d influences: %.3g cm, %.3g",
+            CHECKF(pos <= POS_TOL_REL * HEIGHT_CM && dir <= DIR_TOL, "%s, %d influences: %.3g cm, %.3g",
                   runs[i].name, k, pos, dir);
             worst = fmax(worst, pos / HEIGHT_CM);
-            CHECK(r.wall_median_s > 0, "%s: no wall time", runs[i].name);
+            CHECKF(r.wall_median_s > 0, "%s: no wall time", runs[i].name);
             /* The check must be able to fail: another truncation differs. */
-            CHECK(reference(m, unpacked, ref_method, k == 1 ? 4 : 1, m->ref, m->scratch), "skin_run");
+            CHECKF(reference(m, unpacked, ref_method, k == 1 ? 4 : 1, m->ref, m->scratch), "skin_run");
             compare(m, &pos, &dir);
             other_min = fmin(other_min, pos / HEIGHT_CM);
             if (runs[i].path == GFX_SKIN_BENCH_SKIN_ONCE || runs[i].path == GFX_SKIN_BENCH_PER_PASS)
-                CHECK(gfx_skin_bench_read_image(
+                CHECKF(gfx_skin_bench_read_image(
                           b, runs[i].path == GFX_SKIN_BENCH_SKIN_ONCE ? m->img_once : m->img_pass, NULL),
                       "read image");
         }
@@ -274,17 +263,17 @@ static void check_paths(mesh *m)
     printf("worst relative error %.3g; smallest error against another truncation %.3g; images: %ld of %d pixels "
            "differ, the tube covers %ld\n",
            worst, other_min, diff, TARGET * TARGET, covered);
-    CHECK(other_min > 10 * POS_TOL_REL, "another truncation matches too: the comparison could not fail");
-    CHECK(covered > TARGET * TARGET / 20, "the tube covers only %ld pixels", covered);
-    CHECK(diff <= TARGET * TARGET / 500, "skin-once and per-pass images differ in %ld pixels", diff);
+    CHECKF(other_min > 10 * POS_TOL_REL, "another truncation matches too: the comparison could not fail");
+    CHECKF(covered > TARGET * TARGET / 20, "the tube covers only %ld pixels", covered);
+    CHECKF(diff <= TARGET * TARGET / 500, "skin-once and per-pass images differ in %ld pixels", diff);
     static const float ts[] = {0.0f, 0.375f, 1.0f};
     for (int i = 0; i < 3; i++) {
         gfx_skin_bench_run_desc rd = {.path = GFX_SKIN_BENCH_LERP, .influences = 4, .repeats = 1, .lerp_t = ts[i]};
         gfx_skin_bench_result r;
-        CHECK(gfx_skin_bench_run(b, &rd, &r) && gfx_skin_bench_read(b, m->out, m->covered), "lerp run");
+        CHECKF(gfx_skin_bench_run(b, &rd, &r) && gfx_skin_bench_read(b, m->out, m->covered), "lerp run");
         skin_hybrid_job_t hj = {.vertex_count = NV, .t = ts[i], .key0_pos = m->k0p, .key1_pos = m->k1p,
                                 .key0_nrm = m->k0n, .key1_nrm = m->k1n, .out_pos = m->lp, .out_nrm = m->ln};
-        CHECK(skin_hybrid_run(&hj), "skin_hybrid_run");
+        CHECKF(skin_hybrid_run(&hj), "skin_hybrid_run");
         double pos = 0, dir = 0, key_gap = 0;
         for (int v = 0; v < NV; v++)
             for (int k = 0; k < 3; k++) {
@@ -296,7 +285,7 @@ static void check_paths(mesh *m)
                dir, key_gap);
         /* At the keys the lerp is exact: (1 - 0) k0 + 0 k1 = k0. */
         double tol = ts[i] == 0.0f || ts[i] == 1.0f ? 0.0 : POS_TOL_REL * HEIGHT_CM;
-        CHECK(pos <= tol && dir <= DIR_TOL && key_gap > 10 * POS_TOL_REL * HEIGHT_CM, "lerp t=%.3f: %.3g cm, %.3g",
+        CHECKF(pos <= tol && dir <= DIR_TOL && key_gap > 10 * POS_TOL_REL * HEIGHT_CM, "lerp t=%.3f: %.3g cm, %.3g",
               (double)ts[i], pos, dir);
     }
     gfx_skin_bench_destroy(b);
@@ -332,8 +321,8 @@ int main(void)
     SDL_GL_DeleteContext(ctx);
     SDL_DestroyWindow(win);
     /* No SDL_Quit(), as in test_render: Mesa's leaks stay suppressible. */
-    if (g_failures) {
-        fprintf(stderr, "%d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "%d failure(s)\n", check_failed);
         return 1;
     }
     printf("ok\n");

@@ -26,6 +26,8 @@
 #include "app/figure.h"
 #include "core/paths.h"
 #include "render/gfx.h"
+#include "check.h"
+#include "test_random.h"
 
 #include <SDL2/SDL.h>
 #include <cglm/cglm.h>
@@ -43,42 +45,7 @@ enum { W = 320, H = 480, POSES = 4 };
 #define PIXEL_TOL 24
 #define MAX_PIXEL_DIFF_FRACTION 0.002
 
-static int g_failures;
-
-#define CHECK(cond, ...)                                         \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                        \
-            fprintf(stderr, "\n");                               \
-            g_failures++;                                        \
-        }                                                        \
-    } while (0)
-
-static uint32_t g_rng = 12345u;
-static float frand(void)
-{
-    g_rng = g_rng * 1664525u + 1013904223u;
-    return (float)(g_rng >> 8) / 16777216.0f;
-}
-
-/* Rest pose with every joint turned by up to MAX_RAD about a random axis. */
-static void random_pose(const skel_t *s, float max_rad, pose_t *out)
-{
-    pose_rest(s, out);
-    for (int j = 0; j < out->joint_count; j++) {
-        float a[3] = {frand() - 0.5f, frand() - 0.5f, frand() - 0.5f};
-        float len = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-        if (len < 1e-3f)
-            continue;
-        for (int k = 0; k < 3; k++)
-            a[k] /= len;
-        float q[4], r[4];
-        pose_quat_axis_angle(a, (frand() * 2.0f - 1.0f) * max_rad, q);
-        pose_quat_mul(out->rot[j], q, r);
-        memcpy(out->rot[j], r, sizeof r);
-    }
-}
+static test_rng g_rng = {12345u};
 
 typedef struct arrays {
     float *pos, *nrm, *tan;
@@ -157,20 +124,20 @@ static void check_limits(void)
     const gfx_info *info = gfx_get_info();
     printf("limits: GL_MAX_SHADER_STORAGE_BLOCK_SIZE %lld B, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS %d\n",
            (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks);
-    CHECK(gfx_character_gpu_limits_ok(info, GFX_CHARACTER_MAX_JOINTS, 1, msg, sizeof msg), "real limits: %s", msg);
+    CHECKF(gfx_character_gpu_limits_ok(info, GFX_CHARACTER_MAX_JOINTS, 1, msg, sizeof msg), "real limits: %s", msg);
     gfx_info small = *info;
     small.max_ssbo_block_size = 1024;
-    CHECK(!gfx_character_gpu_limits_ok(&small, GFX_CHARACTER_MAX_JOINTS, 0, msg, sizeof msg) &&
+    CHECKF(!gfx_character_gpu_limits_ok(&small, GFX_CHARACTER_MAX_JOINTS, 0, msg, sizeof msg) &&
               strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
           "a 1 KB block limit must refuse 256 joints by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     small = *info;
     small.max_vertex_ssbo_blocks = 0;
-    CHECK(!gfx_character_gpu_limits_ok(&small, 10, 0, msg, sizeof msg) &&
+    CHECKF(!gfx_character_gpu_limits_ok(&small, 10, 0, msg, sizeof msg) &&
               strstr(msg, "GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS"),
           "no vertex SSBO blocks must be refused by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
-    CHECK(!gfx_character_gpu_limits_ok(info, GFX_CHARACTER_MAX_JOINTS + 1, 0, msg, sizeof msg),
+    CHECKF(!gfx_character_gpu_limits_ok(info, GFX_CHARACTER_MAX_JOINTS + 1, 0, msg, sizeof msg),
           "257 joints must be refused");
 }
 
@@ -180,35 +147,35 @@ static void check_capture(figure_t *f, float height)
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         n += f->mesh[mi].vertex_count;
     arrays gpu, ref;
-    CHECK(alloc_arrays(&gpu, n) && alloc_arrays(&ref, n), "out of memory");
+    CHECKF(alloc_arrays(&gpu, n) && alloc_arrays(&ref, n), "out of memory");
     static const char *const names[] = {"blend points", "blend matrices", "dual quaternions"};
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     double worst[3] = {0, 0, 0}, worst_dir = 0, other_min = 1e30;
     /* CPU frames first: every slot then holds skinned, not bind-pose,
      * vertices, which the first GPU frame in each slot must replace. */
     pose_t bent;
-    random_pose(&f->chr.skel, 0.8f, &bent);
+    test_random_pose(&g_rng, &f->chr.skel, 0.8f, &bent);
     f->gpu_skin = false;
     for (int i = 0; i < GFX_CHARACTER_SLOTS; i++)
-        CHECK(figure_deform(f, &bent, world), "figure_deform");
+        CHECKF(figure_deform(f, &bent, world), "figure_deform");
     for (int p = 0; p < POSES; p++) {
         pose_t pose;
-        random_pose(&f->chr.skel, 0.8f, &pose);
+        test_random_pose(&g_rng, &f->chr.skel, 0.8f, &pose);
         for (int method = 0; method < 3; method++) {
             for (int k = 1; k <= SKIN_MAX_INFLUENCES; k++) {
                 f->gpu_skin = true;
                 f->method = method;
                 f->influences = k;
-                CHECK(figure_deform(f, &pose, world), "figure_deform");
-                CHECK(f->gpu_skin, "the GPU path was refused");
-                CHECK(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, NULL), "capture");
-                CHECK(cpu_reference(f, method, k, &ref), "skin_run");
+                CHECKF(figure_deform(f, &pose, world), "figure_deform");
+                CHECKF(f->gpu_skin, "the GPU path was refused");
+                CHECKF(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, NULL), "capture");
+                CHECKF(cpu_reference(f, method, k, &ref), "skin_run");
                 errs e = compare(&gpu, &ref, n);
                 printf("pose %d  %-16s %d influences: max |dpos| %.3g cm (%.3g of height), max |ddir| %.3g\n", p,
                        names[method], k, e.pos, e.pos / height, e.dir);
-                CHECK(e.pos <= POS_TOL_REL * height, "%s, %d influences: position error %.3g cm > %.3g cm",
+                CHECKF(e.pos <= POS_TOL_REL * height, "%s, %d influences: position error %.3g cm > %.3g cm",
                       names[method], k, e.pos, POS_TOL_REL * height);
-                CHECK(e.dir <= DIR_TOL, "%s, %d influences: direction error %.3g", names[method], k, e.dir);
+                CHECKF(e.dir <= DIR_TOL, "%s, %d influences: direction error %.3g", names[method], k, e.dir);
                 worst[method] = fmax(worst[method], e.pos / height);
                 worst_dir = fmax(worst_dir, e.dir);
                 if (k == SKIN_MAX_INFLUENCES) {
@@ -216,10 +183,10 @@ static void check_capture(figure_t *f, float height)
                      * orders are the same math, so against DQS / LBS) and a
                      * different truncation. */
                     int other = method == SKIN_DQS ? SKIN_LBS_MATRIX : SKIN_DQS;
-                    CHECK(cpu_reference(f, other, k, &ref), "skin_run");
+                    CHECKF(cpu_reference(f, other, k, &ref), "skin_run");
                     errs o = compare(&gpu, &ref, n);
                     other_min = fmin(other_min, o.pos / height);
-                    CHECK(cpu_reference(f, method, 1, &ref), "skin_run");
+                    CHECKF(cpu_reference(f, method, 1, &ref), "skin_run");
                     o = compare(&gpu, &ref, n);
                     other_min = fmin(other_min, o.pos / height);
                 }
@@ -228,7 +195,7 @@ static void check_capture(figure_t *f, float height)
     }
     /* Time of the CPU side of a frame on each path (information only). */
     pose_t pose;
-    random_pose(&f->chr.skel, 0.8f, &pose);
+    test_random_pose(&g_rng, &f->chr.skel, 0.8f, &pose);
     for (int gpu_path = 0; gpu_path < 2; gpu_path++) {
         f->gpu_skin = gpu_path;
         f->method = SKIN_LBS_MATRIX;
@@ -236,14 +203,14 @@ static void check_capture(figure_t *f, float height)
         enum { FRAMES = 60 };
         uint64_t t0 = SDL_GetPerformanceCounter();
         for (int i = 0; i < FRAMES; i++)
-            CHECK(figure_deform(f, &pose, world), "figure_deform");
+            CHECKF(figure_deform(f, &pose, world), "figure_deform");
         double ms = (double)(SDL_GetPerformanceCounter() - t0) * 1e3 / (double)SDL_GetPerformanceFrequency() / FRAMES;
         printf("figure_deform on the %s path: %.3f ms per frame (%zu vertices)\n", gpu_path ? "GPU" : "CPU", ms, n);
     }
     printf("worst relative position error: points %.3g, matrices %.3g, dqs %.3g; direction %.3g\n", worst[0],
            worst[1], worst[2], worst_dir);
     printf("smallest error against another method or truncation: %.3g of height\n", other_min);
-    CHECK(other_min > 10 * POS_TOL_REL, "another method's output matches too: the check could not fail");
+    CHECKF(other_min > 10 * POS_TOL_REL, "another method's output matches too: the check could not fail");
     free_arrays(&gpu);
     free_arrays(&ref);
 }
@@ -263,13 +230,13 @@ static void check_skin_once(figure_t *f, float height)
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         n += f->mesh[mi].vertex_count;
     arrays once, pass, ref;
-    CHECK(alloc_arrays(&once, n) && alloc_arrays(&pass, n) && alloc_arrays(&ref, n), "out of memory");
+    CHECKF(alloc_arrays(&once, n) && alloc_arrays(&pass, n) && alloc_arrays(&ref, n), "out of memory");
     static const char *const names[] = {"blend points", "blend matrices", "dual quaternions"};
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     double worst = 0, worst_pass = 0, other_min = 1e30;
     uint64_t passes0 = gfx_character_get_stats(f->gfx)->feedback_passes;
     pose_t pose;
-    random_pose(&f->chr.skel, 0.8f, &pose);
+    test_random_pose(&g_rng, &f->chr.skel, 0.8f, &pose);
     for (int gpu_morph = 0; gpu_morph < 2; gpu_morph++) {
         set_shapes(f, true);
         for (int method = 0; method < 3; method++) {
@@ -279,28 +246,28 @@ static void check_skin_once(figure_t *f, float height)
             /* The CPU morph of these weights fills m_pos for the reference. */
             f->gpu_morph = false;
             f->skin_once = false;
-            CHECK(figure_deform(f, &pose, world), "figure_deform");
-            CHECK(cpu_reference(f, method, SKIN_MAX_INFLUENCES, &ref), "skin_run");
+            CHECKF(figure_deform(f, &pose, world), "figure_deform");
+            CHECKF(cpu_reference(f, method, SKIN_MAX_INFLUENCES, &ref), "skin_run");
             f->gpu_morph = gpu_morph;
-            CHECK(figure_deform(f, &pose, world), "figure_deform");
-            CHECK(f->morph_on_gpu == (bool)gpu_morph, "blend shapes not where asked");
-            CHECK(gfx_character_capture(f->gfx, pass.pos, pass.nrm, pass.tan, NULL), "per-pass capture");
+            CHECKF(figure_deform(f, &pose, world), "figure_deform");
+            CHECKF(f->morph_on_gpu == (bool)gpu_morph, "blend shapes not where asked");
+            CHECKF(gfx_character_capture(f->gfx, pass.pos, pass.nrm, pass.tan, NULL), "per-pass capture");
             f->skin_once = true;
-            CHECK(figure_deform(f, &pose, world), "figure_deform");
-            CHECK(f->skin_once, "skin once was refused");
-            CHECK(gfx_character_capture(f->gfx, once.pos, once.nrm, once.tan, NULL), "skin-once read-back");
+            CHECKF(figure_deform(f, &pose, world), "figure_deform");
+            CHECKF(f->skin_once, "skin once was refused");
+            CHECKF(gfx_character_capture(f->gfx, once.pos, once.nrm, once.tan, NULL), "skin-once read-back");
             errs e = compare(&once, &ref, n), p = compare(&once, &pass, n);
             printf("skin once, %-16s blend shapes on the %s: vs CPU max |dpos| %.3g cm (%.3g of height), "
                    "|ddir| %.3g; vs per pass |dpos| %.3g cm, |ddir| %.3g\n",
                    names[method], gpu_morph ? "GPU" : "CPU", e.pos, e.pos / height, e.dir, p.pos, p.dir);
-            CHECK(e.pos <= POS_TOL_REL * height && e.dir <= DIR_TOL, "skin once vs CPU: %.3g cm, %.3g", e.pos,
+            CHECKF(e.pos <= POS_TOL_REL * height && e.dir <= DIR_TOL, "skin once vs CPU: %.3g cm, %.3g", e.pos,
                   e.dir);
-            CHECK(p.pos <= POS_TOL_REL * height && p.dir <= DIR_TOL, "skin once vs per pass: %.3g cm, %.3g", p.pos,
+            CHECKF(p.pos <= POS_TOL_REL * height && p.dir <= DIR_TOL, "skin once vs per pass: %.3g cm, %.3g", p.pos,
                   p.dir);
             worst = fmax(worst, e.pos / height);
             worst_pass = fmax(worst_pass, p.pos / height);
             /* The same comparison must see another method. */
-            CHECK(cpu_reference(f, method == SKIN_DQS ? SKIN_LBS_MATRIX : SKIN_DQS, SKIN_MAX_INFLUENCES, &ref),
+            CHECKF(cpu_reference(f, method == SKIN_DQS ? SKIN_LBS_MATRIX : SKIN_DQS, SKIN_MAX_INFLUENCES, &ref),
                   "skin_run");
             other_min = fmin(other_min, compare(&once, &ref, n).pos / height);
         }
@@ -309,8 +276,8 @@ static void check_skin_once(figure_t *f, float height)
     printf("skin once: worst relative position error vs CPU %.3g, vs per pass %.3g; another method %.3g; "
            "%llu feedback passes\n",
            worst, worst_pass, other_min, (unsigned long long)passes);
-    CHECK(other_min > 10 * POS_TOL_REL, "another method's output matches skin once too: the check could not fail");
-    CHECK(passes == 6, "%llu feedback passes for 6 skin-once captures", (unsigned long long)passes);
+    CHECKF(other_min > 10 * POS_TOL_REL, "another method's output matches skin once too: the check could not fail");
+    CHECKF(passes == 6, "%llu feedback passes for 6 skin-once captures", (unsigned long long)passes);
     set_shapes(f, false);
     f->skin_once = false;
     f->gpu_morph = false;
@@ -336,12 +303,12 @@ static void render(figure_t *f, const pose_t *pose, bool gpu, bool show, float m
     memcpy(fd.proj, proj, sizeof fd.proj);
     /* Three frames, so every stream slot holds this mode. */
     for (int i = 0; i < GFX_CHARACTER_SLOTS; i++) {
-        CHECK(figure_deform(f, pose, world), "figure_deform");
+        CHECKF(figure_deform(f, pose, world), "figure_deform");
         gfx_render_frame(&fd);
     }
-    CHECK(gfx_read_pixels_rgb(W, H, rgb), "reading pixels");
+    CHECKF(gfx_read_pixels_rgb(W, H, rgb), "reading pixels");
     if (png)
-        CHECK(gfx_screenshot_png(png, W, H), "writing %s", png);
+        CHECKF(gfx_screenshot_png(png, W, H), "writing %s", png);
 }
 
 static long count_diff(const uint8_t *a, const uint8_t *b, int *max_diff)
@@ -361,9 +328,9 @@ static long count_diff(const uint8_t *a, const uint8_t *b, int *max_diff)
 static void check_screens(figure_t *f, float mid_y, const char *out_dir)
 {
     uint8_t *cpu = malloc((size_t)W * H * 3), *gpu = malloc((size_t)W * H * 3), *none = malloc((size_t)W * H * 3);
-    CHECK(cpu && gpu && none, "out of memory");
+    CHECKF(cpu && gpu && none, "out of memory");
     pose_t pose;
-    random_pose(&f->chr.skel, 0.35f, &pose);
+    test_random_pose(&g_rng, &f->chr.skel, 0.35f, &pose);
     char path[512];
     snprintf(path, sizeof path, "%s/cpu.png", out_dir);
     render(f, &pose, false, true, mid_y, cpu, path);
@@ -375,12 +342,12 @@ static void check_screens(figure_t *f, float mid_y, const char *out_dir)
     long covered = count_diff(cpu, none, &max_none);
     printf("screens: CPU vs GPU %ld of %d pixels differ by > %d (max channel diff %d); the figure covers %ld\n", diff,
            W * H, PIXEL_TOL, max_diff, covered);
-    CHECK(covered > W * H / 50, "the figure covers only %ld pixels", covered);
-    CHECK(diff <= (long)(MAX_PIXEL_DIFF_FRACTION * W * H), "CPU and GPU renders differ in %ld pixels", diff);
+    CHECKF(covered > W * H / 50, "the figure covers only %ld pixels", covered);
+    CHECKF(diff <= (long)(MAX_PIXEL_DIFF_FRACTION * W * H), "CPU and GPU renders differ in %ld pixels", diff);
     /* Skin once draws the very vertices the per-pass shaders compute, with
      * blend shapes on the CPU and on the GPU (a few shapes on). */
     uint8_t *once = malloc((size_t)W * H * 3);
-    CHECK(once != NULL, "out of memory");
+    CHECKF(once != NULL, "out of memory");
     for (int gpu_morph = 0; gpu_morph < 2 && once; gpu_morph++) {
         set_shapes(f, true);
         f->gpu_morph = gpu_morph;
@@ -397,7 +364,7 @@ static void check_screens(figure_t *f, float mid_y, const char *out_dir)
         printf("screens: skin once vs per pass, blend shapes on the %s: %ld of %d channel values differ "
                "(max diff %d)\n",
                gpu_morph ? "GPU" : "CPU", any, W * H * 3, max_diff);
-        CHECK(any == 0, "skin-once and per-pass renders differ in %ld channel values", any);
+        CHECKF(any == 0, "skin-once and per-pass renders differ in %ld channel values", any);
     }
     set_shapes(f, false);
     f->skin_once = false;
@@ -450,9 +417,9 @@ static void time_paths(figure_t *f, float mid_y)
             /* Warm-up frames first: every slot in this mode. */
             for (int i = -GFX_CHARACTER_SLOTS; i < BLOCK; i++) {
                 pose_t pose;
-                random_pose(&f->chr.skel, 0.3f, &pose);
+                test_random_pose(&g_rng, &f->chr.skel, 0.3f, &pose);
                 uint64_t t0 = SDL_GetPerformanceCounter();
-                CHECK(figure_deform(f, &pose, world), "figure_deform");
+                CHECKF(figure_deform(f, &pose, world), "figure_deform");
                 uint64_t t1 = SDL_GetPerformanceCounter();
                 gfx_render_frame(&fd);
                 uint64_t t2 = SDL_GetPerformanceCounter();
@@ -514,12 +481,12 @@ static hybrid_err run_hybrid(figure_t *f, const bvh_t *clip, const bvh_map_t *ma
     f->hybrid_every = 0;
     pose_t pose;
     /* One plain frame: the hybrid then starts afresh (first key alone). */
-    CHECK(bvh_frame_pose(clip, &f->chr.skel, map, first, &pose) && figure_deform(f, &pose, world), "deform");
+    CHECKF(bvh_frame_pose(clip, &f->chr.skel, map, first, &pose) && figure_deform(f, &pose, world), "deform");
     f->hybrid_every = n;
     for (int i = 0; i < frames; i++) {
-        CHECK(bvh_frame_pose(clip, &f->chr.skel, map, first + i, &pose), "clip frame %d", first + i);
-        CHECK(figure_deform(f, &pose, world), "figure_deform");
-        CHECK(gfx_character_capture(f->gfx, got->pos, got->nrm, got->tan, NULL), "hybrid capture");
+        CHECKF(bvh_frame_pose(clip, &f->chr.skel, map, first + i, &pose), "clip frame %d", first + i);
+        CHECKF(figure_deform(f, &pose, world), "figure_deform");
+        CHECKF(gfx_character_capture(f->gfx, got->pos, got->nrm, got->tan, NULL), "hybrid capture");
         /* The first N frames show the first key alone. */
         if (i < n)
             continue;
@@ -561,13 +528,13 @@ static void check_hybrid(figure_t *f, const char *clip_path)
     bvh_map_t map;
     memset(&clip, 0, sizeof clip);
     if (!bvh_load(&clip, clip_path) || !bvh_map_skel(&clip, &f->chr.skel, &map)) {
-        CHECK(false, "cannot use the walking clip %s", clip_path);
+        CHECKF(false, "cannot use the walking clip %s", clip_path);
         bvh_free(&clip);
         return;
     }
     int frames = clip.frame_count - FIRST < FRAMES ? clip.frame_count - FIRST : FRAMES;
     if (frames < 2 * FIGURE_HYBRID_MAX) {
-        CHECK(false, "%s: %d frames, too short", clip_path, clip.frame_count);
+        CHECKF(false, "%s: %d frames, too short", clip_path, clip.frame_count);
         bvh_free(&clip);
         return;
     }
@@ -578,7 +545,7 @@ static void check_hybrid(figure_t *f, const char *clip_path)
     bool ok = exact && alloc_arrays(&got, verts);
     for (int i = 0; ok && i < frames; i++)
         ok = alloc_arrays(&exact[i], verts);
-    CHECK(ok, "out of memory");
+    CHECKF(ok, "out of memory");
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     f->gpu_skin = false;
     f->hybrid_every = 0;
@@ -588,9 +555,9 @@ static void check_hybrid(figure_t *f, const char *clip_path)
      * at N = 1 the keys are these very vertices). */
     for (int i = 0; ok && i < frames; i++) {
         pose_t pose;
-        CHECK(bvh_frame_pose(&clip, &f->chr.skel, &map, FIRST + i, &pose) && figure_deform(f, &pose, world),
+        CHECKF(bvh_frame_pose(&clip, &f->chr.skel, &map, FIRST + i, &pose) && figure_deform(f, &pose, world),
               "deform");
-        CHECK(cpu_reference_isa(f, f->method, f->influences, SKIN_ISA_AUTO, &exact[i]), "skin_run");
+        CHECKF(cpu_reference_isa(f, f->method, f->influences, SKIN_ISA_AUTO, &exact[i]), "skin_run");
     }
     hybrid_err e[NS];
     for (int k = 0; ok && k < NS; k++) {
@@ -600,17 +567,17 @@ static void check_hybrid(figure_t *f, const char *clip_path)
                "%.3f cm\n",
                ns[k], clip_path, e[k].frames, clip.frame_time_s > 0 ? 1.0 / (double)clip.frame_time_s : 0.0,
                ns[k] - 1, e[k].max_cm, e[k].mean_cm, FIRST + e[k].worst_frame, e[k].worst_vertex, e[k].max_deg, e[k].max_lag_cm);
-        CHECK(e[k].frames > 0, "no frame measured at N=%d", ns[k]);
+        CHECKF(e[k].frames > 0, "no frame measured at N=%d", ns[k]);
     }
     if (ok) {
-        CHECK(e[0].max_cm == 0.0 && e[0].max_deg == 0.0, "N=1 must be exact: %.3g cm, %.3g deg", e[0].max_cm,
+        CHECKF(e[0].max_cm == 0.0 && e[0].max_deg == 0.0, "N=1 must be exact: %.3g cm, %.3g deg", e[0].max_cm,
               e[0].max_deg);
         for (int k = 1; k < NS; k++)
-            CHECK(e[k].max_cm > 0.0 && e[k].mean_cm > e[k - 1].mean_cm, "N=%d: mean %.4g cm not above N=%d's %.4g",
+            CHECKF(e[k].max_cm > 0.0 && e[k].mean_cm > e[k - 1].mean_cm, "N=%d: mean %.4g cm not above N=%d's %.4g",
                   ns[k], e[k].mean_cm, ns[k - 1], e[k - 1].mean_cm);
         /* Walking at 60 fps, a lerp over 8 frames stays within a few cm:
          * a broken blend (wrong key pair or t) is tens of cm off. */
-        CHECK(e[NS - 1].max_cm < 10.0, "N=8: max error %.3f cm", e[NS - 1].max_cm);
+        CHECKF(e[NS - 1].max_cm < 10.0, "N=8: max error %.3f cm", e[NS - 1].max_cm);
     }
     printf("hybrid keys written: %llu\n", (unsigned long long)gfx_character_get_stats(f->gfx)->keys_written);
     for (int i = 0; exact && i < frames; i++)
@@ -655,7 +622,7 @@ int main(int argc, char **argv)
     fig.gpu_morph = false;
     printf("renderer: %s | %s\n", gfx_get_info()->renderer, gfx_get_info()->version);
     check_limits();
-    CHECK(gfx_character_gpu_supported(fig.gfx), "GPU skinning unsupported on this context");
+    CHECKF(gfx_character_gpu_supported(fig.gfx), "GPU skinning unsupported on this context");
     float lo = 1e30f, hi = -1e30f;
     for (uint32_t mi = 0; mi < fig.chr.mesh_count; mi++)
         for (uint32_t v = 0; v < fig.mesh[mi].vertex_count; v++) {
@@ -678,8 +645,8 @@ int main(int argc, char **argv)
     SDL_DestroyWindow(win);
     /* No SDL_Quit(), as in test_render: it unloads Mesa's driver before
      * LeakSanitizer runs, and the driver's leaks then escape lsan.supp. */
-    if (g_failures) {
-        fprintf(stderr, "%d failure(s)\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "%d failure(s)\n", check_failed);
         return 1;
     }
     printf("ok\n");

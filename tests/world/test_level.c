@@ -6,23 +6,12 @@
 #include "core/log.h"
 #include "core/paths.h"
 #include "world/level.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int g_failures;
-
-#define CHECK(cond)                                                                       \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);      \
-            g_failures++;                                                                 \
-        }                                                                                 \
-    } while (0)
-
-#define CHECK_NEAR(a, b, eps) CHECK(fabsf((float)(a) - (float)(b)) <= (float)(eps))
 
 /* Walkable means the ground normal is within 30 degrees of vertical. */
 #define WALKABLE_NORMAL_Y 0.866f
@@ -45,7 +34,7 @@ static void test_builtin_levels(void)
         CHECK(strstr(path, "assets/levels/") != NULL);
         if (!level_load(&g_lvl, path)) {
             fprintf(stderr, "shipped level %s failed: %s\n", name, level_last_error());
-            g_failures++;
+            check_failed++;
             continue;
         }
         level_t *l = &g_lvl;
@@ -119,7 +108,7 @@ static void expect_fail(const char *text, int line, const char *what)
     if (ok || strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, what)) {
         fprintf(stderr, "expected failure '%s...%s', got %s '%s' for:\n%s\n", prefix, what,
                 ok ? "success" : "error", err, text);
-        g_failures++;
+        check_failed++;
     }
     CHECK(strchr(err, '\n') == NULL);
 }
@@ -399,8 +388,8 @@ int main(int argc, char **argv)
     test_parse_bad();
     test_files(argv[1]);
     test_walls();
-    if (g_failures) {
-        fprintf(stderr, "test_level: %d check(s) failed\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_level: %d check(s) failed\n", check_failed);
         return 1;
     }
     printf("test_level: all checks passed\n");

@@ -16,18 +16,7 @@
 
 #include "stb_image.h"
 #include "stb_image_write.h"
-
-static int g_failures;
-
-#define CHECK(cond)                                                                       \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);      \
-            g_failures++;                                                                 \
-        }                                                                                 \
-    } while (0)
-
-#define CHECK_NEAR(a, b, eps) CHECK(fabsf((float)(a) - (float)(b)) <= (float)(eps))
+#include "check.h"
 
 /* A 4x3 grid with distinct heights, cell 10 cm: row j, column i. */
 static void make_grid(terrain_t *t)
@@ -279,8 +268,8 @@ int main(void)
     test_create_flat_limits();
     test_png_roundtrip();
     test_bad_pngs();
-    if (g_failures) {
-        fprintf(stderr, "test_terrain: %d check(s) failed\n", g_failures);
+    if (check_failed) {
+        fprintf(stderr, "test_terrain: %d check(s) failed\n", check_failed);
         return 1;
     }
     printf("test_terrain: all checks passed\n");

@@ -1,6 +1,11 @@
-/* check: the smallest test harness that does the job. CHECK() records a
- * failure with file:line and goes on; check_summary() prints the closing
- * line ctest users know ("N passed, N failed") and returns the exit code. */
+/* check: the smallest test harness that does the job, shared by every C
+ * test. CHECK() records a failure with file:line and the condition and goes
+ * on; CHECKF() adds a printf-style message (the values that failed);
+ * CHECK_NEAR() prints both sides and the tolerance. check_failed counts the
+ * failures so far; check_summary() prints the closing line ctest users know
+ * ("N passed, N failed") and returns the exit code, which is non-zero when a
+ * check failed or when none ran. Each test program is one translation unit,
+ * so the counters are static here. */
 #ifndef STRIDER_TESTS_CHECK_H
 #define STRIDER_TESTS_CHECK_H
 
@@ -16,6 +21,18 @@ static int check_passed, check_failed;
         } else {                                                                                   \
             check_failed++;                                                                        \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
+    } while (0)
+
+#define CHECKF(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            check_passed++;                                                                        \
+        } else {                                                                                   \
+            check_failed++;                                                                        \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);              \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                    \
         }                                                                                          \
     } while (0)
 
