@@ -36,6 +36,7 @@
 #include "render/gfx.h"
 #include "shaders/shader_interface.h"
 #include "check.h"
+#include "gl_test.h"
 #include "test_random.h"
 
 #include <SDL2/SDL.h>
@@ -774,20 +775,6 @@ static void render(figure_t *f, const pose_t *pose, bool gpu_morph, const float 
     CHECKF(gfx_screenshot_png(png, W, H), "writing %s", png);
 }
 
-static long count_diff(const uint8_t *a, const uint8_t *b, int *max_diff)
-{
-    long n = 0;
-    *max_diff = 0;
-    for (long i = 0; i < (long)W * H; i++) {
-        int d = 0;
-        for (int c = 0; c < 3; c++)
-            d = abs((int)a[3 * i + c] - b[3 * i + c]) > d ? abs((int)a[3 * i + c] - b[3 * i + c]) : d;
-        *max_diff = d > *max_diff ? d : *max_diff;
-        n += d > PIXEL_TOL;
-    }
-    return n;
-}
-
 /* Information only: the CPU side of a frame with 54 active shapes, blend
  * shapes on the CPU (morph + copy of the morphed bind pose) or on the GPU
  * (active lists only); skinning on the GPU in both. */
@@ -841,8 +828,8 @@ static void check_screens(figure_t *f, const char *out_dir)
     render(f, &pose, true, eye, focus, gpu, path);
     uint32_t draws = gfx_character_get_stats(f->gfx)->morph_draws;
     int max_diff, max_expr;
-    long diff = count_diff(cpu, gpu, &max_diff);
-    long expr = count_diff(neutral, gpu, &max_expr);
+    long diff = gl_test_count_diff(cpu, gpu, (long)W * H, PIXEL_TOL, &max_diff);
+    long expr = gl_test_count_diff(neutral, gpu, (long)W * H, PIXEL_TOL, &max_expr);
     printf("screens (%s): CPU vs GPU blend shapes: %ld of %d pixels differ by > %d (max channel diff %d); the "
            "expression changes %ld; morphing draws %u (neutral rest pose: %u)\n",
            out_dir, diff, W * H, PIXEL_TOL, max_diff, expr, draws, neutral_draws);
@@ -887,26 +874,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL: %s\n", cmd);
         return 1;
     }
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "FAIL: SDL_Init: %s\n", SDL_GetError());
+    gl_test gl;
+    if (!gl_test_open(&gl, "test_morph_gpu", W, H, &(gfx_desc){.debug = true}))
         return 1;
-    }
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
-    SDL_Window *win = SDL_CreateWindow("test_morph_gpu", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, W, H,
-                                       SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
-    SDL_GLContext ctx = win ? SDL_GL_CreateContext(win) : NULL;
-    if (!ctx) {
-        fprintf(stderr, "FAIL: OpenGL 4.5 core context: %s\n", SDL_GetError());
-        return 1;
-    }
-    gfx_desc desc = {.debug = true};
     static figure_t fig, tiny;
     char chr[512];
-    if (!gfx_init(&desc) || !paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, chr) ||
+    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, chr) ||
         !figure_gpu_init(&fig, "morph_gpu")) {
-        fprintf(stderr, "FAIL: set-up (gfx_init, %s)\n", FIGURE_DEFAULT_CHARACTER);
+        fprintf(stderr, "FAIL: set-up (%s)\n", FIGURE_DEFAULT_CHARACTER);
         return 1;
     }
     printf("renderer: %s | %s\n", gfx_get_info()->renderer, gfx_get_info()->version);
@@ -932,11 +907,7 @@ int main(int argc, char **argv)
     } else {
         figure_free(&fig);
     }
-    gfx_shutdown();
-    SDL_GL_DeleteContext(ctx);
-    SDL_DestroyWindow(win);
-    /* No SDL_Quit(), as in test_render: it unloads Mesa's driver before
-     * LeakSanitizer runs, and the driver's leaks then escape lsan.supp. */
+    gl_test_close(&gl);
     if (check_failed) {
         fprintf(stderr, "%d failure(s)\n", check_failed);
         return 1;

@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/paths.h"
 #include "check.h"
+#include "gl_test.h"
 
 #include <SDL2/SDL.h>
 #include <cglm/cglm.h>
@@ -361,27 +362,9 @@ int main(int argc, char **argv)
         }
     }
     paths_init(NULL);
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "FAIL: SDL_Init: %s\n", SDL_GetError());
+    gl_test gl;
+    if (!gl_test_open(&gl, "test_render", W, H, &(gfx_desc){.debug = true}))
         return 1;
-    }
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
-    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
-    SDL_Window *win = SDL_CreateWindow("test_render", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, W, H,
-                                       SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
-    SDL_GLContext ctx = win ? SDL_GL_CreateContext(win) : NULL;
-    if (!ctx) {
-        fprintf(stderr, "FAIL: OpenGL 4.5 core context: %s\n", SDL_GetError());
-        return 1;
-    }
-
-    gfx_desc desc = {.debug = true};
-    if (!gfx_init(&desc)) {
-        fprintf(stderr, "FAIL: gfx_init\n");
-        return 1;
-    }
     const gfx_info *info = gfx_get_info();
     printf("renderer: %s | %s | GLSL %s | SSBO block %lld B, %d vertex SSBO blocks, MSAA %dx\n", info->renderer,
            info->version, info->glsl_version, (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks,
@@ -509,7 +492,7 @@ int main(int argc, char **argv)
     int query_n = 0;
     for (int i = 0; i < TIMED_FRAMES; i++) {
         gfx_render_frame(&f);
-        SDL_GL_SwapWindow(win);
+        SDL_GL_SwapWindow(gl.win);
         if (gfx_last_gpu_ms() > 0) {
             query_sum += gfx_last_gpu_ms();
             query_n++;
@@ -531,12 +514,7 @@ int main(int argc, char **argv)
         bench_configs(&lvl, &f);
 
     gfx_level_free();
-    gfx_shutdown();
-    SDL_GL_DeleteContext(ctx);
-    SDL_DestroyWindow(win);
-    /* No SDL_Quit(): it closes the X display, which unloads Mesa's driver
-     * before LeakSanitizer runs at exit; the driver's own leaks then have no
-     * module name and tests/lsan.supp cannot suppress them. */
+    gl_test_close(&gl);
     if (check_failed) {
         fprintf(stderr, "test_render: %d check(s) failed\n", check_failed);
         return 1;

@@ -23,6 +23,7 @@
 #include "render/gfx.h"
 #include "render/gfx_skin_bench.h"
 #include "check.h"
+#include "gl_test.h"
 #include "test_random.h"
 
 #include <SDL2/SDL.h>
@@ -294,33 +295,15 @@ static void check_paths(mesh *m)
 int main(void)
 {
     paths_init(NULL);
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "FAIL: SDL_Init: %s\n", SDL_GetError());
+    gl_test gl;
+    if (!gl_test_open(&gl, "test_skin_bench_gpu", 64, 64, &(gfx_desc){.debug = true}))
         return 1;
-    }
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
-    SDL_Window *win = SDL_CreateWindow("test_skin_bench_gpu", 0, 0, 64, 64, SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
-    SDL_GLContext ctx = win ? SDL_GL_CreateContext(win) : NULL;
-    if (!ctx) {
-        fprintf(stderr, "FAIL: OpenGL 4.5 core context: %s\n", SDL_GetError());
-        return 1;
-    }
-    gfx_desc desc = {.debug = true};
-    if (!gfx_init(&desc)) {
-        fprintf(stderr, "FAIL: gfx_init\n");
-        return 1;
-    }
     printf("renderer: %s | %s\n", gfx_get_info()->renderer, gfx_get_info()->version);
     static mesh m;
     make_mesh(&m);
     check_limits(&m);
     check_paths(&m);
-    gfx_shutdown();
-    SDL_GL_DeleteContext(ctx);
-    SDL_DestroyWindow(win);
-    /* No SDL_Quit(), as in test_render: Mesa's leaks stay suppressible. */
+    gl_test_close(&gl);
     if (check_failed) {
         fprintf(stderr, "%d failure(s)\n", check_failed);
         return 1;

@@ -27,6 +27,7 @@
 #include "core/paths.h"
 #include "render/gfx.h"
 #include "check.h"
+#include "gl_test.h"
 #include "test_random.h"
 
 #include <SDL2/SDL.h>
@@ -311,20 +312,6 @@ static void render(figure_t *f, const pose_t *pose, bool gpu, bool show, float m
         CHECKF(gfx_screenshot_png(png, W, H), "writing %s", png);
 }
 
-static long count_diff(const uint8_t *a, const uint8_t *b, int *max_diff)
-{
-    long n = 0;
-    *max_diff = 0;
-    for (long i = 0; i < (long)W * H; i++) {
-        int d = 0;
-        for (int c = 0; c < 3; c++)
-            d = abs((int)a[3 * i + c] - b[3 * i + c]) > d ? abs((int)a[3 * i + c] - b[3 * i + c]) : d;
-        *max_diff = d > *max_diff ? d : *max_diff;
-        n += d > PIXEL_TOL;
-    }
-    return n;
-}
-
 static void check_screens(figure_t *f, float mid_y, const char *out_dir)
 {
     uint8_t *cpu = malloc((size_t)W * H * 3), *gpu = malloc((size_t)W * H * 3), *none = malloc((size_t)W * H * 3);
@@ -338,8 +325,8 @@ static void check_screens(figure_t *f, float mid_y, const char *out_dir)
     render(f, &pose, true, true, mid_y, gpu, path);
     render(f, &pose, false, false, mid_y, none, NULL);
     int max_diff, max_none;
-    long diff = count_diff(cpu, gpu, &max_diff);
-    long covered = count_diff(cpu, none, &max_none);
+    long diff = gl_test_count_diff(cpu, gpu, (long)W * H, PIXEL_TOL, &max_diff);
+    long covered = gl_test_count_diff(cpu, none, (long)W * H, PIXEL_TOL, &max_none);
     printf("screens: CPU vs GPU %ld of %d pixels differ by > %d (max channel diff %d); the figure covers %ld\n", diff,
            W * H, PIXEL_TOL, max_diff, covered);
     CHECKF(covered > W * H / 50, "the figure covers only %ld pixels", covered);
@@ -360,7 +347,7 @@ static void check_screens(figure_t *f, float mid_y, const char *out_dir)
         long any = 0;
         for (long i = 0; i < (long)W * H * 3; i++)
             any += once[i] != gpu[i];
-        count_diff(gpu, once, &max_diff);
+        gl_test_count_diff(gpu, once, (long)W * H, PIXEL_TOL, &max_diff);
         printf("screens: skin once vs per pass, blend shapes on the %s: %ld of %d channel values differ "
                "(max diff %d)\n",
                gpu_morph ? "GPU" : "CPU", any, W * H * 3, max_diff);
@@ -595,26 +582,14 @@ int main(int argc, char **argv)
     }
     mkdir(argv[1], 0755);
     paths_init(NULL);
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "FAIL: SDL_Init: %s\n", SDL_GetError());
+    gl_test gl;
+    if (!gl_test_open(&gl, "test_skin_gpu", W, H, &(gfx_desc){.debug = true}))
         return 1;
-    }
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
-    SDL_Window *win = SDL_CreateWindow("test_skin_gpu", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, W, H,
-                                       SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
-    SDL_GLContext ctx = win ? SDL_GL_CreateContext(win) : NULL;
-    if (!ctx) {
-        fprintf(stderr, "FAIL: OpenGL 4.5 core context: %s\n", SDL_GetError());
-        return 1;
-    }
-    gfx_desc desc = {.debug = true};
     static figure_t fig;
     char chr[512];
-    if (!gfx_init(&desc) || !paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, chr) ||
+    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, chr) ||
         !figure_gpu_init(&fig, "skin_gpu")) {
-        fprintf(stderr, "FAIL: set-up (gfx_init, %s)\n", FIGURE_DEFAULT_CHARACTER);
+        fprintf(stderr, "FAIL: set-up (%s)\n", FIGURE_DEFAULT_CHARACTER);
         return 1;
     }
     /* Skinning only: the CPU morphs (its m_pos arrays are the reference);
@@ -640,11 +615,7 @@ int main(int argc, char **argv)
     if (argc == 3)
         check_hybrid(&fig, argv[2]);
     figure_free(&fig);
-    gfx_shutdown();
-    SDL_GL_DeleteContext(ctx);
-    SDL_DestroyWindow(win);
-    /* No SDL_Quit(), as in test_render: it unloads Mesa's driver before
-     * LeakSanitizer runs, and the driver's leaks then escape lsan.supp. */
+    gl_test_close(&gl);
     if (check_failed) {
         fprintf(stderr, "%d failure(s)\n", check_failed);
         return 1;
