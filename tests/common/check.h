@@ -10,42 +10,41 @@
 #define STRIDER_TESTS_CHECK_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 static int check_passed, check_failed;
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            check_passed++;                                                                        \
-        } else {                                                                                   \
-            check_failed++;                                                                        \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
-    } while (0)
+/* Counts one check; on failure prints "file:line: check failed: COND" and
+ * ends the line, or leaves it open for CHECKF's message when MORE is set. */
+static inline bool check_record_(bool ok, const char *file, int line, const char *cond, bool more)
+{
+    if (ok) {
+        check_passed++;
+        return true;
+    }
+    check_failed++;
+    fprintf(stderr, "%s:%d: check failed: %s%s", file, line, cond, more ? ": " : "\n");
+    return false;
+}
+
+#define CHECK(cond) ((void)check_record_((cond) ? true : false, __FILE__, __LINE__, #cond, false))
 
 #define CHECKF(cond, ...)                                                                          \
     do {                                                                                           \
-        if (cond) {                                                                                \
-            check_passed++;                                                                        \
-        } else {                                                                                   \
-            check_failed++;                                                                        \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);              \
+        if (!check_record_((cond) ? true : false, __FILE__, __LINE__, #cond, true)) {              \
             fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                    \
+            fputc('\n', stderr);                                                                   \
         }                                                                                          \
     } while (0)
 
 #define CHECK_NEAR(a, b, tol)                                                                      \
     do {                                                                                           \
         double check_a_ = (double)(a), check_b_ = (double)(b);                                     \
-        if (fabs(check_a_ - check_b_) <= (double)(tol)) {                                          \
-            check_passed++;                                                                        \
-        } else {                                                                                   \
-            check_failed++;                                                                        \
-            fprintf(stderr, "%s:%d: %s = %.9g, expected %s = %.9g (tolerance %g)\n", __FILE__,     \
-                    __LINE__, #a, check_a_, #b, check_b_, (double)(tol));                          \
-        }                                                                                          \
+        if (!check_record_(fabs(check_a_ - check_b_) <= (double)(tol), __FILE__, __LINE__,         \
+                           #a " ~ " #b, true))                                                     \
+            fprintf(stderr, "%s = %.9g, expected %s = %.9g (tolerance %g)\n", #a, check_a_, #b,    \
+                    check_b_, (double)(tol));                                                      \
     } while (0)
 
 static inline int check_summary(void)
