@@ -976,6 +976,35 @@ void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s)
 
 /* ---- accessors ----------------------------------------------------------- */
 
+void ctrl_sample(const ctrl_t *c, const pose_t *pose, ctrl_sample_t *out)
+{
+    float model[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
+    pose_model_job_t job = {
+        .skel = c->skel,
+        .local = pose,
+        .capacity = CTRL_JOINTS, /* the joint count, checked at create */
+        .model_mat = model,
+        .model_rot = out->rot,
+    };
+    bool ok = pose_model_run(&job);
+    assert(ok);
+    (void)ok;
+    for (int b = 0; b < CTRL_JOINTS; b++)
+        for (int r = 0; r < 3; r++)
+            out->joint[b][r] = model[b][4 * r + 3];
+    const float top[3] = {CTRL_HEAD_TOP_X_CM, CTRL_HEAD_TOP_Y_CM, CTRL_HEAD_TOP_Z_CM};
+    for (int side = 0; side < 2; side++) {
+        memcpy(out->point[2 * side], out->joint[c->j.foot[side]], sizeof(float) * 3);
+        const float *m = model[c->j.foot[side]];
+        const float *o = c->skel->end_offset[c->j.toe_end[side]];
+        for (int r = 0; r < 3; r++)
+            out->point[2 * side + 1][r] = m[4 * r] * o[0] + m[4 * r + 1] * o[1] + m[4 * r + 2] * o[2] + m[4 * r + 3];
+    }
+    const float *m = model[c->j.head];
+    for (int r = 0; r < 3; r++)
+        out->head_top[r] = m[4 * r] * top[0] + m[4 * r + 1] * top[1] + m[4 * r + 2] * top[2] + m[4 * r + 3];
+}
+
 const pose_t *ctrl_pose(const ctrl_t *c) { return &c->pose; }
 const float (*ctrl_model(const ctrl_t *c))[POSE_MAT_FLOATS] { return (const float(*)[POSE_MAT_FLOATS])c->model; }
 const float (*ctrl_joint_pos(const ctrl_t *c))[3] { return (const float(*)[3])c->joint_pos; }

@@ -83,6 +83,13 @@ typedef enum ctrl_gait {
 #define CTRL_RUN_SPEED_CM_S 250.0f
 #define CTRL_CROUCH_SPEED_CM_S 60.0f
 
+/* Top of the head in the head joint's frame (cm): the highest vertex of the
+ * shipped character's head above its head joint, in the bind (rest) pose.
+ * Ceilings are kept above this point. */
+#define CTRL_HEAD_TOP_X_CM 0.5f
+#define CTRL_HEAD_TOP_Y_CM 19.2f
+#define CTRL_HEAD_TOP_Z_CM 1.3f
+
 /* What the controller needs from the player this step, world space on the
  * ground plane. Mirrors app/intent.h's intent_t without depending on app. */
 typedef struct ctrl_input {
@@ -157,6 +164,17 @@ const float (*ctrl_joint_pos(const ctrl_t *c))[3];
  * foot end sites) after IK. */
 void ctrl_contact_pos(const ctrl_t *c, float out[CTRL_CONTACTS][3]);
 const ctrl_traj_view *ctrl_trajectory(const ctrl_t *c);
+
+/* World-space points of a local pose on the controller's skeleton (the hip
+ * translation in world space, as ctrl_pose() gives it): what the tools that
+ * judge the displayed motion measure. */
+typedef struct ctrl_sample_t {
+    float joint[CTRL_JOINTS][3];
+    float rot[CTRL_JOINTS][4];      /* world rotations, x y z w */
+    float point[CTRL_CONTACTS][3];  /* heels (foot joints) and toe tips */
+    float head_top[3];
+} ctrl_sample_t;
+void ctrl_sample(const ctrl_t *c, const pose_t *pose, ctrl_sample_t *out);
 void ctrl_get_stats(const ctrl_t *c, ctrl_stats *out);
 /* The last raw network input (n_in floats) and output (n_out), and the phase
  * the input was run at, for tests and tools. */

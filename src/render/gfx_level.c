@@ -279,7 +279,7 @@ static void build_wall(gfx_mesh_builder *b, const terrain_t *t, const level_wall
         float lx = cx - px * r, lz = cz - pz * r, rx = cx + px * r, rz = cz + pz * r;
         float hl = height_at(t, lx, lz), hr = height_at(t, rx, rz), hc = height_at(t, cx, cz);
         float bottom = fminf(hl, hr) - WALL_SINK_CM;
-        float top = hc + GFX_WALL_HEIGHT_CM;
+        float top = hc + LEVEL_WALL_HEIGHT_CM;
         /* [0] = bottom, [1] = top */
         float cur_l[2][3] = {{lx, bottom, lz}, {lx, top, lz}};
         float cur_r[2][3] = {{rx, bottom, rz}, {rx, top, rz}};

@@ -18,9 +18,8 @@
 #include "render/gfx_mesh.h"
 #include "world/level.h"
 
-/* Visual sizes, cm. Walls have no height in the level format; this one is
- * chest-high on the 170 cm character so walls block the path but not the view. */
-#define GFX_WALL_HEIGHT_CM 150.0f
+/* Visual sizes, cm (walls are LEVEL_WALL_HEIGHT_CM tall: chest-high, so
+ * they block the path but not the view). */
 #define GFX_MARKER_HEIGHT_CM 170.0f
 #define GFX_MARKER_RADIUS_CM 22.0f
 

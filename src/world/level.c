@@ -720,6 +720,41 @@ static bool level_on_segment(float ax, float az, float bx, float bz, float cx, f
            cz <= fmaxf(az, bz);
 }
 
+float level_wall_clearance(const level_t *lvl, float x, float z, float *away_x, float *away_z)
+{
+    float best = 1.0e9f, bx = 0.0f, bz = 0.0f;
+    for (int i = 0; i < lvl->wall_count; i++) {
+        const level_wall *w = &lvl->walls[i];
+        float cx, cz;
+        float d = level_wall_distance(w, x, z, &cx, &cz);
+        if (!(d - w->radius_cm < best))
+            continue;
+        best = d - w->radius_cm;
+        if (d > 1e-4f) {
+            bx = (x - cx) / d;
+            bz = (z - cz) / d;
+        } else {
+            /* On the centre line: out of the wall's left side (as push-out). */
+            float dx = w->x1 - w->x0, dz = w->z1 - w->z0;
+            float len = hypotf(dx, dz);
+            bx = -dz / len;
+            bz = dx / len;
+        }
+    }
+    if (away_x)
+        *away_x = bx;
+    if (away_z)
+        *away_z = bz;
+    return best;
+}
+
+float level_edge_clearance(const level_t *lvl, float x, float z)
+{
+    float min_x, min_z, max_x, max_z;
+    terrain_bounds(&lvl->terrain, &min_x, &min_z, &max_x, &max_z);
+    return fminf(fminf(x - min_x, max_x - x), fminf(z - min_z, max_z - z));
+}
+
 bool level_segment_crosses_wall(const level_t *lvl, float ax, float az, float bx, float bz)
 {
     for (int i = 0; i < lvl->wall_count; i++) {

@@ -27,6 +27,9 @@ enum {
 
 /* Wall thickness (radius, cm) when a 'wall' line gives none. */
 #define LEVEL_DEFAULT_WALL_RADIUS_CM 15.0f
+/* Height of every wall above the terrain (cm): the renderer draws them this
+ * tall, and what is below their top collides with them. */
+#define LEVEL_WALL_HEIGHT_CM 150.0f
 
 /* Axis-aligned box on the ground plane; inside it a ceiling at ceiling_cm above
  * the terrain forces a crouch. */
@@ -89,5 +92,12 @@ bool level_in_jump_area(const level_t *lvl, float x, float z);
 bool level_push_out_of_walls(const level_t *lvl, float *x, float *z, float radius_cm);
 /* True if the segment a->b crosses a wall's centre line. */
 bool level_segment_crosses_wall(const level_t *lvl, float ax, float az, float bx, float bz);
+/* Distance (cm) from (x, z) to the surface of the nearest wall: negative
+ * inside one; a large positive value when the level has no walls. When
+ * AWAY_X/AWAY_Z are given they receive the unit direction out of that wall. */
+float level_wall_clearance(const level_t *lvl, float x, float z, float *away_x, float *away_z);
+/* Distance (cm) from (x, z) to the nearest edge of the terrain: negative
+ * outside it. */
+float level_edge_clearance(const level_t *lvl, float x, float z);
 
 #endif

@@ -1,0 +1,352 @@
+/* eval_cli.c: `strider eval motion [options]`: argument parsing, the tables,
+ * and the CSV, JSON and SVG outputs of a motion evaluation. */
+/* fnmatch is POSIX, not C11. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "eval/motion_eval.h"
+
+#include "bench/bench_report.h"
+#include "core/log.h"
+#include "core/paths.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EVAL_EXIT_OK = 0, EVAL_EXIT_FAIL = 1, EVAL_EXIT_USAGE = 2, EVAL_MAX_SCENARIOS = 128 };
+#define EVAL_SOAK_STEPS_DEFAULT 20000
+#define EVAL_SOAK_STEPS_MAX 1000000
+
+static void usage(FILE *out)
+{
+    fputs("usage: strider eval motion [options]\n"
+          "  plays named scenarios through the game's script -> input -> simulation -> controller\n"
+          "  path (headless, fixed 60 Hz step) and measures the displayed pose against the goals of\n"
+          "  docs/MOTION_EVAL.md: foot slide, sinking, flights, ceilings, level edges, walls, pops,\n"
+          "  speed, crouch height, bone lengths, NaN\n"
+          "options:\n"
+          "  --scenario PATTERN[,PATTERN...]  run the scenarios whose name or group matches (glob)\n"
+          "  --list                           list the scenarios and exit\n"
+          "  --soak-steps N                   steps of each random soak (default 20000)\n"
+          "  --seed N                         seed of the soak intents (default 1)\n"
+          "  --mode cubic|linear|constant     phase mode (default cubic, as the game)\n"
+          "  --no-ik                          foot IK off\n"
+          "  --network FILE                   weights (default assets/network/pfnn.bin)\n"
+          "  --data DIR                       folder with assets/ (default: the source tree)\n"
+          "  --csv PATH  --json PATH  --svg PATH   write the results\n"
+          "  --dump-dir DIR                   a pose CSV per scenario (see --dump-pose)\n"
+          "exit codes: 0 every goal met, 1 a goal missed or a runtime failure, 2 usage error\n",
+          out);
+}
+
+static bool parse_long(const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || errno || *end || v < lo || v > hi) {
+        fprintf(stderr, "strider eval: %s needs a whole number from %ld to %ld, got '%s'\n", opt, lo, hi,
+                s ? s : "(nothing)");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool matches(const eval_scenario *s, const char *patterns)
+{
+    if (!patterns)
+        return true;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", patterns);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+        if (fnmatch(tok, s->name, 0) == 0 || fnmatch(tok, s->group, 0) == 0)
+            return true;
+    return false;
+}
+
+/* One row of results per scenario, for every output. */
+typedef struct eval_row {
+    const eval_scenario *s;
+    mm_result r;
+    int misses;
+    char text[EVAL_FAIL_TEXT];
+} eval_row;
+
+static const char *const COLUMNS[] = {
+    "scenario", "level", "steps", "heel_p95_cm", "heel_max_cm", "toe_p95_cm", "toe_max_cm", "sink_cm",
+    "flight_s", "jump_s", "ceiling_cm", "edge_cm", "wall_cm", "pop_deg", "speed_pct", "head_pct", "goals"};
+enum { COLUMN_COUNT = (int)(sizeof COLUMNS / sizeof COLUMNS[0]) };
+
+static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_calibration *cal)
+{
+    bench_table_init(t, "motion evaluation (cm, s, deg; goals in docs/MOTION_EVAL.md)", COLUMN_COUNT, COLUMNS);
+    bench_table_note(t, "idle heights above the ground: heels %.2f / %.2f cm, toes %.2f / %.2f cm; standing head %.1f cm",
+                     (double)cal->idle_height_cm[0], (double)cal->idle_height_cm[2], (double)cal->idle_height_cm[1],
+                     (double)cal->idle_height_cm[3], (double)cal->stand_head_cm);
+    bench_table_note(t, "sink: below the idle height; ceiling: above a crouch ceiling (< 0 clear, - never under one); "
+                        "edge: closest root approach; wall: deepest joint (< 0 never inside)");
+    for (int i = 0; i < n; i++) {
+        const mm_result *r = &rows[i].r;
+        if (!bench_table_row_begin(t))
+            break;
+        bench_table_str(t, rows[i].s->name);
+        bench_table_str(t, rows[i].s->level);
+        bench_table_num(t, r->steps, 0);
+        bench_table_num(t, r->slide_p95_cm[MM_HEEL], 2);
+        bench_table_num(t, r->slide_max_cm[MM_HEEL], 2);
+        bench_table_num(t, r->slide_p95_cm[MM_TOE], 2);
+        bench_table_num(t, r->slide_max_cm[MM_TOE], 2);
+        bench_table_num(t, r->sink_max_cm, 1);
+        bench_table_num(t, r->flight_max_s, 2);
+        bench_table_num(t, r->jump_flight_max_s, 2);
+        if (r->ceiling_max_cm > -1.0e8f)
+            bench_table_num(t, r->ceiling_max_cm, 1);
+        else
+            bench_table_str(t, "-");
+        bench_table_num(t, r->edge_min_cm, 0);
+        bench_table_num(t, r->wall_max_cm > -1.0e8f ? r->wall_max_cm : -999.0, 1);
+        bench_table_num(t, r->pop_max_deg, 1);
+        if (r->want_speed_cm_s > 0.0f)
+            bench_table_num(t, 100.0 * r->speed_cm_s / r->want_speed_cm_s, 0);
+        else
+            bench_table_str(t, "-");
+        if (rows[i].s->flags & EVAL_CROUCH)
+            bench_table_num(t, r->head_crouch_cm > 0.0f ? 100.0 * (1.0 - r->head_crouch_cm / cal->stand_head_cm) : 0.0, 0);
+        else
+            bench_table_str(t, "-");
+        bench_table_str(t, rows[i].misses ? "MISSED" : "met");
+    }
+}
+
+/* ---- the plot ------------------------------------------------------------- */
+
+typedef struct plot_metric {
+    const char *name;
+    float limit;
+    bool higher_is_better;
+} plot_metric;
+
+static const plot_metric PLOT_METRICS[] = {
+    {"heel slide p95", 2.0f, false}, {"toe slide p95", 2.0f, false}, {"slide max", 4.0f, false},
+    {"sink", 1.0f, false},           {"flight", 0.3f, false},        {"jump flight", 1.2f, false},
+    {"ceiling", 0.0f, false},        {"edge", 50.0f, true},          {"wall", 2.0f, false},
+    {"pop", 30.0f, false},
+};
+enum { PLOT_METRIC_COUNT = (int)(sizeof PLOT_METRICS / sizeof PLOT_METRICS[0]) };
+
+static float plot_value(const eval_row *row, int m)
+{
+    const mm_result *r = &row->r;
+    switch (m) {
+    case 0: return r->slide_p95_cm[MM_HEEL];
+    case 1: return r->slide_p95_cm[MM_TOE];
+    case 2: return fmaxf(r->slide_max_cm[MM_HEEL], r->slide_max_cm[MM_TOE]);
+    case 3: return r->sink_max_cm;
+    case 4: return r->flight_max_s;
+    case 5: return r->jump_flight_max_s;
+    case 6: return r->ceiling_max_cm > -1.0e8f ? r->ceiling_max_cm : NAN;
+    case 7: return r->edge_min_cm;
+    case 8: return r->wall_max_cm > -1.0e8f ? r->wall_max_cm : NAN;
+    default: return r->pop_max_deg;
+    }
+}
+
+/* A grid of bars: a row per scenario, a column per measure; each bar is the
+ * value against its goal (the dark line), green when met, red when not. */
+static bool write_svg(const char *path, const eval_row *rows, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        log_error("%s: cannot create the plot: %s", path, strerror(errno));
+        return false;
+    }
+    const int name_w = 230, col_w = 120, row_h = 18, top = 60, bar_w = 90;
+    int width = name_w + PLOT_METRIC_COUNT * col_w + 20, height = top + n * row_h + 30;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width, height);
+    fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"15\">strider eval motion: each bar is the value against its "
+               "goal (dark line); green met, red missed</text>\n");
+    for (int m = 0; m < PLOT_METRIC_COUNT; m++) {
+        int x = name_w + m * col_w;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", x, top - 22, PLOT_METRICS[m].name);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s %g</text>\n", x, top - 8,
+                PLOT_METRICS[m].higher_is_better ? "goal &gt;=" : "goal &lt;=", (double)PLOT_METRICS[m].limit);
+    }
+    for (int i = 0; i < n; i++) {
+        int y = top + i * row_h;
+        if (i % 2)
+            fprintf(f, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f3f3f3\"/>\n", y, width, row_h);
+        fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 13, rows[i].s->name);
+        for (int m = 0; m < PLOT_METRIC_COUNT; m++) {
+            const plot_metric *pm = &PLOT_METRICS[m];
+            float v = plot_value(&rows[i], m);
+            int x = name_w + m * col_w;
+            if (!isfinite(v)) {
+                fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#999\">-</text>\n", x, y + 13);
+                continue;
+            }
+            bool met = pm->higher_is_better ? v >= pm->limit : v <= pm->limit;
+            /* Scale: the goal sits at 60 % of the bar width; a zero goal
+             * (ceilings) is drawn on a 5 cm scale. */
+            float unit = pm->limit > 0.0f ? pm->limit : 5.0f;
+            float goal_x = pm->limit > 0.0f ? 0.6f * bar_w : 0.2f * bar_w;
+            float len = goal_x + (v - pm->limit) / unit * 0.6f * bar_w;
+            if (len < 1.0f)
+                len = 1.0f;
+            if (len > bar_w)
+                len = bar_w;
+            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", x, y + 3, (double)len,
+                    row_h - 6, met ? "#4caf50" : "#e53935");
+            fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#222\"/>\n", x + (double)goal_x,
+                    x + (double)goal_x, y + 1, y + row_h - 1);
+            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"#222\">%.3g</text>\n", x + bar_w + 2, y + 12,
+                    (double)v);
+        }
+    }
+    fputs("</svg>\n", f);
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok)
+        log_error("%s: writing the plot failed (disk full or I/O error)", path);
+    return ok;
+}
+
+static void print_goal_summary(const eval_row *rows, int n)
+{
+    int missed = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].misses) {
+            if (!missed)
+                printf("\ngoals missed:\n");
+            printf("  %-32s %s\n", rows[i].s->name, rows[i].text);
+            missed++;
+        }
+    printf("\n%d of %d scenarios met every goal\n", n - missed, n);
+}
+
+static int run_motion(int argc, char **argv)
+{
+    eval_options opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1};
+    const char *patterns = NULL, *csv = NULL, *json = NULL, *svg = NULL, *data = NULL;
+    bool list = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return EVAL_EXIT_OK;
+        } else if (!strcmp(a, "--list")) {
+            list = true;
+        } else if (!strcmp(a, "--no-ik")) {
+            opt.no_ik = true;
+        } else if (!v) {
+            fprintf(stderr, "strider eval: unknown option or missing value: '%s' (see --help)\n", a);
+            return EVAL_EXIT_USAGE;
+        } else if (!strcmp(a, "--scenario")) {
+            patterns = argv[++i];
+        } else if (!strcmp(a, "--soak-steps")) {
+            if (!parse_long(a, argv[++i], 1, EVAL_SOAK_STEPS_MAX, &n))
+                return EVAL_EXIT_USAGE;
+            opt.soak_steps = (int)n;
+        } else if (!strcmp(a, "--seed")) {
+            if (!parse_long(a, argv[++i], 0, 4294967295L, &n))
+                return EVAL_EXIT_USAGE;
+            opt.seed = (uint32_t)n;
+        } else if (!strcmp(a, "--mode")) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "cubic"))
+                opt.mode = PFNN_PHASE_CUBIC;
+            else if (!strcmp(m, "linear"))
+                opt.mode = PFNN_PHASE_LINEAR;
+            else if (!strcmp(m, "constant"))
+                opt.mode = PFNN_PHASE_CONSTANT;
+            else {
+                fprintf(stderr, "strider eval: --mode must be cubic, linear or constant, got '%s'\n", m);
+                return EVAL_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--network")) {
+            opt.network = argv[++i];
+        } else if (!strcmp(a, "--data")) {
+            data = argv[++i];
+        } else if (!strcmp(a, "--csv")) {
+            csv = argv[++i];
+        } else if (!strcmp(a, "--json")) {
+            json = argv[++i];
+        } else if (!strcmp(a, "--svg")) {
+            svg = argv[++i];
+        } else if (!strcmp(a, "--dump-dir")) {
+            opt.dump_dir = argv[++i];
+        } else {
+            fprintf(stderr, "strider eval: unknown option '%s' (see --help)\n", a);
+            return EVAL_EXIT_USAGE;
+        }
+    }
+    int total;
+    const eval_scenario *all = eval_scenarios(&total);
+    static eval_row rows[EVAL_MAX_SCENARIOS];
+    int n = 0;
+    for (int i = 0; i < total && n < EVAL_MAX_SCENARIOS; i++)
+        if (matches(&all[i], patterns))
+            rows[n++].s = &all[i];
+    if (n == 0) {
+        fprintf(stderr, "strider eval: no scenario matches '%s' (see --list)\n", patterns ? patterns : "");
+        return EVAL_EXIT_USAGE;
+    }
+    if (list) {
+        for (int i = 0; i < n; i++)
+            printf("%-32s %-10s %-7s %s\n", rows[i].s->name, rows[i].s->group, rows[i].s->level,
+                   rows[i].s->flags & EVAL_SOAK ? "(random intents)" : "");
+        return EVAL_EXIT_OK;
+    }
+    paths_init(data);
+    bench_env env;
+    bench_env_collect(&env, argc, argv);
+    eval_t *e = eval_open(&opt);
+    if (!e)
+        return EVAL_EXIT_FAIL;
+    int failures = 0;
+    for (int i = 0; i < n; i++) {
+        if (!eval_run_scenario(e, rows[i].s, &rows[i].r)) {
+            eval_close(e);
+            return EVAL_EXIT_FAIL;
+        }
+        rows[i].misses = eval_check(e, rows[i].s, &rows[i].r, rows[i].text, EVAL_FAIL_TEXT);
+        failures += rows[i].misses > 0;
+    }
+    bench_env_print(&env, stdout);
+    bench_table t;
+    fill_table(&t, rows, n, eval_calibration(e));
+    bench_table_print(&t, stdout);
+    print_goal_summary(rows, n);
+    /* The files carry the misses too, as notes. */
+    for (int i = 0; i < n; i++)
+        if (rows[i].misses)
+            bench_table_note(&t, "%s: %s", rows[i].s->name, rows[i].text);
+    bool io_ok = true;
+    if (csv)
+        io_ok = bench_table_write_csv(&t, &env, csv) && io_ok;
+    if (json)
+        io_ok = bench_table_write_json(&t, &env, json) && io_ok;
+    if (svg)
+        io_ok = write_svg(svg, rows, n) && io_ok;
+    bench_table_free(&t);
+    eval_close(e);
+    return (failures || !io_ok) ? EVAL_EXIT_FAIL : EVAL_EXIT_OK;
+}
+
+int eval_main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs("usage: strider eval motion [options]   (strider eval motion --help for its options)\n", argc < 2 ? stderr : stdout);
+        return argc < 2 ? EVAL_EXIT_USAGE : EVAL_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "motion"))
+        return run_motion(argc - 1, argv + 1);
+    fprintf(stderr, "strider eval: unknown evaluation '%s'; valid: motion\n", argv[1]);
+    return EVAL_EXIT_USAGE;
+}

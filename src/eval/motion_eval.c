@@ -1,0 +1,429 @@
+/* motion_eval.c: plays scenarios through the game's fixed-step path and
+ * measures them (the runner; eval_cli.c prints and writes the results). */
+#include "eval/motion_eval.h"
+
+#include "app/input.h"
+#include "app/pose_dump.h"
+#include "app/script.h"
+#include "app/sim.h"
+#include "core/log.h"
+#include "core/paths.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EVAL_STEP_S (1.0f / 60.0f)
+#define EVAL_PI 3.14159265358979323846f
+#define EVAL_NETWORK "assets/network/pfnn.bin"
+#define EVAL_SKELETON "assets/skeleton/cmu21.skel"
+/* Calibration: stand idle on flat ground this long and take the medians of
+ * the last second. */
+#define EVAL_CALIB_STEPS 240
+#define EVAL_CALIB_TAIL 60
+
+/* Goals (docs/MOTION_EVAL.md). */
+#define GOAL_SLIDE_FLAT_P95_CM 1.0f
+#define GOAL_SLIDE_P95_CM 2.0f
+#define GOAL_SLIDE_MAX_CM 4.0f
+#define GOAL_SINK_CM 1.0f
+#define GOAL_FLIGHT_S 0.3f
+#define GOAL_JUMP_FLIGHT_S 1.2f
+#define GOAL_CEILING_CM 0.0f
+#define GOAL_EDGE_CM 50.0f
+#define GOAL_WALL_CM 2.0f
+#define GOAL_POP_DEG 30.0f
+#define GOAL_SPEED_FRACTION 0.2f
+#define GOAL_HEAD_DROP 0.25f
+#define GOAL_BONE_ERROR 1e-4f
+
+struct eval_t {
+    eval_options opt;
+    skel_t skel;
+    pfnn_network net;
+    bool net_loaded;
+    ctrl_t *ctrl;
+    level_t level[EVAL_LEVELS];
+    bool level_loaded[EVAL_LEVELS];
+    const char *level_name[EVAL_LEVELS];
+    mm_calibration cal;
+};
+
+static int level_index(eval_t *e, const char *name)
+{
+    for (int i = 0; i < EVAL_LEVELS && i < level_builtin_count(); i++)
+        if (strcmp(level_builtin_name(i), name) == 0) {
+            if (!e->level_loaded[i]) {
+                char path[LEVEL_PATH_MAX];
+                if (!level_path_for_name(name, path, sizeof path) || !level_load(&e->level[i], path))
+                    return -1;
+                e->level_loaded[i] = true;
+            }
+            return i;
+        }
+    log_error("eval: unknown level '%s'", name);
+    return -1;
+}
+
+/* The requested ground speed of an intent, as ctrl.c turns it into one. */
+static float want_speed(const intent_t *it)
+{
+    float mag = fminf(1.0f, hypotf(it->move_x, it->move_z));
+    float s = it->crouch ? CTRL_CROUCH_SPEED_CM_S : CTRL_WALK_SPEED_CM_S + (CTRL_RUN_SPEED_CM_S - CTRL_WALK_SPEED_CM_S) * it->speed;
+    return mag * s;
+}
+
+static void frame_from_sim(const eval_t *e, const sim_t *sim, mm_frame *f)
+{
+    ctrl_sample_t s;
+    ctrl_sample(e->ctrl, &sim->pose, &s);
+    const ctrl_stats *st = &sim->stats;
+    memcpy(f->root, st->root_pos, sizeof f->root);
+    memcpy(f->joint, s.joint, sizeof f->joint);
+    memcpy(f->joint_rot, s.rot, sizeof f->joint_rot);
+    memcpy(f->point, s.point, sizeof f->point);
+    memcpy(f->head_top, s.head_top, sizeof f->head_top);
+    f->head_height_cm = st->head_height_cm;
+    for (int k = 0; k < MM_POINTS; k++) {
+        f->flag[k] = st->contact[k];
+        f->lock_weight[k] = st->lock_weight[k];
+    }
+    memcpy(f->gait, st->gait, sizeof f->gait);
+    f->want_speed_cm_s = want_speed(&sim->intent);
+    f->nan_resets = st->nan_resets;
+}
+
+/* ---- soak scripts ---------------------------------------------------------- */
+
+static float rnd(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *state = x;
+    return (float)(x >> 8) * (1.0f / 16777216.0f);
+}
+
+/* A script of random intents held 0.3-3 s: stops, walks, runs, strafes,
+ * crouches, jump presses and camera orbits. The heading is dead-reckoned from
+ * the requested speeds, and half the intents steer back towards the start
+ * once it is over 15 m away, so the run stays among the level's features
+ * (and keeps meeting its edges). The text is malloc'd. */
+static char *soak_script(uint32_t seed, int steps)
+{
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    if (!text)
+        return NULL;
+    uint32_t st = seed * 2654435761u ^ 0x5bd1e995u;
+    if (st == 0)
+        st = 1;
+    float t = 0.0f, end = (float)steps * EVAL_STEP_S;
+    float yaw = 0.0f, px = 0.0f, pz = 0.0f; /* camera yaw and estimated position */
+    bool crouch = false;
+    while (t < end) {
+        char line[256];
+        float hold = 0.3f + 2.7f * rnd(&st);
+        float ang = 2.0f * EVAL_PI * rnd(&st);
+        float mag = rnd(&st) < 0.15f ? 0.0f : (rnd(&st) < 0.2f ? 0.5f : 1.0f);
+        float dist = hypotf(px, pz);
+        if (dist > 1500.0f && rnd(&st) < 0.5f) {
+            /* World direction home, then into the camera frame, +-60 degrees. */
+            float home = atan2f(-px, -pz) + (rnd(&st) - 0.5f) * (2.0f * EVAL_PI / 3.0f);
+            ang = home - yaw;
+            mag = 1.0f;
+        }
+        float r = rnd(&st);
+        float speed = r < 0.4f ? 0.0f : (r < 0.7f ? 1.0f : rnd(&st));
+        bool strafe = rnd(&st) < 0.1f;
+        crouch = rnd(&st) < (crouch ? 0.5f : 0.15f);
+        float orbit = rnd(&st) < 0.1f ? (rnd(&st) - 0.5f) * 180.0f : 0.0f;
+        float mx = sinf(ang) * mag, my = cosf(ang) * mag;
+        int n = snprintf(line, sizeof line, "%.3f move %.3f %.3f speed %.2f strafe %d crouch %d orbit %.1f 0\n",
+                         (double)t, (double)mx, (double)my, (double)speed, strafe, crouch, (double)orbit);
+        if (rnd(&st) < 0.25f) {
+            float at = t + hold * rnd(&st);
+            float up = at + 0.05f + 0.4f * rnd(&st);
+            if (up < t + hold)
+                n += snprintf(line + n, sizeof line - (size_t)n, "%.3f jump 1\n%.3f jump 0\n", (double)at, (double)up);
+        }
+        if (len + (size_t)n + 1 > cap) {
+            cap *= 2;
+            char *grown = realloc(text, cap);
+            if (!grown) {
+                free(text);
+                return NULL;
+            }
+            text = grown;
+        }
+        memcpy(text + len, line, (size_t)n);
+        len += (size_t)n;
+        /* Dead reckoning (intent_resolve's basis: right = (-cos, sin)). */
+        float v = mag * (crouch ? CTRL_CROUCH_SPEED_CM_S
+                                : CTRL_WALK_SPEED_CM_S + (CTRL_RUN_SPEED_CM_S - CTRL_WALK_SPEED_CM_S) * speed);
+        float wx = -cosf(yaw) * sinf(ang) + sinf(yaw) * cosf(ang);
+        float wz = sinf(yaw) * sinf(ang) + cosf(yaw) * cosf(ang);
+        px += wx * v * hold;
+        pz += wz * v * hold;
+        yaw += orbit * (EVAL_PI / 180.0f) * hold;
+        t += hold;
+    }
+    text[len] = '\0';
+    return text;
+}
+
+/* ---- running ----------------------------------------------------------------- */
+
+/* Plays SCRIPT on level LI from the given spawn for at most STEPS steps, and
+ * hands each step's frame to ACC (and DUMP when open). */
+static bool play(eval_t *e, int li, const eval_scenario *s, script_t *script, int steps, mm_acc *acc,
+                 pose_dump *dump)
+{
+    level_t *lvl = &e->level[li];
+    float sx = lvl->spawn_x, sz = lvl->spawn_z, sh = lvl->spawn_heading_rad;
+    if (s && s->spawn) {
+        lvl->spawn_x = s->x;
+        lvl->spawn_z = s->z;
+        lvl->spawn_heading_rad = s->heading_deg * (EVAL_PI / 180.0f);
+    }
+    sim_t sim;
+    memset(&sim, 0, sizeof sim);
+    sim.ctrl = e->ctrl;
+    sim.seed = 1;
+    sim_reset(&sim, lvl);
+    ctrl_set_ik(e->ctrl, !e->opt.no_ik);
+    ctrl_set_mode(e->ctrl, e->opt.mode);
+    input_frame none;
+    memset(&none, 0, sizeof none);
+    for (int i = 0; i < steps; i++) {
+        const script_event *ev;
+        bool quit = false;
+        while ((ev = script_next_due(script, sim.step)) != NULL) {
+            if (ev->cmd == SCRIPT_QUIT)
+                quit = true;
+            else
+                script_apply(script, ev);
+        }
+        if (quit)
+            break;
+        input_frame in;
+        input_merge(&none, &script->held, &in);
+        sim_step(&sim, &in, true, EVAL_STEP_S);
+        mm_frame f;
+        frame_from_sim(e, &sim, &f);
+        mm_add(acc, &f);
+        if (dump)
+            pose_dump_row(dump, sim.step, e->ctrl, &sim.pose, &sim.stats);
+    }
+    lvl->spawn_x = sx;
+    lvl->spawn_z = sz;
+    lvl->spawn_heading_rad = sh;
+    return true;
+}
+
+static int cmp_float(const void *pa, const void *pb)
+{
+    float a = *(const float *)pa, b = *(const float *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Idle heights of the foot points and the standing head height: the median
+ * of the last second of standing still on flat ground. */
+static bool calibrate(eval_t *e)
+{
+    int li = level_index(e, "flat");
+    if (li < 0)
+        return false;
+    level_t *lvl = &e->level[li];
+    sim_t sim;
+    memset(&sim, 0, sizeof sim);
+    sim.ctrl = e->ctrl;
+    sim_reset(&sim, lvl);
+    ctrl_set_ik(e->ctrl, !e->opt.no_ik);
+    ctrl_set_mode(e->ctrl, e->opt.mode);
+    float h[MM_POINTS + 1][EVAL_CALIB_TAIL];
+    input_frame none;
+    memset(&none, 0, sizeof none);
+    for (int i = 0; i < EVAL_CALIB_STEPS; i++) {
+        sim_step(&sim, &none, true, EVAL_STEP_S);
+        int k = i - (EVAL_CALIB_STEPS - EVAL_CALIB_TAIL);
+        if (k < 0)
+            continue;
+        ctrl_sample_t s;
+        ctrl_sample(e->ctrl, &sim.pose, &s);
+        for (int p = 0; p < MM_POINTS; p++)
+            h[p][k] = mm_height_above_ground(lvl, s.point[p]);
+        h[MM_POINTS][k] = sim.stats.head_height_cm;
+    }
+    for (int p = 0; p <= MM_POINTS; p++) {
+        qsort(h[p], EVAL_CALIB_TAIL, sizeof(float), cmp_float);
+        float m = h[p][EVAL_CALIB_TAIL / 2];
+        if (!isfinite(m)) {
+            log_error("eval: the idle calibration is not finite");
+            return false;
+        }
+        if (p < MM_POINTS)
+            e->cal.idle_height_cm[p] = m;
+        else
+            e->cal.stand_head_cm = m;
+    }
+    return true;
+}
+
+eval_t *eval_open(const eval_options *opt)
+{
+    eval_t *e = calloc(1, sizeof *e);
+    if (!e) {
+        log_error("eval: out of memory");
+        return NULL;
+    }
+    e->opt = *opt;
+    char path[PATHS_MAX];
+    bool ok = paths_join(EVAL_SKELETON, path, sizeof path) && skel_load(&e->skel, path);
+    if (ok) {
+        if (opt->network)
+            snprintf(path, sizeof path, "%s", opt->network);
+        else
+            ok = paths_join(EVAL_NETWORK, path, sizeof path);
+    }
+    pfnn_load_desc ld = {.modes = 1u << opt->mode};
+    ok = ok && pfnn_load_ex(&e->net, path, &ld);
+    e->net_loaded = ok;
+    if (ok) {
+        ctrl_desc d = {.net = &e->net, .skel = &e->skel, .mode = opt->mode, .ik_off = opt->no_ik};
+        e->ctrl = ctrl_create(&d);
+        ok = e->ctrl != NULL;
+    }
+    ok = ok && calibrate(e);
+    if (!ok) {
+        eval_close(e);
+        return NULL;
+    }
+    return e;
+}
+
+void eval_close(eval_t *e)
+{
+    if (!e)
+        return;
+    ctrl_destroy(e->ctrl);
+    if (e->net_loaded)
+        pfnn_free(&e->net);
+    for (int i = 0; i < EVAL_LEVELS; i++)
+        if (e->level_loaded[i])
+            level_free(&e->level[i]);
+    free(e);
+}
+
+const mm_calibration *eval_calibration(const eval_t *e) { return &e->cal; }
+
+bool eval_run_scenario(eval_t *e, const eval_scenario *s, mm_result *out)
+{
+    int li = level_index(e, s->level);
+    if (li < 0)
+        return false;
+    int steps = (s->flags & EVAL_SOAK) ? e->opt.soak_steps : (int)lrintf(s->seconds / EVAL_STEP_S);
+    if (steps <= 0) {
+        log_error("eval: %s: no steps to run", s->name);
+        return false;
+    }
+    char *text = NULL;
+    const char *src = s->script;
+    if (!src) {
+        /* Each soak gets its own intents: the seed mixed with its level. */
+        text = soak_script(e->opt.seed * 7919u + (uint32_t)li, steps);
+        if (!text) {
+            log_error("eval: %s: out of memory for the soak script", s->name);
+            return false;
+        }
+        src = text;
+    }
+    script_t script;
+    bool ok = script_parse(&script, src, strlen(src), s->name);
+    free(text);
+    if (!ok)
+        return false;
+    mm_acc acc;
+    int from = (int)lrintf(s->speed_from_s / EVAL_STEP_S), to = (int)lrintf(s->speed_to_s / EVAL_STEP_S);
+    if (!(s->flags & EVAL_SPEED))
+        from = to = 0;
+    if (!mm_begin(&acc, &e->level[li], &e->skel, &e->cal, steps, from, to)) {
+        script_free(&script);
+        return false;
+    }
+    pose_dump dump;
+    bool dumping = false;
+    if (e->opt.dump_dir) {
+        char path[PATHS_MAX];
+        snprintf(path, sizeof path, "%s/%s.csv", e->opt.dump_dir, s->name);
+        dumping = pose_dump_open(&dump, path, &e->skel);
+        ok = dumping;
+    }
+    ok = ok && play(e, li, s, &script, steps, &acc, dumping ? &dump : NULL);
+    if (dumping)
+        ok = pose_dump_close(&dump) && ok;
+    mm_finish(&acc, out);
+    mm_free(&acc);
+    script_free(&script);
+    return ok;
+}
+
+/* Appends "what value (goal)" to TEXT. */
+static void miss(char *text, int size, int *n, const char *fmt, double v)
+{
+    int len = (int)strlen(text);
+    if (len < size - 1)
+        snprintf(text + len, (size_t)(size - len), "%s", len ? "; " : "");
+    len = (int)strlen(text);
+    if (len < size - 1)
+        snprintf(text + len, (size_t)(size - len), fmt, v);
+    (*n)++;
+}
+
+int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char *text, int text_size)
+{
+    int n = 0;
+    text[0] = '\0';
+    float p95 = (s->flags & EVAL_FLAT) ? GOAL_SLIDE_FLAT_P95_CM : GOAL_SLIDE_P95_CM;
+    for (int t = 0; t < 2; t++) {
+        const char *what = t == MM_HEEL ? "heel" : "toe";
+        char fmt[64];
+        if (r->slide_p95_cm[t] > p95) {
+            snprintf(fmt, sizeof fmt, "%s slide p95 %%.1f cm (<= %.0f)", what, (double)p95);
+            miss(text, text_size, &n, fmt, r->slide_p95_cm[t]);
+        }
+        if (!(s->flags & EVAL_FLAT) && r->slide_max_cm[t] > GOAL_SLIDE_MAX_CM) {
+            snprintf(fmt, sizeof fmt, "%s slide max %%.1f cm (<= %.0f)", what, (double)GOAL_SLIDE_MAX_CM);
+            miss(text, text_size, &n, fmt, r->slide_max_cm[t]);
+        }
+    }
+    if (r->sink_max_cm > GOAL_SINK_CM)
+        miss(text, text_size, &n, "sink %.1f cm (<= 1)", r->sink_max_cm);
+    if (r->flight_max_s > GOAL_FLIGHT_S)
+        miss(text, text_size, &n, "airborne without a jump %.2f s (<= 0.3)", r->flight_max_s);
+    if (r->jump_flight_max_s > GOAL_JUMP_FLIGHT_S)
+        miss(text, text_size, &n, "jump flight %.2f s (<= 1.2)", r->jump_flight_max_s);
+    if (r->ceiling_max_cm > GOAL_CEILING_CM)
+        miss(text, text_size, &n, "%.1f cm through a ceiling (0)", r->ceiling_max_cm);
+    if (r->edge_min_cm < GOAL_EDGE_CM)
+        miss(text, text_size, &n, "root %.0f cm from the edge (>= 50)", r->edge_min_cm);
+    if (r->wall_max_cm > GOAL_WALL_CM)
+        miss(text, text_size, &n, "%.1f cm into a wall (<= 2)", r->wall_max_cm);
+    if (r->pop_max_deg > GOAL_POP_DEG)
+        miss(text, text_size, &n, "joint turned %.0f deg in a step (<= 30)", r->pop_max_deg);
+    if (r->nonfinite_steps > 0 || r->nan_resets > 0)
+        miss(text, text_size, &n, "%.0f non-finite steps or resets (0)", (double)(r->nonfinite_steps + r->nan_resets));
+    if (r->bone_error_max > GOAL_BONE_ERROR)
+        miss(text, text_size, &n, "bone length error %.1e (<= 1e-4)", r->bone_error_max);
+    if ((s->flags & EVAL_SPEED) && r->want_speed_cm_s > 0.0f &&
+        fabsf(r->speed_cm_s / r->want_speed_cm_s - 1.0f) > GOAL_SPEED_FRACTION)
+        miss(text, text_size, &n, "speed %.0f %% of the request (80-120)", 100.0f * r->speed_cm_s / r->want_speed_cm_s);
+    if (s->flags & EVAL_CROUCH) {
+        float drop = r->head_crouch_cm > 0.0f ? 1.0f - r->head_crouch_cm / e->cal.stand_head_cm : 0.0f;
+        if (drop < GOAL_HEAD_DROP)
+            miss(text, text_size, &n, "head %.0f %% lower under the ceilings (>= 25)", 100.0f * drop);
+    }
+    return n;
+}

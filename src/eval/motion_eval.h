@@ -1,0 +1,73 @@
+/* motion_eval: `strider eval motion`, a headless suite of named scenarios
+ * that plays the character through the game's own path (a script ->
+ * input_frame -> sim_step() -> the PFNN controller, at the fixed 60 Hz step;
+ * no window, no GL) and measures the displayed pose with motion_metrics
+ * against the goals of docs/MOTION_EVAL.md.
+ *
+ * Call order: eval_motion_main(argc, argv) with argv[0] = "motion"; or, from
+ * tests, eval_open() -> eval_run_scenario() per scenario -> eval_close().
+ * Output: an aligned table with a row per scenario, a table of the goals
+ * (worst value, where, met or not), and --csv / --json / --svg files.
+ * Exit codes: 0 every goal met, 1 a goal missed or a runtime failure,
+ * 2 usage error.
+ * Does NOT: draw, read clocks for the simulation, or change the controller.
+ */
+#ifndef STRIDER_EVAL_MOTION_EVAL_H
+#define STRIDER_EVAL_MOTION_EVAL_H
+
+#include "eval/motion_metrics.h"
+#include "pfnn/network.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { EVAL_LEVELS = 6, EVAL_FAIL_TEXT = 256 };
+
+/* What a scenario is judged on beyond the invariants every one has. */
+enum {
+    EVAL_FLAT = 1u << 0,   /* straight on flat ground: the tighter slide goal */
+    EVAL_SPEED = 1u << 1,  /* mean speed over the window within 20 % of the request */
+    EVAL_CROUCH = 1u << 2, /* head at least 25 % lower under the ceilings */
+    EVAL_SOAK = 1u << 3    /* seeded random intents, as long as --soak-steps */
+};
+
+typedef struct eval_scenario {
+    const char *name;
+    const char *group;       /* straight, start-stop, turns, slopes, jumps, crouch, walls, edges, soak */
+    const char *level;
+    bool spawn;              /* x, z, heading_deg replace the level's spawn */
+    float x, z, heading_deg;
+    const char *script;      /* script text (the --script format); NULL for a soak */
+    float seconds;           /* length, unless a 'quit' comes first */
+    unsigned flags;
+    float speed_from_s, speed_to_s; /* EVAL_SPEED window */
+} eval_scenario;
+
+/* The built-in suite; *count receives its length. */
+const eval_scenario *eval_scenarios(int *count);
+
+typedef struct eval_options {
+    const char *network;     /* NULL = assets/network/pfnn.bin */
+    pfnn_mode mode;
+    bool no_ik;
+    int soak_steps;          /* steps of each soak scenario */
+    uint32_t seed;           /* soak intents */
+    const char *dump_dir;    /* a pose CSV per scenario, NULL = none */
+} eval_options;
+
+typedef struct eval_t eval_t;
+
+/* Loads the skeleton, the network and the levels, makes the controller and
+ * measures the idle calibration. NULL (one logged line) on failure. */
+eval_t *eval_open(const eval_options *opt);
+void eval_close(eval_t *e);
+const mm_calibration *eval_calibration(const eval_t *e);
+/* Plays scenario S; false (one logged line) on a runtime failure. */
+bool eval_run_scenario(eval_t *e, const eval_scenario *s, mm_result *out);
+/* Writes the goals S missed with R into TEXT ("" when all are met);
+ * returns how many were missed. */
+int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char *text, int text_size);
+
+int eval_main(int argc, char **argv);
+
+#endif

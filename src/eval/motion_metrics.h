@@ -1,0 +1,128 @@
+/* motion_metrics: measures how a run of the character holds up in play, from
+ * the pose that is displayed at each fixed step. The definitions are those
+ * of docs/MOTION_EVAL.md; in short, per run:
+ *   slide   horizontal path of a heel or toe over each of its contacts, where
+ *           a contact is (a) a run of steps the controller flags (contact or
+ *           lock weight > 0.5) while the point stays within 2 cm of its
+ *           touch-down height, or (b) a run of 10+ steps where the point stays
+ *           within 1 cm of its idle height above the ground, whatever the flags;
+ *   sink    how far a heel or toe goes below its idle height above the ground;
+ *   flight  runs of steps with every foot point more than 3 cm above its idle
+ *           height (jump flights: the jump gait passed 0.3 during the run);
+ *   ceiling how far a joint or the head top rises above a crouch area's ceiling;
+ *   edge    the root's distance to the terrain's edge;
+ *   wall    how far a joint (below the wall's top) reaches into a wall;
+ *   pop     the largest world rotation of a joint between two steps;
+ *   speed, crouch head height, bone lengths and non-finite values.
+ * Call order: mm_calibration from an idle stand (mm_calibrate_*) ->
+ * mm_begin(acc, level, calibration, capacity) -> mm_add(acc, frame) per step
+ * -> mm_finish(acc, &result) -> mm_free(acc).
+ * Does NOT: run the controller or read files; it only looks at frames.
+ * Memory: mm_begin() allocates the per-step contact record for CAPACITY
+ * steps (about 100 bytes a step); mm_add() never allocates.
+ */
+#ifndef STRIDER_EVAL_MOTION_METRICS_H
+#define STRIDER_EVAL_MOTION_METRICS_H
+
+#include "ctrl/ctrl.h"
+#include "world/level.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    MM_POINTS = CTRL_CONTACTS, /* left heel, left toe, right heel, right toe */
+    MM_JOINTS = CTRL_JOINTS,
+    MM_HEEL = 0,
+    MM_TOE = 1
+};
+
+/* Thresholds of the definitions (docs/MOTION_EVAL.md). */
+#define MM_TOUCHDOWN_BAND_CM 2.0f /* (a): within this of the touch-down height */
+#define MM_LOCK_COUNTS 0.5f       /* (a): a lock weight above this is a contact */
+#define MM_GROUND_BAND_CM 1.0f    /* (b): within this of the idle height */
+#define MM_GROUND_MIN_STEPS 10    /* (b): for at least this many steps */
+#define MM_FLIGHT_LIFT_CM 3.0f    /* flight: every point this far above idle */
+#define MM_JUMP_GAIT 0.3f         /* a flight with this much jump gait is a jump */
+
+/* One fixed step as displayed: world space, cm. */
+typedef struct mm_frame {
+    float root[3];                /* the root on the ground plane, y = its support height */
+    float joint[MM_JOINTS][3];
+    float joint_rot[MM_JOINTS][4]; /* world rotations, x y z w */
+    float point[MM_POINTS][3];    /* heels (foot joints) and toe tips */
+    float head_top[3];
+    float head_height_cm;         /* head joint above the terrain under the root */
+    bool flag[MM_POINTS];         /* the controller's contact state */
+    float lock_weight[MM_POINTS];
+    float gait[CTRL_GAITS];
+    float want_speed_cm_s;        /* requested ground speed, 0 standing */
+    int nan_resets;               /* the controller's count so far */
+} mm_frame;
+
+/* Heights of the foot points above the ground when the character stands
+ * idle on flat ground, and its head height there. */
+typedef struct mm_calibration {
+    float idle_height_cm[MM_POINTS];
+    float stand_head_cm;
+} mm_calibration;
+
+typedef struct mm_result {
+    int steps;
+    int contacts[2];                 /* heel, toe (both feet) */
+    float slide_p50_cm[2], slide_p95_cm[2], slide_max_cm[2];
+    float sink_max_cm;               /* deepest below the idle height (<= 0: never below) */
+    int sink_steps;                  /* steps with a point more than 1 cm below */
+    float flight_max_s;              /* longest flight that was not a jump */
+    float jump_flight_max_s;         /* longest jump flight */
+    int jumps;                       /* jump flights */
+    float ceiling_max_cm;            /* highest point above a ceiling; -1e9 if never under one */
+    float edge_min_cm;               /* closest the root came to the terrain's edge */
+    float wall_max_cm;               /* deepest a joint reached into a wall; < 0: never inside */
+    float pop_max_deg;
+    int pop_steps;                   /* steps with a joint turning more than 30 degrees */
+    float speed_cm_s, want_speed_cm_s; /* mean root and requested speed in the window */
+    float head_crouch_cm;            /* mean head height while under a ceiling; 0 if never */
+    float bone_error_max;            /* relative */
+    int nonfinite_steps;
+    int nan_resets;
+} mm_result;
+
+/* What the accumulator keeps per step for the contact and flight passes. */
+typedef struct mm_step {
+    float p[MM_POINTS][3];
+    float ground[MM_POINTS];
+    uint8_t flag;  /* bit k: point k flagged (contact or lock weight > 0.5) */
+    uint8_t jump;  /* jump gait above MM_JUMP_GAIT */
+} mm_step;
+
+typedef struct mm_acc {
+    const level_t *level;
+    const skel_t *skel;
+    mm_calibration cal;
+    mm_step *steps;
+    int capacity, count;
+    int speed_from, speed_to;        /* step window of the speed mean; to <= from: none */
+    double speed_path_cm, want_sum;
+    int speed_n;
+    float prev_root[3];
+    double head_sum;
+    int head_n;
+    float prev_rot[MM_JOINTS][4];
+    bool have_prev;
+    float rest_len[MM_JOINTS];
+    mm_result r;
+} mm_acc;
+
+/* SPEED_FROM/SPEED_TO: steps over which the mean speed is taken (none when
+ * to <= from). False (one logged line) when out of memory. */
+bool mm_begin(mm_acc *a, const level_t *level, const skel_t *skel, const mm_calibration *cal, int capacity,
+              int speed_from, int speed_to);
+void mm_add(mm_acc *a, const mm_frame *f);
+void mm_finish(mm_acc *a, mm_result *out);
+void mm_free(mm_acc *a);
+
+/* Height of (x, y, z) above the terrain under it. */
+float mm_height_above_ground(const level_t *level, const float p[3]);
+
+#endif
