@@ -1,6 +1,6 @@
 /* ctrl_debug.c: the controller's debug drawing as plain line segments
  * (render/debug_lines.h); the renderer draws them. */
-#include "ctrl/ctrl_internal.h"
+#include "ctrl/ctrl_world.h"
 
 #include <math.h>
 

@@ -8,7 +8,9 @@
  * solved with ik_two_joint_run() (knee pole = character forward), the foot
  * keeps its world orientation, is tilted onto the terrain normal while flat on
  * the ground, and is turned about the ankle so a locked toe stays put. */
-#include "ctrl/ctrl_internal.h"
+#include "ctrl/ctrl_foot.h"
+
+#include "ctrl/ctrl_world.h"
 
 #include "anim/ik.h"
 
@@ -35,7 +37,6 @@
 #define CTRL_HIP_DROP_MAX_CM 25.0f
 #define CTRL_HIP_DROP_TAU_S 0.15f
 
-static float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 /* Ground under a foot: the terrain, or the root's height over a gap
  * (CTRL_GAP_DEPTH_CM): on the edge it jumps from or lands on. */

@@ -1,11 +1,108 @@
-/* ctrl_internal: the controller's state, shared by ctrl.c (trajectory,
- * network, pose), ctrl_foot.c (contacts, foot IK) and ctrl_debug.c (lines).
- * Not part of the public interface: only src/ctrl/ includes it.
+/* ctrl_internal: the controller's state and the helpers every file of the
+ * controller shares. Not part of the public interface: only src/ctrl/
+ * includes it (and tests of one concern). The concerns, one file each:
+ *   ctrl.c        create, reset, the order of one step, accessors;
+ *   ctrl_traj.c   intent and trajectory (ctrl_traj.h);
+ *   ctrl_world.c  where the character may be: ground, gaps, ceilings,
+ *                 level edges, walls (ctrl_world.h);
+ *   ctrl_net.c    the network's input and output (ctrl_net.h);
+ *   ctrl_foot.c   foot contacts and leg IK (ctrl_foot.h);
+ *   ctrl_debug.c  debug lines.
  */
 #ifndef STRIDER_CTRL_INTERNAL_H
 #define STRIDER_CTRL_INTERNAL_H
 
 #include "ctrl/ctrl.h"
+
+#include <math.h>
+
+#define CTRL_PI 3.14159265358979323846f
+#define CTRL_TWO_PI (2.0f * CTRL_PI)
+
+/* Network frame rate: root motion and velocities are per 1/60 s. */
+#define CTRL_NET_FPS 60.0f
+
+/* Below this target speed the gait is 'stand' (the labels use 20 cm/s on the
+ * smoothed hip speed). */
+#define CTRL_STAND_SPEED_CM_S 10.0f
+/* A crouch-area ceiling lower than this forces a crouch (the standing
+ * character's head top is ~170 cm). */
+#define CTRL_CROUCH_CLEARANCE_CM 175.0f
+
+/* Collision radii: the root, and trajectory points (original: wall + 10). */
+#define CTRL_ROOT_RADIUS_CM 20.0f
+#define CTRL_TRAJ_RADIUS_CM 30.0f
+
+/* Output layout offsets (docs/FORMATS_PFNN.md section 3). */
+enum {
+    OY_RVEL_X = 0, OY_RVEL_Z = 1, OY_RANG = 2, OY_DPHASE = 3,
+    OY_TPOS_X = 8, OY_TPOS_Z = 14, OY_TDIR_X = 20, OY_TDIR_Z = 26,
+    OY_FUTURE = 6,
+    OY_JPOS = 32, OY_JVEL = 95, OY_JROT = 158
+};
+/* Input layout offsets (section 2). */
+enum {
+    IX_POS_X = 0, IX_POS_Z = 12, IX_DIR_X = 24, IX_DIR_Z = 36, IX_GAIT = 48,
+    IX_H_L = 120, IX_H_C = 132, IX_H_R = 144, IX_JPOS = 156, IX_JVEL = 219
+};
+
+static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static inline float lerpf(float a, float b, float t) { return a + (b - a) * t; }
+static inline float finite_or0(float v) { return isfinite(v) ? v : 0.0f; }
+
+/* Fraction of the way to a target after dt with time constant tau. */
+static inline float smooth_alpha(float dt_s, float tau_s) { return 1.0f - expf(-dt_s / tau_s); }
+
+static inline float wrap_2pi(float a)
+{
+    a = fmodf(a, CTRL_TWO_PI);
+    if (a < 0.0f)
+        a += CTRL_TWO_PI;
+    return a >= CTRL_TWO_PI ? 0.0f : a;
+}
+
+static inline float wrap_pi(float a)
+{
+    a = fmodf(a + CTRL_PI, CTRL_TWO_PI);
+    if (a < 0.0f)
+        a += CTRL_TWO_PI;
+    return a - CTRL_PI;
+}
+
+static inline float yaw_of(const float d[2]) { return atan2f(d[0], d[1]); }
+
+/* Root frame <-> world for ground-plane vectors. R(yaw) maps +Z to
+ * (sin yaw, cos yaw); features.py's _rot2 is its inverse. */
+static inline void to_world(float yaw, float lx, float lz, float *wx, float *wz)
+{
+    float c = cosf(yaw), s = sinf(yaw);
+    *wx = c * lx + s * lz;
+    *wz = -s * lx + c * lz;
+}
+
+static inline void to_root(float yaw, float wx, float wz, float *lx, float *lz)
+{
+    float c = cosf(yaw), s = sinf(yaw);
+    *lx = c * wx - s * wz;
+    *lz = s * wx + c * wz;
+}
+
+/* Direction interpolation by angle (shortest way), robust to opposites. */
+static inline void mix_dir(const float a[2], const float b[2], float t, float out[2])
+{
+    float ya = yaw_of(a), yb = yaw_of(b);
+    float y = ya + wrap_pi(yb - ya) * t;
+    out[0] = sinf(y);
+    out[1] = cosf(y);
+}
+
+static inline void quat_yaw(float yaw, float out[4])
+{
+    out[0] = 0.0f;
+    out[1] = sinf(0.5f * yaw);
+    out[2] = 0.0f;
+    out[3] = cosf(0.5f * yaw);
+}
 
 /* Terrain this far below the root's height is a gap (a trench), not a step
  * down: no leg reaches it (thigh to ankle is ~82 cm and the foot IK lowers
@@ -40,7 +137,7 @@ struct ctrl_t {
     float stand_pose[CTRL_JOINTS][3];  /* that pose in the root frame (the reset seed) */
     float fed_speed;                   /* root speed the last input showed, cm/s */
     float speed_ratio;                 /* smoothed achieved / fed root speed */
-    bool ground_held;                  /* the root's height is held over a gap (support_height) */
+    bool ground_held;                  /* the root's height is held over a gap (ctrl_support_height) */
     bool posture_steer;                /* steer_posture() is scaling the fed pose */
 
     /* Trajectory: full rate, world space. */
@@ -84,15 +181,8 @@ struct ctrl_t {
     bool nan_logged;
 };
 
-/* ctrl.c helpers shared with the other files. */
-void ctrl_quat_conj(const float q[4], float out[4]);
+/* Shared by every file: the model matrices and joint positions from c->pose. */
 void ctrl_update_model(ctrl_t *c);
-float ctrl_ground(const ctrl_t *c, float x, float z);
-
-/* ctrl_foot.c */
-void ctrl_foot_reset(ctrl_t *c);
-/* Updates contacts from y[4..7] and, when IK is on, edits c->pose and
- * recomputes the model. yaw: the character's facing (knee pole). */
-void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw);
+void ctrl_quat_conj(const float q[4], float out[4]);
 
 #endif

@@ -1,0 +1,309 @@
+/* ctrl_net.c: the network's input and output (see ctrl_net.h). */
+#include "ctrl/ctrl_net.h"
+
+#include "ctrl/ctrl_world.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Speed kept through a jump (steer_speed), at most: the forward jumps of the
+ * training data (clips 105_39..42) take off at 106-189 cm/s (medians); at a
+ * full run speed the network only hops. */
+#define CTRL_JUMP_SPEED_CM_S 180.0f
+
+/* Speed steering (steer_speed). The trained network's root speed follows
+ * mostly the momentum it is fed (the previous joint velocities and the past
+ * trajectory; on the training run samples a least-squares fit gives speed =
+ * 0.93 x fed hip velocity + 0.10 x future trajectory speed), and running it
+ * adds ~15-20% to that momentum each step. Scaling only the future
+ * trajectory (the former governor) could not bring a run down: walk -> run
+ * peaked at 368 cm/s and settled at 350 for a 250 request, the gain clamped
+ * at its minimum. So the fed momentum is set so that the network's own
+ * recent achieved/fed ratio lands on the requested speed: the root parts of
+ * the fed joint velocities and the past trajectory points are scaled by
+ * want / (ratio x achieved), within [CTRL_STEER_MIN, CTRL_STEER_MAX]. */
+#define CTRL_RATIO_TAU_S 0.1f   /* smoothing of achieved / fed speed */
+#define CTRL_STEER_MIN 0.5f
+#define CTRL_STEER_MAX 1.5f
+/* Achieved / fed ratios are clamped to this range (one-step outliers). */
+#define CTRL_RATIO_MIN 0.5f
+#define CTRL_RATIO_MAX 2.0f
+
+/* Posture steering (steer_posture): training hip heights above the terrain
+ * per gait (medians of the samples with that gait > 0.9 at the current point,
+ * build/train/db.npz; stand without the crouched idle clips 140_06/07).
+ * Crouch: the mean (62.9; median 64.8). */
+#define CTRL_HIP_STAND_CM 79.9f
+#define CTRL_HIP_WALK_CM 78.7f
+#define CTRL_HIP_RUN_CM 74.6f
+#define CTRL_HIP_CROUCH_CM 62.9f
+/* Head joint height per hip height (training: 1.79 standing, 1.76 crouched)
+ * and head top above the head joint (rest skeleton: head_end 8 cm + hair). */
+#define CTRL_HEAD_PER_HIP 1.77f
+#define CTRL_HEAD_TOP_CM 15.0f
+#define CTRL_POSTURE_ON_CM 5.0f
+#define CTRL_POSTURE_OFF_CM 0.75f
+#define CTRL_POSTURE_RATE 0.5f
+#define CTRL_POSTURE_JUMP_MAX 0.1f
+
+/* Terrain samples beside each trajectory point (doc section 2). */
+#define CTRL_TERRAIN_SIDE_CM 25.0f
+
+/* Predicted joint positions are blended 50/50 with the previous positions
+ * plus the predicted velocities (original demo's extra_joint_smooth): this
+ * removes per-frame jitter from the positions fed back as the next input and
+ * from the hip translation. Rotations are used unsmoothed. */
+#define CTRL_JOINT_SMOOTH 0.5f
+
+/* Rotation matrix (row-major m[r][c]) -> unit quaternion x y z w. */
+static void quat_from_mat(const float m[3][3], float q[4])
+{
+    float tr = m[0][0] + m[1][1] + m[2][2];
+    if (tr > 0.0f) {
+        float s = sqrtf(tr + 1.0f) * 2.0f;
+        q[3] = 0.25f * s;
+        q[0] = (m[2][1] - m[1][2]) / s;
+        q[1] = (m[0][2] - m[2][0]) / s;
+        q[2] = (m[1][0] - m[0][1]) / s;
+    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+        float s = sqrtf(1.0f + m[0][0] - m[1][1] - m[2][2]) * 2.0f;
+        q[3] = (m[2][1] - m[1][2]) / s;
+        q[0] = 0.25f * s;
+        q[1] = (m[0][1] + m[1][0]) / s;
+        q[2] = (m[0][2] + m[2][0]) / s;
+    } else if (m[1][1] > m[2][2]) {
+        float s = sqrtf(1.0f + m[1][1] - m[0][0] - m[2][2]) * 2.0f;
+        q[3] = (m[0][2] - m[2][0]) / s;
+        q[0] = (m[0][1] + m[1][0]) / s;
+        q[1] = 0.25f * s;
+        q[2] = (m[1][2] + m[2][1]) / s;
+    } else {
+        float s = sqrtf(1.0f + m[2][2] - m[0][0] - m[1][1]) * 2.0f;
+        q[3] = (m[1][0] - m[0][1]) / s;
+        q[0] = (m[0][2] + m[2][0]) / s;
+        q[1] = (m[1][2] + m[2][1]) / s;
+        q[2] = 0.25f * s;
+    }
+    float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++)
+        q[k] /= n;
+}
+
+/* 6-D rotation (Zhou et al. 2019; doc section 3) -> quaternion. A degenerate
+ * pair (zero or parallel columns) decodes to identity. */
+static void quat_from_6d(const float r6[6], float q[4])
+{
+    float a[3] = {r6[0], r6[1], r6[2]}, b[3] = {r6[3], r6[4], r6[5]};
+    float la = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    if (!(la > 1e-6f)) {
+        q[0] = q[1] = q[2] = 0.0f;
+        q[3] = 1.0f;
+        return;
+    }
+    for (int k = 0; k < 3; k++)
+        a[k] /= la;
+    float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    for (int k = 0; k < 3; k++)
+        b[k] -= d * a[k];
+    float lb = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    if (!(lb > 1e-6f)) {
+        q[0] = q[1] = q[2] = 0.0f;
+        q[3] = 1.0f;
+        return;
+    }
+    for (int k = 0; k < 3; k++)
+        b[k] /= lb;
+    float cc[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    float m[3][3];
+    for (int r = 0; r < 3; r++) {
+        m[r][0] = a[r];
+        m[r][1] = b[r];
+        m[r][2] = cc[r];
+    }
+    quat_from_mat(m, q);
+}
+
+/* Posture steering. The trained network mostly continues the posture it is
+ * fed (the previous pose): swapping a crouch sample's previous pose for a
+ * walking one moves the predicted head from 110 to 138 cm in one step, and
+ * the gait input then changes the height only slowly. Standing, it even has
+ * two attractors for the same input (the upright idles and the crouched
+ * idle clips 140_06/07, labelled 'stand' because the head stays above the
+ * crouch threshold; hip 68.7 cm, knees 69 deg), and a stop from a run, a
+ * crouch or a jump lands in the crouched one. So when the fed hip is more
+ * than CTRL_POSTURE_ON_CM from the training hip height of the current gait
+ * mix, the fed pose is scaled vertically towards it (CTRL_POSTURE_RATE of
+ * the ratio per step; stand and crouch differ mostly by a uniform vertical
+ * scale: head/hip 1.79 standing, 1.76 crouched) until it is within
+ * CTRL_POSTURE_OFF_CM; the network then continues the posture by itself and
+ * the fed pose is its own again. No steering while jumping. */
+static float posture_target_hip(const ctrl_t *c, const float g[CTRL_GAITS])
+{
+    const float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    float crouch_hip = CTRL_HIP_CROUCH_CM;
+    float ceil_cm = level_crouch_ceiling(c->level, root[0], root[2]);
+    /* Under a ceiling, low enough that the head top clears it. */
+    if (ceil_cm > 0.0f && ceil_cm < CTRL_CROUCH_CLEARANCE_CM)
+        crouch_hip = fminf(crouch_hip, (ceil_cm - CTRL_HEAD_TOP_CM) / CTRL_HEAD_PER_HIP);
+    float w = g[CTRL_GAIT_STAND] + g[CTRL_GAIT_WALK] + g[CTRL_GAIT_RUN] + g[CTRL_GAIT_CROUCH];
+    if (!(w > 1e-3f))
+        return 0.0f;
+    return (g[CTRL_GAIT_STAND] * CTRL_HIP_STAND_CM + g[CTRL_GAIT_WALK] * CTRL_HIP_WALK_CM +
+            g[CTRL_GAIT_RUN] * CTRL_HIP_RUN_CM + g[CTRL_GAIT_CROUCH] * crouch_hip) / w;
+}
+
+static void steer_posture(ctrl_t *c)
+{
+    const float *g = c->traj.gait[CTRL_TRAJ_NOW];
+    float *x = c->x;
+    float hip_y = x[IX_JPOS + 3 * c->j.hip + 1];
+    float target = posture_target_hip(c, g);
+    float err = fabsf(hip_y - target);
+    if (g[CTRL_GAIT_JUMP] > CTRL_POSTURE_JUMP_MAX || !(target > 0.0f) || !(hip_y > 1.0f))
+        c->posture_steer = false;
+    else if (err > CTRL_POSTURE_ON_CM)
+        c->posture_steer = true;
+    else if (err < CTRL_POSTURE_OFF_CM)
+        c->posture_steer = false;
+    if (!c->posture_steer)
+        return;
+    if (g[CTRL_GAIT_STAND] > 0.5f) {
+        /* Standing: towards the upright seed pose, which also straightens
+         * the knees (scaling alone leaves a 45 degree stance at hip 78). */
+        for (int b = 0; b < CTRL_JOINTS; b++)
+            for (int a = 0; a < 3; a++)
+                x[IX_JPOS + 3 * b + a] = lerpf(x[IX_JPOS + 3 * b + a], c->stand_pose[b][a], CTRL_POSTURE_RATE);
+        return;
+    }
+    float k = 1.0f + CTRL_POSTURE_RATE * (target / hip_y - 1.0f);
+    for (int b = 0; b < CTRL_JOINTS; b++)
+        x[IX_JPOS + 3 * b + 1] *= k;
+}
+
+/* Sets the fed momentum for the requested walk/run speed (see CTRL_STEER_*).
+ * Crouching is left to the network. Jumps keep the approach's momentum: the
+ * training jumps are mostly standing ones (median 110 cm/s), and without it
+ * a run into a jump area slowed to ~120 cm/s and jumped short of the gap. */
+static void steer_speed(ctrl_t *c)
+{
+    const ctrl_traj_view *t = &c->traj;
+    float w = (c->base[1] + c->base[2]) * (1.0f - c->crouch);
+    /* Root displacement of the last step (cm per frame) and its speed. */
+    const float *p0 = t->pos[CTRL_TRAJ_NOW - 1], *p1 = t->pos[CTRL_TRAJ_NOW];
+    float vx = p1[0] - p0[0], vz = p1[2] - p0[2];
+    float act = sqrtf(vx * vx + vz * vz) * CTRL_NET_FPS;
+    float want = sqrtf(c->target_vel[0] * c->target_vel[0] + c->target_vel[1] * c->target_vel[1]);
+    want = lerpf(want, fminf(want, CTRL_JUMP_SPEED_CM_S), clampf(c->jump, 0.0f, 1.0f));
+    if (c->fed_speed > CTRL_STAND_SPEED_CM_S && act > CTRL_STAND_SPEED_CM_S) {
+        float r = clampf(act / c->fed_speed, CTRL_RATIO_MIN, CTRL_RATIO_MAX);
+        c->speed_ratio = lerpf(c->speed_ratio, r, smooth_alpha(1.0f / CTRL_NET_FPS, CTRL_RATIO_TAU_S));
+    }
+    c->fed_speed = act;
+    if (!(act > CTRL_STAND_SPEED_CM_S) || !(want > CTRL_STAND_SPEED_CM_S) || !(w > 0.0f))
+        return;
+    float k = clampf(1.0f + w * (want / (c->speed_ratio * act) - 1.0f), CTRL_STEER_MIN, CTRL_STEER_MAX);
+    c->fed_speed = k * act;
+    float *x = c->x;
+    /* Past points (j < 6) are relative to the current root. */
+    for (int j = 0; j < CTRL_TRAJ_POINTS / 2; j++) {
+        x[IX_POS_X + j] *= k;
+        x[IX_POS_Z + j] *= k;
+    }
+    /* Every joint's velocity carries the root's; only that part is scaled. */
+    float lx, lz;
+    to_root(c->prev_yaw, vx, vz, &lx, &lz);
+    for (int b = 0; b < CTRL_JOINTS; b++) {
+        x[IX_JVEL + 3 * b + 0] += (k - 1.0f) * lx;
+        x[IX_JVEL + 3 * b + 2] += (k - 1.0f) * lz;
+    }
+}
+
+/* The network input, exactly as features.py builds X (doc section 2). */
+void ctrl_net_input(ctrl_t *c)
+{
+    const ctrl_traj_view *t = &c->traj;
+    const float *root = t->pos[CTRL_TRAJ_NOW];
+    float yaw = yaw_of(t->dir[CTRL_TRAJ_NOW]);
+    float root_h = root[1];
+    float *x = c->x;
+    for (int j = 0; j < CTRL_TRAJ_POINTS; j++) {
+        int i = j * CTRL_TRAJ_STEP;
+        const float *p = t->pos[i];
+        const float *d = t->dir[i];
+        to_root(yaw, p[0] - root[0], p[2] - root[2], &x[IX_POS_X + j], &x[IX_POS_Z + j]);
+        to_root(yaw, d[0], d[1], &x[IX_DIR_X + j], &x[IX_DIR_Z + j]);
+        for (int g = 0; g < CTRL_GAITS; g++)
+            x[IX_GAIT + CTRL_GAITS * j + g] = t->gait[i][g];
+        /* Left of a direction (dx, dz) is (dz, -dx). */
+        float lx = d[1] * CTRL_TERRAIN_SIDE_CM, lz = -d[0] * CTRL_TERRAIN_SIDE_CM;
+        x[IX_H_L + j] = ctrl_ground(c, p[0] + lx, p[2] + lz) - root_h;
+        x[IX_H_C + j] = ctrl_ground(c, p[0], p[2]) - root_h;
+        x[IX_H_R + j] = ctrl_ground(c, p[0] - lx, p[2] - lz) - root_h;
+    }
+    /* Previous frame's joints in the previous frame's root frame. */
+    for (int b = 0; b < CTRL_JOINTS; b++) {
+        const float *p = c->joint_world[b];
+        const float *v = c->joint_vel_world[b];
+        float *xp = &x[IX_JPOS + 3 * b];
+        float *xv = &x[IX_JVEL + 3 * b];
+        to_root(c->prev_yaw, p[0] - c->prev_root[0], p[2] - c->prev_root[2], &xp[0], &xp[2]);
+        xp[1] = p[1] - c->prev_root[1];
+        to_root(c->prev_yaw, v[0], v[2], &xv[0], &xv[2]);
+        xv[1] = v[1];
+    }
+    steer_posture(c);
+    steer_speed(c);
+}
+
+/* Pose of the current frame from the output: world joint positions (smoothed,
+ * fed back next step), rotations -> local rotations, rest offsets. */
+void ctrl_net_pose(ctrl_t *c)
+{
+    const float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    float yaw = yaw_of(c->traj.dir[CTRL_TRAJ_NOW]);
+    float root_h = root[1];
+    const float *y = c->y;
+    for (int b = 0; b < CTRL_JOINTS; b++) {
+        const float *p = &y[OY_JPOS + 3 * b];
+        const float *v = &y[OY_JVEL + 3 * b];
+        float pw[3], vw[3];
+        to_world(yaw, p[0], p[2], &pw[0], &pw[2]);
+        pw[0] += root[0];
+        pw[1] = p[1] + root_h;
+        pw[2] += root[2];
+        to_world(yaw, v[0], v[2], &vw[0], &vw[2]);
+        vw[1] = v[1];
+        for (int a = 0; a < 3; a++) {
+            c->joint_world[b][a] = lerpf(c->joint_world[b][a] + vw[a], pw[a], CTRL_JOINT_SMOOTH);
+            c->joint_vel_world[b][a] = vw[a];
+        }
+    }
+    c->prev_root[0] = root[0];
+    c->prev_root[1] = root_h;
+    c->prev_root[2] = root[2];
+    c->prev_yaw = yaw;
+
+    /* Global rotations in the world: yaw x root-frame rotation. Local =
+     * parent^-1 x joint; translations are the rest offsets except the hip's,
+     * so every bone keeps its rest length exactly. */
+    float qy[4], global[CTRL_JOINTS][4];
+    quat_yaw(yaw, qy);
+    for (int b = 0; b < CTRL_JOINTS; b++) {
+        float q[4];
+        quat_from_6d(&y[OY_JROT + 6 * b], q);
+        pose_quat_mul(qy, q, global[b]);
+    }
+    c->pose = c->rest;
+    for (int b = 0; b < CTRL_JOINTS; b++) {
+        int par = c->skel->joint_parent[b];
+        if (par < 0) {
+            memcpy(c->pose.rot[b], global[b], sizeof global[b]);
+        } else {
+            float inv[4];
+            ctrl_quat_conj(global[par], inv);
+            pose_quat_mul(inv, global[b], c->pose.rot[b]);
+        }
+    }
+    memcpy(c->pose.trans[c->j.hip], c->joint_world[c->j.hip], sizeof(float) * 3);
+    ctrl_update_model(c);
+}
