@@ -1,4 +1,4 @@
-/* strtok_r, gmtime_r and clock_gettime are POSIX, not C11. */
+/* strtok_r is POSIX, not C11. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench/bench_args.h"

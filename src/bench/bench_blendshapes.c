@@ -1,6 +1,6 @@
 /* `strider bench blendshapes`: time to apply N active blend shapes to the
  * morphed (head) mesh of a character, per method, for each N: the CPU job
- * (anim/bshape, dense and sparse layouts) and the GPU (render/
+ * (anim/bshape, dense and sparse layouts) and the GPU (bench/gpu/
  * gfx_morph_bench: shaders/morph.glsl in one SSBO pass, dense or sparse,
  * and the GPU Gems 3 stream-out multipass baseline). The active set is
  * drawn at random (seeded) from the character's shapes with weights in
@@ -13,10 +13,10 @@
 #include "anim/bshape.h"
 #include "asset/character.h"
 #include "bench/bench_gl.h"
+#include "bench/gpu/gfx_morph_bench.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "core/paths.h"
-#include "render/gfx_morph_bench.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * GPU methods need an OpenGL 4.3+ core context: <why>", false; the caller
  * exits 1 (CPU methods never open GL). Under Xvfb this is Mesa llvmpipe.
  * Call order: bench_gl_open() once a GPU method is selected -> GPU work
- * through src/render/ -> bench_gl_close().
+ * through src/render/ and src/bench/gpu/ -> bench_gl_close().
  * Does NOT: make gl* calls itself, time anything, or show a window.
  * Memory: everything lives in the caller's bench_gl.
  */

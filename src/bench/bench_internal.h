@@ -4,6 +4,7 @@
 
 #include "bench/bench_args.h"
 #include "bench/bench_report.h"
+#include "bench/bench_time.h"
 
 enum { BENCH_EXIT_OK = 0, BENCH_EXIT_RUNTIME = 1, BENCH_EXIT_USAGE = 2 };
 

@@ -5,8 +5,8 @@
  * and the read roofline: those bytes over one core's DRAM read bandwidth. */
 #include "bench/bench_internal.h"
 
+#include "bench/pfnn_bench.h"
 #include "core/paths.h"
-#include "pfnn/pfnn_bench.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* strtok_r, gmtime_r and clock_gettime are POSIX, not C11. */
+/* gmtime_r is POSIX, not C11. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench/bench_report.h"
@@ -101,31 +101,6 @@ void bench_env_print(const bench_env *env, FILE *out)
     fprintf(out, "# cpu: %s (%d cores online; %s)\n", env->cpu, env->cores, env->isa);
     fprintf(out, "# gl: %s, %s\n", env->gl_renderer, env->gl_version);
     fprintf(out, "# build: %s\n", env->build);
-}
-
-double bench_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void bench_stats(double *v, int n, double *median, double *min, double *max)
-{
-    if (n <= 0) {
-        *median = *min = *max = NAN;
-        return;
-    }
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    *min = v[0];
-    *max = v[n - 1];
-    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void bench_table_init(bench_table *t, const char *title, int columns, const char *const *names)

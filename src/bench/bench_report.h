@@ -55,11 +55,6 @@ typedef struct bench_table {
     int note_count;
 } bench_table;
 
-/* Monotonic clock in seconds, for profiling only. */
-double bench_now_s(void);
-/* Median, min and max of v[0..n) (v is sorted in place). */
-void bench_stats(double *v, int n, double *median, double *min, double *max);
-
 void bench_table_init(bench_table *t, const char *title, int columns, const char *const *names);
 void bench_table_free(bench_table *t);
 /* Adds a note (printf format); notes past BENCH_MAX_NOTES are dropped. */

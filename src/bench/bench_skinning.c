@@ -1,6 +1,6 @@
 /* `strider bench skinning`: CPU skinning paths (reference, scalar, SSE2,
  * AVX2+FMA, threaded, dual quaternion) over vertex counts, bone counts and
- * influence counts, and GPU paths (render/gfx_skin_bench: the game's
+ * influence counts, and GPU paths (bench/gpu/gfx_skin_bench: the game's
  * skin.glsl variants, Cebenoyan's influence binning, Gosselin's compressed
  * stream, skin-once vs per-pass) on a character mesh, plus the error of
  * Cebenoyan's CPU-key / GPU-lerp hybrid over a walk clip and of the
@@ -12,15 +12,15 @@
 
 #include "anim/bvh.h"
 #include "anim/pose.h"
-#include "anim/skin_bench.h"
 #include "anim/skin_hybrid.h"
 #include "anim/vcompress.h"
 #include "asset/character.h"
 #include "bench/bench_gl.h"
+#include "bench/gpu/gfx_skin_bench.h"
+#include "bench/skin_bench.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "core/paths.h"
-#include "render/gfx_skin_bench.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -239,18 +239,6 @@ KERN_AVX2 static void elu_avx2(float *v, int n)
     elu_sse2(v + i, n - i);
 }
 
-KERN_AVX2 static float sum_avx2(const float *v, size_t n)
-{
-    __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    for (size_t i = 0; i + 32 <= n; i += 32)
-        for (int r = 0; r < 4; r++)
-            a[r] = _mm256_add_ps(a[r], _mm256_loadu_ps(v + i + 8 * (size_t)r));
-    __m256 t = _mm256_add_ps(_mm256_add_ps(a[0], a[1]), _mm256_add_ps(a[2], a[3]));
-    float o[8];
-    _mm256_storeu_ps(o, t);
-    return o[0] + o[1] + o[2] + o[3] + o[4] + o[5] + o[6] + o[7];
-}
-
 #else /* not x86 */
 
 bool pfnn_kern_has_avx2_fma(void)
@@ -287,20 +275,6 @@ void pfnn_kern_gemv(pfnn_isa isa, pfnn_dtype dtype, const float *w32, const uint
 #endif
     (void)isa;
     gemv_scalar(w32, dtype == PFNN_F16 ? w16 : NULL, b, x, n_in, out_pad, c, accumulate, y);
-}
-
-float pfnn_kern_sum(pfnn_isa isa, const float *v, size_t n)
-{
-#if PFNN_X86
-    if (isa == PFNN_ISA_AVX2)
-        return sum_avx2(v, n);
-#endif
-    (void)isa;
-    float a[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (size_t i = 0; i + 4 <= n; i += 4)
-        for (int r = 0; r < 4; r++)
-            a[r] += v[i + (size_t)r];
-    return a[0] + a[1] + a[2] + a[3];
 }
 
 void pfnn_kern_elu(pfnn_isa isa, float *v, int n)

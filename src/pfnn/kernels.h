@@ -27,10 +27,6 @@ void pfnn_kern_gemv(pfnn_isa isa, pfnn_dtype dtype, const float *w32, const uint
  * paths use a degree-5 exp polynomial (Cephes), within ~2e-7 absolute. */
 void pfnn_kern_elu(pfnn_isa isa, float *v, int n);
 
-/* Sum of v[0..n) (n a multiple of 32), streaming: the benchmark's read
- * bandwidth probe, with the loads the gemv uses. */
-float pfnn_kern_sum(pfnn_isa isa, const float *v, size_t n);
-
 /* The x86 feature probes (cached). */
 bool pfnn_kern_has_avx2_fma(void);
 bool pfnn_kern_has_f16c(void);

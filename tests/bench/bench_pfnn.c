@@ -1,4 +1,4 @@
-/* Network benchmark tool (until `strider bench pfnn` calls pfnn_bench_run).
+/* bench_pfnn: the pfnn_bench engine alone (`strider bench pfnn` adds tables).
  *
  * Usage: bench_pfnn [--net PFNN.BIN] [--hidden N] [--repeats N] [--isa scalar|sse2|avx2] [--smoke]
  * Without --net it times a random network of the shipped dims (282-N-N-284,
@@ -6,7 +6,7 @@
  * --smoke: a 64-wide network and few repeats; checks that every mode and
  * dtype ran, that outputs are finite and close to cubic fp32. No timings are checked.
  */
-#include "pfnn/pfnn_bench.h"
+#include "bench/pfnn_bench.h"
 
 #include "testnet.h"
 

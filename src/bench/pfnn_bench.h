@@ -18,8 +18,8 @@
  * Wall-clock time is used here for profiling only.
  * Does NOT: load files, print, or keep memory after it returns.
  */
-#ifndef STRIDER_PFNN_BENCH_H
-#define STRIDER_PFNN_BENCH_H
+#ifndef STRIDER_BENCH_PFNN_BENCH_H
+#define STRIDER_BENCH_PFNN_BENCH_H
 
 #include "pfnn/network.h"
 

@@ -21,12 +21,12 @@
  * gfx_skin_bench_read() (output in the original vertex order) /
  * gfx_skin_bench_read_image() -> gfx_skin_bench_destroy().
  * Does NOT: compute palettes, bin or compress vertices (the caller does, with
- * anim/skin_bench and anim/vcompress), or compare results.
+ * bench/skin_bench and anim/vcompress), or compare results.
  * Memory: the desc's arrays are uploaded at create and not kept; the bench
  * owns its GL objects; read functions write into caller memory.
  */
-#ifndef STRIDER_RENDER_GFX_SKIN_BENCH_H
-#define STRIDER_RENDER_GFX_SKIN_BENCH_H
+#ifndef STRIDER_BENCH_GPU_GFX_SKIN_BENCH_H
+#define STRIDER_BENCH_GPU_GFX_SKIN_BENCH_H
 
 #include "render/gfx.h"
 

@@ -1,9 +1,9 @@
-#include "render/gfx_skin_bench.h"
+#include "bench/gpu/gfx_skin_bench.h"
 
+#include "bench/bench_time.h"
 #include "core/log.h"
 #include "render/gfx_character.h"
 #include "render/gfx_shader.h"
-#include "render/gfx_timer.h"
 #include "shaders/shader_interface.h"
 
 #include <GL/glew.h>
@@ -86,7 +86,7 @@ static GLuint compile(GLenum stage, const char *file, const char *defines, const
 {
     char *src = malloc(GFX_SHADER_MAX_BYTES);
     if (!src) {
-        log_error("render: skin bench: out of memory for shaders/%s", file);
+        log_error("bench: gpu skinning: out of memory for shaders/%s", file);
         return 0;
     }
     GLuint sh = 0;
@@ -331,7 +331,7 @@ static bool make_targets(gfx_skin_bench *b)
     label(GL_FRAMEBUFFER, b->main_fbo, b->label, "main_pass");
     if (glCheckNamedFramebufferStatus(b->depth_fbo, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE ||
         glCheckNamedFramebufferStatus(b->main_fbo, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-        log_error("render: %s: pass targets of %d px incomplete", b->label, b->size);
+        log_error("bench: %s: pass targets of %d px incomplete", b->label, b->size);
         return false;
     }
     return true;
@@ -342,32 +342,32 @@ static bool validate_desc(const gfx_skin_bench_desc *d, const char *name)
     char msg[256];
     if (!d->positions || !d->normals || !d->tangents || !d->joints || !d->weights || !d->palette ||
         !d->dq_palette || d->vertex_count < 1) {
-        log_error("render: %s: mesh arrays missing or no vertices", name);
+        log_error("bench: %s: mesh arrays missing or no vertices", name);
         return false;
     }
     if (!gfx_skin_bench_limits_ok(gfx_get_info(), d->joint_count, msg, sizeof msg)) {
-        log_error("render: %s: %s", name, msg);
+        log_error("bench: %s: %s", name, msg);
         return false;
     }
     for (size_t k = 0; k < (size_t)d->vertex_count * 4; k++) {
         if (d->joints[k] >= d->joint_count) {
-            log_error("render: %s: vertex %zu uses joint %u of %d", name, k / 4, d->joints[k], d->joint_count);
+            log_error("bench: %s: vertex %zu uses joint %u of %d", name, k / 4, d->joints[k], d->joint_count);
             return false;
         }
     }
     if (d->indices) {
         if (d->index_count < 3 || d->index_count % 3) {
-            log_error("render: %s: %d indices is not a list of triangles", name, d->index_count);
+            log_error("bench: %s: %d indices is not a list of triangles", name, d->index_count);
             return false;
         }
         for (int i = 0; i < d->index_count; i++) {
             if (d->indices[i] >= (uint32_t)d->vertex_count) {
-                log_error("render: %s: index %d is vertex %u of %d", name, i, d->indices[i], d->vertex_count);
+                log_error("bench: %s: index %d is vertex %u of %d", name, i, d->indices[i], d->vertex_count);
                 return false;
             }
         }
         if (!(d->view_radius > 0.0f)) {
-            log_error("render: %s: the passes need a view radius > 0", name);
+            log_error("bench: %s: the passes need a view radius > 0", name);
             return false;
         }
     }
@@ -375,23 +375,23 @@ static bool validate_desc(const gfx_skin_bench_desc *d, const char *name)
         long total = 0;
         for (int k = 0; k < GFX_SKIN_BENCH_MAX_INFLUENCES; k++) {
             if (d->bin_first[k] != total || d->bin_count[k] < 0) {
-                log_error("render: %s: influence bins are not contiguous", name);
+                log_error("bench: %s: influence bins are not contiguous", name);
                 return false;
             }
             total += d->bin_count[k];
         }
         if (total != d->vertex_count) {
-            log_error("render: %s: influence bins hold %ld of %d vertices", name, total, d->vertex_count);
+            log_error("bench: %s: influence bins hold %ld of %d vertices", name, total, d->vertex_count);
             return false;
         }
         for (int v = 0; v < d->vertex_count; v++)
             if (d->bin_order[v] < 0 || d->bin_order[v] >= d->vertex_count) {
-                log_error("render: %s: bin order entry %d out of range", name, v);
+                log_error("bench: %s: bin order entry %d out of range", name, v);
                 return false;
             }
     }
     if (d->target_size < 0 || d->target_size > MAX_TARGET_SIZE) {
-        log_error("render: %s: target size %d px, 0..%d", name, d->target_size, MAX_TARGET_SIZE);
+        log_error("bench: %s: target size %d px, 0..%d", name, d->target_size, MAX_TARGET_SIZE);
         return false;
     }
     return true;
@@ -405,7 +405,7 @@ static bool upload(gfx_skin_bench *b, const gfx_skin_bench_desc *d)
     if (!raw || (d->bin_order && !binned)) {
         free(raw);
         free(binned);
-        log_error("render: %s: out of memory for %zu vertices", b->label, n);
+        log_error("bench: %s: out of memory for %zu vertices", b->label, n);
         return false;
     }
     for (size_t v = 0; v < n; v++) {
@@ -434,7 +434,7 @@ static bool upload(gfx_skin_bench *b, const gfx_skin_bench_desc *d)
     if (d->key0_pos && d->key0_nrm && d->key1_pos && d->key1_nrm) {
         float *keys = malloc(n * 12 * sizeof(float));
         if (!keys) {
-            log_error("render: %s: out of memory for %zu vertices", b->label, n);
+            log_error("bench: %s: out of memory for %zu vertices", b->label, n);
             return false;
         }
         const float *src[4] = {d->key0_pos, d->key0_nrm, d->key1_pos, d->key1_nrm};
@@ -466,7 +466,7 @@ gfx_skin_bench *gfx_skin_bench_create(const gfx_skin_bench_desc *d)
     if (!b || (d->bin_order && !order)) {
         free(b);
         free(order);
-        log_error("render: %s: out of memory", name);
+        log_error("bench: %s: out of memory", name);
         return NULL;
     }
     snprintf(b->label, sizeof b->label, "%s", name);
@@ -497,7 +497,7 @@ gfx_skin_bench *gfx_skin_bench_create(const gfx_skin_bench_desc *d)
     }
     GLenum err = glGetError();
     if (ok && err != GL_NO_ERROR) {
-        log_error("render: %s: GL error 0x%x while creating", b->label, err);
+        log_error("bench: %s: GL error 0x%x while creating", b->label, err);
         ok = false;
     }
     if (!ok) {
@@ -631,20 +631,6 @@ static void work(const gfx_skin_bench *b, const gfx_skin_bench_run_desc *r)
     glBindVertexArray(0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void stats(double *v, int n, double *median, double *min, double *max)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    *min = v[0];
-    *max = v[n - 1];
-    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx_skin_bench_result *out)
 {
     static const char *const names[GFX_SKIN_BENCH_PATH_COUNT] = {"skin",      "unbinned", "binned", "compressed",
@@ -652,7 +638,7 @@ bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx
     if ((int)r->path < 0 || r->path >= GFX_SKIN_BENCH_PATH_COUNT || r->influences < 1 ||
         r->influences > GFX_SKIN_BENCH_MAX_INFLUENCES || r->repeats < 1 || r->warmup < 0 ||
         (r->path == GFX_SKIN_BENCH_SKIN && (r->method < 0 || r->method >= METHODS))) {
-        log_error("render: %s: bad run (path %d, method %d, influences %d, repeats %d)", b->label, (int)r->path,
+        log_error("bench: %s: bad run (path %d, method %d, influences %d, repeats %d)", b->label, (int)r->path,
                   r->method, r->influences, r->repeats);
         return false;
     }
@@ -666,12 +652,12 @@ bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx
     else if ((r->path == GFX_SKIN_BENCH_SKIN_ONCE || r->path == GFX_SKIN_BENCH_PER_PASS) && !b->has_passes)
         why = "the mesh has no triangles";
     if (why) {
-        log_error("render: %s: path %s: %s", b->label, names[r->path], why);
+        log_error("bench: %s: path %s: %s", b->label, names[r->path], why);
         return false;
     }
     double *wall = malloc(2 * (size_t)r->repeats * sizeof *wall);
     if (!wall) {
-        log_error("render: %s: out of memory for %d repeats", b->label, r->repeats);
+        log_error("bench: %s: out of memory for %d repeats", b->label, r->repeats);
         return false;
     }
     double *query = wall + r->repeats;
@@ -679,25 +665,25 @@ bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx
         work(b, r);
     for (int i = 0; i < r->repeats; i++) {
         glFinish();
-        double t0 = gfx_wall_seconds();
+        double t0 = bench_now_s();
         glBeginQuery(GL_TIME_ELAPSED, b->query.id);
         work(b, r);
         glEndQuery(GL_TIME_ELAPSED);
         glFinish();
-        wall[i] = gfx_wall_seconds() - t0;
+        wall[i] = bench_now_s() - t0;
         GLuint64 ns = 0;
         glGetQueryObjectui64v(b->query.id, GL_QUERY_RESULT, &ns);
         query[i] = (double)ns * 1e-9;
     }
     memset(out, 0, sizeof *out);
-    stats(wall, r->repeats, &out->wall_median_s, &out->wall_min_s, &out->wall_max_s);
-    stats(query, r->repeats, &out->query_median_s, &out->query_min_s, &out->query_max_s);
+    bench_stats(wall, r->repeats, &out->wall_median_s, &out->wall_min_s, &out->wall_max_s);
+    bench_stats(query, r->repeats, &out->query_median_s, &out->query_min_s, &out->query_max_s);
     free(wall);
     b->last = *r;
     b->ran = true;
     GLenum err = glGetError();
     if (err != GL_NO_ERROR) {
-        log_error("render: %s: GL error 0x%x in path %s", b->label, err, names[r->path]);
+        log_error("bench: %s: GL error 0x%x in path %s", b->label, err, names[r->path]);
         return false;
     }
     return true;
@@ -713,7 +699,7 @@ static bool read_per_pass(gfx_skin_bench *b, float *out, uint8_t *covered)
     if (!data || !idx) {
         free(data);
         free(idx);
-        log_error("render: %s: out of memory for the read-back", b->label);
+        log_error("bench: %s: out of memory for the read-back", b->label);
         return false;
     }
     GLuint buf;
@@ -750,7 +736,7 @@ static bool read_per_pass(gfx_skin_bench *b, float *out, uint8_t *covered)
 bool gfx_skin_bench_read(gfx_skin_bench *b, float *out, uint8_t *covered)
 {
     if (!b->ran) {
-        log_error("render: %s: nothing to read before a run", b->label);
+        log_error("bench: %s: nothing to read before a run", b->label);
         return false;
     }
     if (b->last.path == GFX_SKIN_BENCH_PER_PASS)
@@ -762,7 +748,7 @@ bool gfx_skin_bench_read(gfx_skin_bench *b, float *out, uint8_t *covered)
     } else {
         float *tmp = malloc(n * nf * sizeof(float));
         if (!tmp) {
-            log_error("render: %s: out of memory for the read-back", b->label);
+            log_error("bench: %s: out of memory for the read-back", b->label);
             return false;
         }
         glGetNamedBufferSubData(b->tf_out.id, 0, (GLsizeiptr)(n * nf * sizeof(float)), tmp);
@@ -779,7 +765,7 @@ bool gfx_skin_bench_read(gfx_skin_bench *b, float *out, uint8_t *covered)
 bool gfx_skin_bench_read_image(gfx_skin_bench *b, uint8_t *out_rgba, float *out_depth)
 {
     if (!b->has_passes) {
-        log_error("render: %s: no pass images (the mesh has no triangles)", b->label);
+        log_error("bench: %s: no pass images (the mesh has no triangles)", b->label);
         return false;
     }
     GLsizei px = b->size * b->size;

@@ -17,8 +17,8 @@
  * Does NOT: read files, call GL, or keep anything after it returns (all
  * buffers are allocated and freed inside skin_bench_run()).
  */
-#ifndef STRIDER_ANIM_SKIN_BENCH_H
-#define STRIDER_ANIM_SKIN_BENCH_H
+#ifndef STRIDER_BENCH_SKIN_BENCH_H
+#define STRIDER_BENCH_SKIN_BENCH_H
 
 #include "anim/skin.h"
 

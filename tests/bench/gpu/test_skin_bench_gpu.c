@@ -1,4 +1,4 @@
-/* test_skin_bench_gpu: render/gfx_skin_bench (shaders/skin_bench.vert with
+/* test_skin_bench_gpu: bench/gpu/gfx_skin_bench (shaders/skin_bench.vert with
  * the game's skin.glsl) against the CPU skinning job on a generated tube
  * mesh whose vertices have 1 to 4 non-zero weights:
  *  1. limits: more than 256 joints, or a palette larger than
@@ -16,12 +16,12 @@
  * usage: test_skin_bench_gpu */
 #include "anim/pose.h"
 #include "anim/skin.h"
-#include "anim/skin_bench.h"
 #include "anim/skin_hybrid.h"
 #include "anim/vcompress.h"
+#include "bench/gpu/gfx_skin_bench.h"
+#include "bench/skin_bench.h"
 #include "core/paths.h"
 #include "render/gfx.h"
-#include "render/gfx_skin_bench.h"
 #include "check.h"
 #include "gl_test.h"
 #include "test_random.h"

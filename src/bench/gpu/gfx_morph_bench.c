@@ -1,8 +1,8 @@
-#include "render/gfx_morph_bench.h"
+#include "bench/gpu/gfx_morph_bench.h"
 
+#include "bench/bench_time.h"
 #include "core/log.h"
 #include "render/gfx_shader.h"
-#include "render/gfx_timer.h"
 
 #include "shaders/morph_bench.h"
 #include "shaders/shader_interface.h"
@@ -516,7 +516,7 @@ bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_coun
         }
     }
     glFinish();
-    double t0 = gfx_wall_seconds();
+    double t0 = bench_now_s();
     int n = prepare_active(b, active_count, targets, weights);
     int slot = b->frame % GFX_MORPH_RING;
     if (!ring_wait(b, slot)) {
@@ -530,7 +530,7 @@ bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_coun
     glEndQuery(GL_TIME_ELAPSED);
     b->fences[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glFinish();
-    double t1 = gfx_wall_seconds();
+    double t1 = bench_now_s();
     b->frame++;
     GLuint64 ns = 0;
     glGetQueryObjectui64v(b->query.id, GL_QUERY_RESULT, &ns);

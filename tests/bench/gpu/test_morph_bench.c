@@ -1,4 +1,4 @@
-/* test_morph_bench: the three GPU blend-shape methods of render/
+/* test_morph_bench: the three GPU blend-shape methods of bench/gpu/
  * gfx_morph_bench (shaders/morph.glsl dense and sparse in one SSBO pass,
  * and the stream-out multipass baseline) against the CPU job bshape_run(),
  * on the morphed mesh of a character with >= 256 shapes.
@@ -15,8 +15,8 @@
 #include "anim/bshape.h"
 #include "asset/character.h"
 #include "bench/bench_gl.h"
+#include "bench/gpu/gfx_morph_bench.h"
 #include "core/paths.h"
-#include "render/gfx_morph_bench.h"
 #include "check.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
-#define _POSIX_C_SOURCE 200809L
-#include "anim/skin_bench.h"
+#include "bench/skin_bench.h"
 
 #include "anim/pose.h"
+#include "bench/bench_time.h"
 #include "core/file.h"
 #include "core/log.h"
 
@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum {
     SKIN_BENCH_DEFAULT_VERTICES = 65536,
@@ -47,19 +46,6 @@ static void skin_bench_unit(skin_bench_rng_t *r, float *v)
     v[0] /= len;
     v[1] /= len;
     v[2] /= len;
-}
-
-static double skin_bench_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int skin_bench_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static void skin_bench_defaults(skin_bench_desc_t *d)
@@ -226,9 +212,9 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
     for (int i = 0; ok && i < d.warmup; i++)
         ok = pool ? skin_pool_run(pool, &job) : skin_run(&job);
     for (int i = 0; ok && i < d.repeats; i++) {
-        double t0 = skin_bench_now_s();
+        double t0 = bench_now_s();
         ok = pool ? skin_pool_run(pool, &job) : skin_run(&job);
-        b.times[i] = skin_bench_now_s() - t0;
+        b.times[i] = bench_now_s() - t0;
     }
     skin_pool_destroy(pool);
     /* The reference: the same math, scalar, one thread, same inputs. */
@@ -245,10 +231,7 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
         out->isa = d.method == SKIN_LBS_POINTS ? SKIN_ISA_SCALAR
                    : d.isa == SKIN_ISA_AUTO    ? skin_isa_best()
                                                : d.isa;
-        qsort(b.times, (size_t)d.repeats, sizeof(double), skin_bench_cmp);
-        out->min_s = b.times[0];
-        out->max_s = b.times[d.repeats - 1];
-        out->median_s = b.times[d.repeats / 2];
+        bench_stats(b.times, d.repeats, &out->median_s, &out->min_s, &out->max_s);
         out->median_mverts_s = 1e-6 * (double)n / out->median_s;
         out->best_mverts_s = 1e-6 * (double)n / out->min_s;
         /* Chain the checksums so that every output array counts. */

@@ -13,8 +13,8 @@
  * discarded it reads ~0 for the vertex and transform-feedback work).
  * Does NOT: skin, draw visibly, allocate in run(), or keep desc pointers.
  */
-#ifndef STRIDER_RENDER_GFX_MORPH_BENCH_H
-#define STRIDER_RENDER_GFX_MORPH_BENCH_H
+#ifndef STRIDER_BENCH_GPU_GFX_MORPH_BENCH_H
+#define STRIDER_BENCH_GPU_GFX_MORPH_BENCH_H
 
 #include "render/gfx.h"
 

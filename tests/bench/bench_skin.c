@@ -1,11 +1,11 @@
-/* bench_skin: runs skin_bench over every method, instruction set and the
- * given thread counts, one line each, until `strider bench skinning` exists.
+/* bench_skin: runs the skin_bench engine alone over every method,
+ * instruction set and the given thread counts, one line each.
  *   bench_skin [--vertices N] [--repeats N] [--threads a,b,...] [--tangents]
  *              [--positions-only] [--influences K] [--smoke]
  * --smoke: tiny sizes; checks that every thread count gives the checksum of
  * one thread and exits non-zero otherwise (a ctest, not a timing). */
 #include "anim/skin.h"
-#include "anim/skin_bench.h"
+#include "bench/skin_bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>

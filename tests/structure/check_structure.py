@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""The house rules of src/ that a compiler does not check:
+
+1. layers: the runtime modules (core, world, anim, asset, pfnn, ctrl, render)
+   never include a header of, nor link, a command layer (app, bench, eval):
+   what the game runs never knows about benchmarks or the program around it.
+2. gl: every gl* call and every GL header lives in src/render/, in the GPU
+   benchmark engines of src/bench/gpu/, or in the UI bridge
+   src/ui/ui_bridge.cpp. Comments and string literals do not count.
+
+usage: check_structure.py ROOT      check ROOT/src; exit 1 with one line per
+                                    broken rule (file:line: rule: what)
+       check_structure.py --self-test
+                                    plant one break of each rule (and things
+                                    that look like breaks but are not) in a
+                                    scratch tree and check that exactly the
+                                    breaks are reported
+"""
+import os
+import re
+import sys
+import tempfile
+
+RUNTIME = ["core", "world", "anim", "asset", "pfnn", "ctrl", "render"]
+COMMANDS = ["app", "bench", "eval"]
+GL_ALLOWED_DIRS = ["src/render/", "src/bench/gpu/"]
+GL_ALLOWED_FILES = ["src/ui/ui_bridge.cpp"]
+SOURCE_EXT = (".c", ".h", ".cpp")
+
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/[^"]*"', re.M)
+GL_CALL_RE = re.compile(r"\bgl[A-Z][A-Za-z0-9_]*\s*\(")
+GL_HEADER_RE = re.compile(r"^\s*#\s*include\s*<(GL/|GLES|SDL2?/SDL_opengl)", re.M)
+LINK_RE = re.compile(r"\bstrider_(" + "|".join(COMMANDS) + r")\w*\b")
+
+
+def strip_comments_and_strings(text):
+    """C/C++ text with comments and string/char literals blanked, newlines
+    kept (so line numbers stay right)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def line_of(text, pos):
+    return text.count("\n", 0, pos) + 1
+
+
+def sources(root):
+    src = os.path.join(root, "src")
+    for d, _, files in os.walk(src):
+        for f in sorted(files):
+            path = os.path.join(d, f)
+            yield os.path.relpath(path, root).replace(os.sep, "/"), path
+
+
+def check(root):
+    problems = []
+    for rel, path in sources(root):
+        parts = rel.split("/")
+        module = parts[1] if len(parts) > 2 else ""
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        if rel.endswith("CMakeLists.txt") and module in RUNTIME:
+            for m in LINK_RE.finditer(text):
+                problems.append("%s:%d: layers: the runtime module %s links %s" %
+                                (rel, line_of(text, m.start()), module, m.group(0)))
+        if not rel.endswith(SOURCE_EXT):
+            continue
+        if module in RUNTIME:
+            for m in INCLUDE_RE.finditer(text):
+                if m.group(1) in COMMANDS:
+                    problems.append("%s:%d: layers: the runtime module %s includes %s/ (a command layer)" %
+                                    (rel, line_of(text, m.start()), module, m.group(1)))
+        gl_ok = rel in GL_ALLOWED_FILES or any(rel.startswith(d) for d in GL_ALLOWED_DIRS)
+        if not gl_ok:
+            code = strip_comments_and_strings(text)
+            for m in GL_CALL_RE.finditer(code):
+                problems.append("%s:%d: gl: %s) outside %s" %
+                                (rel, line_of(code, m.start()), m.group(0).rstrip(" ("),
+                                 ", ".join(GL_ALLOWED_DIRS + GL_ALLOWED_FILES)))
+            for m in GL_HEADER_RE.finditer(code):
+                problems.append("%s:%d: gl: includes a GL header outside %s" %
+                                (rel, line_of(code, m.start()), ", ".join(GL_ALLOWED_DIRS + GL_ALLOWED_FILES)))
+    return problems
+
+
+def self_test():
+    planted = {
+        # breaks
+        "src/anim/uses_bench.c": '#include "bench/skin_bench.h"\n',
+        "src/render/uses_app.h": '#include "app/platform.h"\n',
+        "src/pfnn/CMakeLists.txt": "strider_module(pfnn SOURCES a.c LIBS strider_core strider_bench_engines)\n",
+        "src/world/draws.c": "void f(void)\n{\n    glDrawArrays(0, 0, 3);\n}\n",
+        "src/app/gl_header.c": "#include <GL/glew.h>\n",
+        # not breaks: comments, strings, allowed places, other names
+        "src/anim/fine.c": ('#include "anim/skin.h"\n#include "core/log.h"\n'
+                            "/* glFinish() brackets the time; see bench/gpu */\n"
+                            '// glDrawArrays(...) in a comment\nconst char *s = "glClear(";\n'
+                            "int bench_gl_open(void);\nint gl_test(void);\n"),
+        "src/app/app.c": '#include "bench/bench.h"\n#include "render/gfx.h"\n',
+        "src/render/gfx.c": "#include <GL/glew.h>\nvoid g(void) { glClear(0); }\n",
+        "src/bench/gpu/engine.c": "#include <GL/glew.h>\nvoid h(void) { glFinish(); }\n",
+        "src/ui/ui_bridge.cpp": "void u() { glViewport(0, 0, 1, 1); }\n",
+        "src/render/CMakeLists.txt": "strider_module(render SOURCES gfx.c LIBS strider_core strider_world)\n",
+    }
+    expected = [
+        "src/anim/uses_bench.c:1: layers:",
+        "src/render/uses_app.h:1: layers:",
+        "src/pfnn/CMakeLists.txt:1: layers:",
+        "src/world/draws.c:3: gl: glDrawArrays",
+        "src/app/gl_header.c:1: gl: includes a GL header",
+    ]
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in planted.items():
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        got = check(root)
+    failures = 0
+    for e in expected:
+        hits = [p for p in got if p.startswith(e)]
+        print(("ok   " if len(hits) == 1 else "FAIL ") + "reported once: " + e)
+        failures += len(hits) != 1
+    extra = [p for p in got if not any(p.startswith(e) for e in expected)]
+    for p in extra:
+        print("FAIL reported but not a break: " + p)
+    failures += len(extra)
+    print("check_structure self-test: %s" % ("ok" if not failures else "%d failure(s)" % failures))
+    return 1 if failures else 0
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
+        return self_test()
+    if len(sys.argv) != 2 or not os.path.isdir(os.path.join(sys.argv[1], "src")):
+        print("usage: check_structure.py ROOT | --self-test (ROOT holds src/)", file=sys.stderr)
+        return 2
+    problems = check(sys.argv[1])
+    for p in problems:
+        print(p)
+    print("check_structure: %s" % ("ok" if not problems else "%d problem(s)" % len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
