@@ -26,6 +26,9 @@
  * tests and tools; they stall.
  * Does NOT: deform on the CPU, read files, or keep pointers into the
  * chr_character_t or the targets. Memory: the renderer owns every GL object.
+ * Code: one file per technique (gfx_character.c the slots and the draw
+ * hook; _skin, _morph, _once, _hybrid, _capture), listed in
+ * gfx_character_internal.h.
  */
 #ifndef STRIDER_RENDER_GFX_CHARACTER_H
 #define STRIDER_RENDER_GFX_CHARACTER_H

@@ -7,6 +7,7 @@
 2. gl: every gl* call and every GL header lives in src/render/, in the GPU
    benchmark engines of src/bench/gpu/, or in the UI bridge
    src/ui/ui_bridge.cpp. Comments and string literals do not count.
+3. size: no .c file in src/ is longer than MAX_C_LINES lines.
 
 usage: check_structure.py ROOT      check ROOT/src; exit 1 with one line per
                                     broken rule (file:line: rule: what)
@@ -25,6 +26,7 @@ RUNTIME = ["core", "world", "anim", "asset", "pfnn", "ctrl", "render"]
 COMMANDS = ["app", "bench", "eval"]
 GL_ALLOWED_DIRS = ["src/render/", "src/bench/gpu/"]
 GL_ALLOWED_FILES = ["src/ui/ui_bridge.cpp"]
+MAX_C_LINES = 1500
 SOURCE_EXT = (".c", ".h", ".cpp")
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/[^"]*"', re.M)
@@ -101,6 +103,10 @@ def check(root):
             for m in GL_HEADER_RE.finditer(code):
                 problems.append("%s:%d: gl: includes a GL header outside %s" %
                                 (rel, line_of(code, m.start()), ", ".join(GL_ALLOWED_DIRS + GL_ALLOWED_FILES)))
+        if rel.endswith(".c"):
+            lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+            if lines > MAX_C_LINES:
+                problems.append("%s:%d: size: %d lines, more than %d" % (rel, lines, lines, MAX_C_LINES))
     return problems
 
 
@@ -112,6 +118,7 @@ def self_test():
         "src/pfnn/CMakeLists.txt": "strider_module(pfnn SOURCES a.c LIBS strider_core strider_bench_engines)\n",
         "src/world/draws.c": "void f(void)\n{\n    glDrawArrays(0, 0, 3);\n}\n",
         "src/app/gl_header.c": "#include <GL/glew.h>\n",
+        "src/core/long.c": "int x;\n" * (MAX_C_LINES + 1),
         # not breaks: comments, strings, allowed places, other names
         "src/anim/fine.c": ('#include "anim/skin.h"\n#include "core/log.h"\n'
                             "/* glFinish() brackets the time; see bench/gpu */\n"
@@ -121,6 +128,7 @@ def self_test():
         "src/render/gfx.c": "#include <GL/glew.h>\nvoid g(void) { glClear(0); }\n",
         "src/bench/gpu/engine.c": "#include <GL/glew.h>\nvoid h(void) { glFinish(); }\n",
         "src/ui/ui_bridge.cpp": "void u() { glViewport(0, 0, 1, 1); }\n",
+        "src/core/exact.c": "int y;\n" * MAX_C_LINES,
         "src/render/CMakeLists.txt": "strider_module(render SOURCES gfx.c LIBS strider_core strider_world)\n",
     }
     expected = [
@@ -129,6 +137,7 @@ def self_test():
         "src/pfnn/CMakeLists.txt:1: layers:",
         "src/world/draws.c:3: gl: glDrawArrays",
         "src/app/gl_header.c:1: gl: includes a GL header",
+        "src/core/long.c:%d: size:" % (MAX_C_LINES + 1),
     ]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in planted.items():

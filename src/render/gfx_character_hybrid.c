@@ -1,0 +1,147 @@
+/* gfx_character_hybrid: Cebenoyan's hybrid ("Efficient Animation"). With
+ * CPU skinning, the CPU skins a key only every N frames into a
+ * persistent-mapped ring of KEY_SLOTS fenced keys; every frame in between,
+ * the vertex shader blends the last two keys at t (0 the older, 1 the
+ * newer). A slot ended with the hybrid on remembers its key and t. */
+#include "render/gfx_character_internal.h"
+
+#include "core/log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The older hybrid key's arrays from the key ring at BASE, for VAO. */
+static void add_key0(const gfx_character *gc, GLuint vao, GLintptr base)
+{
+    static const struct {
+        GLuint attr, binding, size;
+        GLsizei stride;
+    } key0[] = {{ATTR_KEY0_POSITION, BIND_KEY0_POS, 3, 3 * sizeof(float)},
+                {ATTR_KEY0_NORMAL, BIND_KEY0_NORMAL, 3, 3 * sizeof(float)},
+                {ATTR_KEY0_TANGENT, BIND_KEY0_TANGENT, 4, 4 * sizeof(float)},
+                {ATTR_KEY0_AO, BIND_KEY0_AO, 1, sizeof(float)}};
+    const size_t off[] = {0, gc->off_normal, gc->off_tangent, gc->off_ao};
+    for (size_t i = 0; i < sizeof key0 / sizeof key0[0]; i++) {
+        glVertexArrayVertexBuffer(vao, key0[i].binding, gc->keys.id, base + (GLintptr)off[i], key0[i].stride);
+        glEnableVertexArrayAttrib(vao, key0[i].attr);
+        glVertexArrayAttribFormat(vao, key0[i].attr, (GLint)key0[i].size, GL_FLOAT, GL_FALSE, 0);
+        glVertexArrayAttribBinding(vao, key0[i].attr, key0[i].binding);
+    }
+}
+
+/* The hybrid's programs (CPU-path variants that blend two keys), its
+ * persistent-mapped key ring and a VAO per key; false on a shader or
+ * mapping error. */
+bool gfx_char_hybrid_create(gfx_character *gc, const chr_character_t *c)
+{
+    static const struct {
+        const char *vs, *fs, *defines, *what;
+    } kinds[KIND_FEEDBACK] = {{"character.vert", "character.frag", "", "lit"},
+                              {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
+                              {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
+                              {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"}};
+    for (int k = 0; k < KIND_FEEDBACK; k++) {
+        if (k == KIND_CAPTURE && gfx_get_info()->max_vertex_ssbo_blocks < 1)
+            continue; /* capture refused later */
+        char defines[96], name[96];
+        snprintf(defines, sizeof defines, "#define STRIDER_HYBRID\n%s", kinds[k].defines);
+        snprintf(name, sizeof name, "%s.hybrid.%s", gc->label, kinds[k].what);
+        if (!gfx_char_load_program(&gc->hybrid_prog[k], kinds[k].vs, kinds[k].fs, defines, name))
+            return false;
+        if (k == KIND_LIT || k == KIND_NOSHADOW)
+            gfx_char_set_materials(&gc->hybrid_prog[k], c);
+    }
+    /* A key is a slot's vertex arrays (positions .. AO), without palettes. */
+    gc->key_bytes = gc->off_palette;
+    GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    GLsizeiptr total = (GLsizeiptr)(gc->key_bytes * KEY_SLOTS);
+    glCreateBuffers(1, &gc->keys.id);
+    glNamedBufferStorage(gc->keys.id, total, NULL, flags);
+    gfx_char_label(GL_BUFFER, gc->keys.id, gc->label, "hybrid_keys");
+    gc->keys_mapped = glMapNamedBufferRange(gc->keys.id, 0, total, flags);
+    if (!gc->keys_mapped) {
+        log_error("render: %s: cannot map the %lld-byte hybrid key ring", gc->label, (long long)total);
+        return false;
+    }
+    /* Key k's VAO reads k as the newer key and k - 1 as the older. */
+    for (int k = 0; k < KEY_SLOTS; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "hybrid_vao[%d]", k);
+        GLuint vao = gfx_char_make_vao(gc, gc->keys.id, (GLintptr)((size_t)k * gc->key_bytes), what);
+        add_key0(gc, vao, (GLintptr)((size_t)((k + KEY_SLOTS - 1) % KEY_SLOTS) * gc->key_bytes));
+        gc->hybrid_vao[k].id = vao;
+    }
+    return true;
+}
+
+void gfx_char_hybrid_destroy(gfx_character *gc)
+{
+    for (int k = 0; k < KEY_SLOTS; k++) {
+        if (gc->key_fence[k])
+            glDeleteSync(gc->key_fence[k]);
+        if (gc->hybrid_vao[k].id)
+            glDeleteVertexArrays(1, &gc->hybrid_vao[k].id);
+    }
+    if (gc->keys_mapped)
+        glUnmapNamedBuffer(gc->keys.id);
+    if (gc->keys.id)
+        glDeleteBuffers(1, &gc->keys.id);
+    for (int k = 0; k < KINDS; k++)
+        gfx_shader_program_free(&gc->hybrid_prog[k].prog);
+}
+
+bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out)
+{
+    int k = (gc->key_last + 1) % KEY_SLOTS;
+    if (!gfx_char_wait_fence(gc, &gc->key_fence[k], "hybrid key"))
+        return false;
+    gc->key_writing = k;
+    uint8_t *base = gc->keys_mapped + (size_t)k * gc->key_bytes;
+    memset(out, 0, sizeof *out);
+    out->vertex_count = gc->vertex_count;
+    out->positions = (float *)base;
+    out->normals = (float *)(base + gc->off_normal);
+    out->tangents = (float *)(base + gc->off_tangent);
+    out->ao = (float *)(base + gc->off_ao);
+    out->slot = k;
+    return true;
+}
+
+void gfx_character_end_key(gfx_character *gc, bool first)
+{
+    if (gc->key_writing < 0)
+        return;
+    gc->key_last = gc->key_writing;
+    gc->key_single = first;
+    gc->key_writing = -1;
+    gc->stats.keys_written++;
+}
+
+void gfx_character_set_hybrid(gfx_character *gc, float t)
+{
+    gc->hybrid_t = t < 0.0f ? -1.0f : t > 1.0f ? 1.0f : t;
+}
+
+void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass)
+{
+    const program_locs *p = &gc->hybrid_prog[kind];
+    glUseProgram(p->prog.id);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+    glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot_key_single[s] ? 1.0f : gc->slot_t[s]);
+    glBindVertexArray(gc->hybrid_vao[gc->slot_key[s]].id);
+    glDrawElements(GL_TRIANGLES, (GLsizei)gc->index_count, GL_UNSIGNED_INT, NULL);
+    glBindVertexArray(0);
+    if (main_pass)
+        gc->stats.morph_draws = 0;
+}
+
+void gfx_char_hybrid_fence_keys(gfx_character *gc, int s)
+{
+    /* The main pass is also the last reader of the slot's two keys. */
+    int keys[2] = {gc->slot_key[s], (gc->slot_key[s] + KEY_SLOTS - 1) % KEY_SLOTS};
+    for (int i = 0; i < 2; i++) {
+        if (gc->key_fence[keys[i]])
+            glDeleteSync(gc->key_fence[keys[i]]);
+        gc->key_fence[keys[i]] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    }
+}

@@ -1,0 +1,259 @@
+/* gfx_character_internal: the character renderer's state and what its
+ * files share. Not part of the interface: only src/render/gfx_character*.c
+ * include it. One file per technique, each readable on its own:
+ *   gfx_character.c          create/destroy, the fenced stream slots, the
+ *                            static vertex data, the draw hook (the order
+ *                            of a frame's draws), CPU-deformed drawing;
+ *   gfx_character_skin.c     the joint palette and GPU skinning (skin.glsl);
+ *   gfx_character_morph.c    GPU blend shapes: the deltas in immutable SSBOs
+ *                            (dense and sparse), the per-frame active lists,
+ *                            the morphing draws (morph.glsl);
+ *   gfx_character_once.c     skin once per frame by transform feedback;
+ *   gfx_character_hybrid.c   Cebenoyan's hybrid: the ring of CPU-skinned
+ *                            keys and their blend in the vertex shader;
+ *   gfx_character_capture.c  reading the GPU's vertices back: capture
+ *                            (tests) and the blend-shape bake.
+ * Internal functions are gfx_char_<technique>_<verb>; the public ones keep
+ * gfx_character_ (gfx_character.h).
+ * Does NOT: hold anything a file could keep static.
+ */
+#ifndef STRIDER_RENDER_GFX_CHARACTER_INTERNAL_H
+#define STRIDER_RENDER_GFX_CHARACTER_INTERNAL_H
+
+#include "render/gfx_character.h"
+#include "render/gfx_shader.h"
+#include "shaders/shader_interface.h"
+
+#include <GL/glew.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Offsets of the sub-arrays inside a slot are rounded up to this (bytes),
+ * comfortably above GL_MIN_MAP_BUFFER_ALIGNMENT and cache lines. */
+#define STREAM_ALIGN 256u
+/* A fence still pending after this long means the GPU is hung; give up
+ * waiting rather than freeze the app (nanoseconds). */
+#define FENCE_TIMEOUT_NS 1000000000ull
+/* Vertex buffer binding indices of the VAOs (not attribute locations). */
+enum {
+    BIND_POS = 0,
+    BIND_NORMAL,
+    BIND_TANGENT,
+    BIND_AO,
+    BIND_STATIC,
+    BIND_SKIN,
+    /* Cebenoyan's hybrid: the older key's arrays. */
+    BIND_KEY0_POS,
+    BIND_KEY0_NORMAL,
+    BIND_KEY0_TANGENT,
+    BIND_KEY0_AO
+};
+/* GPU skinning variants (gfx_skin_mode >= 0) and program kinds; FEEDBACK is
+ * the skin-once transform-feedback pass. */
+enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KIND_FEEDBACK, KINDS };
+/* Hybrid keys in the key ring: the two a slot blends, plus one being
+ * written, plus one for a frame still on the GPU (each key is fenced). */
+enum { KEY_SLOTS = 4 };
+/* Bytes per vertex of the skin-once feedback buffer (character.vert's xfb
+ * layout: position + AO, normal + 0, tangent). */
+#define FEEDBACK_VERTEX_BYTES ((size_t)SKIN_FEEDBACK_VEC4S * 4 * sizeof(float))
+/* Byte offsets inside one feedback vertex. */
+enum { FEEDBACK_OFF_POS = 0, FEEDBACK_OFF_AO = 12, FEEDBACK_OFF_NORMAL = 16, FEEDBACK_OFF_TANGENT = 32 };
+/* How gfx_char_draw_range issues a range of meshes. */
+typedef enum draw_how { DRAW_TRIANGLES, DRAW_POINTS, DRAW_FEEDBACK } draw_how;
+/* GPU blend-shape layouts (gfx_character_morph >= 0). */
+enum { MORPH_LAYOUTS = 2 };
+/* vec4s per vertex in the capture SSBO and the bake's transform feedback
+ * (character.vert). */
+#define CAPTURE_VEC4S 3
+#define BAKE_VEC4S 3
+/* Bytes of one delta record in morph.glsl (struct morph_delta). */
+#define MORPH_RECORD_BYTES ((size_t)MORPH_DELTA_VEC4S * 4 * sizeof(float))
+/* Storage blocks of a morphing vertex shader: palette, deltas, active list
+ * or weights, and the sparse layout's offsets. */
+#define MORPH_BLOCKS(layout) ((layout) == GFX_CHARACTER_MORPH_SPARSE ? 4 : 3)
+
+_Static_assert(GFX_CHARACTER_MORPH_SPARSE == MORPH_LAYOUT_SPARSE && GFX_CHARACTER_MORPH_DENSE == MORPH_LAYOUT_DENSE,
+               "gfx_character_morph must match morph.glsl's layouts");
+
+/* One entry of the dense active list (struct morph_entry in morph.glsl). */
+typedef struct morph_entry {
+    uint32_t target;
+    float weight;
+} morph_entry;
+/* Material arrays in character.frag; must match CHR_MAX_MATERIALS. */
+#define MATERIAL_SLOTS CHR_MAX_MATERIALS
+
+/* Static per-vertex data: uv and the material index. */
+typedef struct static_vertex {
+    float uv[2];
+    uint32_t material;
+} static_vertex;
+
+/* Static skinning data: joint indices (integer attribute) and weights. */
+typedef struct skin_vertex {
+    uint16_t joints[4];
+    float weights[4];
+} skin_vertex;
+
+typedef struct program_locs {
+    gfx_program prog;
+    GLint u_model, u_influences, u_joint_count;
+    GLint u_morph_first, u_morph_vertices, u_morph_targets;
+    GLint u_hybrid_t;
+} program_locs;
+
+/* Where one mesh's blend shapes live on the GPU (bytes). */
+typedef struct morph_mesh {
+    uint32_t target_count;          /* 0: no blend shapes */
+    size_t delta_off[MORPH_LAYOUTS];   /* in delta_buf[layout] */
+    size_t delta_bytes[MORPH_LAYOUTS];
+    size_t offsets_off, offsets_bytes; /* sparse offsets, in delta_buf[SPARSE] */
+    size_t off_active, off_weights;    /* inside a stream slot */
+} morph_mesh;
+
+struct gfx_character {
+    char label[64];
+    uint32_t vertex_count, index_count, mesh_count;
+    uint32_t mesh_first[CHR_MAX_MESHES];
+    uint32_t mesh_vertices[CHR_MAX_MESHES];
+    char mesh_name[CHR_MAX_MESHES][CHR_NAME_MAX]; /* for messages */
+    uint32_t index_first[CHR_MAX_MESHES], index_counts[CHR_MAX_MESHES];
+    gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
+    gfx_buffer static_vbo, ibo, skin_vbo;
+    gfx_vertex_array vao[GFX_CHARACTER_SLOTS];
+    uint8_t *mapped;
+    size_t slot_bytes;
+    size_t off_normal, off_tangent, off_ao; /* inside a slot; positions at 0 */
+    size_t off_palette, off_dq;   /* inside a slot: GPU skinning palettes */
+    size_t palette_bytes, dq_bytes;
+    bool gpu_ok;                  /* limits and shaders allow GPU skinning */
+    program_locs gpu[GPU_METHODS][KINDS];
+    /* Skinning of each slot, and the one end_update gives the next slot. */
+    gfx_skin_mode slot_mode[GFX_CHARACTER_SLOTS], mode;
+    int slot_influences[GFX_CHARACTER_SLOTS], influences;
+    int slot_joints[GFX_CHARACTER_SLOTS], joint_count;
+    GLsync fence[GFX_CHARACTER_SLOTS];
+    int writing;                  /* slot handed out by begin_update, -1 none */
+    int ready;                    /* slot drawn, -1 until the first end_update */
+    program_locs lit, lit_noshadow, shadow;
+    /* GPU blend shapes. The unmorphed bind pose (position, normal, tangent,
+     * AO arrays as in a slot) is static and read through bind_vao. */
+    gfx_buffer bind_vbo;
+    gfx_vertex_array bind_vao;
+    gfx_buffer delta_buf[MORPH_LAYOUTS];
+    morph_mesh morph[CHR_MAX_MESHES];
+    bool morph_ok[MORPH_LAYOUTS];
+    program_locs morph_prog[MORPH_LAYOUTS][GPU_METHODS][KINDS];
+    program_locs bake_prog[MORPH_LAYOUTS];
+    gfx_character_morph morph_mode, slot_morph[GFX_CHARACTER_SLOTS];
+    uint32_t slot_active[GFX_CHARACTER_SLOTS][CHR_MAX_MESHES]; /* active entries written */
+    bool active_written[CHR_MAX_MESHES];                      /* in this update */
+    /* Meshes whose morph base is the slot's vertex arrays instead of
+     * bind_vbo (a bind pose that changes per frame): in this update, and
+     * per slot as ended. */
+    bool stream_bind[CHR_MAX_MESHES];
+    bool slot_stream_bind[GFX_CHARACTER_SLOTS][CHR_MAX_MESHES];
+    uint32_t active_now[CHR_MAX_MESHES];
+    float *weight_scratch;        /* max target count: weights summed per target */
+    uint32_t max_targets;
+    /* Skin once: per slot, the transform-feedback buffer of deformed
+     * vertices (written by the slot's first pass of a frame, read by both)
+     * and the VAO drawing it with the plain programs. */
+    bool skin_once, slot_skin_once[GFX_CHARACTER_SLOTS], slot_skinned[GFX_CHARACTER_SLOTS];
+    gfx_buffer skinned[GFX_CHARACTER_SLOTS];
+    gfx_vertex_array skinned_vao[GFX_CHARACTER_SLOTS];
+    GLuint tfo;
+    /* Cebenoyan's hybrid: a persistent-mapped ring of CPU-skinned keys
+     * (vertex arrays laid out as in a stream slot), one VAO per key k that
+     * reads k as the newer key and k - 1 as the older, and per slot the
+     * pair and t it was ended with (t < 0: not a hybrid slot). */
+    gfx_buffer keys;
+    uint8_t *keys_mapped;
+    size_t key_bytes;
+    gfx_vertex_array hybrid_vao[KEY_SLOTS];
+    GLsync key_fence[KEY_SLOTS];
+    int key_writing, key_last;     /* -1: none */
+    bool key_single;               /* the last key has no older partner yet */
+    float hybrid_t, slot_t[GFX_CHARACTER_SLOTS];
+    int slot_key[GFX_CHARACTER_SLOTS];
+    bool slot_key_single[GFX_CHARACTER_SLOTS];
+    program_locs hybrid_prog[KINDS]; /* FEEDBACK unused */
+    float model[16];
+    bool visible;
+    gfx_character_stats stats;
+};
+
+static inline size_t gfx_char_align(size_t v) { return (v + STREAM_ALIGN - 1) / STREAM_ALIGN * STREAM_ALIGN; }
+
+/* ---- gfx_character.c: shared by every technique */
+
+/* Names a GL object "BASE.WHAT" in debug output. */
+void gfx_char_label(GLenum kind, GLuint id, const char *base, const char *what);
+/* Builds a program and looks up the uniforms of program_locs. */
+bool gfx_char_load_program(program_locs *p, const char *vs, const char *fs, const char *defines, const char *label);
+/* Sets C's material colours and parameters on a lit program. */
+void gfx_char_set_materials(const program_locs *p, const chr_character_t *c);
+/* The CPU path's program of KIND (lit, unshadowed or shadow): it draws
+ * vertices that are already deformed. */
+const program_locs *gfx_char_cpu_program(const gfx_character *gc, int kind);
+/* A VAO reading position/normal/tangent/AO from BUF at BASE (+ the slot
+ * offsets) and the static attributes. */
+GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, const char *what);
+/* Meshes [A, B) as triangles, as points, or streamed out into FEEDBACK. */
+void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how, GLuint feedback);
+/* Waits for *FENCE (if any) and deletes it; false (one line) on a timeout. */
+bool gfx_char_wait_fence(gfx_character *gc, GLsync *fence, const char *what);
+
+/* ---- gfx_character_skin.c: the palette and GPU skinning */
+
+/* The GPU-skinning programs, when the limits allow them; false on a shader error. */
+bool gfx_char_skin_create(gfx_character *gc, const chr_character_t *c);
+void gfx_char_skin_destroy(gfx_character *gc);
+/* Binds slot S's palette and sets P's skinning uniforms. */
+void gfx_char_skin_bind_palette(const gfx_character *gc, const program_locs *p, int s);
+/* Uses P with the model matrix and slot S's palette. */
+void gfx_char_skin_use_program(const gfx_character *gc, const program_locs *p, int s);
+
+/* ---- gfx_character_morph.c: GPU blend shapes */
+
+/* The unmorphed bind pose (and bind_vao reading it). */
+bool gfx_char_morph_upload_bind(gfx_character *gc, const chr_character_t *c);
+/* Deltas of both layouts and the morphing programs, where they fit. */
+bool gfx_char_morph_create(gfx_character *gc, const chr_character_t *c, const gfx_character_targets *morph);
+void gfx_char_morph_destroy(gfx_character *gc);
+bool gfx_char_morph_check_active(const gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+                                 const float *weights);
+/* Writes the dense active list to ACTIVE and the weight table to TABLE;
+ * returns the list's length. */
+uint32_t gfx_char_morph_fill_lists(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+                                   const float *weights, uint8_t *active, float *table);
+/* Binds mesh M's blend-shape ranges of LAYOUT and sets P's morph uniforms. */
+void gfx_char_morph_bind(const gfx_character *gc, const program_locs *p, gfx_character_morph layout, uint32_t m,
+                         GLuint list_buf, size_t active_off, size_t weights_off);
+/* Slot S with GPU blend shapes, drawn HOW; returns the morphing draws. */
+uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how how, GLuint feedback);
+
+/* ---- gfx_character_once.c: skin once by transform feedback */
+
+/* Feedback buffers, their VAOs and the transform feedback object (GPU skinning only). */
+void gfx_char_once_create(gfx_character *gc);
+void gfx_char_once_destroy(gfx_character *gc);
+/* Deforms slot S once into its feedback buffer; returns the morphing draws. */
+uint32_t gfx_char_once_pass(gfx_character *gc, int s);
+/* Draws slot S's feedback buffer with the program of KIND (deforming it
+ * first if no pass of this frame has). */
+void gfx_char_once_draw(gfx_character *gc, int s, int kind, bool main_pass);
+
+/* ---- gfx_character_hybrid.c: Cebenoyan's hybrid */
+
+/* The blending programs, the persistent-mapped key ring and its VAOs. */
+bool gfx_char_hybrid_create(gfx_character *gc, const chr_character_t *c);
+void gfx_char_hybrid_destroy(gfx_character *gc);
+/* Draws slot S's two keys blended at its t with the program of KIND. */
+void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass);
+/* After the main pass: fences the two keys slot S read. */
+void gfx_char_hybrid_fence_keys(gfx_character *gc, int s);
+
+#endif

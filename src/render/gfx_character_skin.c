@@ -1,0 +1,126 @@
+/* gfx_character_skin: the joint palette and GPU skinning (shaders/skin.glsl
+ * through character.vert). A slot ended in a GPU mode holds bind-pose
+ * vertices and this frame's palette (3x4 matrices, or dual quaternions for
+ * DQS) in its fenced stream slot; the vertex shader skins with the slot's
+ * method, influence count and joint count. One program per method and kind
+ * (lit, unshadowed, shadow, capture, skin-once feedback). */
+#include "render/gfx_character_internal.h"
+
+#include "core/log.h"
+
+#include <stdio.h>
+
+bool gfx_character_gpu_limits_ok(const gfx_info *info, int joints, int extra_blocks, char *msg, size_t msg_size)
+{
+    int64_t need = (int64_t)joints * GFX_CHARACTER_MAT_FLOATS * (int64_t)sizeof(float);
+    if (joints < 1 || joints > GFX_CHARACTER_MAX_JOINTS) {
+        snprintf(msg, msg_size, "GPU skinning: %d joints, the palette holds 1 to %d", joints,
+                 GFX_CHARACTER_MAX_JOINTS);
+        return false;
+    }
+    if (info->max_ssbo_block_size < need) {
+        snprintf(msg, msg_size,
+                 "GPU skinning: a %d-joint palette needs %lld bytes, GL_MAX_SHADER_STORAGE_BLOCK_SIZE is %lld", joints,
+                 (long long)need, (long long)info->max_ssbo_block_size);
+        return false;
+    }
+    if (info->max_vertex_ssbo_blocks < 1 + extra_blocks) {
+        snprintf(msg, msg_size, "GPU skinning needs %d vertex shader storage blocks, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS is %d",
+                 1 + extra_blocks, info->max_vertex_ssbo_blocks);
+        return false;
+    }
+    if (msg_size > 0)
+        msg[0] = '\0';
+    return true;
+}
+
+/* The GPU-skinning programs, when the limits allow them (otherwise the CPU
+ * path stays the only one and that is logged once). False on a shader error. */
+bool gfx_char_skin_create(gfx_character *gc, const chr_character_t *c)
+{
+    char msg[256];
+    GLint ssbo_align = 0;
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &ssbo_align);
+    if (!gfx_character_gpu_limits_ok(gfx_get_info(), (int)c->skel.joint_count, 0, msg, sizeof msg)) {
+        log_warn("render: %s: %s; skinning stays on the CPU", gc->label, msg);
+        return true;
+    }
+    if (ssbo_align <= 0 || STREAM_ALIGN % (unsigned)ssbo_align != 0) {
+        log_warn("render: %s: GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT %d does not divide %u; skinning stays on the CPU",
+                 gc->label, ssbo_align, STREAM_ALIGN);
+        return true;
+    }
+    static const struct {
+        const char *vs, *fs, *defines, *what;
+    } kinds[KINDS] = {{"character.vert", "character.frag", "", "lit"},
+                      {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
+                      {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
+                      {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"},
+                      {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_FEEDBACK\n", "feedback"}};
+    for (int m = 0; m < GPU_METHODS; m++) {
+        for (int k = 0; k < KINDS; k++) {
+            if (k == KIND_CAPTURE && !gfx_character_gpu_limits_ok(gfx_get_info(), (int)c->skel.joint_count, 1, msg,
+                                                                  sizeof msg))
+                continue; /* capture refused later with MSG */
+            char defines[160], name[96];
+            snprintf(defines, sizeof defines, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n%s", m,
+                     kinds[k].defines);
+            snprintf(name, sizeof name, "%s.gpu%d.%s", gc->label, m, kinds[k].what);
+            if (!gfx_char_load_program(&gc->gpu[m][k], kinds[k].vs, kinds[k].fs, defines, name))
+                return false;
+            if (k == KIND_LIT || k == KIND_NOSHADOW)
+                gfx_char_set_materials(&gc->gpu[m][k], c);
+        }
+    }
+    gc->gpu_ok = true;
+    return true;
+}
+
+void gfx_char_skin_destroy(gfx_character *gc)
+{
+    for (int m = 0; m < GPU_METHODS; m++)
+        for (int k = 0; k < KINDS; k++)
+            gfx_shader_program_free(&gc->gpu[m][k].prog);
+}
+
+bool gfx_character_gpu_supported(const gfx_character *gc) { return gc->gpu_ok; }
+
+bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influences, int joint_count)
+{
+    if (mode == GFX_SKIN_CPU) {
+        gc->mode = mode;
+        return true;
+    }
+    if (!gc->gpu_ok) {
+        log_error("render: %s: GPU skinning is not available on this context (see the warning at start)", gc->label);
+        return false;
+    }
+    if ((int)mode < 0 || (int)mode >= GPU_METHODS || influences < 1 || influences > 4 || joint_count < 1 ||
+        joint_count > GFX_CHARACTER_MAX_JOINTS) {
+        log_error("render: %s: GPU skinning method %d, %d influences, %d joints: out of range", gc->label, (int)mode,
+                  influences, joint_count);
+        return false;
+    }
+    gc->mode = mode;
+    gc->influences = influences;
+    gc->joint_count = joint_count;
+    return true;
+}
+
+/* Binds slot S's palette (matrices or dual quaternions) and sets P's skinning uniforms. */
+void gfx_char_skin_bind_palette(const gfx_character *gc, const program_locs *p, int s)
+{
+    bool dq = gc->slot_mode[s] == GFX_SKIN_GPU_DQS;
+    GLintptr off = (GLintptr)((size_t)s * gc->slot_bytes + (dq ? gc->off_dq : gc->off_palette));
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->stream.id, off,
+                      (GLsizeiptr)(dq ? gc->dq_bytes : gc->palette_bytes));
+    glProgramUniform1i(p->prog.id, p->u_influences, gc->slot_influences[s]);
+    glProgramUniform1i(p->prog.id, p->u_joint_count, gc->slot_joints[s]);
+}
+
+void gfx_char_skin_use_program(const gfx_character *gc, const program_locs *p, int s)
+{
+    glUseProgram(p->prog.id);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+    gfx_char_skin_bind_palette(gc, p, s);
+}
