@@ -1,6 +1,10 @@
+/* open_memstream is POSIX, not C11. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "app/app.h"
 
 #include "app/app_state.h"
+#include "core/file.h"
 #include "core/log.h"
 #include "core/paths.h"
 #include "pfnn/network.h"
@@ -11,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEG2RAD 0.017453292519943295f
 /* While minimised, poll at about this rate instead of spinning. */
@@ -225,12 +230,16 @@ static void write_report_figure(const app_t *app, FILE *f)
             median_ms(&app->prof, PROF_RENDER));
 }
 
-static void write_report(const app_t *app, const char *path)
+/* The report is printed into memory and written by file_write_all, so a
+ * missing folder or a full disk fails it with one line naming PATH. */
+static bool write_report(const app_t *app, const char *path)
 {
-    FILE *f = fopen(path, "w");
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
     if (!f) {
-        log_error("%s: cannot write the report", path);
-        return;
+        log_error("%s: out of memory for the report", path);
+        return false;
     }
     const sim_marker *m = &app->sim.marker;
     const camera_t *c = &app->sim.camera;
@@ -265,8 +274,12 @@ static void write_report(const app_t *app, const char *path)
     }
     write_report_figure(app, f);
     fputs("\n}\n", f);
-    if (fclose(f) != 0)
-        log_error("%s: write failed", path);
+    bool ok = fclose(f) == 0 && text;
+    if (!ok)
+        log_error("%s: out of memory for the report", path);
+    ok = ok && file_write_all(path, text, size);
+    free(text);
+    return ok;
 }
 
 /* sim_step() with the controller step timed (sim and ctrl read no clocks). */
@@ -295,6 +308,8 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
             }
             else if (ev->cmd == SCRIPT_PAD_AXIS || ev->cmd == SCRIPT_PAD_BUTTON)
                 drive_virtual_pad(app, ev);
+            else if (ev->cmd == SCRIPT_SCREENSHOT)
+                app->screenshot_requested = true; /* as F12 */
             else
                 script_apply(&app->script, ev);
         }
@@ -345,16 +360,20 @@ static void render(app_t *app, int width, int height, bool last_frame)
         viewer_camera(&app->viewer, alpha, &cam);
         debug_lines_clear(&app->lines);
         double d0 = platform_now_s();
-        if (!viewer_deform(&app->viewer))
+        if (!viewer_deform(&app->viewer)) {
+            app->failed = true;
             app->quit = true;
+        }
         prof_add(&app->prof, PROF_DEFORMATION, (float)((platform_now_s() - d0) * 1000.0));
     } else {
         camera_lerp(&app->sim.prev_camera, &app->sim.camera, alpha, &cam);
         build_debug_lines(app, &m);
         if (app->ctrl) {
             double d0 = platform_now_s();
-            if (!deform_character(app, alpha))
+            if (!deform_character(app, alpha)) {
+                app->failed = true;
                 app->quit = true;
+            }
             prof_add(&app->prof, PROF_DEFORMATION, (float)((platform_now_s() - d0) * 1000.0));
         }
     }
@@ -386,17 +405,26 @@ static void render(app_t *app, int width, int height, bool last_frame)
     }
     prof_add(&app->prof, PROF_UI, (float)((platform_now_s() - t1) * 1000.0));
 
+    /* A screenshot that cannot be written has logged one line naming the
+     * file and why; the run goes on and exits 1 at the end. */
     if (last_frame && opt->screenshot) {
-        if (!gfx_screenshot_png(opt->screenshot, width, height))
-            app->quit = true;
-        else
+        app->screenshot_written = gfx_screenshot_png(opt->screenshot, width, height);
+        if (app->screenshot_written)
             log_info("wrote %s (%dx%d)", opt->screenshot, width, height);
+        else
+            app->failed_outputs++;
     }
     if (app->screenshot_requested) {
-        char name[64];
-        snprintf(name, sizeof name, "strider-%06ld.png", app->frame_index);
+        /* F12 (or a script's screenshot): into the working folder, named
+         * with its full path so that the log says where it went. */
+        char dir[PATHS_MAX], name[PATHS_MAX + 32];
+        if (!getcwd(dir, sizeof dir))
+            snprintf(dir, sizeof dir, ".");
+        snprintf(name, sizeof name, "%s/strider-%06ld.png", strcmp(dir, "/") ? dir : "", app->frame_index);
         if (gfx_screenshot_png(name, width, height))
             log_info("wrote %s", name);
+        else
+            app->failed_outputs++;
         app->screenshot_requested = false;
     }
 }
@@ -509,8 +537,9 @@ static int app_loop(app_t *app)
 
         int w, h;
         platform_drawable_size(&app->platform, &w, &h);
-        bool last_frame = (opt->frames > 0 && app->frame_index + 1 >= opt->frames) ||
-                          (app->quit && opt->script != NULL);
+        /* Quitting (a script's quit, the window closed, Esc) still draws
+         * this frame: it is the last one, the one --screenshot shows. */
+        bool last_frame = (opt->frames > 0 && app->frame_index + 1 >= opt->frames) || app->quit;
         if (w > 0 && h > 0)
             render(app, w, h, last_frame);
         platform_swap(&app->platform);
@@ -520,8 +549,19 @@ static int app_loop(app_t *app)
         if (last_frame)
             break;
     }
-    if (opt->report)
-        write_report(app, opt->report);
+    if (exit_code == 0 && !app->failed && opt->screenshot && !app->screenshot_written &&
+        app->failed_outputs == 0) {
+        log_error("%s: not written: the run ended without drawing a last frame (minimised window?)",
+                  opt->screenshot);
+        app->failed_outputs++;
+    }
+    if (opt->report && !write_report(app, opt->report))
+        app->failed_outputs++;
+    app->failed_outputs += app->viewer.bake_failures;
+    /* Scripts and CI trust the exit code: an output that was asked for and
+     * not written fails the run, as a runtime failure does. */
+    if (app->failed || app->failed_outputs > 0)
+        exit_code = EXIT_RUNTIME;
     return exit_code;
 }
 

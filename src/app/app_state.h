@@ -65,6 +65,13 @@ typedef struct app_t {
     bool lockstep;                 /* one fixed step per frame (automated runs) */
     bool quit;
     bool screenshot_requested;
+    /* The run's outcome beyond the loop: a runtime failure after the start
+     * (the figure could not be deformed), requested outputs (--screenshot,
+     * F12, --report) that could not be written, and whether the
+     * --screenshot of the last frame was. Any failure: exit 1. */
+    bool failed;
+    int failed_outputs;
+    bool screenshot_written;
 } app_t;
 
 void menu_draw(app_t *app);

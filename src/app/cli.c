@@ -66,7 +66,8 @@ void cli_print_usage(FILE *out)
           "  --verbose | --quiet more or less logging\n"
           "  --help              this text\n"
           "\n"
-          "exit codes: 0 success, 1 runtime failure (window, OpenGL, data files), 2 usage error\n",
+          "exit codes: 0 success, 1 runtime failure (window, OpenGL, data files) or an output\n"
+          "            that could not be written, 2 usage error\n",
           out);
 }
 

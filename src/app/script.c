@@ -113,6 +113,8 @@ static bool parse_command(cursor *c, const char *cmd, script_event *ev, const ch
         ev->index = axis ? k_axis_ids[k] : k_button_ids[k];
         nargs = 1;
         lo = axis ? -1.0f : 0.0f;
+    } else if (strcmp(cmd, "screenshot") == 0) {
+        ev->cmd = SCRIPT_SCREENSHOT;
     } else if (strcmp(cmd, "quit") == 0) {
         ev->cmd = SCRIPT_QUIT;
     } else {
@@ -237,6 +239,7 @@ void script_apply(script_t *s, const script_event *ev)
     case SCRIPT_ZOOM: h->zoom_rate = ev->a; break;
     case SCRIPT_PAD_AXIS:
     case SCRIPT_PAD_BUTTON:
+    case SCRIPT_SCREENSHOT:
     case SCRIPT_QUIT: break;
     }
 }

@@ -439,6 +439,8 @@ bool viewer_deform(viewer_t *v)
             shapes += v->fig.shape_weight[k] != 0.0f;
         if (ok)
             log_info("viewer: baked %d shapes into %s", shapes, v->bake_path);
+        else
+            v->bake_failures++;
     }
     /* Tween first (the clip's keys live in bind space), then figure_deform
      * morphs and skins the tweened mesh. */

@@ -80,6 +80,7 @@ typedef struct viewer_t {
     char bake_path[1024];
     bool bake_pending;
     char bake_status[160];
+    int bake_failures;         /* menu bakes that could not be written (the run then exits 1) */
     /* Settings the menu edits (the skinning ones live in fig) */
     bool auto_orbit;
     /* Camera */

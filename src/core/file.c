@@ -1,3 +1,6 @@
+/* fileno and fstat are POSIX, not C11. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "core/file.h"
 
 #include "core/log.h"
@@ -6,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size)
 {
@@ -14,6 +18,19 @@ bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *s
     FILE *f = fopen(path, "rb");
     if (!f) {
         log_error("%s: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    /* fopen opens a folder too (and its "size" is then nonsense): say what
+     * it is. Devices, pipes and sockets are not whole files either. */
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        log_error("%s: cannot stat: %s", path, strerror(errno));
+        fclose(f);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        log_error("%s: %s", path, S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file");
+        fclose(f);
         return false;
     }
     if (fseek(f, 0, SEEK_END) != 0) {
@@ -62,11 +79,17 @@ bool file_write_all(const char *path, const void *data, size_t size)
         return false;
     }
     size_t wrote = fwrite(data, 1, size, f);
+    int write_errno = errno;
     /* Close exactly once, whatever fwrite did; a failed close (full disk on
      * flush) is a failed write too. */
     int close_rc = fclose(f);
-    if (wrote != size || close_rc != 0) {
-        log_error("%s: write failed (%zu of %zu bytes)", path, wrote, size);
+    int close_errno = errno;
+    if (wrote != size) {
+        log_error("%s: write failed after %zu of %zu bytes: %s", path, wrote, size, strerror(write_errno));
+        return false;
+    }
+    if (close_rc != 0) {
+        log_error("%s: write failed: %s", path, strerror(close_errno));
         return false;
     }
     return true;

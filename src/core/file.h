@@ -17,13 +17,15 @@
 
 /* Reads all of PATH into a malloc'd buffer with a terminating 0 byte (not
  * counted in *size). Fails with one logged line if the file is missing,
- * unreadable, or larger than max_bytes. */
+ * unreadable, a folder or another non-regular file (device, pipe), or
+ * larger than max_bytes. */
 bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size);
 void file_free(uint8_t *data);
 
 /* Writes SIZE bytes to PATH, creating or truncating it. Fails with one
- * logged line naming PATH if it cannot be opened, or if the write or the
- * close (where a full disk shows up) fails. */
+ * logged line naming PATH and the system's reason if it cannot be opened,
+ * or if the write or the close (where a full disk shows up) fails. A failed
+ * write may leave a partial file; it is not removed (PATH may be a device). */
 bool file_write_all(const char *path, const void *data, size_t size);
 
 typedef struct reader_t {

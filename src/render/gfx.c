@@ -1,5 +1,6 @@
 #include "render/gfx.h"
 
+#include "core/file.h"
 #include "core/log.h"
 #include "render/gfx_level.h"
 #include "render/gfx_mesh.h"
@@ -687,6 +688,34 @@ bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb)
     return glGetError() == GL_NO_ERROR;
 }
 
+/* The PNG as stb_image_write hands it out, gathered in memory. */
+typedef struct png_bytes {
+    uint8_t *data;
+    size_t size, capacity;
+    bool failed;
+} png_bytes;
+
+static void png_append(void *context, void *data, int size)
+{
+    png_bytes *b = context;
+    if (b->failed || size <= 0)
+        return;
+    if (b->size + (size_t)size > b->capacity) {
+        size_t cap = b->capacity ? b->capacity : 1u << 16;
+        while (cap < b->size + (size_t)size)
+            cap *= 2;
+        uint8_t *grown = realloc(b->data, cap);
+        if (!grown) {
+            b->failed = true;
+            return;
+        }
+        b->data = grown;
+        b->capacity = cap;
+    }
+    memcpy(b->data + b->size, data, (size_t)size);
+    b->size += (size_t)size;
+}
+
 bool gfx_screenshot_png(const char *path, int width, int height)
 {
     if (!G.inited || width <= 0 || height <= 0) {
@@ -698,13 +727,20 @@ bool gfx_screenshot_png(const char *path, int width, int height)
         log_error("%s: out of memory for a %dx%d screenshot", path, width, height);
         return false;
     }
+    /* Encoded in memory, then written by file_write_all: stbi_write_png's
+     * own file output ignores a failed close, so a full disk (/dev/full)
+     * looked like success. */
+    png_bytes png = {0};
     bool ok = gfx_read_pixels_rgb(width, height, rgb);
     if (!ok)
         log_error("%s: reading the back buffer failed", path);
-    else if (!stbi_write_png(path, width, height, 3, rgb, width * 3)) {
-        log_error("%s: cannot write PNG", path);
+    else if (!stbi_write_png_to_func(png_append, &png, width, height, 3, rgb, width * 3) || png.failed) {
+        log_error("%s: encoding the %dx%d PNG failed (out of memory?)", path, width, height);
         ok = false;
+    } else {
+        ok = file_write_all(path, png.data, png.size);
     }
+    free(png.data);
     free(rgb);
     return ok;
 }

@@ -130,7 +130,8 @@ bool gfx_add_draw_hook(gfx_draw_fn fn, void *user);
 void gfx_remove_draw_hook(gfx_draw_fn fn, void *user);
 
 /* Reads the back buffer (width x height from the lower-left corner) after
- * glFinish and writes an 8-bit RGB PNG, top row first. Errors name PATH. */
+ * glFinish and writes an 8-bit RGB PNG, top row first. False with one
+ * logged line naming PATH and the reason (a missing folder, a full disk). */
 bool gfx_screenshot_png(const char *path, int width, int height);
 /* Reads the back buffer into caller memory: width*height*3 bytes RGB, top row first. */
 bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);

@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -303,6 +304,45 @@ def case_errors(a):
         p = run(flags + ["--hidden", "--frames", "1"], a.strider, expect=2)
         check(p.stderr.strip().count("\n") == 0 and flags[0] in p.stderr,
               "%s: one line naming %s: %s" % (" ".join(flags), flags[0], p.stderr.strip()))
+    # Outputs that cannot be written fail the run: exit 1 and one error line
+    # naming the file, never "wrote" (the PNG and the report go through
+    # file_write_all, which checks the write and the close).
+    run_fast = ["--hidden", "--frames", "2", "--size", "320x200"]
+    outputs = [(["--screenshot", "/nonexistent-strider-dir/x.png"], "/nonexistent-strider-dir/x.png"),
+               (["--report", os.path.join(a.out, "no_such_dir", "r.json")], "no_such_dir/r.json")]
+    if os.access("/dev/full", os.W_OK):
+        outputs += [(["--screenshot", "/dev/full"], "/dev/full"), (["--report", "/dev/full"], "/dev/full")]
+    for flags, name in outputs:
+        p = run(flags + run_fast, a.strider, expect=1)
+        errors = [l for l in p.stderr.splitlines() if "error" in l]
+        check(len(errors) == 1 and name in errors[0] and "wrote" not in p.stderr,
+              "%s: one error line naming %s, no 'wrote': %s" % (" ".join(flags), name, p.stderr.strip()))
+        p = run(flags + run_fast + ["--quiet"], a.strider, expect=1)
+        check(p.stderr.strip().count("\n") == 0 and name in p.stderr,
+              "%s --quiet: exactly one line: %s" % (" ".join(flags), p.stderr.strip()))
+    # A folder given where a file is expected is named as a folder (core/file.c,
+    # so every loader says it: the script, the character, the network).
+    for flag in ["--script", "--character", "--network"]:
+        p = run([flag, "/etc"] + run_fast, a.strider, expect=1)
+        check(p.stderr.strip().count("\n") == 0 and "/etc: is a folder, not a file" in p.stderr,
+              "%s /etc: one line saying it is a folder: %s" % (flag, p.stderr.strip()))
+    # F12's screenshot (here a script's 'screenshot', the same request) goes
+    # into the working folder: written and logged with its full path, or,
+    # where it cannot be written (/proc), one error line and exit 1.
+    shot_script = os.path.join(a.out, "screenshot.script")
+    with open(shot_script, "w") as f:
+        f.write("0.1 screenshot\n0.2 quit\n")
+    shot_dir = os.path.join(a.out, "f12")
+    shutil.rmtree(shot_dir, ignore_errors=True)
+    os.makedirs(shot_dir)
+    cmd = [a.strider, "--script", shot_script, "--hidden", "--size", "320x200"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=shot_dir)
+    shots = [n for n in os.listdir(shot_dir) if n.startswith("strider-") and n.endswith(".png")]
+    check(p.returncode == 0 and len(shots) == 1 and ("wrote " + os.path.join(shot_dir, shots[0])) in p.stderr,
+          "a script screenshot is written into the working folder and logged with its path: %s" % p.stderr.strip())
+    p = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True, timeout=120, cwd="/proc")
+    check(p.returncode == 1 and p.stderr.strip().count("\n") == 0 and "/proc/strider-" in p.stderr,
+          "a screenshot the working folder refuses: exit 1, one line with its path: %s" % p.stderr.strip())
     # A driver that only offers OpenGL 3.3: one line saying what was found.
     env = dict(os.environ, MESA_GL_VERSION_OVERRIDE="3.3")
     p = subprocess.run([a.strider, "--hidden", "--frames", "1"], capture_output=True, text=True, env=env, timeout=120)

@@ -249,6 +249,17 @@ def case_errors(a):
             what="--bake into a folder that does not exist")
     error_line(p, "no_such_dir/baked.chr", "--bake into a folder that does not exist")
     check(not os.path.exists(unwritable), "the failed bake wrote nothing")
+    # The viewer's screenshot and report fail the run the same way.
+    shot = os.path.join(a.out, "no_such_dir", "view.png")
+    p = run(base + ["--character", c, "--screenshot", shot], expect=1, what="--screenshot into a missing folder")
+    error_line(p, "no_such_dir/view.png", "--screenshot into a missing folder")
+    if os.access("/dev/full", os.W_OK):
+        for flag in ["--screenshot", "--report", "--bake"]:
+            p = run(base + ["--character", c, flag, "/dev/full"], expect=1, what=flag + " /dev/full")
+            error_line(p, "/dev/full", flag + " /dev/full (a full disk)")
+            check("wrote" not in p.stderr, flag + " /dev/full does not say it wrote")
+    p = run(base + ["--character", "/etc"], expect=1, what="a folder as the .chr")
+    error_line(p, "is a folder", "a folder as the .chr")
 
 
 def case_docs(a):
