@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs every Debian package Strider needs to build, run and test.
-# Run as root (or it re-runs itself through sudo). Works on Debian 12 and
-# Ubuntu 22.04+.
+# Works on Debian 12 and Ubuntu 22.04+. Run it as it is, as root (a
+# container, a CI image: no sudo there) or as a user with sudo: it then
+# re-runs itself through sudo. Neither root nor sudo: one line saying so,
+# exit 1. tests/tools/test_install_deps.sh checks both paths without
+# installing anything.
 set -euo pipefail
 
 packages=(
@@ -18,7 +21,12 @@ packages=(
 )
 
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo "$0" "$@"
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "$0: installing packages needs root, and sudo is not installed: run it as root (su -c $0)" >&2
+    exit 1
+  fi
+  # Through bash, so that a copy without the executable bit still runs.
+  exec sudo -- bash "$0" "$@"
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
