@@ -30,11 +30,35 @@ if(NOT SYSTEM_PYTHON3)
   message(FATAL_ERROR "/usr/bin/python3 not found: install the Debian package 'python3'")
 endif()
 
-# strider_add_test(NAME name COMMAND cmd... [GL] [LABELS ...] [TIMEOUT s])
-# GL tests run under xvfb-run with a 1280x720x24 screen (Mesa llvmpipe).
+# strider_add_test(NAME name
+#   [SOURCES files... [LIBS libs...]]  build the test program from SOURCES (paths
+#                                      relative to this folder) linked with LIBS
+#   [EXECUTABLE exe]                   its name (default test_NAME), or the name of
+#                                      a program built before, to run it again
+#   [COMMAND cmd...]                   what runs (default: the program, then ARGS)
+#   [ARGS args...]
+#   [GL] [LABELS ...] [TIMEOUT s] [SKIP_RETURN_CODE n]
+#   [FIXTURES_SETUP name] [FIXTURES_REQUIRED name])
+# GL tests run under xvfb-run with a 1280x720x24 screen (Mesa llvmpipe). Tests
+# run in the repository root; the timeout defaults to 300 s.
 function(strider_add_test)
-  cmake_parse_arguments(T "GL" "NAME;TIMEOUT" "COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(T "GL" "NAME;EXECUTABLE;TIMEOUT;SKIP_RETURN_CODE;FIXTURES_SETUP;FIXTURES_REQUIRED"
+                        "SOURCES;LIBS;COMMAND;ARGS;LABELS" ${ARGN})
+  if(T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "strider_add_test(${T_NAME}): unknown arguments ${T_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT T_EXECUTABLE)
+    set(T_EXECUTABLE test_${T_NAME})
+  endif()
+  if(T_SOURCES)
+    add_executable(${T_EXECUTABLE} ${T_SOURCES})
+    target_link_libraries(${T_EXECUTABLE} PRIVATE strider_options ${T_LIBS})
+  endif()
   set(cmd ${T_COMMAND})
+  if(NOT cmd)
+    set(cmd $<TARGET_FILE:${T_EXECUTABLE}>)
+  endif()
+  list(APPEND cmd ${T_ARGS})
   set(labels ${T_LABELS})
   if(T_GL)
     if(NOT XVFB_RUN)
@@ -48,4 +72,9 @@ function(strider_add_test)
     set(T_TIMEOUT 300)
   endif()
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${labels}")
+  foreach(p SKIP_RETURN_CODE FIXTURES_SETUP FIXTURES_REQUIRED)
+    if(T_${p})
+      set_tests_properties(${T_NAME} PROPERTIES ${p} ${T_${p}})
+    endif()
+  endforeach()
 endfunction()

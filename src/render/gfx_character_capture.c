@@ -100,11 +100,6 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
         return false;
     }
     size_t bytes = (size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float);
-    float *data = malloc(bytes);
-    if (!data) {
-        log_error("render: %s: out of memory for the capture", gc->label);
-        return false;
-    }
     GLuint buf;
     glCreateBuffers(1, &buf);
     glNamedBufferStorage(buf, (GLsizeiptr)bytes, NULL, 0);
@@ -120,19 +115,10 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     }
     glDisable(GL_RASTERIZER_DISCARD);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glGetNamedBufferSubData(buf, 0, (GLsizeiptr)bytes, data);
+    bool ok = read_vertices(gc, buf, out_pos, out_nrm, out_tan, out_ao);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, 0);
     glDeleteBuffers(1, &buf);
-    for (size_t v = 0; v < gc->vertex_count; v++) {
-        const float *d = data + v * CAPTURE_VEC4S * 4;
-        memcpy(out_pos + 3 * v, d, 3 * sizeof(float));
-        memcpy(out_nrm + 3 * v, d + 4, 3 * sizeof(float));
-        memcpy(out_tan + 4 * v, d + 8, 4 * sizeof(float));
-        if (out_ao)
-            out_ao[v] = d[3];
-    }
-    free(data);
-    return glGetError() == GL_NO_ERROR;
+    return ok && glGetError() == GL_NO_ERROR;
 }
 
 bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job)

@@ -9,11 +9,14 @@
 #include "render/gfx_character_internal.h"
 
 #include "core/log.h"
+#include "render/gfx_morph_records.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert((int)GFX_CHARACTER_DELTA_FLOATS == (int)GFX_MORPH_CPU_DELTA_FLOATS, "the targets' deltas are bshape's");
 
 bool gfx_character_morph_limits_ok(const gfx_info *info, int64_t block_bytes, int blocks, char *msg,
                                    size_t msg_size)
@@ -90,23 +93,6 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_character_targets
     return true;
 }
 
-/* Record D (GFX_CHARACTER_DELTA_FLOATS) of TARGET as struct morph_delta. */
-static void pack_record(const float *d, uint32_t target, float *out)
-{
-    out[0] = d[0];
-    out[1] = d[1];
-    out[2] = d[2];
-    out[3] = d[9];
-    out[4] = d[3];
-    out[5] = d[4];
-    out[6] = d[5];
-    memcpy(&out[7], &target, sizeof target);
-    out[8] = d[6];
-    out[9] = d[7];
-    out[10] = d[8];
-    out[11] = 0.0f;
-}
-
 /* The immutable delta buffer of LAYOUT (every mesh's records; sparse: then
  * the offsets), from a staging copy freed before returning. */
 static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *morph, gfx_character_morph layout,
@@ -144,13 +130,9 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *
             continue;
         float *rec = (float *)(staging + mm->delta_off[layout]);
         if (layout == GFX_CHARACTER_MORPH_DENSE) {
-            for (size_t r = 0; r < (size_t)mm->target_count * vc; r++)
-                pack_record(t->dense + r * GFX_CHARACTER_DELTA_FLOATS, (uint32_t)(r / vc),
-                            rec + r * MORPH_DELTA_VEC4S * 4);
+            gfx_morph_records_dense(t->dense, mm->target_count, (uint32_t)vc, rec);
         } else {
-            for (size_t i = 0; i < t->pair_count; i++)
-                pack_record(t->pair_delta + i * GFX_CHARACTER_DELTA_FLOATS, t->pair_target[i],
-                            rec + i * MORPH_DELTA_VEC4S * 4);
+            gfx_morph_records_sparse(t->pair_delta, t->pair_target, t->pair_count, rec);
             memcpy(staging + mm->offsets_off, t->vertex_offset, mm->offsets_bytes);
         }
     }

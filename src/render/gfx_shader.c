@@ -212,39 +212,53 @@ done:
     return sh;
 }
 
-bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *defines,
-                             const char *label)
+bool gfx_shader_program_build(gfx_program *out, const gfx_shader_program_desc *d)
 {
     out->id = 0;
-    GLuint vs = compile_stage(GL_VERTEX_SHADER, vs_name, defines, label);
+    GLuint vs = compile_stage(GL_VERTEX_SHADER, d->vs, d->defines, d->label);
     if (!vs)
         return false;
-    GLuint fs = compile_stage(GL_FRAGMENT_SHADER, fs_name, defines, label);
-    if (!fs) {
+    GLuint fs = 0;
+    if (d->fs && !(fs = compile_stage(GL_FRAGMENT_SHADER, d->fs, d->defines, d->label))) {
         glDeleteShader(vs);
         return false;
     }
     GLuint prog = glCreateProgram();
     glAttachShader(prog, vs);
-    glAttachShader(prog, fs);
+    if (fs)
+        glAttachShader(prog, fs);
+    if (d->varying_count > 0)
+        glTransformFeedbackVaryings(prog, d->varying_count, d->varyings, GL_INTERLEAVED_ATTRIBS);
     glLinkProgram(prog);
     glDetachShader(prog, vs);
-    glDetachShader(prog, fs);
     glDeleteShader(vs);
-    glDeleteShader(fs);
+    if (fs) {
+        glDetachShader(prog, fs);
+        glDeleteShader(fs);
+    }
     GLint ok = 0;
     glGetProgramiv(prog, GL_LINK_STATUS, &ok);
     if (!ok) {
         char log[SHADER_LOG_MAX];
         glGetProgramInfoLog(prog, sizeof log, NULL, log);
         flatten_log(log);
-        log_error("shaders/%s + shaders/%s: link failed: %s", vs_name, fs_name, log);
+        if (d->fs)
+            log_error("shaders/%s + shaders/%s: link failed: %s", d->vs, d->fs, log);
+        else
+            log_error("shaders/%s: link failed: %s", d->vs, log);
         glDeleteProgram(prog);
         return false;
     }
-    glObjectLabel(GL_PROGRAM, prog, -1, label);
+    glObjectLabel(GL_PROGRAM, prog, -1, d->label);
     out->id = prog;
     return true;
+}
+
+bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *defines,
+                             const char *label)
+{
+    gfx_shader_program_desc d = {.vs = vs_name, .fs = fs_name, .defines = defines, .label = label};
+    return gfx_shader_program_build(out, &d);
 }
 
 void gfx_shader_program_free(gfx_program *p)

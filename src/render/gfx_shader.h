@@ -6,7 +6,7 @@
  * textually with shaders/file (nested up to GFX_SHADER_MAX_FILES files), so
  * shaders share shaders/shader_interface.h with C. Sources must not carry
  * their own #version line.
- * Call order: gfx_shader_program_load() (after gfx_init's GLEW setup) -> use ->
+ * Call order: gfx_shader_program_load() or _build() (after gfx_init's GLEW setup) -> use ->
  * gfx_shader_program_free().
  * Errors: one line naming the file, with the GLSL log flattened onto it;
  * GLSL logs number files by source string: 0 is the top file, then the
@@ -32,6 +32,20 @@ enum {
  * variants without run-time branches. On failure *out stays {0}. */
 bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *defines,
                              const char *label);
+
+/* The general form: a vertex shader, an optional fragment shader, and
+ * optional transform-feedback varyings captured interleaved into one
+ * buffer (programs that only stream vertices out, with rasterisation
+ * discarded, have no fragment shader). */
+typedef struct gfx_shader_program_desc {
+    const char *vs;                 /* shaders/ name */
+    const char *fs;                 /* NULL: vertex stage only */
+    const char *defines;            /* NULL: none */
+    const char *const *varyings;    /* NULL: no transform feedback */
+    int varying_count;
+    const char *label;
+} gfx_shader_program_desc;
+bool gfx_shader_program_build(gfx_program *out, const gfx_shader_program_desc *d);
 void gfx_shader_program_free(gfx_program *p);
 
 /* Expands includes of shaders/NAME into out (0-terminated), with DEFINES

@@ -302,10 +302,5 @@ int main(void)
     test_layouts(&c);
     test_correctives(&c);
     free_character(&c);
-    if (check_failed) {
-        fprintf(stderr, "test_bshape: %d failures\n", check_failed);
-        return 1;
-    }
-    printf("test_bshape: ok\n");
-    return 0;
+    return check_summary();
 }

@@ -400,10 +400,5 @@ int main(void)
     test_errors();
     log_set_level(LOG_QUIET);
     test_cmu();
-    if (check_failed) {
-        fprintf(stderr, "test_bvh: %d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("test_bvh: ok\n");
-    return 0;
+    return check_summary();
 }

@@ -53,10 +53,5 @@ int main(void)
     excurve_track out_track = {"x", 2, OUTSIDE};
     excurve_clip outside = {"outside", 4.0f, true, 1, &out_track};
     CHECK(!excurve_clip_check(&outside));
-    if (check_failed) {
-        fprintf(stderr, "test_excurve: %d failures\n", check_failed);
-        return 1;
-    }
-    printf("test_excurve: all passed\n");
-    return 0;
+    return check_summary();
 }

@@ -174,10 +174,5 @@ int main(void)
     test_rest_fk();
     test_random_poses();
     test_validation();
-    if (check_failed) {
-        fprintf(stderr, "test_pose: %d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("test_pose: ok\n");
-    return 0;
+    return check_summary();
 }

@@ -101,10 +101,5 @@ int main(void)
     log_set_level(LOG_QUIET);
     test_committed_skeleton();
     test_bad_files();
-    if (check_failed) {
-        fprintf(stderr, "test_skel: %d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("test_skel: ok\n");
-    return 0;
+    return check_summary();
 }

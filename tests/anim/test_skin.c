@@ -489,10 +489,5 @@ int main(void)
     test_dqs_single_influence();
     test_candy_wrapper();
     test_validation();
-    if (check_failed) {
-        fprintf(stderr, "test_skin: %d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("test_skin: ok\n");
-    return 0;
+    return check_summary();
 }

@@ -107,10 +107,5 @@ int main(int argc, char **argv)
     free(dq);
     bvh_free(&clip);
     chr_free(&chr);
-    if (check_failed) {
-        fprintf(stderr, "%d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("ok\n");
-    return 0;
+    return check_summary();
 }

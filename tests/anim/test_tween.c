@@ -401,10 +401,5 @@ int main(void)
     test_tween_then_skin();
     log_set_level(LOG_QUIET);
     test_refusals();
-    if (check_failed) {
-        fprintf(stderr, "test_tween: %d failures\n", check_failed);
-        return 1;
-    }
-    printf("test_tween: all passed\n");
-    return 0;
+    return check_summary();
 }

@@ -359,10 +359,5 @@ int main(int argc, char **argv)
     test_save();
     if (argc > 1)
         test_committed(argv[1]);
-    if (check_failed) {
-        fprintf(stderr, "test_character: %d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("test_character: ok\n");
-    return 0;
+    return check_summary();
 }

@@ -267,10 +267,5 @@ int main(int argc, char **argv)
     log_set_level(LOG_QUIET);
     test_linear_motion();
     test_bound();
-    if (check_failed) {
-        fprintf(stderr, "test_clip: %d failures\n", check_failed);
-        return 1;
-    }
-    printf("test_clip: all passed\n");
-    return 0;
+    return check_summary();
 }

@@ -908,10 +908,5 @@ int main(int argc, char **argv)
         figure_free(&fig);
     }
     gl_test_close(&gl);
-    if (check_failed) {
-        fprintf(stderr, "%d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("ok\n");
-    return 0;
+    return check_summary();
 }

@@ -613,10 +613,5 @@ int main(int argc, char **argv)
         test_bad_input(tiny);
         test_bad_ref("tests/pfnn/fixtures/tiny_pfnn_ref.bin");
     }
-    if (check_failed) {
-        fprintf(stderr, "test_network: %d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("test_network: all passed\n");
-    return 0;
+    return check_summary();
 }

@@ -616,10 +616,5 @@ int main(int argc, char **argv)
         check_hybrid(&fig, argv[2]);
     figure_free(&fig);
     gl_test_close(&gl);
-    if (check_failed) {
-        fprintf(stderr, "%d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("ok\n");
-    return 0;
+    return check_summary();
 }

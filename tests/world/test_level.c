@@ -388,10 +388,5 @@ int main(int argc, char **argv)
     test_parse_bad();
     test_files(argv[1]);
     test_walls();
-    if (check_failed) {
-        fprintf(stderr, "test_level: %d check(s) failed\n", check_failed);
-        return 1;
-    }
-    printf("test_level: all checks passed\n");
-    return 0;
+    return check_summary();
 }

@@ -268,10 +268,5 @@ int main(void)
     test_create_flat_limits();
     test_png_roundtrip();
     test_bad_pngs();
-    if (check_failed) {
-        fprintf(stderr, "test_terrain: %d check(s) failed\n", check_failed);
-        return 1;
-    }
-    printf("test_terrain: all checks passed\n");
-    return 0;
+    return check_summary();
 }

@@ -2,6 +2,7 @@
 
 #include "bench/bench_time.h"
 #include "core/log.h"
+#include "render/gfx_morph_records.h"
 #include "render/gfx_shader.h"
 
 #include "shaders/morph_bench.h"
@@ -18,80 +19,20 @@ _Static_assert(GFX_MORPH_VERTEX_FLOATS * 4 == MORPH_BENCH_VERTEX_BYTES, "morph v
 _Static_assert(MORPH_DELTA_VEC4S * 16 == MORPH_BENCH_VERTEX_BYTES, "morph.glsl record = three vec4");
 
 /* A morph.glsl delta record is three vec4, like a morph vertex. */
-enum { RECORD_BYTES = MORPH_BENCH_VERTEX_BYTES, RECORD_FLOATS = MORPH_BENCH_VERTEX_BYTES / 4 };
+enum { RECORD_BYTES = MORPH_BENCH_VERTEX_BYTES };
+_Static_assert((int)GFX_MORPH_DELTA_FLOATS == (int)GFX_MORPH_CPU_DELTA_FLOATS, "the desc's deltas are bshape's");
 /* How long run() waits for a ring slot's fence before calling it a GL
  * failure, in ns (a frame of this benchmark takes well under a second). */
 #define RING_WAIT_NS 10000000000ull
 
 static const char *const k_method_label[GFX_MORPH_METHOD_COUNT] = {"ssbo_dense", "ssbo_sparse", "tf_multipass"};
 
-/* Compiles and links a vertex-only program (rasterisation is discarded, the
- * output is captured by the xfb_* qualifiers in the shader). gfx_shader
- * links vertex + fragment pairs only; its include expansion is reused. */
+/* A vertex-only program: rasterisation is discarded and the output is
+ * captured by the xfb_* qualifiers in the shader. */
 static bool load_vertex_program(gfx_program *out, const char *name, const char *defines, const char *label)
 {
-    out->id = 0;
-    char *src = malloc(GFX_SHADER_MAX_BYTES);
-    if (!src) {
-        log_error("shaders/%s: out of memory", name);
-        return false;
-    }
-    if (!gfx_shader_expand(name, defines, src, GFX_SHADER_MAX_BYTES)) {
-        free(src);
-        return false;
-    }
-    GLuint sh = glCreateShader(GL_VERTEX_SHADER);
-    const char *srcs[1] = {src};
-    glShaderSource(sh, 1, srcs, NULL);
-    glCompileShader(sh);
-    free(src);
-    GLint ok = 0;
-    char msg[2048];
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        glGetShaderInfoLog(sh, sizeof msg, NULL, msg);
-        for (char *c = msg; *c; c++)
-            if (*c == '\n')
-                *c = ';';
-        log_error("shaders/%s (%s): compile failed: %s", name, defines ? defines : "", msg);
-        glDeleteShader(sh);
-        return false;
-    }
-    GLuint prog = glCreateProgram();
-    glAttachShader(prog, sh);
-    glLinkProgram(prog);
-    glDetachShader(prog, sh);
-    glDeleteShader(sh);
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        glGetProgramInfoLog(prog, sizeof msg, NULL, msg);
-        for (char *c = msg; *c; c++)
-            if (*c == '\n')
-                *c = ';';
-        log_error("shaders/%s: link failed: %s", name, msg);
-        glDeleteProgram(prog);
-        return false;
-    }
-    glObjectLabel(GL_PROGRAM, prog, -1, label);
-    out->id = prog;
-    return true;
-}
-
-/* CPU delta (bshape order: dpos, dnormal, dtangent, dao) -> morph.glsl record. */
-static void pack_record(const float *d, uint32_t target, float *rec)
-{
-    rec[0] = d[0];
-    rec[1] = d[1];
-    rec[2] = d[2];
-    rec[3] = d[9];
-    rec[4] = d[3];
-    rec[5] = d[4];
-    rec[6] = d[5];
-    memcpy(&rec[7], &target, sizeof target);
-    rec[8] = d[6];
-    rec[9] = d[7];
-    rec[10] = d[8];
-    rec[11] = 0.0f;
+    gfx_shader_program_desc d = {.vs = name, .defines = defines, .label = label};
+    return gfx_shader_program_build(out, &d);
 }
 
 static void label_buffer(gfx_buffer b, const char *label, const char *what)
@@ -139,15 +80,12 @@ static void write_base(const gfx_morph_bench_desc *d, float *o)
 
 static void write_dense(const gfx_morph_bench_desc *d, float *o)
 {
-    size_t n = (size_t)d->target_count * d->vertex_count;
-    for (size_t r = 0; r < n; r++)
-        pack_record(d->dense + r * GFX_MORPH_DELTA_FLOATS, (uint32_t)(r / d->vertex_count), o + r * RECORD_FLOATS);
+    gfx_morph_records_dense(d->dense, d->target_count, d->vertex_count, o);
 }
 
 static void write_sparse(const gfx_morph_bench_desc *d, float *o)
 {
-    for (uint32_t i = 0; i < d->pair_count; i++)
-        pack_record(d->pair_delta + (size_t)i * GFX_MORPH_DELTA_FLOATS, d->pair_target[i], o + (size_t)i * RECORD_FLOATS);
+    gfx_morph_records_sparse(d->pair_delta, d->pair_target, d->pair_count, o);
 }
 
 static void write_offsets(const gfx_morph_bench_desc *d, float *o)

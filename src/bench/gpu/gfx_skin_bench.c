@@ -17,8 +17,7 @@ enum {
     MAX_TARGET_SIZE = 4096,
     METHODS = 3,           /* skin_method: points, matrix, DQS */
     METHOD_LBS_MATRIX = 1, /* the method of the binned, compressed and pass paths */
-    METHOD_DQS = 2,
-    SHADER_LOG_MAX = 4096
+    METHOD_DQS = 2
 };
 #define LABEL_MAX 96
 /* The light of the depth pass looks down at this angle from the horizon. */
@@ -82,72 +81,22 @@ static void label(GLenum kind, GLuint id, const char *base, const char *what)
     glObjectLabel(kind, id, -1, name);
 }
 
-static GLuint compile(GLenum stage, const char *file, const char *defines, const char *what)
-{
-    char *src = malloc(GFX_SHADER_MAX_BYTES);
-    if (!src) {
-        log_error("bench: gpu skinning: out of memory for shaders/%s", file);
-        return 0;
-    }
-    GLuint sh = 0;
-    if (gfx_shader_expand(file, defines, src, GFX_SHADER_MAX_BYTES)) {
-        sh = glCreateShader(stage);
-        const char *srcs[1] = {src};
-        glShaderSource(sh, 1, srcs, NULL);
-        glCompileShader(sh);
-        GLint ok = 0;
-        glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-        if (!ok) {
-            char log[SHADER_LOG_MAX];
-            glGetShaderInfoLog(sh, sizeof log, NULL, log);
-            for (char *c = log; *c; c++)
-                if (*c == '\n')
-                    *c = ';';
-            log_error("shaders/%s (%s): compile failed: %s", file, what, log);
-            glDeleteShader(sh);
-            sh = 0;
-        }
-    }
-    free(src);
-    return sh;
-}
-
-/* skin_bench.vert (+ skin_bench.frag when WITH_FS) with DEFINES; TF: link
- * the transform-feedback varyings. */
+/* skin_bench.vert (+ skin_bench.frag when WITH_FS) with DEFINES; TF: the
+ * transform-feedback varyings. */
 static bool build(gfx_skin_bench *b, program *p, const char *defines, bool with_fs, bool tf, const char *what)
 {
     memset(p, 0, sizeof *p);
-    GLuint vs = compile(GL_VERTEX_SHADER, "skin_bench.vert", defines, what);
-    GLuint fs = with_fs && vs ? compile(GL_FRAGMENT_SHADER, "skin_bench.frag", defines, what) : 0;
-    if (!vs || (with_fs && !fs)) {
-        if (vs)
-            glDeleteShader(vs);
+    char name[LABEL_MAX * 2];
+    snprintf(name, sizeof name, "%s.%s", b->label, what);
+    gfx_shader_program_desc d = {.vs = "skin_bench.vert",
+                                 .fs = with_fs ? "skin_bench.frag" : NULL,
+                                 .defines = defines,
+                                 .varyings = tf ? k_varyings : NULL,
+                                 .varying_count = tf ? (int)(sizeof k_varyings / sizeof k_varyings[0]) : 0,
+                                 .label = name};
+    if (!gfx_shader_program_build(&p->prog, &d))
         return false;
-    }
-    GLuint prog = glCreateProgram();
-    glAttachShader(prog, vs);
-    if (fs)
-        glAttachShader(prog, fs);
-    if (tf)
-        glTransformFeedbackVaryings(prog, 3, k_varyings, GL_INTERLEAVED_ATTRIBS);
-    glLinkProgram(prog);
-    glDeleteShader(vs);
-    if (fs)
-        glDeleteShader(fs);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[SHADER_LOG_MAX];
-        glGetProgramInfoLog(prog, sizeof log, NULL, log);
-        for (char *c = log; *c; c++)
-            if (*c == '\n')
-                *c = ';';
-        log_error("shaders/skin_bench.vert (%s): link failed: %s", what, log);
-        glDeleteProgram(prog);
-        return false;
-    }
-    label(GL_PROGRAM, prog, b->label, what);
-    p->prog.id = prog;
+    GLuint prog = p->prog.id;
     p->u_influences = glGetUniformLocation(prog, "u_influences");
     p->u_joint_count = glGetUniformLocation(prog, "u_joint_count");
     p->u_view_proj = glGetUniformLocation(prog, "u_view_proj");

@@ -254,10 +254,5 @@ int main(int argc, char **argv)
     chr_free(ch);
     free(ch);
     bench_gl_close(&gl);
-    if (check_failed) {
-        fprintf(stderr, "%d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("all checks passed\n");
-    return 0;
+    return check_summary();
 }

@@ -304,10 +304,5 @@ int main(void)
     check_limits(&m);
     check_paths(&m);
     gl_test_close(&gl);
-    if (check_failed) {
-        fprintf(stderr, "%d failure(s)\n", check_failed);
-        return 1;
-    }
-    printf("ok\n");
-    return 0;
+    return check_summary();
 }
