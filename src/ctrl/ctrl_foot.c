@@ -1,13 +1,26 @@
-/* ctrl_foot.c: foot contacts and foot IK.
- * Contacts: the network's outputs 4..7 (heel/toe per foot, trained as 0/1
- * labels) with hysteresis. While a heel is in contact its world position is
- * locked (x/z where it touched down, y = terrain there + the animated heel's
- * height above the terrain under it), so the foot neither slides nor sinks
- * or floats on slopes and steps; after contact the lock fades out. Free
- * feet follow the animation, kept above the terrain. The thigh-shin-foot chain is
- * solved with ik_two_joint_run() (knee pole = character forward), the foot
- * keeps its world orientation, is tilted onto the terrain normal while flat on
- * the ground, and is turned about the ankle so a locked toe stays put. */
+/* ctrl_foot.c: foot contacts and leg IK (see ctrl_foot.h).
+ *
+ * Each foot has two contact points: the heel (the foot joint, the ankle) and
+ * the toe tip (the foot's end site). A point is in contact while the network
+ * says so (outputs 4..7 with hysteresis) or while the animated point is on
+ * the ground and nearly still (a foot the network drags or pivots on is on
+ * the ground too). A point in contact is locked where it is shown when the
+ * contact begins and stays exactly there: the foot is placed as a rigid body
+ * (heel locked: the ankle stays and the toe turns about it; both: the foot
+ * lies along heel -> toe; toe only: the foot pivots about the toe, its heel
+ * rising as the leg runs out of reach). Locks settle onto the ground under
+ * them, and no point is shown below its sole height.
+ *
+ * A free foot is the animated foot plus an offset. When a foot leaves the
+ * ground the offset is where it was shown less where the animation has it,
+ * so the foot carries on from where it stood, and the offset then eases to
+ * half the foot's stance drift: the network's stride is shorter than its
+ * root motion (its stance feet drift forward by ~10 cm a step), so the
+ * swinging foot lands half a drift ahead and ends its stance half a drift
+ * behind the animation, and the leg reaches both (stride warping). A
+ * swinging foot is kept clear of the ground. The thigh-shin chain reaches the
+ * placed ankle by ik_two_joint_run() (knee pole: the animated knee), and the
+ * hip comes down a little when a planted foot is out of reach. */
 #include "ctrl/ctrl_foot.h"
 
 #include "ctrl/ctrl_world.h"
@@ -17,114 +30,312 @@
 #include <math.h>
 #include <string.h>
 
-/* Hysteresis on the contact outputs (trained threshold 0.5). */
+/* Hysteresis on the network's contact outputs (trained threshold 0.5). */
 #define CTRL_CONTACT_ON 0.6f
 #define CTRL_CONTACT_OFF 0.4f
-/* Lock weight fade-out (s), so a release is not visible. A lock starts at
- * full weight: it starts where the foot is shown, so there is nothing to
- * fade in, and any fade-in would let the foot slide. */
-#define CTRL_LOCK_FADE_OUT_S 0.2f
-/* A lock further than this from the animated foot (cm, ground plane) lets go. */
+/* A flagged point this far above its sole height is not locked (the network
+ * may flag a foot it still holds over a step). */
+#define CTRL_CONTACT_MAX_ABOVE_CM 12.0f
+/* Ground contact whatever the flag: the animated point within this of its
+ * sole height and slower than this; a heel coming down (a heel strike) is
+ * stopped at once, up to the faster speed. */
+#define CTRL_GROUND_BAND_CM 1.0f
+#define CTRL_GROUND_SPEED_CM_S 40.0f
+#define CTRL_HEEL_STRIKE_SPEED_CM_S 150.0f
+/* A lock this far (ground plane) from the free foot's point lets go: the
+ * foot steps to where the animation has it. Standing, the animation moving a
+ * foot this far away is a step of its own (settling the feet). */
 #define CTRL_LOCK_MAX_CM 30.0f
-/* Lowest heel joint / toe tip height above the terrain (cm): the ankle joint
- * of a planted foot is 4-7 cm up (tools/train/labels.py). */
-#define CTRL_HEEL_MIN_CM 3.0f
-#define CTRL_TOE_MIN_CM 0.0f
+#define CTRL_LOCK_MAX_STAND_CM 10.0f
+/* A foot easing back to the animation on its own (a synthesised step) is
+ * lifted by this share of the distance left, at most the second value. */
+#define CTRL_STEP_LIFT_PER_CM 0.4f
+#define CTRL_STEP_LIFT_MAX_CM 4.0f
+/* A lock within this above its sole height settles onto the ground with
+ * this time constant. */
+#define CTRL_LOCK_SETTLE_CM 6.0f
+#define CTRL_LOCK_SETTLE_TAU_S 0.05f
+/* A toe behind a locked heel locks once it is this close to its sole height. */
+#define CTRL_TOE_TOUCH_CM 1.0f
+/* A free foot's offset from the animation eases to its goal with this time
+ * constant (s); its rotation offset likewise. */
+#define CTRL_SWING_TAU_S 0.08f
+/* Stance drift (cm, root frame): measured from touch-down to lift-off, kept
+ * as a running mean with this weight on the newest, and at most this long. */
+#define CTRL_DRIFT_MIX 0.5f
+#define CTRL_DRIFT_MAX_CM 20.0f
+/* Swing clearance: a free point moving faster than the first speed is kept
+ * at least this far above its sole height, fully from the second speed on,
+ * so a swinging foot clears the ground instead of brushing along it. */
+#define CTRL_SWING_CLEARANCE_CM 1.5f
+#define CTRL_SWING_SLOW_CM_S 40.0f
+#define CTRL_SWING_FAST_CM_S 80.0f
 #define CTRL_IK_MAX_EXTENSION 0.999f
 /* Hip lowering for out-of-reach locks: comfortable reach (fraction of the
  * thigh-to-ankle length), largest drop (cm), relaxation time (s). */
 #define CTRL_HIP_DROP_REACH 0.97f
-#define CTRL_HIP_DROP_MAX_CM 25.0f
+#define CTRL_HIP_DROP_MAX_CM 12.0f
 #define CTRL_HIP_DROP_TAU_S 0.15f
+/* Knee pole: the animated knee's own direction once the leg is bent by this
+ * much (cm off the hip-ankle line), the character's forward below it. */
+#define CTRL_KNEE_BEND_CM 4.0f
 
+/* Sole height of each contact point (heel, toe, heel, toe). */
+static const float SOLE_CM[CTRL_CONTACTS] = {CTRL_HEEL_SOLE_CM, CTRL_TOE_SOLE_CM, CTRL_HEEL_SOLE_CM,
+                                             CTRL_TOE_SOLE_CM};
 
-/* Ground under a foot: the terrain, or the root's height over a gap
- * (CTRL_GAP_DEPTH_CM): on the edge it jumps from or lands on. */
-static float foot_ground(const ctrl_t *c, float x, float z)
+static float dist_xz(const float a[3], const float b[3]) { return hypotf(a[0] - b[0], a[2] - b[2]); }
+
+/* World position of the toe tip of a foot with ankle A and world rotation R. */
+static void toe_of(const ctrl_t *c, int side, const float a[3], const float r[4], float out[3])
 {
-    float g = ctrl_ground(c, x, z);
-    float root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
-    return g < root_h - CTRL_GAP_DEPTH_CM ? root_h : g;
-}
-
-/* Toe tip of foot joint F in the world, from the model matrix. */
-static void toe_world(const ctrl_t *c, int side, float out[3])
-{
-    const float *m = c->model[c->j.foot[side]];
-    const float *o = c->skel->end_offset[c->j.toe_end[side]];
-    for (int r = 0; r < 3; r++)
-        out[r] = m[4 * r + 0] * o[0] + m[4 * r + 1] * o[1] + m[4 * r + 2] * o[2] + m[4 * r + 3];
+    float o[3];
+    pose_quat_rotate(r, c->skel->end_offset[c->j.toe_end[side]], o);
+    for (int k = 0; k < 3; k++)
+        out[k] = a[k] + o[k];
 }
 
 void ctrl_contact_pos(const ctrl_t *c, float out[CTRL_CONTACTS][3])
 {
     for (int side = 0; side < 2; side++) {
-        memcpy(out[2 * side], c->joint_pos[c->j.foot[side]], sizeof(float) * 3);
-        toe_world(c, side, out[2 * side + 1]);
+        int f = c->j.foot[side];
+        memcpy(out[2 * side], c->joint_pos[f], sizeof(float) * 3);
+        toe_of(c, side, c->joint_pos[f], c->model_rot[f], out[2 * side + 1]);
     }
 }
 
-/* A released contact's lock slot holds the displayed point (where the next
- * lock starts). */
 void ctrl_foot_reset(ctrl_t *c)
 {
     memset(&c->foot, 0, sizeof c->foot);
     float p[CTRL_CONTACTS][3];
     ctrl_contact_pos(c, p);
     memcpy(c->foot.lock, p, sizeof p);
+    memcpy(c->foot.shown, p, sizeof p);
+    memcpy(c->foot.prev_anim, p, sizeof p);
+    for (int side = 0; side < 2; side++) {
+        c->foot.rot_off[side][3] = 1.0f;
+        memcpy(c->foot.shown_rot[side], c->model_rot[c->j.foot[side]], sizeof c->foot.shown_rot[side]);
+    }
 }
 
-/* Rotation scaled towards identity by w in [0, 1] (shortest arc). */
-static void quat_scale(const float q[4], float w, float out[4])
+/* Turns the foot (ankle A, rotation R) about PIVOT by the shortest rotation
+ * taking FROM - PIVOT onto TO - PIVOT. */
+static void turn_about(float a[3], float r[4], const float pivot[3], const float from[3], const float to[3])
 {
-    float qw = q[3];
-    float s = 1.0f;
-    if (qw < 0.0f)
-        s = -1.0f;
-    float x = q[0] * s, y = q[1] * s, z = q[2] * s;
-    qw *= s;
-    float angle = 2.0f * acosf(clampf(qw, -1.0f, 1.0f));
-    float sl = sqrtf(x * x + y * y + z * z);
-    if (!(sl > 1e-8f) || w <= 0.0f) {
-        out[0] = out[1] = out[2] = 0.0f;
-        out[3] = 1.0f;
+    float u[3] = {from[0] - pivot[0], from[1] - pivot[1], from[2] - pivot[2]};
+    float v[3] = {to[0] - pivot[0], to[1] - pivot[1], to[2] - pivot[2]};
+    float p[3] = {pivot[0], pivot[1], pivot[2]};
+    float q[4], tmp[4], d[3], nd[3];
+    ik_quat_between(u, v, q);
+    pose_quat_mul(q, r, tmp);
+    memcpy(r, tmp, sizeof tmp);
+    for (int k = 0; k < 3; k++)
+        d[k] = a[k] - p[k];
+    pose_quat_rotate(q, d, nd);
+    for (int k = 0; k < 3; k++)
+        a[k] = p[k] + nd[k];
+}
+
+/* The point at the same distance from PIVOT as P, in the same vertical
+ * plane, at height Y (as close as that distance allows): where P goes when
+ * the foot turns about PIVOT to lift it to Y. */
+static void lifted_about(const float pivot[3], const float p[3], float y, float out[3])
+{
+    float v[3] = {p[0] - pivot[0], p[1] - pivot[1], p[2] - pivot[2]};
+    float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    float hl = hypotf(v[0], v[2]);
+    if (!(len > 1e-4f)) {
+        memcpy(out, p, sizeof(float) * 3);
         return;
     }
-    float h = 0.5f * angle * clampf(w, 0.0f, 1.0f);
-    float sh = sinf(h) / sl;
-    out[0] = x * sh;
-    out[1] = y * sh;
-    out[2] = z * sh;
-    out[3] = cosf(h);
+    float sy = clampf((y - pivot[1]) / len, -1.0f, 1.0f);
+    float cy = sqrtf(1.0f - sy * sy);
+    float hx = hl > 1e-6f ? v[0] / hl : 0.0f, hz = hl > 1e-6f ? v[2] / hl : 0.0f;
+    out[0] = pivot[0] + len * cy * hx;
+    out[1] = pivot[1] + len * sy;
+    out[2] = pivot[2] + len * cy * hz;
 }
 
-static void local_from_model(ctrl_t *c, int joint, const float model_rot[4])
+static float swing_clearance(float speed_cm_s)
 {
-    int par = c->skel->joint_parent[joint];
-    float inv[4];
-    ctrl_quat_conj(c->model_rot[par], inv);
-    pose_quat_mul(inv, model_rot, c->pose.rot[joint]);
+    float t = (speed_cm_s - CTRL_SWING_SLOW_CM_S) / (CTRL_SWING_FAST_CM_S - CTRL_SWING_SLOW_CM_S);
+    return CTRL_SWING_CLEARANCE_CM * clampf(t, 0.0f, 1.0f);
 }
 
-/* Where the heel (foot joint) should go: the animation when free, its lock
- * when in contact, blended by the lock weight. */
-static void heel_target(const ctrl_t *c, int side, float target[3])
+static bool foot_on(const ctrl_foot_state *f, int side) { return f->on[2 * side] || f->on[2 * side + 1]; }
+
+/* The free foot of SIDE: the animated foot plus its offsets. */
+static void free_foot(const ctrl_t *c, int side, float a[3], float r[4])
 {
     const ctrl_foot_state *f = &c->foot;
-    const int kh = 2 * side;
-    const float *anim_heel = c->joint_pos[c->j.foot[side]];
-    /* The network was trained on terrain-fitted motion, so its feet already
-     * follow the terrain it was shown (heights around the trajectory); their
-     * height above the terrain under them is what a lock keeps. */
-    float g = foot_ground(c, anim_heel[0], anim_heel[2]);
-    float heel_above = anim_heel[1] - g;
-    /* Free target: the animation, never below the terrain. */
-    float free_t[3] = {anim_heel[0], fmaxf(anim_heel[1], g + CTRL_HEEL_MIN_CM), anim_heel[2]};
-    float lock_h[3] = {f->lock[kh][0], 0.0f, f->lock[kh][2]};
-    lock_h[1] = foot_ground(c, lock_h[0], lock_h[2]) + fmaxf(heel_above, CTRL_HEEL_MIN_CM);
-    float wh = f->weight[kh];
-    for (int a = 0; a < 3; a++)
-        target[a] = free_t[a] + (lock_h[a] - free_t[a]) * wh;
+    int foot = c->j.foot[side];
+    /* Lifted while it still has ground to cover on its own: a step. */
+    float left = hypotf(f->off[side][0] - f->off_goal[side][0], f->off[side][1] - f->off_goal[side][1]);
+    a[0] = c->joint_pos[foot][0] + f->off[side][0];
+    a[1] = c->joint_pos[foot][1] + fminf(CTRL_STEP_LIFT_MAX_CM, CTRL_STEP_LIFT_PER_CM * left);
+    a[2] = c->joint_pos[foot][2] + f->off[side][1];
+    pose_quat_mul(f->rot_off[side], c->model_rot[foot], r);
+}
+
+/* Contact state of every point from the network's flags and the animated
+ * points ANIM; locks start at the shown points and settle onto the ground. */
+static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float dt_s)
+{
+    ctrl_foot_state *f = &c->foot;
+    for (int k = 0; k < CTRL_CONTACTS; k++) {
+        int side = k / 2;
+        bool heel = !(k & 1);
+        float v = c->y[4 + k];
+        f->net_on[k] = f->net_on[k] ? v > CTRL_CONTACT_OFF : v > CTRL_CONTACT_ON;
+        float above = anim[k][1] - ctrl_foot_ground(c, anim[k][0], anim[k][2]) - SOLE_CM[k];
+        float speed = dist_xz(anim[k], f->prev_anim[k]) / dt_s;
+        f->speed[k] = speed;
+        bool falling = anim[k][1] <= f->prev_anim[k][1];
+        bool ground = above < CTRL_GROUND_BAND_CM &&
+                      speed < (heel && falling ? CTRL_HEEL_STRIKE_SPEED_CM_S : CTRL_GROUND_SPEED_CM_S);
+        bool want = (f->net_on[k] && above < CTRL_CONTACT_MAX_ABOVE_CM) || ground;
+        /* A toe behind a locked heel locks only once it is down: the foot
+         * then lies along heel -> toe. */
+        if (!heel && f->on[k - 1] && !f->on[k] &&
+            f->shown[k][1] - ctrl_foot_ground(c, f->shown[k][0], f->shown[k][2]) - SOLE_CM[k] > CTRL_TOE_TOUCH_CM)
+            want = false;
+        if (want && !f->on[k]) {
+            /* Touch-down: lock where the point is shown now. */
+            memcpy(f->lock[k], f->shown[k], sizeof f->lock[k]);
+            f->on[k] = true;
+        } else if (!want) {
+            f->on[k] = false;
+        }
+        /* The free foot's point: the animation plus the foot's offset. */
+        float free_p[3] = {anim[k][0] + f->off[side][0], anim[k][1], anim[k][2] + f->off[side][1]};
+        float max_cm = lerpf(CTRL_LOCK_MAX_CM, CTRL_LOCK_MAX_STAND_CM, clampf(c->base[0], 0.0f, 1.0f));
+        if (f->on[k] && dist_xz(f->lock[k], free_p) > max_cm)
+            f->on[k] = false;
+        f->weight[k] = f->on[k] ? 1.0f : 0.0f;
+        if (f->on[k]) {
+            float floor_y = ctrl_foot_ground(c, f->lock[k][0], f->lock[k][2]) + SOLE_CM[k];
+            if (f->lock[k][1] < floor_y)
+                f->lock[k][1] = floor_y;
+            else if (f->lock[k][1] < floor_y + CTRL_LOCK_SETTLE_CM)
+                f->lock[k][1] += (floor_y - f->lock[k][1]) * smooth_alpha(dt_s, CTRL_LOCK_SETTLE_TAU_S);
+        }
+        memcpy(f->prev_anim[k], anim[k], sizeof f->prev_anim[k]);
+    }
+}
+
+/* Touch-down, lift-off and the free foot's offsets of SIDE (after the
+ * contacts of this step; WAS_ON: the foot had a point down last step). */
+static void update_swing(ctrl_t *c, int side, bool was_on, bool was_flat, float yaw, float dt_s)
+{
+    ctrl_foot_state *f = &c->foot;
+    const float *heel = c->joint_pos[c->j.foot[side]];
+    float cy = cosf(yaw), sy = sinf(yaw);
+    bool on = foot_on(f, side);
+    if (was_flat) {
+        /* The locks set the foot's rotation last step: if one lets go now,
+         * the foot turns on from that rotation, not the animation's. */
+        float inv[4];
+        ctrl_quat_conj(c->model_rot[c->j.foot[side]], inv);
+        pose_quat_mul(f->shown_rot[side], inv, f->rot_off[side]);
+    }
+    if (on && !was_on) {
+        memcpy(f->touch_anim[side], heel, sizeof f->touch_anim[side]);
+    } else if (!on && was_on) {
+        /* Lift-off: measure this stance's drift (root frame) ... */
+        float wx = heel[0] - f->touch_anim[side][0], wz = heel[2] - f->touch_anim[side][2];
+        float lx = cy * wx - sy * wz, lz = sy * wx + cy * wz;
+        float l = hypotf(lx, lz);
+        if (l > CTRL_DRIFT_MAX_CM) {
+            lx *= CTRL_DRIFT_MAX_CM / l;
+            lz *= CTRL_DRIFT_MAX_CM / l;
+        }
+        f->drift[side][0] += (lx - f->drift[side][0]) * CTRL_DRIFT_MIX;
+        f->drift[side][1] += (lz - f->drift[side][1]) * CTRL_DRIFT_MIX;
+        /* ... and carry on from where the foot was shown. */
+        f->off[side][0] = f->shown[2 * side][0] - heel[0];
+        f->off[side][1] = f->shown[2 * side][2] - heel[2];
+        float inv[4];
+        ctrl_quat_conj(c->model_rot[c->j.foot[side]], inv);
+        pose_quat_mul(f->shown_rot[side], inv, f->rot_off[side]);
+    }
+    float a = smooth_alpha(dt_s, CTRL_SWING_TAU_S);
+    if (!on) {
+        /* Ease towards half a drift ahead. */
+        float gx = 0.5f * (cy * f->drift[side][0] + sy * f->drift[side][1]);
+        float gz = 0.5f * (-sy * f->drift[side][0] + cy * f->drift[side][1]);
+        f->off_goal[side][0] = gx;
+        f->off_goal[side][1] = gz;
+        f->off[side][0] += (gx - f->off[side][0]) * a;
+        f->off[side][1] += (gz - f->off[side][1]) * a;
+    }
+    if (!(f->on[2 * side] && f->on[2 * side + 1])) {
+        /* A foot not held flat eases to the animation's rotation. */
+        float *q = f->rot_off[side];
+        if (q[3] < 0.0f)
+            for (int k = 0; k < 4; k++)
+                q[k] = -q[k];
+        float n = 0.0f;
+        for (int k = 0; k < 4; k++) {
+            q[k] += ((k == 3 ? 1.0f : 0.0f) - q[k]) * a;
+            n += q[k] * q[k];
+        }
+        n = 1.0f / sqrtf(n);
+        for (int k = 0; k < 4; k++)
+            q[k] *= n;
+    }
+}
+
+/* Where the foot of SIDE goes: ankle A and world rotation R, from the free
+ * foot, the locks and the ground. */
+static void place_foot(ctrl_t *c, int side, float a[3], float r[4])
+{
+    ctrl_foot_state *f = &c->foot;
+    const int kh = 2 * side, kt = 2 * side + 1;
+    float toe[3];
+    free_foot(c, side, a, r);
+    if (f->on[kh]) {
+        /* Heel held: the ankle on its lock, the toe about the ankle. */
+        memcpy(a, f->lock[kh], sizeof(float) * 3);
+        if (f->on[kt]) {
+            float pivot[3] = {a[0], a[1], a[2]};
+            toe_of(c, side, a, r, toe);
+            turn_about(a, r, pivot, toe, f->lock[kt]);
+            /* The toe's lock is where the foot puts it (the foot's length
+             * keeps it on a sphere about the ankle as it settles), so
+             * letting the heel go later moves nothing. */
+            toe_of(c, side, a, r, f->lock[kt]);
+        }
+    } else if (f->on[kt]) {
+        /* Toe held: the foot hangs from it. */
+        toe_of(c, side, a, r, toe);
+        for (int k = 0; k < 3; k++)
+            a[k] += f->lock[kt][k] - toe[k];
+    }
+    /* Never below the ground, and a swinging point clear of it. The heel
+     * rises about a held toe (or with the whole foot), the toe about the
+     * ankle. */
+    float ga = ctrl_foot_ground(c, a[0], a[2]) + SOLE_CM[kh] + (f->on[kh] ? 0.0f : swing_clearance(f->speed[kh]));
+    if (a[1] < ga) {
+        if (f->on[kt]) {
+            float raised[3], pivot[3];
+            toe_of(c, side, a, r, pivot);
+            lifted_about(pivot, a, ga, raised);
+            float from[3] = {a[0], a[1], a[2]};
+            turn_about(a, r, pivot, from, raised);
+        }
+        a[1] = fmaxf(a[1], ga);
+    }
+    toe_of(c, side, a, r, toe);
+    float gt = ctrl_foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] + (f->on[kt] ? 0.0f : swing_clearance(f->speed[kt]));
+    if (toe[1] < gt) {
+        float raised[3], pivot[3] = {a[0], a[1], a[2]};
+        lifted_about(pivot, toe, gt, raised);
+        turn_about(a, r, pivot, toe, raised);
+        /* A toe the ankle cannot lift that far lifts the whole foot. */
+        toe_of(c, side, a, r, toe);
+        if (toe[1] < gt)
+            a[1] += gt - toe[1];
+    }
 }
 
 /* How far the hip must come down (cm) for the thigh to reach TARGET within
@@ -143,130 +354,154 @@ static float hip_drop_needed(const ctrl_t *c, int side, const float target[3])
     return d > 0.0f ? d : 0.0f;
 }
 
-static void solve_leg(ctrl_t *c, int side, const float target[3], const float fwd[3])
+static bool in_reach(const ctrl_t *c, int side, const float a[3])
 {
-    ctrl_foot_state *f = &c->foot;
-    const int kh = 2 * side, kt = 2 * side + 1;
-    const int thigh = c->j.thigh[side], shin = c->j.shin[side], foot = c->j.foot[side];
-    float anim_toe[3];
-    toe_world(c, side, anim_toe);
-    float toe_above = anim_toe[1] - foot_ground(c, anim_toe[0], anim_toe[2]);
-    float wh = f->weight[kh];
+    const float *thigh = c->joint_pos[c->j.thigh[side]];
+    float reach = c->leg_len[side] * CTRL_IK_MAX_EXTENSION;
+    float d[3] = {a[0] - thigh[0], a[1] - thigh[1], a[2] - thigh[2]};
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= reach * reach;
+}
 
+/* A foot held by its toe (heel free) whose ankle the leg cannot reach turns
+ * about the toe, the heel rising as in a push-off, until the ankle is in
+ * reach or the foot stands on its toe tip. */
+static void reach_about_toe(const ctrl_t *c, int side, float a[3], float r[4])
+{
+    const ctrl_foot_state *f = &c->foot;
+    if (!f->on[2 * side + 1] || f->on[2 * side] || in_reach(c, side, a))
+        return;
+    const float *thigh = c->joint_pos[c->j.thigh[side]];
+    float toe[3];
+    toe_of(c, side, a, r, toe);
+    /* Bisect along the turn that brings the ankle towards the thigh. */
+    float dir[3] = {thigh[0] - toe[0], thigh[1] - toe[1], thigh[2] - toe[2]};
+    float lo = 0.0f, hi = 1.0f;
+    float ta[3], tr[4], aim[3];
+    for (int it = 0; it < 12; it++) {
+        float mid = 0.5f * (lo + hi);
+        for (int k = 0; k < 3; k++)
+            aim[k] = a[k] + (toe[k] + dir[k] - a[k]) * mid;
+        memcpy(ta, a, sizeof ta);
+        memcpy(tr, r, sizeof tr);
+        float from[3] = {a[0], a[1], a[2]};
+        turn_about(ta, tr, toe, from, aim);
+        if (in_reach(c, side, ta))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    for (int k = 0; k < 3; k++)
+        aim[k] = a[k] + (toe[k] + dir[k] - a[k]) * hi;
+    float from[3] = {a[0], a[1], a[2]};
+    turn_about(a, r, toe, from, aim);
+}
+
+/* The knee's pole: its animated bend direction, or FWD while the leg is
+ * nearly straight (the bend direction is then undefined). */
+static void knee_pole(const ctrl_t *c, int side, const float fwd[3], float pole[3])
+{
+    const float *hip = c->joint_pos[c->j.thigh[side]], *knee = c->joint_pos[c->j.shin[side]];
+    const float *ankle = c->joint_pos[c->j.foot[side]];
+    float axis[3] = {ankle[0] - hip[0], ankle[1] - hip[1], ankle[2] - hip[2]};
+    float kv[3] = {knee[0] - hip[0], knee[1] - hip[1], knee[2] - hip[2]};
+    float l2 = axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2];
+    float t = l2 > 1e-6f ? (kv[0] * axis[0] + kv[1] * axis[1] + kv[2] * axis[2]) / l2 : 0.0f;
+    float perp[3] = {kv[0] - t * axis[0], kv[1] - t * axis[1], kv[2] - t * axis[2]};
+    float bend = sqrtf(perp[0] * perp[0] + perp[1] * perp[1] + perp[2] * perp[2]);
+    float w = clampf(bend / CTRL_KNEE_BEND_CM, 0.0f, 1.0f);
+    for (int k = 0; k < 3; k++)
+        pole[k] = (bend > 1e-6f ? perp[k] / bend : 0.0f) * w + fwd[k] * (1.0f - w);
+}
+
+/* Solves the leg of SIDE so the ankle reaches A (or as near as it can) and
+ * the foot has world rotation R. */
+static void solve_leg(ctrl_t *c, int side, const float a[3], const float r[4], const float pole[3])
+{
+    const int thigh = c->j.thigh[side], shin = c->j.shin[side], foot = c->j.foot[side];
     ik_two_joint_job_t job;
     memset(&job, 0, sizeof job);
     memcpy(job.root, c->joint_pos[thigh], sizeof job.root);
     memcpy(job.mid, c->joint_pos[shin], sizeof job.mid);
     memcpy(job.end, c->joint_pos[foot], sizeof job.end);
-    memcpy(job.target, target, sizeof job.target);
-    memcpy(job.pole, fwd, sizeof job.pole);
+    memcpy(job.target, a, sizeof job.target);
+    memcpy(job.pole, pole, sizeof job.pole);
     job.max_extension = CTRL_IK_MAX_EXTENSION;
     if (!ik_two_joint_run(&job))
         return;
-
     /* new_upper = d_upper x upper, new_lower = d_lower x d_upper x lower;
-     * the foot keeps its world orientation. */
-    float q_thigh[4], q_shin[4], tmp[4], q_foot[4];
+     * the foot gets R. */
+    float q_thigh[4], q_shin[4], tmp[4], inv[4];
     pose_quat_mul(job.d_upper, c->model_rot[thigh], q_thigh);
     pose_quat_mul(job.d_upper, c->model_rot[shin], tmp);
     pose_quat_mul(job.d_lower, tmp, q_shin);
-    memcpy(q_foot, c->model_rot[foot], sizeof q_foot);
-
-    /* Flat on the ground (heel and toe locked): tilt onto the terrain normal. */
-    float wt = f->weight[kt];
-    float w_flat = fminf(wh, wt);
-    if (w_flat > 0.0f) {
-        float n[3], up[3], q_al[4];
-        const float y_axis[3] = {0.0f, 1.0f, 0.0f};
-        terrain_normal(&c->level->terrain, job.new_end[0], job.new_end[2], n);
-        pose_quat_rotate(q_foot, y_axis, up);
-        ik_align_to_normal(up, n, w_flat, q_al);
-        pose_quat_mul(q_al, q_foot, tmp);
-        memcpy(q_foot, tmp, sizeof q_foot);
-    }
-    /* Toe locked while the heel is up (push-off): turn the foot about the
-     * ankle so the toe stays on its lock. */
-    float w_toe = wt * (1.0f - wh);
-    if (w_toe > 0.0f) {
-        const float *o = c->skel->end_offset[c->j.toe_end[side]];
-        float cur[3], want[3], q_t[4], q_ts[4];
-        pose_quat_rotate(q_foot, o, cur);
-        float lt[3] = {f->lock[kt][0], 0.0f, f->lock[kt][2]};
-        lt[1] = foot_ground(c, lt[0], lt[2]) + fmaxf(toe_above, CTRL_TOE_MIN_CM);
-        for (int a = 0; a < 3; a++)
-            want[a] = lt[a] - job.new_end[a];
-        ik_quat_between(cur, want, q_t);
-        quat_scale(q_t, w_toe, q_ts);
-        pose_quat_mul(q_ts, q_foot, tmp);
-        memcpy(q_foot, tmp, sizeof q_foot);
-    }
-
-    local_from_model(c, thigh, q_thigh);
-    memcpy(c->model_rot[thigh], q_thigh, sizeof q_thigh);
-    float inv[4];
+    ctrl_quat_conj(c->model_rot[c->skel->joint_parent[thigh]], inv);
+    pose_quat_mul(inv, q_thigh, c->pose.rot[thigh]);
     ctrl_quat_conj(q_thigh, inv);
     pose_quat_mul(inv, q_shin, c->pose.rot[shin]);
     ctrl_quat_conj(q_shin, inv);
-    pose_quat_mul(inv, q_foot, c->pose.rot[foot]);
+    pose_quat_mul(inv, r, c->pose.rot[foot]);
 }
 
 void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
 {
     ctrl_foot_state *f = &c->foot;
-    /* Displayed contact points of the previous step: a new lock starts there. */
-    float shown[CTRL_CONTACTS][3];
-    memcpy(shown, f->lock, sizeof shown);
     float anim[CTRL_CONTACTS][3];
     ctrl_contact_pos(c, anim);
-
-    for (int k = 0; k < CTRL_CONTACTS; k++) {
-        float v = c->y[4 + k];
-        bool was = f->on[k];
-        f->on[k] = was ? v > CTRL_CONTACT_OFF : v > CTRL_CONTACT_ON;
-        if (f->on[k] && !was && f->weight[k] <= 0.0f) {
-            /* Touch-down: lock where the foot is shown now. */
-            memcpy(f->lock[k], shown[k], sizeof f->lock[k]);
-        }
-        float dx = f->lock[k][0] - anim[k][0], dz = f->lock[k][2] - anim[k][2];
-        if (f->on[k] && dx * dx + dz * dz > CTRL_LOCK_MAX_CM * CTRL_LOCK_MAX_CM)
-            f->on[k] = false;
-        if (!c->ik_on) {
+    if (!c->ik_on) {
+        for (int k = 0; k < CTRL_CONTACTS; k++) {
+            float v = c->y[4 + k];
+            f->net_on[k] = f->net_on[k] ? v > CTRL_CONTACT_OFF : v > CTRL_CONTACT_ON;
+            f->on[k] = f->net_on[k];
             f->weight[k] = 0.0f;
-            memcpy(f->lock[k], anim[k], sizeof f->lock[k]);
-            continue;
         }
-        if (f->on[k])
-            f->weight[k] = 1.0f;
-        else
-            f->weight[k] = fmaxf(0.0f, f->weight[k] - dt_s / CTRL_LOCK_FADE_OUT_S);
-    }
-    if (!c->ik_on)
+        memcpy(f->lock, anim, sizeof anim);
+        memcpy(f->shown, anim, sizeof anim);
+        memcpy(f->prev_anim, anim, sizeof anim);
+        memset(f->off, 0, sizeof f->off);
+        for (int side = 0; side < 2; side++) {
+            memset(f->rot_off[side], 0, sizeof f->rot_off[side]);
+            f->rot_off[side][3] = 1.0f;
+            memcpy(f->shown_rot[side], c->model_rot[c->j.foot[side]], sizeof f->shown_rot[side]);
+        }
         return;
-
-    /* A locked foot out of reach (walking uphill away from the rear foot,
-     * stepping down) lowers the hip rather than being dragged: the drop
-     * follows the need at once and relaxes with CTRL_HIP_DROP_TAU_S. */
-    float target[2][3], need = 0.0f;
-    for (int side = 0; side < 2; side++) {
-        heel_target(c, side, target[side]);
-        need = fmaxf(need, hip_drop_needed(c, side, target[side]));
     }
-    f->hip_drop = fmaxf(need, f->hip_drop * expf(-dt_s / CTRL_HIP_DROP_TAU_S));
-    if (f->hip_drop > CTRL_HIP_DROP_MAX_CM)
-        f->hip_drop = CTRL_HIP_DROP_MAX_CM;
+    bool was_on[2] = {foot_on(f, 0), foot_on(f, 1)};
+    bool was_flat[2] = {f->on[0] && f->on[1], f->on[2] && f->on[3]};
+    update_contacts(c, anim, dt_s);
+    for (int side = 0; side < 2; side++)
+        update_swing(c, side, was_on[side], was_flat[side], yaw, dt_s);
+
+    float a[2][3], r[2][4], pole[2][3];
+    float fwd[3] = {sinf(yaw), 0.0f, cosf(yaw)};
+    for (int side = 0; side < 2; side++) {
+        place_foot(c, side, a[side], r[side]);
+        knee_pole(c, side, fwd, pole[side]);
+    }
+    /* A planted foot out of reach (walking uphill away from the rear foot,
+     * stepping down) lowers the hip a little: the drop follows the need at
+     * once and relaxes with CTRL_HIP_DROP_TAU_S. */
+    float need = 0.0f;
+    for (int side = 0; side < 2; side++)
+        if (foot_on(f, side))
+            need = fmaxf(need, hip_drop_needed(c, side, a[side]));
+    f->hip_drop = fminf(CTRL_HIP_DROP_MAX_CM, fmaxf(need, f->hip_drop * expf(-dt_s / CTRL_HIP_DROP_TAU_S)));
     if (f->hip_drop > 0.0f) {
         c->pose.trans[c->j.hip][1] -= f->hip_drop;
         ctrl_update_model(c);
     }
-    float fwd[3] = {sinf(yaw), 0.0f, cosf(yaw)};
-    for (int side = 0; side < 2; side++)
-        solve_leg(c, side, target[side], fwd);
+    for (int side = 0; side < 2; side++) {
+        reach_about_toe(c, side, a[side], r[side]);
+        /* Still out of reach: the foot lets go and is lifted towards the
+         * body by the leg; it carries on from there, free. */
+        if (!in_reach(c, side, a[side]))
+            f->on[2 * side] = f->on[2 * side + 1] = false;
+        solve_leg(c, side, a[side], r[side], pole[side]);
+    }
     ctrl_update_model(c);
-
-    /* Released contacts track the displayed point (the next lock's start). */
-    float now[CTRL_CONTACTS][3];
-    ctrl_contact_pos(c, now);
-    for (int k = 0; k < CTRL_CONTACTS; k++)
-        if (f->weight[k] <= 0.0f && !f->on[k])
-            memcpy(f->lock[k], now[k], sizeof f->lock[k]);
+    ctrl_contact_pos(c, f->shown);
+    for (int side = 0; side < 2; side++) {
+        memcpy(f->shown_rot[side], c->model_rot[c->j.foot[side]], sizeof f->shown_rot[side]);
+        f->weight[2 * side] = f->on[2 * side] ? 1.0f : 0.0f;
+        f->weight[2 * side + 1] = f->on[2 * side + 1] ? 1.0f : 0.0f;
+    }
 }

@@ -117,11 +117,27 @@ typedef struct ctrl_joints {
     int toe_end[2];                 /* end-site index of each foot's toe */
 } ctrl_joints;
 
+/* Sole heights (cm): the heel (ankle joint) and the toe tip above the ground
+ * when the foot stands flat; no foot point is shown lower than these. */
+#define CTRL_HEEL_SOLE_CM 4.0f
+#define CTRL_TOE_SOLE_CM 0.5f
+
 typedef struct ctrl_foot_state {
-    bool on[CTRL_CONTACTS];        /* hysteresis state */
-    float weight[CTRL_CONTACTS];   /* lock weight: 1 in contact, fades to 0 after */
+    bool net_on[CTRL_CONTACTS];    /* the network's flag after hysteresis */
+    bool on[CTRL_CONTACTS];        /* locked: flagged, or on the ground and still */
+    float weight[CTRL_CONTACTS];   /* 1 while locked, else 0 (stats and debug lines) */
     float lock[CTRL_CONTACTS][3];  /* locked world position */
-    float hip_drop;                /* cm the hip is lowered so locked feet stay in reach */
+    float shown[CTRL_CONTACTS][3]; /* the points as shown after the last step */
+    float prev_anim[CTRL_CONTACTS][3]; /* the animated points of the last step */
+    float speed[CTRL_CONTACTS];    /* ground-plane speed of the animated points, cm/s */
+    /* Per foot: */
+    float off[2][2];               /* free foot: world x, z offset from the animation, cm */
+    float off_goal[2][2];          /* what that offset eases to (half the stance drift) */
+    float rot_off[2][4];           /* free foot: rotation offset from the animation */
+    float shown_rot[2][4];         /* foot's world rotation as shown after the last step */
+    float drift[2][2];             /* stance drift of the animated foot, root frame x, z, cm */
+    float touch_anim[2][3];        /* animated heel at the last touch-down */
+    float hip_drop;                /* cm the hip is lowered so planted feet stay in reach */
 } ctrl_foot_state;
 
 struct ctrl_t {

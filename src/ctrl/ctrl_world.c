@@ -14,6 +14,13 @@
 
 float ctrl_ground(const ctrl_t *c, float x, float z) { return terrain_height(&c->level->terrain, x, z); }
 
+float ctrl_foot_ground(const ctrl_t *c, float x, float z)
+{
+    float g = ctrl_ground(c, x, z);
+    float root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
+    return g < root_h - CTRL_GAP_DEPTH_CM ? root_h : g;
+}
+
 void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, float cand[2])
 {
     float x = cand[0], z = cand[1];

@@ -9,6 +9,9 @@
 #include "ctrl/ctrl_internal.h"
 
 float ctrl_ground(const ctrl_t *c, float x, float z);
+/* Ground under a foot: the terrain, or the root's height over a gap
+ * (CTRL_GAP_DEPTH_CM): the edge it jumps from or lands on. */
+float ctrl_foot_ground(const ctrl_t *c, float x, float z);
 /* Moves (x, z) from FROM towards the candidate CAND without entering or
  * crossing a wall; CAND receives the result. */
 void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, float cand[2]);

@@ -411,8 +411,11 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char
         miss(text, text_size, &n, "root %.0f cm from the edge (>= 50)", r->edge_min_cm);
     if (r->wall_max_cm > GOAL_WALL_CM)
         miss(text, text_size, &n, "%.1f cm into a wall (<= 2)", r->wall_max_cm);
-    if (r->pop_max_deg > GOAL_POP_DEG)
-        miss(text, text_size, &n, "joint turned %.0f deg in a step (<= 30)", r->pop_max_deg);
+    if (r->pop_max_deg > GOAL_POP_DEG) {
+        char fmt[96];
+        snprintf(fmt, sizeof fmt, "%s turned %%.0f deg at step %d (<= 30)", e->skel.joint_name[r->pop_joint], r->pop_step);
+        miss(text, text_size, &n, fmt, r->pop_max_deg);
+    }
     if (r->nonfinite_steps > 0 || r->nan_resets > 0)
         miss(text, text_size, &n, "%.0f non-finite steps or resets (0)", (double)(r->nonfinite_steps + r->nan_resets));
     if (r->bone_error_max > GOAL_BONE_ERROR)

@@ -130,9 +130,16 @@ void mm_add(mm_acc *a, const mm_frame *f)
 
     if (a->have_prev) {
         float worst = 0.0f;
-        for (int b = 0; b < MM_JOINTS; b++)
-            worst = fmaxf(worst, quat_angle_deg(a->prev_rot[b], f->joint_rot[b]));
-        r->pop_max_deg = fmaxf(r->pop_max_deg, worst);
+        for (int b = 0; b < MM_JOINTS; b++) {
+            float ang = quat_angle_deg(a->prev_rot[b], f->joint_rot[b]);
+            if (ang > worst)
+                worst = ang;
+            if (ang > r->pop_max_deg) {
+                r->pop_max_deg = ang;
+                r->pop_joint = b;
+                r->pop_step = i + 1;
+            }
+        }
         r->pop_steps += worst > MM_POP_DEG;
         if (i > a->speed_from && i <= a->speed_to) {
             a->speed_path_cm += hypotf(f->root[0] - a->prev_root[0], f->root[2] - a->prev_root[2]);

@@ -80,6 +80,7 @@ typedef struct mm_result {
     float edge_min_cm;               /* closest the root came to the terrain's edge */
     float wall_max_cm;               /* deepest a joint reached into a wall; < 0: never inside */
     float pop_max_deg;
+    int pop_joint, pop_step;         /* where the largest turn happened */
     int pop_steps;                   /* steps with a joint turning more than 30 degrees */
     float speed_cm_s, want_speed_cm_s; /* mean root and requested speed in the window */
     float head_crouch_cm;            /* mean head height while under a ceiling; 0 if never */
