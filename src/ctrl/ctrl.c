@@ -27,6 +27,30 @@ void ctrl_quat_conj(const float q[4], float out[4])
     out[3] = q[3];
 }
 
+void ctrl_head_top(const ctrl_t *c, float out[3])
+{
+    const float *m = c->model[c->j.head];
+    const float top[3] = {CTRL_HEAD_TOP_X_CM, CTRL_HEAD_TOP_Y_CM, CTRL_HEAD_TOP_Z_CM};
+    for (int r = 0; r < 3; r++)
+        out[r] = m[4 * r] * top[0] + m[4 * r + 1] * top[1] + m[4 * r + 2] * top[2] + m[4 * r + 3];
+}
+
+void ctrl_contact_points(const ctrl_t *c, float out[2][3])
+{
+    float p[CTRL_CONTACTS][3];
+    ctrl_contact_pos(c, p);
+    memcpy(out[0], p[1], sizeof out[0]);
+    memcpy(out[1], p[3], sizeof out[1]);
+}
+
+bool ctrl_is_leg(const ctrl_t *c, int b)
+{
+    for (int side = 0; side < 2; side++)
+        if (b == c->j.thigh[side] || b == c->j.shin[side] || b == c->j.foot[side])
+            return true;
+    return false;
+}
+
 void ctrl_update_model(ctrl_t *c)
 {
     pose_model_job_t job = {
@@ -71,6 +95,7 @@ static void set_safe_state(ctrl_t *c, float x, float z, float yaw)
     c->crouch = c->jump = 0.0f;
     c->jump_req_time_s = 0.0f;
     c->posture_steer = false;
+    c->ceiling_drop = 0.0f;
     c->ground_held = false;
     c->fed_speed = 0.0f;
     c->speed_ratio = 1.0f;
@@ -285,7 +310,12 @@ void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s)
     float yaw = yaw_of(c->traj.dir[CTRL_TRAJ_NOW]);
     float root_h = root[1];
     ctrl_net_pose(c);
+    float moved[2];
+    ctrl_keep_out_of_walls(c, moved);
+    ctrl_fit_ceiling(c, dt_s);
     ctrl_foot_run(c, dt_s, yaw);
+    if (ctrl_keep_out_of_walls(c, moved))
+        ctrl_foot_shift(c, moved[0], moved[1], yaw);
     c->stats.head_height_cm = c->joint_pos[c->j.head][1] - root_h;
     c->stats.hip_height_cm = c->joint_pos[c->j.hip][1] - root_h;
     memcpy(c->stats.gait, c->traj.gait[CTRL_TRAJ_NOW], sizeof c->stats.gait);

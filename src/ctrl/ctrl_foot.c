@@ -48,12 +48,13 @@
 #define CTRL_LOCK_MAX_CM 30.0f
 #define CTRL_LOCK_MAX_STAND_CM 10.0f
 /* A foot easing back to the animation on its own (a synthesised step) is
- * lifted by this share of the distance left, at most the second value. */
+ * lifted along an arc whose height is this share of the distance it covers,
+ * at most the second value. */
 #define CTRL_STEP_LIFT_PER_CM 0.4f
 #define CTRL_STEP_LIFT_MAX_CM 4.0f
 /* A lock within this above its sole height settles onto the ground with
  * this time constant. */
-#define CTRL_LOCK_SETTLE_CM 6.0f
+#define CTRL_LOCK_SETTLE_CM CTRL_CONTACT_MAX_ABOVE_CM
 #define CTRL_LOCK_SETTLE_TAU_S 0.05f
 /* A toe behind a locked heel locks once it is this close to its sole height. */
 #define CTRL_TOE_TOUCH_CM 1.0f
@@ -79,6 +80,7 @@
 /* Knee pole: the animated knee's own direction once the leg is bent by this
  * much (cm off the hip-ankle line), the character's forward below it. */
 #define CTRL_KNEE_BEND_CM 4.0f
+
 
 /* Sole height of each contact point (heel, toe, heel, toe). */
 static const float SOLE_CM[CTRL_CONTACTS] = {CTRL_HEEL_SOLE_CM, CTRL_TOE_SOLE_CM, CTRL_HEEL_SOLE_CM,
@@ -169,10 +171,12 @@ static void free_foot(const ctrl_t *c, int side, float a[3], float r[4])
 {
     const ctrl_foot_state *f = &c->foot;
     int foot = c->j.foot[side];
-    /* Lifted while it still has ground to cover on its own: a step. */
+    /* Lifted along an arc while it covers ground on its own: a step. */
     float left = hypotf(f->off[side][0] - f->off_goal[side][0], f->off[side][1] - f->off_goal[side][1]);
+    float from = f->off_span[side];
+    float p = from > 1e-3f ? clampf(1.0f - left / from, 0.0f, 1.0f) : 1.0f;
     a[0] = c->joint_pos[foot][0] + f->off[side][0];
-    a[1] = c->joint_pos[foot][1] + fminf(CTRL_STEP_LIFT_MAX_CM, CTRL_STEP_LIFT_PER_CM * left);
+    a[1] = c->joint_pos[foot][1] + fminf(CTRL_STEP_LIFT_MAX_CM, CTRL_STEP_LIFT_PER_CM * from) * 4.0f * p * (1.0f - p);
     a[2] = c->joint_pos[foot][2] + f->off[side][1];
     pose_quat_mul(f->rot_off[side], c->model_rot[foot], r);
 }
@@ -225,64 +229,70 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
 
 /* Touch-down, lift-off and the free foot's offsets of SIDE (after the
  * contacts of this step; WAS_ON: the foot had a point down last step). */
-static void update_swing(ctrl_t *c, int side, bool was_on, bool was_flat, float yaw, float dt_s)
+/* Before the feet are placed: a free foot's offsets ease to their goals
+ * (half a stance drift ahead, the animation's rotation), and a foot touching
+ * down remembers where the animation had it. */
+static void swing_begin(ctrl_t *c, int side, bool was_on, float yaw, float dt_s)
 {
     ctrl_foot_state *f = &c->foot;
-    const float *heel = c->joint_pos[c->j.foot[side]];
+    if (foot_on(f, side)) {
+        if (!was_on)
+            memcpy(f->touch_anim[side], c->joint_pos[c->j.foot[side]], sizeof f->touch_anim[side]);
+        return;
+    }
     float cy = cosf(yaw), sy = sinf(yaw);
-    bool on = foot_on(f, side);
-    if (was_flat) {
-        /* The locks set the foot's rotation last step: if one lets go now,
-         * the foot turns on from that rotation, not the animation's. */
-        float inv[4];
-        ctrl_quat_conj(c->model_rot[c->j.foot[side]], inv);
-        pose_quat_mul(f->shown_rot[side], inv, f->rot_off[side]);
-    }
-    if (on && !was_on) {
-        memcpy(f->touch_anim[side], heel, sizeof f->touch_anim[side]);
-    } else if (!on && was_on) {
-        /* Lift-off: measure this stance's drift (root frame) ... */
-        float wx = heel[0] - f->touch_anim[side][0], wz = heel[2] - f->touch_anim[side][2];
-        float lx = cy * wx - sy * wz, lz = sy * wx + cy * wz;
-        float l = hypotf(lx, lz);
-        if (l > CTRL_DRIFT_MAX_CM) {
-            lx *= CTRL_DRIFT_MAX_CM / l;
-            lz *= CTRL_DRIFT_MAX_CM / l;
-        }
-        f->drift[side][0] += (lx - f->drift[side][0]) * CTRL_DRIFT_MIX;
-        f->drift[side][1] += (lz - f->drift[side][1]) * CTRL_DRIFT_MIX;
-        /* ... and carry on from where the foot was shown. */
-        f->off[side][0] = f->shown[2 * side][0] - heel[0];
-        f->off[side][1] = f->shown[2 * side][2] - heel[2];
-        float inv[4];
-        ctrl_quat_conj(c->model_rot[c->j.foot[side]], inv);
-        pose_quat_mul(f->shown_rot[side], inv, f->rot_off[side]);
-    }
     float a = smooth_alpha(dt_s, CTRL_SWING_TAU_S);
-    if (!on) {
-        /* Ease towards half a drift ahead. */
-        float gx = 0.5f * (cy * f->drift[side][0] + sy * f->drift[side][1]);
-        float gz = 0.5f * (-sy * f->drift[side][0] + cy * f->drift[side][1]);
-        f->off_goal[side][0] = gx;
-        f->off_goal[side][1] = gz;
-        f->off[side][0] += (gx - f->off[side][0]) * a;
-        f->off[side][1] += (gz - f->off[side][1]) * a;
-    }
-    if (!(f->on[2 * side] && f->on[2 * side + 1])) {
-        /* A foot not held flat eases to the animation's rotation. */
-        float *q = f->rot_off[side];
-        if (q[3] < 0.0f)
-            for (int k = 0; k < 4; k++)
-                q[k] = -q[k];
-        float n = 0.0f;
-        for (int k = 0; k < 4; k++) {
-            q[k] += ((k == 3 ? 1.0f : 0.0f) - q[k]) * a;
-            n += q[k] * q[k];
-        }
-        n = 1.0f / sqrtf(n);
+    float gx = 0.5f * (cy * f->drift[side][0] + sy * f->drift[side][1]);
+    float gz = 0.5f * (-sy * f->drift[side][0] + cy * f->drift[side][1]);
+    f->off_goal[side][0] = gx;
+    f->off_goal[side][1] = gz;
+    if (was_on)
+        f->off_span[side] = hypotf(f->off[side][0] - gx, f->off[side][1] - gz);
+    f->off[side][0] += (gx - f->off[side][0]) * a;
+    f->off[side][1] += (gz - f->off[side][1]) * a;
+    float *q = f->rot_off[side];
+    if (q[3] < 0.0f)
         for (int k = 0; k < 4; k++)
-            q[k] *= n;
+            q[k] = -q[k];
+    float n = 0.0f;
+    for (int k = 0; k < 4; k++) {
+        q[k] += ((k == 3 ? 1.0f : 0.0f) - q[k]) * a;
+        n += q[k] * q[k];
     }
+    n = 1.0f / sqrtf(n);
+    for (int k = 0; k < 4; k++)
+        q[k] *= n;
+}
+
+/* After the legs are solved: a held foot's offsets track where it is shown
+ * against the animation (ANIM_HEEL, ANIM_ROT of this step), so a foot that
+ * lets go, whatever the reason, carries on from there; a lift-off measures
+ * the stance's drift (root frame). */
+static void swing_end(ctrl_t *c, int side, bool was_on, const float anim_heel[3], const float anim_rot[4],
+                      float yaw)
+{
+    ctrl_foot_state *f = &c->foot;
+    bool on = foot_on(f, side);
+    if (!on && !was_on)
+        return;
+    const float *shown = f->shown[2 * side];
+    f->off[side][0] = shown[0] - anim_heel[0];
+    f->off[side][1] = shown[2] - anim_heel[2];
+    float inv[4];
+    ctrl_quat_conj(anim_rot, inv);
+    pose_quat_mul(f->shown_rot[side], inv, f->rot_off[side]);
+    if (on || !was_on)
+        return;
+    float cy = cosf(yaw), sy = sinf(yaw);
+    float wx = anim_heel[0] - f->touch_anim[side][0], wz = anim_heel[2] - f->touch_anim[side][2];
+    float lx = cy * wx - sy * wz, lz = sy * wx + cy * wz;
+    float l = hypotf(lx, lz);
+    if (l > CTRL_DRIFT_MAX_CM) {
+        lx *= CTRL_DRIFT_MAX_CM / l;
+        lz *= CTRL_DRIFT_MAX_CM / l;
+    }
+    f->drift[side][0] += (lx - f->drift[side][0]) * CTRL_DRIFT_MIX;
+    f->drift[side][1] += (lz - f->drift[side][1]) * CTRL_DRIFT_MIX;
 }
 
 /* Where the foot of SIDE goes: ankle A and world rotation R, from the free
@@ -310,6 +320,23 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4])
         toe_of(c, side, a, r, toe);
         for (int k = 0; k < 3; k++)
             a[k] += f->lock[kt][k] - toe[k];
+    }
+    /* Never into a wall (a warped stride may reach further than the body's
+     * own push-out accounted for). */
+    for (int pass = 0; pass < 2; pass++) {
+        toe_of(c, side, a, r, toe);
+        float ax, az, ta, th = ctrl_wall_depth(c, a, &ax, &az);
+        float tx, tz;
+        ta = ctrl_wall_depth(c, toe, &tx, &tz);
+        if (ta > th) {
+            th = ta;
+            ax = tx;
+            az = tz;
+        }
+        if (!(th > 0.0f))
+            break;
+        a[0] += ax * th;
+        a[2] += az * th;
     }
     /* Never below the ground, and a swinging point clear of it. The heel
      * rises about a held toe (or with the whole foot), the toe about the
@@ -442,6 +469,28 @@ static void solve_leg(ctrl_t *c, int side, const float a[3], const float r[4], c
     pose_quat_mul(inv, r, c->pose.rot[foot]);
 }
 
+void ctrl_foot_shift(ctrl_t *c, float dx, float dz, float yaw)
+{
+    ctrl_foot_state *f = &c->foot;
+    if (!c->ik_on)
+        return;
+    float fwd[3] = {sinf(yaw), 0.0f, cosf(yaw)};
+    for (int side = 0; side < 2; side++) {
+        /* Free feet go with the body, planted ones stay. */
+        if (!foot_on(f, side)) {
+            f->target[side][0] += dx;
+            f->target[side][2] += dz;
+        }
+        float pole[3];
+        knee_pole(c, side, fwd, pole);
+        solve_leg(c, side, f->target[side], f->target_rot[side], pole);
+    }
+    ctrl_update_model(c);
+    ctrl_contact_pos(c, f->shown);
+    for (int side = 0; side < 2; side++)
+        memcpy(f->shown_rot[side], c->model_rot[c->j.foot[side]], sizeof f->shown_rot[side]);
+}
+
 void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
 {
     ctrl_foot_state *f = &c->foot;
@@ -466,10 +515,12 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
         return;
     }
     bool was_on[2] = {foot_on(f, 0), foot_on(f, 1)};
-    bool was_flat[2] = {f->on[0] && f->on[1], f->on[2] && f->on[3]};
+    float anim_rot[2][4];
+    for (int side = 0; side < 2; side++)
+        memcpy(anim_rot[side], c->model_rot[c->j.foot[side]], sizeof anim_rot[side]);
     update_contacts(c, anim, dt_s);
     for (int side = 0; side < 2; side++)
-        update_swing(c, side, was_on[side], was_flat[side], yaw, dt_s);
+        swing_begin(c, side, was_on[side], yaw, dt_s);
 
     float a[2][3], r[2][4], pole[2][3];
     float fwd[3] = {sinf(yaw), 0.0f, cosf(yaw)};
@@ -496,11 +547,14 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
         if (!in_reach(c, side, a[side]))
             f->on[2 * side] = f->on[2 * side + 1] = false;
         solve_leg(c, side, a[side], r[side], pole[side]);
+        memcpy(f->target[side], a[side], sizeof f->target[side]);
+        memcpy(f->target_rot[side], r[side], sizeof f->target_rot[side]);
     }
     ctrl_update_model(c);
     ctrl_contact_pos(c, f->shown);
     for (int side = 0; side < 2; side++) {
         memcpy(f->shown_rot[side], c->model_rot[c->j.foot[side]], sizeof f->shown_rot[side]);
+        swing_end(c, side, was_on[side], anim[2 * side], anim_rot[side], yaw);
         f->weight[2 * side] = f->on[2 * side] ? 1.0f : 0.0f;
         f->weight[2 * side + 1] = f->on[2 * side + 1] ? 1.0f : 0.0f;
     }

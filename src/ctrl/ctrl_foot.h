@@ -15,5 +15,8 @@ void ctrl_foot_reset(ctrl_t *c);
 /* Updates contacts from y[4..7] and, when IK is on, edits c->pose and
  * recomputes the model. yaw: the character's facing (knee pole). */
 void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw);
+/* After the body was moved by (DX, DZ) following ctrl_foot_run(): free feet
+ * move with it, planted feet stay, and the legs are solved again. */
+void ctrl_foot_shift(ctrl_t *c, float dx, float dz, float yaw);
 
 #endif

@@ -133,10 +133,13 @@ typedef struct ctrl_foot_state {
     /* Per foot: */
     float off[2][2];               /* free foot: world x, z offset from the animation, cm */
     float off_goal[2][2];          /* what that offset eases to (half the stance drift) */
+    float off_span[2];             /* how far the offset had to ease when the foot lifted, cm */
     float rot_off[2][4];           /* free foot: rotation offset from the animation */
     float shown_rot[2][4];         /* foot's world rotation as shown after the last step */
     float drift[2][2];             /* stance drift of the animated foot, root frame x, z, cm */
     float touch_anim[2][3];        /* animated heel at the last touch-down */
+    float target[2][3];            /* where the ankles were placed this step */
+    float target_rot[2][4];        /* and the feet's world rotations */
     float hip_drop;                /* cm the hip is lowered so planted feet stay in reach */
 } ctrl_foot_state;
 
@@ -155,6 +158,7 @@ struct ctrl_t {
     float speed_ratio;                 /* smoothed achieved / fed root speed */
     bool ground_held;                  /* the root's height is held over a gap (ctrl_support_height) */
     bool posture_steer;                /* steer_posture() is scaling the fed pose */
+    float ceiling_drop;                /* cm the body is lowered under a ceiling (ctrl_fit_ceiling) */
 
     /* Trajectory: full rate, world space. */
     ctrl_traj_view traj;
@@ -199,6 +203,12 @@ struct ctrl_t {
 
 /* Shared by every file: the model matrices and joint positions from c->pose. */
 void ctrl_update_model(ctrl_t *c);
+/* The head top (CTRL_HEAD_TOP_*) of the current model, world cm. */
+void ctrl_head_top(const ctrl_t *c, float out[3]);
+/* The two toe tips of the current model, world cm (left, right). */
+void ctrl_contact_points(const ctrl_t *c, float out[2][3]);
+/* Joint B is part of a leg (thigh, shin, foot; the buttocks are not). */
+bool ctrl_is_leg(const ctrl_t *c, int b);
 void ctrl_quat_conj(const float q[4], float out[4]);
 
 #endif

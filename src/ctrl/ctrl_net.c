@@ -187,7 +187,7 @@ static void steer_posture(ctrl_t *c)
 static void steer_speed(ctrl_t *c)
 {
     const ctrl_traj_view *t = &c->traj;
-    float w = (c->base[1] + c->base[2]) * (1.0f - c->crouch);
+    float w = c->base[1] + c->base[2];
     /* Root displacement of the last step (cm per frame) and its speed. */
     const float *p0 = t->pos[CTRL_TRAJ_NOW - 1], *p1 = t->pos[CTRL_TRAJ_NOW];
     float vx = p1[0] - p0[0], vz = p1[2] - p0[2];

@@ -46,11 +46,7 @@ static void gait_combine(const float base[3], float crouch, float jump, float ou
     out[CTRL_GAIT_SPARE] = 0.0f;
 }
 
-static float area_crouch(const ctrl_t *c, float x, float z)
-{
-    float ceil_cm = level_crouch_ceiling(c->level, x, z);
-    return (ceil_cm > 0.0f && ceil_cm < CTRL_CROUCH_CLEARANCE_CM) ? 1.0f : 0.0f;
-}
+static float area_crouch(const ctrl_t *c, float x, float z) { return ctrl_low_ceiling(c, x, z) ? 1.0f : 0.0f; }
 
 static float falloff_weight(float dx, float dz, float radius)
 {
@@ -85,7 +81,9 @@ void ctrl_traj_targets(ctrl_t *c, const ctrl_input *in, float dt_s)
         mag = 1.0f;
     }
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];
-    float crouch_t = (in->crouch || area_crouch(c, root[0], root[2]) > 0.0f) ? 1.0f : 0.0f;
+    /* Crouch on request, and whatever the request under a low ceiling and
+     * before one: the body is lowered before the head gets there. */
+    float crouch_t = (in->crouch || ctrl_ceiling_near(c)) ? 1.0f : 0.0f;
     float s = clampf(finite_or0(in->speed), 0.0f, 1.0f);
     float speed = crouch_t > 0.0f ? CTRL_CROUCH_SPEED_CM_S : lerpf(CTRL_WALK_SPEED_CM_S, CTRL_RUN_SPEED_CM_S, s);
     float vel_new[2] = {mx * speed, mz * speed};

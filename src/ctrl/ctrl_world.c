@@ -3,6 +3,7 @@
 #include "ctrl/ctrl_world.h"
 
 #include <math.h>
+#include <string.h>
 
 /* While the jump amount is above this, the root does not follow the terrain
  * down (ctrl_support_height). */
@@ -11,6 +12,23 @@
 /* Fastest descent of the root's height otherwise (cm/s): a step down of
  * 20-30 cm takes a few frames instead of one. */
 #define CTRL_ROOT_FALL_CM_S 240.0f
+
+/* Ceilings: crouch this far ahead (s of trajectory) and behind; keep every
+ * point this far below; lower the body at most this much (cm), and let it
+ * back up with this time constant (s). */
+#define CTRL_CEILING_AHEAD_S 0.75f
+#define CTRL_CEILING_BEHIND_S 0.25f
+#define CTRL_CEILING_MARGIN_CM 2.0f
+#define CTRL_CEILING_DROP_MAX_CM 50.0f
+#define CTRL_CEILING_RELAX_TAU_S 0.3f
+#define CTRL_CEILING_RAMP 0.6f
+
+/* Level edges: the root stays this far plus its radius inside the terrain. */
+#define CTRL_EDGE_CLEARANCE_CM 40.0f
+/* Walls: no body point closer than this to a wall's surface (cm); passes
+ * for corners. */
+#define CTRL_WALL_MARGIN_CM 1.0f
+#define CTRL_WALL_PASSES 3
 
 float ctrl_ground(const ctrl_t *c, float x, float z) { return terrain_height(&c->level->terrain, x, z); }
 
@@ -21,10 +39,24 @@ float ctrl_foot_ground(const ctrl_t *c, float x, float z)
     return g < root_h - CTRL_GAP_DEPTH_CM ? root_h : g;
 }
 
+/* Keeps (x, z) at least MARGIN inside the terrain's edges. */
+static void keep_on_terrain(const ctrl_t *c, float margin, float *x, float *z)
+{
+    float min_x, min_z, max_x, max_z;
+    terrain_bounds(&c->level->terrain, &min_x, &min_z, &max_x, &max_z);
+    *x = clampf(*x, min_x + margin, max_x - margin);
+    *z = clampf(*z, min_z + margin, max_z - margin);
+}
+
 void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, float cand[2])
 {
+    /* The level's edges block like walls: the root stays CTRL_EDGE_CLEARANCE_CM
+     * plus its radius inside, the trajectory its own radius further in. */
+    float margin = CTRL_EDGE_CLEARANCE_CM + radius;
+    keep_on_terrain(c, margin, &cand[0], &cand[1]);
     float x = cand[0], z = cand[1];
     level_push_out_of_walls(c->level, &x, &z, radius);
+    keep_on_terrain(c, margin, &x, &z);
     if (!level_segment_crosses_wall(c->level, from[0], from[1], x, z)) {
         cand[0] = x;
         cand[1] = z;
@@ -32,6 +64,70 @@ void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, floa
         cand[0] = from[0];
         cand[1] = from[1];
     }
+}
+
+/* ---- the body against walls ------------------------------------------------- */
+
+/* How deep (cm, with the margin) P reaches into the nearest wall below its
+ * top, and the way out of it; 0 when it is clear. */
+float ctrl_wall_depth(const ctrl_t *c, const float p[3], float *ax, float *az)
+{
+    if (p[1] - ctrl_ground(c, p[0], p[2]) >= LEVEL_WALL_HEIGHT_CM)
+        return 0.0f;
+    float clear = level_wall_clearance(c->level, p[0], p[2], ax, az);
+    return fmaxf(0.0f, CTRL_WALL_MARGIN_CM - clear);
+}
+
+bool ctrl_keep_out_of_walls(ctrl_t *c, float moved[2])
+{
+    moved[0] = moved[1] = 0.0f;
+    if (c->level->wall_count == 0)
+        return false;
+    float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    for (int pass = 0; pass < CTRL_WALL_PASSES; pass++) {
+        float worst = 0.0f, wx = 0.0f, wz = 0.0f;
+        float pts[CTRL_JOINTS + 4][3];
+        int n = 0;
+        for (int b = 0; b < CTRL_JOINTS; b++)
+            memcpy(pts[n++], c->joint_pos[b], sizeof pts[0]);
+        ctrl_contact_points(c, &pts[n]);
+        n += 2;
+        ctrl_head_top(c, pts[n++]);
+        for (int k = 0; k < n; k++) {
+            float ax, az;
+            float d = ctrl_wall_depth(c, pts[k], &ax, &az);
+            if (d > worst) {
+                worst = d;
+                wx = ax;
+                wz = az;
+            }
+        }
+        if (!(worst > 0.0f))
+            break;
+        /* Move the whole character (root, pose, the joints it feeds back)
+         * out along that wall's normal, never into another or off the level. */
+        float from[2] = {root[0], root[2]};
+        float cand[2] = {root[0] + wx * worst, root[2] + wz * worst};
+        ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, cand);
+        float dx = cand[0] - root[0], dz = cand[1] - root[2];
+        if (!(dx * dx + dz * dz > 1e-6f))
+            break;
+        moved[0] += dx;
+        moved[1] += dz;
+        root[0] += dx;
+        root[2] += dz;
+        c->prev_root[0] += dx;
+        c->prev_root[2] += dz;
+        for (int b = 0; b < CTRL_JOINTS; b++) {
+            c->joint_world[b][0] += dx;
+            c->joint_world[b][2] += dz;
+        }
+        c->pose.trans[c->j.hip][0] += dx;
+        c->pose.trans[c->j.hip][2] += dz;
+        ctrl_update_model(c);
+        c->stats.wall_pushes++;
+    }
+    return moved[0] != 0.0f || moved[1] != 0.0f;
 }
 
 /* The root's height: the terrain under it, except that while the jump gait
@@ -60,3 +156,63 @@ float ctrl_support_height(ctrl_t *c, float x, float z, float prev_h)
     return fmaxf(g, prev_h - CTRL_ROOT_FALL_CM_S / CTRL_NET_FPS);
 }
 
+
+/* ---- ceilings ------------------------------------------------------------- */
+
+bool ctrl_low_ceiling(const ctrl_t *c, float x, float z)
+{
+    float ceil_cm = level_crouch_ceiling(c->level, x, z);
+    return ceil_cm > 0.0f && ceil_cm < CTRL_CROUCH_CLEARANCE_CM;
+}
+
+bool ctrl_ceiling_near(const ctrl_t *c)
+{
+    const ctrl_traj_view *t = &c->traj;
+    int ahead = (int)lrintf(CTRL_CEILING_AHEAD_S * CTRL_NET_FPS);
+    int behind = (int)lrintf(CTRL_CEILING_BEHIND_S * CTRL_NET_FPS);
+    for (int i = CTRL_TRAJ_NOW - behind; i <= CTRL_TRAJ_NOW + ahead && i < CTRL_TRAJ_FRAMES; i++)
+        if (ctrl_low_ceiling(c, t->pos[i][0], t->pos[i][2]))
+            return true;
+    /* The head top reaches past the root (leaning, walking backwards). */
+    float top[3];
+    ctrl_head_top(c, top);
+    return ctrl_low_ceiling(c, top[0], top[2]);
+}
+
+/* Height (cm) the point P is above the lowest ceiling near it, less the
+ * margin; very negative when no crouch area is near. Outside an area its
+ * ceiling is taken to rise by CTRL_CEILING_RAMP per cm of distance, so the
+ * body is lowered gradually as it approaches, not at once at the edge. */
+static float above_ceiling(const ctrl_t *c, const float p[3])
+{
+    const level_t *l = c->level;
+    float best = 1.0e9f;
+    for (int i = 0; i < l->crouch_count; i++) {
+        const level_crouch_area *a = &l->crouch[i];
+        float dx = fmaxf(fmaxf(a->min_x - p[0], p[0] - a->max_x), 0.0f);
+        float dz = fmaxf(fmaxf(a->min_z - p[2], p[2] - a->max_z), 0.0f);
+        best = fminf(best, a->ceiling_cm + CTRL_CEILING_RAMP * hypotf(dx, dz));
+    }
+    if (best > 1.0e8f)
+        return -1.0e9f;
+    return p[1] - (ctrl_ground(c, p[0], p[2]) + best - CTRL_CEILING_MARGIN_CM);
+}
+
+void ctrl_fit_ceiling(ctrl_t *c, float dt_s)
+{
+    /* The body above the legs moves with the hip; the legs are solved after. */
+    float need = 0.0f, top[3];
+    for (int b = 0; b < CTRL_JOINTS; b++) {
+        if (ctrl_is_leg(c, b))
+            continue;
+        need = fmaxf(need, above_ceiling(c, c->joint_pos[b]));
+    }
+    ctrl_head_top(c, top);
+    need = fmaxf(need, above_ceiling(c, top));
+    c->ceiling_drop = fminf(CTRL_CEILING_DROP_MAX_CM,
+                            fmaxf(need, c->ceiling_drop * expf(-dt_s / CTRL_CEILING_RELAX_TAU_S)));
+    if (c->ceiling_drop > 0.0f) {
+        c->pose.trans[c->j.hip][1] -= c->ceiling_drop;
+        ctrl_update_model(c);
+    }
+}

@@ -13,9 +13,28 @@ float ctrl_ground(const ctrl_t *c, float x, float z);
  * (CTRL_GAP_DEPTH_CM): the edge it jumps from or lands on. */
 float ctrl_foot_ground(const ctrl_t *c, float x, float z);
 /* Moves (x, z) from FROM towards the candidate CAND without entering or
- * crossing a wall; CAND receives the result. */
+ * crossing a wall or leaving the level; CAND receives the result. */
 void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, float cand[2]);
 /* The root's height at (x, z) after the last height PREV_H. */
 float ctrl_support_height(ctrl_t *c, float x, float z, float prev_h);
+
+/* How deep (cm, CTRL_WALL_MARGIN_CM included) P reaches into the nearest
+ * wall below its top, and the way out (AX, AZ); 0 when it is clear. */
+float ctrl_wall_depth(const ctrl_t *c, const float p[3], float *ax, float *az);
+/* Moves the whole character (root, pose, fed-back joints) out of the walls
+ * until no joint, toe tip or the head top reaches into one; MOVED receives
+ * the move (x, z). Called on the network's pose before the foot IK, and
+ * again after it (the solved knees and placed feet differ). */
+bool ctrl_keep_out_of_walls(ctrl_t *c, float moved[2]);
+
+/* A crouch area's ceiling at (x, z) is too low to stand under. */
+bool ctrl_low_ceiling(const ctrl_t *c, float x, float z);
+/* The character is under a low ceiling, or will be within the next
+ * CTRL_CEILING_AHEAD_S of its trajectory, or its head is: it must crouch. */
+bool ctrl_ceiling_near(const ctrl_t *c);
+/* Lowers the posed body (the hip) so that no joint above the legs and not
+ * the head top rises within CTRL_CEILING_MARGIN_CM of a ceiling; the drop
+ * follows the need at once and relaxes slowly. Call before the foot IK. */
+void ctrl_fit_ceiling(ctrl_t *c, float dt_s);
 
 #endif

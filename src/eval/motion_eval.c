@@ -409,8 +409,13 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char
         miss(text, text_size, &n, "%.1f cm through a ceiling (0)", r->ceiling_max_cm);
     if (r->edge_min_cm < GOAL_EDGE_CM)
         miss(text, text_size, &n, "root %.0f cm from the edge (>= 50)", r->edge_min_cm);
-    if (r->wall_max_cm > GOAL_WALL_CM)
-        miss(text, text_size, &n, "%.1f cm into a wall (<= 2)", r->wall_max_cm);
+    if (r->wall_max_cm > GOAL_WALL_CM) {
+        static const char *const extra[] = {"head top", "left heel", "left toe", "right heel", "right toe"};
+        const char *what = r->wall_point < MM_JOINTS ? e->skel.joint_name[r->wall_point] : extra[r->wall_point - MM_JOINTS];
+        char fmt[96];
+        snprintf(fmt, sizeof fmt, "%s %%.1f cm into a wall at step %d (<= 2)", what, r->wall_step);
+        miss(text, text_size, &n, fmt, r->wall_max_cm);
+    }
     if (r->pop_max_deg > GOAL_POP_DEG) {
         char fmt[96];
         snprintf(fmt, sizeof fmt, "%s turned %%.0f deg at step %d (<= 30)", e->skel.joint_name[r->pop_joint], r->pop_step);

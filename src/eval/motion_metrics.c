@@ -77,16 +77,22 @@ static float quat_angle_deg(const float a[4], const float b[4])
     return 2.0f * acosf(d) * (180.0f / MM_PI);
 }
 
-/* Ceiling and wall checks of one body point. */
-static void check_point(mm_acc *a, const float p[3])
+/* Ceiling and wall checks of body point WHICH (see wall_point) at step I. */
+static void check_point(mm_acc *a, const float p[3], int which, int i)
 {
     const level_t *l = a->level;
     float g = terrain_height(&l->terrain, p[0], p[2]);
     float ceil_cm = level_crouch_ceiling(l, p[0], p[2]);
     if (ceil_cm > 0.0f)
         a->r.ceiling_max_cm = fmaxf(a->r.ceiling_max_cm, p[1] - (g + ceil_cm));
-    if (p[1] - g < LEVEL_WALL_HEIGHT_CM)
-        a->r.wall_max_cm = fmaxf(a->r.wall_max_cm, -level_wall_clearance(l, p[0], p[2], NULL, NULL));
+    if (p[1] - g < LEVEL_WALL_HEIGHT_CM) {
+        float into = -level_wall_clearance(l, p[0], p[2], NULL, NULL);
+        if (into > a->r.wall_max_cm) {
+            a->r.wall_max_cm = into;
+            a->r.wall_point = which;
+            a->r.wall_step = i + 1;
+        }
+    }
 }
 
 void mm_add(mm_acc *a, const mm_frame *f)
@@ -122,10 +128,10 @@ void mm_add(mm_acc *a, const mm_frame *f)
     s->jump = f->gait[CTRL_GAIT_JUMP] > MM_JUMP_GAIT;
 
     for (int b = 0; b < MM_JOINTS; b++)
-        check_point(a, f->joint[b]);
-    check_point(a, f->head_top);
+        check_point(a, f->joint[b], b, i);
+    check_point(a, f->head_top, MM_JOINTS, i);
     for (int k = 0; k < MM_POINTS; k++)
-        check_point(a, f->point[k]);
+        check_point(a, f->point[k], MM_JOINTS + 1 + k, i);
     r->edge_min_cm = fminf(r->edge_min_cm, level_edge_clearance(a->level, f->root[0], f->root[2]));
 
     if (a->have_prev) {

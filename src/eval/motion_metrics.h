@@ -79,6 +79,7 @@ typedef struct mm_result {
     float ceiling_max_cm;            /* highest point above a ceiling; -1e9 if never under one */
     float edge_min_cm;               /* closest the root came to the terrain's edge */
     float wall_max_cm;               /* deepest a joint reached into a wall; < 0: never inside */
+    int wall_point, wall_step;       /* where: a joint index, MM_JOINTS = the head top, + 1 + k = foot point k */
     float pop_max_deg;
     int pop_joint, pop_step;         /* where the largest turn happened */
     int pop_steps;                   /* steps with a joint turning more than 30 degrees */
