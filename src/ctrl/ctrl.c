@@ -27,6 +27,28 @@ void ctrl_quat_conj(const float q[4], float out[4])
     out[3] = q[3];
 }
 
+/* Q turned from PREV by at most MAX_RAD (along the shortest arc). */
+void ctrl_limit_turn(const float prev[4], float q[4], float max_rad)
+{
+    float d = prev[0] * q[0] + prev[1] * q[1] + prev[2] * q[2] + prev[3] * q[3];
+    float s = d < 0.0f ? -1.0f : 1.0f;
+    float ad = clampf(d * s, 0.0f, 1.0f);
+    float angle = 2.0f * acosf(ad);
+    if (!(angle > max_rad))
+        return;
+    /* Slerp from PREV towards Q by max_rad / angle. */
+    float t = max_rad / angle, half = 0.5f * angle, sh = sinf(half);
+    float wa = sinf((1.0f - t) * half) / sh, wb = s * sinf(t * half) / sh;
+    float n = 0.0f;
+    for (int k = 0; k < 4; k++) {
+        q[k] = wa * prev[k] + wb * q[k];
+        n += q[k] * q[k];
+    }
+    n = 1.0f / sqrtf(n);
+    for (int k = 0; k < 4; k++)
+        q[k] *= n;
+}
+
 void ctrl_head_top(const ctrl_t *c, float out[3])
 {
     const float *m = c->model[c->j.head];
@@ -96,6 +118,7 @@ static void set_safe_state(ctrl_t *c, float x, float z, float yaw)
     c->jump_req_time_s = 0.0f;
     c->posture_steer = false;
     c->ceiling_drop = 0.0f;
+    c->have_net_rot = false;
     c->ground_held = false;
     c->fed_speed = 0.0f;
     c->speed_ratio = 1.0f;
@@ -233,6 +256,7 @@ void ctrl_destroy(ctrl_t *c)
     if (!c)
         return;
     pfnn_workspace_free(&c->ws);
+    ctrl_world_free(c);
     free(c);
 }
 
@@ -243,6 +267,7 @@ void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn *spawn)
     memset(&c->stats, 0, sizeof c->stats);
     c->nan_logged = false;
     c->jump_held = false;
+    ctrl_world_reset(c);
     float x = finite_or0(spawn->x), z = finite_or0(spawn->z);
     level_push_out_of_walls(level, &x, &z, CTRL_ROOT_RADIUS_CM);
     set_safe_state(c, x, z, finite_or0(spawn->heading_rad));

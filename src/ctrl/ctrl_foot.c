@@ -58,9 +58,10 @@
 #define CTRL_LOCK_SETTLE_TAU_S 0.05f
 /* A toe behind a locked heel locks once it is this close to its sole height. */
 #define CTRL_TOE_TOUCH_CM 1.0f
-/* A free foot's offset from the animation eases to its goal with this time
- * constant (s); its rotation offset likewise. */
+/* A free foot's offset from the animation eases to its goal with the first
+ * time constant (s), its rotation offset to none with the second. */
 #define CTRL_SWING_TAU_S 0.08f
+#define CTRL_SWING_ROT_TAU_S 0.15f
 /* Stance drift (cm, root frame): measured from touch-down to lift-off, kept
  * as a running mean with this weight on the newest, and at most this long. */
 #define CTRL_DRIFT_MIX 0.5f
@@ -80,6 +81,10 @@
 /* Knee pole: the animated knee's own direction once the leg is bent by this
  * much (cm off the hip-ankle line), the character's forward below it. */
 #define CTRL_KNEE_BEND_CM 4.0f
+/* Fastest a leg joint turns (rad per step: 25 degrees), unless holding it
+ * to that would sink the foot more than this (cm). */
+#define CTRL_LEG_MAX_TURN_RAD 0.436f
+#define CTRL_LIMIT_SINK_CM 0.5f
 
 
 /* Sole height of each contact point (heel, toe, heel, toe). */
@@ -250,6 +255,7 @@ static void swing_begin(ctrl_t *c, int side, bool was_on, float yaw, float dt_s)
         f->off_span[side] = hypotf(f->off[side][0] - gx, f->off[side][1] - gz);
     f->off[side][0] += (gx - f->off[side][0]) * a;
     f->off[side][1] += (gz - f->off[side][1]) * a;
+    a = smooth_alpha(dt_s, CTRL_SWING_ROT_TAU_S);
     float *q = f->rot_off[side];
     if (q[3] < 0.0f)
         for (int k = 0; k < 4; k++)
@@ -469,6 +475,61 @@ static void solve_leg(ctrl_t *c, int side, const float a[3], const float r[4], c
     pose_quat_mul(inv, r, c->pose.rot[foot]);
 }
 
+/* No leg joint turns faster than CTRL_LEG_MAX_TURN_RAD a step: where the IK
+ * would (a free foot easing back to the animation, a leg let go at full
+ * stretch) the leg turns that far and the foot catches up over the next
+ * steps; unless that would put the foot into the ground, which comes first. */
+static void limit_legs(ctrl_t *c)
+{
+    ctrl_foot_state *f = &c->foot;
+    for (int side = 0; side < 2; side++) {
+        const int chain[3] = {c->j.thigh[side], c->j.shin[side], c->j.foot[side]};
+        if (f->have_leg_rot) {
+            float saved[3][4];
+            bool limited = false;
+            for (int k = 0; k < 3; k++) {
+                memcpy(saved[k], c->pose.rot[chain[k]], sizeof saved[k]);
+                float q[4], before[4];
+                memcpy(q, c->model_rot[chain[k]], sizeof q);
+                memcpy(before, q, sizeof q);
+                ctrl_limit_turn(f->leg_rot[side][k], q, CTRL_LEG_MAX_TURN_RAD);
+                if (memcmp(before, q, sizeof q) == 0)
+                    continue;
+                float inv[4];
+                ctrl_quat_conj(c->model_rot[c->skel->joint_parent[chain[k]]], inv);
+                pose_quat_mul(inv, q, c->pose.rot[chain[k]]);
+                ctrl_update_model(c);
+                limited = true;
+            }
+            if (limited) {
+                float p[CTRL_CONTACTS][3];
+                ctrl_contact_pos(c, p);
+                float sink = 0.0f;
+                for (int k = 2 * side; k < 2 * side + 2; k++)
+                    sink = fmaxf(sink, ctrl_foot_ground(c, p[k][0], p[k][2]) + SOLE_CM[k] - p[k][1]);
+                if (sink > CTRL_LIMIT_SINK_CM) {
+                    /* The foot keeps its held rotation and the leg lifts it
+                     * clear: the thigh and shin as solved, aimed higher. */
+                    float rot[4], a[3], pole[3];
+                    memcpy(rot, c->model_rot[chain[2]], sizeof rot);
+                    for (int k = 0; k < 2; k++)
+                        memcpy(c->pose.rot[chain[k]], saved[k], sizeof saved[k]);
+                    ctrl_update_model(c);
+                    memcpy(a, c->joint_pos[chain[2]], sizeof a);
+                    a[1] += sink;
+                    float fwd[3] = {c->traj.dir[CTRL_TRAJ_NOW][0], 0.0f, c->traj.dir[CTRL_TRAJ_NOW][1]};
+                    knee_pole(c, side, fwd, pole);
+                    solve_leg(c, side, a, rot, pole);
+                    ctrl_update_model(c);
+                }
+            }
+        }
+        for (int k = 0; k < 3; k++)
+            memcpy(f->leg_rot[side][k], c->model_rot[chain[k]], sizeof f->leg_rot[side][k]);
+    }
+    f->have_leg_rot = true;
+}
+
 void ctrl_foot_shift(ctrl_t *c, float dx, float dz, float yaw)
 {
     ctrl_foot_state *f = &c->foot;
@@ -486,6 +547,7 @@ void ctrl_foot_shift(ctrl_t *c, float dx, float dz, float yaw)
         solve_leg(c, side, f->target[side], f->target_rot[side], pole);
     }
     ctrl_update_model(c);
+    limit_legs(c);
     ctrl_contact_pos(c, f->shown);
     for (int side = 0; side < 2; side++)
         memcpy(f->shown_rot[side], c->model_rot[c->j.foot[side]], sizeof f->shown_rot[side]);
@@ -551,6 +613,7 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
         memcpy(f->target_rot[side], r[side], sizeof f->target_rot[side]);
     }
     ctrl_update_model(c);
+    limit_legs(c);
     ctrl_contact_pos(c, f->shown);
     for (int side = 0; side < 2; side++) {
         memcpy(f->shown_rot[side], c->model_rot[c->j.foot[side]], sizeof f->shown_rot[side]);

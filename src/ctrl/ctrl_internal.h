@@ -104,11 +104,12 @@ static inline void quat_yaw(float yaw, float out[4])
     out[3] = cosf(0.5f * yaw);
 }
 
-/* Terrain this far below the root's height is a gap (a trench), not a step
- * down: no leg reaches it (thigh to ankle is ~82 cm and the foot IK lowers
- * the hip by at most 25 cm). Feet over a gap stand at the root's height, and
- * after a jump the root keeps its height over one. */
-#define CTRL_GAP_DEPTH_CM 50.0f
+/* The highest step up or down a leg takes (cm): ground further below the
+ * root is a gap (a trench) that only a jump crosses, and steeper ground than
+ * that within CTRL_LEDGE_SPAN_CM is a ledge that blocks walking. Feet over a
+ * gap being jumped stand at the root's height. */
+#define CTRL_STEP_MAX_CM 50.0f
+#define CTRL_GAP_DEPTH_CM CTRL_STEP_MAX_CM
 
 /* Joint and end-site indices the controller needs, found by name at create. */
 typedef struct ctrl_joints {
@@ -140,6 +141,8 @@ typedef struct ctrl_foot_state {
     float touch_anim[2][3];        /* animated heel at the last touch-down */
     float target[2][3];            /* where the ankles were placed this step */
     float target_rot[2][4];        /* and the feet's world rotations */
+    float leg_rot[2][3][4];        /* thigh, shin, foot world rotations as shown last step */
+    bool have_leg_rot;
     float hip_drop;                /* cm the hip is lowered so planted feet stay in reach */
 } ctrl_foot_state;
 
@@ -157,6 +160,10 @@ struct ctrl_t {
     float fed_speed;                   /* root speed the last input showed, cm/s */
     float speed_ratio;                 /* smoothed achieved / fed root speed */
     bool ground_held;                  /* the root's height is held over a gap (ctrl_support_height) */
+    float hold_from[3];                /* where the root took off over that gap */
+    float hold_dir[2];                 /* and the way it was going then (unit x, z) */
+    uint8_t *ledge;                    /* per terrain sample: on a ledge (ctrl_world_reset) */
+    size_t ledge_cap;
     bool posture_steer;                /* steer_posture() is scaling the fed pose */
     float ceiling_drop;                /* cm the body is lowered under a ceiling (ctrl_fit_ceiling) */
 
@@ -186,6 +193,9 @@ struct ctrl_t {
     float prev_root[3];
     float prev_yaw;
 
+    float net_rot[CTRL_JOINTS][4];     /* the network's world rotations as used last step */
+    bool have_net_rot;
+
     float x[PFNN_N_IN];
     float y[PFNN_N_OUT];
 
@@ -203,6 +213,8 @@ struct ctrl_t {
 
 /* Shared by every file: the model matrices and joint positions from c->pose. */
 void ctrl_update_model(ctrl_t *c);
+/* Q turned from PREV by at most MAX_RAD (along the shortest arc). */
+void ctrl_limit_turn(const float prev[4], float q[4], float max_rad);
 /* The head top (CTRL_HEAD_TOP_*) of the current model, world cm. */
 void ctrl_head_top(const ctrl_t *c, float out[3]);
 /* The two toe tips of the current model, world cm (left, right). */

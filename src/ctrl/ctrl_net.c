@@ -54,6 +54,9 @@
  * removes per-frame jitter from the positions fed back as the next input and
  * from the hip translation. Rotations are used unsmoothed. */
 #define CTRL_JOINT_SMOOTH 0.5f
+/* Fastest a joint of the network's pose turns (rad per step: 20 degrees,
+ * 1200 degrees/s; the network's own walks and runs stay under 19). */
+#define CTRL_NET_MAX_TURN_RAD 0.349f
 
 /* Rotation matrix (row-major m[r][c]) -> unit quaternion x y z w. */
 static void quat_from_mat(const float m[3][3], float q[4])
@@ -236,9 +239,11 @@ void ctrl_net_input(ctrl_t *c)
             x[IX_GAIT + CTRL_GAITS * j + g] = t->gait[i][g];
         /* Left of a direction (dx, dz) is (dz, -dx). */
         float lx = d[1] * CTRL_TERRAIN_SIDE_CM, lz = -d[0] * CTRL_TERRAIN_SIDE_CM;
-        x[IX_H_L + j] = ctrl_ground(c, p[0] + lx, p[2] + lz) - root_h;
-        x[IX_H_C + j] = ctrl_ground(c, p[0], p[2]) - root_h;
-        x[IX_H_R + j] = ctrl_ground(c, p[0] - lx, p[2] - lz) - root_h;
+        /* Over a gap being jumped the network sees the ground it took off
+         * from (its jumps were recorded over flat ground). */
+        x[IX_H_L + j] = ctrl_foot_ground(c, p[0] + lx, p[2] + lz) - root_h;
+        x[IX_H_C + j] = ctrl_foot_ground(c, p[0], p[2]) - root_h;
+        x[IX_H_R + j] = ctrl_foot_ground(c, p[0] - lx, p[2] - lz) - root_h;
     }
     /* Previous frame's joints in the previous frame's root frame. */
     for (int b = 0; b < CTRL_JOINTS; b++) {
@@ -292,7 +297,14 @@ void ctrl_net_pose(ctrl_t *c)
         float q[4];
         quat_from_6d(&y[OY_JROT + 6 * b], q);
         pose_quat_mul(qy, q, global[b]);
+        /* No joint turns faster than CTRL_NET_MAX_TURN_RAD a step: the
+         * network's rotations jump now and then (landings, inputs far from
+         * its training data), and a jump is a visible pop. */
+        if (c->have_net_rot)
+            ctrl_limit_turn(c->net_rot[b], global[b], CTRL_NET_MAX_TURN_RAD);
+        memcpy(c->net_rot[b], global[b], sizeof global[b]);
     }
+    c->have_net_rot = true;
     c->pose = c->rest;
     for (int b = 0; b < CTRL_JOINTS; b++) {
         int par = c->skel->joint_parent[b];

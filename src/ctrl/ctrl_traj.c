@@ -22,6 +22,8 @@
 #define CTRL_JUMP_AHEAD_FRAMES 20
 #define CTRL_JUMP_RADIUS_CM 40.0f
 #define CTRL_JUMP_DURATION_S 0.8f
+/* With this much jump (gait) the root may cross ledges. */
+#define CTRL_JUMP_CROSS 0.5f
 
 /* Trajectory blending exponents (original demo, non-'responsive' setting):
  * the near future follows the network, the far future the user; strafing
@@ -149,7 +151,9 @@ void ctrl_traj_predict(ctrl_t *c)
         float net_x = t->pos[i][0], net_z = t->pos[i][2];
         float cand[2] = {prev_blend[0] + lerpf(net_x - prev_net[0], vel_frame[0], scale_pos),
                          prev_blend[1] + lerpf(net_z - prev_net[1], vel_frame[1], scale_pos)};
-        ctrl_collide_point(c, prev_blend, CTRL_TRAJ_RADIUS_CM, cand);
+        /* Over a ledge only where a jump is coming. */
+        bool jumping = fmaxf(c->jump, area_jump(c, prev_blend[0], prev_blend[1])) > CTRL_JUMP_CROSS;
+        ctrl_collide_point(c, prev_blend, CTRL_TRAJ_RADIUS_CM, jumping, cand);
         prev_net[0] = net_x;
         prev_net[1] = net_z;
         t->pos[i][0] = prev_blend[0] = cand[0];
@@ -189,10 +193,11 @@ void ctrl_traj_advance(ctrl_t *c)
     float yaw = yaw_of(t->dir[CTRL_TRAJ_NOW]);
     float dx, dz;
     to_world(yaw, y[OY_RVEL_X] * stand_amount, y[OY_RVEL_Z] * stand_amount, &dx, &dz);
+    ctrl_gap_carry(c, &dx, &dz);
     float from[2] = {root[0], root[2]};
     float cand[2] = {root[0] + dx, root[2] + dz};
     float want[2] = {cand[0], cand[1]};
-    ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, cand);
+    ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, c->jump > CTRL_JUMP_CROSS || c->ground_held, cand);
     if (cand[0] != want[0] || cand[1] != want[1])
         c->stats.wall_pushes++;
     if ((want[0] != from[0] || want[1] != from[1]) && cand[0] == from[0] && cand[1] == from[1])

@@ -2,12 +2,23 @@
  * ctrl_world.h). */
 #include "ctrl/ctrl_world.h"
 
+#include "core/log.h"
+
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* While the jump amount is above this, the root does not follow the terrain
- * down (ctrl_support_height). */
+/* A jump this strong that carries the root over a gap holds its height
+ * there (ctrl_support_height). */
 #define CTRL_JUMP_HOLD_MIN 0.1f
+/* Ledges: ground within this distance more than a step higher or lower. */
+#define CTRL_LEDGE_SPAN_CM 40.0f
+#define CTRL_LEDGE_PASSES 3
+/* Over a gap the root moves on at least this fast towards ground found
+ * within the second distance (probed every third), else back. */
+#define CTRL_GAP_SPEED_CM_S 200.0f
+#define CTRL_GAP_MAX_CM 300.0f
+#define CTRL_GAP_PROBE_CM 10.0f
 
 /* Fastest descent of the root's height otherwise (cm/s): a step down of
  * 20-30 cm takes a few frames instead of one. */
@@ -36,7 +47,7 @@ float ctrl_foot_ground(const ctrl_t *c, float x, float z)
 {
     float g = ctrl_ground(c, x, z);
     float root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
-    return g < root_h - CTRL_GAP_DEPTH_CM ? root_h : g;
+    return c->ground_held && g < root_h - CTRL_GAP_DEPTH_CM ? root_h : g;
 }
 
 /* Keeps (x, z) at least MARGIN inside the terrain's edges. */
@@ -48,13 +59,133 @@ static void keep_on_terrain(const ctrl_t *c, float margin, float *x, float *z)
     *z = clampf(*z, min_z + margin, max_z - margin);
 }
 
-void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, float cand[2])
+/* ---- ledges -------------------------------------------------------------- */
+
+void ctrl_world_reset(ctrl_t *c)
+{
+    const terrain_t *t = &c->level->terrain;
+    size_t n = (size_t)t->width * (size_t)t->depth;
+    c->ground_held = false;
+    if (n > c->ledge_cap) {
+        uint8_t *grown = realloc(c->ledge, n);
+        if (!grown) {
+            log_warn("ctrl: no memory for the ledge map of %dx%d samples; ledges will not block", t->width, t->depth);
+            free(c->ledge);
+            c->ledge = NULL;
+            c->ledge_cap = 0;
+            return;
+        }
+        c->ledge = grown;
+        c->ledge_cap = n;
+    }
+    /* A sample is on a ledge when ground within CTRL_LEDGE_SPAN_CM of it is
+     * more than a step higher or lower: a drop no leg steps down, a wall of
+     * earth no leg steps up. */
+    int span = (int)lrintf(CTRL_LEDGE_SPAN_CM / t->cell_cm);
+    if (span < 1)
+        span = 1;
+    for (int j = 0; j < t->depth; j++)
+        for (int i = 0; i < t->width; i++) {
+            float h = t->heights[(size_t)j * (size_t)t->width + (size_t)i];
+            bool ledge = false;
+            for (int dj = -span; dj <= span && !ledge; dj++) {
+                int jj = j + dj;
+                if (jj < 0 || jj >= t->depth)
+                    continue;
+                for (int di = -span; di <= span; di++) {
+                    int ii = i + di;
+                    if (ii < 0 || ii >= t->width)
+                        continue;
+                    if (fabsf(t->heights[(size_t)jj * (size_t)t->width + (size_t)ii] - h) > CTRL_STEP_MAX_CM) {
+                        ledge = true;
+                        break;
+                    }
+                }
+            }
+            c->ledge[(size_t)j * (size_t)t->width + (size_t)i] = ledge;
+        }
+}
+
+void ctrl_world_free(ctrl_t *c)
+{
+    free(c->ledge);
+    c->ledge = NULL;
+    c->ledge_cap = 0;
+}
+
+/* Pushes (x, z) with RADIUS out of every ledge sample's cell (a square of
+ * the terrain's cell size around the sample). */
+static void push_out_of_ledges(const ctrl_t *c, float radius, float *x, float *z)
+{
+    if (!c->ledge)
+        return;
+    const terrain_t *t = &c->level->terrain;
+    float half = 0.5f * t->cell_cm;
+    int reach = (int)ceilf((radius + half) / t->cell_cm) + 1;
+    for (int pass = 0; pass < CTRL_LEDGE_PASSES; pass++) {
+        int ci = (int)lrintf((*x - t->origin_x) / t->cell_cm), cj = (int)lrintf((*z - t->origin_z) / t->cell_cm);
+        float best = 0.0f, bx = 0.0f, bz = 0.0f;
+        for (int j = cj - reach; j <= cj + reach; j++) {
+            if (j < 0 || j >= t->depth)
+                continue;
+            for (int i = ci - reach; i <= ci + reach; i++) {
+                if (i < 0 || i >= t->width || !c->ledge[(size_t)j * (size_t)t->width + (size_t)i])
+                    continue;
+                float sx = t->origin_x + (float)i * t->cell_cm, sz = t->origin_z + (float)j * t->cell_cm;
+                float qx = clampf(*x, sx - half, sx + half), qz = clampf(*z, sz - half, sz + half);
+                float dx = *x - qx, dz = *z - qz, d = hypotf(dx, dz);
+                float depth;
+                if (d > 1e-4f) {
+                    depth = radius - d;
+                    dx /= d;
+                    dz /= d;
+                } else {
+                    /* Inside the cell: out through its nearest side. */
+                    float ex = half - fabsf(*x - sx), ez = half - fabsf(*z - sz);
+                    if (ex < ez) {
+                        dx = *x >= sx ? 1.0f : -1.0f;
+                        dz = 0.0f;
+                        depth = radius + ex;
+                    } else {
+                        dx = 0.0f;
+                        dz = *z >= sz ? 1.0f : -1.0f;
+                        depth = radius + ez;
+                    }
+                }
+                if (depth > best) {
+                    best = depth;
+                    bx = dx;
+                    bz = dz;
+                }
+            }
+        }
+        if (!(best > 0.0f))
+            return;
+        *x += bx * best;
+        *z += bz * best;
+    }
+}
+
+bool ctrl_on_ledge(const ctrl_t *c, float x, float z)
+{
+    if (!c->ledge)
+        return false;
+    const terrain_t *t = &c->level->terrain;
+    int i = (int)lrintf((x - t->origin_x) / t->cell_cm), j = (int)lrintf((z - t->origin_z) / t->cell_cm);
+    if (i < 0 || j < 0 || i >= t->width || j >= t->depth)
+        return false;
+    return c->ledge[(size_t)j * (size_t)t->width + (size_t)i];
+}
+
+void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool over_ledges, float cand[2])
 {
     /* The level's edges block like walls: the root stays CTRL_EDGE_CLEARANCE_CM
      * plus its radius inside, the trajectory its own radius further in. */
     float margin = CTRL_EDGE_CLEARANCE_CM + radius;
     keep_on_terrain(c, margin, &cand[0], &cand[1]);
     float x = cand[0], z = cand[1];
+    if (!over_ledges)
+        push_out_of_ledges(c, radius, &x, &z);
     level_push_out_of_walls(c->level, &x, &z, radius);
     keep_on_terrain(c, margin, &x, &z);
     if (!level_segment_crosses_wall(c->level, from[0], from[1], x, z)) {
@@ -108,7 +239,7 @@ bool ctrl_keep_out_of_walls(ctrl_t *c, float moved[2])
          * out along that wall's normal, never into another or off the level. */
         float from[2] = {root[0], root[2]};
         float cand[2] = {root[0] + wx * worst, root[2] + wz * worst};
-        ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, cand);
+        ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, true, cand);
         float dx = cand[0] - root[0], dz = cand[1] - root[2];
         if (!(dx * dx + dz * dz > 1e-6f))
             break;
@@ -130,32 +261,76 @@ bool ctrl_keep_out_of_walls(ctrl_t *c, float moved[2])
     return moved[0] != 0.0f || moved[1] != 0.0f;
 }
 
-/* The root's height: the terrain under it, except that while the jump gait
- * is above CTRL_JUMP_HOLD_MIN it does not drop below PREV_H (the last
- * height), nor afterwards while the terrain under it stays a gap (more than
- * CTRL_GAP_DEPTH_CM below) until it stands on ground again; otherwise it
- * drops by at most CTRL_ROOT_FALL_CM_S. The network's jumps were recorded
- * over flat ground and are shorter than the gaps level's trenches (1 and
- * 1.6 m), and its hip is relative to the ground: following the terrain down
- * sank the jumping body into the trench it jumps over (the hip 46-82 cm
- * below its approach height). Rising terrain is followed at once. */
+/* The root's height. On ground: the terrain, followed up at once and down
+ * at most CTRL_ROOT_FALL_CM_S (a step down takes a few frames). A jump that
+ * carries the root off the top of a ledge holds the height it took off from
+ * until the root is over ground again near that height (more than a step
+ * below it is the gap), and ctrl_gap_carry() sees that it gets there: the network's jumps
+ * were recorded over flat ground and its hip is relative to the ground, so
+ * following the trench down would sink the jumping body into it. Nothing
+ * else holds the height: a jump over a slope falling away lands on it. */
 float ctrl_support_height(ctrl_t *c, float x, float z, float prev_h)
 {
     float g = ctrl_ground(c, x, z);
-    if (!isfinite(prev_h) || g >= prev_h) {
+    if (!isfinite(prev_h)) {
         c->ground_held = false;
         return g;
     }
-    if (c->jump > CTRL_JUMP_HOLD_MIN) {
+    if (c->ground_held) {
+        if (g < prev_h - CTRL_GAP_DEPTH_CM)
+            return prev_h;
+        c->ground_held = false;
+    } else if (c->jump > CTRL_JUMP_HOLD_MIN && g < prev_h && ctrl_on_ledge(c, x, z)) {
+        /* Jumping off a ledge's top: the height it took off from. */
         c->ground_held = true;
+        /* Carried on the way it was going (or facing) when it took off. */
+        const float *p0 = c->traj.pos[CTRL_TRAJ_NOW - 1];
+        float ux = x - p0[0], uz = z - p0[2], l = hypotf(ux, uz);
+        if (!(l > 1e-3f)) {
+            ux = c->traj.dir[CTRL_TRAJ_NOW][0];
+            uz = c->traj.dir[CTRL_TRAJ_NOW][1];
+            l = 1.0f;
+        }
+        c->hold_dir[0] = ux / l;
+        c->hold_dir[1] = uz / l;
+        memcpy(c->hold_from, p0, sizeof c->hold_from);
         return prev_h;
     }
-    if (c->ground_held && g < prev_h - CTRL_GAP_DEPTH_CM)
-        return prev_h;
-    c->ground_held = false;
-    return fmaxf(g, prev_h - CTRL_ROOT_FALL_CM_S / CTRL_NET_FPS);
+    return g >= prev_h ? g : fmaxf(g, prev_h - CTRL_ROOT_FALL_CM_S / CTRL_NET_FPS);
 }
 
+/* Ground at about height H at (x, z): not a gap below it. */
+static bool rim_at(const ctrl_t *c, float x, float z, float h)
+{
+    return ctrl_ground(c, x, z) >= h - CTRL_GAP_DEPTH_CM && !ctrl_on_ledge(c, x, z);
+}
+
+void ctrl_gap_carry(ctrl_t *c, float *dx, float *dz)
+{
+    if (!c->ground_held)
+        return;
+    const float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    float h = root[1];
+    float step = CTRL_GAP_SPEED_CM_S / CTRL_NET_FPS;
+    /* On the way it took off, if ground is that way ... */
+    float ux = c->hold_dir[0], uz = c->hold_dir[1];
+    for (float d = CTRL_GAP_PROBE_CM; d <= CTRL_GAP_MAX_CM; d += CTRL_GAP_PROBE_CM)
+        if (rim_at(c, root[0] + ux * d, root[2] + uz * d, h)) {
+            float along = *dx * ux + *dz * uz;
+            if (along < step) {
+                *dx += ux * (step - along);
+                *dz += uz * (step - along);
+            }
+            return;
+        }
+    /* ... else back to where it took off. */
+    float bx = c->hold_from[0] - root[0], bz = c->hold_from[2] - root[2], bl = hypotf(bx, bz);
+    if (bl > 1e-3f) {
+        float k = fminf(step, bl) / bl;
+        *dx = bx * k;
+        *dz = bz * k;
+    }
+}
 
 /* ---- ceilings ------------------------------------------------------------- */
 

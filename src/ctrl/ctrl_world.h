@@ -12,11 +12,22 @@ float ctrl_ground(const ctrl_t *c, float x, float z);
 /* Ground under a foot: the terrain, or the root's height over a gap
  * (CTRL_GAP_DEPTH_CM): the edge it jumps from or lands on. */
 float ctrl_foot_ground(const ctrl_t *c, float x, float z);
+/* (Re)builds what the controller knows of c->level's ground: the ledge map
+ * (allocated here, kept across resets, freed by ctrl_world_free). */
+void ctrl_world_reset(ctrl_t *c);
+void ctrl_world_free(ctrl_t *c);
+/* (x, z) lies on a ledge: ground near it is more than CTRL_STEP_MAX_CM
+ * higher or lower (a trench's sides, a cliff). */
+bool ctrl_on_ledge(const ctrl_t *c, float x, float z);
 /* Moves (x, z) from FROM towards the candidate CAND without entering or
- * crossing a wall or leaving the level; CAND receives the result. */
-void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, float cand[2]);
+ * crossing a wall, leaving the level or (unless OVER_LEDGES: a jump) walking
+ * over a ledge; CAND receives the result. */
+void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool over_ledges, float cand[2]);
 /* The root's height at (x, z) after the last height PREV_H. */
 float ctrl_support_height(ctrl_t *c, float x, float z, float prev_h);
+/* While the root is held over a gap: the root motion (DX, DZ) this step is
+ * made to carry it on to ground ahead, or back where it took off. */
+void ctrl_gap_carry(ctrl_t *c, float *dx, float *dz);
 
 /* How deep (cm, CTRL_WALL_MARGIN_CM included) P reaches into the nearest
  * wall below its top, and the way out (AX, AZ); 0 when it is clear. */
