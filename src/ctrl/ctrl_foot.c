@@ -78,6 +78,14 @@
 #define CTRL_HIP_DROP_REACH 0.97f
 #define CTRL_HIP_DROP_MAX_CM 12.0f
 #define CTRL_HIP_DROP_TAU_S 0.15f
+/* Grounding the body (ground_body): both feet this far above the ground,
+ * less jump than this, for longer than this (s); the body then comes down
+ * at most this far (cm), this fast (cm/s). */
+#define CTRL_GROUND_LIFT_CM 2.0f
+#define CTRL_GROUND_JUMP_MAX 0.1f
+#define CTRL_GROUND_GRACE_S 0.1f
+#define CTRL_GROUND_DROP_MAX_CM 20.0f
+#define CTRL_GROUND_DROP_CM_S 90.0f
 /* Knee pole: the animated knee's own direction once the leg is bent by this
  * much (cm off the hip-ankle line), the character's forward below it. */
 #define CTRL_KNEE_BEND_CM 4.0f
@@ -505,8 +513,12 @@ static void limit_legs(ctrl_t *c)
                 float p[CTRL_CONTACTS][3];
                 ctrl_contact_pos(c, p);
                 float sink = 0.0f;
-                for (int k = 2 * side; k < 2 * side + 2; k++)
-                    sink = fmaxf(sink, ctrl_foot_ground(c, p[k][0], p[k][2]) + SOLE_CM[k] - p[k][1]);
+                for (int k = 2 * side; k < 2 * side + 2; k++) {
+                    float floor_y = ctrl_foot_ground(c, p[k][0], p[k][2]) + SOLE_CM[k];
+                    if (!f->on[k])
+                        floor_y += swing_clearance(f->speed[k]);
+                    sink = fmaxf(sink, floor_y - p[k][1]);
+                }
                 if (sink > CTRL_LIMIT_SINK_CM) {
                     /* The foot keeps its held rotation and the leg lifts it
                      * clear: the thigh and shin as solved, aimed higher. */
@@ -553,6 +565,35 @@ void ctrl_foot_shift(ctrl_t *c, float dx, float dz, float yaw)
         memcpy(f->shown_rot[side], c->model_rot[c->j.foot[side]], sizeof f->shown_rot[side]);
 }
 
+/* Both feet in the air for longer than a running stride's flight, with no
+ * jump under way (running down a slope: the network's feet are relative to
+ * the ground under the root, and the ground under the leading foot is
+ * lower): the body comes down until its lowest foot point reaches the ground
+ * (at most CTRL_GROUND_DROP_MAX_CM, CTRL_GROUND_DROP_CM_S fast), and rises
+ * back once a foot is down. Returns whether the pose moved. */
+static bool ground_body(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float dt_s)
+{
+    ctrl_foot_state *f = &c->foot;
+    float low = 1.0e9f;
+    bool any_on = false;
+    for (int k = 0; k < CTRL_CONTACTS; k++) {
+        low = fminf(low, anim[k][1] - ctrl_foot_ground(c, anim[k][0], anim[k][2]) - SOLE_CM[k]);
+        any_on |= f->on[k];
+    }
+    bool airborne = !any_on && low > CTRL_GROUND_LIFT_CM && c->jump < CTRL_GROUND_JUMP_MAX && !c->ground_held;
+    f->air_s = airborne ? f->air_s + dt_s : 0.0f;
+    float want = f->air_s > CTRL_GROUND_GRACE_S ? fminf(CTRL_GROUND_DROP_MAX_CM, low + f->ground_drop) : 0.0f;
+    float step = CTRL_GROUND_DROP_CM_S * dt_s;
+    float drop = want > f->ground_drop ? fminf(want, f->ground_drop + step)
+                                       : fmaxf(want, f->ground_drop * expf(-dt_s / CTRL_HIP_DROP_TAU_S));
+    f->ground_drop = drop;
+    if (!(drop > 0.0f))
+        return false;
+    c->pose.trans[c->j.hip][1] -= drop;
+    ctrl_update_model(c);
+    return true;
+}
+
 void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
 {
     ctrl_foot_state *f = &c->foot;
@@ -577,6 +618,8 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
         return;
     }
     bool was_on[2] = {foot_on(f, 0), foot_on(f, 1)};
+    if (ground_body(c, anim, dt_s))
+        ctrl_contact_pos(c, anim);
     float anim_rot[2][4];
     for (int side = 0; side < 2; side++)
         memcpy(anim_rot[side], c->model_rot[c->j.foot[side]], sizeof anim_rot[side]);

@@ -144,6 +144,8 @@ typedef struct ctrl_foot_state {
     float leg_rot[2][3][4];        /* thigh, shin, foot world rotations as shown last step */
     bool have_leg_rot;
     float hip_drop;                /* cm the hip is lowered so planted feet stay in reach */
+    float ground_drop;             /* cm the body is lowered so a foot reaches the ground */
+    float air_s;                   /* how long both feet have been off the ground without a jump */
 } ctrl_foot_state;
 
 struct ctrl_t {

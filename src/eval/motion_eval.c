@@ -395,7 +395,8 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char
             miss(text, text_size, &n, fmt, r->slide_p95_cm[t]);
         }
         if (!(s->flags & EVAL_FLAT) && r->slide_max_cm[t] > GOAL_SLIDE_MAX_CM) {
-            snprintf(fmt, sizeof fmt, "%s slide max %%.1f cm (<= %.0f)", what, (double)GOAL_SLIDE_MAX_CM);
+            snprintf(fmt, sizeof fmt, "%s slide max %%.1f cm from step %d (<= %.0f)", what, r->slide_max_step[t],
+                     (double)GOAL_SLIDE_MAX_CM);
             miss(text, text_size, &n, fmt, r->slide_max_cm[t]);
         }
     }

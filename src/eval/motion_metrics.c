@@ -189,7 +189,7 @@ static float percentile(const float *sorted, int n, float q)
 
 /* Contacts of point K (docs/MOTION_EVAL.md): marks the steps in contact in
  * MASK (a or b), then adds the slide of each run of marked steps to OUT. */
-static void point_contacts(const mm_acc *a, int k, uint8_t *mask, float *out, int *out_n)
+static void point_contacts(const mm_acc *a, int k, uint8_t *mask, float *out, int *out_n, float *max_cm, int *max_step)
 {
     int n = a->count;
     const mm_step *st = a->steps;
@@ -223,6 +223,10 @@ static void point_contacts(const mm_acc *a, int k, uint8_t *mask, float *out, in
         for (; e < n && mask[e]; e++)
             slide += hypotf(st[e].p[k][0] - st[e - 1].p[k][0], st[e].p[k][2] - st[e - 1].p[k][2]);
         out[(*out_n)++] = slide;
+        if (slide > *max_cm) {
+            *max_cm = slide;
+            *max_step = i + 1;
+        }
         i = e;
     }
 }
@@ -271,8 +275,9 @@ void mm_finish(mm_acc *a, mm_result *out)
     } else {
         for (int type = 0; type < 2; type++) {
             int m = 0;
-            point_contacts(a, type, mask, slides, &m);     /* left */
-            point_contacts(a, 2 + type, mask, slides, &m); /* right */
+            float mx = -1.0f;
+            point_contacts(a, type, mask, slides, &m, &mx, &r->slide_max_step[type]);     /* left */
+            point_contacts(a, 2 + type, mask, slides, &m, &mx, &r->slide_max_step[type]); /* right */
             qsort(slides, (size_t)m, sizeof *slides, cmp_float);
             r->contacts[type] = m;
             r->slide_p50_cm[type] = percentile(slides, m, 0.50f);

@@ -71,6 +71,7 @@ typedef struct mm_result {
     int steps;
     int contacts[2];                 /* heel, toe (both feet) */
     float slide_p50_cm[2], slide_p95_cm[2], slide_max_cm[2];
+    int slide_max_step[2];           /* where the longest slide began */
     float sink_max_cm;               /* deepest below the idle height (<= 0: never below) */
     int sink_steps;                  /* steps with a point more than 1 cm below */
     float flight_max_s;              /* longest flight that was not a jump */
