@@ -52,9 +52,7 @@
  * at most the second value. */
 #define CTRL_STEP_LIFT_PER_CM 0.4f
 #define CTRL_STEP_LIFT_MAX_CM 4.0f
-/* A lock within this above its sole height settles onto the ground with
- * this time constant. */
-#define CTRL_LOCK_SETTLE_CM CTRL_CONTACT_MAX_ABOVE_CM
+/* A lock settles onto the ground under it with this time constant (s). */
 #define CTRL_LOCK_SETTLE_TAU_S 0.05f
 /* A toe behind a locked heel locks once it is this close to its sole height. */
 #define CTRL_TOE_TOUCH_CM 1.0f
@@ -233,7 +231,7 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
             float floor_y = ctrl_foot_ground(c, f->lock[k][0], f->lock[k][2]) + SOLE_CM[k];
             if (f->lock[k][1] < floor_y)
                 f->lock[k][1] = floor_y;
-            else if (f->lock[k][1] < floor_y + CTRL_LOCK_SETTLE_CM)
+            else
                 f->lock[k][1] += (floor_y - f->lock[k][1]) * smooth_alpha(dt_s, CTRL_LOCK_SETTLE_TAU_S);
         }
         memcpy(f->prev_anim[k], anim[k], sizeof f->prev_anim[k]);

@@ -107,8 +107,9 @@ void ctrl_traj_targets(ctrl_t *c, const ctrl_input *in, float dt_s)
     }
     mix_dir(c->target_dir, dir_new, smooth_alpha(dt_s, CTRL_TAU_DIR_S), c->target_dir);
 
-    /* Jump button: the rising edge places a temporary jump area ahead. */
-    if (in->jump && !c->jump_held && c->jump_req_time_s <= 0.0f) {
+    /* Jump button: the rising edge places a temporary jump area ahead; not
+     * under a low ceiling, where there is no room to jump. */
+    if (in->jump && !c->jump_held && c->jump_req_time_s <= 0.0f && !ctrl_ceiling_near(c)) {
         const float *p = c->traj.pos[CTRL_TRAJ_NOW + CTRL_JUMP_AHEAD_FRAMES];
         c->jump_req_x = p[0];
         c->jump_req_z = p[2];
@@ -129,7 +130,7 @@ void ctrl_traj_targets(ctrl_t *c, const ctrl_input *in, float dt_s)
     for (int k = 0; k < 3; k++)
         c->base[k] = lerpf(c->base[k], base_t[k], ag);
     c->crouch = lerpf(c->crouch, crouch_t, ag);
-    c->jump = lerpf(c->jump, area_jump(c, root[0], root[2]), ag);
+    c->jump = lerpf(c->jump, ctrl_ceiling_near(c) ? 0.0f : area_jump(c, root[0], root[2]), ag);
 }
 
 /* Future trajectory: the network's prediction blended towards the user's

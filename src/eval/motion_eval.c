@@ -389,36 +389,42 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char
     float p95 = (s->flags & EVAL_FLAT) ? GOAL_SLIDE_FLAT_P95_CM : GOAL_SLIDE_P95_CM;
     for (int t = 0; t < 2; t++) {
         const char *what = t == MM_HEEL ? "heel" : "toe";
-        char fmt[64];
+        char sfmt[96];
         if (r->slide_p95_cm[t] > p95) {
-            snprintf(fmt, sizeof fmt, "%s slide p95 %%.1f cm (<= %.0f)", what, (double)p95);
-            miss(text, text_size, &n, fmt, r->slide_p95_cm[t]);
+            snprintf(sfmt, sizeof sfmt, "%s slide p95 %%.1f cm (<= %.0f)", what, (double)p95);
+            miss(text, text_size, &n, sfmt, r->slide_p95_cm[t]);
         }
         if (!(s->flags & EVAL_FLAT) && r->slide_max_cm[t] > GOAL_SLIDE_MAX_CM) {
-            snprintf(fmt, sizeof fmt, "%s slide max %%.1f cm from step %d (<= %.0f)", what, r->slide_max_step[t],
+            snprintf(sfmt, sizeof sfmt, "%s slide max %%.1f cm from step %d (<= %.0f)", what, r->slide_max_step[t],
                      (double)GOAL_SLIDE_MAX_CM);
-            miss(text, text_size, &n, fmt, r->slide_max_cm[t]);
+            miss(text, text_size, &n, sfmt, r->slide_max_cm[t]);
         }
     }
     if (r->sink_max_cm > GOAL_SINK_CM)
         miss(text, text_size, &n, "sink %.1f cm (<= 1)", r->sink_max_cm);
-    if (r->flight_max_s > GOAL_FLIGHT_S)
-        miss(text, text_size, &n, "airborne without a jump %.2f s (<= 0.3)", r->flight_max_s);
-    if (r->jump_flight_max_s > GOAL_JUMP_FLIGHT_S)
-        miss(text, text_size, &n, "jump flight %.2f s (<= 1.2)", r->jump_flight_max_s);
-    if (r->ceiling_max_cm > GOAL_CEILING_CM)
-        miss(text, text_size, &n, "%.1f cm through a ceiling (0)", r->ceiling_max_cm);
+    static const char *const extra[] = {"head top", "left heel", "left toe", "right heel", "right toe"};
+    char fmt[128];
+    if (r->flight_max_s > GOAL_FLIGHT_S) {
+        snprintf(fmt, sizeof fmt, "airborne without a jump %%.2f s from step %d (<= 0.3)", r->flight_step);
+        miss(text, text_size, &n, fmt, r->flight_max_s);
+    }
+    if (r->jump_flight_max_s > GOAL_JUMP_FLIGHT_S) {
+        snprintf(fmt, sizeof fmt, "jump flight %%.2f s from step %d (<= 1.2)", r->jump_flight_step);
+        miss(text, text_size, &n, fmt, r->jump_flight_max_s);
+    }
+    if (r->ceiling_max_cm > GOAL_CEILING_CM) {
+        const char *what = r->ceiling_point < MM_JOINTS ? e->skel.joint_name[r->ceiling_point] : extra[r->ceiling_point - MM_JOINTS];
+        snprintf(fmt, sizeof fmt, "%s %%.1f cm through a ceiling at step %d (0)", what, r->ceiling_step);
+        miss(text, text_size, &n, fmt, r->ceiling_max_cm);
+    }
     if (r->edge_min_cm < GOAL_EDGE_CM)
         miss(text, text_size, &n, "root %.0f cm from the edge (>= 50)", r->edge_min_cm);
     if (r->wall_max_cm > GOAL_WALL_CM) {
-        static const char *const extra[] = {"head top", "left heel", "left toe", "right heel", "right toe"};
         const char *what = r->wall_point < MM_JOINTS ? e->skel.joint_name[r->wall_point] : extra[r->wall_point - MM_JOINTS];
-        char fmt[96];
         snprintf(fmt, sizeof fmt, "%s %%.1f cm into a wall at step %d (<= 2)", what, r->wall_step);
         miss(text, text_size, &n, fmt, r->wall_max_cm);
     }
     if (r->pop_max_deg > GOAL_POP_DEG) {
-        char fmt[96];
         snprintf(fmt, sizeof fmt, "%s turned %%.0f deg at step %d (<= 30)", e->skel.joint_name[r->pop_joint], r->pop_step);
         miss(text, text_size, &n, fmt, r->pop_max_deg);
     }

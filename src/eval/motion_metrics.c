@@ -83,8 +83,11 @@ static void check_point(mm_acc *a, const float p[3], int which, int i)
     const level_t *l = a->level;
     float g = terrain_height(&l->terrain, p[0], p[2]);
     float ceil_cm = level_crouch_ceiling(l, p[0], p[2]);
-    if (ceil_cm > 0.0f)
-        a->r.ceiling_max_cm = fmaxf(a->r.ceiling_max_cm, p[1] - (g + ceil_cm));
+    if (ceil_cm > 0.0f && p[1] - (g + ceil_cm) > a->r.ceiling_max_cm) {
+        a->r.ceiling_max_cm = p[1] - (g + ceil_cm);
+        a->r.ceiling_point = which;
+        a->r.ceiling_step = i + 1;
+    }
     if (p[1] - g < LEVEL_WALL_HEIGHT_CM) {
         float into = -level_wall_clearance(l, p[0], p[2], NULL, NULL);
         if (into > a->r.wall_max_cm) {
@@ -255,9 +258,13 @@ static void flights(const mm_acc *a, mm_result *r)
         float s = (float)(e - i) * MM_STEP_S;
         if (jump) {
             r->jumps++;
-            r->jump_flight_max_s = fmaxf(r->jump_flight_max_s, s);
-        } else {
-            r->flight_max_s = fmaxf(r->flight_max_s, s);
+            if (s > r->jump_flight_max_s) {
+                r->jump_flight_max_s = s;
+                r->jump_flight_step = i + 1;
+            }
+        } else if (s > r->flight_max_s) {
+            r->flight_max_s = s;
+            r->flight_step = i + 1;
         }
         i = e;
     }

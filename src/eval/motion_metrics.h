@@ -78,6 +78,8 @@ typedef struct mm_result {
     float jump_flight_max_s;         /* longest jump flight */
     int jumps;                       /* jump flights */
     float ceiling_max_cm;            /* highest point above a ceiling; -1e9 if never under one */
+    int ceiling_point, ceiling_step; /* where (as wall_point) */
+    int flight_step, jump_flight_step; /* where the longest flights began */
     float edge_min_cm;               /* closest the root came to the terrain's edge */
     float wall_max_cm;               /* deepest a joint reached into a wall; < 0: never inside */
     int wall_point, wall_step;       /* where: a joint index, MM_JOINTS = the head top, + 1 + k = foot point k */
