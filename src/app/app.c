@@ -294,6 +294,7 @@ static void step_character(app_t *app, const input_frame *in, bool first_step_of
     app->net_ms_last = ms;
     app->net_ms = app->net_ms > 0.0f ? app->net_ms + (ms - app->net_ms) * NET_MS_SMOOTHING : ms;
     sim_end_step(&app->sim, in, first_step_of_frame, (float)LOOP_STEP_S);
+    pose_dump_row(&app->dump, app->sim.step, app->ctrl, &app->sim.pose, &app->sim.stats);
 }
 
 static void run_steps(app_t *app, int steps, const input_frame *devices)
@@ -479,12 +480,15 @@ static int load_character(app_t *app, const app_options *opt)
         app->face_shape[k] = figure_shape(&app->fig, face_shape_names[k]);
     app->sim.ctrl = app->ctrl;
     app->ctrl_draw = CTRL_DRAW_TRAJECTORY | CTRL_DRAW_CONTACTS;
+    if (opt->dump_pose && !pose_dump_open(&app->dump, opt->dump_pose, &app->fig.chr.skel))
+        return EXIT_RUNTIME;
     return 0;
 }
 
 /* Safe to call twice; the figure's GPU side must go before gfx_shutdown(). */
 static void free_character(app_t *app)
 {
+    pose_dump_close(&app->dump);
     ctrl_destroy(app->ctrl);
     app->ctrl = NULL;
     app->sim.ctrl = NULL;
@@ -556,6 +560,8 @@ static int app_loop(app_t *app)
         app->failed_outputs++;
     }
     if (opt->report && !write_report(app, opt->report))
+        app->failed_outputs++;
+    if (!pose_dump_close(&app->dump))
         app->failed_outputs++;
     app->failed_outputs += app->viewer.bake_failures;
     /* Scripts and CI trust the exit code: an output that was asked for and

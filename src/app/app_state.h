@@ -9,6 +9,7 @@
 #include "app/input.h"
 #include "app/loop.h"
 #include "app/platform.h"
+#include "app/pose_dump.h"
 #include "app/prof.h"
 #include "app/script.h"
 #include "app/settings.h"
@@ -51,6 +52,7 @@ typedef struct app_t {
     bool net_loaded;
     ctrl_t *ctrl;
     pose_t draw_pose;              /* the pose drawn this frame (between the last two steps) */
+    pose_dump dump;                /* --dump-pose */
     float net_ms;                  /* controller step wall time, ms, smoothed over steps */
     float net_ms_last;
     unsigned ctrl_draw;            /* CTRL_DRAW_* bits for the debug lines */

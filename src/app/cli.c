@@ -63,6 +63,8 @@ void cli_print_usage(FILE *out)
           "  --virtual-gamepad   attach SDL's virtual gamepad (driven by 'pad'/'button' script lines)\n"
           "  --data DIR          folder holding assets/ and shaders/ (default: the source tree)\n"
           "  --report PATH       write a JSON summary of the final state at exit\n"
+          "  --dump-pose PATH    game: a CSV row per fixed step of the displayed pose (root, every joint,\n"
+          "                      heels and toes, contacts and lock weights, gait weights; see pose_dump.h)\n"
           "  --verbose | --quiet more or less logging\n"
           "  --help              this text\n"
           "\n"
@@ -299,6 +301,9 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         } else if (strcmp(a, "--report") == 0) {
             NEEDS_VALUE();
             opt->report = v;
+        } else if (strcmp(a, "--dump-pose") == 0) {
+            NEEDS_VALUE();
+            opt->dump_pose = v;
         } else if (strcmp(a, "--hidden") == 0) {
             opt->hidden = true;
         } else if (strcmp(a, "--fullscreen") == 0) {
@@ -327,8 +332,10 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
                                  "--view character");
     if (opt->curve_time_given && !opt->curve)
         return usage_error("%s", "--curve-time needs --curve NAME");
-    if (opt->view && (opt->network || opt->marker || opt->no_ik))
-        return usage_error("%s", "--network, --marker and --no-ik are game options (not with --view)");
+    if (opt->view && (opt->network || opt->marker || opt->no_ik || opt->dump_pose))
+        return usage_error("%s", "--network, --marker, --no-ik and --dump-pose are game options (not with --view)");
+    if (opt->marker && opt->dump_pose)
+        return usage_error("%s", "--dump-pose needs the character (not with --marker)");
     if (opt->marker && (opt->network || opt->character || opt->no_character))
         return usage_error("%s", "--marker replaces the character: no --network, --character or --no-character");
     if ((opt->skin_once || opt->cpu_morph) && !opt->skin_gpu)

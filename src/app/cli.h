@@ -41,6 +41,7 @@ typedef struct app_options {
     const char *script;
     const char *data_dir;
     const char *report;         /* JSON summary written at exit */
+    const char *dump_pose;      /* --dump-pose: CSV of the displayed pose per fixed step, NULL = none */
     const char *view;           /* "character" for the character viewer, NULL for the demo */
     /* Game and viewer: */
     const char *character;      /* .chr path, NULL = assets/characters/strider.chr */

@@ -221,8 +221,8 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
         } else if (!want) {
             f->on[k] = false;
         }
-        /* The free foot's point: the animation plus the foot's offset. */
-        float free_p[3] = {anim[k][0] + f->off[side][0], anim[k][1], anim[k][2] + f->off[side][1]};
+        /* Where the animation wants the point (with the stride warp). */
+        float free_p[3] = {anim[k][0] + f->off_goal[side][0], anim[k][1], anim[k][2] + f->off_goal[side][1]};
         float max_cm = lerpf(CTRL_LOCK_MAX_CM, CTRL_LOCK_MAX_STAND_CM, clampf(c->base[0], 0.0f, 1.0f));
         if (f->on[k] && dist_xz(f->lock[k], free_p) > max_cm)
             f->on[k] = false;

@@ -34,6 +34,8 @@ static void usage(FILE *out)
           "  --seed N                         seed of the soak intents (default 1)\n"
           "  --mode cubic|linear|constant     phase mode (default cubic, as the game)\n"
           "  --no-ik                          foot IK off\n"
+          "  --check goals|invariants         what to hold the runs to (default goals; invariants: finite,\n"
+          "                                   bones, ceilings, edges, walls, jump flights)\n"
           "  --network FILE                   weights (default assets/network/pfnn.bin)\n"
           "  --data DIR                       folder with assets/ (default: the source tree)\n"
           "  --csv PATH  --json PATH  --svg PATH   write the results\n"
@@ -215,17 +217,18 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
     return ok;
 }
 
-static void print_goal_summary(const eval_row *rows, int n)
+static void print_goal_summary(const eval_row *rows, int n, eval_level level)
 {
+    const char *what = level == EVAL_GOALS ? "goal" : "invariant";
     int missed = 0;
     for (int i = 0; i < n; i++)
         if (rows[i].misses) {
             if (!missed)
-                printf("\ngoals missed:\n");
+                printf("\n%ss missed:\n", what);
             printf("  %-32s %s\n", rows[i].s->name, rows[i].text);
             missed++;
         }
-    printf("\n%d of %d scenarios met every goal\n", n - missed, n);
+    printf("\n%d of %d scenarios met every %s\n", n - missed, n, what);
 }
 
 static int run_motion(int argc, char **argv)
@@ -233,6 +236,7 @@ static int run_motion(int argc, char **argv)
     eval_options opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1};
     const char *patterns = NULL, *csv = NULL, *json = NULL, *svg = NULL, *data = NULL;
     bool list = false;
+    eval_level level = EVAL_GOALS;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -267,6 +271,16 @@ static int run_motion(int argc, char **argv)
                 opt.mode = PFNN_PHASE_CONSTANT;
             else {
                 fprintf(stderr, "strider eval: --mode must be cubic, linear or constant, got '%s'\n", m);
+                return EVAL_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--check")) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "goals"))
+                level = EVAL_GOALS;
+            else if (!strcmp(m, "invariants"))
+                level = EVAL_INVARIANTS;
+            else {
+                fprintf(stderr, "strider eval: --check must be goals or invariants, got '%s'\n", m);
                 return EVAL_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--network")) {
@@ -315,14 +329,14 @@ static int run_motion(int argc, char **argv)
             eval_close(e);
             return EVAL_EXIT_FAIL;
         }
-        rows[i].misses = eval_check(e, rows[i].s, &rows[i].r, rows[i].text, EVAL_FAIL_TEXT);
+        rows[i].misses = eval_check(e, rows[i].s, &rows[i].r, level, rows[i].text, EVAL_FAIL_TEXT);
         failures += rows[i].misses > 0;
     }
     bench_env_print(&env, stdout);
     bench_table t;
     fill_table(&t, rows, n, eval_calibration(e));
     bench_table_print(&t, stdout);
-    print_goal_summary(rows, n);
+    print_goal_summary(rows, n, level);
     /* The files carry the misses too, as notes. */
     for (int i = 0; i < n; i++)
         if (rows[i].misses)

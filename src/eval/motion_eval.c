@@ -382,12 +382,14 @@ static void miss(char *text, int size, int *n, const char *fmt, double v)
     (*n)++;
 }
 
-int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char *text, int text_size)
+int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, eval_level level, char *text,
+               int text_size)
 {
     int n = 0;
     text[0] = '\0';
+    bool goals = level == EVAL_GOALS;
     float p95 = (s->flags & EVAL_FLAT) ? GOAL_SLIDE_FLAT_P95_CM : GOAL_SLIDE_P95_CM;
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < 2 && goals; t++) {
         const char *what = t == MM_HEEL ? "heel" : "toe";
         char sfmt[96];
         if (r->slide_p95_cm[t] > p95) {
@@ -400,11 +402,11 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char
             miss(text, text_size, &n, sfmt, r->slide_max_cm[t]);
         }
     }
-    if (r->sink_max_cm > GOAL_SINK_CM)
+    if (goals && r->sink_max_cm > GOAL_SINK_CM)
         miss(text, text_size, &n, "sink %.1f cm (<= 1)", r->sink_max_cm);
     static const char *const extra[] = {"head top", "left heel", "left toe", "right heel", "right toe"};
     char fmt[128];
-    if (r->flight_max_s > GOAL_FLIGHT_S) {
+    if (goals && r->flight_max_s > GOAL_FLIGHT_S) {
         snprintf(fmt, sizeof fmt, "airborne without a jump %%.2f s from step %d (<= 0.3)", r->flight_step);
         miss(text, text_size, &n, fmt, r->flight_max_s);
     }
@@ -424,7 +426,7 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char
         snprintf(fmt, sizeof fmt, "%s %%.1f cm into a wall at step %d (<= 2)", what, r->wall_step);
         miss(text, text_size, &n, fmt, r->wall_max_cm);
     }
-    if (r->pop_max_deg > GOAL_POP_DEG) {
+    if (goals && r->pop_max_deg > GOAL_POP_DEG) {
         snprintf(fmt, sizeof fmt, "%s turned %%.0f deg at step %d (<= 30)", e->skel.joint_name[r->pop_joint], r->pop_step);
         miss(text, text_size, &n, fmt, r->pop_max_deg);
     }
@@ -432,10 +434,10 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, char
         miss(text, text_size, &n, "%.0f non-finite steps or resets (0)", (double)(r->nonfinite_steps + r->nan_resets));
     if (r->bone_error_max > GOAL_BONE_ERROR)
         miss(text, text_size, &n, "bone length error %.1e (<= 1e-4)", r->bone_error_max);
-    if ((s->flags & EVAL_SPEED) && r->want_speed_cm_s > 0.0f &&
+    if (goals && (s->flags & EVAL_SPEED) && r->want_speed_cm_s > 0.0f &&
         fabsf(r->speed_cm_s / r->want_speed_cm_s - 1.0f) > GOAL_SPEED_FRACTION)
         miss(text, text_size, &n, "speed %.0f %% of the request (80-120)", 100.0f * r->speed_cm_s / r->want_speed_cm_s);
-    if (s->flags & EVAL_CROUCH) {
+    if (goals && (s->flags & EVAL_CROUCH)) {
         float drop = r->head_crouch_cm > 0.0f ? 1.0f - r->head_crouch_cm / e->cal.stand_head_cm : 0.0f;
         if (drop < GOAL_HEAD_DROP)
             miss(text, text_size, &n, "head %.0f %% lower under the ceilings (>= 25)", 100.0f * drop);
