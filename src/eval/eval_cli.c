@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EVAL_EXIT_OK = 0, EVAL_EXIT_FAIL = 1, EVAL_EXIT_USAGE = 2, EVAL_MAX_SCENARIOS = 128 };
+enum { EVAL_EXIT_OK = 0, EVAL_EXIT_FAIL = 1, EVAL_EXIT_USAGE = 2, EVAL_MAX_SCENARIOS = 128, EVAL_PATTERNS_MAX = 4096 };
 #define EVAL_SOAK_STEPS_DEFAULT 20000
 #define EVAL_SOAK_STEPS_MAX 1000000
 
@@ -62,7 +62,7 @@ static bool matches(const eval_scenario *s, const char *patterns)
 {
     if (!patterns)
         return true;
-    char buf[512];
+    char buf[EVAL_PATTERNS_MAX];
     snprintf(buf, sizeof buf, "%s", patterns);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
         if (fnmatch(tok, s->name, 0) == 0 || fnmatch(tok, s->group, 0) == 0)
@@ -253,6 +253,10 @@ static int run_motion(int argc, char **argv)
             return EVAL_EXIT_USAGE;
         } else if (!strcmp(a, "--scenario")) {
             patterns = argv[++i];
+            if (strlen(patterns) >= EVAL_PATTERNS_MAX) {
+                fprintf(stderr, "strider eval: --scenario takes at most %d characters\n", EVAL_PATTERNS_MAX - 1);
+                return EVAL_EXIT_USAGE;
+            }
         } else if (!strcmp(a, "--soak-steps")) {
             if (!parse_long(a, argv[++i], 1, EVAL_SOAK_STEPS_MAX, &n))
                 return EVAL_EXIT_USAGE;
@@ -361,6 +365,6 @@ int eval_main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "motion"))
         return run_motion(argc - 1, argv + 1);
-    fprintf(stderr, "strider eval: unknown evaluation '%s'; valid: motion\n", argv[1]);
+    fprintf(stderr, "strider eval: unknown evaluation '%s' (valid: motion)\n", argv[1]);
     return EVAL_EXIT_USAGE;
 }
