@@ -42,14 +42,21 @@
 #define CTRL_GROUND_BAND_CM 1.0f
 #define CTRL_GROUND_SPEED_CM_S 40.0f
 #define CTRL_HEEL_STRIKE_SPEED_CM_S 150.0f
+/* A contact ends when its animated point rises this far above its sole
+ * height, or when it has not been wanted for this many steps. */
+#define CTRL_LIFT_OFF_CM 2.5f
+#define CTRL_OFF_STEPS 4
 /* A lock this far (ground plane) from the free foot's point lets go: the
  * foot steps to where the animation has it. Standing, the animation moving a
  * foot this far away is a step of its own (settling the feet). */
 #define CTRL_LOCK_MAX_CM 30.0f
 #define CTRL_LOCK_MAX_STAND_CM 10.0f
-/* A foot easing back to the animation on its own (a synthesised step) is
- * lifted along an arc whose height is this share of the distance it covers,
- * at most the second value. */
+/* A foot easing back to the animation on its own (a synthesised step) over
+ * more than the first distance is lifted along an arc: its height is the
+ * second value plus the third share of the distance, at most the fourth
+ * (cm), so even a small re-plant is a step, not a shuffle. */
+#define CTRL_STEP_MIN_SPAN_CM 0.5f
+#define CTRL_STEP_LIFT_BASE_CM 1.5f
 #define CTRL_STEP_LIFT_PER_CM 0.4f
 #define CTRL_STEP_LIFT_MAX_CM 4.0f
 /* A lock settles onto the ground under it with this time constant (s). */
@@ -187,7 +194,8 @@ static void free_foot(const ctrl_t *c, int side, float a[3], float r[4])
     float from = f->off_span[side];
     float p = from > 1e-3f ? clampf(1.0f - left / from, 0.0f, 1.0f) : 1.0f;
     a[0] = c->joint_pos[foot][0] + f->off[side][0];
-    a[1] = c->joint_pos[foot][1] + fminf(CTRL_STEP_LIFT_MAX_CM, CTRL_STEP_LIFT_PER_CM * from) * 4.0f * p * (1.0f - p);
+    float peak = from > CTRL_STEP_MIN_SPAN_CM ? fminf(CTRL_STEP_LIFT_MAX_CM, CTRL_STEP_LIFT_BASE_CM + CTRL_STEP_LIFT_PER_CM * from) : 0.0f;
+    a[1] = c->joint_pos[foot][1] + peak * 4.0f * p * (1.0f - p);
     a[2] = c->joint_pos[foot][2] + f->off[side][1];
     pose_quat_mul(f->rot_off[side], c->model_rot[foot], r);
 }
@@ -214,11 +222,17 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
         if (!heel && f->on[k - 1] && !f->on[k] &&
             f->shown[k][1] - ctrl_foot_ground(c, f->shown[k][0], f->shown[k][2]) - SOLE_CM[k] > CTRL_TOE_TOUCH_CM)
             want = false;
+        /* A contact ends when the animated point lifts off the ground, or
+         * once the flag has been off for a few steps: one step of a
+         * flickering flag would otherwise re-plant the foot where the
+         * animation has slid it (a shuffle along the ground). */
+        f->off_steps[k] = want ? 0 : f->off_steps[k] + 1;
+        bool lifted = above > CTRL_LIFT_OFF_CM;
         if (want && !f->on[k]) {
             /* Touch-down: lock where the point is shown now. */
             memcpy(f->lock[k], f->shown[k], sizeof f->lock[k]);
             f->on[k] = true;
-        } else if (!want) {
+        } else if (!want && (lifted || f->off_steps[k] >= CTRL_OFF_STEPS)) {
             f->on[k] = false;
         }
         /* Where the animation wants the point (with the stride warp). */

@@ -126,6 +126,7 @@ typedef struct ctrl_joints {
 typedef struct ctrl_foot_state {
     bool net_on[CTRL_CONTACTS];    /* the network's flag after hysteresis */
     bool on[CTRL_CONTACTS];        /* locked: flagged, or on the ground and still */
+    int off_steps[CTRL_CONTACTS];  /* steps the contact has not been wanted */
     float weight[CTRL_CONTACTS];   /* 1 while locked, else 0 (stats and debug lines) */
     float lock[CTRL_CONTACTS][3];  /* locked world position */
     float shown[CTRL_CONTACTS][3]; /* the points as shown after the last step */

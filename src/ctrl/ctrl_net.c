@@ -206,18 +206,30 @@ static void steer_speed(ctrl_t *c)
         return;
     float k = clampf(1.0f + w * (want / (c->speed_ratio * act) - 1.0f), CTRL_STEER_MIN, CTRL_STEER_MAX);
     c->fed_speed = k * act;
+    /* Crouched, the network follows the momentum it is fed far more than its
+     * trajectory: a sideways shuffle at the start of a crouch walk grew into
+     * walking sideways. So the fed momentum also turns towards the
+     * requested direction (by the crouch share of the angle). */
+    float turn = 0.0f;
+    if (c->crouch > 0.0f)
+        turn = clampf(c->crouch, 0.0f, 1.0f) * wrap_pi(atan2f(c->target_vel[0], c->target_vel[1]) - atan2f(vx, vz));
+    /* The fed root motion becomes k R(turn) times the last one: the past
+     * points (relative to the current root, in its frame) and the root part
+     * of every joint's velocity change with it. R(turn) about +y takes
+     * (x, z) to (x cos + z sin, -x sin + z cos), as to_world() does. */
+    float ct = cosf(turn), st = sinf(turn);
     float *x = c->x;
-    /* Past points (j < 6) are relative to the current root. */
     for (int j = 0; j < CTRL_TRAJ_POINTS / 2; j++) {
-        x[IX_POS_X + j] *= k;
-        x[IX_POS_Z + j] *= k;
+        float px = x[IX_POS_X + j], pz = x[IX_POS_Z + j];
+        x[IX_POS_X + j] = k * (ct * px + st * pz);
+        x[IX_POS_Z + j] = k * (-st * px + ct * pz);
     }
-    /* Every joint's velocity carries the root's; only that part is scaled. */
     float lx, lz;
     to_root(c->prev_yaw, vx, vz, &lx, &lz);
+    float nx = k * (ct * lx + st * lz), nz = k * (-st * lx + ct * lz);
     for (int b = 0; b < CTRL_JOINTS; b++) {
-        x[IX_JVEL + 3 * b + 0] += (k - 1.0f) * lx;
-        x[IX_JVEL + 3 * b + 2] += (k - 1.0f) * lz;
+        x[IX_JVEL + 3 * b + 0] += nx - lx;
+        x[IX_JVEL + 3 * b + 2] += nz - lz;
     }
 }
 

@@ -166,7 +166,7 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
         log_error("%s: cannot create the plot: %s", path, strerror(errno));
         return false;
     }
-    const int name_w = 230, col_w = 120, row_h = 18, top = 60, bar_w = 90;
+    const int name_w = 230, col_w = 140, row_h = 18, top = 60, bar_w = 80;
     int width = name_w + PLOT_METRIC_COUNT * col_w + 20, height = top + n * row_h + 30;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
                "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width, height);
@@ -205,8 +205,8 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
                     row_h - 6, met ? "#4caf50" : "#e53935");
             fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#222\"/>\n", x + (double)goal_x,
                     x + (double)goal_x, y + 1, y + row_h - 1);
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"#222\">%.3g</text>\n", x + bar_w + 2, y + 12,
-                    (double)v);
+            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"#222\">%.*f</text>\n", x + bar_w + 4, y + 12,
+                    fabsf(v) < 100.0f ? 2 : 0, (double)v);
         }
     }
     fputs("</svg>\n", f);
