@@ -18,6 +18,8 @@
 /* Ankle (foot joint) height above the ground of the standing seed pose: the
  * training data's standing frames have it at 4.9 cm (median). */
 #define CTRL_STAND_ANKLE_CM 5.0f
+/* Push out of walls and re-solve the legs at most this often per step. */
+#define CTRL_WALL_RESOLVES 2
 
 void ctrl_quat_conj(const float q[4], float out[4])
 {
@@ -120,6 +122,7 @@ static void set_safe_state(ctrl_t *c, float x, float z, float yaw)
     c->ceiling_drop = 0.0f;
     c->have_net_rot = false;
     c->ground_held = false;
+    c->landing_steps = 0;
     c->fed_speed = 0.0f;
     c->speed_ratio = 1.0f;
     c->phase = 0.0f;
@@ -339,8 +342,12 @@ void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s)
     ctrl_keep_out_of_walls(c, moved);
     ctrl_fit_ceiling(c, dt_s);
     ctrl_foot_run(c, dt_s, yaw);
-    if (ctrl_keep_out_of_walls(c, moved))
+    /* Re-solving the legs after a push can swing a knee back into the
+     * wall: push again, and last without re-solving (a rare slip of a
+     * planted foot beats a shin through a wall). */
+    for (int i = 0; i < CTRL_WALL_RESOLVES && ctrl_keep_out_of_walls(c, moved); i++)
         ctrl_foot_shift(c, moved[0], moved[1], yaw);
+    ctrl_keep_out_of_walls(c, moved);
     c->stats.head_height_cm = c->joint_pos[c->j.head][1] - root_h;
     c->stats.hip_height_cm = c->joint_pos[c->j.hip][1] - root_h;
     memcpy(c->stats.gait, c->traj.gait[CTRL_TRAJ_NOW], sizeof c->stats.gait);

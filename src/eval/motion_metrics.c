@@ -78,7 +78,7 @@ static float quat_angle_deg(const float a[4], const float b[4])
 }
 
 /* Ceiling and wall checks of body point WHICH (see wall_point) at step I. */
-static void check_point(mm_acc *a, const float p[3], int which, int i)
+static void check_point(mm_acc *a, const float p[3], const float root[3], int which, int i)
 {
     const level_t *l = a->level;
     float g = terrain_height(&l->terrain, p[0], p[2]);
@@ -89,7 +89,7 @@ static void check_point(mm_acc *a, const float p[3], int which, int i)
         a->r.ceiling_step = i + 1;
     }
     if (p[1] - g < LEVEL_WALL_HEIGHT_CM) {
-        float into = -level_wall_clearance(l, p[0], p[2], NULL, NULL);
+        float into = -level_wall_clearance_from(l, p[0], p[2], root[0], root[2], NULL, NULL);
         if (into > a->r.wall_max_cm) {
             a->r.wall_max_cm = into;
             a->r.wall_point = which;
@@ -131,10 +131,10 @@ void mm_add(mm_acc *a, const mm_frame *f)
     s->jump = f->gait[CTRL_GAIT_JUMP] > MM_JUMP_GAIT;
 
     for (int b = 0; b < MM_JOINTS; b++)
-        check_point(a, f->joint[b], b, i);
-    check_point(a, f->head_top, MM_JOINTS, i);
+        check_point(a, f->joint[b], f->root, b, i);
+    check_point(a, f->head_top, f->root, MM_JOINTS, i);
     for (int k = 0; k < MM_POINTS; k++)
-        check_point(a, f->point[k], MM_JOINTS + 1 + k, i);
+        check_point(a, f->point[k], f->root, MM_JOINTS + 1 + k, i);
     r->edge_min_cm = fminf(r->edge_min_cm, level_edge_clearance(a->level, f->root[0], f->root[2]));
 
     if (a->have_prev) {

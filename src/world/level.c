@@ -720,25 +720,53 @@ static bool level_on_segment(float ax, float az, float bx, float bz, float cx, f
            cz <= fmaxf(az, bz);
 }
 
-float level_wall_clearance(const level_t *lvl, float x, float z, float *away_x, float *away_z)
+/* Does the segment a->b cross wall W's centre line (touching counts)? */
+static bool level_wall_crossed(const level_wall *w, float ax, float az, float bx, float bz)
+{
+    float d1 = level_orient(w->x0, w->z0, w->x1, w->z1, ax, az);
+    float d2 = level_orient(w->x0, w->z0, w->x1, w->z1, bx, bz);
+    float d3 = level_orient(ax, az, bx, bz, w->x0, w->z0);
+    float d4 = level_orient(ax, az, bx, bz, w->x1, w->z1);
+    if (((d1 > 0.0f && d2 < 0.0f) || (d1 < 0.0f && d2 > 0.0f)) &&
+        ((d3 > 0.0f && d4 < 0.0f) || (d3 < 0.0f && d4 > 0.0f)))
+        return true;
+    return (d1 == 0.0f && level_on_segment(w->x0, w->z0, w->x1, w->z1, ax, az)) ||
+           (d2 == 0.0f && level_on_segment(w->x0, w->z0, w->x1, w->z1, bx, bz)) ||
+           (d3 == 0.0f && level_on_segment(ax, az, bx, bz, w->x0, w->z0)) ||
+           (d4 == 0.0f && level_on_segment(ax, az, bx, bz, w->x1, w->z1));
+}
+
+/* Clearance of (x, z); with FROM, a point beyond a wall's centre line as
+ * seen from FROM is measured back to FROM's side (see the header). */
+static float level_wall_clearance_impl(const level_t *lvl, float x, float z, const float *from, float *away_x,
+                                       float *away_z)
 {
     float best = 1.0e9f, bx = 0.0f, bz = 0.0f;
     for (int i = 0; i < lvl->wall_count; i++) {
         const level_wall *w = &lvl->walls[i];
         float cx, cz;
         float d = level_wall_distance(w, x, z, &cx, &cz);
-        if (!(d - w->radius_cm < best))
+        bool beyond = from && level_wall_crossed(w, from[0], from[1], x, z);
+        float clear = beyond ? -(d + w->radius_cm) : d - w->radius_cm;
+        if (!(clear < best))
             continue;
-        best = d - w->radius_cm;
+        best = clear;
         if (d > 1e-4f) {
-            bx = (x - cx) / d;
-            bz = (z - cz) / d;
+            /* Out the near face, or back across the centre line. */
+            float s = beyond ? -1.0f : 1.0f;
+            bx = s * (x - cx) / d;
+            bz = s * (z - cz) / d;
         } else {
-            /* On the centre line: out of the wall's left side (as push-out). */
+            /* On the centre line: out of the wall's left side (as push-out),
+             * or towards FROM's side. */
             float dx = w->x1 - w->x0, dz = w->z1 - w->z0;
             float len = hypotf(dx, dz);
             bx = -dz / len;
             bz = dx / len;
+            if (from && level_orient(w->x0, w->z0, w->x1, w->z1, from[0], from[1]) < 0.0f) {
+                bx = -bx;
+                bz = -bz;
+            }
         }
     }
     if (away_x)
@@ -746,6 +774,18 @@ float level_wall_clearance(const level_t *lvl, float x, float z, float *away_x, 
     if (away_z)
         *away_z = bz;
     return best;
+}
+
+float level_wall_clearance(const level_t *lvl, float x, float z, float *away_x, float *away_z)
+{
+    return level_wall_clearance_impl(lvl, x, z, NULL, away_x, away_z);
+}
+
+float level_wall_clearance_from(const level_t *lvl, float x, float z, float from_x, float from_z, float *away_x,
+                                 float *away_z)
+{
+    const float from[2] = {from_x, from_z};
+    return level_wall_clearance_impl(lvl, x, z, from, away_x, away_z);
 }
 
 float level_edge_clearance(const level_t *lvl, float x, float z)
@@ -757,21 +797,8 @@ float level_edge_clearance(const level_t *lvl, float x, float z)
 
 bool level_segment_crosses_wall(const level_t *lvl, float ax, float az, float bx, float bz)
 {
-    for (int i = 0; i < lvl->wall_count; i++) {
-        const level_wall *w = &lvl->walls[i];
-        float d1 = level_orient(w->x0, w->z0, w->x1, w->z1, ax, az);
-        float d2 = level_orient(w->x0, w->z0, w->x1, w->z1, bx, bz);
-        float d3 = level_orient(ax, az, bx, bz, w->x0, w->z0);
-        float d4 = level_orient(ax, az, bx, bz, w->x1, w->z1);
-        if (((d1 > 0.0f && d2 < 0.0f) || (d1 < 0.0f && d2 > 0.0f)) &&
-            ((d3 > 0.0f && d4 < 0.0f) || (d3 < 0.0f && d4 > 0.0f)))
+    for (int i = 0; i < lvl->wall_count; i++)
+        if (level_wall_crossed(&lvl->walls[i], ax, az, bx, bz))
             return true;
-        /* Touching counts as crossing: a move that ends on a wall is blocked. */
-        if ((d1 == 0.0f && level_on_segment(w->x0, w->z0, w->x1, w->z1, ax, az)) ||
-            (d2 == 0.0f && level_on_segment(w->x0, w->z0, w->x1, w->z1, bx, bz)) ||
-            (d3 == 0.0f && level_on_segment(ax, az, bx, bz, w->x0, w->z0)) ||
-            (d4 == 0.0f && level_on_segment(ax, az, bx, bz, w->x1, w->z1)))
-            return true;
-    }
     return false;
 }

@@ -96,6 +96,14 @@ bool level_segment_crosses_wall(const level_t *lvl, float ax, float az, float bx
  * inside one; a large positive value when the level has no walls. When
  * AWAY_X/AWAY_Z are given they receive the unit direction out of that wall. */
 float level_wall_clearance(const level_t *lvl, float x, float z, float *away_x, float *away_z);
+/* As level_wall_clearance, seen from the body standing at FROM: a point
+ * that the segment from FROM crosses a wall's centre line to reach is on the
+ * far side, its clearance is minus the way back to FROM's side (distance plus
+ * the wall's half thickness) and AWAY points there. A hand or head pushed
+ * through a thin wall's middle would otherwise be "nearer" the far face and
+ * sent on through it. */
+float level_wall_clearance_from(const level_t *lvl, float x, float z, float from_x, float from_z, float *away_x,
+                                float *away_z);
 /* Distance (cm) from (x, z) to the nearest edge of the terrain: negative
  * outside it. */
 float level_edge_clearance(const level_t *lvl, float x, float z);
