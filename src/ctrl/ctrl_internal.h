@@ -165,6 +165,8 @@ struct ctrl_t {
     bool ground_held;                  /* the root's height is held over a gap (ctrl_support_height) */
     float hold_from[3];                /* where the root took off over that gap */
     float hold_dir[2];                 /* and the way it was going then (unit x, z) */
+    int hold_steps;                    /* steps since then (ctrl_gap_carry) */
+    int landing_steps;                 /* steps left in which ledges do not block after landing */
     uint8_t *ledge;                    /* per terrain sample: on a ledge (ctrl_world_reset) */
     size_t ledge_cap;
     bool posture_steer;                /* steer_posture() is scaling the fed pose */

@@ -198,7 +198,10 @@ void ctrl_traj_advance(ctrl_t *c)
     float from[2] = {root[0], root[2]};
     float cand[2] = {root[0] + dx, root[2] + dz};
     float want[2] = {cand[0], cand[1]};
-    ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, c->jump > CTRL_JUMP_CROSS || c->ground_held, cand);
+    if (c->landing_steps > 0)
+        c->landing_steps--;
+    bool over_ledges = c->jump > CTRL_JUMP_CROSS || c->ground_held || c->landing_steps > 0;
+    ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, over_ledges, cand);
     if (cand[0] != want[0] || cand[1] != want[1])
         c->stats.wall_pushes++;
     if ((want[0] != from[0] || want[1] != from[1]) && cand[0] == from[0] && cand[1] == from[1])

@@ -9,16 +9,28 @@
 #include <string.h>
 
 /* A jump this strong that carries the root over a gap holds its height
- * there (ctrl_support_height). */
+ * there (ctrl_support_height), for the root and the feet, until the ground
+ * is back within CTRL_GAP_RELEASE_CM of it. */
+#define CTRL_GAP_RELEASE_CM 10.0f
 #define CTRL_JUMP_HOLD_MIN 0.1f
 /* Ledges: ground within this distance more than a step higher or lower. */
 #define CTRL_LEDGE_SPAN_CM 40.0f
 #define CTRL_LEDGE_PASSES 3
-/* Over a gap the root moves on at least this fast towards ground found
- * within the second distance (probed every third), else back. */
+/* Over a gap the root moves on at least this fast towards the nearest
+ * ground found within the second distance (probed every third) in a fan of
+ * directions about the way it took off, else back; and fast enough to be
+ * there within CTRL_GAP_LAND_S of taking off (a jump along a trench would
+ * otherwise run on over it), at most CTRL_GAP_SPEED_MAX_CM_S. */
 #define CTRL_GAP_SPEED_CM_S 200.0f
+#define CTRL_GAP_SPEED_MAX_CM_S 800.0f
 #define CTRL_GAP_MAX_CM 300.0f
 #define CTRL_GAP_PROBE_CM 10.0f
+#define CTRL_GAP_FAN 4
+#define CTRL_GAP_FAN_STEP_RAD 0.3f
+#define CTRL_GAP_LAND_S 0.85f
+#define CTRL_GAP_DETOUR 1.5f
+/* Steps after landing over a gap during which ledges do not block. */
+#define CTRL_LANDING_STEPS 20
 
 /* Fastest descent of the root's height otherwise (cm/s): a step down of
  * 20-30 cm takes a few frames instead of one. */
@@ -47,7 +59,7 @@ float ctrl_foot_ground(const ctrl_t *c, float x, float z)
 {
     float g = ctrl_ground(c, x, z);
     float root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
-    return c->ground_held && g < root_h - CTRL_GAP_DEPTH_CM ? root_h : g;
+    return c->ground_held && g < root_h - CTRL_GAP_RELEASE_CM ? root_h : g;
 }
 
 /* Keeps (x, z) at least MARGIN inside the terrain's edges. */
@@ -200,12 +212,14 @@ void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool
 /* ---- the body against walls ------------------------------------------------- */
 
 /* How deep (cm, with the margin) P reaches into the nearest wall below its
- * top, and the way out of it; 0 when it is clear. */
+ * top, and the way out of it; 0 when it is clear. Seen from the root: a
+ * point past a wall's middle goes back the way it came, not on through. */
 float ctrl_wall_depth(const ctrl_t *c, const float p[3], float *ax, float *az)
 {
     if (p[1] - ctrl_ground(c, p[0], p[2]) >= LEVEL_WALL_HEIGHT_CM)
         return 0.0f;
-    float clear = level_wall_clearance(c->level, p[0], p[2], ax, az);
+    const float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    float clear = level_wall_clearance_from(c->level, p[0], p[2], root[0], root[2], ax, az);
     return fmaxf(0.0f, CTRL_WALL_MARGIN_CM - clear);
 }
 
@@ -277,12 +291,21 @@ float ctrl_support_height(ctrl_t *c, float x, float z, float prev_h)
         return g;
     }
     if (c->ground_held) {
-        if (g < prev_h - CTRL_GAP_DEPTH_CM)
+        /* Held until the ground is back near the height (not on the far
+         * side's slope: the body would sink down it and drag the foot
+         * still planted over the gap). */
+        if (g < prev_h - CTRL_GAP_RELEASE_CM)
             return prev_h;
+        /* Down on the far side. Its rim may slope (a ledge there): the
+         * root may cross ledges a little longer, or they would push it back
+         * into the gap. */
         c->ground_held = false;
-    } else if (c->jump > CTRL_JUMP_HOLD_MIN && g < prev_h && ctrl_on_ledge(c, x, z)) {
-        /* Jumping off a ledge's top: the height it took off from. */
+        c->landing_steps = CTRL_LANDING_STEPS;
+    } else if (c->jump > CTRL_JUMP_HOLD_MIN && c->landing_steps == 0 && g < prev_h && ctrl_on_ledge(c, x, z)) {
+        /* Jumping off a ledge's top: the height it took off from (not the
+         * tail of the jump it has just landed from, turning back). */
         c->ground_held = true;
+        c->hold_steps = 0;
         /* Carried on the way it was going (or facing) when it took off. */
         const float *p0 = c->traj.pos[CTRL_TRAJ_NOW - 1];
         float ux = x - p0[0], uz = z - p0[2], l = hypotf(ux, uz);
@@ -302,33 +325,65 @@ float ctrl_support_height(ctrl_t *c, float x, float z, float prev_h)
 /* Ground at about height H at (x, z): not a gap below it. */
 static bool rim_at(const ctrl_t *c, float x, float z, float h)
 {
-    return ctrl_ground(c, x, z) >= h - CTRL_GAP_DEPTH_CM && !ctrl_on_ledge(c, x, z);
+    return ctrl_ground(c, x, z) >= h - CTRL_GAP_RELEASE_CM && !ctrl_on_ledge(c, x, z);
+}
+
+/* Distance (cm) along (ux, uz) from the root to the first rim it can reach
+ * (on the terrain, no wall between), or a negative value when there is none
+ * within CTRL_GAP_MAX_CM. */
+static float rim_along(const ctrl_t *c, float ux, float uz)
+{
+    const float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    float margin = CTRL_EDGE_CLEARANCE_CM + CTRL_ROOT_RADIUS_CM;
+    for (float d = CTRL_GAP_PROBE_CM; d <= CTRL_GAP_MAX_CM; d += CTRL_GAP_PROBE_CM) {
+        float x = root[0] + ux * d, z = root[2] + uz * d;
+        if (level_edge_clearance(c->level, x, z) < margin ||
+            level_segment_crosses_wall(c->level, root[0], root[2], x, z))
+            return -1.0f;
+        if (rim_at(c, x, z, root[1]))
+            return d;
+    }
+    return -1.0f;
 }
 
 void ctrl_gap_carry(ctrl_t *c, float *dx, float *dz)
 {
     if (!c->ground_held)
         return;
+    c->hold_steps++;
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];
-    float h = root[1];
-    float step = CTRL_GAP_SPEED_CM_S / CTRL_NET_FPS;
-    /* On the way it took off, if ground is that way ... */
-    float ux = c->hold_dir[0], uz = c->hold_dir[1];
-    for (float d = CTRL_GAP_PROBE_CM; d <= CTRL_GAP_MAX_CM; d += CTRL_GAP_PROBE_CM)
-        if (rim_at(c, root[0] + ux * d, root[2] + uz * d, h)) {
-            float along = *dx * ux + *dz * uz;
-            if (along < step) {
-                *dx += ux * (step - along);
-                *dz += uz * (step - along);
-            }
-            return;
+    /* The way it took off, unless a rim in a fan about it is much nearer
+     * (the jump went along the gap) ... */
+    float best = rim_along(c, c->hold_dir[0], c->hold_dir[1]), ux = c->hold_dir[0], uz = c->hold_dir[1];
+    float straight = best;
+    for (int k = -CTRL_GAP_FAN; k <= CTRL_GAP_FAN; k++) {
+        float a = (float)k * CTRL_GAP_FAN_STEP_RAD, ca = cosf(a), sa = sinf(a);
+        float vx = c->hold_dir[0] * ca - c->hold_dir[1] * sa, vz = c->hold_dir[0] * sa + c->hold_dir[1] * ca;
+        float d = rim_along(c, vx, vz);
+        if (k != 0 && d > 0.0f && (best < 0.0f || d < best) && !(straight > 0.0f && straight < CTRL_GAP_DETOUR * d)) {
+            best = d;
+            ux = vx;
+            uz = vz;
         }
+    }
     /* ... else back to where it took off. */
-    float bx = c->hold_from[0] - root[0], bz = c->hold_from[2] - root[2], bl = hypotf(bx, bz);
-    if (bl > 1e-3f) {
-        float k = fminf(step, bl) / bl;
-        *dx = bx * k;
-        *dz = bz * k;
+    if (best < 0.0f) {
+        float bx = c->hold_from[0] - root[0], bz = c->hold_from[2] - root[2];
+        best = hypotf(bx, bz);
+        if (!(best > 1e-3f))
+            return;
+        ux = bx / best;
+        uz = bz / best;
+        *dx = *dz = 0.0f;
+    }
+    float left_s = CTRL_GAP_LAND_S - (float)c->hold_steps / CTRL_NET_FPS;
+    float speed = left_s > 1.0f / CTRL_NET_FPS ? best / left_s : CTRL_GAP_SPEED_MAX_CM_S;
+    float step = fminf(fmaxf(speed, CTRL_GAP_SPEED_CM_S), CTRL_GAP_SPEED_MAX_CM_S) / CTRL_NET_FPS;
+    step = fminf(step, best + CTRL_GAP_PROBE_CM);
+    float along = *dx * ux + *dz * uz;
+    if (along < step) {
+        *dx += ux * (step - along);
+        *dz += uz * (step - along);
     }
 }
 

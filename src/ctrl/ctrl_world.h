@@ -10,7 +10,8 @@
 
 float ctrl_ground(const ctrl_t *c, float x, float z);
 /* Ground under a foot: the terrain, or the root's height over a gap
- * (CTRL_GAP_DEPTH_CM): the edge it jumps from or lands on. */
+ * (held, with the terrain more than CTRL_GAP_RELEASE_CM below it): the edge
+ * it jumps from or lands on. */
 float ctrl_foot_ground(const ctrl_t *c, float x, float z);
 /* (Re)builds what the controller knows of c->level's ground: the ledge map
  * (allocated here, kept across resets, freed by ctrl_world_free). */

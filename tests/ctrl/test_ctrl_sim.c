@@ -31,9 +31,13 @@
 /* Baseline: the hip height over this many steps before the root first
  * comes within reach. */
 #define BASE_STEPS 60
-/* What a jump must show (the controller unit test uses the same bounds). */
+/* What a jump must show (the controller unit test uses the same gait
+ * bound). The rise is over the approach's mean hip height: a running jump
+ * over a trench is a long low leap, 9-13 cm above a run whose own stride
+ * moves the hip about 7 cm either side of its mean (standing and walking
+ * jumps rise 38-64 cm). */
 #define MIN_JUMP_GAIT 0.5f
-#define MIN_HIP_RISE_CM 10.0f
+#define MIN_HIP_RISE_CM 8.0f
 /* The jumping body must not sink into the gap it jumps over: the hip stays
  * within this of its approach height (a running stride moves it ~10 cm). */
 #define MAX_HIP_SINK_CM 25.0f
