@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,16 +21,28 @@
 /* Prepared palette entries: every uint8 index lands inside, and clamped uint16
  * indices land on the last entry, which stays zero (no contribution). */
 #define SKIN_PAD_JOINTS (SKIN_MAX_JOINTS + 1)
-/* SIMD matrix layout, one 64-byte cache line per joint: either 4 columns of
- * (x y z 0) (SSE2, and AVX2 with tangents) or the rows (r0 r1 r2 r2) (the
- * AVX2 block kernel; see skin_lbs_avx2_block). */
+/* SIMD matrix layouts, one or two 64-byte cache lines per joint:
+ * columns c0 c1 c2 c3 of (x y z 0) (SSE2; AVX2 LBS with 2-4 influences or
+ * with tangents), or the same columns each twice, (c0|c0) (c1|c1) (c2|c2)
+ * (c3|0) (the AVX2 LBS kernel with one influence; see skin_avx2_pn). */
 #define SKIN_COLS_FLOATS 16
+#define SKIN_DUP_FLOATS 32
 /* skin_check_vertices: tolerated |sum of weights - 1|. */
 #define SKIN_WEIGHT_SUM_TOL 1.0e-3f
 
+typedef enum skin_layout {
+    SKIN_LAYOUT_COLS,
+    SKIN_LAYOUT_DUP,
+    SKIN_LAYOUT_DQ
+} skin_layout;
+
+/* One job uses one layout, so they share the memory (33 kB). */
 typedef struct skin_prepared_t {
-    _Alignas(64) float mat[SKIN_PAD_JOINTS][SKIN_COLS_FLOATS];
-    _Alignas(64) float dq[SKIN_PAD_JOINTS][8];
+    union {
+        _Alignas(64) float cols[SKIN_PAD_JOINTS][SKIN_COLS_FLOATS];
+        _Alignas(64) float dup[SKIN_PAD_JOINTS][SKIN_DUP_FLOATS];
+        _Alignas(64) float dq[SKIN_PAD_JOINTS][8];
+    } u;
 } skin_prepared_t;
 
 /* One resolved job: the caller's arrays plus the prepared palette. */
@@ -154,6 +167,8 @@ bool skin_check_vertices(const skin_job_t *job)
 {
     if (!skin_validate(job))
         return false;
+    /* A prenormalized job's first N weights sum to 1; the others are unused. */
+    int summed = job->prenormalized ? job->influences : SKIN_MAX_INFLUENCES;
     for (int v = 0; v < job->vertex_count; v++) {
         const float *w = job->weights + 4 * (size_t)v;
         float sum = 0.0f;
@@ -168,7 +183,7 @@ bool skin_check_vertices(const skin_job_t *job)
                 log_error("skin: vertex %d: weights must be finite, >= 0 and descending", v);
                 return false;
             }
-            sum += w[i];
+            sum += i < summed ? w[i] : 0.0f;
         }
         if (fabsf(sum - 1.0f) > SKIN_WEIGHT_SUM_TOL) {
             log_error("skin: vertex %d: weights sum to %g, not 1", v, (double)sum);
@@ -190,9 +205,16 @@ static inline unsigned skin_joint(const skin_job_t *job, size_t v, int i, bool u
     return job->joints_u8[4 * v + i];
 }
 
-/* The kept weights; renormalised when truncated (K < 4), as given otherwise. */
-static inline void skin_weights(const float *w, int k, float out[4])
+/* The kept weights: renormalised when truncated (K < 4), as given otherwise;
+ * PRENORM: the first K as given (they sum to 1). A single kept weight is 1
+ * either way (w / w), and is not read. */
+static inline void skin_weights(const float *w, int k, bool prenorm, float out[4])
 {
+    if (k == 1 || prenorm) {
+        for (int i = 0; i < 4; i++)
+            out[i] = k == 1 ? (i == 0 ? 1.0f : 0.0f) : i < k ? w[i] : 0.0f;
+        return;
+    }
     if (k == SKIN_MAX_INFLUENCES) {
         out[0] = w[0];
         out[1] = w[1];
@@ -216,42 +238,54 @@ static inline void skin_normalize3(const float in[3], float out[3])
     out[2] = in[2] * inv;
 }
 
-/* Whether the job's kernel reads the palette as rows (r0 r1 r2 r2) rather
- * than as columns: the AVX2 LBS block kernel, which skins positions and
- * normals (tangents take the per-vertex column kernel). */
-static bool skin_uses_rows(const skin_job_t *job, skin_isa isa)
+/* An LBS output direction: renormalised, or as blended (PRENORM). */
+static inline void skin_direction_out(const float in[3], bool prenorm, float out[3])
 {
-    return isa == SKIN_ISA_AVX2 && job->method == SKIN_LBS_MATRIX && !job->tangents;
+    if (prenorm)
+        memcpy(out, in, sizeof(float) * 3);
+    else
+        skin_normalize3(in, out);
+}
+
+/* The palette layout the job's SIMD kernel reads. */
+static skin_layout skin_layout_of(const skin_job_t *job, skin_isa isa)
+{
+    if (job->method == SKIN_DQS)
+        return SKIN_LAYOUT_DQ;
+    if (isa == SKIN_ISA_AVX2 && job->influences == 1 && !job->tangents)
+        return SKIN_LAYOUT_DUP;
+    return SKIN_LAYOUT_COLS;
 }
 
 static void skin_prepare(const skin_job_t *job, skin_isa isa, skin_prepared_t *prep)
 {
     int n = job->joint_count;
-    if (job->method == SKIN_DQS) {
-        memcpy(prep->dq, job->dq_palette, sizeof(float) * 8 * (size_t)n);
-        memset(prep->dq[n], 0, sizeof(float) * 8 * (size_t)(SKIN_PAD_JOINTS - n));
+    skin_layout layout = skin_layout_of(job, isa);
+    if (layout == SKIN_LAYOUT_DQ) {
+        memcpy(prep->u.dq, job->dq_palette, sizeof(float) * 8 * (size_t)n);
+        memset(prep->u.dq[n], 0, sizeof(float) * 8 * (size_t)(SKIN_PAD_JOINTS - n));
         return;
     }
-    if (skin_uses_rows(job, isa)) {
-        for (int j = 0; j < n; j++) {
-            const float *m = job->palette + 12 * (size_t)j;
-            /* Row 2 twice: its upper copy meets the normal (skin_lbs_avx2_block). */
-            memcpy(prep->mat[j], m, sizeof(float) * 12);
-            memcpy(prep->mat[j] + 12, m + 8, sizeof(float) * 4);
-        }
-    } else {
-        for (int j = 0; j < n; j++) {
-            const float *m = job->palette + 12 * (size_t)j;
-            float *c = prep->mat[j];
-            for (int col = 0; col < 4; col++) {
-                c[4 * col + 0] = m[col];
-                c[4 * col + 1] = m[4 + col];
-                c[4 * col + 2] = m[8 + col];
-                c[4 * col + 3] = 0.0f;
+    int floats = layout == SKIN_LAYOUT_DUP ? SKIN_DUP_FLOATS : SKIN_COLS_FLOATS;
+    for (int j = 0; j < n; j++) {
+        const float *m = job->palette + 12 * (size_t)j;
+        float *c = layout == SKIN_LAYOUT_DUP ? prep->u.dup[j] : prep->u.cols[j];
+        /* Column COL of (x y z 0) at c + 4 * COL (COLS) or at c + 8 * COL,
+         * repeated in the upper half except the translation (DUP). */
+        int stride = floats / 4;
+        for (int col = 0; col < 4; col++) {
+            float *dst = c + stride * col;
+            for (int r = 0; r < 3; r++)
+                dst[r] = m[4 * r + col];
+            dst[3] = 0.0f;
+            if (layout == SKIN_LAYOUT_DUP) {
+                for (int r = 0; r < 4; r++)
+                    dst[4 + r] = col < 3 ? dst[r] : 0.0f;
             }
         }
     }
-    memset(prep->mat[n], 0, sizeof(float) * SKIN_COLS_FLOATS * (size_t)(SKIN_PAD_JOINTS - n));
+    float *pad = layout == SKIN_LAYOUT_DUP ? prep->u.dup[n] : prep->u.cols[n];
+    memset(pad, 0, sizeof(float) * (size_t)floats * (size_t)(SKIN_PAD_JOINTS - n));
 }
 
 /* ------------------------------------------------------ scalar kernels */
@@ -266,7 +300,7 @@ static void skin_lbs_points_scalar(const skin_ctx_t *c, int begin, int end)
         const float *n = job->normals ? job->normals + 3 * v : NULL;
         const float *t = job->tangents ? job->tangents + 4 * v : NULL;
         float w[4];
-        skin_weights(job->weights + 4 * v, job->influences, w);
+        skin_weights(job->weights + 4 * v, job->influences, job->prenormalized, w);
         float op[3] = {0, 0, 0}, on[3] = {0, 0, 0}, ot[3] = {0, 0, 0};
         for (int i = 0; i < job->influences; i++) {
             unsigned j = skin_joint(job, v, i, u16);
@@ -284,9 +318,9 @@ static void skin_lbs_points_scalar(const skin_ctx_t *c, int begin, int end)
         }
         memcpy(job->out_positions + 3 * v, op, sizeof op);
         if (n)
-            skin_normalize3(on, job->out_normals + 3 * v);
+            skin_direction_out(on, job->prenormalized, job->out_normals + 3 * v);
         if (t) {
-            skin_normalize3(ot, job->out_tangents + 4 * v);
+            skin_direction_out(ot, job->prenormalized, job->out_tangents + 4 * v);
             job->out_tangents[4 * v + 3] = t[3];
         }
     }
@@ -300,7 +334,7 @@ static void skin_lbs_matrix_scalar(const skin_ctx_t *c, int begin, int end)
     bool u16 = job->joints_u16 != NULL;
     for (size_t v = (size_t)begin; v < (size_t)end; v++) {
         float w[4];
-        skin_weights(job->weights + 4 * v, job->influences, w);
+        skin_weights(job->weights + 4 * v, job->influences, job->prenormalized, w);
         float b[12] = {0};
         bool first = true;
         for (int i = 0; i < job->influences; i++) {
@@ -321,14 +355,14 @@ static void skin_lbs_matrix_scalar(const skin_ctx_t *c, int begin, int end)
             float on[3];
             for (int r = 0; r < 3; r++)
                 on[r] = b[4 * r] * n[0] + b[4 * r + 1] * n[1] + b[4 * r + 2] * n[2];
-            skin_normalize3(on, job->out_normals + 3 * v);
+            skin_direction_out(on, job->prenormalized, job->out_normals + 3 * v);
         }
         if (job->tangents) {
             const float *t = job->tangents + 4 * v;
             float ot[3];
             for (int r = 0; r < 3; r++)
                 ot[r] = b[4 * r] * t[0] + b[4 * r + 1] * t[1] + b[4 * r + 2] * t[2];
-            skin_normalize3(ot, job->out_tangents + 4 * v);
+            skin_direction_out(ot, job->prenormalized, job->out_tangents + 4 * v);
             job->out_tangents[4 * v + 3] = t[3];
         }
     }
@@ -388,7 +422,7 @@ static void skin_dqs_scalar(const skin_ctx_t *c, int begin, int end)
     static const float zero[8] = {0};
     for (size_t v = (size_t)begin; v < (size_t)end; v++) {
         float w[4];
-        skin_weights(job->weights + 4 * v, job->influences, w);
+        skin_weights(job->weights + 4 * v, job->influences, job->prenormalized, w);
         float b[8] = {0};
         const float *q0 = NULL;
         for (int i = 0; i < job->influences; i++) {
@@ -427,8 +461,10 @@ typedef struct skin_arrays_t {
     const uint8_t *j8;
     const uint16_t *j16;
     float *opos, *onrm, *otan;
-    const float (*mat)[SKIN_COLS_FLOATS];
+    const float (*cols)[SKIN_COLS_FLOATS];
+    const float (*dup)[SKIN_DUP_FLOATS];
     const float (*dq)[8];
+    bool prenorm;
 } skin_arrays_t;
 
 SKIN_INLINE skin_arrays_t skin_arrays(const skin_ctx_t *c)
@@ -437,7 +473,9 @@ SKIN_INLINE skin_arrays_t skin_arrays(const skin_ctx_t *c)
     return (skin_arrays_t){.pos = j->positions, .nrm = j->normals, .tan = j->tangents,
                            .w = j->weights, .j8 = j->joints_u8, .j16 = j->joints_u16,
                            .opos = j->out_positions, .onrm = j->out_normals,
-                           .otan = j->out_tangents, .mat = c->prep->mat, .dq = c->prep->dq};
+                           .otan = j->out_tangents, .cols = c->prep->u.cols,
+                           .dup = c->prep->u.dup, .dq = c->prep->u.dq,
+                           .prenorm = j->prenormalized};
 }
 
 SKIN_INLINE unsigned skin_joint_a(const skin_arrays_t *a, size_t v, int i, bool u16)
@@ -519,9 +557,9 @@ SKIN_INLINE void skin_store_block(const skin_arrays_t *a, size_t v0, size_t coun
                                   bool tan, __m128 pl[SKIN_BLOCK], __m128 nl[SKIN_BLOCK],
                                   __m128 tl[SKIN_BLOCK])
 {
-    if (nrm)
+    if (nrm && !a->prenorm)
         skin_normalize4(nl);
-    if (tan)
+    if (tan && !a->prenorm)
         skin_normalize4(tl);
     if (count == SKIN_BLOCK) {
         skin_store4x3(a->opos + 3 * v0, pl);
@@ -582,15 +620,15 @@ SKIN_INLINE void skin_lbs_sse2_vertex(const skin_arrays_t *a, size_t v, const in
                                       __m128 *no, __m128 *to)
 {
     float w[4];
-    skin_weights(a->w + 4 * v, k, w);
-    const float *m = a->mat[skin_joint_a(a, v, 0, u16)];
+    skin_weights(a->w + 4 * v, k, a->prenorm, w);
+    const float *m = a->cols[skin_joint_a(a, v, 0, u16)];
     __m128 wi = _mm_set1_ps(w[0]);
     __m128 c0 = _mm_mul_ps(wi, _mm_load_ps(m));
     __m128 c1 = _mm_mul_ps(wi, _mm_load_ps(m + 4));
     __m128 c2 = _mm_mul_ps(wi, _mm_load_ps(m + 8));
     __m128 c3 = _mm_mul_ps(wi, _mm_load_ps(m + 12));
     for (int i = 1; i < k; i++) {
-        m = a->mat[skin_joint_a(a, v, i, u16)];
+        m = a->cols[skin_joint_a(a, v, i, u16)];
         wi = _mm_set1_ps(w[i]);
         c0 = _mm_add_ps(c0, _mm_mul_ps(wi, _mm_load_ps(m)));
         c1 = _mm_add_ps(c1, _mm_mul_ps(wi, _mm_load_ps(m + 4)));
@@ -628,20 +666,21 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_vertex(const skin_arrays_t *a, size_t v
                                                 __m128 *po, __m128 *no, __m128 *to)
 {
     __m256 wv[SKIN_MAX_INFLUENCES];
-    if (k == SKIN_MAX_INFLUENCES) {
-        for (int i = 0; i < SKIN_MAX_INFLUENCES; i++)
+    if (a->prenorm ? k > 1 : k == SKIN_MAX_INFLUENCES) {
+        /* Weights as given: broadcast straight from memory. */
+        for (int i = 0; i < k; i++)
             wv[i] = _mm256_broadcast_ss(a->w + 4 * v + i);
     } else {
         float w[4];
-        skin_weights(a->w + 4 * v, k, w);
+        skin_weights(a->w + 4 * v, k, a->prenorm, w);
         for (int i = 0; i < SKIN_MAX_INFLUENCES; i++)
             wv[i] = _mm256_set1_ps(w[i]);
     }
-    const float *m = a->mat[skin_joint_a(a, v, 0, u16)];
+    const float *m = a->cols[skin_joint_a(a, v, 0, u16)];
     __m256 c01 = _mm256_mul_ps(wv[0], _mm256_load_ps(m));
     __m256 c23 = _mm256_mul_ps(wv[0], _mm256_load_ps(m + 8));
     for (int i = 1; i < k; i++) {
-        m = a->mat[skin_joint_a(a, v, i, u16)];
+        m = a->cols[skin_joint_a(a, v, i, u16)];
         c01 = _mm256_fmadd_ps(wv[i], _mm256_load_ps(m), c01);
         c23 = _mm256_fmadd_ps(wv[i], _mm256_load_ps(m + 8), c23);
     }
@@ -653,13 +692,19 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_vertex(const skin_arrays_t *a, size_t v
 }
 
 /* AVX2 version of skin_store_block: normals and tangents are transposed to
- * x, y, z of four lanes, normalised there (squares summed with FMA), and
- * written straight from that layout. */
-SKIN_AVX2 SKIN_INLINE void skin_normalize4_soa(__m128 v[4], __m128 out[3])
+ * x, y, z of four lanes, normalised there (squares summed with FMA) unless
+ * prenormalized, and written straight from that layout. */
+SKIN_AVX2 SKIN_INLINE void skin_normalize4_soa(__m128 v[4], bool normalize, __m128 out[3])
 {
     __m128 t0 = _mm_unpacklo_ps(v[0], v[1]), t1 = _mm_unpackhi_ps(v[0], v[1]);
     __m128 t2 = _mm_unpacklo_ps(v[2], v[3]), t3 = _mm_unpackhi_ps(v[2], v[3]);
     __m128 x = _mm_movelh_ps(t0, t2), y = _mm_movehl_ps(t2, t0), z = _mm_movelh_ps(t1, t3);
+    if (!normalize) {
+        out[0] = x;
+        out[1] = y;
+        out[2] = z;
+        return;
+    }
     __m128 len2 = _mm_fmadd_ps(z, z, _mm_fmadd_ps(y, y, _mm_mul_ps(x, x)));
     __m128 r = _mm_rsqrt_ps(len2);
     /* inv = r (3 - len2 r^2) / 2 */
@@ -676,9 +721,9 @@ SKIN_AVX2 SKIN_INLINE void skin_store_block_avx2(const skin_arrays_t *a, size_t 
 {
     __m128 n3[3], t3[3];
     if (nrm)
-        skin_normalize4_soa(nl, n3);
+        skin_normalize4_soa(nl, !a->prenorm, n3);
     if (tan)
-        skin_normalize4_soa(tl, t3);
+        skin_normalize4_soa(tl, !a->prenorm, t3);
     if (count == SKIN_BLOCK) {
         skin_store4x3(a->opos + 3 * v0, pl);
         if (nrm)
@@ -704,147 +749,267 @@ SKIN_AVX2 SKIN_INLINE void skin_store_block_avx2(const skin_arrays_t *a, size_t 
     }
 }
 
-/* ---- AVX2 LBS block kernel (positions, optionally normals; no tangents).
- * Layout: the palette is prepared as rows, (r0 | r1) and (r2 | r2) per joint,
- * so blending a vertex's matrix is 2 FMAs per influence, as with columns.
- * The transform is then 3 multiplies per vertex, of (r0 | r1) by (p 1 | p 1),
- * (r0 | r1) by (n 0 | n 0) and (r2 | r2) by (p 1 | n 0); each input vector
- * is ONE 16-byte broadcast load (the per-vertex column kernel broadcasts x,
- * y and z apart, then blends and folds: 6 loads, 4 blends, 2 extracts and 2
- * adds for a position and a normal). Three rounds of horizontal adds over a block of 4 vertices
- * finish the dot products and leave the results in SoA: (x0..x3 | y0..y3) and
- * (pos z0..z3 | normal z0..z3), where normals are normalised 4 at a time and
- * from where skin_store4x3_soa writes packed xyz. A 16-byte load of the last
- * vertex's xyz reads one float past it, so the block that holds the array's
- * last vertex runs on padded copies (same arithmetic, same bits). */
+/* ---- AVX2 LBS kernel for positions and normals (no tangents), one variant
+ * per influence count K. Vertices go in blocks of 8; the transform of a
+ * point is three FMAs of the blended matrix's columns c0, c1, c2 by its x,
+ * y, z (broadcast by in-lane shuffles), starting from the translation c3.
+ * K = 1 (rigid): one register holds a vertex's position and normal, (x y z _
+ * | nx ny nz _). The palette is prepared with each column doubled, (c0|c0)
+ * (c1|c1) (c2|c2) (c3|0) (SKIN_LAYOUT_DUP), so the matrix is four loads and
+ * no arithmetic, and one transform moves both (the translation meets the
+ * position only). The weight is not read: the renormalised single weight is
+ * w / w = 1.
+ * K = 2..4: the palette holds (c0|c1) (c2|c3); each vertex's blend is two
+ * FMAs per influence. One register then holds the positions of two vertices
+ * of the block, L and L + 4, and another their normals: the columns of the
+ * two blended matrices are paired by two in-lane inserts and two lane
+ * permutes ((c0 of L | c0 of L + 4), ...), half the lane moves of doubling
+ * each vertex's columns. Truncated weights (K < 4, not prenormalized) are
+ * blended as given and the skinned position is scaled by 1 / their sum.
+ * Each 4 registers are then packed into xyz order by in-lane shuffles
+ * (normals renormalised on the way unless prenormalized), and a block's
+ * positions and normals leave in three 32-byte stores each (this CPU family
+ * commits one store per cycle to alternating lines, so packing halves the
+ * count of per-vertex 16-byte stores). A 16-byte load of a vertex's xyz
+ * reads one float past it, so the block that holds the array's last vertex
+ * runs on padded copies (same arithmetic, same bits). */
+#define SKIN_BLOCK8 8
 
-/* _mm256_hadd_ps spelled as two shuffles and an add: measured no slower
- * than vhaddps here, and the lanes it pairs are visible. */
-SKIN_AVX2 SKIN_INLINE __m256 skin_hadd_avx2(__m256 a, __m256 b)
+/* Hides X's value from the compiler: GCC turns vshufps of a register with
+ * itself into vpermilps, which recent Intel cores run on one port, not two. */
+#define SKIN_OPAQUE(x) __asm__("" : "+x"(x))
+
+/* Joint I of lane L; uint16 indices are clamped onto the zero entry:
+ * skin_validate() is O(1) and does not check them, so the clamp is the
+ * bounds check. */
+SKIN_INLINE unsigned skin_lane_joint(const uint8_t *j8, const uint16_t *j16, size_t l, int i,
+                                     const bool u16)
 {
-    return _mm256_add_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
-                         _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    unsigned x = u16 ? j16[4 * l + i] : j8[4 * l + i];
+    return u16 && x > SKIN_MAX_JOINTS ? SKIN_MAX_JOINTS : x;
 }
 
-/* The blended rows of vertex L of a block: weights W, joints J8 or J16 (4 per vertex). */
-SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_blend_rows(const skin_arrays_t *a, const float *w,
-                                                    const uint8_t *j8, const uint16_t *j16,
-                                                    size_t l, const int k, const bool u16,
-                                                    __m256 *r01, __m256 *r22)
+/* C0..C2 times the x, y, z of each half of IN, plus C3. */
+SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_xform3(__m256 c0, __m256 c1, __m256 c2, __m256 c3,
+                                             __m256 in)
 {
-    __m256 wv[SKIN_MAX_INFLUENCES];
-    if (k == SKIN_MAX_INFLUENCES) {
-        for (int i = 0; i < SKIN_MAX_INFLUENCES; i++)
-            wv[i] = _mm256_broadcast_ss(w + 4 * l + i);
-    } else {
-        float wk[4];
-        skin_weights(w + 4 * l, k, wk);
-        for (int i = 0; i < SKIN_MAX_INFLUENCES; i++)
-            wv[i] = _mm256_set1_ps(wk[i]);
-    }
-    /* uint16 indices are clamped onto the zero entry: skin_validate() is
-     * O(1) and does not check them, so the clamp is the bounds check. */
-    unsigned j[SKIN_MAX_INFLUENCES];
-    for (int i = 0; i < k; i++) {
-        unsigned x = u16 ? j16[4 * l + i] : j8[4 * l + i];
-        j[i] = u16 && x > SKIN_MAX_JOINTS ? SKIN_MAX_JOINTS : x;
-    }
-    const float *m = a->mat[j[0]];
-    __m256 b01 = _mm256_mul_ps(wv[0], _mm256_load_ps(m));
-    __m256 b22 = _mm256_mul_ps(wv[0], _mm256_load_ps(m + 8));
+    __m256 in2 = in;
+    SKIN_OPAQUE(in2);
+    __m256 r = _mm256_fmadd_ps(c0, _mm256_shuffle_ps(in, in2, 0x00), c3);
+    r = _mm256_fmadd_ps(c1, _mm256_shuffle_ps(in, in2, 0x55), r);
+    return _mm256_fmadd_ps(c2, _mm256_shuffle_ps(in, in2, 0xAA), r);
+}
+
+/* One influence: lane L's (position | normal). POS, NRM, J8/J16 point at
+ * the block's first vertex. */
+SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_rigid(const skin_arrays_t *a, const float *pos,
+                                             const float *nrm, const uint8_t *j8,
+                                             const uint16_t *j16, size_t l, const bool has_nrm,
+                                             const bool u16)
+{
+    const float *m = a->dup[skin_lane_joint(j8, j16, l, 0, u16)];
+    __m256 in = has_nrm ? _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(pos + 3 * l)),
+                                               _mm_loadu_ps(nrm + 3 * l), 1)
+                        : _mm256_broadcast_ps((const __m128 *)(const void *)(pos + 3 * l));
+    return skin_avx2_xform3(_mm256_load_ps(m), _mm256_load_ps(m + 8), _mm256_load_ps(m + 16),
+                           _mm256_load_ps(m + 24), in);
+}
+
+/* K >= 2: lane L's blended columns (c0|c1), (c2|c3), weights as given, and
+ * the weights' sum in every lane of *WSUM. */
+SKIN_AVX2 SKIN_INLINE void skin_avx2_blend(const skin_arrays_t *a, const float *w,
+                                           const uint8_t *j8, const uint16_t *j16, size_t l,
+                                           const int k, const bool u16, __m256 *c01,
+                                           __m256 *c23, __m256 *wsum)
+{
+    const float *wl = w + 4 * l;
+    const float *m = a->cols[skin_lane_joint(j8, j16, l, 0, u16)];
+    __m256 wi = _mm256_broadcast_ss(wl);
+    __m256 b01 = _mm256_mul_ps(wi, _mm256_load_ps(m));
+    __m256 b23 = _mm256_mul_ps(wi, _mm256_load_ps(m + 8));
+    __m256 sum = wi;
     for (int i = 1; i < k; i++) {
-        m = a->mat[j[i]];
-        b01 = _mm256_fmadd_ps(wv[i], _mm256_load_ps(m), b01);
-        b22 = _mm256_fmadd_ps(wv[i], _mm256_load_ps(m + 8), b22);
+        m = a->cols[skin_lane_joint(j8, j16, l, i, u16)];
+        wi = _mm256_broadcast_ss(wl + i);
+        b01 = _mm256_fmadd_ps(wi, _mm256_load_ps(m), b01);
+        b23 = _mm256_fmadd_ps(wi, _mm256_load_ps(m + 8), b23);
+        sum = _mm256_add_ps(sum, wi);
     }
-    *r01 = b01;
-    *r22 = b22;
+    *c01 = b01;
+    *c23 = b23;
+    *wsum = sum;
 }
 
-/* Skins the 4 vertices whose inputs start at POS, NRM (3 floats each, plus
- * one readable float after the last), W, J8/J16; writes 12 floats to OPOS
- * (and ONRM). */
-SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_block(const skin_arrays_t *a, const float *pos,
-                                               const float *nrm, const float *w,
-                                               const uint8_t *j8, const uint16_t *j16,
-                                               const int k, const bool has_nrm, const bool u16,
-                                               float *opos, float *onrm)
+/* Two xyz vectors, at X and Y, as the two halves of a register. */
+SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_load_pair(const float *x, const float *y)
 {
-    /* Lane 3 of each half: 1 for a point (takes the translation), 0 for a direction. */
-    const __m256 one3 = _mm256_setr_ps(0, 0, 0, 1, 0, 0, 0, 1);
-    __m256 ap[SKIN_BLOCK], an[SKIN_BLOCK], bz[SKIN_BLOCK];
-    for (size_t l = 0; l < SKIN_BLOCK; l++) {
-        __m256 r01, r22;
-        skin_lbs_avx2_blend_rows(a, w, j8, j16, l, k, u16, &r01, &r22);
-        __m256 p = _mm256_blend_ps(_mm256_broadcast_ps((const __m128 *)(const void *)(pos + 3 * l)),
-                                   one3, 0x88);
-        ap[l] = _mm256_mul_ps(r01, p);
-        __m256 pn = p;
-        if (has_nrm) {
-            __m256 n = _mm256_blend_ps(
-                _mm256_broadcast_ps((const __m128 *)(const void *)(nrm + 3 * l)),
-                _mm256_setzero_ps(), 0x88);
-            an[l] = _mm256_mul_ps(r01, n);
-            pn = _mm256_blend_ps(p, n, 0xF0);
-        }
-        bz[l] = _mm256_mul_ps(r22, pn);
-    }
-    /* hadd(hadd(v0, v1), hadd(v2, v3)) sums each 4-lane group: lane l of the
-     * low half is row 0 . vertex l, of the high half row 1 (or 2) . vertex l. */
-#define SKIN_HSUM4(v)                                                                              \
-    skin_hadd_avx2(skin_hadd_avx2((v)[0], (v)[1]), skin_hadd_avx2((v)[2], (v)[3]))
-    __m256 pxy = SKIN_HSUM4(ap);
-    __m256 z = SKIN_HSUM4(bz);
-    __m128 p3[3] = {_mm256_castps256_ps128(pxy), _mm256_extractf128_ps(pxy, 1),
-                    _mm256_castps256_ps128(z)};
-    skin_store4x3_soa(opos, p3);
-    if (has_nrm) {
-        __m256 nxy = SKIN_HSUM4(an);
-        __m128 x = _mm256_castps256_ps128(nxy), y = _mm256_extractf128_ps(nxy, 1);
-        __m128 zz = _mm256_extractf128_ps(z, 1);
-        __m128 len2 = _mm_fmadd_ps(zz, zz, _mm_fmadd_ps(y, y, _mm_mul_ps(x, x)));
-        __m128 r = _mm_rsqrt_ps(len2);
-        /* inv = r (3 - len2 r^2) / 2: one Newton step, about 23 bits. */
-        __m128 inv = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), r),
-                                _mm_fnmadd_ps(_mm_mul_ps(len2, r), r, _mm_set1_ps(3.0f)));
-        __m128 n3[3] = {_mm_mul_ps(x, inv), _mm_mul_ps(y, inv), _mm_mul_ps(zz, inv)};
-        skin_store4x3_soa(onrm, n3);
-    }
-#undef SKIN_HSUM4
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(x)), _mm_loadu_ps(y), 1);
 }
 
-/* Software prefetch distance of the block loop's input streams, in
- * vertices: 768 bytes of positions ahead. Measured +3% at 90k vertices
- * (arrays in L3), where the hardware prefetcher alone falls behind. */
-#define SKIN_PREFETCH_VERTICES 64
-/* Runs skin_lbs_avx2_block over [BEGIN, END) of a job of N vertices. */
-SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_rows(const skin_arrays_t *a, size_t n, size_t begin,
-                                              size_t end, const int k, const bool nrm,
-                                              const bool u16)
+/* K >= 2: lanes L and L + 4 skinned, positions (p of L | p of L + 4) into
+ * *P and normals into *N. RENORM_W: positions scaled by 1 / the weights' sum. */
+SKIN_AVX2 SKIN_INLINE void skin_avx2_pair(const skin_arrays_t *a, const float *pos,
+                                          const float *nrm, const float *w, const uint8_t *j8,
+                                          const uint16_t *j16, size_t l, const int k,
+                                          const bool has_nrm, const bool renorm_w,
+                                          const bool u16, __m256 *p, __m256 *n)
+{
+    __m256 a01, a23, b01, b23, asum, bsum;
+    skin_avx2_blend(a, w, j8, j16, l, k, u16, &a01, &a23, &asum);
+    skin_avx2_blend(a, w, j8, j16, l + 4, k, u16, &b01, &b23, &bsum);
+    __m256 c0 = _mm256_insertf128_ps(a01, _mm256_castps256_ps128(b01), 1);
+    __m256 c1 = _mm256_permute2f128_ps(a01, b01, 0x31);
+    __m256 c2 = _mm256_insertf128_ps(a23, _mm256_castps256_ps128(b23), 1);
+    __m256 c3 = _mm256_permute2f128_ps(a23, b23, 0x31);
+    __m256 pp = skin_avx2_xform3(c0, c1, c2, c3, skin_avx2_load_pair(pos + 3 * l, pos + 3 * (l + 4)));
+    if (renorm_w) {
+        /* 1 / sum: the estimate plus one Newton step, e (2 - sum e), about 23 bits. */
+        __m256 sum = _mm256_blend_ps(asum, bsum, 0xF0);
+        __m256 e = _mm256_rcp_ps(sum);
+        pp = _mm256_mul_ps(pp, _mm256_mul_ps(e, _mm256_fnmadd_ps(sum, e, _mm256_set1_ps(2.0f))));
+    }
+    *p = pp;
+    if (has_nrm)
+        *n = skin_avx2_xform3(c0, c1, c2, _mm256_setzero_ps(),
+                             skin_avx2_load_pair(nrm + 3 * l, nrm + 3 * (l + 4)));
+}
+
+/* Packs the xyz (lanes 0-2) of each half of 4 registers into xyz order, per
+ * half: OUT = (x0 y0 z0 x1) (y1 z1 x2 y2) (z2 x3 y3 z3). */
+SKIN_AVX2 SKIN_INLINE void skin_avx2_pack4(const __m256 r[4], __m256 out[3])
+{
+    __m256 u = _mm256_shuffle_ps(r[0], r[1], _MM_SHUFFLE(0, 0, 2, 2));
+    out[0] = _mm256_shuffle_ps(r[0], u, _MM_SHUFFLE(2, 0, 1, 0));
+    out[1] = _mm256_shuffle_ps(r[1], r[2], _MM_SHUFFLE(1, 0, 2, 1));
+    u = _mm256_shuffle_ps(r[2], r[3], _MM_SHUFFLE(0, 0, 2, 2));
+    out[2] = _mm256_shuffle_ps(u, r[3], _MM_SHUFFLE(2, 1, 2, 0));
+}
+
+/* skin_avx2_pack4 with the vectors of the high halves (and of the low ones:
+ * BOTH) renormalised: the registers are transposed to x, y, z of 4 lanes per
+ * half, scaled there by 1 / length, and packed from that layout. */
+SKIN_AVX2 SKIN_INLINE void skin_avx2_normalize_pack4(const __m256 r[4], const bool both,
+                                                     __m256 out[3])
+{
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    __m256 y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    __m256 len2 = _mm256_fmadd_ps(z, z, _mm256_fmadd_ps(y, y, _mm256_mul_ps(x, x)));
+    __m256 e = _mm256_rsqrt_ps(len2);
+    /* 1 / sqrt(len2) = e (3 - len2 e^2) / 2: one Newton step, about 23 bits. */
+    __m256 inv = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), e),
+                               _mm256_fnmadd_ps(_mm256_mul_ps(len2, e), e, _mm256_set1_ps(3.0f)));
+    __m256 scale = both ? inv : _mm256_blend_ps(_mm256_set1_ps(1.0f), inv, 0xF0);
+    x = _mm256_mul_ps(x, scale);
+    y = _mm256_mul_ps(y, scale);
+    z = _mm256_mul_ps(z, scale);
+    __m256 xy = _mm256_unpacklo_ps(x, y);
+    __m256 zx = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(1, 1, 0, 0));
+    out[0] = _mm256_shuffle_ps(xy, zx, _MM_SHUFFLE(2, 0, 1, 0));
+    __m256 yz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(1, 1, 1, 1));
+    __m256 xy2 = _mm256_unpackhi_ps(x, y);
+    out[1] = _mm256_shuffle_ps(yz, xy2, _MM_SHUFFLE(1, 0, 2, 0));
+    __m256 zz = _mm256_shuffle_ps(z, xy2, _MM_SHUFFLE(3, 2, 3, 2));
+    out[2] = _mm256_shuffle_ps(zz, zz, _MM_SHUFFLE(1, 3, 2, 0));
+}
+
+/* Stores 24 packed floats from S, whose halves hold the packed xyz of
+ * vertices 0-3 (low) and 4-7 (high). */
+SKIN_AVX2 SKIN_INLINE void skin_avx2_store_halves(float *dst, const __m256 s[3])
+{
+    _mm256_storeu_ps(dst, _mm256_insertf128_ps(s[0], _mm256_castps256_ps128(s[1]), 1));
+    _mm256_storeu_ps(dst + 8, _mm256_blend_ps(s[2], s[0], 0xF0));
+    _mm256_storeu_ps(dst + 16, _mm256_permute2f128_ps(s[1], s[2], 0x31));
+}
+
+/* Skins the 8 vertices whose inputs start at POS, NRM (3 floats each, plus
+ * one readable float after the last), W, J8/J16; writes 24 floats to OPOS
+ * (and ONRM). The code is written out per register, without loops over
+ * arrays of registers: GCC otherwise keeps them on the stack. */
+SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_block8(const skin_arrays_t *a, const float *pos,
+                                                const float *nrm, const float *w,
+                                                const uint8_t *j8, const uint16_t *j16,
+                                                const int k, const bool has_nrm,
+                                                const bool prenorm, const bool u16, float *opos,
+                                                float *onrm)
+{
+    const bool renorm_n = has_nrm && !prenorm;
+    __m256 r[4], lo[3], hi[3];
+    if (k == 1) {
+        /* (p|n) of vertices 0-3, then 4-7. */
+#define SKIN_RIGID(l) skin_avx2_rigid(a, pos, nrm, j8, j16, (l), has_nrm, u16)
+        r[0] = SKIN_RIGID(0);
+        r[1] = SKIN_RIGID(1);
+        r[2] = SKIN_RIGID(2);
+        r[3] = SKIN_RIGID(3);
+        if (renorm_n)
+            skin_avx2_normalize_pack4(r, false, lo);
+        else
+            skin_avx2_pack4(r, lo);
+        r[0] = SKIN_RIGID(4);
+        r[1] = SKIN_RIGID(5);
+        r[2] = SKIN_RIGID(6);
+        r[3] = SKIN_RIGID(7);
+#undef SKIN_RIGID
+        if (renorm_n)
+            skin_avx2_normalize_pack4(r, false, hi);
+        else
+            skin_avx2_pack4(r, hi);
+        /* Low halves: positions of 0-3 (LO) and 4-7 (HI); high: normals. */
+        _mm256_storeu_ps(opos, _mm256_insertf128_ps(lo[0], _mm256_castps256_ps128(lo[1]), 1));
+        _mm256_storeu_ps(opos + 8, _mm256_insertf128_ps(lo[2], _mm256_castps256_ps128(hi[0]), 1));
+        _mm256_storeu_ps(opos + 16, _mm256_insertf128_ps(hi[1], _mm256_castps256_ps128(hi[2]), 1));
+        if (has_nrm) {
+            _mm256_storeu_ps(onrm, _mm256_permute2f128_ps(lo[0], lo[1], 0x31));
+            _mm256_storeu_ps(onrm + 8, _mm256_permute2f128_ps(lo[2], hi[0], 0x31));
+            _mm256_storeu_ps(onrm + 16, _mm256_permute2f128_ps(hi[1], hi[2], 0x31));
+        }
+        return;
+    }
+    /* Positions (p of l | p of l + 4) into R, normals into N. */
+    const bool renorm_w = !prenorm && k < SKIN_MAX_INFLUENCES;
+    __m256 n[4];
+#define SKIN_PAIR(l) \
+    skin_avx2_pair(a, pos, nrm, w, j8, j16, (l), k, has_nrm, renorm_w, u16, &r[l], &n[l])
+    SKIN_PAIR(0);
+    SKIN_PAIR(1);
+    SKIN_PAIR(2);
+    SKIN_PAIR(3);
+#undef SKIN_PAIR
+    skin_avx2_pack4(r, lo);
+    skin_avx2_store_halves(opos, lo);
+    if (has_nrm) {
+        if (renorm_n)
+            skin_avx2_normalize_pack4(n, true, hi);
+        else
+            skin_avx2_pack4(n, hi);
+        skin_avx2_store_halves(onrm, hi);
+    }
+}
+
+/* Runs skin_lbs_avx2_block8 over [BEGIN, END) of a job of N vertices. */
+SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_blocks(const skin_arrays_t *a, size_t n, size_t begin,
+                                                size_t end, const int k, const bool nrm,
+                                                const bool prenorm, const bool u16)
 {
     size_t v0 = begin;
     /* Full blocks whose 16-byte loads stay inside the arrays. */
-    for (; v0 + SKIN_BLOCK <= end && v0 + SKIN_BLOCK < n; v0 += SKIN_BLOCK) {
-        /* Clamped: an address past the arrays is not formed, even unread. */
-        size_t pf = v0 + SKIN_PREFETCH_VERTICES < n ? v0 + SKIN_PREFETCH_VERTICES : n - 1;
-        _mm_prefetch((const char *)(a->pos + 3 * pf), _MM_HINT_T0);
-        if (nrm)
-            _mm_prefetch((const char *)(a->nrm + 3 * pf), _MM_HINT_T0);
-        _mm_prefetch((const char *)(a->w + 4 * pf), _MM_HINT_T0);
-        skin_lbs_avx2_block(a, a->pos + 3 * v0, nrm ? a->nrm + 3 * v0 : NULL, a->w + 4 * v0,
-                            u16 ? NULL : a->j8 + 4 * v0, u16 ? a->j16 + 4 * v0 : NULL, k, nrm,
-                            u16, a->opos + 3 * v0, nrm ? a->onrm + 3 * v0 : NULL);
-    }
+    for (; v0 + SKIN_BLOCK8 <= end && v0 + SKIN_BLOCK8 < n; v0 += SKIN_BLOCK8)
+        skin_lbs_avx2_block8(a, a->pos + 3 * v0, nrm ? a->nrm + 3 * v0 : NULL, a->w + 4 * v0,
+                             u16 ? NULL : a->j8 + 4 * v0, u16 ? a->j16 + 4 * v0 : NULL, k, nrm,
+                             prenorm, u16, a->opos + 3 * v0, nrm ? a->onrm + 3 * v0 : NULL);
     if (v0 >= end)
         return;
-    /* The array's last block (1..4 vertices): padded copies, the pad lanes
-     * repeating the last vertex (finite results, never stored). */
+    /* The range's or the array's last block (1..8 vertices): padded copies,
+     * the pad lanes repeating the last vertex (finite results, never stored). */
     size_t count = end - v0;
-    float ip[3 * SKIN_BLOCK + 1] = {0}, in[3 * SKIN_BLOCK + 1] = {0}, iw[4 * SKIN_BLOCK];
-    float op[3 * SKIN_BLOCK], on[3 * SKIN_BLOCK];
-    uint8_t j8[4 * SKIN_BLOCK] = {0};
-    uint16_t j16[4 * SKIN_BLOCK] = {0};
-    for (size_t l = 0; l < SKIN_BLOCK; l++) {
+    float ip[3 * SKIN_BLOCK8 + 1] = {0}, in[3 * SKIN_BLOCK8 + 1] = {0}, iw[4 * SKIN_BLOCK8];
+    float op[3 * SKIN_BLOCK8], on[3 * SKIN_BLOCK8];
+    uint8_t j8[4 * SKIN_BLOCK8] = {0};
+    uint16_t j16[4 * SKIN_BLOCK8] = {0};
+    for (size_t l = 0; l < SKIN_BLOCK8; l++) {
         size_t v = v0 + (l < count ? l : count - 1);
         memcpy(ip + 3 * l, a->pos + 3 * v, sizeof(float) * 3);
         if (nrm)
@@ -855,7 +1020,7 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_rows(const skin_arrays_t *a, size_t n, 
         else
             memcpy(j8 + 4 * l, a->j8 + 4 * v, sizeof(uint8_t) * 4);
     }
-    skin_lbs_avx2_block(a, ip, in, iw, j8, j16, k, nrm, u16, op, on);
+    skin_lbs_avx2_block8(a, ip, in, iw, j8, j16, k, nrm, prenorm, u16, op, on);
     memcpy(a->opos + 3 * v0, op, sizeof(float) * 3 * count);
     if (nrm)
         memcpy(a->onrm + 3 * v0, on, sizeof(float) * 3 * count);
@@ -869,10 +1034,14 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_kernel(const skin_ctx_t *c, int begin, 
     if (tan) {
         SKIN_BLOCK_LOOP(skin_lbs_avx2_vertex, skin_store_block_avx2, &a, begin, end, k, nrm, tan,
                         u16);
-    } else {
-        skin_lbs_avx2_rows(&a, (size_t)c->job->vertex_count, (size_t)begin, (size_t)end, k, nrm,
-                           u16);
+        return;
     }
+    size_t n = (size_t)c->job->vertex_count;
+    /* Both weightings compiled in, so the block loop tests no flag. */
+    if (a.prenorm)
+        skin_lbs_avx2_blocks(&a, n, (size_t)begin, (size_t)end, k, nrm, true, u16);
+    else
+        skin_lbs_avx2_blocks(&a, n, (size_t)begin, (size_t)end, k, nrm, false, u16);
 }
 
 /* ---- DQS in SIMD: each vertex blends its dual quaternions in registers;
@@ -901,7 +1070,7 @@ SKIN_INLINE __m128 skin_dq_inputs(const skin_arrays_t *a, size_t v, const int k,
                                   const float *q[4])
 {
     float w[4];
-    skin_weights(a->w + 4 * v, k, w);
+    skin_weights(a->w + 4 * v, k, a->prenorm, w);
     for (int i = 0; i < 4; i++)
         q[i] = a->dq[skin_joint_a(a, v, i < k ? i : 0, u16)];
     __m128 r[4] = {_mm_load_ps(q[0]), _mm_load_ps(q[1]), _mm_load_ps(q[2]), _mm_load_ps(q[3])};
@@ -1178,6 +1347,37 @@ static skin_isa skin_resolve_isa(const skin_job_t *job)
     return job->isa == SKIN_ISA_AUTO ? skin_isa_best() : job->isa;
 }
 
+void skin_kernel_name(const skin_job_t *job, char *out, size_t size)
+{
+    if (!job || job->influences < 1 || job->influences > SKIN_MAX_INFLUENCES ||
+        (int)job->isa < SKIN_ISA_AUTO || (int)job->isa > SKIN_ISA_AVX2 ||
+        (job->method != SKIN_LBS_POINTS && job->method != SKIN_LBS_MATRIX &&
+         job->method != SKIN_DQS)) {
+        snprintf(out, size, "invalid job");
+        return;
+    }
+    if (!skin_isa_supported(job->isa)) {
+        snprintf(out, size, "unsupported isa");
+        return;
+    }
+    static const char *const attrs[3] = {"pos", "pos+nrm", "pos+nrm+tan"};
+    skin_isa isa = skin_resolve_isa(job);
+    int k = job->influences;
+    const char *attr = attrs[job->tangents ? 2 : job->normals ? 1 : 0];
+    bool avx2_lbs = isa == SKIN_ISA_AVX2 && job->method == SKIN_LBS_MATRIX;
+    const char *shape = job->method == SKIN_LBS_POINTS ? "per vertex, transform then blend"
+                        : isa == SKIN_ISA_SCALAR        ? "per vertex"
+                        : avx2_lbs && !job->tangents    ? "8-vertex blocks"
+                                                        : "4-vertex blocks";
+    snprintf(out, size, "%s %s %d influence%s%s, %s, %s, %s", skin_isa_name(isa),
+             skin_method_name(job->method), k, k == 1 ? "" : "s",
+             skin_layout_of(job, isa) == SKIN_LAYOUT_DUP && isa == SKIN_ISA_AVX2 &&
+                     job->method == SKIN_LBS_MATRIX
+                 ? " (rigid: doubled columns)"
+                 : "",
+             attr, job->prenormalized ? "weights as given" : "renormalising", shape);
+}
+
 bool skin_run(const skin_job_t *job)
 {
     if (!skin_validate(job))
@@ -1190,7 +1390,7 @@ bool skin_run(const skin_job_t *job)
         skin_select(job, isa)(&ctx, 0, job->vertex_count);
         return true;
     }
-    /* 25 kB on the stack: the SIMD layout of this call's palette. */
+    /* 33 kB on the stack: the SIMD layout of this call's palette. */
     skin_prepared_t prep;
     skin_prepare(job, isa, &prep);
     ctx.prep = &prep;

@@ -11,6 +11,11 @@
  * Normals and tangents go through the blended upper 3x3 and are renormalised;
  * for the rigid palettes pose_ makes, the inverse transpose of that 3x3 is
  * the matrix itself, so no inverse is computed. Tangent w (handedness) is copied.
+ * A prenormalized job does the work of ozz-animation's SkinningJob instead:
+ * the caller's first N weights already sum to 1 and are used as given, and
+ * output directions are not renormalised (see skin_job_t.prenormalized).
+ * Every (method, ISA, influence count) runs its own kernel; skin_kernel_name()
+ * says which one a job gets.
  * Joint indices >= joint_count contribute nothing (never read out of bounds).
  * Does NOT: allocate per call, upload to GL, apply blend shapes, or own any array.
  */
@@ -18,6 +23,7 @@
 #define STRIDER_ANIM_SKIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -41,7 +47,13 @@ typedef enum skin_isa {
 
 typedef struct skin_job_t {
     int vertex_count;
-    int influences;       /* 1..4: the first N weights are kept and renormalised (N < 4) */
+    int influences;       /* 1..4: the first N weights are kept and renormalised (N < 4;
+                             one kept weight is 1, and is not read) */
+    /* false: as above, and output normals and tangents are renormalised.
+     * true: the first N weights already sum to 1 and are used as given; LBS
+     * output directions are left as the blended matrix makes them (unit
+     * where it is a rotation). The work of ozz-animation's SkinningJob. */
+    bool prenormalized;
     skin_method method;
     skin_isa isa;         /* ignored by SKIN_LBS_POINTS, which is scalar only */
     const float *positions;    /* 3 per vertex, bind space, cm */
@@ -65,7 +77,8 @@ bool skin_validate(const skin_job_t *job);
 /* Validates, then skins every vertex on the calling thread. */
 bool skin_run(const skin_job_t *job);
 /* O(n): every index < joint_count, weights finite, >= 0, descending, sum 1
- * within 1e-3. Meant for load time; logs the first bad vertex. */
+ * within 1e-3 (the first N of them for a prenormalized job). Meant for load
+ * time; logs the first bad vertex. */
 bool skin_check_vertices(const skin_job_t *job);
 
 /* The ISA that AUTO resolves to on this CPU, and whether ISA can run here. */
@@ -73,6 +86,12 @@ skin_isa skin_isa_best(void);
 bool skin_isa_supported(skin_isa isa);
 const char *skin_isa_name(skin_isa isa);
 const char *skin_method_name(skin_method method);
+/* Names into OUT the kernel skin_run() picks for JOB on this CPU, e.g.
+ * "avx2 lbs-matrix 2 influences, pos+nrm, weights as given, 8-vertex blocks".
+ * Reads only the method, ISA, influence count, prenormalized and which
+ * attributes are given; validates nothing ("unsupported isa" when this CPU
+ * lacks the job's ISA). */
+void skin_kernel_name(const skin_job_t *job, char *out, size_t size);
 
 /* A persistent pool: THREAD_COUNT - 1 worker threads plus the caller, all
  * created here once; NULL (and a logged line) on failure. */

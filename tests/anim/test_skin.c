@@ -1,6 +1,7 @@
 /* Tests for skin: every fast path against the scalar reference on random
- * poses and weights, threads against one thread (bit-exact), truncation
- * renormalisation, DQS against LBS, the candy-wrapper twist, and validation.
+ * poses and weights, renormalising and prenormalized, threads against one
+ * thread (bit-exact), truncation renormalisation, what prenormalized skips,
+ * DQS against LBS, the candy-wrapper twist, kernel names, and validation.
  * Relative error of a vertex = |a - b| / max(|b|, 1), the largest over the mesh.
  * Two data sets: "skinned" is shaped like a real character (influences on a
  * joint and its hierarchy neighbours, vertices near their joint, local
@@ -61,6 +62,20 @@ typedef struct out_t {
 static skel_t g_skel;
 static pose_bind_t g_bind;
 static mesh_t g_mesh;
+/* g_mesh's weights normalised for the first K (others 0), for prenormalized jobs. */
+static float g_wk[SKIN_MAX_INFLUENCES][NV * 4];
+
+static void weights_for_counts(const mesh_t *m)
+{
+    for (int k = 1; k <= SKIN_MAX_INFLUENCES; k++)
+        for (int v = 0; v < NV; v++) {
+            float s = 0;
+            for (int i = 0; i < k; i++)
+                s += m->w[4 * v + i];
+            for (int i = 0; i < 4; i++)
+                g_wk[k - 1][4 * v + i] = i < k ? m->w[4 * v + i] / s : 0.0f;
+        }
+}
 static float g_pal[SKEL_MAX_JOINTS][12], g_dq[SKEL_MAX_JOINTS][8];
 
 /* A joint near J in the hierarchy: itself, its parent, grandparent or a child. */
@@ -154,6 +169,18 @@ static skin_job_t make_job(skin_method method, skin_isa isa, int k, bool u16, ou
     return job;
 }
 
+/* make_job, prenormalized (PRENORM) with the weights normalised for K. */
+static skin_job_t make_job_w(skin_method method, skin_isa isa, int k, bool u16, bool prenorm,
+                             out_t *o)
+{
+    skin_job_t job = make_job(method, isa, k, u16, o);
+    if (prenorm) {
+        job.prenormalized = true;
+        job.weights = g_wk[k - 1];
+    }
+    return job;
+}
+
 static double rel_err(const float *a, const float *b, int n, int stride)
 {
     double worst = 0;
@@ -194,6 +221,7 @@ static void test_paths_agree(bool stress)
 {
     const double simd_tol = stress ? 1e-5 : 1e-6;
     make_mesh(&g_mesh, stress);
+    weights_for_counts(&g_mesh);
     static const skin_isa isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AUTO};
     static const skin_method methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
     skin_pool_t *pools[3] = {skin_pool_create(1), skin_pool_create(2), skin_pool_create(3)};
@@ -210,28 +238,31 @@ static void test_paths_agree(bool stress)
                 double e = out_err(&g_out, &g_ref);
                 worst_accum = fmax(worst_accum, e);
                 CHECK(e <= 1e-5);
-                for (int m = 0; m < 2; m++) {
-                    skin_job_t sc = make_job(methods[m], SKIN_ISA_SCALAR, k, u16, &g_ref);
+                for (int m = 0; m < 4; m++) {
+                    /* Renormalising, then prenormalized, per method. */
+                    skin_method method = methods[m % 2];
+                    bool pn = m >= 2;
+                    skin_job_t sc = make_job_w(method, SKIN_ISA_SCALAR, k, u16, pn, &g_ref);
                     CHECK(skin_run(&sc));
                     for (int i = 0; i < 3; i++) {
                         if (!skin_isa_supported(isas[i]))
                             continue;
                         /* Cleared, so that arrays a job does not write compare equal. */
                         memset(&g_out, 0, sizeof g_out);
-                        skin_job_t fast = make_job(methods[m], isas[i], k, u16, &g_out);
+                        skin_job_t fast = make_job_w(method, isas[i], k, u16, pn, &g_out);
                         CHECK(skin_run(&fast));
                         e = out_err(&g_out, &g_ref);
                         worst_simd = fmax(worst_simd, e);
                         if (e > simd_tol)
-                            fprintf(stderr, "%s/%s k=%d u16=%d: rel err %.3g\n",
-                                    skin_method_name(methods[m]), skin_isa_name(isas[i]), k, u16, e);
+                            fprintf(stderr, "%s/%s k=%d u16=%d prenormalized=%d: rel err %.3g\n",
+                                    skin_method_name(method), skin_isa_name(isas[i]), k, u16, pn, e);
                         CHECK(e <= simd_tol);
                         /* Threads: bit-exact against one thread. */
                         for (int p = 0; p < 3; p++) {
                             if (!pools[p])
                                 continue;
                             memset(&g_out2, 0, sizeof g_out2);
-                            skin_job_t par = make_job(methods[m], isas[i], k, u16, &g_out2);
+                            skin_job_t par = make_job_w(method, isas[i], k, u16, pn, &g_out2);
                             CHECK(skin_pool_run(pools[p], &par));
                             CHECK(memcmp(&g_out, &g_out2, sizeof g_out) == 0);
                         }
@@ -418,6 +449,90 @@ static void test_bad_indices(void)
         }
 }
 
+
+/* Prenormalized jobs (the work of ozz-animation's SkinningJob): with weights
+ * normalised for the count they place vertices where renormalising jobs do,
+ * leave blended normals unnormalised (shorter than 1 where LBS blends
+ * rotations), and read no weight for one influence. */
+static void test_prenormalized(void)
+{
+    make_mesh(&g_mesh, false);
+    weights_for_counts(&g_mesh);
+    random_palette();
+    static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static out_t unit;
+    for (int k = 1; k <= 4; k++)
+        for (int i = 0; i < 3; i++) {
+            if (!skin_isa_supported(isas[i]))
+                continue;
+            skin_job_t renorm = make_job_w(SKIN_LBS_MATRIX, isas[i], k, false, false, &g_ref);
+            skin_job_t pre = make_job_w(SKIN_LBS_MATRIX, isas[i], k, false, true, &g_out);
+            CHECK(skin_run(&renorm) && skin_run(&pre));
+            CHECK(rel_err(g_out.pos, g_ref.pos, NV, 3) <= 1e-6);
+            double shortest = 1.0;
+            for (int v = 0; v < NV; v++) {
+                const float *n = g_out.nrm + 3 * v;
+                float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                shortest = fmin(shortest, len);
+                for (int c = 0; c < 3; c++)
+                    unit.nrm[3 * v + c] = n[c] / len;
+            }
+            CHECK(rel_err(unit.nrm, g_ref.nrm, NV, 3) <= 1e-6);
+            /* Rigid (k = 1) keeps unit normals; blends of different
+             * rotations shorten some. */
+            if (k == 1)
+                CHECK(shortest > 0.9999);
+            else
+                CHECKF(shortest < 0.99, "k=%d %s: shortest prenormalized normal %.4f", k,
+                       skin_isa_name(isas[i]), shortest);
+        }
+    /* One influence reads no weight, in either weighting. */
+    static mesh_t nan_w;
+    nan_w = g_mesh;
+    for (int v = 0; v < NV * 4; v++)
+        nan_w.w[v] = NAN;
+    for (int pn = 0; pn < 2; pn++)
+        for (int i = 0; i < 3; i++) {
+            if (!skin_isa_supported(isas[i]))
+                continue;
+            skin_job_t ref = make_job_w(SKIN_LBS_POINTS, SKIN_ISA_SCALAR, 1, false, pn, &g_ref);
+            skin_job_t job = make_job_w(SKIN_LBS_MATRIX, isas[i], 1, true, pn, &g_out);
+            job.weights = nan_w.w;
+            CHECK(skin_run(&ref) && skin_run(&job));
+            CHECK(out_err(&g_out, &g_ref) <= 1e-6);
+        }
+    /* Load-time check: a prenormalized job's first N weights sum to 1. */
+    skin_job_t pre = make_job_w(SKIN_LBS_MATRIX, SKIN_ISA_AUTO, 2, false, true, &g_out);
+    CHECK(skin_check_vertices(&pre));
+    pre.weights = g_mesh.w;
+    CHECK(!skin_check_vertices(&pre));
+}
+
+/* Every influence count has its own AVX2 LBS kernel, and the name says so. */
+static void test_kernel_names(void)
+{
+    char names[4][160], name[160];
+    for (int k = 1; k <= 4; k++) {
+        skin_job_t job = make_job(SKIN_LBS_MATRIX, SKIN_ISA_SSE2, k, false, &g_out);
+        job.tangents = NULL;
+        skin_kernel_name(&job, name, sizeof name);
+        CHECKF(strstr(name, "sse2") && strstr(name, "renormalising"), "%s", name);
+        if (!skin_isa_supported(SKIN_ISA_AVX2))
+            continue;
+        job.isa = SKIN_ISA_AVX2;
+        job.prenormalized = true;
+        skin_kernel_name(&job, names[k - 1], sizeof names[k - 1]);
+        printf("test_skin: %d influence(s): %s\n", k, names[k - 1]);
+        CHECK(strstr(names[k - 1], "avx2") && strstr(names[k - 1], "8-vertex blocks") &&
+              strstr(names[k - 1], "weights as given"));
+        for (int other = 1; other < k; other++)
+            CHECK(strcmp(names[k - 1], names[other - 1]) != 0);
+    }
+    skin_job_t bad = make_job(SKIN_LBS_MATRIX, SKIN_ISA_AUTO, 0, false, &g_out);
+    skin_kernel_name(&bad, name, sizeof name);
+    CHECK(strcmp(name, "invalid job") == 0);
+}
+
 static void test_validation(void)
 {
     skin_job_t good = make_job(SKIN_LBS_MATRIX, SKIN_ISA_AUTO, 4, false, &g_out);
@@ -484,7 +599,11 @@ int main(void)
         test_paths_agree(false);
         test_bad_indices();
     }
+    g_attrs = 1;
+    test_prenormalized();
     g_attrs = 2;
+    test_kernel_names();
+    make_mesh(&g_mesh, false);
     test_truncation();
     test_dqs_single_influence();
     test_candy_wrapper();
