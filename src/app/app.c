@@ -228,6 +228,9 @@ static void write_report_figure(const app_t *app, FILE *f)
             "\"render_ms_median\": %.3f}",
             app->prof.filled, median_ms(&app->prof, PROF_STAGE_COUNT), median_ms(&app->prof, PROF_DEFORMATION),
             median_ms(&app->prof, PROF_RENDER));
+    /* Like the timings, a measurement of this machine (and of its GL driver). */
+    fprintf(f, ",\n  \"resources\": {\"peak_rss_mib\": %.1f}",
+            (double)platform_peak_rss_bytes() / (1024.0 * 1024.0));
 }
 
 /* The report is printed into memory and written by file_write_all, so a
@@ -465,14 +468,23 @@ static void apply_skin_options(figure_t *f, const app_options *opt)
 static int load_character(app_t *app, const app_options *opt)
 {
     char path[PATHS_MAX];
-    if (!data_path(opt->network, GAME_NETWORK, path) || !pfnn_load(&app->net, path))
+    /* Cubic (the control points) only: the constant and linear modes' slices
+     * (127 MB of the shipped network) are built when the menu picks them. */
+    pfnn_load_desc cubic = {.modes = 1u << PFNN_PHASE_CUBIC};
+    if (!data_path(opt->network, GAME_NETWORK, path) || !pfnn_load_ex(&app->net, path, &cubic))
         return EXIT_RUNTIME;
+    pfnn_mode mode = PFNN_PHASE_CUBIC;
+    for (int m = 0; opt->phase_mode && m < PFNN_PHASE_MODE_COUNT; m++)
+        if (strcmp(opt->phase_mode, pfnn_mode_name((pfnn_mode)m)) == 0)
+            mode = (pfnn_mode)m;
     app->net_loaded = true;
+    if (!pfnn_prepare_mode(&app->net, mode))
+        return EXIT_RUNTIME;
     if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path) || !figure_load(&app->fig, path))
         return EXIT_RUNTIME;
     app->fig.show = !opt->no_character;
     apply_skin_options(&app->fig, opt);
-    ctrl_desc d = {.net = &app->net, .skel = &app->fig.chr.skel, .mode = PFNN_PHASE_CUBIC, .ik_off = opt->no_ik};
+    ctrl_desc d = {.net = &app->net, .skel = &app->fig.chr.skel, .mode = mode, .ik_off = opt->no_ik};
     app->ctrl = ctrl_create(&d);
     if (!app->ctrl)
         return EXIT_RUNTIME;

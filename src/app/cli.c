@@ -34,6 +34,8 @@ void cli_print_usage(FILE *out)
           "  --network FILE      PFNN weights driving the character (default assets/network/pfnn.bin)\n"
           "  --marker            a simple marker instead of the PFNN character (loads neither file)\n"
           "  --no-ik             start with the controller's foot IK off (the menu toggles it)\n"
+          "  --phase-mode M      the network's phase function: cubic (exact, default), linear (10\n"
+          "                      precomputed slices) or constant (50); the menu switches it\n"
           "\n"
           "character viewer (--view character):\n"
           "  --pose FILE.bvh     pose the character from this clip (default: rest pose)\n"
@@ -275,6 +277,11 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             opt->marker = true;
         } else if (strcmp(a, "--no-ik") == 0) {
             opt->no_ik = true;
+        } else if (strcmp(a, "--phase-mode") == 0) {
+            NEEDS_VALUE();
+            if (strcmp(v, "cubic") != 0 && strcmp(v, "linear") != 0 && strcmp(v, "constant") != 0)
+                return usage_error("--phase-mode needs cubic, linear or constant, got '%s'", v);
+            opt->phase_mode = v;
         } else if (strcmp(a, "--frames") == 0) {
             NEEDS_VALUE();
             if (!parse_long(v, 1, CLI_MAX_FRAMES, &n))
@@ -332,12 +339,14 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
                                  "--view character");
     if (opt->curve_time_given && !opt->curve)
         return usage_error("%s", "--curve-time needs --curve NAME");
-    if (opt->view && (opt->network || opt->marker || opt->no_ik || opt->dump_pose))
-        return usage_error("%s", "--network, --marker, --no-ik and --dump-pose are game options (not with --view)");
+    if (opt->view && (opt->network || opt->marker || opt->no_ik || opt->dump_pose || opt->phase_mode))
+        return usage_error("%s", "--network, --marker, --no-ik, --dump-pose and --phase-mode are game options (not "
+                                 "with --view)");
     if (opt->marker && opt->dump_pose)
         return usage_error("%s", "--dump-pose needs the character (not with --marker)");
-    if (opt->marker && (opt->network || opt->character || opt->no_character))
-        return usage_error("%s", "--marker replaces the character: no --network, --character or --no-character");
+    if (opt->marker && (opt->network || opt->character || opt->no_character || opt->phase_mode))
+        return usage_error("%s", "--marker replaces the character: no --network, --character, --no-character or "
+                                 "--phase-mode");
     if ((opt->skin_once || opt->cpu_morph) && !opt->skin_gpu)
         return usage_error("%s", "--skin-once and --cpu-morph need --skin gpu");
     if (opt->hybrid > 0 && opt->skin_gpu)

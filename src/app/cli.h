@@ -55,6 +55,7 @@ typedef struct app_options {
     const char *network;        /* pfnn.bin path, NULL = assets/network/pfnn.bin */
     bool marker;                /* --marker: the simple marker instead of the PFNN character */
     bool no_ik;                 /* --no-ik: start with foot IK off */
+    const char *phase_mode;     /* --phase-mode: constant, linear or cubic; NULL = cubic */
     /* Viewer only (--view character): */
     const char *pose;           /* BVH clip, NULL = rest pose */
     long pose_frame;            /* 0-based frame of the clip */

@@ -330,8 +330,16 @@ static void draw_game_character(app_t *app)
     ctrl_t *c = app->ctrl;
     const ctrl_stats *st = &app->sim.stats;
     int mode = (int)ctrl_get_mode(c);
-    if (ui_combo("phase mode", &mode, modes, PFNN_PHASE_MODE_COUNT))
-        ctrl_set_mode(c, (pfnn_mode)mode);
+    if (ui_combo("phase mode", &mode, modes, PFNN_PHASE_MODE_COUNT)) {
+        /* A slice mode is built when picked (a menu choice, not a per-frame
+         * cost) and the one left is freed: the game holds at most one. */
+        pfnn_mode old = ctrl_get_mode(c);
+        if (pfnn_prepare_mode(&app->net, (pfnn_mode)mode)) {
+            ctrl_set_mode(c, (pfnn_mode)mode);
+            if (old != (pfnn_mode)mode)
+                pfnn_release_mode(&app->net, old);
+        }
+    }
     bool ik = ctrl_get_ik(c);
     if (ui_checkbox("foot IK", &ik))
         ctrl_set_ik(c, ik);

@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "render/gfx_probe.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -158,3 +159,19 @@ double platform_now_s(void)
 }
 
 void platform_sleep_ms(unsigned ms) { SDL_Delay(ms); }
+
+unsigned long long platform_peak_rss_bytes(void)
+{
+    unsigned long long kib = 0;
+#if defined(__linux__)
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+#endif
+    return kib * 1024ull;
+}

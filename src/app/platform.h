@@ -5,7 +5,8 @@
  * The hidden-window mode (tests, benchmarks) uses exactly the same path.
  * Call order: platform_init() -> per frame platform_poll() / swap ->
  * platform_shutdown(). platform_now_s() is for profiling and the frame
- * clock only, never read by the simulation.
+ * clock only, never read by the simulation; platform_peak_rss_bytes() is
+ * for reports.
  * Does NOT: make gl* calls (the renderer does), or own input state.
  */
 #ifndef STRIDER_APP_PLATFORM_H
@@ -40,6 +41,9 @@ void platform_set_fullscreen(platform_t *p, bool on);
 /* Tracks minimise/restore from a window event. */
 void platform_handle_event(platform_t *p, const SDL_Event *ev);
 double platform_now_s(void);
+/* This process's peak resident memory so far (Linux: VmHWM of
+ * /proc/self/status), bytes; 0 where it cannot be read. For reports. */
+unsigned long long platform_peak_rss_bytes(void);
 void platform_sleep_ms(unsigned ms);
 
 #endif

@@ -265,40 +265,127 @@ static void panelize(const float *src, int out, int in, int out_pad, float *dst)
     }
 }
 
-static void set_pointers(pfnn_network *net, int s)
+/* Sets of each mode: count and first index in net->sets. */
+static const int k_mode_sets[PFNN_PHASE_MODE_COUNT] = {PFNN_CONSTANT_SLICES, PFNN_LINEAR_SLICES,
+                                                       PFNN_CONTROL_POINTS};
+
+static int mode_base(const pfnn_network *net, pfnn_mode mode)
+{
+    return mode == PFNN_PHASE_CONSTANT ? net->const_base : mode == PFNN_PHASE_LINEAR ? net->lin_base : 0;
+}
+
+/* Points set S of MODE (the I-th of the mode) into the mode's blocks. */
+static void set_pointers(pfnn_network *net, pfnn_mode mode, int i)
 {
     const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
-    pfnn_weights *ws = &net->sets[s];
+    pfnn_weights *ws = &net->sets[mode_base(net, mode) + i];
     size_t wo = 0, bo = 0;
     for (int l = 0; l < PFNN_LAYERS; l++) {
-        ws->w32[l] = (float *)net->block32 + (size_t)s * wf + wo;
-        ws->w16[l] = net->block16 ? (uint16_t *)net->block16 + (size_t)s * wf + wo : NULL;
-        ws->b[l] = (float *)net->block_b + (size_t)s * bf + bo;
+        ws->w32[l] = (float *)net->block32[mode] + (size_t)i * wf + wo;
+        ws->w16[l] = net->block16[mode] ? (uint16_t *)net->block16[mode] + (size_t)i * wf + wo : NULL;
+        ws->b[l] = (float *)net->block_b[mode] + (size_t)i * bf + bo;
         wo += (size_t)net->out_pad[l] * (size_t)net->in[l];
         bo += (size_t)net->out_pad[l];
     }
 }
 
-/* Set S = sum_k c_k * control point k, elementwise (same panel layout). */
-static void blend_set(pfnn_network *net, int s, double p)
+/* Slice I of MODE = sum_k c_k * control point k at phase P (in control
+ * points), elementwise (same panel layout). */
+static void blend_set(pfnn_network *net, pfnn_mode mode, int i, double p)
 {
     double c[PFNN_CONTROL_POINTS];
     coeffs_at(p, c);
     const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
-    float *w = (float *)net->block32;
-    float *b = (float *)net->block_b;
+    const float *cw = net->block32[PFNN_PHASE_CUBIC], *cb = net->block_b[PFNN_PHASE_CUBIC];
+    float *w = (float *)net->block32[mode] + (size_t)i * wf;
+    float *b = (float *)net->block_b[mode] + (size_t)i * bf;
     for (size_t j = 0; j < wf; j++) {
         double v = 0.0;
         for (int k = 0; k < PFNN_CONTROL_POINTS; k++)
-            v += c[k] * (double)w[(size_t)k * wf + j];
-        w[(size_t)s * wf + j] = (float)v;
+            v += c[k] * (double)cw[(size_t)k * wf + j];
+        w[j] = (float)v;
     }
     for (size_t j = 0; j < bf; j++) {
         double v = 0.0;
         for (int k = 0; k < PFNN_CONTROL_POINTS; k++)
-            v += c[k] * (double)b[(size_t)k * bf + j];
-        b[(size_t)s * bf + j] = (float)v;
+            v += c[k] * (double)cb[(size_t)k * bf + j];
+        b[j] = (float)v;
     }
+}
+
+static void free_mode_blocks(pfnn_network *net, pfnn_mode mode)
+{
+    free(net->block32[mode]);
+    free(net->block16[mode]);
+    free(net->block_b[mode]);
+    net->block32[mode] = net->block16[mode] = net->block_b[mode] = NULL;
+    net->has_mode[mode] = false;
+    net->mode_bytes[mode][PFNN_F32] = net->mode_bytes[mode][PFNN_F16] = 0;
+    if (net->sets)
+        memset(net->sets + mode_base(net, mode), 0, (size_t)k_mode_sets[mode] * sizeof *net->sets);
+}
+
+/* Allocates MODE's blocks and fills them: the control points from PAYLOAD
+ * (CUBIC), or slices blended from the control points; then the fp16 copies
+ * when the network keeps them. */
+static bool build_mode(pfnn_network *net, pfnn_mode mode, const float *payload)
+{
+    const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
+    const size_t n_sets = (size_t)k_mode_sets[mode];
+    size_t total = n_sets * (wf + bf) * sizeof(float) + (net->has_f16 ? n_sets * wf * sizeof(uint16_t) : 0);
+    if (total > PFNN_MAX_LOAD_BYTES) {
+        log_error("%s: phase mode %s would need %zu MiB, over the %zu MiB cap", net->name,
+                  pfnn_mode_name(mode), total >> 20, PFNN_MAX_LOAD_BYTES >> 20);
+        return false;
+    }
+    net->block32[mode] = alloc_weights(n_sets * wf * sizeof(float));
+    net->block_b[mode] = alloc_aligned(n_sets * bf * sizeof(float));
+    net->block16[mode] = net->has_f16 ? alloc_weights(n_sets * wf * sizeof(uint16_t)) : NULL;
+    if (!net->block32[mode] || !net->block_b[mode] || (net->has_f16 && !net->block16[mode])) {
+        log_error("%s: out of memory for %zu MiB of %s weights", net->name, total >> 20, pfnn_mode_name(mode));
+        free_mode_blocks(net, mode);
+        return false;
+    }
+    for (int i = 0; i < (int)n_sets; i++)
+        set_pointers(net, mode, i);
+
+    if (mode == PFNN_PHASE_CUBIC) {
+        /* Control points from the payload (after Xmean, Xstd, Ymean, Ystd). */
+        const float *src = payload + 2 * (size_t)net->n_in + 2 * (size_t)net->n_out;
+        for (int k = 0; k < PFNN_CONTROL_POINTS; k++) {
+            for (int l = 0; l < PFNN_LAYERS; l++) {
+                const int o = net->out[l], i = net->in[l];
+                panelize(src, o, i, net->out_pad[l], (float *)net->sets[k].w32[l]);
+                src += (size_t)o * (size_t)i;
+                float *b = (float *)net->sets[k].b[l];
+                memcpy(b, src, (size_t)o * sizeof(float));
+                memset(b + o, 0, (size_t)(net->out_pad[l] - o) * sizeof(float));
+                src += o;
+            }
+        }
+    } else {
+        /* Slice s of a mode with N slices sits at phase 2 pi s / N. */
+        for (int i = 0; i < (int)n_sets; i++)
+            blend_set(net, mode, i, (double)PFNN_CONTROL_POINTS * i / (double)n_sets);
+    }
+
+    if (net->has_f16) {
+        const float *w = net->block32[mode];
+        uint16_t *h = net->block16[mode];
+        for (size_t j = 0; j < n_sets * wf; j++) {
+            if (fabsf(w[j]) > (float)PFNN_F16_MAX) {
+                log_error("%s: weight %g does not fit in fp16 (|w| <= %d); load without fp16",
+                          net->name, (double)w[j], PFNN_F16_MAX);
+                free_mode_blocks(net, mode);
+                return false;
+            }
+            h[j] = pfnn_f32_to_f16(w[j]);
+        }
+    }
+    net->mode_bytes[mode][PFNN_F32] = n_sets * (wf + bf) * sizeof(float);
+    net->mode_bytes[mode][PFNN_F16] = net->has_f16 ? n_sets * (wf * sizeof(uint16_t) + bf * sizeof(float)) : 0;
+    net->has_mode[mode] = true;
+    return true;
 }
 
 static bool check_dim(const char *name, const char *what, uint32_t v, int off)
@@ -323,79 +410,38 @@ static bool check_layout(const char *name, const char *what, uint32_t v, int wan
 static bool build_sets(pfnn_network *net, const float *payload, const pfnn_load_desc *d)
 {
     unsigned modes = d->modes ? d->modes : (1u << PFNN_PHASE_MODE_COUNT) - 1u;
+    net->const_base = PFNN_CONTROL_POINTS;
+    net->lin_base = net->const_base + PFNN_CONSTANT_SLICES;
+    net->set_count = net->lin_base + PFNN_LINEAR_SLICES;
+    net->has_f16 = d->fp16;
+    net->sets = calloc((size_t)net->set_count, sizeof *net->sets);
+    if (!net->sets) {
+        log_error("%s: out of memory", net->name);
+        return false;
+    }
     /* The control points are always kept: they are the cubic mode and the
      * source of every slice. */
-    net->has_mode[PFNN_PHASE_CUBIC] = true;
-    net->has_mode[PFNN_PHASE_CONSTANT] = (modes >> PFNN_PHASE_CONSTANT) & 1u;
-    net->has_mode[PFNN_PHASE_LINEAR] = (modes >> PFNN_PHASE_LINEAR) & 1u;
-    net->const_base = PFNN_CONTROL_POINTS;
-    net->lin_base = net->const_base + (net->has_mode[PFNN_PHASE_CONSTANT] ? PFNN_CONSTANT_SLICES : 0);
-    net->set_count = net->lin_base + (net->has_mode[PFNN_PHASE_LINEAR] ? PFNN_LINEAR_SLICES : 0);
-
-    const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
-    const size_t n_sets = (size_t)net->set_count;
-    size_t total = n_sets * (wf + bf) * sizeof(float) + (d->fp16 ? n_sets * wf * sizeof(uint16_t) : 0);
-    if (total > PFNN_MAX_LOAD_BYTES) {
-        log_error("%s: the prepared modes would need %zu MiB, over the %zu MiB cap", net->name,
-                  total >> 20, PFNN_MAX_LOAD_BYTES >> 20);
+    if (!build_mode(net, PFNN_PHASE_CUBIC, payload))
         return false;
-    }
-    net->sets = calloc(n_sets, sizeof *net->sets);
-    net->block32 = alloc_weights(n_sets * wf * sizeof(float));
-    net->block_b = alloc_aligned(n_sets * bf * sizeof(float));
-    net->block16 = d->fp16 ? alloc_weights(n_sets * wf * sizeof(uint16_t)) : NULL;
-    if (!net->sets || !net->block32 || !net->block_b || (d->fp16 && !net->block16)) {
-        log_error("%s: out of memory for %zu MiB of weights", net->name, total >> 20);
-        return false;
-    }
-    for (int s = 0; s < net->set_count; s++)
-        set_pointers(net, s);
-
-    /* Control points from the payload (after Xmean, Xstd, Ymean, Ystd). */
-    const float *src = payload + 2 * (size_t)net->n_in + 2 * (size_t)net->n_out;
-    for (int k = 0; k < PFNN_CONTROL_POINTS; k++) {
-        for (int l = 0; l < PFNN_LAYERS; l++) {
-            const int o = net->out[l], i = net->in[l];
-            panelize(src, o, i, net->out_pad[l], (float *)net->sets[k].w32[l]);
-            src += (size_t)o * (size_t)i;
-            float *b = (float *)net->sets[k].b[l];
-            memcpy(b, src, (size_t)o * sizeof(float));
-            memset(b + o, 0, (size_t)(net->out_pad[l] - o) * sizeof(float));
-            src += o;
-        }
-    }
-    /* Slice s of a mode with N slices sits at phase 2 pi s / N. */
-    if (net->has_mode[PFNN_PHASE_CONSTANT])
-        for (int s = 0; s < PFNN_CONSTANT_SLICES; s++)
-            blend_set(net, net->const_base + s, (double)PFNN_CONTROL_POINTS * s / PFNN_CONSTANT_SLICES);
-    if (net->has_mode[PFNN_PHASE_LINEAR])
-        for (int s = 0; s < PFNN_LINEAR_SLICES; s++)
-            blend_set(net, net->lin_base + s, (double)PFNN_CONTROL_POINTS * s / PFNN_LINEAR_SLICES);
-
-    if (d->fp16) {
-        const float *w = net->block32;
-        uint16_t *h = net->block16;
-        for (size_t j = 0; j < n_sets * wf; j++) {
-            if (fabsf(w[j]) > (float)PFNN_F16_MAX) {
-                log_error("%s: weight %g does not fit in fp16 (|w| <= %d); load without fp16",
-                          net->name, (double)w[j], PFNN_F16_MAX);
-                return false;
-            }
-            h[j] = pfnn_f32_to_f16(w[j]);
-        }
-        net->has_f16 = true;
-    }
-
-    const size_t set_bytes32 = (wf + bf) * sizeof(float);
-    const size_t set_bytes16 = wf * sizeof(uint16_t) + bf * sizeof(float);
-    const int counts[PFNN_PHASE_MODE_COUNT] = {PFNN_CONSTANT_SLICES, PFNN_LINEAR_SLICES, PFNN_CONTROL_POINTS};
-    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
-        if (!net->has_mode[m])
-            continue;
-        net->mode_bytes[m][PFNN_F32] = (size_t)counts[m] * set_bytes32;
-        net->mode_bytes[m][PFNN_F16] = net->has_f16 ? (size_t)counts[m] * set_bytes16 : 0;
-    }
+    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
+        if (m != PFNN_PHASE_CUBIC && ((modes >> m) & 1u) && !build_mode(net, (pfnn_mode)m, NULL))
+            return false;
     return true;
+}
+
+bool pfnn_prepare_mode(pfnn_network *net, pfnn_mode mode)
+{
+    if (!net || !net->sets || (unsigned)mode >= PFNN_PHASE_MODE_COUNT) {
+        log_error("pfnn: prepare mode %d: no loaded network, or no such mode", (int)mode);
+        return false;
+    }
+    return net->has_mode[mode] || build_mode(net, mode, NULL);
+}
+
+void pfnn_release_mode(pfnn_network *net, pfnn_mode mode)
+{
+    if (net && net->sets && (mode == PFNN_PHASE_CONSTANT || mode == PFNN_PHASE_LINEAR))
+        free_mode_blocks(net, mode);
 }
 
 static bool load_checked(pfnn_network *net, const uint8_t *data, size_t size, const pfnn_load_desc *d)
@@ -564,10 +610,9 @@ void pfnn_free(pfnn_network *net)
     if (!net)
         return;
     free(net->x_mean);
+    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
+        free_mode_blocks(net, (pfnn_mode)m);
     free(net->sets);
-    free(net->block32);
-    free(net->block16);
-    free(net->block_b);
     memset(net, 0, sizeof *net);
 }
 
@@ -590,8 +635,7 @@ size_t pfnn_bytes_per_inference(const pfnn_network *net, pfnn_mode mode, pfnn_dt
     if (!pfnn_has_mode(net, mode, dtype))
         return 0;
     static const int sets_read[PFNN_PHASE_MODE_COUNT] = {1, 2, PFNN_CONTROL_POINTS};
-    const int counts[PFNN_PHASE_MODE_COUNT] = {PFNN_CONSTANT_SLICES, PFNN_LINEAR_SLICES, PFNN_CONTROL_POINTS};
-    return net->mode_bytes[mode][dtype] / (size_t)counts[mode] * (size_t)sets_read[mode];
+    return net->mode_bytes[mode][dtype] / (size_t)k_mode_sets[mode] * (size_t)sets_read[mode];
 }
 
 /* ---------------------------------------------------------------- running */

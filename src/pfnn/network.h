@@ -3,15 +3,18 @@
  * Call order: pfnn_load[_ex|_memory]() -> pfnn_workspace_init() -> per step:
  * fill a pfnn_job, pfnn_run(), pfnn_output_is_finite(y) (reset on false)
  * -> pfnn_workspace_free() -> pfnn_free(). pfnn_ref_load() reads pfnn_ref.bin.
+ * Between steps, pfnn_prepare_mode() builds a phase mode not made at load
+ * (the game loads cubic only and builds the others when the menu picks
+ * them) and pfnn_release_mode() gives a mode's memory back.
  * Phase modes, chosen per job: CONSTANT = nearest of 50 precomputed slices;
  * LINEAR = 10 slices, the two neighbours' layer outputs (pre-ELU) blended,
  * which equals blending their weights but reads the same bytes and writes
  * no blended matrix; CUBIC = exact sum_k c_k (W_k x + b_k) over the 4 control
  * points (zero c_k skipped). Weights live in 32-row panels so each gemv
  * streams memory linearly; scalar, SSE2, AVX2+FMA (+F16C for fp16) kernels.
- * Memory: all allocated at load/workspace init and owned by the structs
- * (pfnn_mode_bytes() reports it); the caller owns x and y. pfnn_run() never
- * allocates. Does NOT: build or interpret x/y (the controller does), thread.
+ * Memory: allocated at load, workspace init and pfnn_prepare_mode(), owned
+ * by the structs (pfnn_mode_bytes() reports it); the caller owns x and y.
+ * pfnn_run() never allocates. Does NOT: build or interpret x/y (the controller does), thread.
  */
 #ifndef STRIDER_PFNN_NETWORK_H
 #define STRIDER_PFNN_NETWORK_H
@@ -77,20 +80,24 @@ typedef struct pfnn_network {
     int in[PFNN_LAYERS], out[PFNN_LAYERS], out_pad[PFNN_LAYERS];
     /* Normalisation (n_in / n_out floats). */
     float *x_mean, *x_std, *y_mean, *y_std;
-    /* [0..3] control points (CUBIC), then CONSTANT slices, then LINEAR slices. */
+    /* [0..3] control points (CUBIC), then CONSTANT slices, then LINEAR
+     * slices; a mode's sets point into its blocks once it is built. */
     pfnn_weights *sets;
     int set_count;
     int const_base, lin_base; /* first CONSTANT / LINEAR slice in sets */
     bool has_mode[PFNN_PHASE_MODE_COUNT];
-    bool has_f16;
+    bool has_f16;   /* every built mode also holds fp16 weights */
     size_t mode_bytes[PFNN_PHASE_MODE_COUNT][PFNN_DTYPE_COUNT];
-    /* Aligned blocks the sets point into (freed by pfnn_free). */
-    void *block32, *block16, *block_b;
+    /* Per mode: the aligned blocks its sets point into (freed by
+     * pfnn_release_mode / pfnn_free). */
+    void *block32[PFNN_PHASE_MODE_COUNT], *block16[PFNN_PHASE_MODE_COUNT];
+    void *block_b[PFNN_PHASE_MODE_COUNT];
     char name[128]; /* file name, for messages */
 } pfnn_network;
 
 typedef struct pfnn_load_desc {
-    unsigned modes; /* bit (1 << pfnn_mode) per mode to prepare; 0: all three */
+    unsigned modes; /* bit (1 << pfnn_mode) per mode to prepare; 0: all three
+                       (CUBIC, the control points, is always kept) */
     bool fp16;      /* also keep fp16 copies of the weights of those modes */
     bool any_dims;  /* accept dims other than the shipped 282/284/21/12/6 (tests, fuzzing) */
 } pfnn_load_desc;
@@ -122,6 +129,15 @@ bool pfnn_load_ex(pfnn_network *net, const char *path, const pfnn_load_desc *des
 bool pfnn_load_memory(pfnn_network *net, const char *name, const uint8_t *data, size_t size,
                       const pfnn_load_desc *desc);
 void pfnn_free(pfnn_network *net);
+
+/* Builds MODE's slices if it was not prepared (a no-op when it was): 106 MB
+ * and about a tenth of a second for CONSTANT's 50 fp32 slices of the shipped
+ * network, 21 MB for LINEAR's 10, plus fp16 copies when the load kept fp16.
+ * false + one logged line when memory runs out (or a slice exceeds fp16). */
+bool pfnn_prepare_mode(pfnn_network *net, pfnn_mode mode);
+/* Frees MODE's slices (CONSTANT, LINEAR; the control points stay). No job
+ * may use MODE afterwards until it is prepared again. */
+void pfnn_release_mode(pfnn_network *net, pfnn_mode mode);
 
 /* Bytes of weights + biases held for MODE in DTYPE (0 when not prepared). */
 size_t pfnn_mode_bytes(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype);

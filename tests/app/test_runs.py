@@ -136,9 +136,9 @@ def case_determinism(a):
         run(["--level", "hills", "--script", os.path.join(HERE, "scripts", "walk_forward.script"), "--hidden",
              "--size", "320x180", "--report", rep], a.strider)
         outs.append(report(rep))
-    # "timings" are wall-clock measurements of this machine; everything the
-    # simulation and the deformation produce must match exactly.
-    state = [{k: v for k, v in o.items() if k != "timings"} for o in outs]
+    # "timings" and "resources" are measurements of this machine; everything
+    # the simulation and the deformation produce must match exactly.
+    state = [{k: v for k, v in o.items() if k not in ("timings", "resources")} for o in outs]
     differ = sorted(k for k in state[0].keys() | state[1].keys() if state[0].get(k) != state[1].get(k))
     check(state[0] == state[1] and "timings" in outs[0],
           "two runs of one script end in the same state (differing: %s)" % (", ".join(differ) or "none"))
@@ -282,6 +282,31 @@ def case_deform_flags(a):
               (name, t.get("frame_ms_median", -1), t.get("deform_ms_median", -1), t.get("render_ms_median", -1)))
         if name != "cpu" and "cpu" in reports:
             check(r["marker"] == reports["cpu"]["marker"], "%s: ends where CPU skinning does" % name)
+    case_phase_modes(a, base, start, reports.get("cpu"))
+
+
+def case_phase_modes(a, base, start, cubic):
+    """--phase-mode starts the controller in that mode; the game builds a
+    mode's precomputed slices only then (the constant mode's 50 fp32 slices
+    are 106 MB), so a cubic run peaks well below a constant one."""
+    runs = {"cubic": cubic}
+    for mode in ["linear", "constant"]:
+        rep = os.path.join(a.out, "phase_%s.json" % mode)
+        run(base + ["--report", rep, "--phase-mode", mode], a.strider)
+        runs[mode] = report(rep)
+    for mode, r in runs.items():
+        if r is None:
+            check(False, "%s: no report" % mode)
+            continue
+        moved = distance(r, start)
+        check(r["character"]["phase_mode"] == mode and moved > 10.0 and r["character"]["nan_resets"] == 0,
+              "--phase-mode %s: the controller ran in %s and walked %.1f cm" %
+              (mode, r["character"]["phase_mode"], moved))
+    if runs["cubic"] is not None:
+        rss = {m: r["resources"]["peak_rss_mib"] for m, r in runs.items()}
+        check(rss["constant"] - rss["cubic"] > 80.0 and rss["linear"] - rss["cubic"] > 10.0,
+              "slices built only for their mode: peak RSS cubic %.0f, linear %.0f, constant %.0f MiB" %
+              (rss["cubic"], rss["linear"], rss["constant"]))
 
 
 def case_errors(a):
@@ -300,7 +325,7 @@ def case_errors(a):
     run(["bench", "nothing"], a.strider, expect=2)
     # Deformation flags that do not go together: exit 2, one line.
     for flags in [["--skin-once"], ["--hybrid", "0"], ["--hybrid", "9"], ["--hybrid", "2", "--skin", "gpu"],
-                  ["--skin-method", "bogus"]]:
+                  ["--skin-method", "bogus"], ["--phase-mode", "quadratic"], ["--phase-mode", "cubic", "--marker"]]:
         p = run(flags + ["--hidden", "--frames", "1"], a.strider, expect=2)
         check(p.stderr.strip().count("\n") == 0 and flags[0] in p.stderr,
               "%s: one line naming %s: %s" % (" ".join(flags), flags[0], p.stderr.strip()))

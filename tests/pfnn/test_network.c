@@ -383,6 +383,58 @@ static void test_phase(void)
     }
 }
 
+/* Modes built after load (pfnn_prepare_mode) give the bits of modes built
+ * at load, in fp32 and fp16; a released mode is refused until it is built
+ * again; the control points cannot be released. */
+static void test_lazy_modes(const uint8_t *img, size_t size)
+{
+    pfnn_network all, lazy;
+    pfnn_load_desc fp16_all = {.fp16 = true};
+    pfnn_load_desc fp16_cubic = {.fp16 = true, .modes = 1u << PFNN_PHASE_CUBIC};
+    bool ok = pfnn_load_memory(&all, "all.bin", img, size, &fp16_all) &&
+              pfnn_load_memory(&lazy, "lazy.bin", img, size, &fp16_cubic);
+    CHECKF(ok, "loads");
+    if (!ok)
+        return;
+    pfnn_workspace ws;
+    CHECKF(pfnn_workspace_init(&ws, &all), "workspace");
+    float x[PFNN_N_IN], y[PFNN_N_OUT], y_all[PFNN_N_OUT];
+    for (int i = 0; i < PFNN_N_IN; i++)
+        x[i] = all.x_mean[i] + 0.5f * all.x_std[i] * sinf((float)i);
+    for (int round = 0; round < 2; round++) {
+        for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
+            CHECKF(pfnn_prepare_mode(&lazy, (pfnn_mode)m), "prepare %s", pfnn_mode_name((pfnn_mode)m));
+            for (int t = 0; t < PFNN_DTYPE_COUNT; t++) {
+                CHECKF(pfnn_mode_bytes(&lazy, (pfnn_mode)m, (pfnn_dtype)t) ==
+                           pfnn_mode_bytes(&all, (pfnn_mode)m, (pfnn_dtype)t),
+                       "%s %s bytes", pfnn_mode_name((pfnn_mode)m), pfnn_dtype_name((pfnn_dtype)t));
+                for (float phase = 0.0f; phase < 6.3f; phase += 0.77f) {
+                    run_one(&all, &ws, (pfnn_mode)m, (pfnn_dtype)t, PFNN_ISA_AUTO, phase, x, y_all);
+                    run_one(&lazy, &ws, (pfnn_mode)m, (pfnn_dtype)t, PFNN_ISA_AUTO, phase, x, y);
+                    CHECKF(memcmp(y, y_all, sizeof y) == 0, "%s %s at phase %g differs",
+                           pfnn_mode_name((pfnn_mode)m), pfnn_dtype_name((pfnn_dtype)t), (double)phase);
+                }
+            }
+        }
+        /* Released modes are gone (and built again in the next round). */
+        pfnn_release_mode(&lazy, PFNN_PHASE_CONSTANT);
+        pfnn_release_mode(&lazy, PFNN_PHASE_LINEAR);
+        pfnn_release_mode(&lazy, PFNN_PHASE_CUBIC);
+        CHECKF(!pfnn_has_mode(&lazy, PFNN_PHASE_CONSTANT, PFNN_F32) &&
+                   !pfnn_has_mode(&lazy, PFNN_PHASE_LINEAR, PFNN_F16) &&
+                   pfnn_mode_bytes(&lazy, PFNN_PHASE_CONSTANT, PFNN_F32) == 0,
+               "released modes");
+        CHECKF(pfnn_has_mode(&lazy, PFNN_PHASE_CUBIC, PFNN_F16), "the control points stay");
+        pfnn_job job = {&lazy, &ws, PFNN_PHASE_LINEAR, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
+        log_set_level(LOG_QUIET);
+        CHECKF(!pfnn_validate(&job), "a released mode is refused");
+        log_set_level(LOG_INFO);
+    }
+    pfnn_workspace_free(&ws);
+    pfnn_free(&all);
+    pfnn_free(&lazy);
+}
+
 /* NaN or Inf in the input propagates to the output and is detected. */
 static void test_nonfinite_input(void)
 {
@@ -430,6 +482,7 @@ static void test_nonfinite_input(void)
     CHECKF(pfnn_mode_bytes(&net, PFNN_PHASE_CONSTANT, PFNN_F32) == 0, "no constant memory");
     pfnn_workspace_free(&ws);
     pfnn_free(&net);
+    test_lazy_modes(img, size);
     free(img);
 }
 
