@@ -41,19 +41,21 @@ vec3 sky_color(vec3 d)
     return c;
 }
 
-/* 1 = fully lit, 0 = fully shadowed. One bilinear depth-compare tap (the
- * hardware's 2x2 PCF): with texels of a few cm it gives clean soft-edged
- * shadows, and on llvmpipe each tap costs ~10% of the frame (measured:
- * 4 taps added ~30 ms CPU per 720p frame, 1 tap ~20 ms).
+/* 1 = fully lit, 0 = fully shadowed, at the surface point whose position in
+ * the sun's clip space is LIGHT_POS (light_view_proj times the world
+ * position; the projection is orthographic, so w = 1 and that product is
+ * affine: a vertex shader may compute it and let it be interpolated). One
+ * bilinear depth-compare tap (the hardware's 2x2 PCF): with texels of a few
+ * cm it gives clean soft-edged shadows, and on llvmpipe each tap costs ~10%
+ * of the frame (measured: 4 taps added ~30 ms CPU per 720p frame, 1 tap ~20 ms).
  * Straight-line code on purpose: llvmpipe runs both sides of every branch. */
-float shadow_factor(vec3 world_pos, vec3 n)
+float shadow_factor_at(vec3 light_pos, vec3 n)
 {
     float ndl = dot(n, frame.sun_dir.xyz);
     /* Normal offset: push the lookup off the surface by about a texel, more
      * at grazing angles where acne appears first. */
-    vec3 p = world_pos + n * frame.shadow.y * (1.0 + 2.0 * (1.0 - clamp(ndl, 0.0, 1.0)));
-    vec4 lp = frame.light_view_proj * vec4(p, 1.0);
-    vec3 uvz = lp.xyz / lp.w * 0.5 + 0.5;
+    vec3 offset = n * (frame.shadow.y * (1.0 + 2.0 * (1.0 - clamp(ndl, 0.0, 1.0))));
+    vec3 uvz = (light_pos + mat3(frame.light_view_proj) * offset) * 0.5 + 0.5;
     vec2 edge = abs(uvz.xy * 2.0 - 1.0);
     float e = max(edge.x, edge.y);
     float z = min(uvz.z, 1.0) - frame.shadow.z;
@@ -63,9 +65,16 @@ float shadow_factor(vec3 world_pos, vec3 n)
     return mix(s, 1.0, smoothstep(frame.shadow.w, 1.0, e));
 }
 
-/* Hemispheric ambient + directional sun, linear. shadow_min lifts the shadow
- * term (1 = never shadowed), for surfaces that only show through cracks. */
-vec3 light_surface(vec3 albedo, vec3 n, vec3 world_pos, float ao, float shadow_min)
+/* The same from the world position. */
+float shadow_factor(vec3 world_pos, vec3 n)
+{
+    return shadow_factor_at((frame.light_view_proj * vec4(world_pos, 1.0)).xyz, n);
+}
+
+/* Hemispheric ambient + directional sun, linear. LIGHT_POS as for
+ * shadow_factor_at; shadow_min lifts the shadow term (1 = never shadowed),
+ * for surfaces that only show through cracks. */
+vec3 light_surface(vec3 albedo, vec3 n, vec3 light_pos, float ao, float shadow_min)
 {
     float hemi = n.y * 0.5 + 0.5;
     vec3 ambient = mix(frame.ground_ambient.rgb, frame.sky_ambient.rgb, hemi);
@@ -73,7 +82,7 @@ vec3 light_surface(vec3 albedo, vec3 n, vec3 world_pos, float ao, float shadow_m
 #ifdef STRIDER_NO_SHADOWS
     float sh = 1.0;
 #else
-    float sh = max(shadow_factor(world_pos, n), shadow_min);
+    float sh = max(shadow_factor_at(light_pos, n), shadow_min);
 #endif
     return albedo * (ambient * ao + frame.sun_color.rgb * ndl * sh);
 }

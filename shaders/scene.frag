@@ -4,6 +4,7 @@
 #include "frame.glsl"
 
 in vec3 v_world;
+in vec3 v_light;
 in vec3 v_normal;
 in vec4 v_albedo;
 in vec4 v_fog;
@@ -37,7 +38,7 @@ void main()
         float major = grid_lines(v_world.xz, 1000.0, 1.5);
         albedo *= 1.0 - 0.28 * max(minor, major) - 0.2 * major;
     }
-    vec3 c = light_surface(albedo, n, v_world, 1.0, v_skirt);
+    vec3 c = light_surface(albedo, n, v_light, 1.0, v_skirt);
     c = apply_fog(c, v_fog);
     o_color = vec4(tonemap_to_srgb(c), v_albedo.a);
 }

@@ -14,6 +14,7 @@ uniform int u_mode;
 uniform vec2 u_height_range; /* terrain min and max height, cm */
 
 out vec3 v_world;
+out vec3 v_light;  /* position in the sun's clip space (shadow lookup) */
 out vec3 v_normal;
 out vec4 v_albedo; /* linear rgb, alpha */
 out vec4 v_fog;    /* x amount, yzw colour */
@@ -68,5 +69,6 @@ void main()
         v_albedo = vec4(srgb_to_linear(a_color.rgb), a_color.a);
     }
     v_fog = fog_at(w.xyz);
+    v_light = (frame.light_view_proj * w).xyz;
     gl_Position = frame.view_proj * w;
 }
