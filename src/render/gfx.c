@@ -35,6 +35,19 @@ static const float SHADOW_RADIUS_MIN_CM = 700.0f;
 static const float SHADOW_RADIUS_MAX_CM = 6000.0f;
 /* Casters up to this far beyond the covered box along the sun still cast. */
 static const float SHADOW_DEPTH_MARGIN_CM = 8000.0f;
+/* The static casters (terrain, walls, areas) are drawn into a cache map on
+ * the frame's texel grid, this many texels wider on every side than a
+ * frame's map; each frame copies its window out of it, then draws the moving
+ * casters (the marker, the hooks: the character). The cache is drawn anew
+ * when the window leaves it or anything it depends on changes: with the
+ * default map and the game's camera, after 2 m of walking. On llvmpipe the
+ * terrain's depth pass was a fifth of a frame's CPU time; the copy of a
+ * 1024^2 window is about a fiftieth. */
+enum { SHADOW_CACHE_MARGIN = 128 };
+/* The light's depth range is centred on the focus's depth along the sun in
+ * steps of this size (cm), so the cache outlives small moves; the range has
+ * SHADOW_DEPTH_MARGIN_CM to spare either way. */
+static const float SHADOW_DEPTH_STEP_CM = 500.0f;
 /* Polygon offset in the shadow pass (slope factor, units), against acne. */
 static const float SHADOW_OFFSET_FACTOR = 2.0f;
 static const float SHADOW_OFFSET_UNITS = 4.0f;
@@ -69,6 +82,18 @@ typedef struct scene_uniforms {
 
 static const float IDENTITY[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
+/* The static casters' shadow depth (see SHADOW_CACHE_MARGIN). */
+typedef struct shadow_cache {
+    gfx_texture tex;
+    gfx_framebuffer fbo;
+    int size; /* texels per side: shadow map + 2 SHADOW_CACHE_MARGIN; 0 = no cache */
+    bool valid;
+    /* What the cached depth was drawn for. */
+    float sun[3], radius, zc, cx, cy;
+    uint32_t layers;
+    unsigned level_generation;
+} shadow_cache;
+
 typedef struct draw_hook {
     gfx_draw_fn fn;
     void *user;
@@ -81,10 +106,12 @@ static struct {
      * lookup (a separate program because llvmpipe pays for untaken branches). */
     gfx_program scene, scene_flat, shadow, sky_prog, lines;
     scene_uniforms scene_u[2]; /* [0] scene, [1] scene_flat */
-    GLint shadow_u_model;
+    GLint shadow_u_model, shadow_u_light_view_proj;
     gfx_buffer frame_ubo;
     gfx_texture shadow_tex;
     gfx_framebuffer shadow_fbo;
+    shadow_cache shadow_cache;
+    unsigned level_generation; /* bumped by every level load and free */
     gfx_framebuffer main_fbo; /* offscreen main pass target, resolved into the back buffer */
     gfx_renderbuffer main_color, main_depth;
     int target_w, target_h;
@@ -98,6 +125,7 @@ static struct {
     gfx_timer timer;
     gfx_frame_stats stats;
 } G;
+
 
 static void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
                                       const GLchar *message, const void *user)
@@ -161,6 +189,7 @@ static bool load_programs(void)
         !gfx_shader_program_load(&G.lines, "lines.vert", "lines.frag", NULL, "debug_lines"))
         return false;
     G.shadow_u_model = glGetUniformLocation(G.shadow.id, "u_model");
+    G.shadow_u_light_view_proj = glGetUniformLocation(G.shadow.id, "u_light_view_proj");
     G.scene_u[0] = scene_uniforms_of(G.scene.id);
     G.scene_u[1] = scene_uniforms_of(G.scene_flat.id);
     return true;
@@ -185,6 +214,21 @@ static void create_shadow_map(int size)
     glNamedFramebufferDrawBuffer(G.shadow_fbo.id, GL_NONE);
     glNamedFramebufferReadBuffer(G.shadow_fbo.id, GL_NONE);
     glObjectLabel(GL_FRAMEBUFFER, G.shadow_fbo.id, -1, "shadow_fbo");
+}
+
+/* The static casters' cache (see SHADOW_CACHE_MARGIN): depth only, never
+ * sampled, copied from. */
+static void create_shadow_cache(int size)
+{
+    glCreateTextures(GL_TEXTURE_2D, 1, &G.shadow_cache.tex.id);
+    glTextureStorage2D(G.shadow_cache.tex.id, 1, GL_DEPTH_COMPONENT24, size, size);
+    glObjectLabel(GL_TEXTURE, G.shadow_cache.tex.id, -1, "shadow_cache");
+    glCreateFramebuffers(1, &G.shadow_cache.fbo.id);
+    glNamedFramebufferTexture(G.shadow_cache.fbo.id, GL_DEPTH_ATTACHMENT, G.shadow_cache.tex.id, 0);
+    glNamedFramebufferDrawBuffer(G.shadow_cache.fbo.id, GL_NONE);
+    glNamedFramebufferReadBuffer(G.shadow_cache.fbo.id, GL_NONE);
+    glObjectLabel(GL_FRAMEBUFFER, G.shadow_cache.fbo.id, -1, "shadow_cache_fbo");
+    G.shadow_cache.size = size;
 }
 
 static void create_lines_buffer(void)
@@ -288,6 +332,8 @@ bool gfx_init(const gfx_desc *desc)
     glNamedBufferStorage(G.frame_ubo.id, sizeof(gfx_frame_ubo), NULL, GL_DYNAMIC_STORAGE_BIT);
     glObjectLabel(GL_BUFFER, G.frame_ubo.id, -1, "frame_ubo");
     create_shadow_map(shadow_size);
+    if (!d.uncached_shadows && shadow_size + 2 * SHADOW_CACHE_MARGIN <= G.info.max_texture_size)
+        create_shadow_cache(shadow_size + 2 * SHADOW_CACHE_MARGIN);
     create_lines_buffer();
     if (!gfx_marker_build(&G.marker) || !build_sky(&G.sky)) {
         log_error("render: could not build the marker and sky meshes");
@@ -295,8 +341,8 @@ bool gfx_init(const gfx_desc *desc)
         return false;
     }
     gfx_timer_init(&G.timer, "frame_timer");
-    log_info("render: %s, %s (%s); MSAA %dx, shadow map %d", G.info.renderer, G.info.version, G.info.vendor,
-             G.info.msaa_samples, G.info.shadow_map_size);
+    log_info("render: %s, %s (%s); MSAA %dx, shadow map %d (static casters %s)", G.info.renderer, G.info.version,
+             G.info.vendor, G.info.msaa_samples, G.info.shadow_map_size, G.shadow_cache.size ? "cached" : "redrawn");
     return true;
 }
 
@@ -336,6 +382,10 @@ void gfx_shutdown(void)
         glDeleteFramebuffers(1, &G.shadow_fbo.id);
     if (G.shadow_tex.id)
         glDeleteTextures(1, &G.shadow_tex.id);
+    if (G.shadow_cache.fbo.id)
+        glDeleteFramebuffers(1, &G.shadow_cache.fbo.id);
+    if (G.shadow_cache.tex.id)
+        glDeleteTextures(1, &G.shadow_cache.tex.id);
     if (G.info.khr_debug)
         glDebugMessageCallback(NULL, NULL);
     memset(&G, 0, sizeof G);
@@ -355,8 +405,11 @@ bool gfx_level_load(const level_t *lvl)
 
 void gfx_level_free(void)
 {
-    if (G.inited)
-        gfx_level_gpu_free(&G.level);
+    if (!G.inited)
+        return;
+    gfx_level_gpu_free(&G.level);
+    /* The shadow cache holds the old level's casters. */
+    G.level_generation++;
 }
 
 bool gfx_add_draw_hook(gfx_draw_fn fn, void *user)
@@ -427,33 +480,54 @@ static void set_vec4(float dst[4], float r, float g, float b, float a)
     dst[3] = a;
 }
 
-/* Orthographic sun projection around the focus point, stable under camera
- * motion: the light's rotation depends only on the sun direction, and the
- * window is snapped to whole shadow texels. */
-static void fit_shadow(const gfx_frame_desc *f, const vec3 sun, mat4 out)
+/* The sun's orthographic window around the focus point, stable under camera
+ * motion: the light's rotation depends only on the sun direction, the window
+ * is snapped to whole shadow texels and its depth range to whole
+ * SHADOW_DEPTH_STEP_CM, so a window drawn for one focus lines up texel for
+ * texel with the window of the next (the static casters' cache relies on it). */
+typedef struct shadow_fit {
+    mat4 light_view;
+    float radius;  /* half-size, cm */
+    float texel;   /* cm */
+    float cx, cy;  /* window centre in light view space, a multiple of texel */
+    float zc;      /* depth-range centre, a multiple of SHADOW_DEPTH_STEP_CM */
+} shadow_fit;
+
+static void fit_shadow(const gfx_frame_desc *f, const vec3 sun, shadow_fit *fit)
 {
     float radius = f->shadow_radius_cm;
     if (!(radius > 0.0f)) {
         vec3 d;
         glm_vec3_sub((float *)f->eye, (float *)f->focus, d);
-        radius = glm_clamp(glm_vec3_norm(d) * 1.0f + 300.0f, SHADOW_RADIUS_MIN_CM, SHADOW_RADIUS_MAX_CM);
+        /* Whole cm: a following camera's distance wobbles in its last bits,
+         * which would change the texel size (and void the cache) every frame. */
+        radius = roundf(glm_clamp(glm_vec3_norm(d) * 1.0f + 300.0f, SHADOW_RADIUS_MIN_CM, SHADOW_RADIUS_MAX_CM));
     }
     vec3 origin = {0.0f, 0.0f, 0.0f}, up = {0.0f, 1.0f, 0.0f};
     if (fabsf(sun[1]) > 0.99f)
         glm_vec3_copy((vec3){0.0f, 0.0f, 1.0f}, up);
-    mat4 light_view, light_proj;
-    glm_lookat((float *)sun, origin, up, light_view);
+    glm_lookat((float *)sun, origin, up, fit->light_view);
     vec3 fc;
-    glm_mat4_mulv3(light_view, (float *)f->focus, 1.0f, fc);
-    float texel = 2.0f * radius / (float)G.info.shadow_map_size;
-    float cx = floorf(fc[0] / texel) * texel, cy = floorf(fc[1] / texel) * texel;
-    float depth = radius + SHADOW_DEPTH_MARGIN_CM;
+    glm_mat4_mulv3(fit->light_view, (float *)f->focus, 1.0f, fc);
+    fit->radius = radius;
+    fit->texel = 2.0f * radius / (float)G.info.shadow_map_size;
+    fit->cx = floorf(fc[0] / fit->texel) * fit->texel;
+    fit->cy = floorf(fc[1] / fit->texel) * fit->texel;
     /* View space looks down -Z: the focus lies at distance -fc[2]. */
-    glm_ortho(cx - radius, cx + radius, cy - radius, cy + radius, -fc[2] - depth, -fc[2] + depth, light_proj);
-    glm_mat4_mul(light_proj, light_view, out);
+    fit->zc = roundf(-fc[2] / SHADOW_DEPTH_STEP_CM) * SHADOW_DEPTH_STEP_CM;
 }
 
-static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_info *pi)
+/* The projection of a window of HALF cm around (CX, CY) on FIT's grid. */
+static void shadow_projection(const shadow_fit *fit, float cx, float cy, float half, mat4 out)
+{
+    float depth = fit->radius + SHADOW_DEPTH_MARGIN_CM;
+    mat4 light_proj;
+    glm_ortho(cx - half, cx + half, cy - half, cy + half, fit->zc - depth, fit->zc + depth, light_proj);
+    glm_mat4_mul(light_proj, (vec4 *)fit->light_view, out);
+}
+
+static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_info *pi, shadow_fit *fit_out,
+                           vec3 sun_out)
 {
     mat4 view, proj, vp, inv;
     memcpy(view, f->view, sizeof view);
@@ -465,8 +539,10 @@ static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_i
     if (glm_vec3_norm2(sun) < 1e-8f)
         glm_vec3_copy((float *)DEFAULT_SUN_DIR, sun);
     glm_vec3_normalize(sun);
+    shadow_fit fit;
+    fit_shadow(f, sun, &fit);
     mat4 lvp;
-    fit_shadow(f, sun, lvp);
+    shadow_projection(&fit, fit.cx, fit.cy, fit.radius, lvp);
 
     memcpy(u->view_proj, vp, sizeof u->view_proj);
     memcpy(u->inv_view_proj, inv, sizeof u->inv_view_proj);
@@ -489,6 +565,8 @@ static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_i
     pi->frame = f;
     memcpy(pi->view_proj, vp, sizeof pi->view_proj);
     memcpy(pi->light_view_proj, lvp, sizeof pi->light_view_proj);
+    *fit_out = fit;
+    memcpy(sun_out, sun, sizeof(vec3));
 }
 
 static void marker_model(const gfx_marker *m, mat4 out)
@@ -499,7 +577,8 @@ static void marker_model(const gfx_marker *m, mat4 out)
     glm_rotate_y(out, m->heading_rad, out);
 }
 
-static void draw_props(const gfx_frame_desc *f, const scene_uniforms *u)
+/* The level's walls and crouch tunnels (static casters). */
+static void draw_level_props(const gfx_frame_desc *f, const scene_uniforms *u)
 {
     glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, IDENTITY);
     glProgramUniform1i(u->prog, u->mode, 1);
@@ -507,12 +586,23 @@ static void draw_props(const gfx_frame_desc *f, const scene_uniforms *u)
         gfx_mesh_draw(&G.level.walls);
     if (G.level.loaded && (f->layers & GFX_LAYER_AREAS))
         gfx_mesh_draw(&G.level.crouch);
+}
+
+static void draw_marker(const gfx_frame_desc *f, const scene_uniforms *u)
+{
     if (f->layers & GFX_LAYER_MARKER) {
         mat4 model;
         marker_model(&f->marker, model);
         glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, (const float *)model);
+        glProgramUniform1i(u->prog, u->mode, 1);
         gfx_mesh_draw(&G.marker);
     }
+}
+
+static void draw_props(const gfx_frame_desc *f, const scene_uniforms *u)
+{
+    draw_level_props(f, u);
+    draw_marker(f, u);
 }
 
 /* Returns the number of terrain triangles drawn. */
@@ -536,23 +626,90 @@ static void run_hooks(const gfx_pass_info *pi)
         G.hooks[i].fn(pi, G.hooks[i].user);
 }
 
-static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi)
+/* The layers the static casters' cache draws. */
+#define SHADOW_CACHE_LAYERS (GFX_LAYER_TERRAIN | GFX_LAYER_WALLS | GFX_LAYER_AREAS)
+
+/* Depth of the static casters (level props, terrain) into the bound target
+ * through LVP. */
+static void draw_static_casters(const gfx_frame_desc *f, const scene_uniforms *u, const float *lvp)
 {
-    glBindFramebuffer(GL_FRAMEBUFFER, G.shadow_fbo.id);
-    glViewport(0, 0, G.info.shadow_map_size, G.info.shadow_map_size);
+    glProgramUniformMatrix4fv(G.shadow.id, G.shadow_u_light_view_proj, 1, GL_FALSE, lvp);
+    draw_level_props(f, u);
+    draw_terrain(f, u, lvp, SHADOW_TERRAIN_MIN_LOD, &G.stats.shadow_terrain_chunks,
+                 &G.stats.shadow_terrain_triangles);
+}
+
+/* Where FIT's window starts in the cache, in texels; false when the cache
+ * does not hold it (invalid, drawn for other inputs, or the window has left
+ * its margin). */
+static bool shadow_cache_offset(const gfx_frame_desc *f, const shadow_fit *fit, const vec3 sun, int *ox, int *oy)
+{
+    const shadow_cache *c = &G.shadow_cache;
+    if (!c->valid || c->radius != fit->radius || c->zc != fit->zc || memcmp(c->sun, sun, sizeof c->sun) != 0 ||
+        c->layers != (f->layers & SHADOW_CACHE_LAYERS) || c->level_generation != G.level_generation)
+        return false;
+    /* Both centres are whole texels apart. */
+    long dx = lroundf((fit->cx - c->cx) / fit->texel), dy = lroundf((fit->cy - c->cy) / fit->texel);
+    if (labs(dx) > SHADOW_CACHE_MARGIN || labs(dy) > SHADOW_CACHE_MARGIN)
+        return false;
+    *ox = SHADOW_CACHE_MARGIN + (int)dx;
+    *oy = SHADOW_CACHE_MARGIN + (int)dy;
+    return true;
+}
+
+/* Draws the static casters into the cache, its window centred on FIT's. */
+static void redraw_shadow_cache(const gfx_frame_desc *f, const shadow_fit *fit, const vec3 sun,
+                                const scene_uniforms *u)
+{
+    shadow_cache *c = &G.shadow_cache;
+    mat4 lvp;
+    shadow_projection(fit, fit->cx, fit->cy, fit->texel * (float)c->size * 0.5f, lvp);
+    glBindFramebuffer(GL_FRAMEBUFFER, c->fbo.id);
+    glViewport(0, 0, c->size, c->size);
     glClear(GL_DEPTH_BUFFER_BIT);
+    draw_static_casters(f, u, (const float *)lvp);
+    c->valid = true;
+    c->radius = fit->radius;
+    c->zc = fit->zc;
+    c->cx = fit->cx;
+    c->cy = fit->cy;
+    memcpy(c->sun, sun, sizeof c->sun);
+    c->layers = f->layers & SHADOW_CACHE_LAYERS;
+    c->level_generation = G.level_generation;
+    G.stats.shadow_cache_redrawn = true;
+    G.stats.shadow_cache_redraws++;
+}
+
+static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi, const shadow_fit *fit, const vec3 sun)
+{
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(SHADOW_OFFSET_FACTOR, SHADOW_OFFSET_UNITS);
     glUseProgram(G.shadow.id);
     /* The shadow program has only u_model; GL ignores location -1. */
     scene_uniforms u = {G.shadow.id, G.shadow_u_model, -1, -1};
-    draw_props(f, &u);
+    int size = G.info.shadow_map_size, ox = 0, oy = 0;
+    bool cached = G.shadow_cache.size > 0;
+    if (cached && !shadow_cache_offset(f, fit, sun, &ox, &oy)) {
+        redraw_shadow_cache(f, fit, sun, &u);
+        cached = shadow_cache_offset(f, fit, sun, &ox, &oy);
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, G.shadow_fbo.id);
+    glViewport(0, 0, size, size);
+    glProgramUniformMatrix4fv(G.shadow.id, G.shadow_u_light_view_proj, 1, GL_FALSE, pi->light_view_proj);
+    if (cached) {
+        glCopyImageSubData(G.shadow_cache.tex.id, GL_TEXTURE_2D, 0, ox, oy, 0, G.shadow_tex.id, GL_TEXTURE_2D, 0, 0,
+                           0, 0, size, size, 1);
+    } else {
+        glClear(GL_DEPTH_BUFFER_BIT);
+    }
+    draw_marker(f, &u);
     pi->pass = GFX_PASS_SHADOW;
     run_hooks(pi);
-    glUseProgram(G.shadow.id);
-    draw_terrain(f, &u, pi->light_view_proj, SHADOW_TERRAIN_MIN_LOD, &G.stats.shadow_terrain_chunks,
-                 &G.stats.shadow_terrain_triangles);
+    if (!cached) {
+        glUseProgram(G.shadow.id);
+        draw_static_casters(f, &u, pi->light_view_proj);
+    }
     glDisable(GL_POLYGON_OFFSET_FILL);
 }
 
@@ -629,11 +786,15 @@ void gfx_render_frame(const gfx_frame_desc *f)
     if (!G.inited || !f || f->width <= 0 || f->height <= 0)
         return;
     gfx_timer_begin(&G.timer);
+    unsigned redraws = G.stats.shadow_cache_redraws;
     memset(&G.stats, 0, sizeof G.stats);
+    G.stats.shadow_cache_redraws = redraws;
 
     gfx_frame_ubo ubo;
     gfx_pass_info pi;
-    fill_frame_ubo(f, &ubo, &pi);
+    shadow_fit fit;
+    vec3 sun;
+    fill_frame_ubo(f, &ubo, &pi, &fit, sun);
     glNamedBufferSubData(G.frame_ubo.id, 0, sizeof ubo, &ubo);
     glBindBufferBase(GL_UNIFORM_BUFFER, UBO_FRAME, G.frame_ubo.id);
 
@@ -647,7 +808,7 @@ void gfx_render_frame(const gfx_frame_desc *f)
     glDepthMask(GL_TRUE);
 
     if (f->layers & GFX_LAYER_SHADOWS)
-        shadow_pass(f, &pi);
+        shadow_pass(f, &pi, &fit, sun);
 
     if (ensure_target(f->width, f->height)) {
         glEnable(GL_MULTISAMPLE);

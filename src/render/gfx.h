@@ -4,7 +4,8 @@
  *   gfx_init(&desc) -> gfx_level_load(&lvl) -> per frame: gfx_render_frame(&f)
  *   [-> UI -> gfx_screenshot_png()] -> swap (by the app) -> ... -> gfx_shutdown().
  * gfx_level_load() may be called again to switch levels (it frees the old one).
- * A frame is drawn in two passes: a shadow pass (depth from the sun) and a main
+ * A frame is drawn in two passes: a shadow pass (depth from the sun: a copy of
+ * the level's cached static casters, then the marker and the hooks) and a main
  * pass into an offscreen target (walls, areas, marker, hooks, terrain, sky,
  * translucent jump discs, debug lines), then resolved into the back buffer,
  * so the app's default framebuffer needs no depth, sRGB or MSAA. Other render
@@ -37,7 +38,10 @@ typedef struct gfx_query { uint32_t id; } gfx_query;
 typedef struct gfx_desc {
     bool debug;          /* install a KHR_debug callback that feeds core/log */
     int msaa_samples;    /* 0: default = 1 (off: 4x doubled the frame time on llvmpipe), else 2/4/8 */
-    int shadow_map_size; /* texels per side; 0: default 2048 */
+    int shadow_map_size; /* texels per side; 0: default 1024 */
+    bool uncached_shadows; /* draw the terrain, walls and areas into the shadow map
+                              every frame instead of copying them from the cache
+                              (comparisons, tests) */
 } gfx_desc;
 
 enum { GFX_INFO_STRING_MAX = 128 };
@@ -140,8 +144,10 @@ bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);
 typedef struct gfx_frame_stats {
     int terrain_chunks;             /* main pass, after frustum culling */
     int terrain_triangles;          /* main pass */
-    int shadow_terrain_chunks;
-    int shadow_terrain_triangles;
+    int shadow_terrain_chunks;      /* drawn into the shadow map this frame */
+    int shadow_terrain_triangles;   /* (0 when the static casters came from the cache) */
+    bool shadow_cache_redrawn;      /* the static casters' cache was drawn anew */
+    unsigned shadow_cache_redraws;  /* since gfx_init */
 } gfx_frame_stats;
 const gfx_frame_stats *gfx_get_frame_stats(void);
 

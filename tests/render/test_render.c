@@ -234,6 +234,73 @@ static void probe_hook(const gfx_pass_info *info, void *user)
             h->bad++;
 }
 
+/* Renders F into IMG (W x H RGB). */
+static void render_into(const gfx_frame_desc *f, uint8_t *img)
+{
+    gfx_render_frame(f);
+    CHECKF(gfx_read_pixels_rgb(W, H, img), "reading pixels");
+}
+
+/* The static casters' shadow cache: a frame drawn from the cache matches the
+ * same frame with every caster drawn anew (gfx_desc.uncached_shadows), also
+ * after the focus moved within the cache's margin; the cache is drawn anew
+ * when the focus leaves it, the sun turns, a static layer is switched or the
+ * level is reloaded, and not otherwise. */
+static void test_shadow_cache(const level_t *lvl, const gfx_frame_desc *base)
+{
+    static uint8_t cached[W * H * 3];
+    enum { FRAMES = 4 };
+    gfx_frame_desc frames[FRAMES];
+    for (int i = 0; i < FRAMES; i++) {
+        frames[i] = *base;
+        /* Steps of 60 cm along the wall: within the cache's margin. */
+        frames[i].focus[0] += 60.0f * (float)i;
+        frames[i].eye[0] += 60.0f * (float)i;
+        make_camera(&frames[i], frames[i].eye, frames[i].focus);
+    }
+    /* The images of the uncached renderer first. */
+    static uint8_t fresh_img[FRAMES][W * H * 3];
+    gfx_shutdown();
+    CHECKF(gfx_init(&(gfx_desc){.uncached_shadows = true}) && gfx_level_load(lvl), "uncached renderer");
+    for (int i = 0; i < FRAMES; i++)
+        render_into(&frames[i], fresh_img[i]);
+    CHECKF(gfx_get_frame_stats()->shadow_terrain_triangles > 0 && gfx_get_frame_stats()->shadow_cache_redraws == 0,
+           "the uncached renderer draws the terrain into every shadow map");
+    gfx_shutdown();
+    CHECKF(gfx_init(&(gfx_desc){.debug = true}) && gfx_level_load(lvl), "cached renderer");
+    for (int i = 0; i < FRAMES; i++) {
+        render_into(&frames[i], cached);
+        const gfx_frame_stats *st = gfx_get_frame_stats();
+        /* Only the first frame draws the terrain's depth (into the cache). */
+        CHECKF(st->shadow_cache_redrawn == (i == 0) && (st->shadow_terrain_triangles > 0) == (i == 0),
+               "frame %d: cache redrawn %d (terrain triangles %d)", i, st->shadow_cache_redrawn,
+               st->shadow_terrain_triangles);
+        int max_diff;
+        long n = gl_test_count_diff(cached, fresh_img[i], (long)W * H, 8, &max_diff);
+        printf("shadow cache, frame %d: %ld pixels differ by more than 8 (max %d) from the uncached render\n", i, n,
+               max_diff);
+        CHECKF(n <= 20, "frame %d: cached shadows differ from fresh ones at %ld pixels", i, n);
+    }
+    /* What voids the cache. */
+    gfx_frame_desc f = frames[FRAMES - 1];
+    unsigned before = gfx_get_frame_stats()->shadow_cache_redraws;
+    f.focus[2] += 2500.0f; /* 25 m: out of the margin */
+    gfx_render_frame(&f);
+    CHECKF(gfx_get_frame_stats()->shadow_cache_redrawn, "a far move redraws the cache");
+    f.sun_dir[0] += 0.1f;
+    gfx_render_frame(&f);
+    CHECKF(gfx_get_frame_stats()->shadow_cache_redrawn, "a new sun redraws the cache");
+    f.layers &= ~(uint32_t)GFX_LAYER_WALLS;
+    gfx_render_frame(&f);
+    CHECKF(gfx_get_frame_stats()->shadow_cache_redrawn, "switching the walls off redraws the cache");
+    gfx_render_frame(&f);
+    CHECKF(!gfx_get_frame_stats()->shadow_cache_redrawn, "an unchanged frame reuses the cache");
+    CHECKF(gfx_level_load(lvl), "reloading the level");
+    gfx_render_frame(&f);
+    CHECKF(gfx_get_frame_stats()->shadow_cache_redrawn && gfx_get_frame_stats()->shadow_cache_redraws == before + 4,
+           "a level load redraws the cache (%u redraws)", gfx_get_frame_stats()->shadow_cache_redraws - before);
+}
+
 static void test_hooks(const gfx_frame_desc *f)
 {
     hook_probe h = {.expect = f};
@@ -419,6 +486,7 @@ int main(int argc, char **argv)
     zero.width = 0;
     gfx_render_frame(&zero);
     test_hooks(&f);
+    test_shadow_cache(&lvl, &f);
 
     gfx_render_frame(&f);
     static uint8_t img[W * H * 3];
