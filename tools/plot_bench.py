@@ -105,7 +105,19 @@ def plot_blendshapes(paths, out):
 
 def plot_skinning(path, out):
     h, rows = load(path)
-    paths = sorted({r["path"] for r in rows}, key=lambda p: [r["path"] for r in rows].index(p))
+    # One bar group per path and weighting ("renorm": the kept weights and
+    # the output directions renormalised; "given": ozz's SkinningJob work);
+    # the copy floor (no influence count) is a dashed line in every panel.
+    floor = [float(r["mverts_s"]) for r in rows if r["path"] == "cpu-copy"]
+    rows = [r for r in rows if r["influences"] != "-"]
+
+    def label(r):
+        w = r.get("weights", "renorm")
+        return r["path"] if w in ("renorm", "-") else "%s (%s)" % (r["path"], w)
+    labels = []
+    for r in rows:
+        if label(r) not in labels:
+            labels.append(label(r))
     threads = sorted({int(r["threads"]) for r in rows})
     infl = sorted({int(r["influences"]) for r in rows})
     fig, axes = plt.subplots(1, len(infl), figsize=(max(8, 4 * len(infl)), 4.5), sharey=True, squeeze=False)
@@ -113,13 +125,15 @@ def plot_skinning(path, out):
         width = 0.8 / len(threads)
         for ti, t in enumerate(threads):
             vals = []
-            for p in paths:
+            for lab in labels:
                 sel = [float(r["mverts_s"]) for r in rows
-                       if r["path"] == p and int(r["threads"]) == t and int(r["influences"]) == n]
+                       if label(r) == lab and int(r["threads"]) == t and int(r["influences"]) == n]
                 vals.append(sel[0] if sel else 0.0)
-            ax.bar([i + ti * width for i in range(len(paths))], vals, width, label="%d thread%s" % (t, "s" if t > 1 else ""))
-        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(paths))])
-        ax.set_xticklabels(paths, rotation=35, ha="right", fontsize=8)
+            ax.bar([i + ti * width for i in range(len(labels))], vals, width, label="%d thread%s" % (t, "s" if t > 1 else ""))
+        if floor:
+            ax.axhline(floor[0], color="0.3", linestyle="--", linewidth=1, label="memcpy floor (1 thread)")
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))])
+        ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=8)
         ax.set_title("%d influence%s" % (n, "s" if n > 1 else ""))
         ax.grid(True, axis="y", alpha=0.3)
     axes[0][0].set_ylabel("million vertices / s (median)")
@@ -139,7 +153,7 @@ def plot_skinning_paths(paths, out):
     fig, axes = plt.subplots(len(paths), 1, figsize=(10, 4.2 * len(paths)), squeeze=False)
     for ax, path in zip(axes[:, 0], paths):
         h, rows = load(path)
-        rows = [r for r in rows if int(r["threads"]) == 1]
+        rows = [r for r in rows if int(r["threads"]) == 1 and r["influences"] != "-"]
         names = []
         for r in rows:
             if r["path"] not in names:

@@ -59,6 +59,7 @@ enum {
     PATH_SSE2,
     PATH_AVX2,
     PATH_DQS,
+    PATH_COPY,
     PATH_GPU_POINTS,
     PATH_GPU_MATRIX,
     PATH_GPU_DQS,
@@ -76,7 +77,7 @@ enum {
     PATH_NAMES
 };
 static const char *const k_paths[PATH_NAMES] = {
-    "cpu-reference", "cpu-scalar",  "cpu-sse2",       "cpu-avx2",      "cpu-dqs",
+    "cpu-reference", "cpu-scalar",  "cpu-sse2",       "cpu-avx2",      "cpu-dqs",      "cpu-copy",
     "gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs",     "gpu-unbinned",  "gpu-binned",
     "gpu-compressed", "gpu-skin-once", "gpu-per-pass", "gpu-hybrid-lerp", "hybrid",
     "cpu",            "gpu"};
@@ -88,7 +89,9 @@ static void usage(FILE *out)
     fputs("usage: strider bench skinning [options]\n"
           "  --paths LIST        CPU (synthetic mesh, or --mesh):\n"
           "                        cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
-          "                        cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA)\n"
+          "                        cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA),\n"
+          "                        cpu-copy (the memory floor: memcpy of the positions and normals plus a\n"
+          "                        read of the joint indices, the bytes a 1-influence kernel moves)\n"
           "                      GPU (a GL 4.3+ context; the character mesh, vertex shader skin.glsl):\n"
           "                        gpu-lbs-points, gpu-lbs-matrix, gpu-dqs (the game's variants),\n"
           "                        gpu-unbinned (one variant compiled for N influences, all vertices),\n"
@@ -110,6 +113,10 @@ static void usage(FILE *out)
           "  --threads LIST      CPU threads, 1..64, default 1,2\n"
           "  --target N          pixels per side of the pass targets, 16..4096, default 512\n"
           "  --tangents          also skin tangents (CPU paths)\n"
+          "  --weights LIST      CPU weightings: renorm (the kept weights renormalised, output\n"
+          "                      directions too), given (prenormalized: weights normalised for the\n"
+          "                      count and used as given, no output renormalisation: the work of\n"
+          "                      ozz-animation's SkinningJob); default renorm,given\n"
           "  --repeats N --warmup N --csv PATH --json PATH --smoke\n",
           out);
 }
@@ -713,6 +720,38 @@ static void print_vcompress(const gpu_state *g)
     bench_table_free(&t);
 }
 
+/* One CPU row of the main table; INFLUENCES NaN for the copy floor. */
+static bool add_cpu_row(bench_table *t, int path, const char *method, const char *weights,
+                        const skin_bench_result_t *r, double influences, const char *mesh_name)
+{
+    char sum[16];
+    snprintf(sum, sizeof sum, "%08x", r->checksum);
+    int threads = r->desc.threads;
+    bool copy = path == PATH_COPY;
+    if (!bench_table_row_begin(t))
+        return false;
+    bench_table_str(t, k_paths[path]);
+    bench_table_str(t, method);
+    bench_table_str(t, copy ? "-" : skin_isa_name(r->isa));
+    bench_table_str(t, weights);
+    bench_table_num(t, threads, 0);
+    bench_table_num(t, r->desc.vertex_count, 0);
+    bench_table_num(t, copy ? NAN : r->desc.joint_count, 0);
+    bench_table_num(t, influences, 0);
+    bench_table_num(t, r->median_s * 1e6, 1);
+    bench_table_num(t, r->min_s * 1e6, 1);
+    bench_table_num(t, r->max_s * 1e6, 1);
+    bench_table_num(t, r->median_mverts_s, 1);
+    bench_table_num(t, r->median_mverts_s / threads, 1);
+    bench_table_num(t, copy ? NAN : r->max_pos_err_cm, 6);
+    bench_table_num(t, copy ? NAN : r->max_nrm_err, 7);
+    bench_table_str(t, sum);
+    bench_table_str(t, mesh_name ? mesh_name : "synthetic");
+    bench_table_num(t, NAN, 1);
+    bench_table_num(t, NAN, 3);
+    return true;
+}
+
 static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
 {
     static const char *const methods[] = {[PATH_GPU_POINTS] = "lbs-points",  [PATH_GPU_MATRIX] = "lbs-matrix",
@@ -728,6 +767,7 @@ static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
     bench_table_str(t, k_paths[row->path]);
     bench_table_str(t, methods[row->path]);
     bench_table_str(t, "gpu");
+    bench_table_str(t, "renorm");
     bench_table_num(t, 1, 0);
     bench_table_num(t, g->mesh->nv, 0);
     bench_table_num(t, g->mesh->m.joint_count, 0);
@@ -785,6 +825,9 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     int keys[BENCH_LIST_MAX] = {2, 4, 8}, nkeys = 3;
     int bones = 98, target = 0;
     bool tangents = false;
+    /* Weightings, indices into k_weights: renorm, given. */
+    static const char *const k_weights[2] = {"renorm", "given"};
+    int weights[BENCH_LIST_MAX] = {0, 1}, nweights = 2;
     const char *mesh_path = NULL, *clip_path = NULL;
     for (int i = 2; i < argc; i++) {
         int r = bench_parse_common(argc, argv, &i, &c);
@@ -832,7 +875,7 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
         sel[nsel++] = PATH_ALL_CPU;
     for (int s = 0; s < nsel; s++) {
         /* "cpu": every CPU path this CPU runs. */
-        for (int p = PATH_REFERENCE; sel[s] == PATH_ALL_CPU && p <= PATH_DQS; p++)
+        for (int p = PATH_REFERENCE; sel[s] == PATH_ALL_CPU && p <= PATH_COPY; p++)
             want[p] = want[p] || !((p == PATH_SSE2 && !skin_isa_supported(SKIN_ISA_SSE2)) ||
                                    (p == PATH_AVX2 && !skin_isa_supported(SKIN_ISA_AVX2)));
         for (int p = PATH_GPU_POINTS; sel[s] == PATH_ALL_GPU && p <= PATH_GPU_LERP; p++)
@@ -851,9 +894,9 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     bool any_gpu = false, any_cpu = false;
     for (int p = 0; p < PATH_COUNT; p++) {
         any_gpu = any_gpu || (want[p] && is_gpu(p));
-        any_cpu = any_cpu || (want[p] && p <= PATH_DQS);
+        any_cpu = any_cpu || (want[p] && p <= PATH_COPY);
     }
-    for (int p = PATH_REFERENCE; p <= PATH_DQS; p++) {
+    for (int p = PATH_REFERENCE; p <= PATH_COPY; p++) {
         skin_isa isa = p == PATH_SSE2 ? SKIN_ISA_SSE2 : p == PATH_AVX2 ? SKIN_ISA_AVX2 : SKIN_ISA_SCALAR;
         if (want[p] && !skin_isa_supported(isa)) {
             fprintf(stderr, "strider bench skinning: %s needs an instruction set this CPU lacks\n", k_paths[p]);
@@ -904,13 +947,13 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     }
 
     bench_env_print(&env, stdout);
-    static const char *const cols[] = {"path", "method", "isa", "threads", "vertices", "bones", "influences",
-                                       "median_us", "min_us", "max_us", "mverts_s", "mverts_s_per_thread",
-                                       "max_pos_err_cm", "max_nrm_err", "checksum", "mesh", "gpu_query_us",
-                                       "query_over_wall"};
+    static const char *const cols[] = {"path", "method", "isa", "weights", "threads", "vertices", "bones",
+                                       "influences", "median_us", "min_us", "max_us", "mverts_s",
+                                       "mverts_s_per_thread", "max_pos_err_cm", "max_nrm_err", "checksum", "mesh",
+                                       "gpu_query_us", "query_over_wall"};
     bench_table t;
     bench_table_init(&t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
-                         "wall clock)", 18, cols);
+                         "wall clock)", 19, cols);
     int failures = 0, rc = BENCH_EXIT_OK;
     if (need_mesh)
         bench_table_note(&t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", mesh_path, mesh.nv,
@@ -922,6 +965,16 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
                          "2: %d, 3: %d, 4: %d vertices; binned/unbinned/compressed/passes use lbs-matrix",
                          (double)GPU_POSE_MAX_RAD, gpu.bins.count[0], gpu.bins.count[1], gpu.bins.count[2],
                          gpu.bins.count[3]);
+    for (int vi = 0; want[PATH_COPY] && vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
+        skin_bench_desc_t d = {.vertex_count = mesh_path ? mesh.nv : verts[vi], .warmup = c.warmup,
+                               .repeats = c.repeats};
+        skin_bench_result_t r;
+        if (!skin_bench_copy_floor(&d, &r) || !add_cpu_row(&t, PATH_COPY, "-", "-", &r, NAN, mesh_path ? mesh.name : NULL))
+            rc = BENCH_EXIT_RUNTIME;
+        else
+            bench_table_note(&t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves",
+                             r.desc.vertex_count, r.kernel);
+    }
     for (int p = PATH_REFERENCE; any_cpu && p <= PATH_DQS && rc == BENCH_EXIT_OK; p++) {
         if (!want[p])
             continue;
@@ -930,62 +983,53 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
                        : p == PATH_SSE2                        ? SKIN_ISA_SSE2
                        : p == PATH_AVX2                        ? SKIN_ISA_AVX2
                                                                : SKIN_ISA_AUTO;
-        for (int vi = 0; vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
-            for (int ii = 0; ii < ninfl && rc == BENCH_EXIT_OK; ii++) {
-                uint32_t first_checksum = 0;
-                for (int ti = 0; ti < nthreads; ti++) {
-                    skin_bench_desc_t d = {.vertex_count = verts[vi], .joint_count = bones,
-                                           .influences = infl[ii], .threads = threads[ti],
-                                           .warmup = c.warmup, .repeats = c.repeats, .method = method,
-                                           .isa = isa, .tangents = tangents,
-                                           .mesh = mesh_path ? &mesh.m : NULL};
-                    skin_bench_result_t r;
-                    if (!skin_bench_run(&d, &r)) {
-                        rc = BENCH_EXIT_RUNTIME;
-                        break;
+        for (int wi = 0; wi < nweights && rc == BENCH_EXIT_OK; wi++) {
+            /* Which kernel ran for each influence count (names from skin_kernel_name). */
+            char kernels[SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel] = {{0}};
+            for (int vi = 0; vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
+                for (int ii = 0; ii < ninfl && rc == BENCH_EXIT_OK; ii++) {
+                    uint32_t first_checksum = 0;
+                    for (int ti = 0; ti < nthreads; ti++) {
+                        skin_bench_desc_t d = {.vertex_count = verts[vi], .joint_count = bones,
+                                               .influences = infl[ii], .threads = threads[ti],
+                                               .warmup = c.warmup, .repeats = c.repeats, .method = method,
+                                               .isa = isa, .tangents = tangents,
+                                               .prenormalized = weights[wi] == 1,
+                                               .mesh = mesh_path ? &mesh.m : NULL};
+                        skin_bench_result_t r;
+                        if (!skin_bench_run(&d, &r)) {
+                            rc = BENCH_EXIT_RUNTIME;
+                            break;
+                        }
+                        snprintf(kernels[infl[ii] - 1], sizeof kernels[0], "%s", r.kernel);
+                        if (ti == 0)
+                            first_checksum = r.checksum;
+                        bool agree = r.max_pos_err_cm <= SKIN_AGREE_POS_CM && r.max_nrm_err <= SKIN_AGREE_NRM;
+                        if (!agree) {
+                            fprintf(stderr,
+                                    "strider bench skinning: %s (weights %s) disagrees with the reference: %.3g cm, "
+                                    "normal %.3g\n",
+                                    k_paths[p], k_weights[weights[wi]], r.max_pos_err_cm, r.max_nrm_err);
+                            failures++;
+                        }
+                        if (r.checksum != first_checksum) {
+                            fprintf(stderr, "strider bench skinning: %s with %d threads changed the result "
+                                            "(checksum %08x vs %08x with %d)\n",
+                                    k_paths[p], threads[ti], r.checksum, first_checksum, threads[0]);
+                            failures++;
+                        }
+                        if (!add_cpu_row(&t, p, skin_method_name(method), k_weights[weights[wi]], &r, infl[ii],
+                                         mesh_path ? mesh.name : NULL)) {
+                            rc = BENCH_EXIT_RUNTIME;
+                            break;
+                        }
                     }
-                    char isa_name[32], sum[16];
-                    snprintf(isa_name, sizeof isa_name, "%s", skin_isa_name(r.isa));
-                    snprintf(sum, sizeof sum, "%08x", r.checksum);
-                    if (ti == 0)
-                        first_checksum = r.checksum;
-                    bool agree = r.max_pos_err_cm <= SKIN_AGREE_POS_CM && r.max_nrm_err <= SKIN_AGREE_NRM;
-                    if (!agree) {
-                        fprintf(stderr,
-                                "strider bench skinning: %s disagrees with the reference: %.3g cm, normal %.3g\n",
-                                k_paths[p], r.max_pos_err_cm, r.max_nrm_err);
-                        failures++;
-                    }
-                    if (r.checksum != first_checksum) {
-                        fprintf(stderr, "strider bench skinning: %s with %d threads changed the result "
-                                        "(checksum %08x vs %08x with %d)\n",
-                                k_paths[p], threads[ti], r.checksum, first_checksum, threads[0]);
-                        failures++;
-                    }
-                    if (!bench_table_row_begin(&t)) {
-                        rc = BENCH_EXIT_RUNTIME;
-                        break;
-                    }
-                    bench_table_str(&t, k_paths[p]);
-                    bench_table_str(&t, skin_method_name(method));
-                    bench_table_str(&t, isa_name);
-                    bench_table_num(&t, threads[ti], 0);
-                    bench_table_num(&t, r.desc.vertex_count, 0);
-                    bench_table_num(&t, r.desc.joint_count, 0);
-                    bench_table_num(&t, infl[ii], 0);
-                    bench_table_num(&t, r.median_s * 1e6, 1);
-                    bench_table_num(&t, r.min_s * 1e6, 1);
-                    bench_table_num(&t, r.max_s * 1e6, 1);
-                    bench_table_num(&t, r.median_mverts_s, 1);
-                    bench_table_num(&t, r.median_mverts_s / threads[ti], 1);
-                    bench_table_num(&t, r.max_pos_err_cm, 6);
-                    bench_table_num(&t, r.max_nrm_err, 7);
-                    bench_table_str(&t, sum);
-                    bench_table_str(&t, mesh_path ? mesh.name : "synthetic");
-                    bench_table_num(&t, NAN, 1);
-                    bench_table_num(&t, NAN, 3);
                 }
             }
+            for (int k = 0; k < SKIN_MAX_INFLUENCES && rc == BENCH_EXIT_OK; k++)
+                if (kernels[k][0])
+                    bench_table_note(&t, "%s, weights %s, %d influence%s: %s", k_paths[p], k_weights[weights[wi]],
+                                     k + 1, k ? "s" : "", kernels[k]);
         }
     }
     enum { MAX_GPU_ROWS = PATH_COUNT * BENCH_LIST_MAX };

@@ -163,6 +163,19 @@ static void skin_bench_fill(const skin_bench_desc_t *d, skin_bench_data_t *b)
     }
 }
 
+/* Weights normalised for the first K (the others 0), as a prenormalized job
+ * expects them: the work ozz's SkinningJob is handed. */
+static void skin_bench_normalize_for_count(skin_bench_data_t *b, size_t n, int k)
+{
+    for (size_t v = 0; v < n; v++) {
+        float *w = b->w + 4 * v, sum = 0.0f;
+        for (int i = 0; i < k; i++)
+            sum += w[i];
+        for (int i = 0; i < 4; i++)
+            w[i] = i < k ? w[i] / sum : 0.0f;
+    }
+}
+
 bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
 {
     skin_bench_desc_t d = *desc;
@@ -197,6 +210,8 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
         return false;
     }
     skin_bench_fill(&d, &b);
+    if (d.prenormalized)
+        skin_bench_normalize_for_count(&b, n, d.influences);
     bool nrm = !d.positions_only;
     skin_job_t job = {
         .vertex_count = d.vertex_count, .influences = d.influences, .method = d.method,
@@ -204,7 +219,8 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
         .tangents = d.tangents ? b.tan : NULL, .joints_u8 = d.u16_indices ? NULL : b.j8,
         .joints_u16 = d.u16_indices ? b.j16 : NULL, .weights = b.w,
         .joint_count = d.joint_count, .palette = b.palette, .dq_palette = b.dq,
-        .out_positions = b.out_pos, .out_normals = b.out_nrm, .out_tangents = b.out_tan};
+        .out_positions = b.out_pos, .out_normals = b.out_nrm, .out_tangents = b.out_tan,
+        .prenormalized = d.prenormalized};
     skin_pool_t *pool = NULL;
     if (d.threads > 1 && !(pool = skin_pool_create(d.threads)))
         ok = false;
@@ -231,6 +247,7 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
         out->isa = d.method == SKIN_LBS_POINTS ? SKIN_ISA_SCALAR
                    : d.isa == SKIN_ISA_AUTO    ? skin_isa_best()
                                                : d.isa;
+        skin_kernel_name(&job, out->kernel, sizeof out->kernel);
         bench_stats(b.times, d.repeats, &out->median_s, &out->min_s, &out->max_s);
         out->median_mverts_s = 1e-6 * (double)n / out->median_s;
         out->best_mverts_s = 1e-6 * (double)n / out->min_s;
@@ -253,6 +270,64 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
     }
     skin_bench_free(&b);
     return ok;
+}
+
+bool skin_bench_copy_floor(const skin_bench_desc_t *desc, skin_bench_result_t *out)
+{
+    skin_bench_desc_t d = *desc;
+    skin_bench_defaults(&d);
+    d.threads = 1;
+    if (d.vertex_count < 1 || d.vertex_count > SKIN_BENCH_MAX_VERTICES || d.warmup < 0 || d.repeats < 1 ||
+        d.repeats > SKIN_BENCH_MAX_REPEATS) {
+        log_error("bench skinning: bad sizes (vertices %d, repeats %d)", d.vertex_count, d.repeats);
+        return false;
+    }
+    size_t n = (size_t)d.vertex_count;
+    bool ok = true;
+    skin_bench_data_t b = {0};
+    b.pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.out_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.out_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b.j8 = skin_bench_alloc(n * 4, 1, &ok);
+    b.times = skin_bench_alloc((size_t)d.repeats, sizeof(double), &ok);
+    if (!ok) {
+        log_error("bench skinning: out of memory for %d vertices", d.vertex_count);
+        skin_bench_free(&b);
+        return false;
+    }
+    skin_bench_rng_t rng = {d.seed};
+    for (size_t k = 0; k < n * 3; k++) {
+        b.pos[k] = skin_bench_rnd(&rng, -SKIN_BENCH_EXTENT_CM, SKIN_BENCH_EXTENT_CM);
+        b.nrm[k] = skin_bench_rnd(&rng, -1.0f, 1.0f);
+    }
+    for (size_t k = 0; k < n * 4; k++)
+        b.j8[k] = (uint8_t)(k % 251);
+    /* The index sum is observed, so the reads are not optimised away. */
+    volatile uint32_t seen = 0;
+    for (int i = 0; i < d.warmup + d.repeats; i++) {
+        double t0 = bench_now_s();
+        memcpy(b.out_pos, b.pos, n * 3 * sizeof(float));
+        memcpy(b.out_nrm, b.nrm, n * 3 * sizeof(float));
+        uint32_t sum = 0;
+        for (size_t k = 0; k < n * 4; k++)
+            sum += b.j8[k];
+        seen = sum;
+        if (i >= d.warmup)
+            b.times[i - d.warmup] = bench_now_s() - t0;
+    }
+    (void)seen;
+    memset(out, 0, sizeof *out);
+    out->desc = d;
+    out->isa = SKIN_ISA_AUTO;
+    bench_stats(b.times, d.repeats, &out->median_s, &out->min_s, &out->max_s);
+    out->median_mverts_s = 1e-6 * (double)n / out->median_s;
+    out->best_mverts_s = 1e-6 * (double)n / out->min_s;
+    out->checksum = file_checksum32(b.out_pos, n * 3 * sizeof(float)) ^
+                    file_checksum32(b.out_nrm, n * 3 * sizeof(float)) * 31u;
+    snprintf(out->kernel, sizeof out->kernel, "memcpy of positions and normals, sum of joint indices");
+    skin_bench_free(&b);
+    return true;
 }
 
 void skin_bench_format(const skin_bench_result_t *r, char *buf, size_t size)

@@ -11,6 +11,12 @@
  * Wall-clock time is used here for profiling only.
  * A real mesh and pose (skin_bench_mesh_t, e.g. a loaded character) can
  * replace the synthetic data; the GPU benchmarks use the same struct.
+ * A prenormalized run does the work of ozz-animation's SkinningJob: the
+ * weights are normalised for the influence count before timing, and the job
+ * (and its reference) uses them as given, without output renormalisation.
+ * skin_bench_copy_floor() times a plain copy of the bytes a one-influence
+ * kernel moves (positions and normals in and out, joint indices in): the
+ * memory floor of this machine for the same arrays.
  * skin_bench_bin_influences() is Cebenoyan's binning: a vertex order that
  * groups vertices by their count of non-zero weights, so that each group
  * can be skinned by a variant made for that count.
@@ -52,6 +58,7 @@ typedef struct skin_bench_desc_t {
     bool positions_only; /* false: positions + normals */
     bool tangents;       /* also tangents (implies normals) */
     bool u16_indices;    /* uint16 joint indices instead of uint8 */
+    bool prenormalized;  /* weights normalised for the count, used as given (skin_job_t.prenormalized) */
     uint32_t seed;       /* 0: 1 */
     const skin_bench_mesh_t *mesh; /* NULL: the synthetic mesh; else its vertex and joint counts are used */
 } skin_bench_desc_t;
@@ -67,9 +74,14 @@ typedef struct skin_bench_result_t {
      * (transform-then-blend for the LBS methods, scalar DQS for DQS), on the
      * same inputs: max |difference| of positions (cm) and of normals. */
     double max_pos_err_cm, max_nrm_err;
+    char kernel[160];       /* skin_kernel_name() of the timed job */
 } skin_bench_result_t;
 
 bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out);
+/* The memory floor for DESC's vertex count (one thread; method, ISA and
+ * influences are ignored): OUT's times, M vertices/s and checksum are those
+ * of memcpy()ing positions and normals while summing the joint indices. */
+bool skin_bench_copy_floor(const skin_bench_desc_t *desc, skin_bench_result_t *out);
 /* One line: method, isa, threads, sizes, times (us), M vertices/s, checksum. */
 void skin_bench_format(const skin_bench_result_t *r, char *buf, size_t size);
 

@@ -174,10 +174,16 @@ def main():
         return gl_skinning_checks(a) or rc
 
     p = os.path.join(a.out, "skinning")
-    run([s, "bench", "skinning", "--smoke", "--influences", "1,4", "--csv", p + ".csv", "--json", p + ".json"])
+    q = run([s, "bench", "skinning", "--smoke", "--influences", "1,4", "--csv", p + ".csv", "--json", p + ".json"])
     rows, _ = read_outputs(p)
-    check({r["path"] for r in rows} >= {"cpu-reference", "cpu-scalar", "cpu-dqs"}, "skinning covers the CPU paths")
-    check(all(float(r["max_pos_err_cm"]) <= 0.017 for r in rows), "skinning paths agree with the reference")
+    check({r["path"] for r in rows} >= {"cpu-reference", "cpu-scalar", "cpu-dqs", "cpu-copy"},
+          "skinning covers the CPU paths and the copy floor")
+    check(all(r["path"] == "cpu-copy" or float(r["max_pos_err_cm"]) <= 0.017 for r in rows),
+          "skinning paths agree with the reference")
+    check({r["weights"] for r in rows if r["path"] == "cpu-scalar"} == {"renorm", "given"},
+          "each CPU path runs renormalising and with the weights as given")
+    check("cpu-scalar, weights given, 4 influences: scalar lbs-matrix 4 influences" in q.stdout,
+          "the kernel of each influence count is named next to the table")
 
     p = os.path.join(a.out, "pfnn")
     run([s, "bench", "pfnn", "--smoke", "--network", a.pfnn, "--csv", p + ".csv", "--json", p + ".json"])
