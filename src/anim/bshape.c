@@ -164,6 +164,33 @@ oom:
     return false;
 }
 
+bool bshape_set_add_layouts(bshape_set_t *set, const chr_character_t *c, unsigned build_flags)
+{
+    if (!c || set->mesh >= c->mesh_count || c->meshes[set->mesh].vertex_count != set->vertex_count) {
+        log_error("bshape: adding a layout to a set of another character");
+        return false;
+    }
+    bool ok = true;
+    if ((build_flags & BSHAPE_BUILD_DENSE) && !set->dense && !build_dense(set, c))
+        ok = false;
+    if (ok && (build_flags & BSHAPE_BUILD_SPARSE) && !set->vertex_offset && !build_sparse(set, c)) {
+        /* A half-built sparse layout is no layout. */
+        free(set->vertex_offset);
+        free(set->pair_target);
+        free(set->pair_delta);
+        set->vertex_offset = set->pair_target = NULL;
+        set->pair_delta = NULL;
+        set->pair_count = 0;
+        ok = false;
+    }
+    if (!ok) {
+        log_error("bshape: mesh '%s': out of memory for %u targets x %u vertices", c->meshes[set->mesh].name,
+                  set->target_count, set->vertex_count);
+        return false;
+    }
+    return true;
+}
+
 int bshape_set_find_shape(const bshape_set_t *set, uint32_t shape)
 {
     for (uint32_t t = 0; t < set->shape_count; t++)

@@ -7,7 +7,8 @@
  *   dense:  target-major, target_count x vertex_count deltas (zeros included);
  *   sparse: vertex-major, per vertex an offset+count into (target, delta)
  *           pairs, built at load from the shape-major sparse file data.
- * Call order: bshape_set_build() once at load (all allocation happens here)
+ * Call order: bshape_set_build() once at load (all allocation happens here,
+ * or in bshape_set_add_layouts() for a layout wanted later)
  * -> per frame bshape_run() with an active list (target indices + weights;
  * weights need not sum to 1; duplicates add) -> bshape_set_free().
  * Result: p = base + sum w*dp; n = normalize(base_n + sum w*dn); t = the
@@ -75,6 +76,10 @@ typedef struct bshape_job_t {
  * Fails (one logged line) on a bad mesh index, an out-of-range delta vertex
  * or when memory runs out; the set is then empty. */
 bool bshape_set_build(bshape_set_t *set, const chr_character_t *c, uint32_t mesh, unsigned build_flags);
+/* Adds the layouts named by BUILD_FLAGS that SET (built from C) lacks, for
+ * a layout wanted only later (the dense one is large); false (one logged
+ * line) when memory runs out, the set keeping what it had. */
+bool bshape_set_add_layouts(bshape_set_t *set, const chr_character_t *c, unsigned build_flags);
 void bshape_set_free(bshape_set_t *set);
 
 /* Target index of chr shape SHAPE in SET, or -1 when it targets another mesh. */

@@ -57,8 +57,9 @@ static bool prepare_mesh(figure_t *f, uint32_t index, const char *path)
         memcpy(&m->weights[i * 4], x->weights, sizeof x->weights);
         m->ao[i] = x->ao;
     }
-    /* Both layouts for meshes with targets, so the menu can switch. */
-    if (!bshape_set_build(&m->set, &f->chr, index, BSHAPE_BUILD_SPARSE | BSHAPE_BUILD_DENSE))
+    /* The sparse layout; the dense one (26 MB for the shipped head) when the
+     * menu first asks for it (figure_use_dense). */
+    if (!bshape_set_build(&m->set, &f->chr, index, BSHAPE_BUILD_SPARSE))
         return false;
     if (m->set.target_count > 0) {
         m->m_pos = xcalloc(n * 3, sizeof(float), &ok);
@@ -118,19 +119,46 @@ _Static_assert((int)GFX_CHARACTER_MORPH_DENSE == (int)BSHAPE_DENSE &&
                    (int)GFX_CHARACTER_MORPH_SPARSE == (int)BSHAPE_SPARSE,
                "gfx morph layouts must match bshape's");
 
-bool figure_gpu_init(figure_t *f, const char *label)
+/* Every mesh's blend-shape targets as the renderer takes them. */
+static void gpu_targets(const figure_t *f, gfx_character_targets morph[CHR_MAX_MESHES])
 {
-    gfx_character_targets morph[CHR_MAX_MESHES];
-    memset(morph, 0, sizeof morph);
+    memset(morph, 0, sizeof(gfx_character_targets) * CHR_MAX_MESHES);
     for (uint32_t m = 0; m < f->chr.mesh_count; m++) {
         const bshape_set_t *set = &f->mesh[m].set;
         morph[m] = (gfx_character_targets){.target_count = set->target_count,
-                                           .dense = set->dense,
                                            .vertex_offset = set->vertex_offset,
                                            .pair_target = set->pair_target,
                                            .pair_delta = set->pair_delta,
                                            .pair_count = set->pair_count};
     }
+}
+
+/* The CPU's dense layout for every morphed mesh, built the first time it is
+ * used; false (logged) when memory runs out. */
+static bool use_dense(figure_t *f)
+{
+    for (uint32_t m = 0; m < f->chr.mesh_count; m++)
+        if (f->mesh[m].set.target_count > 0 && !f->mesh[m].set.dense &&
+            !bshape_set_add_layouts(&f->mesh[m].set, &f->chr, BSHAPE_BUILD_DENSE))
+            return false;
+    return true;
+}
+
+/* Whether LAYOUT can morph on the GPU, its deltas and programs built there
+ * the first time (the game, skinning on the CPU, never asks). */
+static bool gpu_layout_ready(figure_t *f, gfx_character_morph layout)
+{
+    if (!gfx_character_morph_supported(f->gfx, layout))
+        return false;
+    gfx_character_targets morph[CHR_MAX_MESHES];
+    gpu_targets(f, morph);
+    return gfx_character_prepare_morph(f->gfx, layout, morph);
+}
+
+bool figure_gpu_init(figure_t *f, const char *label)
+{
+    gfx_character_targets morph[CHR_MAX_MESHES];
+    gpu_targets(f, morph);
     f->gfx = gfx_character_create(&f->chr, morph, label);
     if (!f->gfx)
         return false;
@@ -344,9 +372,12 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
         memcpy(out.palette, f->palette, (size_t)joints * sizeof f->palette[0]);
         memcpy(out.dq_palette, f->dq, (size_t)joints * sizeof f->dq[0]);
     }
-    /* GPU blend shapes where the layout is supported (else the CPU morphs). */
+    /* GPU blend shapes where the layout is supported (else the CPU morphs,
+     * in a dense layout built the first time the menu asks for it). */
     gfx_character_morph layout = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
-    f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gfx_character_morph_supported(f->gfx, layout);
+    f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gpu_layout_ready(f, layout);
+    if (f->dense && !f->morph_on_gpu && !use_dense(f))
+        f->dense = false;
     gfx_character_set_morph(f->gfx, f->morph_on_gpu ? layout : GFX_CHARACTER_MORPH_CPU);
     bool ok = true;
     if (hybrid) {
@@ -402,8 +433,8 @@ static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, 
         gfx_character_morph first = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
         gfx_character_morph other =
             first == GFX_CHARACTER_MORPH_DENSE ? GFX_CHARACTER_MORPH_SPARSE : GFX_CHARACTER_MORPH_DENSE;
-        gfx_character_morph layout = gfx_character_morph_supported(f->gfx, first) ? first : other;
-        if (gfx_character_morph_supported(f->gfx, layout)) {
+        gfx_character_morph layout = gpu_layout_ready(f, first) ? first : other;
+        if (gpu_layout_ready(f, layout)) {
             gfx_character_bake_job job = {.mesh = mi,
                                           .layout = layout,
                                           .active_count = n,

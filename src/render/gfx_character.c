@@ -37,23 +37,26 @@ bool gfx_char_load_program(program_locs *p, const char *vs, const char *fs, cons
     return true;
 }
 
-void gfx_char_set_materials(const program_locs *p, const chr_character_t *c)
+/* The lit programs' material arrays, kept from create so that programs
+ * built later (on first use) get them too. */
+static void keep_materials(gfx_character *gc, const chr_character_t *c)
 {
-    float color[MATERIAL_SLOTS][4], params[MATERIAL_SLOTS][4];
-    memset(color, 0, sizeof color);
-    memset(params, 0, sizeof params);
     for (uint32_t i = 0; i < c->material_count && i < MATERIAL_SLOTS; i++) {
         const chr_material_t *m = &c->materials[i];
-        memcpy(color[i], m->color, sizeof color[i]);
-        params[i][0] = m->roughness;
-        params[i][1] = m->subsurface;
+        memcpy(gc->material_color[i], m->color, sizeof gc->material_color[i]);
+        gc->material_params[i][0] = m->roughness;
+        gc->material_params[i][1] = m->subsurface;
     }
+}
+
+void gfx_char_set_materials(const gfx_character *gc, const program_locs *p)
+{
     GLint lc = glGetUniformLocation(p->prog.id, "u_material_color");
     GLint lp = glGetUniformLocation(p->prog.id, "u_material_params");
     if (lc >= 0)
-        glProgramUniform4fv(p->prog.id, lc, MATERIAL_SLOTS, &color[0][0]);
+        glProgramUniform4fv(p->prog.id, lc, MATERIAL_SLOTS, &gc->material_color[0][0]);
     if (lp >= 0)
-        glProgramUniform4fv(p->prog.id, lp, MATERIAL_SLOTS, &params[0][0]);
+        glProgramUniform4fv(p->prog.id, lp, MATERIAL_SLOTS, &gc->material_params[0][0]);
 }
 
 const program_locs *gfx_char_cpu_program(const gfx_character *gc, int kind)
@@ -238,6 +241,10 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         return NULL;
     }
 
+    /* The CPU path's programs now; every other technique's programs and
+     * buffers when it is first used (a few of those compile dozens of
+     * shader variants and hold deltas that llvmpipe copies: ~70 MB). */
+    keep_materials(gc, c);
     char name[96];
     snprintf(name, sizeof name, "%s.lit", gc->label);
     bool ok = gfx_char_load_program(&gc->lit, "character.vert", "character.frag", NULL, name);
@@ -246,13 +253,14 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
                             name);
     snprintf(name, sizeof name, "%s.shadow", gc->label);
     ok = ok && gfx_char_load_program(&gc->shadow, "character_shadow.vert", "character_shadow.frag", NULL, name);
-    ok = ok && gfx_char_skin_create(gc, c);
-    if (!ok || !upload_static(gc, c) || !gfx_char_morph_upload_bind(gc, c) || !gfx_char_morph_create(gc, c, morph)) {
+    if (!ok || !upload_static(gc, c) || !gfx_char_morph_upload_bind(gc, c)) {
         gfx_character_destroy(gc);
         return NULL;
     }
-    gfx_char_set_materials(&gc->lit, c);
-    gfx_char_set_materials(&gc->lit_noshadow, c);
+    gfx_char_skin_create(gc, c);
+    gfx_char_morph_create(gc, morph);
+    gfx_char_set_materials(gc, &gc->lit);
+    gfx_char_set_materials(gc, &gc->lit_noshadow);
 
     GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
     GLsizeiptr total = (GLsizeiptr)(gc->slot_bytes * GFX_CHARACTER_SLOTS);
@@ -262,11 +270,6 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     gc->mapped = glMapNamedBufferRange(gc->stream.id, 0, total, flags);
     if (!gc->mapped) {
         log_error("render: %s: cannot map the %lld-byte vertex stream", gc->label, (long long)total);
-        gfx_character_destroy(gc);
-        return NULL;
-    }
-    gfx_char_once_create(gc);
-    if (!gfx_char_hybrid_create(gc, c)) {
         gfx_character_destroy(gc);
         return NULL;
     }

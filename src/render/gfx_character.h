@@ -7,8 +7,12 @@
  * GPU skinning (set_skinning, skin.glsl) takes this frame's palette; blend
  * shapes are then applied either by the CPU (GFX_CHARACTER_MORPH_CPU) or in
  * the vertex shader before skinning (set_morph, morph.glsl): every morphed
- * mesh's deltas go once into immutable SSBOs (both layouts) and a frame only
- * writes its active list. Meshes with no active target draw skin-only.
+ * mesh's deltas go once into an immutable SSBO per layout used
+ * (prepare_morph) and a frame only writes its active list. Meshes with no
+ * active target draw skin-only. Each technique's programs and buffers are
+ * built when it is first used (GPU skinning per method by set_skinning, a
+ * blend-shape layout by prepare_morph, skin once by set_skin_once, the
+ * hybrid by begin_key): create builds only the CPU path's.
  * A mesh whose bind pose changes per frame can hand it in through the slot
  * (use_stream_bind): the morph then reads its base from the slot.
  * Call order: gfx_character_create() (after gfx_init) -> per frame
@@ -70,11 +74,11 @@ typedef enum gfx_character_morph {
 typedef struct gfx_character gfx_character;
 
 /* One mesh's blend-shape targets (shapes, then correctives) in anim/bshape's
- * two layouts; copied to the GPU at create and not kept. Target indices in
+ * sparse layout, which both GPU layouts are built from; read by create (the
+ * counts) and prepare_morph (the deltas), not kept. Target indices in
  * active lists refer to this numbering. */
 typedef struct gfx_character_targets {
     uint32_t target_count;         /* 0: the mesh has no blend shapes */
-    const float *dense;            /* target_count x vertex_count x GFX_CHARACTER_DELTA_FLOATS, or NULL */
     const uint32_t *vertex_offset; /* vertex_count + 1 offsets into the pairs, or NULL */
     const uint32_t *pair_target;   /* pair_count targets, ascending per vertex */
     const float *pair_delta;       /* pair_count x GFX_CHARACTER_DELTA_FLOATS */
@@ -149,8 +153,10 @@ bool gfx_character_gpu_supported(const gfx_character *gc);
 /* How the slot written by the next end_update is skinned: GFX_SKIN_CPU (the
  * stream holds deformed vertices) or a GPU method with INFLUENCES 1..4 over
  * JOINT_COUNT palette entries (the stream holds bind-pose vertices and the
- * palette). False (one logged line) when the GPU path is unsupported or an
- * argument is out of range; the mode is then left unchanged. */
+ * palette). A method's programs are compiled the first time it is set
+ * (once; tens of ms on llvmpipe). False (one logged line) when the GPU path
+ * is unsupported, its programs fail, or an argument is out of range; the
+ * mode is then left unchanged. */
 bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influences, int joint_count);
 /* Tests: runs the current GPU deformation (morph, skinning) of the last
  * finished slot and reads back model-space positions (3 per vertex), normals
@@ -183,11 +189,17 @@ void gfx_character_set_hybrid(gfx_character *gc, float t);
 bool gfx_character_morph_limits_ok(const gfx_info *info, int64_t block_bytes, int blocks, char *msg,
                                    size_t msg_size);
 /* Whether LAYOUT (a GPU gfx_character_morph) can morph on the GPU: targets given
- * at create, GPU skinning and the limits allow it (checked at create). */
+ * at create, GPU skinning and the limits allow it (checked at create), and
+ * preparing it has not failed. */
 bool gfx_character_morph_supported(const gfx_character *gc, gfx_character_morph layout);
+/* Uploads LAYOUT's deltas, built from MORPH (the create targets, read now
+ * and not kept), and compiles its programs, the first time; later calls
+ * return at once. False (one logged line, once) when LAYOUT is not
+ * supported or building it fails. */
+bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, const gfx_character_targets *morph);
 /* Where the slot written by the next end_update applies blend shapes (GPU
  * skinning modes only; CPU skinning always takes morphed vertices). False
- * (one logged line) when MODE is not supported; the mode is then unchanged. */
+ * (one logged line) when MODE is not prepared; the mode is then unchanged. */
 bool gfx_character_set_morph(gfx_character *gc, gfx_character_morph mode);
 /* Between begin_update and end_update: mesh MESH's active list for the GPU
  * morph (COUNT entries; targets < its target_count, duplicates add, finite
@@ -206,7 +218,7 @@ bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, con
 bool gfx_character_use_stream_bind(gfx_character *gc, uint32_t mesh);
 /* Runs JOB's morph through transform feedback and reads the vertices back
  * (GPU Gems 3 section 3.4). False (one logged line) when the layout is not
- * supported, on a bad argument or a GL failure. Allocates and stalls. */
+ * prepared, on a bad argument or a GL failure. Allocates and stalls. */
 bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job);
 
 #endif

@@ -127,8 +127,9 @@ bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job)
         log_error("render: %s: bake without output spans", gc->label);
         return false;
     }
-    if (!gfx_character_morph_supported(gc, job->layout) || !gc->bake_prog[job->layout].prog.id) {
-        log_error("render: %s: cannot bake: GPU blend shapes in layout %d are not available", gc->label,
+    if (job->layout < 0 || (int)job->layout >= MORPH_LAYOUTS || !gc->morph_ok[job->layout] ||
+        !gc->bake_prog[job->layout].prog.id) {
+        log_error("render: %s: cannot bake: GPU blend shapes in layout %d are not prepared", gc->label,
                   (int)job->layout);
         return false;
     }

@@ -30,10 +30,15 @@ static void add_key0(const gfx_character *gc, GLuint vao, GLintptr base)
 }
 
 /* The hybrid's programs (CPU-path variants that blend two keys), its
- * persistent-mapped key ring and a VAO per key; false on a shader or
- * mapping error. */
-bool gfx_char_hybrid_create(gfx_character *gc, const chr_character_t *c)
+ * persistent-mapped key ring and a VAO per key, built by the first key;
+ * false (one line, once) on a shader or mapping error. */
+bool gfx_char_hybrid_build(gfx_character *gc)
 {
+    if (gc->hybrid_built)
+        return true;
+    if (gc->hybrid_failed)
+        return false;
+    gc->hybrid_failed = true; /* until the end of this function */
     static const struct {
         const char *vs, *fs, *defines, *what;
     } kinds[KIND_FEEDBACK] = {{"character.vert", "character.frag", "", "lit"},
@@ -49,7 +54,7 @@ bool gfx_char_hybrid_create(gfx_character *gc, const chr_character_t *c)
         if (!gfx_char_load_program(&gc->hybrid_prog[k], kinds[k].vs, kinds[k].fs, defines, name))
             return false;
         if (k == KIND_LIT || k == KIND_NOSHADOW)
-            gfx_char_set_materials(&gc->hybrid_prog[k], c);
+            gfx_char_set_materials(gc, &gc->hybrid_prog[k]);
     }
     /* A key is a slot's vertex arrays (positions .. AO), without palettes. */
     gc->key_bytes = gc->off_palette;
@@ -71,6 +76,8 @@ bool gfx_char_hybrid_create(gfx_character *gc, const chr_character_t *c)
         add_key0(gc, vao, (GLintptr)((size_t)((k + KEY_SLOTS - 1) % KEY_SLOTS) * gc->key_bytes));
         gc->hybrid_vao[k].id = vao;
     }
+    gc->hybrid_failed = false;
+    gc->hybrid_built = true;
     return true;
 }
 
@@ -92,6 +99,8 @@ void gfx_char_hybrid_destroy(gfx_character *gc)
 
 bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out)
 {
+    if (!gfx_char_hybrid_build(gc))
+        return false;
     int k = (gc->key_last + 1) % KEY_SLOTS;
     if (!gfx_char_wait_fence(gc, &gc->key_fence[k], "hybrid key"))
         return false;

@@ -128,8 +128,14 @@ struct gfx_character {
     size_t off_normal, off_tangent, off_ao; /* inside a slot; positions at 0 */
     size_t off_palette, off_dq;   /* inside a slot: GPU skinning palettes */
     size_t palette_bytes, dq_bytes;
-    bool gpu_ok;                  /* limits and shaders allow GPU skinning */
+    bool gpu_ok;                  /* the limits allow GPU skinning */
+    int skel_joints;              /* joints of the character's skeleton (capture limits) */
+    /* GPU-skinning programs of each method, compiled when the method is
+     * first chosen (set_skinning); failed: a shader error, logged once. */
+    bool gpu_built[GPU_METHODS], gpu_failed[GPU_METHODS];
     program_locs gpu[GPU_METHODS][KINDS];
+    /* The character's materials, set on each lit program when it is built. */
+    float material_color[MATERIAL_SLOTS][4], material_params[MATERIAL_SLOTS][4];
     /* Skinning of each slot, and the one end_update gives the next slot. */
     gfx_skin_mode slot_mode[GFX_CHARACTER_SLOTS], mode;
     int slot_influences[GFX_CHARACTER_SLOTS], influences;
@@ -144,7 +150,9 @@ struct gfx_character {
     gfx_vertex_array bind_vao;
     gfx_buffer delta_buf[MORPH_LAYOUTS];
     morph_mesh morph[CHR_MAX_MESHES];
-    bool morph_ok[MORPH_LAYOUTS];
+    /* Per layout: the targets fit the limits (create), its deltas and
+     * programs are on the GPU (prepare_morph), or preparing failed. */
+    bool morph_fits[MORPH_LAYOUTS], morph_ok[MORPH_LAYOUTS], morph_failed[MORPH_LAYOUTS];
     program_locs morph_prog[MORPH_LAYOUTS][GPU_METHODS][KINDS];
     program_locs bake_prog[MORPH_LAYOUTS];
     gfx_character_morph morph_mode, slot_morph[GFX_CHARACTER_SLOTS];
@@ -162,6 +170,7 @@ struct gfx_character {
      * vertices (written by the slot's first pass of a frame, read by both)
      * and the VAO drawing it with the plain programs. */
     bool skin_once, slot_skin_once[GFX_CHARACTER_SLOTS], slot_skinned[GFX_CHARACTER_SLOTS];
+    bool once_built;              /* the buffers below exist (first set_skin_once(true)) */
     gfx_buffer skinned[GFX_CHARACTER_SLOTS];
     gfx_vertex_array skinned_vao[GFX_CHARACTER_SLOTS];
     GLuint tfo;
@@ -180,6 +189,7 @@ struct gfx_character {
     int slot_key[GFX_CHARACTER_SLOTS];
     bool slot_key_single[GFX_CHARACTER_SLOTS];
     program_locs hybrid_prog[KINDS]; /* FEEDBACK unused */
+    bool hybrid_built, hybrid_failed; /* the ring and programs (first begin_key) */
     float model[16];
     bool visible;
     gfx_character_stats stats;
@@ -193,8 +203,8 @@ static inline size_t gfx_char_align(size_t v) { return (v + STREAM_ALIGN - 1) / 
 void gfx_char_label(GLenum kind, GLuint id, const char *base, const char *what);
 /* Builds a program and looks up the uniforms of program_locs. */
 bool gfx_char_load_program(program_locs *p, const char *vs, const char *fs, const char *defines, const char *label);
-/* Sets C's material colours and parameters on a lit program. */
-void gfx_char_set_materials(const program_locs *p, const chr_character_t *c);
+/* Sets the character's material colours and parameters on a lit program. */
+void gfx_char_set_materials(const gfx_character *gc, const program_locs *p);
 /* The CPU path's program of KIND (lit, unshadowed or shadow): it draws
  * vertices that are already deformed. */
 const program_locs *gfx_char_cpu_program(const gfx_character *gc, int kind);
@@ -208,8 +218,11 @@ bool gfx_char_wait_fence(gfx_character *gc, GLsync *fence, const char *what);
 
 /* ---- gfx_character_skin.c: the palette and GPU skinning */
 
-/* The GPU-skinning programs, when the limits allow them; false on a shader error. */
-bool gfx_char_skin_create(gfx_character *gc, const chr_character_t *c);
+/* Whether the limits allow GPU skinning (gpu_ok); builds no program. */
+void gfx_char_skin_create(gfx_character *gc, const chr_character_t *c);
+/* The programs of METHOD (a gfx_skin_mode >= 0), built on first use;
+ * false (one line, once) on a shader error. */
+bool gfx_char_skin_build(gfx_character *gc, int method);
 void gfx_char_skin_destroy(gfx_character *gc);
 /* Binds slot S's palette and sets P's skinning uniforms. */
 void gfx_char_skin_bind_palette(const gfx_character *gc, const program_locs *p, int s);
@@ -220,8 +233,9 @@ void gfx_char_skin_use_program(const gfx_character *gc, const program_locs *p, i
 
 /* The unmorphed bind pose (and bind_vao reading it). */
 bool gfx_char_morph_upload_bind(gfx_character *gc, const chr_character_t *c);
-/* Deltas of both layouts and the morphing programs, where they fit. */
-bool gfx_char_morph_create(gfx_character *gc, const chr_character_t *c, const gfx_character_targets *morph);
+/* Which layouts fit the limits (morph_fits); uploads and builds nothing
+ * (gfx_character_prepare_morph does, on first use). */
+void gfx_char_morph_create(gfx_character *gc, const gfx_character_targets *morph);
 void gfx_char_morph_destroy(gfx_character *gc);
 bool gfx_char_morph_check_active(const gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
                                  const float *weights);
@@ -237,8 +251,9 @@ uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how 
 
 /* ---- gfx_character_once.c: skin once by transform feedback */
 
-/* Feedback buffers, their VAOs and the transform feedback object (GPU skinning only). */
-void gfx_char_once_create(gfx_character *gc);
+/* Feedback buffers, their VAOs and the transform feedback object (GPU
+ * skinning only), built by the first set_skin_once(true). */
+void gfx_char_once_build(gfx_character *gc);
 void gfx_char_once_destroy(gfx_character *gc);
 /* Deforms slot S once into its feedback buffer; returns the morphing draws. */
 uint32_t gfx_char_once_pass(gfx_character *gc, int s);
@@ -248,8 +263,9 @@ void gfx_char_once_draw(gfx_character *gc, int s, int kind, bool main_pass);
 
 /* ---- gfx_character_hybrid.c: Cebenoyan's hybrid */
 
-/* The blending programs, the persistent-mapped key ring and its VAOs. */
-bool gfx_char_hybrid_create(gfx_character *gc, const chr_character_t *c);
+/* The blending programs, the persistent-mapped key ring and its VAOs,
+ * built by the first begin_key; false (one line, once) on an error. */
+bool gfx_char_hybrid_build(gfx_character *gc);
 void gfx_char_hybrid_destroy(gfx_character *gc);
 /* Draws slot S's two keys blended at its t with the program of KIND. */
 void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass);

@@ -1,6 +1,7 @@
 /* gfx_character_morph: GPU blend shapes (Lorach, GPU Gems 3 ch. 3, through
- * shaders/morph.glsl). At create, every morphed mesh's deltas go once into
- * immutable SSBOs in both layouts (dense: every target x vertex; sparse:
+ * shaders/morph.glsl). The first time a layout is asked for
+ * (gfx_character_prepare_morph), every morphed mesh's deltas go once into an
+ * immutable SSBO in that layout (dense: every target x vertex; sparse:
  * per-vertex runs of (target, delta)); a frame only writes each mesh's
  * active list (dense) and weight table (sparse) into its fenced stream slot.
  * The vertex shader morphs the bind pose (or a per-frame base written into
@@ -48,11 +49,24 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_character_targets
         if (tc == 0)
             continue;
         int64_t blocks[3] = {0, 0, 0};
-        if (layout == GFX_CHARACTER_MORPH_DENSE) {
-            if (!t->dense) {
-                snprintf(msg, msg_size, "mesh '%s': the dense deltas were not built", gc->mesh_name[m]);
+        /* Both layouts are built from the sparse arrays. */
+        if (!t->vertex_offset || !t->pair_target || !t->pair_delta) {
+            snprintf(msg, msg_size, "mesh '%s': the sparse deltas were not built", gc->mesh_name[m]);
+            return false;
+        }
+        for (uint64_t v = 0; v < vc; v++) {
+            if (t->vertex_offset[v] > t->vertex_offset[v + 1]) {
+                snprintf(msg, msg_size, "mesh '%s': sparse offsets decrease at vertex %llu", gc->mesh_name[m],
+                         (unsigned long long)v);
                 return false;
             }
+        }
+        if (t->vertex_offset[0] != 0 || t->vertex_offset[vc] != t->pair_count) {
+            snprintf(msg, msg_size, "mesh '%s': sparse offsets do not span the %u pairs", gc->mesh_name[m],
+                     t->pair_count);
+            return false;
+        }
+        if (layout == GFX_CHARACTER_MORPH_DENSE) {
             /* morph.glsl indexes records with a uint. */
             if (tc * vc > UINT32_MAX) {
                 snprintf(msg, msg_size, "mesh '%s': %llu x %llu dense records overflow a 32-bit index",
@@ -62,22 +76,6 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_character_targets
             blocks[0] = (int64_t)(tc * vc * MORPH_RECORD_BYTES);
             blocks[1] = (int64_t)(MORPH_ACTIVE_HEADER_BYTES + tc * sizeof(morph_entry));
         } else {
-            if (!t->vertex_offset || !t->pair_target || !t->pair_delta) {
-                snprintf(msg, msg_size, "mesh '%s': the sparse deltas were not built", gc->mesh_name[m]);
-                return false;
-            }
-            for (uint64_t v = 0; v < vc; v++) {
-                if (t->vertex_offset[v] > t->vertex_offset[v + 1]) {
-                    snprintf(msg, msg_size, "mesh '%s': sparse offsets decrease at vertex %llu", gc->mesh_name[m],
-                             (unsigned long long)v);
-                    return false;
-                }
-            }
-            if (t->vertex_offset[0] != 0 || t->vertex_offset[vc] != t->pair_count) {
-                snprintf(msg, msg_size, "mesh '%s': sparse offsets do not span the %u pairs", gc->mesh_name[m],
-                         t->pair_count);
-                return false;
-            }
             blocks[0] = (int64_t)((t->pair_count ? t->pair_count : 1) * MORPH_RECORD_BYTES);
             blocks[1] = (int64_t)((vc + 1) * sizeof(uint32_t));
             blocks[2] = (int64_t)(tc * sizeof(float));
@@ -130,7 +128,8 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *
             continue;
         float *rec = (float *)(staging + mm->delta_off[layout]);
         if (layout == GFX_CHARACTER_MORPH_DENSE) {
-            gfx_morph_records_dense(t->dense, mm->target_count, (uint32_t)vc, rec);
+            gfx_morph_records_dense_from_pairs(t->vertex_offset, t->pair_target, t->pair_delta, mm->target_count,
+                                               (uint32_t)vc, rec);
         } else {
             gfx_morph_records_sparse(t->pair_delta, t->pair_target, t->pair_count, rec);
             memcpy(staging + mm->offsets_off, t->vertex_offset, mm->offsets_bytes);
@@ -153,56 +152,81 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *
     return true;
 }
 
-/* Both layouts are uploaded when they fit: switching then costs nothing,
- * and slots still in flight keep drawing with the layout they were written
- * for (a rebuild on switch would have to wait for their fences). The price
- * is GPU memory: dense holds every zero (30 MB for the shipped head against
- * 7 MB sparse). A layout beyond the limits is left out with one line. */
-bool gfx_char_morph_create(gfx_character *gc, const chr_character_t *c, const gfx_character_targets *morph)
+/* Which layouts fit the limits; nothing is uploaded or built yet. */
+void gfx_char_morph_create(gfx_character *gc, const gfx_character_targets *morph)
 {
     if (!morph || !gc->gpu_ok || gc->max_targets == 0)
-        return true;
+        return;
     for (int layout = 0; layout < MORPH_LAYOUTS; layout++) {
         char msg[256];
         const char *name = layout == GFX_CHARACTER_MORPH_DENSE ? "dense" : "sparse";
-        if (!morph_layout_ok(gc, morph, (gfx_character_morph)layout, msg, sizeof msg) ||
-            !upload_morph_layout(gc, morph, (gfx_character_morph)layout, msg, sizeof msg)) {
+        gc->morph_fits[layout] = morph_layout_ok(gc, morph, (gfx_character_morph)layout, msg, sizeof msg);
+        if (!gc->morph_fits[layout])
             log_warn("render: %s: GPU blend shapes (%s): %s; blend shapes stay on the CPU in that layout", gc->label,
                      name, msg);
-            continue;
-        }
-        for (int m = 0; m < GPU_METHODS; m++) {
-            for (int k = 0; k < KINDS; k++) {
-                if (k == KIND_CAPTURE && !gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1,
-                                                                        msg, sizeof msg))
-                    continue; /* capture refused later */
-                static const char *const vs[KINDS] = {"character.vert", "character.vert", "character_shadow.vert",
-                                                      "character.vert", "character.vert"};
-                static const char *const fs[KINDS] = {"character.frag", "character.frag", "character_shadow.frag",
-                                                      "character_shadow.frag", "character_shadow.frag"};
-                static const char *const extra[KINDS] = {"", "#define STRIDER_NO_SHADOWS\n", "",
-                                                         "#define STRIDER_SKIN_CAPTURE\n",
-                                                         "#define STRIDER_SKIN_FEEDBACK\n"};
-                char defines[200], pname[96];
-                snprintf(defines, sizeof defines,
-                         "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n#define STRIDER_GPU_MORPH\n"
-                         "#define MORPH_LAYOUT %d\n%s",
-                         m, layout, extra[k]);
-                snprintf(pname, sizeof pname, "%s.morph_%s.gpu%d.%d", gc->label, name, m, k);
-                if (!gfx_char_load_program(&gc->morph_prog[layout][m][k], vs[k], fs[k], defines, pname))
-                    return false;
-                if (k == KIND_LIT || k == KIND_NOSHADOW)
-                    gfx_char_set_materials(&gc->morph_prog[layout][m][k], c);
-            }
-        }
-        char defines[160], pname[96];
-        snprintf(defines, sizeof defines,
-                 "#define STRIDER_GPU_MORPH\n#define MORPH_LAYOUT %d\n#define STRIDER_MORPH_BAKE\n", layout);
-        snprintf(pname, sizeof pname, "%s.bake_%s", gc->label, name);
-        if (!gfx_char_load_program(&gc->bake_prog[layout], "character.vert", "character_shadow.frag", defines, pname))
-            return false;
-        gc->morph_ok[layout] = true;
     }
+}
+
+/* A layout is uploaded and its programs (every skinning method and kind,
+ * and the bake) built the first time it is asked for: the game skins and
+ * morphs on the CPU and never does, and a layout once on the GPU stays
+ * there, so slots still in flight keep drawing with the layout they were
+ * written for (a rebuild on switch would have to wait for their fences).
+ * The price of using both is GPU memory: dense holds every zero (30 MB for
+ * the shipped head against 7 MB sparse). */
+bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, const gfx_character_targets *morph)
+{
+    if (layout != GFX_CHARACTER_MORPH_SPARSE && layout != GFX_CHARACTER_MORPH_DENSE)
+        return false;
+    if (gc->morph_ok[layout])
+        return true;
+    if (!gc->morph_fits[layout] || gc->morph_failed[layout] || !morph)
+        return false;
+    char msg[256];
+    const char *name = layout == GFX_CHARACTER_MORPH_DENSE ? "dense" : "sparse";
+    /* The targets may differ from those create() was given in size only if
+     * the caller broke the contract: check again. */
+    if (!morph_layout_ok(gc, morph, layout, msg, sizeof msg) || !upload_morph_layout(gc, morph, layout, msg, sizeof msg)) {
+        log_warn("render: %s: GPU blend shapes (%s): %s; blend shapes stay on the CPU in that layout", gc->label, name,
+                 msg);
+        gc->morph_failed[layout] = true;
+        return false;
+    }
+    for (int m = 0; m < GPU_METHODS; m++) {
+        for (int k = 0; k < KINDS; k++) {
+            if (k == KIND_CAPTURE &&
+                !gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1, msg, sizeof msg))
+                continue; /* capture refused later */
+            static const char *const vs[KINDS] = {"character.vert", "character.vert", "character_shadow.vert",
+                                                  "character.vert", "character.vert"};
+            static const char *const fs[KINDS] = {"character.frag", "character.frag", "character_shadow.frag",
+                                                  "character_shadow.frag", "character_shadow.frag"};
+            static const char *const extra[KINDS] = {"", "#define STRIDER_NO_SHADOWS\n", "",
+                                                     "#define STRIDER_SKIN_CAPTURE\n",
+                                                     "#define STRIDER_SKIN_FEEDBACK\n"};
+            char defines[200], pname[96];
+            snprintf(defines, sizeof defines,
+                     "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n#define STRIDER_GPU_MORPH\n"
+                     "#define MORPH_LAYOUT %d\n%s",
+                     m, (int)layout, extra[k]);
+            snprintf(pname, sizeof pname, "%s.morph_%s.gpu%d.%d", gc->label, name, m, k);
+            if (!gfx_char_load_program(&gc->morph_prog[layout][m][k], vs[k], fs[k], defines, pname)) {
+                gc->morph_failed[layout] = true;
+                return false;
+            }
+            if (k == KIND_LIT || k == KIND_NOSHADOW)
+                gfx_char_set_materials(gc, &gc->morph_prog[layout][m][k]);
+        }
+    }
+    char defines[160], pname[96];
+    snprintf(defines, sizeof defines, "#define STRIDER_GPU_MORPH\n#define MORPH_LAYOUT %d\n#define STRIDER_MORPH_BAKE\n",
+             (int)layout);
+    snprintf(pname, sizeof pname, "%s.bake_%s", gc->label, name);
+    if (!gfx_char_load_program(&gc->bake_prog[layout], "character.vert", "character_shadow.frag", defines, pname)) {
+        gc->morph_failed[layout] = true;
+        return false;
+    }
+    gc->morph_ok[layout] = true;
     return true;
 }
 
@@ -252,14 +276,15 @@ void gfx_char_morph_destroy(gfx_character *gc)
 
 bool gfx_character_morph_supported(const gfx_character *gc, gfx_character_morph layout)
 {
-    return (layout == GFX_CHARACTER_MORPH_SPARSE || layout == GFX_CHARACTER_MORPH_DENSE) && gc->morph_ok[layout];
+    return (layout == GFX_CHARACTER_MORPH_SPARSE || layout == GFX_CHARACTER_MORPH_DENSE) && gc->morph_fits[layout] &&
+           !gc->morph_failed[layout];
 }
 
 bool gfx_character_set_morph(gfx_character *gc, gfx_character_morph mode)
 {
-    if (mode != GFX_CHARACTER_MORPH_CPU && !gfx_character_morph_supported(gc, mode)) {
-        log_error("render: %s: GPU blend shapes in layout %d are not available (see the warning at start)", gc->label,
-                  (int)mode);
+    if (mode != GFX_CHARACTER_MORPH_CPU && !gc->morph_ok[mode]) {
+        log_error("render: %s: GPU blend shapes in layout %d are not prepared (gfx_character_prepare_morph)",
+                  gc->label, (int)mode);
         return false;
     }
     gc->morph_mode = mode;

@@ -12,11 +12,13 @@
 
 /* Skin once (GPU skinning only): one feedback buffer per stream slot, so a
  * frame's pass never writes what an earlier frame still on the GPU reads,
- * and per slot a VAO that draws it with the plain programs. */
-void gfx_char_once_create(gfx_character *gc)
+ * and per slot a VAO that draws it with the plain programs. Built the first
+ * time skin once is switched on. */
+void gfx_char_once_build(gfx_character *gc)
 {
-    if (!gc->gpu_ok)
+    if (gc->once_built)
         return;
+    gc->once_built = true;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         char what[32];
         glCreateBuffers(1, &gc->skinned[s].id);
@@ -60,6 +62,8 @@ bool gfx_character_set_skin_once(gfx_character *gc, bool on)
         log_error("render: %s: skin once needs GPU skinning, not available on this context", gc->label);
         return false;
     }
+    if (on)
+        gfx_char_once_build(gc);
     gc->skin_once = on;
     return true;
 }

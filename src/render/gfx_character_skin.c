@@ -3,7 +3,8 @@
  * vertices and this frame's palette (3x4 matrices, or dual quaternions for
  * DQS) in its fenced stream slot; the vertex shader skins with the slot's
  * method, influence count and joint count. One program per method and kind
- * (lit, unshadowed, shadow, capture, skin-once feedback). */
+ * (lit, unshadowed, shadow, capture, skin-once feedback), compiled when the
+ * method is first chosen: llvmpipe spends ~1 MB and tens of ms per program. */
 #include "render/gfx_character_internal.h"
 
 #include "core/log.h"
@@ -34,22 +35,32 @@ bool gfx_character_gpu_limits_ok(const gfx_info *info, int joints, int extra_blo
     return true;
 }
 
-/* The GPU-skinning programs, when the limits allow them (otherwise the CPU
- * path stays the only one and that is logged once). False on a shader error. */
-bool gfx_char_skin_create(gfx_character *gc, const chr_character_t *c)
+/* Whether the limits allow GPU skinning (otherwise the CPU path stays the
+ * only one and that is logged once). The programs come later, per method. */
+void gfx_char_skin_create(gfx_character *gc, const chr_character_t *c)
 {
     char msg[256];
     GLint ssbo_align = 0;
     glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &ssbo_align);
-    if (!gfx_character_gpu_limits_ok(gfx_get_info(), (int)c->skel.joint_count, 0, msg, sizeof msg)) {
+    gc->skel_joints = (int)c->skel.joint_count;
+    if (!gfx_character_gpu_limits_ok(gfx_get_info(), gc->skel_joints, 0, msg, sizeof msg)) {
         log_warn("render: %s: %s; skinning stays on the CPU", gc->label, msg);
-        return true;
+        return;
     }
     if (ssbo_align <= 0 || STREAM_ALIGN % (unsigned)ssbo_align != 0) {
         log_warn("render: %s: GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT %d does not divide %u; skinning stays on the CPU",
                  gc->label, ssbo_align, STREAM_ALIGN);
-        return true;
+        return;
     }
+    gc->gpu_ok = true;
+}
+
+bool gfx_char_skin_build(gfx_character *gc, int m)
+{
+    if (gc->gpu_built[m])
+        return true;
+    if (gc->gpu_failed[m])
+        return false;
     static const struct {
         const char *vs, *fs, *defines, *what;
     } kinds[KINDS] = {{"character.vert", "character.frag", "", "lit"},
@@ -57,22 +68,21 @@ bool gfx_char_skin_create(gfx_character *gc, const chr_character_t *c)
                       {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
                       {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"},
                       {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_FEEDBACK\n", "feedback"}};
-    for (int m = 0; m < GPU_METHODS; m++) {
-        for (int k = 0; k < KINDS; k++) {
-            if (k == KIND_CAPTURE && !gfx_character_gpu_limits_ok(gfx_get_info(), (int)c->skel.joint_count, 1, msg,
-                                                                  sizeof msg))
-                continue; /* capture refused later with MSG */
-            char defines[160], name[96];
-            snprintf(defines, sizeof defines, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n%s", m,
-                     kinds[k].defines);
-            snprintf(name, sizeof name, "%s.gpu%d.%s", gc->label, m, kinds[k].what);
-            if (!gfx_char_load_program(&gc->gpu[m][k], kinds[k].vs, kinds[k].fs, defines, name))
-                return false;
-            if (k == KIND_LIT || k == KIND_NOSHADOW)
-                gfx_char_set_materials(&gc->gpu[m][k], c);
+    char msg[256];
+    for (int k = 0; k < KINDS; k++) {
+        if (k == KIND_CAPTURE && !gfx_character_gpu_limits_ok(gfx_get_info(), gc->skel_joints, 1, msg, sizeof msg))
+            continue; /* capture refused later with MSG */
+        char defines[160], name[96];
+        snprintf(defines, sizeof defines, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n%s", m, kinds[k].defines);
+        snprintf(name, sizeof name, "%s.gpu%d.%s", gc->label, m, kinds[k].what);
+        if (!gfx_char_load_program(&gc->gpu[m][k], kinds[k].vs, kinds[k].fs, defines, name)) {
+            gc->gpu_failed[m] = true;
+            return false;
         }
+        if (k == KIND_LIT || k == KIND_NOSHADOW)
+            gfx_char_set_materials(gc, &gc->gpu[m][k]);
     }
-    gc->gpu_ok = true;
+    gc->gpu_built[m] = true;
     return true;
 }
 
@@ -101,6 +111,9 @@ bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influ
                   influences, joint_count);
         return false;
     }
+    /* The method's programs, compiled the first time it is chosen. */
+    if (!gfx_char_skin_build(gc, (int)mode))
+        return false;
     gc->mode = mode;
     gc->influences = influences;
     gc->joint_count = joint_count;

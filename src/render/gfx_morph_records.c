@@ -36,3 +36,18 @@ void gfx_morph_records_sparse(const float *pair_delta, const uint32_t *pair_targ
     for (size_t i = 0; i < pair_count; i++)
         pack_record(pair_delta + i * GFX_MORPH_CPU_DELTA_FLOATS, pair_target[i], out + i * GFX_MORPH_RECORD_FLOATS);
 }
+
+void gfx_morph_records_dense_from_pairs(const uint32_t *vertex_offset, const uint32_t *pair_target,
+                                        const float *pair_delta, uint32_t target_count, uint32_t vertex_count,
+                                        float *out)
+{
+    static const float zero[GFX_MORPH_CPU_DELTA_FLOATS] = {0};
+    size_t n = (size_t)target_count * vertex_count;
+    for (size_t r = 0; r < n; r++)
+        pack_record(zero, (uint32_t)(r / vertex_count), out + r * GFX_MORPH_RECORD_FLOATS);
+    /* A later pair of the same (target, vertex) wins, as in the dense build. */
+    for (uint32_t v = 0; v < vertex_count; v++)
+        for (uint32_t i = vertex_offset[v]; i < vertex_offset[v + 1]; i++)
+            pack_record(pair_delta + (size_t)i * GFX_MORPH_CPU_DELTA_FLOATS, pair_target[i],
+                        out + ((size_t)pair_target[i] * vertex_count + v) * GFX_MORPH_RECORD_FLOATS);
+}

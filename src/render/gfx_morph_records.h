@@ -25,5 +25,12 @@ enum {
 void gfx_morph_records_dense(const float *dense, uint32_t target_count, uint32_t vertex_count, float *out);
 /* PAIR_DELTA: pair_count CPU deltas, PAIR_TARGET their targets. */
 void gfx_morph_records_sparse(const float *pair_delta, const uint32_t *pair_target, uint32_t pair_count, float *out);
+/* The dense records from the sparse layout (VERTEX_OFFSET: vertex_count + 1
+ * offsets into the pairs): the records gfx_morph_records_dense() makes of
+ * the dense deltas built from the same data, without those 40-byte deltas
+ * being held on the CPU. */
+void gfx_morph_records_dense_from_pairs(const uint32_t *vertex_offset, const uint32_t *pair_target,
+                                        const float *pair_delta, uint32_t target_count, uint32_t vertex_count,
+                                        float *out);
 
 #endif

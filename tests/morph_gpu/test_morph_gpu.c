@@ -28,6 +28,10 @@
  *  8. Each of the viewer's expressions alone at weight 1, rest pose, matrix
  *     skinning: the captured GPU vertices are finite, with unit normals and
  *     tangents orthogonal to them, and match the CPU path.
+ *  9. Built when first used: after create no deltas are on the GPU and the
+ *     CPU has no dense layout; a GPU-morphed frame in one layout uploads
+ *     that layout's deltas only, and the CPU builds its dense layout when it
+ *     morphs dense itself.
  * usage: test_morph_gpu OUT_DIR STRIDER_CHARGEN
  */
 #include "app/figure.h"
@@ -161,6 +165,10 @@ static bool cpu_reference(figure_t *f, const ref_lists *l, bshape_layout layout,
         const float *pos = m->pos, *nrm = m->nrm, *tan = m->tan, *ao = m->ao;
         size_t first = m->first;
         if (m->set.target_count > 0) {
+            /* The figure builds the CPU's dense layout only when it morphs
+             * dense on the CPU; the reference wants it now. */
+            if (layout == BSHAPE_DENSE && !bshape_set_add_layouts(&m->set, &f->chr, BSHAPE_BUILD_DENSE))
+                return false;
             bshape_job_t bj = {.set = &m->set,
                                .layout = layout,
                                .active_count = l->count[mi],
@@ -537,6 +545,49 @@ static void check_expression_frames(figure_t *f)
     free_arrays(&morphed);
 }
 
+/* 9. What a layout costs is paid when it is first used. */
+static void deform_frames(figure_t *f, const pose_t *pose, bool gpu_skin, bool dense)
+{
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    f->gpu_skin = gpu_skin;
+    f->gpu_morph = true;
+    f->dense = dense;
+    f->method = SKIN_LBS_MATRIX;
+    f->influences = SKIN_MAX_INFLUENCES;
+    gfx_frame_desc fd = {.width = W, .height = H};
+    for (int i = 0; i < GFX_CHARACTER_SLOTS; i++) {
+        CHECKF(figure_deform(f, pose, world), "figure_deform");
+        gfx_render_frame(&fd);
+    }
+}
+
+static bool cpu_dense(const figure_t *f)
+{
+    for (uint32_t m = 0; m < f->chr.mesh_count; m++)
+        if (f->mesh[m].set.dense)
+            return true;
+    return false;
+}
+
+static void check_lazy(figure_t *f)
+{
+    const gfx_character_stats *st = gfx_character_get_stats(f->gfx);
+    CHECKF(st->delta_bytes == 0 && !cpu_dense(f), "after create: %llu delta bytes on the GPU, CPU dense layout %d",
+           (unsigned long long)st->delta_bytes, cpu_dense(f));
+    static pose_t pose;
+    pose_rest(&f->chr.skel, &pose);
+    deform_frames(f, &pose, true, false);
+    uint64_t sparse = st->delta_bytes;
+    CHECKF(sparse > 0, "a sparse GPU morph uploads the sparse deltas");
+    deform_frames(f, &pose, true, true);
+    CHECKF(st->delta_bytes > sparse, "a dense GPU morph adds the dense deltas (%llu -> %llu bytes)",
+           (unsigned long long)sparse, (unsigned long long)st->delta_bytes);
+    CHECKF(!cpu_dense(f), "GPU morphs leave the CPU without a dense layout");
+    deform_frames(f, &pose, false, true);
+    CHECKF(cpu_dense(f), "a dense CPU morph builds the CPU's dense layout");
+    deform_frames(f, &pose, true, false);
+}
+
 static void check_limits(const figure_t *f)
 {
     char msg[256];
@@ -885,6 +936,9 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("renderer: %s | %s\n", gfx_get_info()->renderer, gfx_get_info()->version);
+    if (gfx_character_morph_supported(fig.gfx, GFX_CHARACTER_MORPH_DENSE) &&
+        gfx_character_morph_supported(fig.gfx, GFX_CHARACTER_MORPH_SPARSE))
+        check_lazy(&fig);
     check_limits(&fig);
     if (gfx_character_morph_supported(fig.gfx, GFX_CHARACTER_MORPH_DENSE) &&
         gfx_character_morph_supported(fig.gfx, GFX_CHARACTER_MORPH_SPARSE)) {
