@@ -847,6 +847,8 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
             ok = bench_parse_int_list(a, v, 1, 64, threads, &nthreads), i++;
         else if (!strcmp(a, "--keys"))
             ok = bench_parse_int_list(a, v, 1, 64, keys, &nkeys), i++;
+        else if (!strcmp(a, "--weights"))
+            ok = bench_parse_name_list(a, v, k_weights, 2, weights, &nweights), i++;
         else if (!strcmp(a, "--bones"))
             ok = bench_parse_int(a, v, 1, 256, &bones), i++;
         else if (!strcmp(a, "--target"))

@@ -185,6 +185,15 @@ def main():
     check("cpu-scalar, weights given, 4 influences: scalar lbs-matrix 4 influences" in q.stdout,
           "the kernel of each influence count is named next to the table")
 
+    p = os.path.join(a.out, "skinning_given")
+    run([s, "bench", "skinning", "--smoke", "--paths", "cpu-scalar", "--influences", "2", "--weights", "given",
+         "--csv", p + ".csv", "--json", p + ".json"])
+    rows, _ = read_outputs(p)
+    check(rows and {r["weights"] for r in rows} == {"given"}, "--weights given runs only the prenormalized weighting")
+    pw = subprocess.run([s, "bench", "skinning", "--smoke", "--paths", "cpu-scalar", "--weights", "unit"],
+                        capture_output=True, text=True)
+    check(pw.returncode == 2 and "unit" in pw.stderr, "an unknown weighting is a usage error")
+
     p = os.path.join(a.out, "pfnn")
     run([s, "bench", "pfnn", "--smoke", "--network", a.pfnn, "--csv", p + ".csv", "--json", p + ".json"])
     rows, _ = read_outputs(p)
