@@ -17,6 +17,9 @@
 /* Jump areas ramp from 1 at their radius to 0 this much further out, so the
  * jump gait rises as the trajectory approaches (original demo: falloff). */
 #define CTRL_JUMP_FALLOFF_CM 50.0f
+/* Just after landing by a gap, a move whose ground drops more than this
+ * (cm) is held (see ctrl_traj_advance). */
+#define CTRL_LANDING_DESCENT_CM 2.0f
 /* The jump button places a temporary jump area this many frames ahead on the
  * predicted trajectory (in place when standing) for this long. */
 #define CTRL_JUMP_AHEAD_FRAMES 20
@@ -200,7 +203,14 @@ void ctrl_traj_advance(ctrl_t *c)
     float want[2] = {cand[0], cand[1]};
     if (c->landing_steps > 0)
         c->landing_steps--;
-    bool over_ledges = c->jump > CTRL_JUMP_CROSS || c->ground_held || c->landing_steps > 0;
+    bool landing = c->landing_steps > 0 && !(c->jump > CTRL_JUMP_CROSS || c->ground_held);
+    if (landing && ctrl_ground(c, cand[0], cand[1]) < ctrl_ground(c, from[0], from[1]) - CTRL_LANDING_DESCENT_CM) {
+        /* Just landed by a gap, still among its ledges: it may walk on
+         * or out, not back down into the gap. */
+        cand[0] = from[0];
+        cand[1] = from[1];
+    }
+    bool over_ledges = c->jump > CTRL_JUMP_CROSS || c->ground_held || landing;
     ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, over_ledges, cand);
     if (cand[0] != want[0] || cand[1] != want[1])
         c->stats.wall_pushes++;

@@ -59,7 +59,10 @@ float ctrl_foot_ground(const ctrl_t *c, float x, float z)
 {
     float g = ctrl_ground(c, x, z);
     float root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
-    return c->ground_held && g < root_h - CTRL_GAP_RELEASE_CM ? root_h : g;
+    /* Also just after landing: a foot still trailing over the gap would
+     * drop into it and snap back up when it lifts. */
+    bool over_gap = c->ground_held || c->landing_steps > 0;
+    return over_gap && g < root_h - CTRL_GAP_RELEASE_CM ? root_h : g;
 }
 
 /* Keeps (x, z) at least MARGIN inside the terrain's edges. */
@@ -196,8 +199,24 @@ void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool
     float margin = CTRL_EDGE_CLEARANCE_CM + radius;
     keep_on_terrain(c, margin, &cand[0], &cand[1]);
     float x = cand[0], z = cand[1];
-    if (!over_ledges)
-        push_out_of_ledges(c, radius, &x, &z);
+    if (!over_ledges) {
+        /* Already among ledges (landed there, or a jump ended there): it
+         * may move, but not deeper in; pushed out from there, it would
+         * jump across the margin in one step. */
+        float fx = from[0], fz = from[1];
+        push_out_of_ledges(c, radius, &fx, &fz);
+        float from_in = hypotf(fx - from[0], fz - from[1]);
+        if (from_in > 0.0f) {
+            float px = x, pz = z;
+            push_out_of_ledges(c, radius, &px, &pz);
+            if (hypotf(px - x, pz - z) > from_in) {
+                x = from[0];
+                z = from[1];
+            }
+        } else {
+            push_out_of_ledges(c, radius, &x, &z);
+        }
+    }
     level_push_out_of_walls(c->level, &x, &z, radius);
     keep_on_terrain(c, margin, &x, &z);
     if (!level_segment_crosses_wall(c->level, from[0], from[1], x, z)) {
