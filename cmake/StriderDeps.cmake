@@ -16,6 +16,7 @@ strider_require_pkg(SDL2  sdl2  libsdl2-dev)
 strider_require_pkg(GLEW  glew  libglew-dev)
 strider_require_pkg(CGLM  cglm  libcglm-dev)
 strider_require_pkg(IMGUI imgui libimgui-dev)
+strider_require_pkg(ASSIMP assimp libassimp-dev)
 
 find_package(OpenGL QUIET COMPONENTS OpenGL)
 if(NOT OpenGL_OpenGL_FOUND)

@@ -1,5 +1,6 @@
 #include "app/figure.h"
 
+#include "asset/import_file.h"
 #include "core/log.h"
 
 #include <stdlib.h>
@@ -97,7 +98,8 @@ bool figure_load(figure_t *f, const char *path)
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
     f->gpu_morph = true;
-    if (!chr_load(&f->chr, path))
+    /* A .chr, or a glTF character imported on the fly. */
+    if (!imp_load_character(path, NULL, &f->chr, NULL))
         return false;
     f->chr_loaded = true;
     bool ok = true;

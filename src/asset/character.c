@@ -35,8 +35,8 @@ enum {
 static const char *const CHR_SECTION_NAME[CHR_SECTION_ID_MAX + 1] = {"?", "SKEL", "MATL", "MESH",
                                                                      "SHAP", "CORR"};
 
-/* Plausibility limits: positions and deltas are centimetres on a human. */
-#define CHR_POS_LIMIT_CM 1.0e4f
+/* Plausibility limits: positions and deltas are centimetres on a human
+ * (CHR_POS_LIMIT_CM is in the header). */
 #define CHR_UNIT_TOLERANCE 1.0e-2f
 #define CHR_DAO_LIMIT 1.0f
 #define CHR_MATRIX_LIMIT 1.0e5f

@@ -37,6 +37,8 @@ enum {
 
 /* Largest .chr file chr_load() accepts (bytes). */
 #define CHR_FILE_MAX_BYTES ((size_t)1 << 30)
+/* Largest |coordinate| of a position, delta or texture coordinate (cm). */
+#define CHR_POS_LIMIT_CM 1.0e4f
 /* Skin weights of a vertex must sum to 1 within this. */
 #define CHR_WEIGHT_SUM_TOLERANCE 1e-3f
 

@@ -1,0 +1,401 @@
+#include "asset/import_file.h"
+
+#include "core/log.h"
+
+#include <assimp/cimport.h>
+#include <assimp/material.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(ai_real) == sizeof(float), "assimp must be built with single-precision ai_real");
+_Static_assert(sizeof(struct aiVector3D) == 3 * sizeof(float), "aiVector3D must be three packed floats");
+
+/* Bytes read to tell glTF from anything else before assimp sees the file. */
+enum { SNIFF_BYTES = 64 };
+
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (k > n)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
+            return false;
+    return true;
+}
+
+bool imp_is_gltf_path(const char *path) { return ends_with_ci(path, ".glb") || ends_with_ci(path, ".gltf"); }
+
+/* The file must exist and start like glTF: the binary container's magic,
+ * or (text .gltf) a JSON object. */
+static bool sniff(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        log_error("%s: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    unsigned char head[SNIFF_BYTES];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (ends_with_ci(path, ".glb")) {
+        if (n < 12 || memcmp(head, "glTF", 4) != 0) {
+            log_error("%s: not a binary glTF file (no 'glTF' header)", path);
+            return false;
+        }
+        unsigned version = head[4] | head[5] << 8 | head[6] << 16 | (unsigned)head[7] << 24;
+        if (version != 2) {
+            log_error("%s: binary glTF version %u; strider reads glTF 2.0", path, version);
+            return false;
+        }
+        return true;
+    }
+    size_t i = 0;
+    /* A UTF-8 byte order mark may precede the JSON. */
+    if (n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF)
+        i = 3;
+    while (i < n && isspace(head[i]))
+        i++;
+    if (i >= n || head[i] != '{') {
+        log_error("%s: not a glTF file (no JSON object)", path);
+        return false;
+    }
+    return true;
+}
+
+/* Row-major aiMatrix4x4 -> column-major floats. */
+static void matrix_from_ai(const struct aiMatrix4x4 *m, float out[16])
+{
+    const float rows[4][4] = {{m->a1, m->a2, m->a3, m->a4},
+                              {m->b1, m->b2, m->b3, m->b4},
+                              {m->c1, m->c2, m->c3, m->c4},
+                              {m->d1, m->d2, m->d3, m->d4}};
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            out[c * 4 + r] = rows[r][c];
+}
+
+/* The plain-array scene and what it owns (assimp's arrays are borrowed). */
+typedef struct file_scene_t {
+    imp_scene_t scene;
+    const struct aiScene *ai;
+    imp_node *nodes;
+    const struct aiNode **ai_node;
+    imp_mesh *meshes;
+    imp_material *materials;
+    char (*material_name)[64];
+    void **owned;          /* every other allocation, freed together */
+    size_t owned_count, owned_cap;
+    bool failed;
+} file_scene_t;
+
+static void *own(file_scene_t *fs, size_t n, size_t size)
+{
+    if (fs->failed)
+        return NULL;
+    if (fs->owned_count == fs->owned_cap) {
+        size_t cap = fs->owned_cap ? fs->owned_cap * 2 : 64;
+        void **p = realloc(fs->owned, cap * sizeof *p);
+        if (!p) {
+            fs->failed = true;
+            return NULL;
+        }
+        fs->owned = p;
+        fs->owned_cap = cap;
+    }
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fs->failed = true;
+        return NULL;
+    }
+    fs->owned[fs->owned_count++] = p;
+    return p;
+}
+
+static void file_scene_free(file_scene_t *fs)
+{
+    for (size_t i = 0; i < fs->owned_count; i++)
+        free(fs->owned[i]);
+    free(fs->owned);
+    free(fs->nodes);
+    free(fs->ai_node);
+    free(fs->meshes);
+    free(fs->materials);
+    free(fs->material_name);
+    if (fs->ai)
+        aiReleaseImport(fs->ai);
+    memset(fs, 0, sizeof *fs);
+}
+
+/* Nodes depth first, so parents come before children. */
+static bool read_nodes(file_scene_t *fs, const char *path)
+{
+    const struct aiNode *stack[IMP_MAX_NODES];
+    int parent[IMP_MAX_NODES];
+    int top = 0;
+    uint32_t n = 0;
+    fs->nodes = calloc(IMP_MAX_NODES, sizeof *fs->nodes);
+    fs->ai_node = calloc(IMP_MAX_NODES, sizeof *fs->ai_node);
+    if (!fs->nodes || !fs->ai_node) {
+        log_error("%s: out of memory", path);
+        return false;
+    }
+    stack[top] = fs->ai->mRootNode;
+    parent[top++] = -1;
+    while (top > 0) {
+        top--;
+        const struct aiNode *an = stack[top];
+        if (n >= IMP_MAX_NODES) {
+            log_error("%s: more than %d nodes", path, IMP_MAX_NODES);
+            return false;
+        }
+        imp_node *node = &fs->nodes[n];
+        node->name = an->mName.data;
+        node->parent = parent[top];
+        matrix_from_ai(&an->mTransformation, node->local);
+        fs->ai_node[n] = an;
+        /* Children pushed in reverse so they come out in file order. */
+        for (unsigned c = an->mNumChildren; c-- > 0;) {
+            if (top >= IMP_MAX_NODES) {
+                log_error("%s: more than %d nodes", path, IMP_MAX_NODES);
+                return false;
+            }
+            stack[top] = an->mChildren[c];
+            parent[top++] = (int)n;
+        }
+        n++;
+    }
+    fs->scene.nodes = fs->nodes;
+    fs->scene.node_count = n;
+    return true;
+}
+
+/* The node a bone names. glTF node names need not be unique and assimp
+ * binds bones by name, so where several nodes share it the one without
+ * meshes (a joint, not a mesh holder) wins; -2 when that is still ambiguous. */
+static int node_named(const file_scene_t *fs, const char *name)
+{
+    int found = -1, found_bare = -1, bare = 0;
+    for (uint32_t i = 0; i < fs->scene.node_count; i++) {
+        if (strcmp(fs->nodes[i].name, name) != 0)
+            continue;
+        if (found < 0)
+            found = (int)i;
+        if (fs->ai_node[i]->mNumMeshes == 0) {
+            bare++;
+            if (found_bare < 0)
+                found_bare = (int)i;
+        }
+    }
+    if (bare > 1)
+        return -2;
+    return found_bare >= 0 ? found_bare : found;
+}
+
+/* One placed mesh: assimp's mesh MI as hung from node NODE. */
+static bool read_mesh(file_scene_t *fs, const char *path, unsigned mi, uint32_t node, imp_mesh *out)
+{
+    const struct aiMesh *am = fs->ai->mMeshes[mi];
+    out->name = am->mName.data;
+    out->node = node;
+    out->material = am->mMaterialIndex;
+    out->vertex_count = am->mNumVertices;
+    out->positions = (const float *)am->mVertices;
+    out->normals = am->mNormals ? (const float *)am->mNormals : NULL;
+    if (am->mTextureCoords[0] && am->mNumVertices > 0) {
+        float *uv = own(fs, am->mNumVertices, 2 * sizeof(float));
+        if (uv)
+            for (unsigned i = 0; i < am->mNumVertices; i++) {
+                uv[i * 2] = am->mTextureCoords[0][i].x;
+                uv[i * 2 + 1] = am->mTextureCoords[0][i].y;
+            }
+        out->uvs = uv;
+    }
+    /* Faces: sizes first; the corners are copied only for triangles (a
+     * larger face is refused by the validation from its size alone). */
+    out->face_count = am->mNumFaces;
+    uint32_t *size = own(fs, am->mNumFaces, sizeof *size);
+    uint32_t *index = own(fs, (size_t)am->mNumFaces * 3, sizeof *index);
+    if (size && index)
+        for (unsigned f = 0; f < am->mNumFaces; f++) {
+            const struct aiFace *face = &am->mFaces[f];
+            size[f] = face->mNumIndices;
+            for (unsigned k = 0; k < 3 && face->mNumIndices == 3; k++)
+                index[f * 3 + k] = face->mIndices[k];
+        }
+    out->face_size = size;
+    out->face_index = index;
+    out->bone_count = am->mNumBones;
+    imp_bone *bones = own(fs, am->mNumBones, sizeof *bones);
+    for (unsigned b = 0; bones && b < am->mNumBones; b++) {
+        const struct aiBone *ab = am->mBones[b];
+        int n = node_named(fs, ab->mName.data);
+        if (n == -2) {
+            log_error("%s: mesh '%s': joint '%s' names several nodes", path, am->mName.data, ab->mName.data);
+            return false;
+        }
+        if (n < 0) {
+            log_error("%s: mesh '%s': joint '%s' is not a node of the scene", path, am->mName.data, ab->mName.data);
+            return false;
+        }
+        bones[b].node = (uint32_t)n;
+        matrix_from_ai(&ab->mOffsetMatrix, bones[b].inverse_bind);
+        bones[b].weight_count = ab->mNumWeights;
+        uint32_t *wv = own(fs, ab->mNumWeights, sizeof *wv);
+        float *ww = own(fs, ab->mNumWeights, sizeof *ww);
+        for (unsigned i = 0; wv && ww && i < ab->mNumWeights; i++) {
+            wv[i] = ab->mWeights[i].mVertexId;
+            ww[i] = ab->mWeights[i].mWeight;
+        }
+        bones[b].weight_vertex = wv;
+        bones[b].weight_value = ww;
+    }
+    out->bones = bones;
+    out->target_count = am->mNumAnimMeshes;
+    imp_target *targets = own(fs, am->mNumAnimMeshes, sizeof *targets);
+    for (unsigned t = 0; targets && t < am->mNumAnimMeshes; t++) {
+        const struct aiAnimMesh *an = am->mAnimMeshes[t];
+        if (an->mNumVertices != am->mNumVertices) {
+            log_error("%s: mesh '%s' morph target '%s': %u vertices, the mesh has %u", path, am->mName.data,
+                      an->mName.data, an->mNumVertices, am->mNumVertices);
+            return false;
+        }
+        targets[t].name = an->mName.data;
+        targets[t].positions = an->mVertices ? (const float *)an->mVertices : NULL;
+    }
+    out->targets = targets;
+    if (fs->failed) {
+        log_error("%s: out of memory", path);
+        return false;
+    }
+    return true;
+}
+
+static bool read_meshes(file_scene_t *fs, const char *path)
+{
+    uint32_t count = 0;
+    for (uint32_t n = 0; n < fs->scene.node_count; n++)
+        count += fs->ai_node[n]->mNumMeshes;
+    if (count == 0) {
+        log_error("%s: no mesh in the scene", path);
+        return false;
+    }
+    if (count > IMP_MAX_MESHES) {
+        log_error("%s: %u meshes, more than %d", path, count, IMP_MAX_MESHES);
+        return false;
+    }
+    fs->meshes = calloc(count, sizeof *fs->meshes);
+    if (!fs->meshes) {
+        log_error("%s: out of memory", path);
+        return false;
+    }
+    uint32_t k = 0;
+    for (uint32_t n = 0; n < fs->scene.node_count; n++) {
+        const struct aiNode *an = fs->ai_node[n];
+        for (unsigned i = 0; i < an->mNumMeshes; i++) {
+            unsigned mi = an->mMeshes[i];
+            if (mi >= fs->ai->mNumMeshes) {
+                log_error("%s: node '%s' names mesh %u of %u", path, an->mName.data, mi, fs->ai->mNumMeshes);
+                return false;
+            }
+            if (!read_mesh(fs, path, mi, n, &fs->meshes[k++]))
+                return false;
+        }
+    }
+    fs->scene.meshes = fs->meshes;
+    fs->scene.mesh_count = k;
+    return true;
+}
+
+static bool read_materials(file_scene_t *fs, const char *path)
+{
+    unsigned n = fs->ai->mNumMaterials;
+    if (n < 1 || n > IMP_MAX_MATERIALS) {
+        log_error("%s: %u materials (1..%d)", path, n, IMP_MAX_MATERIALS);
+        return false;
+    }
+    fs->materials = calloc(n, sizeof *fs->materials);
+    fs->material_name = calloc(n, sizeof *fs->material_name);
+    if (!fs->materials || !fs->material_name) {
+        log_error("%s: out of memory", path);
+        return false;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const struct aiMaterial *am = fs->ai->mMaterials[i];
+        imp_material *m = &fs->materials[i];
+        struct aiString name;
+        if (aiGetMaterialString(am, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS)
+            snprintf(fs->material_name[i], sizeof fs->material_name[i], "%.63s", name.data);
+        m->name = fs->material_name[i];
+        struct aiColor4D c = {0.8f, 0.8f, 0.8f, 1.0f};
+        if (aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &c) != aiReturn_SUCCESS)
+            aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &c);
+        m->color[0] = c.r;
+        m->color[1] = c.g;
+        m->color[2] = c.b;
+        m->color[3] = c.a;
+        ai_real rough = 0.6f;
+        unsigned one = 1;
+        aiGetMaterialFloatArray(am, AI_MATKEY_ROUGHNESS_FACTOR, &rough, &one);
+        m->roughness = rough;
+    }
+    fs->scene.materials = fs->materials;
+    fs->scene.material_count = n;
+    return true;
+}
+
+bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info)
+{
+    memset(out, 0, sizeof *out);
+    if (!imp_is_gltf_path(path)) {
+        log_error("%s: not a glTF file name (.glb or .gltf expected)", path);
+        return false;
+    }
+    if (!sniff(path))
+        return false;
+    file_scene_t fs;
+    memset(&fs, 0, sizeof fs);
+    fs.ai = aiImportFile(path, aiProcess_Triangulate);
+    if (!fs.ai) {
+        const char *why = aiGetErrorString();
+        /* assimp's messages can span lines; keep the first. */
+        char line[256];
+        snprintf(line, sizeof line, "%s", why && why[0] ? why : "unknown error");
+        line[strcspn(line, "\r\n")] = '\0';
+        log_error("%s: cannot read the glTF file: %s", path, line);
+        return false;
+    }
+    bool ok = true;
+    if ((fs.ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !fs.ai->mRootNode) {
+        log_error("%s: incomplete glTF scene (no node hierarchy or meshes)", path);
+        ok = false;
+    }
+    ok = ok && read_nodes(&fs, path) && read_materials(&fs, path) && read_meshes(&fs, path);
+    ok = ok && imp_build(&fs.scene, path, out, info);
+    file_scene_free(&fs);
+    return ok;
+}
+
+bool imp_load_character(const char *path, const char *map_path, chr_character_t *out, imp_info *info)
+{
+    (void)map_path;
+    if (!imp_is_gltf_path(path))
+        return chr_load(out, path);
+    imp_info local;
+    if (!info)
+        info = &local;
+    if (!imp_load_gltf(path, out, info))
+        return false;
+    /* The one warning comes only once everything else has passed, so a
+     * refused file still fails with one line. */
+    if (info->renormalised > 0)
+        log_warn("%s: %u vertices' skin weights do not sum to 1 (furthest: %.4f); renormalised", path,
+                 info->renormalised, (double)info->worst_weight_sum);
+    return true;
+}

@@ -1,0 +1,34 @@
+/* import_file: reads a glTF 2.0 character (.glb or .gltf) with Debian's
+ * assimp (C API) into import.h's plain arrays and builds it (imp_build);
+ * imp_load_character() is the one entry the game, the viewer, the
+ * converter and the benchmarks use for any character path (.chr or glTF).
+ *
+ * Call order: imp_load_gltf() / imp_load_character() -> use -> chr_free().
+ * A glTF character is also dressed (import_look.h) when its rig maps onto
+ * the controller's skeleton (anim/retarget.h: the built-in CMU 31-joint
+ * names, or MAP_PATH).
+ * Bad input (missing, unreadable, truncated or not glTF; anything import.h
+ * refuses) fails with ONE logged line naming the file; nothing is kept.
+ * assimp is asked to triangulate only: every other check is ours.
+ * Does NOT: write files (see chr_save), or keep the assimp scene.
+ * Memory: the character's arrays are malloc'd (chr_free()).
+ */
+#ifndef STRIDER_ASSET_IMPORT_FILE_H
+#define STRIDER_ASSET_IMPORT_FILE_H
+
+#include "asset/character.h"
+#include "asset/import.h"
+
+#include <stdbool.h>
+
+/* Whether PATH names a glTF file (.glb or .gltf, any case). */
+bool imp_is_gltf_path(const char *path);
+/* Reads and imports the glTF file PATH; INFO may be NULL. Not dressed. */
+bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info);
+/* Any character: .chr through chr_load(), glTF through imp_load_gltf() and
+ * then dressed by region where its rig maps (MAP_PATH: a joint map file
+ * for rigs without the CMU names, or NULL). INFO (may be NULL) is filled
+ * for glTF only. */
+bool imp_load_character(const char *path, const char *map_path, chr_character_t *out, imp_info *info);
+
+#endif
