@@ -121,6 +121,14 @@ static bool map_by_names(const skel_t *src, const skel_t *dst, retarget_map_t *o
     return true;
 }
 
+int retarget_mapped_count(const retarget_map_t *map)
+{
+    int n = 0;
+    for (int j = 0; j < map->joint_count; j++)
+        n += map->source[j] >= 0;
+    return n;
+}
+
 bool retarget_map_is_identity(const retarget_map_t *map, const skel_t *src, const skel_t *dst)
 {
     if (dst->joint_count != src->joint_count || map->joint_count != dst->joint_count)

@@ -106,6 +106,9 @@ bool retarget_map_builtin(const skel_t *src, const skel_t *dst, retarget_map_t *
  * copy the pose). */
 bool retarget_map_is_identity(const retarget_map_t *map, const skel_t *src, const skel_t *dst);
 
+/* Character joints the map drives directly. */
+int retarget_mapped_count(const retarget_map_t *map);
+
 /* Checks the map (legs as chains below the hip), computes the alignments,
  * leg lengths and scale; DST_FLOOR_Y_CM is the character's sole height at
  * rest (0 for imported characters: the import puts the soles there). False

@@ -343,10 +343,33 @@ static bool deform_character(app_t *app, float alpha)
     sim_lerp_face(&app->sim.prev_face, &app->sim.face, alpha, &face);
     const float weight[APP_FACE_SHAPE_COUNT] = {face.blink, face.blink, face.effort * FACE_JAW_PER_EFFORT,
                                                 face.effort * FACE_DETERMINED_PER_EFFORT};
+    /* Channels may share shapes (an ARKit face): clear, then add. */
     for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
-        if (app->face_shape[k] >= 0)
-            app->fig.shape_weight[app->face_shape[k]] = weight[k];
-    return figure_deform(&app->fig, &app->draw_pose, world);
+        for (int t = 0; t < app->face_terms[k]; t++)
+            app->fig.shape_weight[app->face_term[k][t].shape] = 0.0f;
+    for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
+        for (int t = 0; t < app->face_terms[k]; t++)
+            app->fig.shape_weight[app->face_term[k][t].shape] += weight[k] * app->face_term[k][t].weight;
+    /* The controller's skeleton onto the character's own: unchanged for the
+     * generated character; an imported one is retargeted, its hip height
+     * scaled by its leg length and its own legs solved onto the
+     * controller's ankles (world positions after the controller's IK), on
+     * the terrain under each foot. */
+    retarget_job_t job = {.source = &app->draw_pose, .scale_xz = 1.0f, .ik = true};
+    float contact[CTRL_CONTACTS][3], ankle[2][3];
+    sim_lerp_contacts((const float (*)[3])app->sim.prev_contact, (const float (*)[3])app->sim.contact, alpha, contact);
+    sim_marker m;
+    sim_lerp_marker(&app->sim.prev_marker, &app->sim.marker, alpha, &m);
+    job.ground_y_cm = m.pos[1];
+    for (int side = 0; side < 2; side++) {
+        /* Contacts in network order: left heel, left toe, right heel, right toe. */
+        memcpy(ankle[side], contact[side * 2], sizeof ankle[side]);
+        job.foot_ground_y_cm[side] = terrain_height(&app->level.terrain, ankle[side][0], ankle[side][2]);
+    }
+    job.feet_ground_given = true;
+    job.foot_target = (const float (*)[3])ankle;
+    const pose_t *pose = figure_rig_pose(&app->fig, &job);
+    return pose && figure_deform(&app->fig, pose, world);
 }
 
 static void render(app_t *app, int width, int height, bool last_frame)
@@ -480,19 +503,28 @@ static int load_character(app_t *app, const app_options *opt)
     app->net_loaded = true;
     if (!pfnn_prepare_mode(&app->net, mode))
         return EXIT_RUNTIME;
-    if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path) || !figure_load(&app->fig, path))
+    char skel_path[PATHS_MAX];
+    if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path) ||
+        !data_path(NULL, FIGURE_DRIVER_SKELETON, skel_path))
+        return EXIT_RUNTIME;
+    figure_desc fd = {.path = path, .map_path = opt->map, .skeleton_path = skel_path};
+    if (!figure_load(&app->fig, &fd))
         return EXIT_RUNTIME;
     app->fig.show = !opt->no_character;
     apply_skin_options(&app->fig, opt);
-    ctrl_desc d = {.net = &app->net, .skel = &app->fig.chr.skel, .mode = mode, .ik_off = opt->no_ik};
+    /* The controller drives its own 21-joint skeleton; the figure's rig
+     * carries its poses onto the character's. */
+    ctrl_desc d = {.net = &app->net, .skel = &app->fig.rig.source, .mode = mode, .ik_off = opt->no_ik};
     app->ctrl = ctrl_create(&d);
     if (!app->ctrl)
         return EXIT_RUNTIME;
     for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
-        app->face_shape[k] = figure_shape(&app->fig, face_shape_names[k]);
+        app->face_terms[k] = facemap_resolve(&app->fig.chr, face_shape_names[k], app->face_term[k], FACEMAP_TERMS_MAX);
     app->sim.ctrl = app->ctrl;
     app->ctrl_draw = CTRL_DRAW_TRAJECTORY | CTRL_DRAW_CONTACTS;
-    if (opt->dump_pose && !pose_dump_open(&app->dump, opt->dump_pose, &app->fig.chr.skel))
+    /* The dump is of the controller's displayed pose, on its skeleton (an
+     * imported character's own skeleton is another). */
+    if (opt->dump_pose && !pose_dump_open(&app->dump, opt->dump_pose, &app->fig.rig.source))
         return EXIT_RUNTIME;
     return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef STRIDER_APP_APP_STATE_H
 #define STRIDER_APP_APP_STATE_H
 
+#include "anim/facemap.h"
 #include "app/cli.h"
 #include "app/figure.h"
 #include "app/input.h"
@@ -56,7 +57,10 @@ typedef struct app_t {
     float net_ms;                  /* controller step wall time, ms, smoothed over steps */
     float net_ms_last;
     unsigned ctrl_draw;            /* CTRL_DRAW_* bits for the debug lines */
-    int face_shape[APP_FACE_SHAPE_COUNT]; /* blend-shape index, -1 when the .chr lacks it */
+    /* Per face channel, the character's shapes that show it (anim/facemap.h:
+     * its own shape of that name, or the ARKit shapes it stands for). */
+    facemap_term face_term[APP_FACE_SHAPE_COUNT][FACEMAP_TERMS_MAX];
+    int face_terms[APP_FACE_SHAPE_COUNT];
     loop_clock clock;
     prof_t prof;
     app_settings settings;

@@ -18,7 +18,9 @@ void cli_print_usage(FILE *out)
           "  --level NAME        start on level NAME (flat, hills, tunnel, gaps, course, steps)\n"
           "  --view WHAT         open a viewer instead of the game (WHAT: character)\n"
           "  --frames N          run N frames, then exit 0\n"
-          "  --character FILE    .chr file to show (default assets/characters/strider.chr)\n"
+          "  --character FILE    character to show: .chr, or a skinned glTF 2.0 .glb/.gltf imported at start\n"
+          "                      (default assets/characters/strider.chr)\n"
+          "  --map FILE          joint map onto the controller's skeleton, for rigs without the CMU names\n"
           "  --no-character      draw the scene without the character (reference renders)\n"
           "\n"
           "character deformation (game and viewer; the menu switches them live):\n"
@@ -196,6 +198,9 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             if (strcmp(v, "character") != 0)
                 return usage_error("unknown --view '%s' (valid: character)", v);
             opt->view = v;
+        } else if (strcmp(a, "--map") == 0) {
+            NEEDS_VALUE();
+            opt->map = v;
         } else if (strcmp(a, "--character") == 0) {
             NEEDS_VALUE();
             opt->character = v;
@@ -344,9 +349,9 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
                                  "with --view)");
     if (opt->marker && opt->dump_pose)
         return usage_error("%s", "--dump-pose needs the character (not with --marker)");
-    if (opt->marker && (opt->network || opt->character || opt->no_character || opt->phase_mode))
-        return usage_error("%s", "--marker replaces the character: no --network, --character, --no-character or "
-                                 "--phase-mode");
+    if (opt->marker && (opt->network || opt->character || opt->no_character || opt->phase_mode || opt->map))
+        return usage_error("%s", "--marker replaces the character: no --network, --character, --map, --no-character "
+                                 "or --phase-mode");
     if ((opt->skin_once || opt->cpu_morph) && !opt->skin_gpu)
         return usage_error("%s", "--skin-once and --cpu-morph need --skin gpu");
     if (opt->hybrid > 0 && opt->skin_gpu)

@@ -44,7 +44,8 @@ typedef struct app_options {
     const char *dump_pose;      /* --dump-pose: CSV of the displayed pose per fixed step, NULL = none */
     const char *view;           /* "character" for the character viewer, NULL for the demo */
     /* Game and viewer: */
-    const char *character;      /* .chr path, NULL = assets/characters/strider.chr */
+    const char *character;      /* .chr, .glb or .gltf path, NULL = assets/characters/strider.chr */
+    const char *map;            /* --map: joint map onto the controller's skeleton, NULL = by joint names */
     bool no_character;          /* --no-character: simulate but draw the scene only (reference renders) */
     bool skin_gpu;              /* --skin gpu: skin (and morph) in the vertex shader; --skin cpu (default) */
     int skin_method;            /* --skin-method: CLI_SKIN_*, CLI_SKIN_METHOD_DEFAULT when not given */

@@ -3,6 +3,8 @@
 #include "asset/import_file.h"
 #include "core/log.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,16 +92,24 @@ static bool prepare_mesh(figure_t *f, uint32_t index, const char *path)
     return true;
 }
 
-bool figure_load(figure_t *f, const char *path)
+static bool rig_init(figure_t *f, const char *map_path);
+
+bool figure_load(figure_t *f, const figure_desc *desc)
 {
     memset(f, 0, sizeof *f);
+    const char *path = desc->path;
+    snprintf(f->path, sizeof f->path, "%s", path);
+    if (desc->skeleton_path && !skel_load(&f->rig.source, desc->skeleton_path))
+        return false;
     f->correctives = true;
     f->show = true;
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
     f->gpu_morph = true;
-    /* A .chr, or a glTF character imported on the fly. */
-    if (!imp_load_character(path, NULL, &f->chr, NULL))
+    /* A .chr, or a glTF character imported on the fly (which then needs a
+     * joint map when it is to be driven). */
+    const skel_t *driver = desc->skeleton_path ? &f->rig.source : NULL;
+    if (!imp_load_character(path, desc->map_path, driver, &f->chr, NULL))
         return false;
     f->chr_loaded = true;
     bool ok = true;
@@ -113,6 +123,11 @@ bool figure_load(figure_t *f, const char *path)
         if (!prepare_mesh(f, m, path))
             return false;
     pose_bind_from_rest(&f->chr.skel, &f->bind);
+    if (desc->skeleton_path) {
+        if (!rig_init(f, desc->map_path))
+            return false;
+        f->rigged = true;
+    }
     return true;
 }
 
@@ -182,6 +197,52 @@ void figure_free(figure_t *f)
 }
 
 int figure_shape(const figure_t *f, const char *name) { return chr_find_shape(&f->chr, name); }
+
+/* Binds the controller's skeleton (already in f->rig.source) through a joint
+ * map: as it is when the figure's skeleton is that skeleton, else by
+ * retargeting. */
+static bool rig_init(figure_t *f, const char *map_path)
+{
+    figure_rig *r = &f->rig;
+    if (!retarget_map_resolve(map_path, &r->source, &f->chr.skel, f->path, &r->map))
+        return false;
+    r->floor_y_cm = INFINITY;
+    for (uint32_t m = 0; m < f->chr.mesh_count; m++)
+        for (uint32_t i = 0; i < f->mesh[m].vertex_count; i++)
+            r->floor_y_cm = fminf(r->floor_y_cm, f->mesh[m].pos[i * 3 + 1]);
+    r->identity = retarget_map_is_identity(&r->map, &r->source, &f->chr.skel);
+    r->head = -1;
+    r->foot[0] = r->foot[1] = -1;
+    if (r->identity) {
+        r->head = skel_find(&f->chr.skel, "head");
+        r->foot[0] = skel_find(&f->chr.skel, "lFoot");
+        r->foot[1] = skel_find(&f->chr.skel, "rFoot");
+        return true;
+    }
+    if (!retarget_init(&r->rt, &r->source, &f->chr.skel, &r->map, r->floor_y_cm, f->path))
+        return false;
+    int src_head = skel_find(&r->source, "head");
+    for (int j = 0; j < f->chr.skel.joint_count && r->head < 0; j++)
+        if (r->map.source[j] == src_head && src_head >= 0)
+            r->head = j;
+    r->foot[0] = r->rt.leg[0][2];
+    r->foot[1] = r->rt.leg[1][2];
+    log_info("%s: driven through %s: %d of %d joints follow the controller's, legs %.1f cm (%.2fx its)", f->path,
+             r->map.how, retarget_mapped_count(&r->map), f->chr.skel.joint_count,
+             (double)r->rt.dst_leg_cm, (double)r->rt.scale);
+    return true;
+}
+
+const pose_t *figure_rig_pose(figure_t *f, retarget_job_t *job)
+{
+    if (!f->rigged)
+        return NULL;
+    if (f->rig.identity)
+        return job->source;
+    job->rt = &f->rig.rt;
+    job->out = &f->rig.pose;
+    return retarget_run(job) ? &f->rig.pose : NULL;
+}
 
 void figure_fk(figure_t *f, const pose_t *pose)
 {

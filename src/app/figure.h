@@ -35,6 +35,7 @@
 
 #include "anim/bshape.h"
 #include "anim/pose.h"
+#include "anim/retarget.h"
 #include "anim/skin.h"
 #include "asset/character.h"
 #include "render/gfx_character.h"
@@ -47,6 +48,22 @@
 
 /* The shipped character, relative to the data folder. */
 #define FIGURE_DEFAULT_CHARACTER "assets/characters/strider.chr"
+/* The controller's skeleton, relative to the data folder. */
+#define FIGURE_DRIVER_SKELETON "assets/skeleton/cmu21.skel"
+
+/* How poses of the controller's skeleton drive the figure (anim/retarget.h):
+ * unchanged when the figure's skeleton is that skeleton (the generated
+ * character), retargeted otherwise (an imported character). */
+typedef struct figure_rig {
+    skel_t source;               /* the controller's 21-joint skeleton */
+    retarget_map_t map;
+    retarget_t rt;
+    bool identity;               /* poses of source apply to the figure unchanged */
+    int head;                    /* figure joint following the source's head */
+    int foot[2];                 /* figure ankles, left and right */
+    float floor_y_cm;            /* the figure's soles at rest (its lowest vertex) */
+    pose_t pose;                 /* the last retargeted pose */
+} figure_rig;
 
 /* One chr mesh's bind-pose data in the layouts the jobs take. */
 typedef struct figure_mesh {
@@ -69,6 +86,9 @@ typedef struct figure_mesh {
 typedef struct figure_t {
     chr_character_t chr;
     bool chr_loaded;
+    char path[512];            /* the character file, for messages */
+    figure_rig rig;            /* when loaded with a skeleton */
+    bool rigged;
     gfx_character *gfx;
     figure_mesh mesh[CHR_MAX_MESHES];
     float *shape_weight;       /* chr.shape_count values the caller sets */
@@ -99,9 +119,23 @@ typedef struct figure_t {
     uint64_t deform_count;
 } figure_t;
 
-/* Loads PATH and prepares every mesh; false after one logged line naming
- * the file and the problem. F must be zeroed or freed before. */
-bool figure_load(figure_t *f, const char *path);
+typedef struct figure_desc {
+    const char *path;          /* .chr, or .glb/.gltf imported on the fly (asset/import_file.h) */
+    const char *map_path;      /* joint map for rigs without known joint names, or NULL */
+    const char *skeleton_path; /* the controller's skeleton, bound as f->rig; NULL: no rig */
+} figure_desc;
+
+/* Loads the character and prepares every mesh; with a skeleton, binds it
+ * (f->rig: a joint map from map_path or the joint names; an imported
+ * character is then also dressed by region). False after one logged line
+ * naming the file and the problem (missing, corrupt, no usable joint map,
+ * legs not chains...). F must be zeroed or freed before. */
+bool figure_load(figure_t *f, const figure_desc *desc);
+/* A pose of the controller's skeleton as the figure's pose: JOB->source
+ * itself when the rig is the identity, else retargeted (the caller fills
+ * the job's source, floor, anchor, scale_xz, foot targets and ik; the
+ * figure fills rt and out) into f->rig.pose. NULL on failure. */
+const pose_t *figure_rig_pose(figure_t *f, retarget_job_t *job);
 /* Uploads to the renderer under LABEL (GL debug name). */
 bool figure_gpu_init(figure_t *f, const char *label);
 void figure_free(figure_t *f);

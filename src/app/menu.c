@@ -246,7 +246,7 @@ static void draw_facial(app_t *app)
     int n = 0;
     driven[0] = 0;
     for (int k = 0; k < cv->clip->track_count && n < (int)sizeof driven; k++)
-        if (cv->shape[k] >= 0)
+        if (cv->terms[k] > 0)
             n += snprintf(driven + n, sizeof driven - (size_t)n, "%s%s", n ? ", " : "", cv->clip->tracks[k].shape);
     ui_text("drives %s", driven);
 }

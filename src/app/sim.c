@@ -83,6 +83,8 @@ void sim_reset(sim_t *s, const level_t *level)
         m->height_cm = s->stats.head_height_cm;
         s->pose = *ctrl_pose(ctrl);
         s->prev_pose = s->pose;
+        ctrl_contact_pos(ctrl, s->contact);
+        memcpy(s->prev_contact, s->contact, sizeof s->contact);
         /* Any seed gives a non-zero xorshift state. */
         s->face.rng = seed * 2654435761u ^ 0x9e3779b9u;
         if (s->face.rng == 0)
@@ -146,6 +148,8 @@ void sim_end_step(sim_t *s, const input_frame *in, bool first_step_of_frame, flo
     const ctrl_stats *st = &s->stats;
     s->prev_pose = s->pose;
     s->pose = *ctrl_pose(s->ctrl);
+    memcpy(s->prev_contact, s->contact, sizeof s->contact);
+    ctrl_contact_pos(s->ctrl, s->contact);
     m->vel[0] = (st->root_pos[0] - m->pos[0]) / dt_s;
     m->vel[1] = (st->root_pos[2] - m->pos[2]) / dt_s;
     memcpy(m->pos, st->root_pos, sizeof m->pos);
@@ -276,6 +280,13 @@ void sim_lerp_pose(const pose_t *a, const pose_t *b, float t, pose_t *out)
         for (int k = 0; k < 3; k++)
             out->trans[j][k] = a->trans[j][k] + (b->trans[j][k] - a->trans[j][k]) * t;
     }
+}
+
+void sim_lerp_contacts(const float (*a)[3], const float (*b)[3], float t, float (*out)[3])
+{
+    for (int c = 0; c < CTRL_CONTACTS; c++)
+        for (int k = 0; k < 3; k++)
+            out[c][k] = a[c][k] + (b[c][k] - a[c][k]) * t;
 }
 
 void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out)

@@ -72,6 +72,10 @@ typedef struct sim_t {
     /* Controller mode only: */
     ctrl_stats stats;       /* of the last step */
     pose_t pose, prev_pose; /* local poses after the last two steps */
+    /* The controller's contact points (heels = ankles, toes) after its IK,
+     * world cm, after the last two steps: the feet an imported character's
+     * own legs are solved to. */
+    float contact[CTRL_CONTACTS][3], prev_contact[CTRL_CONTACTS][3];
     sim_face face, prev_face;
 } sim_t;
 
@@ -86,5 +90,6 @@ void sim_lerp_marker(const sim_marker *a, const sim_marker *b, float t, sim_mark
 /* Per joint: translations lerped, rotations nlerped along the short arc. */
 void sim_lerp_pose(const pose_t *a, const pose_t *b, float t, pose_t *out);
 void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out);
+void sim_lerp_contacts(const float (*a)[3], const float (*b)[3], float t, float (*out)[3]);
 
 #endif

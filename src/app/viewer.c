@@ -25,15 +25,20 @@
 #define FACE_PITCH_RAD (4.0f * DEG2RAD)
 #define FACE_MIN_DISTANCE_CM 35.0f
 
+/* --expression NAME=W: the character's shape NAME, or the shapes the
+ * demo's NAME stands for on it (an ARKit face, anim/facemap.h). */
 static bool apply_expressions(viewer_t *v, const app_options *opt, const char *path)
 {
     for (int i = 0; i < opt->expression_count; i++) {
-        int s = figure_shape(&v->fig, opt->expressions[i].name);
-        if (s < 0) {
-            log_error("--expression: %s has no blend shape '%s'", path, opt->expressions[i].name);
+        facemap_term term[FACEMAP_TERMS_MAX];
+        int n = facemap_resolve(&v->fig.chr, opt->expressions[i].name, term, FACEMAP_TERMS_MAX);
+        if (n == 0) {
+            log_error("--expression: %s has no blend shape '%s' (nor ARKit shapes for it)", path,
+                      opt->expressions[i].name);
             return false;
         }
-        v->fig.shape_weight[s] = opt->expressions[i].weight;
+        for (int t = 0; t < n; t++)
+            v->fig.shape_weight[term[t].shape] += opt->expressions[i].weight * term[t].weight;
     }
     return true;
 }
@@ -161,12 +166,12 @@ void viewer_set_curve(viewer_t *v, int index)
     c->clip = excurve_builtin(index);
     c->index = c->clip ? index : -1;
     for (int t = 0; t < EXCURVE_MAX_TRACKS; t++)
-        c->shape[t] = -1;
+        c->terms[t] = 0;
     if (!c->clip)
         return;
     for (int t = 0; t < c->clip->track_count; t++) {
-        c->shape[t] = figure_shape(&v->fig, c->clip->tracks[t].shape);
-        if (c->shape[t] < 0)
+        c->terms[t] = facemap_resolve(&v->fig.chr, c->clip->tracks[t].shape, c->term[t], FACEMAP_TERMS_MAX);
+        if (c->terms[t] == 0)
             log_info("viewer: curve '%s': the character has no shape '%s' (track ignored)", c->clip->name,
                      c->clip->tracks[t].shape);
     }
@@ -178,8 +183,9 @@ bool viewer_shape_locked(const viewer_t *v, uint32_t s)
     if (!c->clip || !c->playing)
         return false;
     for (int t = 0; t < c->clip->track_count; t++)
-        if (c->shape[t] == (int)s)
-            return true;
+        for (int k = 0; k < c->terms[t]; k++)
+            if (c->term[t][k].shape == (int)s)
+                return true;
     return false;
 }
 
@@ -196,9 +202,15 @@ static int builtin_curve_index(const char *name)
 static void apply_curve(viewer_t *v)
 {
     const viewer_curve *c = &v->curve;
+    /* Tracks may share shapes (an ARKit face): clear, then add. */
     for (int t = 0; c->clip && t < c->clip->track_count; t++)
-        if (c->shape[t] >= 0)
-            v->fig.shape_weight[c->shape[t]] = excurve_track_weight(c->clip, &c->clip->tracks[t], c->time_s);
+        for (int k = 0; k < c->terms[t]; k++)
+            v->fig.shape_weight[c->term[t][k].shape] = 0.0f;
+    for (int t = 0; c->clip && t < c->clip->track_count; t++) {
+        float w = excurve_track_weight(c->clip, &c->clip->tracks[t], c->time_s);
+        for (int k = 0; k < c->terms[t]; k++)
+            v->fig.shape_weight[c->term[t][k].shape] += w * c->term[t][k].weight;
+    }
 }
 
 void viewer_request_bake(viewer_t *v) { v->bake_pending = true; }
@@ -236,23 +248,31 @@ static float foot_height(const viewer_t *v)
  * the root kept above the origin (in place) and a foot on the ground. */
 static void update_pose(viewer_t *v)
 {
-    const skel_t *s = &v->fig.chr.skel;
-    pose_rest(s, &v->pose);
+    pose_rest(&v->fig.chr.skel, &v->pose);
     if (v->have_bvh) {
-        if (!bvh_frame_pose(&v->bvh, s, &v->map, v->frame, &v->pose))
-            pose_rest(s, &v->pose);
-        v->pose.trans[0][0] = s->joint_offset[0][0];
-        v->pose.trans[0][2] = s->joint_offset[0][2];
+        /* The clip's frame on the controller's skeleton... */
+        const skel_t *s = &v->fig.rig.source;
+        pose_t *src = &v->src_pose;
+        if (!bvh_frame_pose(&v->bvh, s, &v->map, v->frame, src))
+            pose_rest(s, src);
+        src->trans[0][0] = s->joint_offset[0][0];
+        src->trans[0][2] = s->joint_offset[0][2];
         /* Turn the root so the hips face +Z (the camera's side): the clip is
          * shown in place, whatever direction it was captured in. */
         static const float fwd_rest[3] = {0.0f, 0.0f, 1.0f}, up[3] = {0.0f, 1.0f, 0.0f};
         float fwd[3], turn[4], q[4];
-        pose_quat_rotate(v->pose.rot[0], fwd_rest, fwd);
+        pose_quat_rotate(src->rot[0], fwd_rest, fwd);
         if (fwd[0] * fwd[0] + fwd[2] * fwd[2] > 1e-6f) {
             pose_quat_axis_angle(up, -atan2f(fwd[0], fwd[2]), turn);
-            pose_quat_mul(turn, v->pose.rot[0], q);
-            memcpy(v->pose.rot[0], q, sizeof q);
+            pose_quat_mul(turn, src->rot[0], q);
+            memcpy(src->rot[0], q, sizeof q);
         }
+        /* ... onto the character's (retargeted unless it is that skeleton;
+         * no foot IK: the lift below stands the lowest foot on the ground). */
+        retarget_job_t job = {.source = src, .scale_xz = 1.0f};
+        const pose_t *p = figure_rig_pose(&v->fig, &job);
+        if (p)
+            v->pose = *p;
     }
     run_fk(v);
     v->lift_cm = v->rest_foot_y_cm - foot_height(v);
@@ -270,7 +290,11 @@ int viewer_load(viewer_t *v, const app_options *opt)
         log_error("%s: path too long", FIGURE_DEFAULT_CHARACTER);
         return EXIT_RUNTIME;
     }
-    if (!figure_load(&v->fig, path))
+    char skel_path[PATHS_MAX];
+    if (!paths_join(FIGURE_DRIVER_SKELETON, skel_path, sizeof skel_path))
+        return EXIT_RUNTIME;
+    figure_desc fd = {.path = path, .map_path = opt->map, .skeleton_path = skel_path};
+    if (!figure_load(&v->fig, &fd))
         return EXIT_RUNTIME;
     v->fig.show = !opt->no_character;
     if (!apply_expressions(v, opt, path))
@@ -297,8 +321,8 @@ int viewer_load(viewer_t *v, const app_options *opt)
     }
 
     const skel_t *s = &v->fig.chr.skel;
-    v->foot_joint[0] = skel_find(s, "lFoot");
-    v->foot_joint[1] = skel_find(s, "rFoot");
+    v->foot_joint[0] = v->fig.rig.foot[0];
+    v->foot_joint[1] = v->fig.rig.foot[1];
     pose_rest(s, &v->pose);
     run_fk(v);
     /* The lowest ankle stands this high above the soles at rest. */
@@ -312,7 +336,7 @@ int viewer_load(viewer_t *v, const app_options *opt)
         if (!bvh_load(&v->bvh, opt->pose))
             return EXIT_RUNTIME;
         v->have_bvh = true;
-        if (!bvh_map_skel(&v->bvh, s, &v->map))
+        if (!bvh_map_skel(&v->bvh, &v->fig.rig.source, &v->map))
             return EXIT_RUNTIME;
         if (opt->pose_frame >= v->bvh.frame_count) {
             log_error("--pose-frame %ld: %s has frames 0 to %d", opt->pose_frame, opt->pose, v->bvh.frame_count - 1);
@@ -340,9 +364,24 @@ bool viewer_gpu_init(viewer_t *v, const float origin[3], bool face_closeup, cons
     camera_init(&v->camera, v->camera_target, face_closeup ? FACE_YAW_RAD : VIEW_YAW_RAD);
     camera_config *cfg = &v->camera.config;
     if (face_closeup) {
-        int head = skel_find(&v->fig.chr.skel, "head");
-        /* Focus a little above the head joint (the joint sits at the skull base). */
-        float head_y = head >= 0 ? v->fig.model_mat[head][7] + v->lift_cm + origin[1] + 8.0f : 160.0f;
+        int head = v->fig.rig.head;
+        /* Focus a little above the head joint (the joint sits at the skull
+         * base); on another rig, at the middle of what the head joint
+         * carries (chin to crown), wherever its joint sits. */
+        float above = 8.0f;
+        if (head >= 0 && !v->fig.rig.identity) {
+            float lo = INFINITY, hi = -INFINITY, jp[SKEL_MAX_JOINTS][3];
+            skel_rest_positions(&v->fig.chr.skel, jp);
+            for (uint32_t m = 0; m < v->fig.chr.mesh_count; m++)
+                for (uint32_t i = 0; i < v->fig.mesh[m].vertex_count; i++)
+                    if (v->fig.mesh[m].joints[i * 4] == head) {
+                        lo = fminf(lo, v->fig.mesh[m].pos[i * 3 + 1]);
+                        hi = fmaxf(hi, v->fig.mesh[m].pos[i * 3 + 1]);
+                    }
+            if (lo < hi)
+                above = 0.5f * (lo + hi) - jp[head][1];
+        }
+        float head_y = head >= 0 ? v->fig.model_mat[head][7] + v->lift_cm + origin[1] + above : 160.0f;
         cfg->focus_height_cm = head_y - origin[1];
         cfg->min_distance_cm = FACE_MIN_DISTANCE_CM;
         v->camera.distance_cm = FACE_DISTANCE_CM;

@@ -18,6 +18,7 @@
 
 #include "anim/bvh.h"
 #include "anim/excurve.h"
+#include "anim/facemap.h"
 #include "anim/pose.h"
 #include "anim/tween.h"
 #include "app/camera.h"
@@ -51,7 +52,10 @@ typedef struct viewer_vclip {
 typedef struct viewer_curve {
     int index;                  /* built-in curve (excurve_builtin), -1 = none */
     const excurve_clip *clip;
-    int shape[EXCURVE_MAX_TRACKS]; /* chr shape per track, -1 when the character lacks it */
+    /* Per track, the character's shapes that show it (anim/facemap.h); none
+     * when the character cannot. */
+    facemap_term term[EXCURVE_MAX_TRACKS][FACEMAP_TERMS_MAX];
+    int terms[EXCURVE_MAX_TRACKS];
     bool playing;
     double time_s;
 } viewer_curve;
@@ -63,10 +67,12 @@ typedef struct viewer_curve {
 
 typedef struct viewer_t {
     figure_t fig;              /* character, deformation scratch and the menu's skinning settings */
-    /* Pose */
+    /* Pose: clip frames on the controller's skeleton (fig.rig.source), then
+     * onto the character's through the figure's rig */
     bvh_t bvh;
     bool have_bvh;
     bvh_map_t map;
+    pose_t src_pose;
     int frame;                 /* current clip frame */
     bool playing;
     double clip_time_s;

@@ -112,6 +112,7 @@ typedef struct imp_info {
     uint32_t truncated;            /* vertices with more than 4 influences (largest 4 kept) */
     uint32_t computed_normals;     /* vertices without a usable normal in the file */
     uint32_t dropped_triangles;    /* triangles repeating a corner (they draw nothing) */
+    int eyes, mouth_parts;         /* found by the dressing (import_look.h), when dressed */
     float height_cm;               /* rest-pose height, soles to the top */
 } imp_info;
 

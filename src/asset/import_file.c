@@ -1,5 +1,7 @@
 #include "asset/import_file.h"
 
+#include "anim/retarget.h"
+#include "asset/import_look.h"
 #include "core/log.h"
 
 #include <assimp/cimport.h>
@@ -382,9 +384,9 @@ bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info)
     return ok;
 }
 
-bool imp_load_character(const char *path, const char *map_path, chr_character_t *out, imp_info *info)
+bool imp_load_character(const char *path, const char *map_path, const skel_t *driver, chr_character_t *out,
+                        imp_info *info)
 {
-    (void)map_path;
     if (!imp_is_gltf_path(path))
         return chr_load(out, path);
     imp_info local;
@@ -392,6 +394,17 @@ bool imp_load_character(const char *path, const char *map_path, chr_character_t 
         info = &local;
     if (!imp_load_gltf(path, out, info))
         return false;
+    if (driver) {
+        static retarget_map_t map;
+        imp_look_info look;
+        if (!retarget_map_resolve(map_path, driver, &out->skel, path, &map) ||
+            !imp_dress(out, driver, &map, path, &look)) {
+            chr_free(out);
+            return false;
+        }
+        info->eyes = look.eyes;
+        info->mouth_parts = look.mouth_parts;
+    }
     /* The one warning comes only once everything else has passed, so a
      * refused file still fails with one line. */
     if (info->renormalised > 0)

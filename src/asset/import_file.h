@@ -4,9 +4,9 @@
  * converter and the benchmarks use for any character path (.chr or glTF).
  *
  * Call order: imp_load_gltf() / imp_load_character() -> use -> chr_free().
- * A glTF character is also dressed (import_look.h) when its rig maps onto
- * the controller's skeleton (anim/retarget.h: the built-in CMU 31-joint
- * names, or MAP_PATH).
+ * Given the controller's skeleton, a glTF character must map onto it
+ * (anim/retarget.h: its own joint names, the built-in CMU 31-joint names,
+ * or MAP_PATH) and is then dressed by region (import_look.h).
  * Bad input (missing, unreadable, truncated or not glTF; anything import.h
  * refuses) fails with ONE logged line naming the file; nothing is kept.
  * assimp is asked to triangulate only: every other check is ours.
@@ -16,6 +16,7 @@
 #ifndef STRIDER_ASSET_IMPORT_FILE_H
 #define STRIDER_ASSET_IMPORT_FILE_H
 
+#include "anim/skel.h"
 #include "asset/character.h"
 #include "asset/import.h"
 
@@ -25,10 +26,13 @@
 bool imp_is_gltf_path(const char *path);
 /* Reads and imports the glTF file PATH; INFO may be NULL. Not dressed. */
 bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info);
-/* Any character: .chr through chr_load(), glTF through imp_load_gltf() and
- * then dressed by region where its rig maps (MAP_PATH: a joint map file
- * for rigs without the CMU names, or NULL). INFO (may be NULL) is filled
- * for glTF only. */
-bool imp_load_character(const char *path, const char *map_path, chr_character_t *out, imp_info *info);
+/* Any character: .chr through chr_load(), glTF through imp_load_gltf();
+ * with DRIVER (the controller's skeleton, or NULL) a glTF character must
+ * map onto it (MAP_PATH: a joint map file for rigs without known names, or
+ * NULL) and is dressed by region. The one warning a load may give
+ * (renormalised weights) comes only once everything has passed. INFO (may
+ * be NULL) is filled for glTF only. */
+bool imp_load_character(const char *path, const char *map_path, const skel_t *driver, chr_character_t *out,
+                        imp_info *info);
 
 #endif

@@ -645,7 +645,7 @@ static void check_fallback(const char *chr_path)
                "expected):\n",
                (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks);
         fflush(stdout);
-        bool ok = figure_load(&f, chr_path) && figure_gpu_init(&f, "morph_gpu_fallback");
+        bool ok = figure_load(&f, &(figure_desc){.path = chr_path}) && figure_gpu_init(&f, "morph_gpu_fallback");
         *info = saved;
         CHECKF(ok, "loading %s", chr_path);
         if (!ok) {
@@ -930,7 +930,7 @@ int main(int argc, char **argv)
         return 1;
     static figure_t fig, tiny;
     char chr[512];
-    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, chr) ||
+    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, &(figure_desc){.path = chr}) ||
         !figure_gpu_init(&fig, "morph_gpu")) {
         fprintf(stderr, "FAIL: set-up (%s)\n", FIGURE_DEFAULT_CHARACTER);
         return 1;
@@ -950,7 +950,7 @@ int main(int argc, char **argv)
         check_screens(&fig, out_dir);
         print_cpu_cost(&fig);
         figure_free(&fig);
-        if (figure_load(&tiny, many) && figure_gpu_init(&tiny, "morph_gpu_tiny")) {
+        if (figure_load(&tiny, &(figure_desc){.path = many}) && figure_gpu_init(&tiny, "morph_gpu_tiny")) {
             static const int many_sizes[] = {256, 300};
             check_capture(&tiny, "tiny300.chr", many_sizes, (int)(sizeof many_sizes / sizeof many_sizes[0]));
         } else {

@@ -587,7 +587,7 @@ int main(int argc, char **argv)
         return 1;
     static figure_t fig;
     char chr[512];
-    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, chr) ||
+    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, &(figure_desc){.path = chr}) ||
         !figure_gpu_init(&fig, "skin_gpu")) {
         fprintf(stderr, "FAIL: set-up (%s)\n", FIGURE_DEFAULT_CHARACTER);
         return 1;
