@@ -214,7 +214,7 @@ static double median_ms(const prof_t *p, int stage)
  * (after any fallback), and the profiler's medians, as report members. */
 static void write_report_figure(const app_t *app, FILE *f)
 {
-    const figure_t *fig = app->viewer_mode ? &app->viewer.fig : app->ctrl ? &app->fig : NULL;
+    const figure_t *fig = app->viewer_mode ? &app->viewer.fig : app->ctrl ? app->fig : NULL;
     if (fig && fig->gfx) {
         fprintf(f,
                 ",\n  \"figure\": {\"gpu_skin\": %s, \"gpu_morph\": %s, \"morph_on_gpu\": %s, \"skin_once\": %s, "
@@ -275,6 +275,22 @@ static bool write_report(const app_t *app, const char *path)
                 (double)st->gait[CTRL_GAIT_STAND], (double)st->gait[CTRL_GAIT_WALK], (double)st->gait[CTRL_GAIT_RUN],
                 (double)st->gait[CTRL_GAIT_CROUCH], (double)st->gait[CTRL_GAIT_JUMP]);
     }
+    if (app->ctrl && app->fig) {
+        const app_feet_stats *fs = &app->feet;
+        const figure_t *fig = app->fig;
+        fprintf(f,
+                ",\n  \"shown\": {\"file\": \"%s\", \"retargeted\": %s, \"joints\": %d, \"triangles\": %u, "
+                "\"leg_scale\": %.4f, \"frames\": %d, \"finite\": %s, \"contact_frames\": %d, "
+                "\"ankle_slide_cm\": %.4f, \"ankle_slide_max_cm\": %.4f, \"controller_heel_slide_cm\": %.4f, "
+                "\"controller_heel_slide_max_cm\": %.4f, \"head_top_max_cm\": %.3f, \"ceiling_frames\": %d, "
+                "\"ceiling_clearance_min_cm\": %.3f}",
+                app->character_name[app->character_index], fig->rig.identity ? "false" : "true",
+                fig->chr.skel.joint_count, chr_triangle_count(&fig->chr),
+                fig->rig.identity ? 1.0 : (double)fig->rig.rt.scale, fs->frames, fs->finite ? "true" : "false",
+                fs->contact_frames, fs->slide_cm[0] + fs->slide_cm[1], (double)fs->slide_max_cm,
+                fs->ctrl_slide_cm[0] + fs->ctrl_slide_cm[1], (double)fs->ctrl_slide_max_cm,
+                (double)fs->head_top_max_cm, fs->ceiling_frames, (double)fs->ceiling_clearance_min_cm);
+    }
     write_report_figure(app, f);
     fputs("\n}\n", f);
     bool ok = fclose(f) == 0 && text;
@@ -314,6 +330,13 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
                 drive_virtual_pad(app, ev);
             else if (ev->cmd == SCRIPT_SCREENSHOT)
                 app->screenshot_requested = true; /* as F12 */
+            else if (ev->cmd == SCRIPT_CHARACTER) {
+                int k = (int)ev->a;
+                if (k < app->character_count)
+                    app->pending_character = k;
+                else
+                    log_warn("script: no character %d (the menu lists %d)", k, app->character_count);
+            }
             else
                 script_apply(&app->script, ev);
         }
@@ -332,6 +355,59 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
     }
 }
 
+static float horizontal(const float a[3], const float b[3]) { return hypotf(a[0] - b[0], a[2] - b[2]); }
+
+/* After a deform: the figure's ankles (its joints' world positions) while
+ * the controller holds that heel in contact, against the controller's own
+ * heel, and the head top (a lockstep run draws once per step). */
+static void feet_stats_add(app_t *app, float ground_y)
+{
+    app_feet_stats *fs = &app->feet;
+    const figure_t *f = app->fig;
+    if (f->hybrid_every > 0 && !f->gpu_skin)
+        return; /* the hybrid poses only every Nth frame */
+    fs->frames++;
+    if (fs->frames == 1)
+        fs->finite = true;
+    float ankle[2][3], heel[2][3];
+    bool contact[2];
+    for (int side = 0; side < 2; side++) {
+        int j = f->rig.foot[side];
+        ankle[side][0] = j >= 0 ? f->model_mat[j][3] : 0.0f;
+        ankle[side][1] = j >= 0 ? f->model_mat[j][7] : 0.0f;
+        ankle[side][2] = j >= 0 ? f->model_mat[j][11] : 0.0f;
+        memcpy(heel[side], app->sim.contact[side * 2], sizeof heel[side]);
+        contact[side] = app->sim.stats.contact[side * 2] && app->sim.stats.lock_weight[side * 2] > 0.5f;
+        fs->finite = fs->finite && isfinite(ankle[side][0]) && isfinite(ankle[side][1]) && isfinite(ankle[side][2]);
+        if (fs->have_prev && contact[side] && fs->prev_contact[side]) {
+            float d = horizontal(ankle[side], fs->prev_ankle[side]), dc = horizontal(heel[side], fs->prev_heel[side]);
+            fs->contact_frames++;
+            fs->slide_cm[side] += d;
+            fs->ctrl_slide_cm[side] += dc;
+            fs->slide_max_cm = fmaxf(fs->slide_max_cm, d);
+            fs->ctrl_slide_max_cm = fmaxf(fs->ctrl_slide_max_cm, dc);
+        }
+    }
+    memcpy(fs->prev_ankle, ankle, sizeof ankle);
+    memcpy(fs->prev_heel, heel, sizeof heel);
+    memcpy(fs->prev_contact, contact, sizeof contact);
+    fs->have_prev = true;
+    int head = f->rig.head;
+    if (head >= 0) {
+        float top[3];
+        const float *m = f->model_mat[head], *o = f->rig.head_top;
+        for (int r = 0; r < 3; r++)
+            top[r] = m[r * 4] * o[0] + m[r * 4 + 1] * o[1] + m[r * 4 + 2] * o[2] + m[r * 4 + 3];
+        fs->head_top_max_cm = fmaxf(fs->head_top_max_cm, top[1] - ground_y);
+        float ceiling = level_crouch_ceiling(&app->level, top[0], top[2]);
+        if (ceiling > 0.0f) {
+            float room = ceiling - (top[1] - terrain_height(&app->level.terrain, top[0], top[2]));
+            fs->ceiling_clearance_min_cm = fs->ceiling_frames ? fminf(fs->ceiling_clearance_min_cm, room) : room;
+            fs->ceiling_frames++;
+        }
+    }
+}
+
 /* The game character's pose between the last two steps, its face, and the
  * whole deformation into the renderer's stream. The controller's pose has
  * the hip in world space, so the model matrix is the identity. */
@@ -346,10 +422,10 @@ static bool deform_character(app_t *app, float alpha)
     /* Channels may share shapes (an ARKit face): clear, then add. */
     for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
         for (int t = 0; t < app->face_terms[k]; t++)
-            app->fig.shape_weight[app->face_term[k][t].shape] = 0.0f;
+            app->fig->shape_weight[app->face_term[k][t].shape] = 0.0f;
     for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
         for (int t = 0; t < app->face_terms[k]; t++)
-            app->fig.shape_weight[app->face_term[k][t].shape] += weight[k] * app->face_term[k][t].weight;
+            app->fig->shape_weight[app->face_term[k][t].shape] += weight[k] * app->face_term[k][t].weight;
     /* The controller's skeleton onto the character's own: unchanged for the
      * generated character; an imported one is retargeted, its hip height
      * scaled by its leg length and its own legs solved onto the
@@ -368,8 +444,11 @@ static bool deform_character(app_t *app, float alpha)
     }
     job.feet_ground_given = true;
     job.foot_target = (const float (*)[3])ankle;
-    const pose_t *pose = figure_rig_pose(&app->fig, &job);
-    return pose && figure_deform(&app->fig, pose, world);
+    const pose_t *pose = figure_rig_pose(app->fig, &job);
+    bool ok = pose && figure_deform(app->fig, pose, world);
+    if (ok)
+        feet_stats_add(app, m.pos[1]);
+    return ok;
 }
 
 static void render(app_t *app, int width, int height, bool last_frame)
@@ -486,6 +565,66 @@ static void apply_skin_options(figure_t *f, const app_options *opt)
     f->hybrid_every = opt->hybrid;
 }
 
+/* Where the characters the menu offers live, relative to the data folder:
+ * ours, and the CC0 characters beside a checkout (../shared/characters). */
+static const char *const CHARACTER_DIRS[] = {"assets/characters", "../shared/characters"};
+
+static void add_character(app_t *app, const char *path)
+{
+    for (int i = 0; i < app->character_count; i++)
+        if (strcmp(app->character_path[i], path) == 0)
+            return;
+    if (app->character_count >= APP_MAX_CHARACTERS)
+        return;
+    int i = app->character_count++;
+    snprintf(app->character_path[i], PATHS_MAX, "%.*s", PATHS_MAX - 1, path);
+    const char *slash = strrchr(path, '/');
+    snprintf(app->character_name[i], sizeof app->character_name[i], "%.63s", slash ? slash + 1 : path);
+}
+
+/* The character given first, then every character file found. */
+static void list_characters(app_t *app, const char *first)
+{
+    static const char *const suffixes[] = {".chr", ".glb", ".gltf"};
+    static char found[APP_MAX_CHARACTERS][PATHS_MAX];
+    add_character(app, first);
+    for (size_t d = 0; d < sizeof CHARACTER_DIRS / sizeof CHARACTER_DIRS[0]; d++) {
+        char dir[PATHS_MAX];
+        if (!paths_join(CHARACTER_DIRS[d], dir, sizeof dir))
+            continue;
+        int n = file_list_dir(dir, suffixes, 3, &found[0][0], PATHS_MAX, APP_MAX_CHARACTERS);
+        for (int i = 0; i < n; i++)
+            add_character(app, found[i]);
+    }
+}
+
+/* A figure for PATH (files, and the GPU when UPLOAD); NULL after one
+ * logged line. */
+static figure_t *new_figure(const char *path, const char *map_path, bool upload)
+{
+    char skel_path[PATHS_MAX];
+    figure_t *f = calloc(1, sizeof *f);
+    if (!f) {
+        log_error("%s: out of memory", path);
+        return NULL;
+    }
+    figure_desc fd = {.path = path, .map_path = map_path, .skeleton_path = skel_path};
+    if (!data_path(NULL, FIGURE_DRIVER_SKELETON, skel_path) || !figure_load(f, &fd) ||
+        (upload && !figure_gpu_init(f, "player"))) {
+        figure_free(f);
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* The face channels on the current figure's shapes (anim/facemap.h). */
+static void resolve_face(app_t *app)
+{
+    for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
+        app->face_terms[k] = facemap_resolve(&app->fig->chr, face_shape_names[k], app->face_term[k], FACEMAP_TERMS_MAX);
+}
+
 /* The game's files, before any window opens: the network, the character and
  * the controller over both. 0, or EXIT_RUNTIME after one logged line. */
 static int load_character(app_t *app, const app_options *opt)
@@ -503,30 +642,63 @@ static int load_character(app_t *app, const app_options *opt)
     app->net_loaded = true;
     if (!pfnn_prepare_mode(&app->net, mode))
         return EXIT_RUNTIME;
-    char skel_path[PATHS_MAX];
-    if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path) ||
-        !data_path(NULL, FIGURE_DRIVER_SKELETON, skel_path))
+    if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path))
         return EXIT_RUNTIME;
-    figure_desc fd = {.path = path, .map_path = opt->map, .skeleton_path = skel_path};
-    if (!figure_load(&app->fig, &fd))
+    app->fig = new_figure(path, opt->map, false);
+    if (!app->fig)
         return EXIT_RUNTIME;
-    app->fig.show = !opt->no_character;
-    apply_skin_options(&app->fig, opt);
+    app->fig->show = !opt->no_character;
+    apply_skin_options(app->fig, opt);
     /* The controller drives its own 21-joint skeleton; the figure's rig
-     * carries its poses onto the character's. */
-    ctrl_desc d = {.net = &app->net, .skel = &app->fig.rig.source, .mode = mode, .ik_off = opt->no_ik};
+     * carries its poses onto the character's, whichever is shown. */
+    app->driver = app->fig->rig.source;
+    ctrl_desc d = {.net = &app->net, .skel = &app->driver, .mode = mode, .ik_off = opt->no_ik};
     app->ctrl = ctrl_create(&d);
     if (!app->ctrl)
         return EXIT_RUNTIME;
-    for (int k = 0; k < APP_FACE_SHAPE_COUNT; k++)
-        app->face_terms[k] = facemap_resolve(&app->fig.chr, face_shape_names[k], app->face_term[k], FACEMAP_TERMS_MAX);
+    resolve_face(app);
     app->sim.ctrl = app->ctrl;
     app->ctrl_draw = CTRL_DRAW_TRAJECTORY | CTRL_DRAW_CONTACTS;
+    list_characters(app, path);
+    app->character_index = 0;
+    app->pending_character = -1;
     /* The dump is of the controller's displayed pose, on its skeleton (an
-     * imported character's own skeleton is another). */
-    if (opt->dump_pose && !pose_dump_open(&app->dump, opt->dump_pose, &app->fig.rig.source))
+     * imported character's own skeleton is another; a menu switch keeps it). */
+    if (opt->dump_pose && !pose_dump_open(&app->dump, opt->dump_pose, &app->driver))
         return EXIT_RUNTIME;
     return 0;
+}
+
+/* The menu's switch: the new character takes over the figure's settings and
+ * goes on from the controller's current pose; a file that fails keeps the
+ * current character (its one line is logged and shown in the menu). */
+static void switch_character(app_t *app, int index)
+{
+    const char *path = app->character_path[index];
+    figure_t *f = new_figure(path, NULL, true);
+    if (!f) {
+        snprintf(app->character_status, sizeof app->character_status, "%.60s failed (see the log)",
+                 app->character_name[index]);
+        return;
+    }
+    figure_t *old = app->fig;
+    f->show = old->show;
+    f->gpu_skin = old->gpu_skin;
+    f->method = old->method;
+    f->influences = old->influences;
+    f->skin_once = old->skin_once;
+    f->gpu_morph = old->gpu_morph;
+    f->hybrid_every = old->hybrid_every;
+    f->dense = old->dense;
+    figure_free(old);
+    free(old);
+    app->fig = f;
+    app->character_index = index;
+    resolve_face(app);
+    snprintf(app->character_status, sizeof app->character_status, "%.60s: %u triangles, %d joints%s",
+             app->character_name[index], chr_triangle_count(&f->chr), f->chr.skel.joint_count,
+             f->rig.identity ? "" : ", retargeted");
+    log_info("character: %s", app->character_status);
 }
 
 /* Safe to call twice; the figure's GPU side must go before gfx_shutdown(). */
@@ -536,7 +708,11 @@ static void free_character(app_t *app)
     ctrl_destroy(app->ctrl);
     app->ctrl = NULL;
     app->sim.ctrl = NULL;
-    figure_free(&app->fig);
+    if (app->fig) {
+        figure_free(app->fig);
+        free(app->fig);
+        app->fig = NULL;
+    }
     if (app->net_loaded)
         pfnn_free(&app->net);
     app->net_loaded = false;
@@ -557,9 +733,15 @@ static int app_loop(app_t *app)
         prof_begin_frame(&app->prof);
 
         poll_events(app);
+        if (app->pending_character >= 0 && app->ctrl) {
+            int index = app->pending_character;
+            app->pending_character = -1;
+            switch_character(app, index);
+        }
         if (app->pending_level >= 0) {
             int index = app->pending_level;
             app->pending_level = -1;
+    app->pending_character = -1;
             if (!load_level(app, index, level_builtin_name(index)) && !app->level_loaded) {
                 exit_code = EXIT_RUNTIME;
                 break;
@@ -720,7 +902,7 @@ int app_run(const app_options *opt)
             log_info("viewer: baked the start's shape weights into %s", opt->bake);
     } else if (!load_level(app, level_index, level_name))
         goto out_input;
-    else if (app->ctrl && !figure_gpu_init(&app->fig, "player"))
+    else if (app->ctrl && !figure_gpu_init(app->fig, "player"))
         goto out_level;
 
     exit_code = app_loop(app);

@@ -16,6 +16,7 @@
 #include "app/settings.h"
 #include "app/sim.h"
 #include "app/viewer.h"
+#include "core/paths.h"
 #include "ctrl/ctrl.h"
 #include "pfnn/network.h"
 #include "render/debug_lines.h"
@@ -23,7 +24,7 @@
 
 #include <SDL2/SDL.h>
 
-enum { APP_DEBUG_LINE_VERTICES = 8192 };
+enum { APP_DEBUG_LINE_VERTICES = 8192, APP_MAX_CHARACTERS = 16 };
 
 /* Blend shapes the game animates on the character's face. */
 typedef enum app_face_shape {
@@ -33,6 +34,22 @@ typedef enum app_face_shape {
     APP_FACE_DETERMINED,
     APP_FACE_SHAPE_COUNT
 } app_face_shape;
+
+/* The shown character's own feet and head as drawn (lockstep runs: one
+ * per step), for --report: how far planted ankles move, against the
+ * controller's own heels in the same frames, and the highest head top. */
+typedef struct app_feet_stats {
+    int frames, contact_frames;
+    bool have_prev;
+    float prev_ankle[2][3], prev_heel[2][3];
+    bool prev_contact[2];
+    double slide_cm[2], ctrl_slide_cm[2];
+    float slide_max_cm, ctrl_slide_max_cm;
+    float head_top_max_cm;          /* highest head top above the terrain under the root */
+    float ceiling_clearance_min_cm; /* least room between head top and a crouch area's ceiling */
+    int ceiling_frames;
+    bool finite;
+} app_feet_stats;
 
 typedef struct app_t {
     const app_options *opt;
@@ -47,8 +64,17 @@ typedef struct app_t {
     sim_t sim;
     bool viewer_mode;              /* --view character: the step animates the viewer, not the marker */
     viewer_t viewer;
-    /* The game's PFNN character (absent with --marker and in the viewer) */
-    figure_t fig;
+    /* The game's PFNN character (absent with --marker and in the viewer);
+     * the menu can switch it for another file of the list below. */
+    figure_t *fig;
+    skel_t driver;                 /* the controller's skeleton (the figure maps it onto its own) */
+    char character_path[APP_MAX_CHARACTERS][PATHS_MAX];
+    char character_name[APP_MAX_CHARACTERS][64];
+    int character_count;
+    int character_index;           /* the one shown */
+    int pending_character;         /* requested by the menu, -1 none */
+    char character_status[160];    /* the last switch's outcome, for the menu */
+    app_feet_stats feet;
     pfnn_network net;
     bool net_loaded;
     ctrl_t *ctrl;

@@ -198,6 +198,26 @@ void figure_free(figure_t *f)
 
 int figure_shape(const figure_t *f, const char *name) { return chr_find_shape(&f->chr, name); }
 
+/* The highest vertex the head joint moves most, relative to that joint at
+ * rest (bind frames are world-aligned: a plain offset). */
+static void head_top(figure_t *f)
+{
+    figure_rig *r = &f->rig;
+    if (r->head < 0)
+        return;
+    float jp[SKEL_MAX_JOINTS][3], best = -INFINITY;
+    skel_rest_positions(&f->chr.skel, jp);
+    for (uint32_t m = 0; m < f->chr.mesh_count; m++)
+        for (uint32_t i = 0; i < f->mesh[m].vertex_count; i++) {
+            const float *p = &f->mesh[m].pos[i * 3];
+            if (f->mesh[m].joints[i * 4] == r->head && p[1] > best) {
+                best = p[1];
+                for (int k = 0; k < 3; k++)
+                    r->head_top[k] = p[k] - jp[r->head][k];
+            }
+        }
+}
+
 /* Binds the controller's skeleton (already in f->rig.source) through a joint
  * map: as it is when the figure's skeleton is that skeleton, else by
  * retargeting. */
@@ -217,6 +237,7 @@ static bool rig_init(figure_t *f, const char *map_path)
         r->head = skel_find(&f->chr.skel, "head");
         r->foot[0] = skel_find(&f->chr.skel, "lFoot");
         r->foot[1] = skel_find(&f->chr.skel, "rFoot");
+        head_top(f);
         return true;
     }
     if (!retarget_init(&r->rt, &r->source, &f->chr.skel, &r->map, r->floor_y_cm, f->path))
@@ -227,6 +248,7 @@ static bool rig_init(figure_t *f, const char *map_path)
             r->head = j;
     r->foot[0] = r->rt.leg[0][2];
     r->foot[1] = r->rt.leg[1][2];
+    head_top(f);
     log_info("%s: driven through %s: %d of %d joints follow the controller's, legs %.1f cm (%.2fx its)", f->path,
              r->map.how, retarget_mapped_count(&r->map), f->chr.skel.joint_count,
              (double)r->rt.dst_leg_cm, (double)r->rt.scale);

@@ -61,6 +61,7 @@ typedef struct figure_rig {
     bool identity;               /* poses of source apply to the figure unchanged */
     int head;                    /* figure joint following the source's head */
     int foot[2];                 /* figure ankles, left and right */
+    float head_top[3];           /* the highest point the head joint carries, in its frame at rest */
     float floor_y_cm;            /* the figure's soles at rest (its lowest vertex) */
     pose_t pose;                 /* the last retargeted pose */
 } figure_rig;

@@ -329,6 +329,18 @@ static void draw_game_character(app_t *app)
     static const char *const gaits[CTRL_GAITS - 1] = {"stand", "walk", "run", "crouch", "jump"};
     ctrl_t *c = app->ctrl;
     const ctrl_stats *st = &app->sim.stats;
+    const char *names[APP_MAX_CHARACTERS];
+    for (int i = 0; i < app->character_count; i++)
+        names[i] = app->character_name[i];
+    int current = app->character_index;
+    if (ui_combo("character", &current, names, app->character_count) && current != app->character_index)
+        app->pending_character = current;
+    if (app->character_status[0])
+        ui_text("%s", app->character_status);
+    const figure_rig *rig = &app->fig->rig;
+    if (!rig->identity)
+        ui_text("retargeted (%s): legs %.0f cm, %.2fx the controller's", rig->map.how, (double)rig->rt.dst_leg_cm,
+                (double)rig->rt.scale);
     int mode = (int)ctrl_get_mode(c);
     if (ui_combo("phase mode", &mode, modes, PFNN_PHASE_MODE_COUNT)) {
         /* A slice mode is built when picked (a menu choice, not a per-frame
@@ -344,7 +356,7 @@ static void draw_game_character(app_t *app)
     if (ui_checkbox("foot IK", &ik))
         ctrl_set_ik(c, ik);
     ui_same_line();
-    ui_checkbox("draw character", &app->fig.show);
+    ui_checkbox("draw character", &app->fig->show);
     ui_text("network step %.3f ms (last %.3f ms)", (double)app->net_ms, (double)app->net_ms_last);
     ui_text("phase %.2f rad (%.0f%%)", (double)st->phase_rad, (double)(st->phase_rad * 100.0f / 6.2831853f));
     for (int g = 0; g < CTRL_GAITS - 1; g++)
@@ -359,7 +371,7 @@ static void draw_game_character(app_t *app)
     ui_checkbox_flags("contacts", &app->ctrl_draw, CTRL_DRAW_CONTACTS);
     ui_same_line();
     ui_checkbox_flags("joints", &app->ctrl_draw, CTRL_DRAW_JOINTS);
-    skin_controls(&app->fig);
+    skin_controls(app->fig);
 }
 
 void menu_draw(app_t *app)

@@ -115,6 +115,11 @@ static bool parse_command(cursor *c, const char *cmd, script_event *ev, const ch
         lo = axis ? -1.0f : 0.0f;
     } else if (strcmp(cmd, "screenshot") == 0) {
         ev->cmd = SCRIPT_SCREENSHOT;
+    } else if (strcmp(cmd, "character") == 0) {
+        ev->cmd = SCRIPT_CHARACTER;
+        nargs = 1;
+        lo = 0.0f;
+        hi = 15.0f;
     } else if (strcmp(cmd, "quit") == 0) {
         ev->cmd = SCRIPT_QUIT;
     } else {
@@ -240,6 +245,7 @@ void script_apply(script_t *s, const script_event *ev)
     case SCRIPT_PAD_AXIS:
     case SCRIPT_PAD_BUTTON:
     case SCRIPT_SCREENSHOT:
+    case SCRIPT_CHARACTER:
     case SCRIPT_QUIT: break;
     }
 }

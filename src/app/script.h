@@ -17,6 +17,8 @@
  *                   leftshoulder rightshoulder)
  *   screenshot      what F12 does: a PNG of this step's frame, named
  *                   strider-FRAME.png in the working folder
+ *   character N     switch to the menu's character N (0 = the one the run
+ *                   started with, then the files found, in the menu's order)
  *   quit            stop the run at this time (exit code 0)
  * Call order: script_load() -> each step script_next_due() until it returns
  * NULL, applying each event -> script_free().
@@ -42,6 +44,7 @@ typedef enum script_cmd {
     SCRIPT_PAD_AXIS,
     SCRIPT_PAD_BUTTON,
     SCRIPT_SCREENSHOT,
+    SCRIPT_CHARACTER,
     SCRIPT_QUIT
 } script_cmd;
 
@@ -64,8 +67,8 @@ bool script_parse(script_t *s, const char *text, size_t len, const char *source)
 void script_free(script_t *s);
 /* Returns the next event due at or before 'step' and consumes it, or NULL. */
 const script_event *script_next_due(script_t *s, uint64_t step);
-/* Folds an intent-type event into s->held (pad, button, screenshot and quit
- * are the caller's to handle). */
+/* Folds an intent-type event into s->held (pad, button, screenshot,
+ * character and quit are the caller's to handle). */
 void script_apply(script_t *s, const script_event *ev);
 bool script_finished(const script_t *s);
 

@@ -1,10 +1,12 @@
-/* fileno and fstat are POSIX, not C11. */
+/* fileno and fstat are POSIX, not C11; so are opendir and readdir. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "core/file.h"
 
 #include "core/log.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,4 +181,41 @@ uint32_t file_checksum32(const void *data, size_t size)
         h *= 16777619u;
     }
     return h;
+}
+
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (k > n)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
+            return false;
+    return true;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+int file_list_dir(const char *dir, const char *const *suffixes, int suffix_count, char *out, size_t path_size,
+                  int max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while (n < max && (e = readdir(d)) != NULL) {
+        bool match = false;
+        for (int i = 0; i < suffix_count && !match; i++)
+            match = ends_with_ci(e->d_name, suffixes[i]);
+        char *path = out + (size_t)n * path_size;
+        struct stat st;
+        if (!match || (size_t)snprintf(path, path_size, "%s/%s", dir, e->d_name) >= path_size ||
+            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        n++;
+    }
+    closedir(d);
+    qsort(out, (size_t)n, path_size, cmp_str);
+    return n;
 }

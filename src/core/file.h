@@ -1,5 +1,5 @@
-/* file: whole-file reads with a size cap, whole-file writes, and a bounds-checked byte reader
- * for binary loaders.
+/* file: whole-file reads with a size cap, whole-file writes, folder listings by suffix, and
+ * a bounds-checked byte reader for binary loaders.
  *
  * Call order: file_read_all() -> use the bytes -> file_free().
  * file_write_all() is the other direction: one buffer out to one file.
@@ -27,6 +27,13 @@ void file_free(uint8_t *data);
  * or if the write or the close (where a full disk shows up) fails. A failed
  * write may leave a partial file; it is not removed (PATH may be a device). */
 bool file_write_all(const char *path, const void *data, size_t size);
+
+/* The regular files in DIR whose names end in one of SUFFIXES (any case),
+ * as "DIR/NAME" strings of PATH_SIZE bytes each in OUT, sorted, at most
+ * MAX. Returns the count; 0 also when DIR cannot be read (not an error:
+ * an optional folder). */
+int file_list_dir(const char *dir, const char *const *suffixes, int suffix_count, char *out, size_t path_size,
+                  int max);
 
 typedef struct reader_t {
     const uint8_t *data;

@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""The imported characters of ../shared/characters in the game and the viewer.
+
+  game:   the MakeHuman male walks, runs, crouches and jumps on every level
+          (the female on two): the run ends, everything drawn is finite, the
+          figure is retargeted, its planted ankles slide no more than the
+          controller's own heels in the same frames (plus 0.5 mm), the face
+          blinks; --map with an explicit joint map drives it the same; the
+          menu's switch (script 'character N') goes from the generated
+          character past RobotExpressive (refused, one line, the run goes
+          on) to the male; RobotExpressive and a map that does not fit fail
+          at start with one line and exit 1.
+  viewer: rest pose, a CMU walk frame and expressions on both MakeHuman
+          faces (ARKit shapes through the demo's names): imgcheck passes,
+          the character covers a sane part of the image, expressions change
+          the face, and every deformation path (GPU skinning by matrices,
+          points and dual quaternions, skin once, blend shapes on the CPU,
+          the hybrid) renders what CPU skinning does, no channel off by more
+          than 48 of 255.
+
+usage: test_imported.py CASE --strider BIN --imgcheck BIN --viewcheck BIN --shared DIR --out DIR
+Runs under xvfb-run (ctest adds it)."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LEVELS = ["flat", "hills", "tunnel", "gaps", "course", "steps"]
+MALE = "makehuman_cmu31_arkit52_male.glb"
+FEMALE = "makehuman_cmu31_arkit52_female.glb"
+MAX_DIFF = 48
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(a, args, expect=0):
+    p = subprocess.run([a.strider] + args, capture_output=True, text=True, timeout=600)
+    if p.returncode != expect:
+        print("command:", " ".join([a.strider] + args))
+        print(p.stderr[-3000:])
+    check(p.returncode == expect, "exit %d (expected %d): %s" % (p.returncode, expect, " ".join(args)))
+    return p
+
+
+def errors(p):
+    return [l for l in p.stderr.splitlines() if "error" in l]
+
+
+def report(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def game_run(a, path, level, name, extra=()):
+    rep = os.path.join(a.out, "%s.json" % name)
+    png = os.path.join(a.out, "%s.png" % name)
+    run(a, ["--character", path, "--level", level, "--script",
+            os.path.join(HERE, "scripts", "imported_moves.script"), "--hidden", "--size", "320x180",
+            "--report", rep, "--screenshot", png] + list(extra))
+    if not os.path.exists(rep):
+        check(False, "%s: no report" % name)
+        return None
+    r = report(rep)
+    s = r["shown"]
+    check(s["retargeted"] and s["joints"] == 31 and s["finite"], "%s: retargeted, 31 joints, finite" % name)
+    check(r["character"]["nan_resets"] == 0, "%s: no NaN resets" % name)
+    check(s["contact_frames"] > 50, "%s: %d contact frames" % (name, s["contact_frames"]))
+    check(s["ankle_slide_max_cm"] <= s["controller_heel_slide_max_cm"] + 0.05,
+          "%s: planted ankles move at most %.4f cm a frame (controller's heels %.4f)" %
+          (name, s["ankle_slide_max_cm"], s["controller_heel_slide_max_cm"]))
+    check(s["ankle_slide_cm"] <= 2.0 * s["controller_heel_slide_cm"] + 0.5,
+          "%s: planted ankles slide %.3f cm in all (controller's heels %.3f)" %
+          (name, s["ankle_slide_cm"], s["controller_heel_slide_cm"]))
+    p = subprocess.run([a.imgcheck, png], capture_output=True, text=True)
+    check(p.returncode == 0, "%s: image passes imgcheck" % name)
+    return r
+
+
+def case_game(a):
+    male = os.path.join(a.shared, "characters", MALE)
+    female = os.path.join(a.shared, "characters", FEMALE)
+    for lvl in LEVELS:
+        game_run(a, male, lvl, "male_" + lvl)
+    for lvl in ("flat", "gaps"):
+        game_run(a, female, lvl, "female_" + lvl)
+    # The same rig through an explicit map file: the same run.
+    mp = os.path.join(a.out, "cmu31.map")
+    with open(mp, "w") as f:
+        f.write("strider-joint-map 1\n# the built-in map, as a file\n")
+        for t, s in [("Hips", "hip"), ("LHipJoint", "lButtock"), ("LeftUpLeg", "lThigh"), ("LeftLeg", "lShin"),
+                     ("LeftFoot", "lFoot"), ("RHipJoint", "rButtock"), ("RightUpLeg", "rThigh"),
+                     ("RightLeg", "rShin"), ("RightFoot", "rFoot"), ("LowerBack", "abdomen"), ("Spine1", "chest"),
+                     ("Neck", "neck"), ("Head", "head"), ("LeftShoulder", "lCollar"), ("LeftArm", "lShldr"),
+                     ("LeftForeArm", "lForeArm"), ("LeftHand", "lHand"), ("RightShoulder", "rCollar"),
+                     ("RightArm", "rShldr"), ("RightForeArm", "rForeArm"), ("RightHand", "rHand")]:
+            f.write("%s %s\n" % (t, s))
+    with_map = game_run(a, male, "flat", "male_map", ["--map", mp])
+    built_in = report(os.path.join(a.out, "male_flat.json"))
+    if with_map:
+        check(with_map["marker"] == built_in["marker"] and with_map["shown"]["ankle_slide_cm"] ==
+              built_in["shown"]["ankle_slide_cm"], "--map with the built-in map's lines gives the same run")
+    # The menu's switch, by script: generated -> RobotExpressive (refused) -> male.
+    script = os.path.join(a.out, "switch.script")
+    names = sorted(n for n in os.listdir(os.path.join(a.shared, "characters")) if n.endswith((".glb", ".gltf")))
+    # The menu lists the character started with, assets/characters/*.chr, then these, sorted.
+    first = 1 + len([n for n in os.listdir("assets/characters") if n.endswith(".chr")]) - 1
+    robot = first + names.index("RobotExpressive.glb")
+    male_i = first + names.index(MALE)
+    with open(script, "w") as f:
+        f.write("0.0 move 0 1 speed 0\n1.0 character %d\n1.5 character %d\n3.0 quit\n" % (robot, male_i))
+    rep = os.path.join(a.out, "switch.json")
+    p = run(a, ["--level", "flat", "--script", script, "--hidden", "--size", "320x180", "--report", rep])
+    e = errors(p)
+    check(len(e) == 1 and "RobotExpressive.glb" in e[0] and "no usable joint map" in e[0],
+          "switching to RobotExpressive: one error line, the run goes on: %s" % e)
+    if os.path.exists(rep):
+        r = report(rep)
+        check(r["shown"]["file"] == MALE and r["shown"]["retargeted"] and r["shown"]["finite"],
+              "the switch ends on the male, retargeted: %s" % r["shown"]["file"])
+    # Refused at start: one line, exit 1.
+    p = run(a, ["--character", os.path.join(a.shared, "characters", "RobotExpressive.glb"), "--hidden",
+                "--frames", "1"], expect=1)
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    check(len(lines) == 1 and "no usable joint map" in lines[0], "RobotExpressive in the game: one line: %s" % lines)
+    bad = os.path.join(a.out, "bad.map")
+    with open(bad, "w") as f:
+        f.write("strider-joint-map 1\nHips hip\nPelvis lThigh\n")
+    p = run(a, ["--character", male, "--map", bad, "--hidden", "--frames", "1"], expect=1)
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    check(len(lines) == 1 and "bad.map:3" in lines[0], "a map naming a joint the rig lacks: one line: %s" % lines)
+
+
+def render(a, args, name):
+    png = os.path.join(a.out, name + ".png")
+    run(a, ["--view", "character", "--hidden", "--frames", "3", "--size", "640x360", "--screenshot", png] + args)
+    return png
+
+
+def maxdiff(a, p1, p2):
+    p = subprocess.run([a.viewcheck, "maxdiff", p1, p2, str(MAX_DIFF)], capture_output=True, text=True)
+    return p.returncode == 0, p.stdout.strip() + p.stderr.strip()
+
+
+def case_viewer(a):
+    walk = os.path.join(a.shared, "mocap", "cmu", "train", "104_02.bvh")
+    for who in (MALE, FEMALE):
+        path = os.path.join(a.shared, "characters", who)
+        tag = "m" if who == MALE else "f"
+        rest = render(a, ["--character", path], tag + "_rest")
+        none = render(a, ["--character", path, "--no-character"], tag + "_none")
+        p = subprocess.run([a.imgcheck, rest], capture_output=True, text=True)
+        check(p.returncode == 0, "%s rest: imgcheck" % who)
+        p = subprocess.run([a.viewcheck, "coverage", rest, none, "0.03", "0.5"], capture_output=True, text=True)
+        check(p.returncode == 0, "%s rest covers a sane part of the image: %s" % (who, p.stdout.strip()))
+        walk_png = render(a, ["--character", path, "--pose", walk, "--pose-frame", "40"], tag + "_walk")
+        p = subprocess.run([a.viewcheck, "coverage", walk_png, rest, "0.002", "0.5"], capture_output=True, text=True)
+        check(p.returncode == 0, "%s: a walk frame differs from the rest pose: %s" % (who, p.stdout.strip()))
+        face = render(a, ["--character", path, "--face"], tag + "_face")
+        for expr in ("surprised", "happy", "blink_L,jawOpen=0.6", "mouthSmileLeft,eyeBlinkRight"):
+            n = tag + "_" + expr.replace(",", "_").replace("=", "")
+            cpu = render(a, ["--character", path, "--face", "--expression", expr], n + "_cpu")
+            p = subprocess.run([a.viewcheck, "coverage", cpu, face, "0.002", "0.6"], capture_output=True, text=True)
+            check(p.returncode == 0, "%s %s changes the face: %s" % (who, expr, p.stdout.strip()))
+            if expr != "surprised" and who != MALE:
+                continue
+            for flags in (["--skin", "gpu"], ["--skin", "gpu", "--skin-method", "points"],
+                          ["--skin", "gpu", "--skin-method", "dqs"], ["--skin", "gpu", "--skin-once"],
+                          ["--skin", "gpu", "--cpu-morph"], ["--hybrid", "4"]):
+                other = render(a, ["--character", path, "--face", "--expression", expr] + flags,
+                               n + "_" + "_".join(f.strip("-") for f in flags))
+                cmp_flags = flags
+                if "dqs" in flags:
+                    # Dual quaternions differ from blended matrices where
+                    # joints twist; compare with CPU dual quaternions.
+                    cpu_dqs = render(a, ["--character", path, "--face", "--expression", expr, "--skin-method", "dqs"],
+                                     n + "_cpu_dqs")
+                    ok, msg = maxdiff(a, cpu_dqs, other)
+                else:
+                    ok, msg = maxdiff(a, cpu, other)
+                check(ok, "%s %s: %s renders as the CPU does (%s)" % (who, expr, " ".join(cmp_flags), msg))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", choices=["game", "viewer"])
+    ap.add_argument("--strider", required=True)
+    ap.add_argument("--imgcheck", required=True)
+    ap.add_argument("--viewcheck", required=True)
+    ap.add_argument("--shared", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    {"game": case_game, "viewer": case_viewer}[a.case](a)
+    print("%d failures" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
