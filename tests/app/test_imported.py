@@ -18,7 +18,11 @@
           the hybrid) renders what CPU skinning does, no channel off by more
           than 48 of 255.
 
-usage: test_imported.py CASE --strider BIN --imgcheck BIN --viewcheck BIN --shared DIR --out DIR
+  docs:   (not a ctest) writes the README images into --docs DIR: the male
+          walking on the course level, and both faces with three
+          expressions.
+
+usage: test_imported.py CASE --strider BIN --imgcheck BIN --viewcheck BIN --shared DIR --out DIR [--docs DIR]
 Runs under xvfb-run (ctest adds it)."""
 import argparse
 import json
@@ -187,17 +191,40 @@ def case_viewer(a):
                 check(ok, "%s %s: %s renders as the CPU does (%s)" % (who, expr, " ".join(cmp_flags), msg))
 
 
+def case_docs(a):
+    import shutil
+    os.makedirs(a.docs, exist_ok=True)
+    male = os.path.join(a.shared, "characters", MALE)
+    script = os.path.join(a.out, "doc_walk.script")
+    with open(script, "w") as f:
+        f.write("# towards the camera's right, zooming in\n0.0 move 0.8 -0.6 speed 0 zoom 0.4\n1.5 zoom 0\n4.0 quit\n")
+    png = os.path.join(a.out, "doc_walk.png")
+    run(a, ["--character", male, "--level", "course", "--script", script, "--hidden", "--screenshot", png])
+    shutil.copy(png, os.path.join(a.docs, "imported_walk.png"))
+    tiles = []
+    for who in (MALE, FEMALE):
+        path = os.path.join(a.shared, "characters", who)
+        for expr in ("happy", "surprised", "angry"):
+            png = os.path.join(a.out, "doc_%s_%s.png" % (who[:-4], expr))
+            run(a, ["--view", "character", "--character", path, "--face", "--expression", expr, "--hidden",
+                    "--frames", "3", "--size", "420x360", "--screenshot", png])
+            tiles.append(png)
+    subprocess.run([a.viewcheck, "montage", os.path.join(a.docs, "imported_faces.png"), "3", "1"] + tiles,
+                   check=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["game", "viewer"])
+    ap.add_argument("case", choices=["game", "viewer", "docs"])
     ap.add_argument("--strider", required=True)
     ap.add_argument("--imgcheck", required=True)
     ap.add_argument("--viewcheck", required=True)
     ap.add_argument("--shared", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--docs")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    {"game": case_game, "viewer": case_viewer}[a.case](a)
+    {"game": case_game, "viewer": case_viewer, "docs": case_docs}[a.case](a)
     print("%d failures" % len(failures))
     return 1 if failures else 0
 
