@@ -3,7 +3,7 @@
  * pose different from the bind pose, rigid meshes, renormalisation, every
  * refusal with exactly one error line), then the glTF loader on the files
  * in ../shared/characters (both MakeHuman characters and RobotExpressive).
- *   usage: test_import [SHARED_CHARACTERS_DIR] */
+ *   usage: test_import [SHARED_CHARACTERS_DIR [CONTROLLER_SKELETON]] */
 #define _POSIX_C_SOURCE 200809L
 
 #include "asset/import.h"
@@ -438,7 +438,7 @@ static void test_refusals(void)
 
 /* ---------------------------------------------------------------- shared files */
 
-static void test_shared(const char *dir)
+static void test_shared(const char *dir, const skel_t *driver)
 {
     static const char *const mh[2] = {"makehuman_cmu31_arkit52_male.glb", "makehuman_cmu31_arkit52_female.glb"};
     char path[1024];
@@ -469,6 +469,24 @@ static void test_shared(const char *dir)
         CHECK_NEAR(min_y, 0.0f, 1e-3);
         CHECK(c.skel.joint_offset[0][1] > 0.45f * info.height_cm && c.skel.joint_offset[0][1] < 0.6f * info.height_cm);
         chr_free(&c);
+        /* Dressed: the eyes, teeth and tongue found from the mesh, every
+         * piece of the outfit on some vertices. */
+        if (driver) {
+            imp_info dressed;
+            if (imp_load_character(path, NULL, driver, &c, &dressed)) {
+                CHECK(dressed.eyes == 2 && dressed.mouth_parts == 3);
+                CHECK(c.material_count == 12);
+                uint32_t used[CHR_MAX_MATERIALS] = {0};
+                for (uint32_t m = 0; m < c.mesh_count; m++)
+                    for (uint32_t i = 0; i < c.meshes[m].vertex_count; i++)
+                        used[c.meshes[m].vertices[i].material]++;
+                for (uint32_t q = 0; q < c.material_count; q++)
+                    CHECKF(used[q] > 0, "%s: material %s on %u vertices", path, c.materials[q].name, used[q]);
+                chr_free(&c);
+            } else {
+                CHECK(!"dressed import");
+            }
+        }
     }
     /* RobotExpressive: two identical skins (one skin to us), 15 meshes hung
      * rigidly from joints, hands with weights summing up to 1.76. */
@@ -494,7 +512,10 @@ int main(int argc, char **argv)
     test_refusals();
     if (argc > 1) {
         log_set_level(LOG_WARN);
-        test_shared(argv[1]);
+        static skel_t driver;
+        bool have = argc > 2 && skel_load(&driver, argv[2]);
+        CHECK(argc <= 2 || have);
+        test_shared(argv[1], have ? &driver : NULL);
     }
     return check_summary();
 }
