@@ -1,5 +1,7 @@
 #include "anim/skin_hybrid.h"
 
+#include "anim/retarget.h"
+
 #include "anim/pose.h"
 #include "core/log.h"
 
@@ -133,6 +135,8 @@ bool skin_hybrid_clip_palettes(const bvh_t *clip, const skel_t *skel, int first,
         float model[SKEL_MAX_JOINTS][POSE_MAT_FLOATS], rot[SKEL_MAX_JOINTS][4];
         float pal[SKEL_MAX_JOINTS][POSE_MAT_FLOATS], dq[SKEL_MAX_JOINTS][POSE_DQ_FLOATS];
         int from[SKEL_MAX_JOINTS];
+        retarget_map_t map;
+        retarget_t rt;
     } scratch_t;
     scratch_t *s = malloc(sizeof *s);
     if (!s) {
@@ -148,15 +152,30 @@ bool skin_hybrid_clip_palettes(const bvh_t *clip, const skel_t *skel, int first,
                 s->from[j] = b;
         matched += s->from[j] >= 0;
     }
+    /* A skeleton of other names (an imported character): retargeted
+     * through the built-in CMU 31-joint map, the legs by FK only. */
+    bool retarget = false;
     if (ok && matched == 0) {
-        log_error("%s: no joint of the skeleton is in the clip", clip->source);
-        ok = false;
+        float floor = INFINITY, jp[SKEL_MAX_JOINTS][3];
+        skel_rest_positions(skel, jp);
+        for (int j = 0; j < nj; j++)
+            floor = fminf(floor, jp[j][1]);
+        retarget = retarget_map_builtin(&s->clip_skel, skel, &s->map) &&
+                   retarget_init(&s->rt, &s->clip_skel, skel, &s->map, floor, clip->source);
+        if (!retarget) {
+            log_error("%s: no joint of the skeleton is in the clip, and no joint map fits it", clip->source);
+            ok = false;
+        }
     }
     pose_bind_from_rest(skel, &s->bind);
     for (int i = 0; ok && i < count; i++) {
         ok = bvh_frame_pose(clip, &s->clip_skel, &s->clip_map, first + i, &s->clip_pose);
         pose_rest(skel, &s->pose);
-        for (int j = 0; ok && j < nj; j++) {
+        if (ok && retarget) {
+            retarget_job_t job = {.rt = &s->rt, .source = &s->clip_pose, .scale_xz = 1.0f, .out = &s->pose};
+            ok = retarget_run(&job);
+        }
+        for (int j = 0; ok && !retarget && j < nj; j++) {
             int b = s->from[j];
             if (b < 0)
                 continue;

@@ -56,9 +56,11 @@ bool skin_hybrid_measure(const skin_hybrid_desc_t *desc, skin_hybrid_error_t *ou
 /* Skinning palettes of COUNT frames of CLIP from FIRST on, posed on SKEL:
  * joints are matched by name (rotations, plus the root's position channels
  * relative to the clip's rest), joints the clip lacks stay at rest, and
- * the bind pose is SKEL's rest. out_palettes: COUNT x joint_count x 12,
+ * the bind pose is SKEL's rest; a skeleton with none of the clip's names
+ * but the CMU 31-joint names (an imported MakeHuman character) gets the
+ * clip retargeted (anim/retarget.h). out_palettes: COUNT x joint_count x 12,
  * out_dq: COUNT x joint_count x 8 (either may be NULL). False (one logged
- * line) when no joint matches or the frames are out of range. */
+ * line) when neither fits or the frames are out of range. */
 bool skin_hybrid_clip_palettes(const bvh_t *clip, const skel_t *skel, int first, int count, float *out_palettes,
                                float *out_dq);
 

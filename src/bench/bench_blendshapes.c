@@ -12,6 +12,7 @@
 
 #include "anim/bshape.h"
 #include "asset/character.h"
+#include "asset/import_file.h"
 #include "bench/bench_gl.h"
 #include "bench/gpu/gfx_morph_bench.h"
 #include "core/file.h"
@@ -62,7 +63,8 @@ static void usage(FILE *out)
           "  --counts LIST       active shapes, 0..4096, default 0,1,2,4,8,16,32,50,64,128,256;\n"
           "                      a count above the mesh's shape count is capped at it (the table\n"
           "                      shows requested and active)\n"
-          "  --mesh PATH|dawn    .chr file (default assets/characters/strider.chr, 61 shapes);\n"
+          "  --mesh PATH|dawn    .chr, .glb or .gltf file (default assets/characters/strider.chr,\n"
+          "                      61 shapes);\n"
           "                      dawn = the Dawn-scale variant (strider-chargen --density 6\n"
           "                      --extra-bones 80 --shapes 256), made once into the build tree by\n"
           "                      cmake --build --preset release --target bench_dawn_mesh (~100 s)\n"
@@ -327,7 +329,8 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
     gfx_morph_bench gb = {0};
     bs_buffers b = {0};
     bool have_gb = false, have_set = false, have_buffers = false;
-    if (!ch || !chr_load(ch, path)) {
+    /* A .chr, or a glTF character imported as the game imports it. */
+    if (!ch || !imp_load_character(path, NULL, NULL, ch, NULL)) {
         free(ch);
         bench_gl_close(&gl);
         return BENCH_EXIT_RUNTIME;

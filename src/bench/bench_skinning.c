@@ -15,6 +15,7 @@
 #include "anim/skin_hybrid.h"
 #include "anim/vcompress.h"
 #include "asset/character.h"
+#include "asset/import_file.h"
 #include "bench/bench_gl.h"
 #include "bench/gpu/gfx_skin_bench.h"
 #include "bench/skin_bench.h"
@@ -103,8 +104,8 @@ static void usage(FILE *out)
           "                        CPU-skinned keys; run once, keys skinned with 4 influences)\n"
           "                      hybrid: CPU keys every N frames + lerp, error over a walk clip\n"
           "                      groups: cpu, gpu; default: every CPU path this CPU runs\n"
-          "  --mesh PATH         .chr mesh for the GPU paths and the hybrid (default the shipped\n"
-          "                      character) and, when given, for the CPU paths too\n"
+          "  --mesh PATH         .chr, .glb or .gltf mesh for the GPU paths and the hybrid (default\n"
+          "                      the shipped character) and, when given, for the CPU paths too\n"
           "  --clip PATH         BVH clip for the hybrid (default " DEFAULT_CLIP ")\n"
           "  --keys LIST         hybrid key spacings N in frames, default 2,4,8\n"
           "  --vertices LIST     synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)\n"
@@ -187,7 +188,8 @@ static bool mesh_pose(mesh_data *d)
 static bool mesh_load(mesh_data *d, const char *path)
 {
     memset(d, 0, sizeof *d);
-    if (!chr_load(&d->chr, path))
+    /* A .chr, or a glTF character imported as the game imports it. */
+    if (!imp_load_character(path, NULL, NULL, &d->chr, NULL))
         return false;
     const char *base = strrchr(path, '/');
     snprintf(d->name, sizeof d->name, "%.60s", base ? base + 1 : path);

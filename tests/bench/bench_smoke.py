@@ -7,7 +7,11 @@ Without --gl only CPU methods run and no GL context may be opened; with --gl
 must agree with them, the header must name the GL renderer, and a context
 older than 4.3 must fail the GPU methods with one line and exit 1.
 
-usage: bench_smoke.py --strider BIN --chargen BIN --pfnn FILE --out DIR [--gl]"""
+With --shared, the imported MakeHuman male (a .glb, read as the game reads
+it) is a --mesh too: CPU skinning and blend shapes, and with --gl the GPU
+paths and the hybrid (its walk clip retargeted onto the MakeHuman rig).
+
+usage: bench_smoke.py --strider BIN --chargen BIN --pfnn FILE --out DIR [--gl] [--shared DIR]"""
 import argparse
 import csv
 import json
@@ -159,6 +163,27 @@ def gl_skinning_checks(a):
     return 1 if failures else 0
 
 
+def imported_checks(a):
+    """The MakeHuman male (.glb) as the benchmarks' --mesh."""
+    glb = os.path.join(a.shared, "characters", "makehuman_cmu31_arkit52_male.glb")
+    s = a.strider
+    p = os.path.join(a.out, "skinning_glb")
+    paths = "gpu-lbs-matrix,gpu-skin-once,gpu-per-pass,hybrid,cpu-scalar" if a.gl else "cpu-reference,cpu-scalar"
+    run([s, "bench", "skinning", "--smoke", "--mesh", glb, "--paths", paths, "--influences", "4",
+         "--csv", p + ".csv", "--json", p + ".json"])
+    rows, doc = read_outputs(p)
+    check(rows and all(r["vertices"] == "15174" and r["bones"] == "31" for r in rows),
+          "skinning the .glb: 15,174 vertices (the head/body seam copied), 31 joints")
+    if a.gl:
+        check(any("hybrid lbs-matrix" in n for n in doc.get("notes", [])), "the hybrid ran on the retargeted clip")
+    p = os.path.join(a.out, "blendshapes_glb")
+    methods = "cpu-sparse,gpu-ssbo-sparse,gpu-ssbo-dense" if a.gl else "cpu-dense,cpu-sparse"
+    run([s, "bench", "blendshapes", "--smoke", "--mesh", glb, "--counts", "0,8,86", "--methods", methods,
+         "--csv", p + ".csv", "--json", p + ".json"])
+    rows, _ = read_outputs(p)
+    check(sorted({int(r["active"]) for r in rows}) == [0, 8, 86], "blend shapes of the .glb: 0, 8 and all 86")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strider", required=True)
@@ -166,12 +191,18 @@ def main():
     ap.add_argument("--pfnn", required=True, help="a small pfnn.bin")
     ap.add_argument("--out", required=True)
     ap.add_argument("--gl", action="store_true", help="GPU blend-shape methods (needs a display)")
+    ap.add_argument("--shared", help="../shared: also benchmark the imported MakeHuman male")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     s = a.strider
     if a.gl:
         rc = gl_checks(a)
-        return gl_skinning_checks(a) or rc
+        rc = gl_skinning_checks(a) or rc
+        if a.shared:
+            imported_checks(a)
+        return 1 if failures else rc
+    if a.shared:
+        imported_checks(a)
 
     p = os.path.join(a.out, "skinning")
     q = run([s, "bench", "skinning", "--smoke", "--influences", "1,4", "--csv", p + ".csv", "--json", p + ".json"])
