@@ -2,6 +2,7 @@
 
 #include "anim/retarget.h"
 #include "asset/import_look.h"
+#include "core/file.h"
 #include "core/log.h"
 
 #include <assimp/cimport.h>
@@ -21,18 +22,7 @@ _Static_assert(sizeof(struct aiVector3D) == 3 * sizeof(float), "aiVector3D must 
 /* Bytes read to tell glTF from anything else before assimp sees the file. */
 enum { SNIFF_BYTES = 64 };
 
-static bool ends_with_ci(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    if (k > n)
-        return false;
-    for (size_t i = 0; i < k; i++)
-        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
-            return false;
-    return true;
-}
-
-bool imp_is_gltf_path(const char *path) { return ends_with_ci(path, ".glb") || ends_with_ci(path, ".gltf"); }
+bool imp_is_gltf_path(const char *path) { return file_has_suffix(path, ".glb") || file_has_suffix(path, ".gltf"); }
 
 /* The file must exist and start like glTF: the binary container's magic,
  * or (text .gltf) a JSON object. */
@@ -46,7 +36,7 @@ static bool sniff(const char *path)
     unsigned char head[SNIFF_BYTES];
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);
-    if (ends_with_ci(path, ".glb")) {
+    if (file_has_suffix(path, ".glb")) {
         if (n < 12 || memcmp(head, "glTF", 4) != 0) {
             log_error("%s: not a binary glTF file (no 'glTF' header)", path);
             return false;

@@ -183,7 +183,7 @@ uint32_t file_checksum32(const void *data, size_t size)
     return h;
 }
 
-static bool ends_with_ci(const char *s, const char *suffix)
+bool file_has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     if (k > n)
@@ -207,7 +207,7 @@ int file_list_dir(const char *dir, const char *const *suffixes, int suffix_count
     while (n < max && (e = readdir(d)) != NULL) {
         bool match = false;
         for (int i = 0; i < suffix_count && !match; i++)
-            match = ends_with_ci(e->d_name, suffixes[i]);
+            match = file_has_suffix(e->d_name, suffixes[i]);
         char *path = out + (size_t)n * path_size;
         struct stat st;
         if (!match || (size_t)snprintf(path, path_size, "%s/%s", dir, e->d_name) >= path_size ||

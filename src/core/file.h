@@ -28,6 +28,9 @@ void file_free(uint8_t *data);
  * write may leave a partial file; it is not removed (PATH may be a device). */
 bool file_write_all(const char *path, const void *data, size_t size);
 
+/* Whether NAME ends in SUFFIX, ignoring case (".glb" matches "A.GLB"). */
+bool file_has_suffix(const char *name, const char *suffix);
+
 /* The regular files in DIR whose names end in one of SUFFIXES (any case),
  * as "DIR/NAME" strings of PATH_SIZE bytes each in OUT, sorted, at most
  * MAX. Returns the count; 0 also when DIR cannot be read (not an error:
