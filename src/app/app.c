@@ -345,8 +345,12 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
             input_merge(devices, &app->script.held, &merged);
         if (app->settings.pause)
             ;
-        else if (app->viewer_mode)
+        else if (app->viewer_mode) {
             viewer_step(&app->viewer, &merged, i == 0, &app->level.terrain, (float)LOOP_STEP_S);
+            /* The step count times scripts in the viewer too (a 'quit' line
+             * ends the run there as in the game). */
+            app->sim.step++;
+        }
         else if (app->ctrl)
             step_character(app, &merged, i == 0);
         else
@@ -701,6 +705,62 @@ static void switch_character(app_t *app, int index)
     log_info("character: %s", app->character_status);
 }
 
+/* The viewer's switch: the viewer is loaded anew for the other character
+ * with the same clip, curve and framing (not the start's expressions,
+ * vertex clip or bake, which belong to the first character); when that
+ * fails (one logged line), the current character is loaded back. */
+static bool load_viewer(app_t *app, const char *path)
+{
+    app_options o = *app->opt;
+    o.character = path;
+    o.expression_count = 0;
+    o.clip = NULL;
+    o.play_clip = false;
+    o.clip_time_given = false;
+    o.bake = NULL;
+    const level_t *lvl = &app->level;
+    float origin[3] = {lvl->spawn_x, terrain_height(&lvl->terrain, lvl->spawn_x, lvl->spawn_z), lvl->spawn_z};
+    if (viewer_load(&app->viewer, &o) != 0 ||
+        !viewer_gpu_init(&app->viewer, origin, o.face_closeup, &lvl->terrain)) {
+        viewer_shutdown(&app->viewer);
+        return false;
+    }
+    return true;
+}
+
+static void switch_viewer_character(app_t *app, int index)
+{
+    figure_t keep = {0};
+    const figure_t *old = &app->viewer.fig;
+    /* The deformation settings carry over (copied field by field: a
+     * figure_t is not to be moved whole). */
+    keep.gpu_skin = old->gpu_skin;
+    keep.method = old->method;
+    keep.influences = old->influences;
+    keep.skin_once = old->skin_once;
+    keep.gpu_morph = old->gpu_morph;
+    keep.hybrid_every = old->hybrid_every;
+    keep.dense = old->dense;
+    viewer_shutdown(&app->viewer);
+    bool ok = load_viewer(app, app->character_path[index]);
+    if (ok)
+        app->character_index = index;
+    else if (!load_viewer(app, app->character_path[app->character_index])) {
+        app->quit = true;
+        return;
+    }
+    figure_t *f = &app->viewer.fig;
+    f->gpu_skin = keep.gpu_skin;
+    f->method = keep.method;
+    f->influences = keep.influences;
+    f->skin_once = keep.skin_once;
+    f->gpu_morph = keep.gpu_morph;
+    f->hybrid_every = keep.hybrid_every;
+    f->dense = keep.dense;
+    snprintf(app->character_status, sizeof app->character_status, "%.60s%s", app->character_name[index],
+             ok ? "" : " failed (see the log)");
+}
+
 /* Safe to call twice; the figure's GPU side must go before gfx_shutdown(). */
 static void free_character(app_t *app)
 {
@@ -733,15 +793,21 @@ static int app_loop(app_t *app)
         prof_begin_frame(&app->prof);
 
         poll_events(app);
-        if (app->pending_character >= 0 && app->ctrl) {
+        if (app->pending_character >= 0 && (app->ctrl || app->viewer_mode)) {
             int index = app->pending_character;
             app->pending_character = -1;
-            switch_character(app, index);
+            if (app->viewer_mode)
+                switch_viewer_character(app, index);
+            else
+                switch_character(app, index);
+            if (app->quit) {
+                exit_code = EXIT_RUNTIME;
+                break;
+            }
         }
         if (app->pending_level >= 0) {
             int index = app->pending_level;
             app->pending_level = -1;
-    app->pending_character = -1;
             if (!load_level(app, index, level_builtin_name(index)) && !app->level_loaded) {
                 exit_code = EXIT_RUNTIME;
                 break;
@@ -803,6 +869,7 @@ int app_run(const app_options *opt)
     memset(app, 0, sizeof *app);
     app->opt = opt;
     app->pending_level = -1;
+    app->pending_character = -1;
     app->lines.vertices = app->line_storage;
     app->lines.capacity = APP_DEBUG_LINE_VERTICES;
     app->settings.show_menu = opt->menu;
@@ -825,6 +892,9 @@ int app_run(const app_options *opt)
             return rc;
         }
         apply_skin_options(&app->viewer.fig, opt);
+        char first[PATHS_MAX];
+        if (data_path(opt->character, FIGURE_DEFAULT_CHARACTER, first))
+            list_characters(app, first);
         app->settings.layers &= ~(unsigned)(GFX_LAYER_WALLS | GFX_LAYER_AREAS | GFX_LAYER_MARKER |
                                              GFX_LAYER_DEBUG_LINES);
     } else if (!opt->marker) {

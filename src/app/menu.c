@@ -161,9 +161,23 @@ static void skin_controls(figure_t *f)
     }
 }
 
+/* The characters found at start; picking one switches at the next frame. */
+static void character_combo(app_t *app)
+{
+    const char *names[APP_MAX_CHARACTERS];
+    for (int i = 0; i < app->character_count; i++)
+        names[i] = app->character_name[i];
+    int current = app->character_index;
+    if (ui_combo("character", &current, names, app->character_count) && current != app->character_index)
+        app->pending_character = current;
+    if (app->character_status[0])
+        ui_text("%s", app->character_status);
+}
+
 static void draw_character(app_t *app)
 {
     viewer_t *v = &app->viewer;
+    character_combo(app);
     const chr_character_t *c = &v->fig.chr;
     if (v->fig.gfx) {
         const gfx_character_stats *st = gfx_character_get_stats(v->fig.gfx);
@@ -329,14 +343,7 @@ static void draw_game_character(app_t *app)
     static const char *const gaits[CTRL_GAITS - 1] = {"stand", "walk", "run", "crouch", "jump"};
     ctrl_t *c = app->ctrl;
     const ctrl_stats *st = &app->sim.stats;
-    const char *names[APP_MAX_CHARACTERS];
-    for (int i = 0; i < app->character_count; i++)
-        names[i] = app->character_name[i];
-    int current = app->character_index;
-    if (ui_combo("character", &current, names, app->character_count) && current != app->character_index)
-        app->pending_character = current;
-    if (app->character_status[0])
-        ui_text("%s", app->character_status);
+    character_combo(app);
     const figure_rig *rig = &app->fig->rig;
     if (!rig->identity)
         ui_text("retargeted (%s): legs %.0f cm, %.2fx the controller's", rig->map.how, (double)rig->rt.dst_leg_cm,

@@ -10,7 +10,9 @@
           character past RobotExpressive (refused, one line, the run goes
           on) to the male; RobotExpressive and a map that does not fit fail
           at start with one line and exit 1.
-  viewer: rest pose, a CMU walk frame and expressions on both MakeHuman
+  viewer: the menu's switch (script) from ours to the male, past
+          RobotExpressive (refused, one line) to the female; rest pose, a
+          CMU walk frame and expressions on both MakeHuman
           faces (ARKit shapes through the demo's names): imgcheck passes,
           the character covers a sane part of the image, expressions change
           the face, and every deformation path (GPU skinning by matrices,
@@ -112,11 +114,9 @@ def case_game(a):
               built_in["shown"]["ankle_slide_cm"], "--map with the built-in map's lines gives the same run")
     # The menu's switch, by script: generated -> RobotExpressive (refused) -> male.
     script = os.path.join(a.out, "switch.script")
-    names = sorted(n for n in os.listdir(os.path.join(a.shared, "characters")) if n.endswith((".glb", ".gltf")))
     # The menu lists the character started with, assets/characters/*.chr, then these, sorted.
-    first = 1 + len([n for n in os.listdir("assets/characters") if n.endswith(".chr")]) - 1
-    robot = first + names.index("RobotExpressive.glb")
-    male_i = first + names.index(MALE)
+    robot = menu_index(a, "RobotExpressive.glb")
+    male_i = menu_index(a, MALE)
     with open(script, "w") as f:
         f.write("0.0 move 0 1 speed 0\n1.0 character %d\n1.5 character %d\n3.0 quit\n" % (robot, male_i))
     rep = os.path.join(a.out, "switch.json")
@@ -152,7 +152,28 @@ def maxdiff(a, p1, p2):
     return p.returncode == 0, p.stdout.strip() + p.stderr.strip()
 
 
+def menu_index(a, name):
+    """Index of NAME in the menu's list when the run starts with our character."""
+    names = sorted(n for n in os.listdir(os.path.join(a.shared, "characters")) if n.endswith((".glb", ".gltf")))
+    ours = len([n for n in os.listdir("assets/characters") if n.endswith(".chr")])
+    return ours + names.index(name)
+
+
 def case_viewer(a):
+    # The viewer's switch, by script: ours -> male -> RobotExpressive (refused,
+    # the male comes back) -> female.
+    script = os.path.join(a.out, "viewer_switch.script")
+    with open(script, "w") as f:
+        f.write("0.2 character %d\n0.5 character %d\n0.8 character %d\n1.2 quit\n" %
+                (menu_index(a, MALE), menu_index(a, "RobotExpressive.glb"), menu_index(a, FEMALE)))
+    png = os.path.join(a.out, "viewer_switch.png")
+    p = run(a, ["--view", "character", "--face", "--script", script, "--hidden", "--size", "640x360",
+                "--screenshot", png])
+    e = errors(p)
+    shown = [l for l in p.stderr.splitlines() if "viewer: " in l and "blend shapes" in l]
+    check(len(e) == 1 and "RobotExpressive.glb" in e[0], "viewer switch: RobotExpressive refused in one line: %s" % e)
+    check(len(shown) == 4 and FEMALE in shown[-1] and "86 blend shapes" in shown[-1],
+          "viewer switch: ours, the male, the male again, the female: %s" % [l[-60:] for l in shown])
     walk = os.path.join(a.shared, "mocap", "cmu", "train", "104_02.bvh")
     for who in (MALE, FEMALE):
         path = os.path.join(a.shared, "characters", who)
