@@ -3,7 +3,7 @@
  * conventions: metres, Y up, facing +Z), validated and turned into the
  * runtime character (chr_character_t, centimetres, feet on the ground).
  *
- * Call order: fill an imp_scene_t (import_assimp.c does it from a .glb or
+ * Call order: fill an imp_scene_t (import_file.c does it from a .glb or
  * .gltf file; tests and the fuzz target fill one by hand) -> imp_build()
  * (validates everything first: imp_validate()) -> use or chr_save() the
  * character -> chr_free().
@@ -23,7 +23,7 @@
  * renormalised and counted in imp_info.renormalised (the file loader then
  * logs ONE warning line, once the whole load has succeeded); a vertex with
  * no weight at all is an error.
- * Does NOT: read files (import_assimp.c does), choose looks (see
+ * Does NOT: read files (import_file.c does), choose looks (see
  * import_look.h), or keep pointers into the scene.
  * Memory: the scene's arrays are the caller's; imp_build() mallocs the
  * character's arrays (chr_free() releases them) and frees its scratch.

@@ -2,7 +2,7 @@
 """strider-import (and `strider --character`) on real and bad glTF files:
 the two MakeHuman characters convert silently, RobotExpressive converts with
 exactly one warning (its weights are renormalised), and every bad file
-(missing, truncated, not glTF, two skins, more joints than the palette, NaN,
+(missing, truncated, not glTF, a folder, two skins, more joints than the palette, NaN,
 a mesh outside the skin, lines instead of triangles, no skin, a joint map
 that does not fit) fails with exit 1 and exactly one line naming the file.
 The bad glTF files are written here, from a tiny skinned strip.
@@ -173,6 +173,9 @@ def main():
     p = os.path.join(a.out, "empty.gltf")
     open(p, "w").write("")
     bad["empty.gltf"] = (p, "not a glTF file")
+    p = os.path.join(a.out, "folder.glb")
+    os.makedirs(p, exist_ok=True)
+    bad["folder.glb"] = (p, "is a folder")
     p = os.path.join(a.out, "model.obj")
     open(p, "w").write("v 0 0 0\n")
     bad["model.obj"] = (p, "not a glTF file name")
@@ -199,7 +202,7 @@ def main():
     check(rc == 0 and len(lines) == 1 and "renormalised" in lines[0], "unnormalised weights: one warning: %s" % lines)
 
     # The game refuses the same files before any window opens: one line, exit 1.
-    for name in ("two_skins.gltf", "joints300.gltf", "truncated_20000.glb", "text.glb", "missing.glb"):
+    for name in ("two_skins.gltf", "joints300.gltf", "truncated_20000.glb", "text.glb", "missing.glb", "folder.glb"):
         path = bad[name][0]
         rc, lines = run([a.strider, "--character", path, "--hidden", "--frames", "1"])
         check(rc == 1 and len(lines) == 1 and os.path.basename(path) in lines[0],
