@@ -15,6 +15,9 @@
 #define RETARGET_MAX_TOKENS 4
 /* The IK may stretch a leg to this fraction of its length. */
 #define RETARGET_MAX_EXTENSION 0.999f
+/* The hip lowers by at most this fraction of the leg to let a leg reach
+ * its ankle's target. */
+#define RETARGET_MAX_HIP_DROP 0.25f
 
 static const char MAP_HEADER[] = "strider-joint-map";
 static const int MAP_VERSION = 1;
@@ -499,8 +502,6 @@ bool retarget_run(retarget_job_t *job)
 
     if (!fk(dst, job->out, rt->dst_model, NULL))
         return false;
-    float over[SKEL_MAX_JOINTS][4];
-    bool has[SKEL_MAX_JOINTS] = {false};
     for (int side = 0; side < 2; side++) {
         float a[3], floor = job->feet_ground_given ? job->foot_ground_y_cm[side] : job->ground_y_cm;
         if (job->foot_target)
@@ -510,6 +511,35 @@ bool retarget_run(retarget_job_t *job)
         map_point(job, a, floor, rt->src_ankle_height_cm[side], rt->dst_ankle_height_cm[side],
                   job->ankle_target[side]);
         job->reached[side] = true;
+    }
+    /* Heights scale with the legs but the ground does not: a shorter leg
+     * cannot reach a planted foot down a slope, or at the end of a long
+     * stride, from the scaled hip. Lower the hip until both reach (the
+     * controller lowers its own the same way), within a bound. */
+    if (job->ik) {
+        float drop = 0.0f, limit = RETARGET_MAX_HIP_DROP * rt->dst_leg_cm;
+        for (int side = 0; side < 2; side++) {
+            float t[3], m[3], e[3];
+            mat_pos(rt->dst_model[rt->leg[side][0]], t);
+            mat_pos(rt->dst_model[rt->leg[side][1]], m);
+            mat_pos(rt->dst_model[rt->leg[side][2]], e);
+            float reach = RETARGET_MAX_EXTENSION * (dist3(t, m) + dist3(m, e));
+            const float *g = job->ankle_target[side];
+            float h2 = (g[0] - t[0]) * (g[0] - t[0]) + (g[2] - t[2]) * (g[2] - t[2]);
+            float need = h2 < reach * reach ? t[1] - (g[1] + sqrtf(reach * reach - h2)) : limit;
+            drop = fmaxf(drop, need);
+        }
+        drop = fminf(drop, limit);
+        if (drop > 0.0f) {
+            root_t[1] -= drop;
+            dst_locals(rt, root_t, job->out);
+            if (!fk(dst, job->out, rt->dst_model, NULL))
+                return false;
+        }
+    }
+    float over[SKEL_MAX_JOINTS][4];
+    bool has[SKEL_MAX_JOINTS] = {false};
+    for (int side = 0; side < 2; side++) {
         if (!job->ik)
             continue;
         int thigh = rt->leg[side][0], shin = rt->leg[side][1], foot = rt->leg[side][2];

@@ -18,7 +18,9 @@
  * a leg as bent as the source's is as bent on the character; horizontally
  * the root moves as the source does
  * times scale_xz about an anchor (1 in the game: the controller owns the
- * world; the leg ratio for a clip). Then the two-joint IK (anim/ik.h) puts
+ * world; the leg ratio for a clip). With IK, the hip then lowers (by at
+ * most a quarter of the leg) where a leg could not reach its target (a
+ * shorter leg's foot planted down a slope). Then the two-joint IK (anim/ik.h) puts
  * each ankle of the character's own thigh-shin-foot chain on its target
  * (the source's ankle, or the caller's foot_target, mapped the same way),
  * so a planted source foot gives a planted character foot; the foot keeps
