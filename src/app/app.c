@@ -233,8 +233,49 @@ static void write_report_figure(const app_t *app, FILE *f)
             (double)platform_peak_rss_bytes() / (1024.0 * 1024.0));
 }
 
-/* The report is printed into memory and written by file_write_all, so a
- * missing folder or a full disk fails it with one line naming PATH. */
+static void feet_contact_end(app_feet_stats *fs, int side, int k)
+{
+    if (fs->contacts < APP_FEET_CONTACTS_MAX) {
+        fs->contact_slide_cm[fs->contacts] = fs->point_run_cm[side][k];
+        fs->ctrl_contact_slide_cm[fs->contacts] = fs->ctrl_point_run_cm[side][k];
+    }
+    fs->contacts++;
+    fs->contact_slide_max_cm = fmaxf(fs->contact_slide_max_cm, fs->point_run_cm[side][k]);
+    fs->ctrl_contact_slide_max_cm = fmaxf(fs->ctrl_contact_slide_max_cm, fs->ctrl_point_run_cm[side][k]);
+}
+
+/* The 95th percentile of N values (sorts them). */
+static float p95_sorted(float *v, int n)
+{
+    if (n == 0)
+        return 0.0f;
+    /* Insertion sort: a few hundred values, once. */
+    for (int i = 1; i < n; i++) {
+        float x = v[i];
+        int j = i - 1;
+        for (; j >= 0 && v[j] > x; j--)
+            v[j + 1] = v[j];
+        v[j + 1] = x;
+    }
+    return v[(int)ceilf(0.95f * (float)n) - 1];
+}
+
+/* The 95th percentiles of the slides per contact, the character's and the
+ * controller's, contacts still running at the end included (sorts the
+ * stats' arrays: call once, on a copy, for the report). */
+static void feet_contact_p95(app_feet_stats *fs, float *shown_cm, float *ctrl_cm)
+{
+    for (int side = 0; side < 2; side++)
+        for (int k = 0; k < 2; k++)
+            if (fs->point_prev_contact[side][k]) {
+                feet_contact_end(fs, side, k);
+                fs->point_prev_contact[side][k] = false;
+            }
+    int n = fs->contacts < APP_FEET_CONTACTS_MAX ? fs->contacts : APP_FEET_CONTACTS_MAX;
+    *shown_cm = p95_sorted(fs->contact_slide_cm, n);
+    *ctrl_cm = p95_sorted(fs->ctrl_contact_slide_cm, n);
+}
+
 static bool write_report(const app_t *app, const char *path)
 {
     char *text = NULL;
@@ -276,20 +317,31 @@ static bool write_report(const app_t *app, const char *path)
                 (double)st->gait[CTRL_GAIT_CROUCH], (double)st->gait[CTRL_GAIT_JUMP]);
     }
     if (app->ctrl && app->fig) {
-        const app_feet_stats *fs = &app->feet;
+        /* A copy: the percentile sorts, and contacts still running end here. */
+        app_feet_stats feet = app->feet;
+        const app_feet_stats *fs = &feet;
         const figure_t *fig = app->fig;
+        float contact_p95_cm, ctrl_contact_p95_cm;
+        feet_contact_p95(&feet, &contact_p95_cm, &ctrl_contact_p95_cm);
         fprintf(f,
                 ",\n  \"shown\": {\"file\": \"%s\", \"retargeted\": %s, \"joints\": %d, \"triangles\": %u, "
                 "\"leg_scale\": %.4f, \"frames\": %d, \"finite\": %s, \"contact_frames\": %d, "
                 "\"ankle_slide_cm\": %.4f, \"ankle_slide_max_cm\": %.4f, \"controller_heel_slide_cm\": %.4f, "
                 "\"controller_heel_slide_max_cm\": %.4f, \"head_top_max_cm\": %.3f, \"ceiling_frames\": %d, "
-                "\"ceiling_clearance_min_cm\": %.3f}",
+                "\"ceiling_clearance_min_cm\": %.3f, \"contacts\": %d, \"contact_slide_p95_cm\": %.4f, "
+                "\"contact_slide_max_cm\": %.4f, \"controller_contact_slide_p95_cm\": %.4f, "
+                "\"controller_contact_slide_max_cm\": %.4f, \"toes\": %s, \"sink_max_cm\": %.3f, "
+                "\"controller_sink_max_cm\": %.3f}",
                 app->character_name[app->character_index], fig->rig.identity ? "false" : "true",
                 fig->chr.skel.joint_count, chr_triangle_count(&fig->chr),
                 fig->rig.identity ? 1.0 : (double)fig->rig.rt.scale, fs->frames, fs->finite ? "true" : "false",
                 fs->contact_frames, fs->slide_cm[0] + fs->slide_cm[1], (double)fs->slide_max_cm,
                 fs->ctrl_slide_cm[0] + fs->ctrl_slide_cm[1], (double)fs->ctrl_slide_max_cm,
-                (double)fs->head_top_max_cm, fs->ceiling_frames, (double)fs->ceiling_clearance_min_cm);
+                (double)fs->head_top_max_cm, fs->ceiling_frames, (double)fs->ceiling_clearance_min_cm,
+                fs->contacts, (double)contact_p95_cm, (double)fs->contact_slide_max_cm, (double)ctrl_contact_p95_cm,
+                (double)fs->ctrl_contact_slide_max_cm,
+                fig->rig.toe[0] >= 0 && fig->rig.toe[1] >= 0 ? "true" : "false", (double)fs->sink_max_cm,
+                (double)fs->ctrl_sink_max_cm);
     }
     write_report_figure(app, f);
     fputs("\n}\n", f);
@@ -361,6 +413,49 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
 
 static float horizontal(const float a[3], const float b[3]) { return hypotf(a[0] - b[0], a[2] - b[2]); }
 
+static void joint_world(const figure_t *f, int j, float out[3])
+{
+    out[0] = f->model_mat[j][3];
+    out[1] = f->model_mat[j][7];
+    out[2] = f->model_mat[j][11];
+}
+
+/* The drawn character's ankle and toe joints against the motion goals:
+ * slide per contact (the controller's heel flag for the ankle, its toe
+ * flag for the toe) and sinking below the rest height over the terrain. */
+static void feet_points_add(app_t *app)
+{
+    app_feet_stats *fs = &app->feet;
+    const figure_t *f = app->fig;
+    for (int side = 0; side < 2; side++)
+        for (int k = 0; k < 2; k++) {
+            int j = k == 0 ? f->rig.foot[side] : f->rig.toe[side];
+            if (j < 0)
+                continue;
+            int c = side * 2 + k; /* network order: left heel, left toe, right heel, right toe */
+            bool on = app->sim.stats.contact[c] && app->sim.stats.lock_weight[c] > 0.5f;
+            float p[3];
+            joint_world(f, j, p);
+            float sink = f->rig.foot_rest_height_cm[side][k] - (p[1] - terrain_height(&app->level.terrain, p[0], p[2]));
+            fs->sink_max_cm = fmaxf(fs->sink_max_cm, sink);
+            const float *q = app->sim.contact[c];
+            float csink = f->rig.source_rest_height_cm[side][k] -
+                          (q[1] - terrain_height(&app->level.terrain, q[0], q[2]));
+            fs->ctrl_sink_max_cm = fmaxf(fs->ctrl_sink_max_cm, csink);
+            if (on && fs->point_prev_contact[side][k]) {
+                fs->point_run_cm[side][k] += horizontal(p, fs->point_prev[side][k]);
+                fs->ctrl_point_run_cm[side][k] += horizontal(q, fs->ctrl_point_prev[side][k]);
+            } else if (!on && fs->point_prev_contact[side][k]) {
+                feet_contact_end(fs, side, k);
+            }
+            if (on && !fs->point_prev_contact[side][k])
+                fs->point_run_cm[side][k] = fs->ctrl_point_run_cm[side][k] = 0.0f;
+            fs->point_prev_contact[side][k] = on;
+            memcpy(fs->point_prev[side][k], p, sizeof p);
+            memcpy(fs->ctrl_point_prev[side][k], q, sizeof fs->ctrl_point_prev[side][k]);
+        }
+}
+
 /* After a deform: the figure's ankles (its joints' world positions) while
  * the controller holds that heel in contact, against the controller's own
  * heel, and the head top (a lockstep run draws once per step). */
@@ -371,8 +466,10 @@ static void feet_stats_add(app_t *app, float ground_y)
     if (f->hybrid_every > 0 && !f->gpu_skin)
         return; /* the hybrid poses only every Nth frame */
     fs->frames++;
-    if (fs->frames == 1)
+    if (fs->frames == 1) {
         fs->finite = true;
+        fs->sink_max_cm = fs->ctrl_sink_max_cm = -INFINITY;
+    }
     float ankle[2][3], heel[2][3];
     bool contact[2];
     for (int side = 0; side < 2; side++) {
@@ -396,6 +493,7 @@ static void feet_stats_add(app_t *app, float ground_y)
     memcpy(fs->prev_heel, heel, sizeof heel);
     memcpy(fs->prev_contact, contact, sizeof contact);
     fs->have_prev = true;
+    feet_points_add(app);
     int head = f->rig.head;
     if (head >= 0) {
         float top[3];

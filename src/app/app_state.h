@@ -24,7 +24,7 @@
 
 #include <SDL2/SDL.h>
 
-enum { APP_DEBUG_LINE_VERTICES = 8192, APP_MAX_CHARACTERS = 16 };
+enum { APP_DEBUG_LINE_VERTICES = 8192, APP_MAX_CHARACTERS = 16, APP_FEET_CONTACTS_MAX = 2048 };
 
 /* Blend shapes the game animates on the character's face. */
 typedef enum app_face_shape {
@@ -45,6 +45,26 @@ typedef struct app_feet_stats {
     bool prev_contact[2];
     double slide_cm[2], ctrl_slide_cm[2];
     float slide_max_cm, ctrl_slide_max_cm;
+    /* Per contact of the drawn character's ankle or toe joint (a run of
+     * frames where the controller holds that heel or toe: flag and lock
+     * weight > 0.5), its horizontal path, as the motion goals count slide;
+     * the first APP_FEET_CONTACTS_MAX contacts go into the percentile, the
+     * maximum sees all. [side][ankle, toe]. */
+    bool point_prev_contact[2][2];
+    float point_prev[2][2][3];
+    float point_run_cm[2][2];
+    float contact_slide_cm[APP_FEET_CONTACTS_MAX];
+    int contacts;
+    float contact_slide_max_cm;
+    /* The same for the controller's own heel and toe-tip points. */
+    float ctrl_point_prev[2][2][3];
+    float ctrl_point_run_cm[2][2];
+    float ctrl_contact_slide_cm[APP_FEET_CONTACTS_MAX];
+    float ctrl_contact_slide_max_cm;
+    /* Deepest an ankle or toe joint went below its rest height above the
+     * terrain under it (> 0: sunk; the motion goals allow 1 cm). */
+    float sink_max_cm;
+    float ctrl_sink_max_cm;         /* the controller's heel and toe tip, likewise */
     float head_top_max_cm;          /* highest head top above the terrain under the root */
     float ceiling_clearance_min_cm; /* least room between head top and a crouch area's ceiling */
     int ceiling_frames;

@@ -218,6 +218,39 @@ static void head_top(figure_t *f)
         }
 }
 
+/* Each ankle's toe joint (its first child) and how high ankle and toe
+ * stand above the soles at rest: what --report measures sinking against. */
+static void feet_rest(figure_t *f)
+{
+    figure_rig *r = &f->rig;
+    float jp[SKEL_MAX_JOINTS][3];
+    skel_rest_positions(&f->chr.skel, jp);
+    for (int side = 0; side < 2; side++) {
+        int foot = r->foot[side];
+        r->toe[side] = -1;
+        for (int j = 0; foot >= 0 && j < f->chr.skel.joint_count && r->toe[side] < 0; j++)
+            if (f->chr.skel.joint_parent[j] == foot)
+                r->toe[side] = j;
+        r->foot_rest_height_cm[side][0] = foot >= 0 ? jp[foot][1] - r->floor_y_cm : 0.0f;
+        r->foot_rest_height_cm[side][1] = r->toe[side] >= 0 ? jp[r->toe[side]][1] - r->floor_y_cm : 0.0f;
+    }
+    /* The controller's skeleton stands on its lowest rest point (the toe
+     * tips), as anim/retarget.c takes it. */
+    float ep[SKEL_MAX_ENDS][3], floor = INFINITY;
+    skel_rest_positions(&r->source, jp);
+    skel_rest_end_positions(&r->source, (const float (*)[3])jp, ep);
+    for (int j = 0; j < r->source.joint_count; j++)
+        floor = fminf(floor, jp[j][1]);
+    for (int e = 0; e < r->source.end_count; e++)
+        floor = fminf(floor, ep[e][1]);
+    static const char *const heel[2] = {"lFoot", "rFoot"}, *const toe[2] = {"lFoot_end", "rFoot_end"};
+    for (int side = 0; side < 2; side++) {
+        int h = skel_find(&r->source, heel[side]), t = skel_find_end(&r->source, toe[side]);
+        r->source_rest_height_cm[side][0] = h >= 0 ? jp[h][1] - floor : 0.0f;
+        r->source_rest_height_cm[side][1] = t >= 0 ? ep[t][1] - floor : 0.0f;
+    }
+}
+
 /* Binds the controller's skeleton (already in f->rig.source) through a joint
  * map: as it is when the figure's skeleton is that skeleton, else by
  * retargeting. */
@@ -238,6 +271,7 @@ static bool rig_init(figure_t *f, const char *map_path)
         r->foot[0] = skel_find(&f->chr.skel, "lFoot");
         r->foot[1] = skel_find(&f->chr.skel, "rFoot");
         head_top(f);
+        feet_rest(f);
         return true;
     }
     if (!retarget_init(&r->rt, &r->source, &f->chr.skel, &r->map, r->floor_y_cm, f->path))
@@ -249,6 +283,7 @@ static bool rig_init(figure_t *f, const char *map_path)
     r->foot[0] = r->rt.leg[0][2];
     r->foot[1] = r->rt.leg[1][2];
     head_top(f);
+    feet_rest(f);
     log_info("%s: driven through %s: %d of %d joints follow the controller's, legs %.1f cm (%.2fx its)", f->path,
              r->map.how, retarget_mapped_count(&r->map), f->chr.skel.joint_count,
              (double)r->rt.dst_leg_cm, (double)r->rt.scale);

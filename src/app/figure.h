@@ -61,6 +61,9 @@ typedef struct figure_rig {
     bool identity;               /* poses of source apply to the figure unchanged */
     int head;                    /* figure joint following the source's head */
     int foot[2];                 /* figure ankles, left and right */
+    int toe[2];                  /* the joint below each ankle (a toe joint), or -1 */
+    float foot_rest_height_cm[2][2]; /* [side][ankle, toe] above the soles at rest */
+    float source_rest_height_cm[2][2]; /* the controller's heel and toe tip, likewise */
     float head_top[3];           /* the highest point the head joint carries, in its frame at rest */
     float floor_y_cm;            /* the figure's soles at rest (its lowest vertex) */
     pose_t pose;                 /* the last retargeted pose */

@@ -84,6 +84,17 @@ def game_run(a, path, level, name, extra=()):
     check(s["ankle_slide_cm"] <= 2.0 * s["controller_heel_slide_cm"] + 0.5,
           "%s: planted ankles slide %.3f cm in all (controller's heels %.3f)" %
           (name, s["ankle_slide_cm"], s["controller_heel_slide_cm"]))
+    # Per contact (the controller's heel flag for the ankle joint, its toe
+    # flag for the toe joint) and sinking below the rest height: the
+    # character may add little to what the controller's own feet do.
+    check(s["toes"] and s["contacts"] > 10, "%s: toes found, %d contacts" % (name, s["contacts"]))
+    check(s["contact_slide_p95_cm"] <= s["controller_contact_slide_p95_cm"] + 1.0,
+          "%s: slide per contact p95 %.2f cm (controller's heels and toe tips %.2f), max %.2f (%.2f)" %
+          (name, s["contact_slide_p95_cm"], s["controller_contact_slide_p95_cm"], s["contact_slide_max_cm"],
+           s["controller_contact_slide_max_cm"]))
+    check(s["sink_max_cm"] <= s["controller_sink_max_cm"] + 2.0,
+          "%s: ankles and toes at most %.2f cm below their rest height over the ground (controller's %.2f)" %
+          (name, s["sink_max_cm"], s["controller_sink_max_cm"]))
     p = subprocess.run([a.imgcheck, png], capture_output=True, text=True)
     check(p.returncode == 0, "%s: image passes imgcheck" % name)
     return r
