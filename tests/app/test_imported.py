@@ -86,9 +86,13 @@ def game_run(a, path, level, name, extra=()):
           (name, s["ankle_slide_cm"], s["controller_heel_slide_cm"]))
     # Per contact (the controller's heel flag for the ankle joint, its toe
     # flag for the toe joint) and sinking below the rest height: the
-    # character may add little to what the controller's own feet do.
+    # character may add little to what the controller's own feet do. Its
+    # toe joint is the ball of its own foot, turned as the controller turns
+    # its foot about the toe tip: with heel and toe pinned by the
+    # controller, the male's longer foot adds 1.0-1.1 cm (p95), the
+    # female's 0.2 cm; hence 1.5.
     check(s["toes"] and s["contacts"] > 10, "%s: toes found, %d contacts" % (name, s["contacts"]))
-    check(s["contact_slide_p95_cm"] <= s["controller_contact_slide_p95_cm"] + 1.0,
+    check(s["contact_slide_p95_cm"] <= s["controller_contact_slide_p95_cm"] + 1.5,
           "%s: slide per contact p95 %.2f cm (controller's heels and toe tips %.2f), max %.2f (%.2f)" %
           (name, s["contact_slide_p95_cm"], s["controller_contact_slide_p95_cm"], s["contact_slide_max_cm"],
            s["controller_contact_slide_max_cm"]))
