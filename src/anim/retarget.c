@@ -364,6 +364,10 @@ bool retarget_init(retarget_t *rt, const skel_t *src, const skel_t *dst, const r
             rt->leg[side][k] = chain[k + 1];
             rt->src_leg[side][k] = map->source[chain[k + 1]];
         }
+        rt->toe[side] = -1;
+        for (int j = 0; j < dst->joint_count && rt->toe[side] < 0; j++)
+            if (dst->joint_parent[j] == rt->leg[side][2])
+                rt->toe[side] = j;
     }
     float dp[SKEL_MAX_JOINTS][3], sp[SKEL_MAX_JOINTS][3], se[SKEL_MAX_ENDS][3];
     skel_rest_positions(dst, dp);
@@ -511,6 +515,18 @@ bool retarget_run(retarget_job_t *job)
         map_point(job, a, floor, rt->src_ankle_height_cm[side], rt->dst_ankle_height_cm[side],
                   job->ankle_target[side]);
         job->reached[side] = true;
+        memcpy(job->ankle_mapped[side], job->ankle_target[side], sizeof job->ankle_mapped[side]);
+        if (job->ankle_offset)
+            for (int k = 0; k < 3; k++)
+                job->ankle_target[side][k] += job->ankle_offset[side][k];
+        /* A pinned toe: the ankle where the foot, in its retargeted world
+         * rotation, holds the toe joint on the pin (toe = ankle + R t). */
+        if (job->toe_pin && job->toe_pinned[side] && rt->toe[side] >= 0) {
+            float off[3];
+            pose_quat_rotate(rt->dst_rot[rt->leg[side][2]], dst->joint_offset[rt->toe[side]], off);
+            for (int k = 0; k < 3; k++)
+                job->ankle_target[side][k] = job->toe_pin[side][k] - off[k];
+        }
     }
     /* Heights scale with the legs but the ground does not: a shorter leg
      * cannot reach a planted foot down a slope, or at the end of a long
@@ -568,7 +584,9 @@ bool retarget_run(retarget_job_t *job)
         if (!fk(dst, job->out, rt->dst_model, NULL))
             return false;
     }
-    for (int side = 0; side < 2; side++)
+    for (int side = 0; side < 2; side++) {
         mat_pos(rt->dst_model[rt->leg[side][2]], job->ankle[side]);
+        mat_pos(rt->dst_model[rt->toe[side] >= 0 ? rt->toe[side] : rt->leg[side][2]], job->toe[side]);
+    }
     return true;
 }

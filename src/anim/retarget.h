@@ -24,7 +24,12 @@
  * each ankle of the character's own thigh-shin-foot chain on its target
  * (the source's ankle, or the caller's foot_target, mapped the same way),
  * so a planted source foot gives a planted character foot; the foot keeps
- * its retargeted world rotation.
+ * its retargeted world rotation. A foot standing on its toes pivots about
+ * the controller's toe tip, but the character's toe joint sits elsewhere
+ * on a foot of other proportions: the caller may move each ankle target by
+ * an offset, or pin the toe, which puts the ankle where the foot, in its
+ * retargeted rotation, holds the character's own toe joint on the pin (so
+ * the character pivots about its own toe).
  * Map file (text, '#' comments): a first line "strider-joint-map 1", then
  * one "CHARACTER_JOINT SOURCE_JOINT" per line; several character joints may
  * take one source joint; a character joint listed nowhere follows its
@@ -60,6 +65,7 @@ typedef struct retarget_t {
     retarget_map_t map;
     float align[SKEL_MAX_JOINTS][4];     /* per character joint, world rotation at rest */
     int leg[2][3];                       /* character thigh, shin, foot per side */
+    int toe[2];                          /* the foot's first child (a toe joint), or -1 */
     int src_leg[2][3];
     int dst_hip, src_hip;                /* joint mapped to the source hip, and that hip */
     float scale;                         /* character / source leg length (thigh, knee, ankle) */
@@ -84,10 +90,15 @@ typedef struct retarget_job_t {
     float scale_xz;
     const float (*foot_target)[3]; /* optional: source-space ankle positions [left, right]; NULL: the source pose's */
     bool ik;                     /* solve the legs onto the targets */
+    const float (*ankle_offset)[3]; /* optional: added to each mapped ankle target, character space */
+    const float (*toe_pin)[3];   /* optional: where each toe joint should stay, character space */
+    bool toe_pinned[2];          /* which ankles go where their toe joint stays on its pin (else: target + offset) */
     pose_t *out;                 /* the character's local pose; root in the caller's space */
     /* out */
     float ankle[2][3];           /* where the character's ankles ended up */
     float ankle_target[2][3];    /* where they were asked to go */
+    float ankle_mapped[2][3];    /* the targets as mapped, before offsets and pins */
+    float toe[2][3];             /* where the character's toe joints ended up (the ankles' without one) */
     bool reached[2];
 } retarget_job_t;
 

@@ -510,6 +510,56 @@ static void feet_stats_add(app_t *app, float ground_y)
     }
 }
 
+/* Toe pins for a retargeted character. The controller pivots a foot
+ * standing on its toes about its toe tip; the character's toe joint, on a
+ * foot of other proportions, would slide about that point. So while a toe
+ * is down with its heel, its pin follows the character's toe joint; when
+ * the heel lifts, the pin stays and the ankle goes where the foot keeps the
+ * toe joint on it. The ankle's distance from where the controller puts it
+ * is kept as an offset: held while the heel is down (a planted heel must
+ * not move; only its height eases back), eased out in the air. */
+#define TOE_PIN_EASE_PER_STEP 0.75f
+
+static void toe_pins_before(app_t *app, retarget_job_t *job)
+{
+    figure_rig *r = &app->fig->rig;
+    uint64_t steps = app->sim.stats.steps, n = steps - r->toe_pin_step;
+    float ease = powf(TOE_PIN_EASE_PER_STEP, (float)(n < 60 ? n : 60));
+    r->toe_pin_step = steps;
+    for (int side = 0; side < 2; side++) {
+        bool heel = app->sim.stats.lock_weight[side * 2] > 0.5f, toe = app->sim.stats.lock_weight[side * 2 + 1] > 0.5f;
+        if (!toe)
+            r->toe_pinned[side] = false;
+        job->toe_pinned[side] = toe && !heel && r->toe_pinned[side];
+        if (!job->toe_pinned[side]) {
+            r->ankle_offset[side][1] *= ease;
+            if (!heel) {
+                r->ankle_offset[side][0] *= ease;
+                r->ankle_offset[side][2] *= ease;
+            }
+        }
+    }
+    job->toe_pin = (const float (*)[3])r->toe_pin;
+    job->ankle_offset = (const float (*)[3])r->ankle_offset;
+}
+
+static void toe_pins_after(app_t *app, const retarget_job_t *job)
+{
+    figure_rig *r = &app->fig->rig;
+    if (r->identity)
+        return;
+    for (int side = 0; side < 2; side++) {
+        bool heel = app->sim.stats.lock_weight[side * 2] > 0.5f, toe = app->sim.stats.lock_weight[side * 2 + 1] > 0.5f;
+        if (job->toe_pinned[side])
+            for (int k = 0; k < 3; k++)
+                r->ankle_offset[side][k] = job->ankle_target[side][k] - job->ankle_mapped[side][k];
+        if (toe && (heel || !r->toe_pinned[side])) {
+            memcpy(r->toe_pin[side], job->toe[side], sizeof r->toe_pin[side]);
+            r->toe_pinned[side] = true;
+        }
+    }
+}
+
 /* The game character's pose between the last two steps, its face, and the
  * whole deformation into the renderer's stream. The controller's pose has
  * the hip in world space, so the model matrix is the identity. */
@@ -546,7 +596,10 @@ static bool deform_character(app_t *app, float alpha)
     }
     job.feet_ground_given = true;
     job.foot_target = (const float (*)[3])ankle;
+    toe_pins_before(app, &job);
     const pose_t *pose = figure_rig_pose(app->fig, &job);
+    if (pose)
+        toe_pins_after(app, &job);
     bool ok = pose && figure_deform(app->fig, pose, world);
     if (ok)
         feet_stats_add(app, m.pos[1]);

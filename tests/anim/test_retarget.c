@@ -3,7 +3,8 @@
  * A-pose character 1.1 times as large (CMU 31-joint names, arms 40 degrees
  * down, extra spine/neck/toe/finger joints): rest and random poses keep
  * every limb bone along its source bone, bone lengths stay the
- * character's, feet land on their targets. With ../shared: a CMU walk clip
+ * character's, feet land on their targets (moved by offsets), toe joints
+ * on their pins. With ../shared: a CMU walk clip
  * (train/104_02.bvh, "exact footfalls") on the imported MakeHuman male:
  * everything finite, bone lengths kept, and while a source foot is planted
  * the character's foot is planted too, on the floor, where the scaled
@@ -239,6 +240,7 @@ static void test_poses(const skel_t *dst)
         return;
     }
     CHECK_NEAR(rt.scale, RIG_SCALE, 1e-3);
+    CHECK(rt.toe[0] == skel_find(dst, "LeftToeBase") && rt.toe[1] == skel_find(dst, "RightToeBase"));
     pose_t src, out;
     pose_rest(&g_src, &src);
     retarget_job_t job = {.rt = &rt, .source = &src, .scale_xz = 1.0f, .out = &out};
@@ -276,6 +278,34 @@ static void test_poses(const skel_t *dst)
             CHECKF(dist3(job.ankle[side], targets[side]) < 1e-2f, "ankle %d on its target (%.4f cm off)", side,
                    (double)dist3(job.ankle[side], targets[side]));
         }
+        /* An offset moves the ankles' targets by itself; a pinned toe
+         * puts the ankle where the foot, as retargeted, holds the toe
+         * joint on the pin (here where it stands, moved by a few cm). */
+        float offset[2][3] = {{2.0f, -1.0f, -3.0f}, {-1.5f, 0.5f, 2.5f}}, pin[2][3];
+        for (int side = 0; side < 2; side++) {
+            for (int k = 0; k < 3; k++)
+                pin[side][k] = job.toe[side][k] + offset[side][k];
+        }
+        job.ankle_offset = (const float (*)[3])offset;
+        CHECK(retarget_run(&job));
+        for (int side = 0; side < 2; side++) {
+            float want[3] = {targets[side][0] + offset[side][0], targets[side][1] + offset[side][1],
+                             targets[side][2] + offset[side][2]};
+            CHECK(dist3(job.ankle_mapped[side], targets[side]) < 1e-3f);
+            CHECKF(dist3(job.ankle[side], want) < 1e-2f, "ankle %d on its target plus its offset (%.4f cm off)",
+                   side, (double)dist3(job.ankle[side], want));
+        }
+        job.ankle_offset = NULL;
+        job.toe_pin = (const float (*)[3])pin;
+        job.toe_pinned[0] = job.toe_pinned[1] = true;
+        CHECK(retarget_run(&job));
+        for (int side = 0; side < 2; side++) {
+            CHECK(job.reached[side]);
+            CHECKF(dist3(job.toe[side], pin[side]) < 1e-2f, "toe %d on its pin (%.4f cm off)", side,
+                   (double)dist3(job.toe[side], pin[side]));
+        }
+        job.toe_pin = NULL;
+        job.toe_pinned[0] = job.toe_pinned[1] = false;
         job.foot_target = NULL;
     }
 }
