@@ -23,6 +23,13 @@
 #define SKIN_CHUNK 1024
 /* Spins of the waiting caller before it yields its core to the workers. */
 #define SKIN_SPIN_BEFORE_YIELD 256
+/* Polls of a worker for the next job before it sleeps on the condition
+ * variable (about 0.1 ms on a Xeon, where a pause takes ~140 cycles; less
+ * on CPUs with a shorter pause). Jobs often come back to back
+ * (one mesh after another, a benchmark's repeats), and a sleeping worker
+ * wakes tens of microseconds after the broadcast: a fifth of a 90k-vertex
+ * job on two threads. */
+#define SKIN_WORKER_POLLS 2000
 /* next = job:24 | chunk count:20 | next chunk:20 (2^20 chunks of 1024
  * vertices cover every vertex count skin_validate() accepts). */
 #define SKIN_STATE_BITS 20
@@ -74,6 +81,13 @@ static void skin_pool_drain(skin_pool_t *pool, uint32_t gen)
     }
 }
 
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 static void *skin_worker_main(void *arg)
 {
     skin_worker_t *w = arg;
@@ -90,6 +104,19 @@ static void *skin_worker_main(void *arg)
         seen = pool->generation;
         pthread_mutex_unlock(&pool->mutex);
         skin_pool_drain(pool, seen);
+        /* Poll for the next job before sleeping; one found here is drained
+         * at once (the wait below then finds its chunks gone). */
+        uint32_t last = seen & SKIN_GEN_MASK;
+        for (int polls = 0; polls < SKIN_WORKER_POLLS; polls++) {
+            uint32_t gen = (uint32_t)(atomic_load_explicit(&pool->next, memory_order_acquire) >> (2 * SKIN_STATE_BITS));
+            if (gen != last) {
+                skin_pool_drain(pool, gen);
+                last = gen;
+                polls = 0;
+            } else {
+                cpu_relax();
+            }
+        }
         pthread_mutex_lock(&pool->mutex);
     }
     pthread_mutex_unlock(&pool->mutex);
