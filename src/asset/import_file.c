@@ -1,6 +1,3 @@
-/* fileno and fstat are POSIX, not C11. */
-#define _POSIX_C_SOURCE 200809L
-
 #include "asset/import_file.h"
 
 #include "anim/retarget.h"
@@ -14,11 +11,9 @@
 #include <assimp/scene.h>
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 _Static_assert(sizeof(ai_real) == sizeof(float), "assimp must be built with single-precision ai_real");
 _Static_assert(sizeof(struct aiVector3D) == 3 * sizeof(float), "aiVector3D must be three packed floats");
@@ -32,23 +27,9 @@ bool imp_is_gltf_path(const char *path) { return file_has_suffix(path, ".glb") |
  * or (text .gltf) a JSON object. */
 static bool sniff(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        log_error("%s: cannot open: %s", path, strerror(errno));
+    FILE *f = file_open_regular(path);
+    if (!f)
         return false;
-    }
-    /* fopen opens a folder too; say what it is rather than "not glTF". */
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        log_error("%s: cannot stat: %s", path, strerror(errno));
-        fclose(f);
-        return false;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        log_error("%s: %s", path, S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file");
-        fclose(f);
-        return false;
-    }
     unsigned char head[SNIFF_BYTES];
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);

@@ -13,14 +13,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size)
+FILE *file_open_regular(const char *path)
 {
-    *data = NULL;
-    *size = 0;
     FILE *f = fopen(path, "rb");
     if (!f) {
         log_error("%s: cannot open: %s", path, strerror(errno));
-        return false;
+        return NULL;
     }
     /* fopen opens a folder too (and its "size" is then nonsense): say what
      * it is. Devices, pipes and sockets are not whole files either. */
@@ -28,13 +26,23 @@ bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *s
     if (fstat(fileno(f), &st) != 0) {
         log_error("%s: cannot stat: %s", path, strerror(errno));
         fclose(f);
-        return false;
+        return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
         log_error("%s: %s", path, S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file");
         fclose(f);
-        return false;
+        return NULL;
     }
+    return f;
+}
+
+bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = file_open_regular(path);
+    if (!f)
+        return false;
     if (fseek(f, 0, SEEK_END) != 0) {
         log_error("%s: cannot seek: %s", path, strerror(errno));
         fclose(f);

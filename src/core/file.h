@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Reads all of PATH into a malloc'd buffer with a terminating 0 byte (not
  * counted in *size). Fails with one logged line if the file is missing,
@@ -21,6 +22,12 @@
  * larger than max_bytes. */
 bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size);
 void file_free(uint8_t *data);
+
+/* Opens PATH for binary reading if it is a regular file; otherwise logs one
+ * line naming PATH and why (missing, unreadable, a folder, a device or pipe)
+ * and returns NULL. For readers that want only the head of a file; the
+ * caller closes the stream. */
+FILE *file_open_regular(const char *path);
 
 /* Writes SIZE bytes to PATH, creating or truncating it. Fails with one
  * logged line naming PATH and the system's reason if it cannot be opened,

@@ -342,6 +342,49 @@ static void test_save(void)
     }
 }
 
+/* The whole-file reader (every loader's first step) and the head-only opener
+ * refuse what is not a regular file with one line naming the path and what
+ * it is, and the reader refuses a file over its cap. */
+static bool read_capture(const char *path, size_t cap)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    capture_begin();
+    bool ok = file_read_all(path, cap, &data, &size);
+    capture_end();
+    file_free(data);
+    return ok && size <= cap;
+}
+
+static void test_read_errors(void)
+{
+    CHECK(!read_capture("/nonexistent-strider-folder/a.chr", 1024));
+    CHECK(strstr(g_err, "/nonexistent-strider-folder/a.chr: cannot open"));
+    CHECK(!read_capture("/", 1024));
+    CHECK(strstr(g_err, "/: is a folder, not a file"));
+    CHECK(!read_capture("/dev/null", 1024));
+    CHECK(strstr(g_err, "/dev/null: not a regular file"));
+
+    char path[256];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/test_character_read_%ld.bin", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    static const uint8_t bytes[100] = {1, 2, 3};
+    CHECK(file_write_all(path, bytes, sizeof bytes));
+    CHECK(read_capture(path, sizeof bytes));
+    CHECK(!read_capture(path, sizeof bytes - 1));
+    CHECK(strstr(g_err, "file is 100 bytes, more than the 99 allowed"));
+
+    capture_begin();
+    FILE *f = file_open_regular(path);
+    FILE *dir = file_open_regular("/");
+    capture_end();
+    CHECK(f != NULL && dir == NULL);
+    CHECK(strstr(g_err, "/: is a folder, not a file"));
+    if (f)
+        fclose(f);
+    remove(path);
+}
+
 /* Writes the synthetic character, a fuzz seed (tests/asset/fuzz_seeds_chr). */
 static int write_seed(const char *path)
 {
@@ -357,6 +400,7 @@ int main(int argc, char **argv)
         return write_seed(argv[2]);
     test_round_trip_and_errors();
     test_save();
+    test_read_errors();
     if (argc > 1)
         test_committed(argv[1]);
     return check_summary();
