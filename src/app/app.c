@@ -420,6 +420,11 @@ static void joint_world(const figure_t *f, int j, float out[3])
     out[2] = f->model_mat[j][11];
 }
 
+/* Whether the controller holds foot point C (network order: left heel, left
+ * toe, right heel, right toe) on the ground: its lock's weight is over one
+ * half, as the motion goals define a contact. */
+static bool point_held(const app_t *app, int c) { return app->sim.stats.lock_weight[c] > 0.5f; }
+
 /* The drawn character's ankle and toe joints against the motion goals:
  * slide per contact (the controller's heel flag for the ankle, its toe
  * flag for the toe) and sinking below the rest height over the terrain. */
@@ -433,7 +438,7 @@ static void feet_points_add(app_t *app)
             if (j < 0)
                 continue;
             int c = side * 2 + k; /* network order: left heel, left toe, right heel, right toe */
-            bool on = app->sim.stats.contact[c] && app->sim.stats.lock_weight[c] > 0.5f;
+            bool on = app->sim.stats.contact[c] && point_held(app, c);
             float p[3];
             joint_world(f, j, p);
             float sink = f->rig.foot_rest_height_cm[side][k] - (p[1] - terrain_height(&app->level.terrain, p[0], p[2]));
@@ -478,7 +483,7 @@ static void feet_stats_add(app_t *app, float ground_y)
         ankle[side][1] = j >= 0 ? f->model_mat[j][7] : 0.0f;
         ankle[side][2] = j >= 0 ? f->model_mat[j][11] : 0.0f;
         memcpy(heel[side], app->sim.contact[side * 2], sizeof heel[side]);
-        contact[side] = app->sim.stats.contact[side * 2] && app->sim.stats.lock_weight[side * 2] > 0.5f;
+        contact[side] = app->sim.stats.contact[side * 2] && point_held(app, side * 2);
         fs->finite = fs->finite && isfinite(ankle[side][0]) && isfinite(ankle[side][1]) && isfinite(ankle[side][2]);
         if (fs->have_prev && contact[side] && fs->prev_contact[side]) {
             float d = horizontal(ankle[side], fs->prev_ankle[side]), dc = horizontal(heel[side], fs->prev_heel[side]);
@@ -523,11 +528,13 @@ static void feet_stats_add(app_t *app, float ground_y)
 static void toe_pins_before(app_t *app, retarget_job_t *job)
 {
     figure_rig *r = &app->fig->rig;
+    if (r->identity)
+        return;
     uint64_t steps = app->sim.stats.steps, n = steps - r->toe_pin_step;
     float ease = powf(TOE_PIN_EASE_PER_STEP, (float)(n < 60 ? n : 60));
     r->toe_pin_step = steps;
     for (int side = 0; side < 2; side++) {
-        bool heel = app->sim.stats.lock_weight[side * 2] > 0.5f, toe = app->sim.stats.lock_weight[side * 2 + 1] > 0.5f;
+        bool heel = point_held(app, side * 2), toe = point_held(app, side * 2 + 1);
         if (!toe)
             r->toe_pinned[side] = false;
         job->toe_pinned[side] = toe && !heel && r->toe_pinned[side];
@@ -549,7 +556,7 @@ static void toe_pins_after(app_t *app, const retarget_job_t *job)
     if (r->identity)
         return;
     for (int side = 0; side < 2; side++) {
-        bool heel = app->sim.stats.lock_weight[side * 2] > 0.5f, toe = app->sim.stats.lock_weight[side * 2 + 1] > 0.5f;
+        bool heel = point_held(app, side * 2), toe = point_held(app, side * 2 + 1);
         if (job->toe_pinned[side])
             for (int k = 0; k < 3; k++)
                 r->ankle_offset[side][k] = job->ankle_target[side][k] - job->ankle_mapped[side][k];
