@@ -11,6 +11,10 @@
  * rising as the leg runs out of reach). Locks settle onto the ground under
  * them, and no point is shown below its sole height.
  *
+ * A lock the animation has left too far behind lets go, and the foot steps
+ * back to it along an arc over the ground; standing, it lands only once it
+ * has arrived, so a re-plant is one step, not a creep lock by lock.
+ *
  * A free foot is the animated foot plus an offset. When a foot leaves the
  * ground the offset is where it was shown less where the animation has it,
  * so the foot carries on from where it stood, and the offset then eases to
@@ -51,6 +55,12 @@
  * foot this far away is a step of its own (settling the feet). */
 #define CTRL_LOCK_MAX_CM 30.0f
 #define CTRL_LOCK_MAX_STAND_CM 10.0f
+/* A foot let go that way re-plants as one step: it lands again only once it
+ * is this close (cm) to where the animation has it, or after this many
+ * steps. Landing at once would lock it where it happens to be, a fraction
+ * of the way there, and it would creep along the ground lock by lock. */
+#define CTRL_REPLANT_ARRIVE_CM 1.0f
+#define CTRL_REPLANT_MAX_STEPS 30
 /* A foot easing back to the animation on its own (a synthesised step) over
  * more than the first distance is lifted along an arc: its height is the
  * second value plus the third share of the distance, at most the fourth
@@ -184,18 +194,26 @@ static float swing_clearance(float speed_cm_s)
 
 static bool foot_on(const ctrl_foot_state *f, int side) { return f->on[2 * side] || f->on[2 * side + 1]; }
 
+/* How high (cm) the free foot of SIDE is lifted while it covers ground on
+ * its own, easing back to the animation: an arc over the distance, a step. */
+static float step_lift(const ctrl_foot_state *f, int side)
+{
+    float left = hypotf(f->off[side][0] - f->off_goal[side][0], f->off[side][1] - f->off_goal[side][1]);
+    float from = f->off_span[side];
+    if (!(from > CTRL_STEP_MIN_SPAN_CM))
+        return 0.0f;
+    float p = clampf(1.0f - left / from, 0.0f, 1.0f);
+    float peak = fminf(CTRL_STEP_LIFT_MAX_CM, CTRL_STEP_LIFT_BASE_CM + CTRL_STEP_LIFT_PER_CM * from);
+    return peak * 4.0f * p * (1.0f - p);
+}
+
 /* The free foot of SIDE: the animated foot plus its offsets. */
 static void free_foot(const ctrl_t *c, int side, float a[3], float r[4])
 {
     const ctrl_foot_state *f = &c->foot;
     int foot = c->j.foot[side];
-    /* Lifted along an arc while it covers ground on its own: a step. */
-    float left = hypotf(f->off[side][0] - f->off_goal[side][0], f->off[side][1] - f->off_goal[side][1]);
-    float from = f->off_span[side];
-    float p = from > 1e-3f ? clampf(1.0f - left / from, 0.0f, 1.0f) : 1.0f;
     a[0] = c->joint_pos[foot][0] + f->off[side][0];
-    float peak = from > CTRL_STEP_MIN_SPAN_CM ? fminf(CTRL_STEP_LIFT_MAX_CM, CTRL_STEP_LIFT_BASE_CM + CTRL_STEP_LIFT_PER_CM * from) : 0.0f;
-    a[1] = c->joint_pos[foot][1] + peak * 4.0f * p * (1.0f - p);
+    a[1] = c->joint_pos[foot][1] + step_lift(f, side);
     a[2] = c->joint_pos[foot][2] + f->off[side][1];
     pose_quat_mul(f->rot_off[side], c->model_rot[foot], r);
 }
@@ -205,6 +223,11 @@ static void free_foot(const ctrl_t *c, int side, float a[3], float r[4])
 static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float dt_s)
 {
     ctrl_foot_state *f = &c->foot;
+    for (int side = 0; side < 2; side++) {
+        float left = hypotf(f->off[side][0] - f->off_goal[side][0], f->off[side][1] - f->off_goal[side][1]);
+        if (f->replant_steps[side] > 0)
+            f->replant_steps[side] = left < CTRL_REPLANT_ARRIVE_CM ? 0 : f->replant_steps[side] - 1;
+    }
     for (int k = 0; k < CTRL_CONTACTS; k++) {
         int side = k / 2;
         bool heel = !(k & 1);
@@ -225,7 +248,10 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
         /* A contact ends when the animated point lifts off the ground, or
          * once the flag has been off for a few steps: one step of a
          * flickering flag would otherwise re-plant the foot where the
-         * animation has slid it (a shuffle along the ground). */
+         * animation has slid it (a shuffle along the ground). A foot
+         * re-planting lands only when it has arrived. */
+        if (f->replant_steps[side] > 0)
+            want = false;
         f->off_steps[k] = want ? 0 : f->off_steps[k] + 1;
         bool lifted = above > CTRL_LIFT_OFF_CM;
         if (want && !f->on[k]) {
@@ -238,9 +264,13 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
         /* Where the animation wants the point (with the stride warp). */
         float free_p[3] = {anim[k][0] + f->off_goal[side][0], anim[k][1], anim[k][2] + f->off_goal[side][1]};
         float max_cm = lerpf(CTRL_LOCK_MAX_CM, CTRL_LOCK_MAX_STAND_CM, clampf(c->base[0], 0.0f, 1.0f));
-        if (f->on[k] && dist_xz(f->lock[k], free_p) > max_cm)
-            f->on[k] = false;
-        f->weight[k] = f->on[k] ? 1.0f : 0.0f;
+        if (f->on[k] && dist_xz(f->lock[k], free_p) > max_cm) {
+            /* The whole foot steps, both its points; standing, as one
+             * re-plant (walking, the gait's own next step lands it). */
+            f->on[k] = f->on[k ^ 1] = false;
+            if (c->base[0] > 0.5f)
+                f->replant_steps[side] = CTRL_REPLANT_MAX_STEPS;
+        }
         if (f->on[k]) {
             float floor_y = ctrl_foot_ground(c, f->lock[k][0], f->lock[k][2]) + SOLE_CM[k];
             if (f->lock[k][1] < floor_y)
@@ -250,6 +280,8 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
         }
         memcpy(f->prev_anim[k], anim[k], sizeof f->prev_anim[k]);
     }
+    for (int k = 0; k < CTRL_CONTACTS; k++)
+        f->weight[k] = f->on[k] ? 1.0f : 0.0f;
 }
 
 /* Touch-down, lift-off and the free foot's offsets of SIDE (after the
@@ -364,10 +396,14 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4])
         a[0] += ax * th;
         a[2] += az * th;
     }
-    /* Never below the ground, and a swinging point clear of it. The heel
-     * rises about a held toe (or with the whole foot), the toe about the
-     * ankle. */
-    float ga = ctrl_foot_ground(c, a[0], a[2]) + SOLE_CM[kh] + (f->on[kh] ? 0.0f : swing_clearance(f->speed[kh]));
+    /* Never below the ground, and a free point clear of it by its swing
+     * clearance, or by a step's arc: over the ground, not over the animated
+     * foot, which a crouch or a slope may hold below it (a re-plant along
+     * the ground would be a shuffle). The heel rises about a held toe (or
+     * with the whole foot), the toe about the ankle. */
+    float lift = foot_on(f, side) ? 0.0f : step_lift(f, side);
+    float ga = ctrl_foot_ground(c, a[0], a[2]) + SOLE_CM[kh] +
+               (f->on[kh] ? 0.0f : fmaxf(swing_clearance(f->speed[kh]), lift));
     if (a[1] < ga) {
         if (f->on[kt]) {
             float raised[3], pivot[3];
@@ -379,7 +415,8 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4])
         a[1] = fmaxf(a[1], ga);
     }
     toe_of(c, side, a, r, toe);
-    float gt = ctrl_foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] + (f->on[kt] ? 0.0f : swing_clearance(f->speed[kt]));
+    float gt = ctrl_foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] +
+               (f->on[kt] ? 0.0f : fmaxf(swing_clearance(f->speed[kt]), lift));
     if (toe[1] < gt) {
         float raised[3], pivot[3] = {a[0], a[1], a[2]};
         lifted_about(pivot, toe, gt, raised);

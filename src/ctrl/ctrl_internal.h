@@ -136,6 +136,7 @@ typedef struct ctrl_foot_state {
     float off[2][2];               /* free foot: world x, z offset from the animation, cm */
     float off_goal[2][2];          /* what that offset eases to (half the stance drift) */
     float off_span[2];             /* how far the offset had to ease when the foot lifted, cm */
+    int replant_steps[2];          /* steps left of a standing re-plant: no landing until it ends */
     float rot_off[2][4];           /* free foot: rotation offset from the animation */
     float shown_rot[2][4];         /* foot's world rotation as shown after the last step */
     float drift[2][2];             /* stance drift of the animated foot, root frame x, z, cm */
