@@ -856,6 +856,9 @@ static void switch_character(app_t *app, int index)
     free(old);
     app->fig = f;
     app->character_index = index;
+    /* The report's foot and head figures are the shown character's: its
+     * own joints, from the frame it is first drawn. */
+    memset(&app->feet, 0, sizeof app->feet);
     resolve_face(app);
     snprintf(app->character_status, sizeof app->character_status, "%.60s: %u triangles, %d joints%s",
              app->character_name[index], chr_triangle_count(&f->chr), f->chr.skel.joint_count,

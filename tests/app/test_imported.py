@@ -147,6 +147,10 @@ def case_game(a):
         r = report(rep)
         check(r["shown"]["file"] == MALE and r["shown"]["retargeted"] and r["shown"]["finite"],
               "the switch ends on the male, retargeted: %s" % r["shown"]["file"])
+        # Its foot figures count from the switch at 1.5 s (90 steps to the
+        # quit at 3.0 s), not from the start with the generated character.
+        check(80 <= r["shown"]["frames"] <= 100,
+              "the report's foot figures are the male's own: %d frames" % r["shown"]["frames"])
     # Refused at start: one line, exit 1.
     p = run(a, ["--character", os.path.join(a.shared, "characters", "RobotExpressive.glb"), "--hidden",
                 "--frames", "1"], expect=1)
