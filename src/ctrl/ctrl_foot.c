@@ -108,6 +108,9 @@
  * to that would sink the foot more than this (cm). */
 #define CTRL_LEG_MAX_TURN_RAD 0.436f
 #define CTRL_LIMIT_SINK_CM 0.5f
+/* Times a free toe is lifted clear of the ground, each over the ground
+ * where the last lift moved it. */
+#define CTRL_TOE_CLEAR_PASSES 3
 
 
 /* Sole height of each contact point (heel, toe, heel, toe). */
@@ -414,10 +417,15 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4])
         }
         a[1] = fmaxf(a[1], ga);
     }
-    toe_of(c, side, a, r, toe);
-    float gt = ctrl_foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] +
-               (f->on[kt] ? 0.0f : fmaxf(swing_clearance(f->speed[kt]), lift));
-    if (toe[1] < gt) {
+    /* Turning the toe up moves it along the ground plane too (forward, from
+     * a toe pointing down), over other ground: a ramp's rising ground is
+     * looked up again where it went. */
+    float clear = f->on[kt] ? 0.0f : fmaxf(swing_clearance(f->speed[kt]), lift);
+    for (int pass = 0; pass < CTRL_TOE_CLEAR_PASSES; pass++) {
+        toe_of(c, side, a, r, toe);
+        float gt = ctrl_foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] + clear;
+        if (!(toe[1] < gt))
+            break;
         float raised[3], pivot[3] = {a[0], a[1], a[2]};
         lifted_about(pivot, toe, gt, raised);
         turn_about(a, r, pivot, toe, raised);
