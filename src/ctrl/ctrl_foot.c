@@ -197,11 +197,18 @@ static float swing_clearance(float speed_cm_s)
 
 static bool foot_on(const ctrl_foot_state *f, int side) { return f->on[2 * side] || f->on[2 * side + 1]; }
 
+/* How far (cm, ground plane) the free foot of SIDE still has to ease to
+ * where the animation wants it. */
+static float off_left(const ctrl_foot_state *f, int side)
+{
+    return hypotf(f->off[side][0] - f->off_goal[side][0], f->off[side][1] - f->off_goal[side][1]);
+}
+
 /* How high (cm) the free foot of SIDE is lifted while it covers ground on
  * its own, easing back to the animation: an arc over the distance, a step. */
 static float step_lift(const ctrl_foot_state *f, int side)
 {
-    float left = hypotf(f->off[side][0] - f->off_goal[side][0], f->off[side][1] - f->off_goal[side][1]);
+    float left = off_left(f, side);
     float from = f->off_span[side];
     if (!(from > CTRL_STEP_MIN_SPAN_CM))
         return 0.0f;
@@ -226,11 +233,9 @@ static void free_foot(const ctrl_t *c, int side, float a[3], float r[4])
 static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float dt_s)
 {
     ctrl_foot_state *f = &c->foot;
-    for (int side = 0; side < 2; side++) {
-        float left = hypotf(f->off[side][0] - f->off_goal[side][0], f->off[side][1] - f->off_goal[side][1]);
+    for (int side = 0; side < 2; side++)
         if (f->replant_steps[side] > 0)
-            f->replant_steps[side] = left < CTRL_REPLANT_ARRIVE_CM ? 0 : f->replant_steps[side] - 1;
-    }
+            f->replant_steps[side] = off_left(f, side) < CTRL_REPLANT_ARRIVE_CM ? 0 : f->replant_steps[side] - 1;
     for (int k = 0; k < CTRL_CONTACTS; k++) {
         int side = k / 2;
         bool heel = !(k & 1);
