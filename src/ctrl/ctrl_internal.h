@@ -169,6 +169,7 @@ struct ctrl_t {
     int hold_steps;                    /* steps since then (ctrl_gap_carry) */
     int landing_steps;                 /* steps left in which ledges do not block after landing */
     uint8_t *ledge;                    /* per terrain sample: on a ledge (ctrl_world_reset) */
+    float *ledge_dist;                 /* per sample: cm to the nearest sample off the ledges */
     size_t ledge_cap;
     bool posture_steer;                /* steer_posture() is scaling the fed pose */
     float ceiling_drop;                /* cm the body is lowered under a ceiling (ctrl_fit_ceiling) */

@@ -133,7 +133,10 @@ void ctrl_traj_targets(ctrl_t *c, const ctrl_input *in, float dt_s)
     for (int k = 0; k < 3; k++)
         c->base[k] = lerpf(c->base[k], base_t[k], ag);
     c->crouch = lerpf(c->crouch, crouch_t, ag);
-    c->jump = lerpf(c->jump, ctrl_ceiling_near(c) ? 0.0f : area_jump(c, root[0], root[2]), ag);
+    /* Carried over a gap (ctrl_gap_carry), it is still jumping, whatever
+     * jump area it took off from is behind it now. */
+    float jump_t = c->ground_held ? 1.0f : area_jump(c, root[0], root[2]);
+    c->jump = lerpf(c->jump, ctrl_ceiling_near(c) ? 0.0f : jump_t, ag);
 }
 
 /* Future trajectory: the network's prediction blended towards the user's

@@ -16,6 +16,9 @@
 /* Ledges: ground within this distance more than a step higher or lower. */
 #define CTRL_LEDGE_SPAN_CM 40.0f
 #define CTRL_LEDGE_PASSES 3
+/* Among ledges, a move may not take the root deeper in by more than this
+ * (cm): rounding, not a step. */
+#define CTRL_LEDGE_DEEPER_CM 1e-3f
 /* Over a gap the root moves on at least this fast towards the nearest
  * ground found within the second distance (probed every third) in a fan of
  * directions about the way it took off, else back; and fast enough to be
@@ -76,21 +79,64 @@ static void keep_on_terrain(const ctrl_t *c, float margin, float *x, float *z)
 
 /* ---- ledges -------------------------------------------------------------- */
 
+/* DIST[k]: the distance (cm) from sample k to the nearest sample not on a
+ * ledge (0 off the ledges), by the two-pass chamfer transform with steps
+ * of one cell and a diagonal (within 8 % of the straight-line distance). */
+static void ledge_distances(const terrain_t *t, const uint8_t *ledge, float *dist)
+{
+    const float big = 1.0e9f, straight = t->cell_cm, diagonal = t->cell_cm * 1.41421356f;
+    int w = t->width, d = t->depth;
+    for (int k = 0; k < w * d; k++)
+        dist[k] = ledge[k] ? big : 0.0f;
+    /* Forward: from the neighbours above and to the left; backward: below
+     * and to the right. */
+    for (int pass = 0; pass < 2; pass++) {
+        int s = pass == 0 ? 1 : -1;
+        for (int jj = 0; jj < d; jj++) {
+            int j = pass == 0 ? jj : d - 1 - jj;
+            for (int ii = 0; ii < w; ii++) {
+                int i = pass == 0 ? ii : w - 1 - ii;
+                float *p = &dist[(size_t)j * (size_t)w + (size_t)i];
+                if (*p == 0.0f)
+                    continue;
+                if (i - s >= 0 && i - s < w)
+                    *p = fminf(*p, p[-s] + straight);
+                if (j - s >= 0 && j - s < d) {
+                    const float *q = p - (ptrdiff_t)s * w;
+                    *p = fminf(*p, q[0] + straight);
+                    if (i - s >= 0 && i - s < w)
+                        *p = fminf(*p, q[-s] + diagonal);
+                    if (i + s >= 0 && i + s < w)
+                        *p = fminf(*p, q[s] + diagonal);
+                }
+            }
+        }
+    }
+}
+
+/* How deep (cm) (x, z) lies among ledges: the distances of the samples
+ * around it to ground off them, interpolated as the terrain's heights are
+ * (continuous: a step towards clear ground reads less). */
+static float ledge_field(const ctrl_t *c, float x, float z)
+{
+    return terrain_interpolate(&c->level->terrain, c->ledge_dist, x, z);
+}
+
 void ctrl_world_reset(ctrl_t *c)
 {
     const terrain_t *t = &c->level->terrain;
     size_t n = (size_t)t->width * (size_t)t->depth;
     c->ground_held = false;
     if (n > c->ledge_cap) {
-        uint8_t *grown = realloc(c->ledge, n);
-        if (!grown) {
+        free(c->ledge);
+        free(c->ledge_dist);
+        c->ledge = malloc(n);
+        c->ledge_dist = malloc(n * sizeof *c->ledge_dist);
+        if (!c->ledge || !c->ledge_dist) {
             log_warn("ctrl: no memory for the ledge map of %dx%d samples; ledges will not block", t->width, t->depth);
-            free(c->ledge);
-            c->ledge = NULL;
-            c->ledge_cap = 0;
+            ctrl_world_free(c);
             return;
         }
-        c->ledge = grown;
         c->ledge_cap = n;
     }
     /* A sample is on a ledge when ground within CTRL_LEDGE_SPAN_CM of it is
@@ -119,13 +165,59 @@ void ctrl_world_reset(ctrl_t *c)
             }
             c->ledge[(size_t)j * (size_t)t->width + (size_t)i] = ledge;
         }
+    ledge_distances(t, c->ledge, c->ledge_dist);
 }
 
 void ctrl_world_free(ctrl_t *c)
 {
     free(c->ledge);
+    free(c->ledge_dist);
     c->ledge = NULL;
+    c->ledge_dist = NULL;
     c->ledge_cap = 0;
+}
+
+/* How far (cm) a disc of RADIUS at (x, z) reaches into the ledge sample
+ * cell it reaches deepest into (a cell is a square of the terrain's cell
+ * size around its sample; inside one, the radius plus the distance to its
+ * nearest side); 0 when it is clear. Continuous in (x, z), unlike the
+ * length of the push out below, which walks the point out cell by cell. */
+static float ledge_depth(const ctrl_t *c, float radius, float x, float z)
+{
+    if (!c->ledge)
+        return 0.0f;
+    const terrain_t *t = &c->level->terrain;
+    float half = 0.5f * t->cell_cm;
+    int reach = (int)ceilf((radius + half) / t->cell_cm) + 1;
+    int ci = (int)lrintf((x - t->origin_x) / t->cell_cm), cj = (int)lrintf((z - t->origin_z) / t->cell_cm);
+    float worst = 0.0f;
+    for (int j = cj - reach; j <= cj + reach; j++) {
+        if (j < 0 || j >= t->depth)
+            continue;
+        for (int i = ci - reach; i <= ci + reach; i++) {
+            if (i < 0 || i >= t->width || !c->ledge[(size_t)j * (size_t)t->width + (size_t)i])
+                continue;
+            float ex = fabsf(x - (t->origin_x + (float)i * t->cell_cm)) - half;
+            float ez = fabsf(z - (t->origin_z + (float)j * t->cell_cm)) - half;
+            /* Signed distance to the cell: negative inside. */
+            float sd = ex > 0.0f || ez > 0.0f ? hypotf(fmaxf(ex, 0.0f), fmaxf(ez, 0.0f)) : fmaxf(ex, ez);
+            worst = fmaxf(worst, radius - sd);
+        }
+    }
+    return worst;
+}
+
+/* Among ledges, (x, z) is deeper in than a point at FROM_FIELD (its
+ * ledge_field) whose disc reached FROM_TOUCH into them: further from
+ * ground off the ledges, or, both on it, reaching further in. */
+static bool deeper_among_ledges(const ctrl_t *c, float radius, float from_field, float from_touch, float x, float z)
+{
+    float field = ledge_field(c, x, z);
+    if (field > from_field + CTRL_LEDGE_DEEPER_CM)
+        return true;
+    if (field > CTRL_LEDGE_DEEPER_CM || from_field > CTRL_LEDGE_DEEPER_CM)
+        return false;
+    return ledge_depth(c, radius, x, z) > from_touch + CTRL_LEDGE_DEEPER_CM;
 }
 
 /* Pushes (x, z) with RADIUS out of every ledge sample's cell (a square of
@@ -202,16 +294,25 @@ void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool
     if (!over_ledges) {
         /* Already among ledges (landed there, or a jump ended there): it
          * may move, but not deeper in; pushed out from there, it would
-         * jump across the margin in one step. */
-        float fx = from[0], fz = from[1];
-        push_out_of_ledges(c, radius, &fx, &fz);
-        float from_in = hypotf(fx - from[0], fz - from[1]);
-        if (from_in > 0.0f) {
-            float px = x, pz = z;
-            push_out_of_ledges(c, radius, &px, &pz);
-            if (hypotf(px - x, pz - z) > from_in) {
-                x = from[0];
-                z = from[1];
+         * jump across the margin in one step. A move that would go deeper
+         * keeps what it can of itself along x or z, as a move into a wall
+         * slides along it: refused whole, a walk that drifts a little
+         * towards the ledge while leaving it stalls. */
+        float from_touch = ledge_depth(c, radius, from[0], from[1]);
+        if (from_touch > 0.0f) {
+            float from_field = ledge_field(c, from[0], from[1]);
+            if (deeper_among_ledges(c, radius, from_field, from_touch, x, z)) {
+                float ax = fabsf(x - from[0]), az = fabsf(z - from[1]);
+                bool x_ok = !deeper_among_ledges(c, radius, from_field, from_touch, x, from[1]);
+                bool z_ok = !deeper_among_ledges(c, radius, from_field, from_touch, from[0], z);
+                if (x_ok && (!z_ok || ax >= az)) {
+                    z = from[1];
+                } else if (z_ok) {
+                    x = from[0];
+                } else {
+                    x = from[0];
+                    z = from[1];
+                }
             }
         } else {
             push_out_of_ledges(c, radius, &x, &z);

@@ -326,17 +326,19 @@ static int terrain_cell(float world, float origin, float cell_cm, int count, flo
     return i;
 }
 
-float terrain_height(const terrain_t *t, float x, float z)
+float terrain_interpolate(const terrain_t *t, const float *field, float x, float z)
 {
     float fx, fz;
     int i = terrain_cell(x, t->origin_x, t->cell_cm, t->width, &fx);
     int j = terrain_cell(z, t->origin_z, t->cell_cm, t->depth, &fz);
-    const float *row0 = t->heights + (size_t)j * (size_t)t->width + (size_t)i;
+    const float *row0 = field + (size_t)j * (size_t)t->width + (size_t)i;
     const float *row1 = row0 + t->width;
     float h0 = row0[0] + (row0[1] - row0[0]) * fx;
     float h1 = row1[0] + (row1[1] - row1[0]) * fx;
     return h0 + (h1 - h0) * fz;
 }
+
+float terrain_height(const terrain_t *t, float x, float z) { return terrain_interpolate(t, t->heights, x, z); }
 
 void terrain_normal(const terrain_t *t, float x, float z, float out_normal[3])
 {

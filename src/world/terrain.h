@@ -41,6 +41,9 @@ void terrain_free(terrain_t *t);
 const char *terrain_last_error(void);
 
 float terrain_height(const terrain_t *t, float x, float z);
+/* FIELD (one value per sample, laid out as the heights) at (x, z),
+ * interpolated as the heights are; terrain_height() is this of the heights. */
+float terrain_interpolate(const terrain_t *t, const float *field, float x, float z);
 /* Unit normal of the bilinear surface (central differences), Y up. */
 void terrain_normal(const terrain_t *t, float x, float z, float out_normal[3]);
 /* World-space extent: min x/z and max x/z covered by the samples. */

@@ -1,7 +1,7 @@
 /* Headless controller tests: ctrl_step() driven by scripted and random inputs
  * on the shipped levels (no GL).
  * Usage: test_ctrl TEST --net PATH [--skip-missing] [--frames N] [--mode M]
- * TEST: determinism nan noalloc random walls (any network with the shipped
+ * TEST: determinism nan noalloc random walls ledges (any network with the shipped
  * layout); walk turn strafe run crouch jump jump_button skate ground rebuild modes
  * stand run_transition
  * (meaningful with the trained network only).
@@ -10,6 +10,7 @@
  * printed as "ctrl_test: ..." lines. Runs from the repository root.
  */
 #include "ctrl/ctrl.h"
+#include "ctrl/ctrl_world.h"
 
 #include "core/log.h"
 #include "check.h"
@@ -894,6 +895,55 @@ static void test_ground(void)
     }
 }
 
+/* A root left among the ledges of a trench's far rim (where a jump across
+ * lands) walks out of them whatever its sideways drift, and never back
+ * down into the trench: ctrl_collide_point() from a grid of points on
+ * the gaps level's first trench (90 cm deep, z -1250..-1150). */
+static void test_ledges(void)
+{
+    if (!load_level("gaps"))
+        return;
+    ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
+    reset_at(c, 0.0f, -1000.0f, 0.0f);
+    const float step = 1.2f, drifts[3] = {-0.8f, 0.0f, 0.8f};
+    int starts = 0, stalled = 0, descended = 0;
+    float worst_gain = 1e9f, worst_drop = 0.0f;
+    for (float x0 = 150.0f; x0 <= 270.0f; x0 += 7.0f)
+        for (float z0 = -1128.0f; z0 <= -1104.0f; z0 += 4.0f) {
+            if (!ctrl_on_ledge(c, x0, z0) && !ctrl_on_ledge(c, x0, z0 - CTRL_ROOT_RADIUS_CM))
+                continue;
+            for (int k = 0; k < 3; k++) {
+                for (int way = -1; way <= 1; way += 2) {
+                    float p[2] = {x0, z0};
+                    float g0 = ctrl_ground(c, x0, z0), low = g0;
+                    for (int f = 0; f < 60; f++) {
+                        float cand[2] = {p[0] + drifts[k], p[1] + (float)way * step};
+                        ctrl_collide_point(c, p, CTRL_ROOT_RADIUS_CM, false, cand);
+                        p[0] = cand[0];
+                        p[1] = cand[1];
+                        low = fminf(low, ctrl_ground(c, p[0], p[1]));
+                    }
+                    if (way > 0) {
+                        /* Away from the trench: 72 cm asked, most of it made. */
+                        starts++;
+                        stalled += p[1] - z0 < 36.0f;
+                        worst_gain = fminf(worst_gain, p[1] - z0);
+                    } else {
+                        descended += low < g0 - 2.0f;
+                        worst_drop = fmaxf(worst_drop, g0 - low);
+                    }
+                }
+            }
+        }
+    printf("ctrl_test: ledges: %d walks out of a trench rim, %d stalled (least made %.1f of 72 cm); "
+           "walking back in: %d went down into it (deepest %.1f cm)\n",
+           starts, stalled, worst_gain, descended, worst_drop);
+    CHECKF(starts > 20, "ledges: only %d starting points among the rim's ledges", starts);
+    CHECKF(stalled == 0, "ledges: %d of %d walks out stalled (least %.1f cm of 72)", stalled, starts, worst_gain);
+    CHECKF(descended == 0, "ledges: %d walks went down into the trench (%.1f cm)", descended, worst_drop);
+    ctrl_destroy(c);
+}
+
 /* ---- standing ------------------------------------------------------------- */
 
 /* Network joint order (docs/FORMATS_PFNN.md section 4): thigh, shin, foot. */
@@ -1171,6 +1221,8 @@ int main(int argc, char **argv)
         test_strafe();
     else if (strcmp(test, "walls") == 0)
         test_walls();
+    else if (strcmp(test, "ledges") == 0)
+        test_ledges();
     else if (strcmp(test, "rebuild") == 0)
         test_rebuild();
     else if (strcmp(test, "ground") == 0)
