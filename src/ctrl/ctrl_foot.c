@@ -85,8 +85,8 @@
  * at least this far above its sole height, fully from the second speed on,
  * so a swinging foot clears the ground instead of brushing along it. */
 #define CTRL_SWING_CLEARANCE_CM 1.5f
-#define CTRL_SWING_SLOW_CM_S 40.0f
-#define CTRL_SWING_FAST_CM_S 80.0f
+#define CTRL_SWING_SLOW_CM_S 20.0f
+#define CTRL_SWING_FAST_CM_S 60.0f
 #define CTRL_IK_MAX_EXTENSION 0.999f
 /* Hip lowering for out-of-reach locks: comfortable reach (fraction of the
  * thigh-to-ankle length), largest drop (cm), relaxation time (s). */
@@ -363,7 +363,7 @@ static void swing_end(ctrl_t *c, int side, bool was_on, const float anim_heel[3]
 
 /* Where the foot of SIDE goes: ankle A and world rotation R, from the free
  * foot, the locks and the ground. */
-static void place_foot(ctrl_t *c, int side, float a[3], float r[4])
+static void place_foot(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
 {
     ctrl_foot_state *f = &c->foot;
     const int kh = 2 * side, kt = 2 * side + 1;
@@ -408,10 +408,14 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4])
      * clearance, or by a step's arc: over the ground, not over the animated
      * foot, which a crouch or a slope may hold below it (a re-plant along
      * the ground would be a shuffle). The heel rises about a held toe (or
-     * with the whole foot), the toe about the ankle. */
+     * with the whole foot), the toe about the ankle. A free point is as
+     * clear as it moves fast over the ground, the animation's way or its
+     * own: a foot turning on its held toe sweeps the heel round, on its held
+     * heel the toe; raised, as a foot pivots, the point does not drag. */
     float lift = foot_on(f, side) ? 0.0f : step_lift(f, side);
+    float heel_speed = fmaxf(f->speed[kh], dist_xz(a, f->shown[kh]) / dt_s);
     float ga = ctrl_foot_ground(c, a[0], a[2]) + SOLE_CM[kh] +
-               (f->on[kh] ? 0.0f : fmaxf(swing_clearance(f->speed[kh]), lift));
+               (f->on[kh] ? 0.0f : fmaxf(swing_clearance(heel_speed), lift));
     if (a[1] < ga) {
         if (f->on[kt]) {
             float raised[3], pivot[3];
@@ -425,7 +429,9 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4])
     /* Turning the toe up moves it along the ground plane too (forward, from
      * a toe pointing down), over other ground: a ramp's rising ground is
      * looked up again where it went. */
-    float clear = f->on[kt] ? 0.0f : fmaxf(swing_clearance(f->speed[kt]), lift);
+    toe_of(c, side, a, r, toe);
+    float toe_speed = fmaxf(f->speed[kt], dist_xz(toe, f->shown[kt]) / dt_s);
+    float clear = f->on[kt] ? 0.0f : fmaxf(swing_clearance(toe_speed), lift);
     for (int pass = 0; pass < CTRL_TOE_CLEAR_PASSES; pass++) {
         toe_of(c, side, a, r, toe);
         float gt = ctrl_foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] + clear;
@@ -692,7 +698,7 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
     float a[2][3], r[2][4], pole[2][3];
     float fwd[3] = {sinf(yaw), 0.0f, cosf(yaw)};
     for (int side = 0; side < 2; side++) {
-        place_foot(c, side, a[side], r[side]);
+        place_foot(c, side, a[side], r[side], dt_s);
         knee_pole(c, side, fwd, pole[side]);
     }
     /* A planted foot out of reach (walking uphill away from the rear foot,
