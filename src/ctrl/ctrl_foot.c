@@ -605,9 +605,9 @@ static void limit_legs(ctrl_t *c)
             }
         }
         for (int k = 0; k < 3; k++)
-            memcpy(f->leg_rot[side][k], c->model_rot[chain[k]], sizeof f->leg_rot[side][k]);
+            memcpy(f->leg_rot_now[side][k], c->model_rot[chain[k]], sizeof f->leg_rot_now[side][k]);
     }
-    f->have_leg_rot = true;
+    f->have_leg_rot_now = true;
 }
 
 void ctrl_foot_shift(ctrl_t *c, float dx, float dz, float yaw)
@@ -684,6 +684,14 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
             memcpy(f->shown_rot[side], c->model_rot[c->j.foot[side]], sizeof f->shown_rot[side]);
         }
         return;
+    }
+    /* The legs turn at most CTRL_LEG_MAX_TURN_RAD a step from how the last
+     * step left them, however often this step solves them again (a wall's
+     * push re-solves the legs, and each limit from the one before would
+     * add up). */
+    if (f->have_leg_rot_now) {
+        memcpy(f->leg_rot, f->leg_rot_now, sizeof f->leg_rot);
+        f->have_leg_rot = true;
     }
     bool was_on[2] = {foot_on(f, 0), foot_on(f, 1)};
     if (ground_body(c, anim, dt_s))

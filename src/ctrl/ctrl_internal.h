@@ -144,7 +144,8 @@ typedef struct ctrl_foot_state {
     float target[2][3];            /* where the ankles were placed this step */
     float target_rot[2][4];        /* and the feet's world rotations */
     float leg_rot[2][3][4];        /* thigh, shin, foot world rotations as shown last step */
-    bool have_leg_rot;
+    float leg_rot_now[2][3][4];    /* the same as shown so far this step (the wall re-solves) */
+    bool have_leg_rot, have_leg_rot_now;
     float hip_drop;                /* cm the hip is lowered so planted feet stay in reach */
     float ground_drop;             /* cm the body is lowered so a foot reaches the ground */
     float air_s;                   /* how long both feet have been off the ground without a jump */
