@@ -890,3 +890,120 @@ void chr_shape_scatter_dense(const chr_shape_t *shape, uint32_t vertex_count, fl
             memcpy(out_dpos[v], shape->deltas[i].dpos, sizeof out_dpos[v]);
     }
 }
+
+/* ---- closed surfaces ------------------------------------------------------ */
+
+/* A vertex position and its index over all meshes, for welding. */
+typedef struct weld_entry {
+    float p[3];
+    uint32_t index;
+} weld_entry;
+
+/* A directed edge between welded positions, and the mesh of its triangle. */
+typedef struct edge_entry {
+    uint64_t key; /* from << 32 | to */
+    uint32_t mesh;
+} edge_entry;
+
+static int weld_cmp(const void *pa, const void *pb)
+{
+    const weld_entry *a = pa, *b = pb;
+    for (int k = 0; k < 3; k++)
+        if (a->p[k] != b->p[k])
+            return a->p[k] < b->p[k] ? -1 : 1;
+    return 0;
+}
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = ((const edge_entry *)pa)->key, b = ((const edge_entry *)pb)->key;
+    return (a > b) - (a < b);
+}
+
+/* How many edges in the sorted E[0..N) have KEY. */
+static size_t edge_count(const edge_entry *e, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t k = lo;
+    while (k < n && e[k].key == key)
+        k++;
+    return k - lo;
+}
+
+uint32_t chr_closed_meshes(const chr_character_t *c)
+{
+    size_t nv = 0, ne = 0;
+    for (uint32_t m = 0; m < c->mesh_count; m++) {
+        nv += c->meshes[m].vertex_count;
+        ne += c->meshes[m].index_count;
+    }
+    weld_entry *w = malloc(nv * sizeof *w);
+    uint32_t *id = malloc(nv * sizeof *id);
+    edge_entry *e = malloc(ne * sizeof *e);
+    if (!w || !id || !e || nv > UINT32_MAX) {
+        free(w);
+        free(id);
+        free(e);
+        return 0u;
+    }
+    /* Vertices at the same position are one (seams split them for their
+     * normals and uvs, meshes for their use), numbered in sorted order. */
+    size_t at = 0;
+    for (uint32_t m = 0; m < c->mesh_count; m++)
+        for (uint32_t v = 0; v < c->meshes[m].vertex_count; v++, at++) {
+            memcpy(w[at].p, c->meshes[m].vertices[v].pos, sizeof w[at].p);
+            w[at].index = (uint32_t)at;
+        }
+    qsort(w, nv, sizeof *w, weld_cmp);
+    uint32_t next = 0;
+    for (size_t k = 0; k < nv; k++) {
+        if (k > 0 && weld_cmp(&w[k - 1], &w[k]) != 0)
+            next++;
+        id[w[k].index] = next;
+    }
+    /* Every edge of every triangle that has an area, from -> to in its
+     * winding. */
+    uint32_t base = 0, open = 0;
+    size_t n = 0;
+    for (uint32_t m = 0; m < c->mesh_count; m++) {
+        const chr_mesh_t *mesh = &c->meshes[m];
+        for (uint32_t t = 0; t + 2 < mesh->index_count; t += 3) {
+            uint32_t v[3];
+            for (int k = 0; k < 3; k++)
+                v[k] = id[base + mesh->indices[t + (uint32_t)k]];
+            if (v[0] == v[1] || v[1] == v[2] || v[2] == v[0])
+                continue;
+            for (int k = 0; k < 3; k++) {
+                e[n].key = (uint64_t)v[k] << 32 | v[(k + 1) % 3];
+                e[n].mesh = m;
+                n++;
+            }
+        }
+        base += mesh->vertex_count;
+    }
+    qsort(e, n, sizeof *e, edge_cmp);
+    /* Closed: each edge is walked once each way, by two triangles facing
+     * the same side. A border, a fold of three or more triangles, or a
+     * triangle wound the other way leaves its mesh open. */
+    for (size_t k = 0; k < n; k++) {
+        uint64_t key = e[k].key, back = key << 32 | key >> 32;
+        bool twice = (k > 0 && e[k - 1].key == key) || (k + 1 < n && e[k + 1].key == key);
+        if (twice || edge_count(e, n, back) != 1)
+            open |= 1u << e[k].mesh;
+    }
+    uint32_t closed = 0;
+    for (uint32_t m = 0; m < c->mesh_count; m++)
+        if (c->meshes[m].index_count >= 3 && !(open & (1u << m)))
+            closed |= 1u << m;
+    free(w);
+    free(id);
+    free(e);
+    return closed;
+}

@@ -138,6 +138,14 @@ bool chr_save(const chr_character_t *c, const char *path);
 /* Checks every invariant chr_parse() enforces on an in-memory character. */
 bool chr_validate(const chr_character_t *c, const char *source);
 
+/* The meshes of C (bit M for mesh M) that are parts of closed surfaces:
+ * each edge of each of their triangles is met once the other way round by
+ * a triangle of C (vertices at the same position are one: a seam or a cut
+ * between meshes does not open a surface). Seen from outside, only the
+ * front faces of such a mesh show, so a renderer may cull its back faces.
+ * 0 when out of memory. Allocates while it runs: call at load. */
+uint32_t chr_closed_meshes(const chr_character_t *c);
+
 int chr_find_mesh(const chr_character_t *c, const char *name);
 int chr_find_shape(const chr_character_t *c, const char *name);
 /* Triangles over all meshes. */

@@ -138,7 +138,7 @@ void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass)
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
     glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot_key_single[s] ? 1.0f : gc->slot_t[s]);
     glBindVertexArray(gc->hybrid_vao[gc->slot_key[s]].id);
-    glDrawElements(GL_TRIANGLES, (GLsizei)gc->index_count, GL_UNSIGNED_INT, NULL);
+    gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES, 0);
     glBindVertexArray(0);
     if (main_pass)
         gc->stats.morph_draws = 0;

@@ -120,6 +120,9 @@ struct gfx_character {
     uint32_t mesh_vertices[CHR_MAX_MESHES];
     char mesh_name[CHR_MAX_MESHES][CHR_NAME_MAX]; /* for messages */
     uint32_t index_first[CHR_MAX_MESHES], index_counts[CHR_MAX_MESHES];
+    /* Bit M: mesh M is part of a closed surface (chr_closed_meshes): its
+     * back faces never show, and are culled. */
+    uint32_t closed_meshes;
     gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
     gfx_buffer static_vbo, ibo, skin_vbo;
     gfx_vertex_array vao[GFX_CHARACTER_SLOTS];
@@ -211,7 +214,8 @@ const program_locs *gfx_char_cpu_program(const gfx_character *gc, int kind);
 /* A VAO reading position/normal/tangent/AO from BUF at BASE (+ the slot
  * offsets) and the static attributes. */
 GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, const char *what);
-/* Meshes [A, B) as triangles, as points, or streamed out into FEEDBACK. */
+/* Meshes [A, B) as triangles (the back faces of closed meshes culled), as
+ * points, or streamed out into FEEDBACK. */
 void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how, GLuint feedback);
 /* Waits for *FENCE (if any) and deletes it; false (one line) on a timeout. */
 bool gfx_char_wait_fence(gfx_character *gc, GLsync *fence, const char *what);

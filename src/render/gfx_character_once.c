@@ -103,7 +103,7 @@ void gfx_char_once_draw(gfx_character *gc, int s, int kind, bool main_pass)
     glUseProgram(p->prog.id);
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
     glBindVertexArray(gc->skinned_vao[s].id);
-    glDrawElements(GL_TRIANGLES, (GLsizei)gc->index_count, GL_UNSIGNED_INT, NULL);
+    gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES, 0);
     glBindVertexArray(0);
     if (main_pass)
         gc->stats.morph_draws = gc->stats.feedback_morph_draws;

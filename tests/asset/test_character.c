@@ -2,7 +2,8 @@
  * chr_serialize/chr_parse; truncation, a corrupt checksum, an out-of-range
  * joint index, NaN and bad shape indices each fail with the right message;
  * chr_save writes the same bytes and reports a path it cannot write; the
- * committed asset (when given on the command line) loads and is sane. */
+ * committed asset (when given on the command line) loads and is sane;
+ * chr_closed_meshes tells closed surfaces from open ones. */
 /* dup/dup2 to capture the loader's message. */
 #define _POSIX_C_SOURCE 200809L
 #include "asset/character.h"
@@ -308,9 +309,51 @@ static void test_committed(const char *path)
                 CHECK(dp[0] == 0.0f && dp[1] == 0.0f && dp[2] == 0.0f);
             }
     free(on_seam);
+    /* The generated figure is closed but for the head's eye sockets and
+     * mouth: the renderer culls the back faces of the body and the eyes. */
+    uint32_t closed = chr_closed_meshes(&c);
+    CHECK(closed & (1u << chr_find_mesh(&c, "body")));
+    CHECK(closed & (1u << chr_find_mesh(&c, "eyes")));
+    for (uint32_t m = 0; m < c.mesh_count; m++)
+        printf("committed character: mesh %s %s\n", c.meshes[m].name, closed & (1u << m) ? "closed" : "open");
     printf("committed character: %u seam vertices, %d joints, %u meshes, %u triangles, %u shapes, %u correctives\n",
            seam, c.skel.joint_count, c.mesh_count, tris, c.shape_count, c.corrective_count);
     chr_free(&c);
+}
+
+/* chr_closed_meshes: a tetrahedron cut into two meshes (one of its corners
+ * split by a seam: two vertices at one position) is closed, both parts;
+ * an open quad beside it is not; a triangle missing or turned the other
+ * way round opens the meshes at its edges. */
+static void test_closed_meshes(void)
+{
+    static chr_character_t c;
+    memset(&c, 0, sizeof c);
+    static chr_vertex_t va[4], vb[4], vq[4];
+    const float p[4][3] = {{0, 0, 0}, {10, 0, 0}, {0, 10, 0}, {0, 0, 10}};
+    for (int k = 0; k < 4; k++) {
+        memcpy(va[k].pos, p[k], sizeof va[k].pos);
+        memcpy(vb[k].pos, p[k], sizeof vb[k].pos);
+        vb[k].normal[1] = 1.0f; /* a seam: same places, other attributes */
+        vq[k].pos[0] = 100.0f + (float)(k & 1) * 10.0f;
+        vq[k].pos[2] = (float)(k >> 1) * 10.0f;
+    }
+    /* Outward faces of the tetrahedron (counter-clockwise seen from outside). */
+    uint32_t ia[6] = {0, 2, 1, 0, 1, 3};
+    uint32_t ib[6] = {0, 3, 2, 1, 2, 3};
+    uint32_t iq[6] = {0, 2, 1, 1, 2, 3};
+    c.mesh_count = 3;
+    c.meshes[0] = (chr_mesh_t){.name = "a", .vertex_count = 4, .index_count = 6, .vertices = va, .indices = ia};
+    c.meshes[1] = (chr_mesh_t){.name = "b", .vertex_count = 4, .index_count = 6, .vertices = vb, .indices = ib};
+    c.meshes[2] = (chr_mesh_t){.name = "quad", .vertex_count = 4, .index_count = 6, .vertices = vq, .indices = iq};
+    CHECKF(chr_closed_meshes(&c) == 3u, "tetrahedron in two meshes + quad: closed 0x%x, want 0x3", chr_closed_meshes(&c));
+    c.meshes[1].index_count = 3;
+    CHECKF(chr_closed_meshes(&c) == 0u, "a face missing: closed 0x%x, want 0", chr_closed_meshes(&c));
+    c.meshes[1].index_count = 6;
+    uint32_t t = ib[1];
+    ib[1] = ib[2];
+    ib[2] = t;
+    CHECKF(chr_closed_meshes(&c) == 0u, "a face turned round: closed 0x%x, want 0", chr_closed_meshes(&c));
 }
 
 /* chr_save writes exactly chr_serialize's bytes; a folder that does not
@@ -401,6 +444,7 @@ int main(int argc, char **argv)
     test_round_trip_and_errors();
     test_save();
     test_read_errors();
+    test_closed_meshes();
     if (argc > 1)
         test_committed(argv[1]);
     return check_summary();
