@@ -103,9 +103,11 @@ static struct {
     bool inited;
     gfx_info info;
     /* scene: lit with shadows; scene_flat: the same without the shadow
-     * lookup (a separate program because llvmpipe pays for untaken branches). */
+     * lookup (a separate program because llvmpipe pays for untaken
+     * branches), built the first time a frame has shadows off. */
     gfx_program scene, scene_flat, shadow, sky_prog, lines;
     scene_uniforms scene_u[2]; /* [0] scene, [1] scene_flat */
+    bool scene_flat_failed;    /* its build failed (logged once): scene draws */
     GLint shadow_u_model, shadow_u_light_view_proj;
     gfx_buffer frame_ubo;
     gfx_texture shadow_tex;
@@ -182,8 +184,6 @@ static scene_uniforms scene_uniforms_of(GLuint prog)
 static bool load_programs(void)
 {
     if (!gfx_shader_program_load(&G.scene, "scene.vert", "scene.frag", NULL, "scene") ||
-        !gfx_shader_program_load(&G.scene_flat, "scene.vert", "scene.frag", "#define STRIDER_NO_SHADOWS",
-                                 "scene_no_shadows") ||
         !gfx_shader_program_load(&G.shadow, "shadow.vert", "shadow.frag", NULL, "shadow") ||
         !gfx_shader_program_load(&G.sky_prog, "sky.vert", "sky.frag", NULL, "sky") ||
         !gfx_shader_program_load(&G.lines, "lines.vert", "lines.frag", NULL, "debug_lines"))
@@ -191,8 +191,23 @@ static bool load_programs(void)
     G.shadow_u_model = glGetUniformLocation(G.shadow.id, "u_model");
     G.shadow_u_light_view_proj = glGetUniformLocation(G.shadow.id, "u_light_view_proj");
     G.scene_u[0] = scene_uniforms_of(G.scene.id);
-    G.scene_u[1] = scene_uniforms_of(G.scene_flat.id);
     return true;
+}
+
+/* The scene program of a frame with or without SHADOWS. The one without is
+ * built when a frame first asks for it (the menu's toggle): a run that
+ * keeps its shadows never holds it (each program costs about 1 MB in
+ * llvmpipe). */
+static const scene_uniforms *scene_program(bool shadows)
+{
+    if (!shadows && !G.scene_flat.id && !G.scene_flat_failed) {
+        if (gfx_shader_program_load(&G.scene_flat, "scene.vert", "scene.frag", "#define STRIDER_NO_SHADOWS",
+                                    "scene_no_shadows"))
+            G.scene_u[1] = scene_uniforms_of(G.scene_flat.id);
+        else
+            G.scene_flat_failed = true;
+    }
+    return &G.scene_u[shadows || !G.scene_flat.id ? 0 : 1];
 }
 
 
@@ -744,7 +759,7 @@ static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
     /* Near occluders first (props, then hooks: the character), the terrain
      * last: software rasterisers skip shading of pixels that fail the early
      * depth test, and the terrain is the most expensive surface. */
-    const scene_uniforms *u = &G.scene_u[(f->layers & GFX_LAYER_SHADOWS) ? 0 : 1];
+    const scene_uniforms *u = scene_program((f->layers & GFX_LAYER_SHADOWS) != 0);
     glUseProgram(u->prog);
     draw_props(f, u);
     pi->pass = GFX_PASS_MAIN;

@@ -241,16 +241,15 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         return NULL;
     }
 
-    /* The CPU path's programs now; every other technique's programs and
-     * buffers when it is first used (a few of those compile dozens of
-     * shader variants and hold deltas that llvmpipe copies: ~70 MB). */
+    /* The CPU path's lit and shadow programs now; its program without
+     * shadows (the menu's toggle, noshadow_ready) and every other
+     * technique's programs and buffers when first used (a few of those
+     * compile dozens of shader variants and hold deltas that llvmpipe
+     * copies: ~70 MB; each program held costs about 1 MB there). */
     keep_materials(gc, c);
     char name[96];
     snprintf(name, sizeof name, "%s.lit", gc->label);
     bool ok = gfx_char_load_program(&gc->lit, "character.vert", "character.frag", NULL, name);
-    snprintf(name, sizeof name, "%s.lit_noshadow", gc->label);
-    ok = ok && gfx_char_load_program(&gc->lit_noshadow, "character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n",
-                            name);
     snprintf(name, sizeof name, "%s.shadow", gc->label);
     ok = ok && gfx_char_load_program(&gc->shadow, "character_shadow.vert", "character_shadow.frag", NULL, name);
     if (!ok || !upload_static(gc, c) || !gfx_char_morph_upload_bind(gc, c)) {
@@ -260,7 +259,6 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     gfx_char_skin_create(gc, c);
     gfx_char_morph_create(gc, morph);
     gfx_char_set_materials(gc, &gc->lit);
-    gfx_char_set_materials(gc, &gc->lit_noshadow);
 
     GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
     GLsizeiptr total = (GLsizeiptr)(gc->slot_bytes * GFX_CHARACTER_SLOTS);
@@ -418,6 +416,26 @@ void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_h
     }
 }
 
+/* The CPU path's program without the shadow lookup, built the first time
+ * a frame has shadows off. False if it cannot be (logged once): the lit
+ * program draws instead. */
+static bool noshadow_ready(gfx_character *gc)
+{
+    if (gc->lit_noshadow.prog.id)
+        return true;
+    if (gc->noshadow_failed)
+        return false;
+    char name[96];
+    snprintf(name, sizeof name, "%s.lit_noshadow", gc->label);
+    if (!gfx_char_load_program(&gc->lit_noshadow, "character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n",
+                               name)) {
+        gc->noshadow_failed = true;
+        return false;
+    }
+    gfx_char_set_materials(gc, &gc->lit_noshadow);
+    return true;
+}
+
 /* One pass of the frame (shadow, then main): the ready slot, drawn the way
  * it was ended with. Order of the techniques: skin once, the hybrid, GPU
  * blend shapes (with GPU skinning), then one draw of the slot (GPU skinning
@@ -431,6 +449,8 @@ static void draw_hook(const gfx_pass_info *info, void *user)
     int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
                : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT
                                                            : KIND_NOSHADOW;
+    if (kind == KIND_NOSHADOW && !noshadow_ready(gc))
+        kind = KIND_LIT;
     bool main_pass = info->pass == GFX_PASS_MAIN;
     bool once = gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s];
     if (once) {

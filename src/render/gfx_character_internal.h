@@ -143,7 +143,10 @@ struct gfx_character {
     GLsync fence[GFX_CHARACTER_SLOTS];
     int writing;                  /* slot handed out by begin_update, -1 none */
     int ready;                    /* slot drawn, -1 until the first end_update */
+    /* The CPU path's programs; lit_noshadow is built the first time
+     * shadows are off (failed: a shader error, logged once). */
     program_locs lit, lit_noshadow, shadow;
+    bool noshadow_failed;
     /* GPU blend shapes. The unmorphed bind pose (position, normal, tangent,
      * AO arrays as in a slot) is static and read through bind_vao. */
     gfx_buffer bind_vbo;
