@@ -92,8 +92,9 @@ static const float SKIRT_CM = 120.0f;
 static const float LOD_ANGLE = 0.05f;
 
 /* Appends the indices of one chunk at sampling stride S. Grid positions are
- * in drawn-grid units; (ia..ib, ja..jb) are inclusive corner samples. */
-static void chunk_indices(gfx_mesh_builder *b, int nx, int n_top, int ia, int ib, int ja, int jb, int s)
+ * in drawn-grid units; (ia..ib, ja..jb) are inclusive corner samples.
+ * SKIRT maps a surface vertex on a chunk border to its lowered copy. */
+static void chunk_indices(gfx_mesh_builder *b, int nx, const uint32_t *skirt, int ia, int ib, int ja, int jb, int s)
 {
     int xs[GFX_TERRAIN_CHUNK_CELLS + 2], zs[GFX_TERRAIN_CHUNK_CELLS + 2];
     if (s > GFX_TERRAIN_CHUNK_CELLS)
@@ -116,20 +117,19 @@ static void chunk_indices(gfx_mesh_builder *b, int nx, int n_top, int ia, int ib
         }
     }
     /* Skirts: each border edge gets a quad down to the lowered copy of its
-     * vertices (index + n_top). */
-    const uint32_t low = (uint32_t)n_top;
+     * vertices. */
     for (int x = 0; x + 1 < cx; x++) {
         uint32_t e0[2] = {V(xs[x], ja), V(xs[x], jb)}, e1[2] = {V(xs[x + 1], ja), V(xs[x + 1], jb)};
         for (int k = 0; k < 2; k++) {
-            gfx_mb_triangle(b, e0[k], e1[k], e1[k] + low);
-            gfx_mb_triangle(b, e0[k], e1[k] + low, e0[k] + low);
+            gfx_mb_triangle(b, e0[k], e1[k], skirt[e1[k]]);
+            gfx_mb_triangle(b, e0[k], skirt[e1[k]], skirt[e0[k]]);
         }
     }
     for (int z = 0; z + 1 < cz; z++) {
         uint32_t e0[2] = {V(ia, zs[z]), V(ib, zs[z])}, e1[2] = {V(ia, zs[z + 1]), V(ib, zs[z + 1])};
         for (int k = 0; k < 2; k++) {
-            gfx_mb_triangle(b, e0[k], e1[k], e1[k] + low);
-            gfx_mb_triangle(b, e0[k], e1[k] + low, e0[k] + low);
+            gfx_mb_triangle(b, e0[k], e1[k], skirt[e1[k]]);
+            gfx_mb_triangle(b, e0[k], skirt[e1[k]], skirt[e0[k]]);
         }
     }
 #undef V
@@ -144,15 +144,24 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
     /* Sample columns 0, step, 2*step ... and always the last one. */
     int nx = (t->width - 1 + step - 1) / step + 1;
     int nz = (t->depth - 1 + step - 1) / step + 1;
+    const int C = GFX_TERRAIN_CHUNK_CELLS;
     gfx_mesh_builder b;
     gfx_mesh_builder_init(&b);
     g->height_min = INFINITY;
     g->height_max = -INFINITY;
-    /* Two copies of the grid: the surface, then the skirt bottoms. */
-    for (int copy = 0; copy < 2; copy++) {
+    /* The surface grid, then the lowered copies the skirts hang down to:
+     * only of the vertices on a chunk border (every level's skirts use a
+     * subset of those), not of the whole grid, which was 94% unused. */
+    uint32_t *skirt = malloc((size_t)nx * (size_t)nz * sizeof *skirt);
+    if (!skirt)
+        b.failed = true;
+    for (int copy = 0; copy < 2 && skirt; copy++) {
         for (int jz = 0; jz < nz; jz++) {
             int j = jz * step < t->depth - 1 ? jz * step : t->depth - 1;
+            bool border_row = jz % C == 0 || jz == nz - 1;
             for (int ix = 0; ix < nx; ix++) {
+                if (copy && !border_row && ix % C != 0 && ix != nx - 1)
+                    continue;
                 int i = ix * step < t->width - 1 ? ix * step : t->width - 1;
                 float x = t->origin_x + (float)i * t->cell_cm;
                 float z = t->origin_z + (float)j * t->cell_cm;
@@ -160,13 +169,14 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
                 float p[3] = {x, copy ? h - SKIRT_CM : h, z}, n[3];
                 normal_at(t, x, z, n);
                 /* Alpha 0 marks skirt vertices for the shader. */
-                gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, copy ? 0 : 255));
+                uint32_t v = gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, copy ? 0 : 255));
+                if (copy)
+                    skirt[jz * nx + ix] = v;
                 g->height_min = fminf(g->height_min, h);
                 g->height_max = fmaxf(g->height_max, h);
             }
         }
     }
-    const int C = GFX_TERRAIN_CHUNK_CELLS;
     int ncx = (nx - 1 + C - 1) / C, ncz = (nz - 1 + C - 1) / C;
     g->chunk_count = ncx * ncz;
     g->chunks = calloc((size_t)g->chunk_count, sizeof *g->chunks);
@@ -191,13 +201,14 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
             memcpy(ch->box, box, sizeof box);
             for (int l = 0; l < GFX_TERRAIN_LODS; l++) {
                 ch->first[l] = b.icount;
-                chunk_indices(&b, nx, nx * nz, ia, ib, ja, jb, 1 << l);
+                chunk_indices(&b, nx, skirt, ia, ib, ja, jb, 1 << l);
                 ch->count[l] = b.icount - ch->first[l];
             }
         }
     }
     ok = ok && !b.failed && gfx_mesh_upload(&g->terrain, &b, "terrain");
     gfx_mesh_builder_free(&b);
+    free(skirt);
     g->cell_cm = t->cell_cm * (float)step;
     g->min_x = t->origin_x;
     g->min_z = t->origin_z;
