@@ -577,6 +577,8 @@ static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_i
     /* Normal offset of ~1.5 texels in world cm; depth bias in [0,1] depth units. */
     set_vec4(u->shadow, 1.0f / (float)G.info.shadow_map_size, 1.5f * radius_texel, 0.0005f, 0.85f);
 
+    memset(pi, 0, sizeof *pi);
+    pi->caster_u_model = -1;
     pi->frame = f;
     memcpy(pi->view_proj, vp, sizeof pi->view_proj);
     memcpy(pi->light_view_proj, lvp, sizeof pi->light_view_proj);
@@ -720,7 +722,11 @@ static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi, const shadow
     }
     draw_marker(f, &u);
     pi->pass = GFX_PASS_SHADOW;
+    pi->caster = G.shadow;
+    pi->caster_u_model = G.shadow_u_model;
     run_hooks(pi);
+    pi->caster.id = 0;
+    pi->caster_u_model = -1;
     if (!cached) {
         glUseProgram(G.shadow.id);
         draw_static_casters(f, &u, pi->light_view_proj);

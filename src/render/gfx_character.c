@@ -61,7 +61,7 @@ void gfx_char_set_materials(const gfx_character *gc, const program_locs *p)
 
 const program_locs *gfx_char_cpu_program(const gfx_character *gc, int kind)
 {
-    return kind == KIND_SHADOW ? &gc->shadow : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
+    return kind == KIND_SHADOW ? &gc->caster : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
 }
 
 static bool upload_static(gfx_character *gc, const chr_character_t *c)
@@ -241,8 +241,9 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         return NULL;
     }
 
-    /* The CPU path's lit and shadow programs now; its program without
-     * shadows (the menu's toggle, noshadow_ready) and every other
+    /* The CPU path's lit program now (its shadow pass draws with the
+     * renderer's depth program); its program without shadows (the menu's
+     * toggle, noshadow_ready) and every other
      * technique's programs and buffers when first used (a few of those
      * compile dozens of shader variants and hold deltas that llvmpipe
      * copies: ~70 MB; each program held costs about 1 MB there). */
@@ -250,8 +251,6 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     char name[96];
     snprintf(name, sizeof name, "%s.lit", gc->label);
     bool ok = gfx_char_load_program(&gc->lit, "character.vert", "character.frag", NULL, name);
-    snprintf(name, sizeof name, "%s.shadow", gc->label);
-    ok = ok && gfx_char_load_program(&gc->shadow, "character_shadow.vert", "character_shadow.frag", NULL, name);
     if (!ok || !upload_static(gc, c) || !gfx_char_morph_upload_bind(gc, c)) {
         gfx_character_destroy(gc);
         return NULL;
@@ -306,7 +305,6 @@ void gfx_character_destroy(gfx_character *gc)
     free(gc->weight_scratch);
     gfx_shader_program_free(&gc->lit.prog);
     gfx_shader_program_free(&gc->lit_noshadow.prog);
-    gfx_shader_program_free(&gc->shadow.prog);
     free(gc);
 }
 
@@ -451,6 +449,15 @@ static void draw_hook(const gfx_pass_info *info, void *user)
                                                            : KIND_NOSHADOW;
     if (kind == KIND_NOSHADOW && !noshadow_ready(gc))
         kind = KIND_LIT;
+    if (kind == KIND_SHADOW)
+        gc->caster = (program_locs){.prog = info->caster,
+                                    .u_model = info->caster_u_model,
+                                    .u_influences = -1,
+                                    .u_joint_count = -1,
+                                    .u_morph_first = -1,
+                                    .u_morph_vertices = -1,
+                                    .u_morph_targets = -1,
+                                    .u_hybrid_t = -1};
     bool main_pass = info->pass == GFX_PASS_MAIN;
     bool once = gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s];
     if (once) {

@@ -144,8 +144,11 @@ struct gfx_character {
     int writing;                  /* slot handed out by begin_update, -1 none */
     int ready;                    /* slot drawn, -1 until the first end_update */
     /* The CPU path's programs; lit_noshadow is built the first time
-     * shadows are off (failed: a shader error, logged once). */
-    program_locs lit, lit_noshadow, shadow;
+     * shadows are off (failed: a shader error, logged once). Its shadow
+     * pass draws with the renderer's depth program (gfx_pass_info.caster,
+     * set into `caster` for the pass): the same positions through the same
+     * projection, so no program of its own. */
+    program_locs lit, lit_noshadow, caster;
     bool noshadow_failed;
     /* GPU blend shapes. The unmorphed bind pose (position, normal, tangent,
      * AO arrays as in a slot) is static and read through bind_vao. */
