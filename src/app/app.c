@@ -1107,7 +1107,8 @@ int app_run(const app_options *opt)
     };
     if (!platform_init(&app->platform, &pd))
         goto out_script;
-    gfx_desc gd = {0};
+    /* The renderer's line buffer holds what the app's storage can. */
+    gfx_desc gd = {.line_vertices = APP_DEBUG_LINE_VERTICES};
 #ifndef NDEBUG
     gd.debug = true;
 #endif

@@ -24,7 +24,7 @@ enum {
     DEFAULT_MSAA_SAMPLES = 1,
     MIN_GL_MAJOR = 4,
     MIN_GL_MINOR = 3,
-    LINES_CAPACITY = 1 << 16 /* debug line vertices per frame; more are not drawn */
+    DEFAULT_LINE_VERTICES = 1 << 16 /* debug line vertices per frame; more are not drawn */
 };
 
 /* From the side and a little behind a camera that looks along +Z (the spawn
@@ -119,6 +119,7 @@ static struct {
     int target_w, target_h;
     gfx_mesh sky;
     gfx_buffer lines_vbo;
+    int line_vertices; /* lines_vbo's capacity */
     gfx_vertex_array lines_vao;
     gfx_level_gpu level;
     gfx_mesh marker;
@@ -246,10 +247,11 @@ static void create_shadow_cache(int size)
     G.shadow_cache.size = size;
 }
 
-static void create_lines_buffer(void)
+static void create_lines_buffer(int vertices)
 {
+    G.line_vertices = vertices;
     glCreateBuffers(1, &G.lines_vbo.id);
-    glNamedBufferStorage(G.lines_vbo.id, (GLsizeiptr)LINES_CAPACITY * (GLsizeiptr)sizeof(debug_line_vertex), NULL,
+    glNamedBufferStorage(G.lines_vbo.id, (GLsizeiptr)vertices * (GLsizeiptr)sizeof(debug_line_vertex), NULL,
                          GL_DYNAMIC_STORAGE_BIT);
     glObjectLabel(GL_BUFFER, G.lines_vbo.id, -1, "debug_lines.vertices");
     GLuint vao;
@@ -349,7 +351,7 @@ bool gfx_init(const gfx_desc *desc)
     create_shadow_map(shadow_size);
     if (!d.uncached_shadows && shadow_size + 2 * SHADOW_CACHE_MARGIN <= G.info.max_texture_size)
         create_shadow_cache(shadow_size + 2 * SHADOW_CACHE_MARGIN);
-    create_lines_buffer();
+    create_lines_buffer(d.line_vertices > 0 ? d.line_vertices : DEFAULT_LINE_VERTICES);
     if (!gfx_marker_build(&G.marker) || !build_sky(&G.sky)) {
         log_error("render: could not build the marker and sky meshes");
         gfx_shutdown();
@@ -739,8 +741,8 @@ static void draw_debug_lines(const debug_lines *dl)
     if (!dl || !dl->vertices || dl->count < 2)
         return;
     int n = dl->count & ~1;
-    if (n > LINES_CAPACITY)
-        n = LINES_CAPACITY;
+    if (n > G.line_vertices)
+        n = G.line_vertices & ~1;
     glNamedBufferSubData(G.lines_vbo.id, 0, (GLsizeiptr)n * (GLsizeiptr)sizeof(debug_line_vertex), dl->vertices);
     glUseProgram(G.lines.id);
     glBindVertexArray(G.lines_vao.id);

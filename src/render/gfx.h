@@ -42,6 +42,8 @@ typedef struct gfx_desc {
     bool uncached_shadows; /* draw the terrain, walls and areas into the shadow map
                               every frame instead of copying them from the cache
                               (comparisons, tests) */
+    int line_vertices;   /* debug line vertices a frame draws at most (the caller's
+                            capacity: the GPU buffer is sized to it); 0: default 65536 */
 } gfx_desc;
 
 enum { GFX_INFO_STRING_MAX = 128 };
