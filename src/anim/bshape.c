@@ -51,12 +51,22 @@ void bshape_set_free(bshape_set_t *set)
     memset(set, 0, sizeof *set);
 }
 
+/* From the sparse pairs when the set has them (they are the chr's deltas,
+ * packed and reordered: the same values land in the same places), so a
+ * caller that let the chr's copy go can still ask for the dense layout. */
 static bool build_dense(bshape_set_t *set, const chr_character_t *c)
 {
     size_t n = (size_t)set->target_count * set->vertex_count * BSHAPE_DELTA_FLOATS;
     set->dense = calloc(n ? n : 1, sizeof *set->dense);
     if (!set->dense)
         return false;
+    if (set->vertex_offset) {
+        for (uint32_t v = 0; v < set->vertex_count; v++)
+            for (uint32_t i = set->vertex_offset[v]; i < set->vertex_offset[v + 1]; i++)
+                memcpy(set->dense + ((size_t)set->pair_target[i] * set->vertex_count + v) * BSHAPE_DELTA_FLOATS,
+                       set->pair_delta + (size_t)i * BSHAPE_DELTA_FLOATS, BSHAPE_DELTA_FLOATS * sizeof *set->dense);
+        return true;
+    }
     for (uint32_t t = 0; t < set->target_count; t++) {
         const chr_delta_t *d;
         uint32_t count;
@@ -197,6 +207,38 @@ int bshape_set_find_shape(const bshape_set_t *set, uint32_t shape)
         if (set->target_source[t] == shape)
             return (int)t;
     return -1;
+}
+
+int bshape_set_find_corrective(const bshape_set_t *set, uint32_t corrective)
+{
+    for (uint32_t t = set->shape_count; t < set->target_count; t++)
+        if (set->target_source[t] == corrective)
+            return (int)t;
+    return -1;
+}
+
+uint32_t bshape_set_target_deltas(const bshape_set_t *set, uint32_t target, chr_delta_t *out, uint32_t capacity)
+{
+    if (!set->vertex_offset || target >= set->target_count)
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < set->vertex_count; v++) {
+        for (uint32_t i = set->vertex_offset[v]; i < set->vertex_offset[v + 1]; i++) {
+            if (set->pair_target[i] != target)
+                continue;
+            if (n < capacity) {
+                const float *d = set->pair_delta + (size_t)i * BSHAPE_DELTA_FLOATS;
+                chr_delta_t *o = &out[n];
+                o->vertex = v;
+                memcpy(o->dpos, d, sizeof o->dpos);
+                memcpy(o->dnormal, d + 3, sizeof o->dnormal);
+                memcpy(o->dtangent, d + 6, sizeof o->dtangent);
+                o->dao = d[9];
+            }
+            n++;
+        }
+    }
+    return n;
 }
 
 bool bshape_validate(const bshape_job_t *job)

@@ -78,12 +78,20 @@ typedef struct bshape_job_t {
 bool bshape_set_build(bshape_set_t *set, const chr_character_t *c, uint32_t mesh, unsigned build_flags);
 /* Adds the layouts named by BUILD_FLAGS that SET (built from C) lacks, for
  * a layout wanted only later (the dense one is large); false (one logged
- * line) when memory runs out, the set keeping what it had. */
+ * line) when memory runs out, the set keeping what it had. The dense layout
+ * of a set with the sparse one is built from the sparse pairs, so C's
+ * delta arrays may have been released by then (figure does). */
 bool bshape_set_add_layouts(bshape_set_t *set, const chr_character_t *c, unsigned build_flags);
 void bshape_set_free(bshape_set_t *set);
 
 /* Target index of chr shape SHAPE in SET, or -1 when it targets another mesh. */
 int bshape_set_find_shape(const bshape_set_t *set, uint32_t shape);
+/* Target index of chr corrective CORRECTIVE in SET, or -1 likewise. */
+int bshape_set_find_corrective(const bshape_set_t *set, uint32_t corrective);
+/* The deltas of TARGET as the chr stores them (ascending vertex order),
+ * read back from the sparse layout: writes up to CAPACITY into OUT and
+ * returns the target's delta count (0 without the sparse layout). */
+uint32_t bshape_set_target_deltas(const bshape_set_t *set, uint32_t target, chr_delta_t *out, uint32_t capacity);
 
 /* O(1) checks of pointers, counts and layout; O(active) checks of the list. */
 bool bshape_validate(const bshape_job_t *job);

@@ -793,7 +793,7 @@ static int load_character(app_t *app, const app_options *opt)
 {
     char path[PATHS_MAX];
     /* Cubic (the control points) only: the constant and linear modes' slices
-     * (127 MB of the shipped network) are built when the menu picks them. */
+     * (127 MB of the shipped network) are built when picked. */
     pfnn_load_desc cubic = {.modes = 1u << PFNN_PHASE_CUBIC};
     if (!data_path(opt->network, GAME_NETWORK, path) || !pfnn_load_ex(&app->net, path, &cubic))
         return EXIT_RUNTIME;
@@ -804,6 +804,10 @@ static int load_character(app_t *app, const app_options *opt)
     app->net_loaded = true;
     if (!pfnn_prepare_mode(&app->net, mode))
         return EXIT_RUNTIME;
+    /* A slice mode runs without the control points (8.5 MiB): the menu
+     * reads them from the file again if cubic or another mode is picked. */
+    if (mode != PFNN_PHASE_CUBIC)
+        pfnn_release_mode(&app->net, PFNN_PHASE_CUBIC);
     if (!data_path(opt->character, FIGURE_DEFAULT_CHARACTER, path))
         return EXIT_RUNTIME;
     app->fig = new_figure(path, opt->map, false);
@@ -1103,7 +1107,8 @@ int app_run(const app_options *opt)
     };
     if (!platform_init(&app->platform, &pd))
         goto out_script;
-    gfx_desc gd = {0};
+    /* The renderer's line buffer holds what the app's storage can. */
+    gfx_desc gd = {.line_vertices = APP_DEBUG_LINE_VERTICES};
 #ifndef NDEBUG
     gd.debug = true;
 #endif

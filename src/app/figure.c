@@ -94,6 +94,22 @@ static bool prepare_mesh(figure_t *f, uint32_t index, const char *path)
 
 static bool rig_init(figure_t *f, const char *map_path);
 
+/* Every delta is in the meshes' sparse sets now (a reordering of the chr's
+ * shape-major arrays, nothing dropped): the chr's copy goes, 6.7 MB of the
+ * shipped head. Names, meshes and counts stay; the dense layout and the
+ * bake read the deltas back from the sets. */
+static void release_chr_deltas(figure_t *f)
+{
+    for (uint32_t s = 0; s < f->chr.shape_count; s++) {
+        free(f->chr.shapes[s].deltas);
+        f->chr.shapes[s].deltas = NULL;
+    }
+    for (uint32_t k = 0; k < f->chr.corrective_count; k++) {
+        free(f->chr.correctives[k].deltas);
+        f->chr.correctives[k].deltas = NULL;
+    }
+}
+
 bool figure_load(figure_t *f, const figure_desc *desc)
 {
     memset(f, 0, sizeof *f);
@@ -122,6 +138,7 @@ bool figure_load(figure_t *f, const figure_desc *desc)
     for (uint32_t m = 0; m < f->chr.mesh_count; m++)
         if (!prepare_mesh(f, m, path))
             return false;
+    release_chr_deltas(f);
     pose_bind_from_rest(&f->chr.skel, &f->bind);
     if (desc->skeleton_path) {
         if (!rig_init(f, desc->map_path))
@@ -599,17 +616,75 @@ static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, 
     return ok;
 }
 
+/* The deltas of target T of mesh MESH read back from its set into a new
+ * array of COUNT (the chr's count); NULL (logged) when memory runs out or
+ * the set disagrees. */
+static chr_delta_t *target_deltas(const figure_t *f, uint32_t mesh, int t, uint32_t count, const char *path)
+{
+    chr_delta_t *d = malloc((count ? count : 1) * sizeof *d);
+    const bshape_set_t *set = mesh < f->chr.mesh_count ? &f->mesh[mesh].set : NULL;
+    if (!d || !set || t < 0 || bshape_set_target_deltas(set, (uint32_t)t, d, count) != count) {
+        log_error("%s: %s reading back the blend-shape deltas", path, d ? "mismatch" : "out of memory");
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* OUT's shapes and correctives as copies of F's with their deltas (which
+ * only the sets hold) read back; free_restored() undoes it. */
+static bool restore_deltas(const figure_t *f, chr_character_t *out, const char *path)
+{
+    const chr_character_t *c = &f->chr;
+    out->shapes = calloc(c->shape_count ? c->shape_count : 1, sizeof *out->shapes);
+    out->correctives = calloc(c->corrective_count ? c->corrective_count : 1, sizeof *out->correctives);
+    if (!out->shapes || !out->correctives) {
+        log_error("%s: out of memory", path);
+        return false;
+    }
+    for (uint32_t s = 0; s < c->shape_count; s++) {
+        const chr_shape_t *src = &c->shapes[s];
+        out->shapes[s] = *src;
+        int t = src->mesh < c->mesh_count ? bshape_set_find_shape(&f->mesh[src->mesh].set, s) : -1;
+        out->shapes[s].deltas = target_deltas(f, src->mesh, t, src->delta_count, path);
+        if (!out->shapes[s].deltas)
+            return false;
+    }
+    for (uint32_t k = 0; k < c->corrective_count; k++) {
+        const chr_corrective_t *src = &c->correctives[k];
+        out->correctives[k] = *src;
+        int t = src->mesh < c->mesh_count ? bshape_set_find_corrective(&f->mesh[src->mesh].set, k) : -1;
+        out->correctives[k].deltas = target_deltas(f, src->mesh, t, src->delta_count, path);
+        if (!out->correctives[k].deltas)
+            return false;
+    }
+    return true;
+}
+
+static void free_restored(chr_character_t *out)
+{
+    for (uint32_t s = 0; out->shapes && s < out->shape_count; s++)
+        free(out->shapes[s].deltas);
+    for (uint32_t k = 0; out->correctives && k < out->corrective_count; k++)
+        free(out->correctives[k].deltas);
+    free(out->shapes);
+    free(out->correctives);
+}
+
 bool figure_bake_save(figure_t *f, const char *path)
 {
     if (!f || !f->gfx || !path) {
         log_error("%s: bake needs a figure uploaded to the renderer", path ? path : "(no path)");
         return false;
     }
-    /* A shallow copy: it shares every array with f->chr except the baked
-     * meshes' vertices, and is never freed through chr_free(). */
+    /* A shallow copy: it shares the skeleton, materials and unbaked meshes'
+     * arrays with f->chr, has the baked meshes' vertices and the deltas
+     * read back from the sets, and is never freed through chr_free(). */
     chr_character_t out = f->chr;
+    out.shapes = NULL;
+    out.correctives = NULL;
     chr_vertex_t *baked[CHR_MAX_MESHES] = {0};
-    bool ok = true;
+    bool ok = restore_deltas(f, &out, path);
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
         figure_mesh *m = &f->mesh[mi];
         if (m->set.shape_count == 0)
@@ -632,5 +707,6 @@ bool figure_bake_save(figure_t *f, const char *path)
     ok = ok && chr_save(&out, path);
     for (uint32_t mi = 0; mi < CHR_MAX_MESHES; mi++)
         free(baked[mi]);
+    free_restored(&out);
     return ok;
 }

@@ -29,6 +29,10 @@
  * in figure_deform() (every scratch array is sized at load; the one-off
  * figure_bake_save() allocates).
  * Memory: the figure owns the character, the arrays and the gfx handle.
+ * The blend-shape deltas live only in each mesh's set (f->mesh[m].set):
+ * figure_load() releases the chr's copy once the sets hold them, so
+ * f->chr's shapes and correctives keep names, meshes and delta counts but
+ * their deltas pointers are NULL.
  */
 #ifndef STRIDER_APP_FIGURE_H
 #define STRIDER_APP_FIGURE_H
@@ -94,7 +98,7 @@ typedef struct figure_mesh {
 } figure_mesh;
 
 typedef struct figure_t {
-    chr_character_t chr;
+    chr_character_t chr;       /* shapes' and correctives' deltas released (see Memory) */
     bool chr_loaded;
     char path[512];            /* the character file, for messages */
     figure_rig rig;            /* when loaded with a skeleton */

@@ -350,13 +350,14 @@ static void draw_game_character(app_t *app)
                 (double)rig->rt.scale);
     int mode = (int)ctrl_get_mode(c);
     if (ui_combo("phase mode", &mode, modes, PFNN_PHASE_MODE_COUNT)) {
-        /* A slice mode is built when picked (a menu choice, not a per-frame
-         * cost) and the one left is freed: the game holds at most one. */
-        pfnn_mode old = ctrl_get_mode(c);
+        /* A mode is built when picked (a menu choice, not a per-frame cost;
+         * released control points are read from the file again) and every
+         * other is freed: the game holds only the mode it runs. */
         if (pfnn_prepare_mode(&app->net, (pfnn_mode)mode)) {
             ctrl_set_mode(c, (pfnn_mode)mode);
-            if (old != (pfnn_mode)mode)
-                pfnn_release_mode(&app->net, old);
+            for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
+                if (m != mode)
+                    pfnn_release_mode(&app->net, (pfnn_mode)m);
         }
     }
     bool ik = ctrl_get_ik(c);

@@ -11,12 +11,82 @@
 #include <assimp/scene.h>
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 _Static_assert(sizeof(ai_real) == sizeof(float), "assimp must be built with single-precision ai_real");
 _Static_assert(sizeof(struct aiVector3D) == 3 * sizeof(float), "aiVector3D must be three packed floats");
+
+/* assimp is opened the first time a glTF file is read, not linked: a run
+ * that only loads .chr files never maps it (with libdraco and libminizip
+ * about 3 MB of resident memory, mostly relocated data and constructors,
+ * measured with the game on the shipped character). STRIDER_ASSIMP_SONAME
+ * comes from the build (pkg-config's version). */
+#ifndef STRIDER_ASSIMP_SONAME
+#error "STRIDER_ASSIMP_SONAME (the assimp library to open, e.g. libassimp.so.5) is set by src/asset/CMakeLists.txt"
+#endif
+
+/* The calls used, as the headers declare them. */
+typedef struct assimp_api {
+    const struct aiScene *(*import_file)(const char *path, unsigned int flags);
+    void (*release_import)(const struct aiScene *scene);
+    const char *(*error_string)(void);
+    enum aiReturn (*material_string)(const struct aiMaterial *m, const char *key, unsigned int type,
+                                     unsigned int index, struct aiString *out);
+    enum aiReturn (*material_color)(const struct aiMaterial *m, const char *key, unsigned int type,
+                                    unsigned int index, struct aiColor4D *out);
+    enum aiReturn (*material_floats)(const struct aiMaterial *m, const char *key, unsigned int type,
+                                     unsigned int index, ai_real *out, unsigned int *max);
+} assimp_api;
+
+/* Checked against the headers' prototypes without referencing the symbols. */
+#define SAME_TYPE(fn, member) __builtin_types_compatible_p(__typeof__(&fn), __typeof__(((assimp_api *)0)->member))
+_Static_assert(SAME_TYPE(aiImportFile, import_file) && SAME_TYPE(aiReleaseImport, release_import) &&
+                   SAME_TYPE(aiGetErrorString, error_string) && SAME_TYPE(aiGetMaterialString, material_string) &&
+                   SAME_TYPE(aiGetMaterialColor, material_color) &&
+                   SAME_TYPE(aiGetMaterialFloatArray, material_floats),
+               "assimp_api must match assimp's C API");
+#undef SAME_TYPE
+
+static assimp_api g_ai;
+
+/* Opens assimp once (it stays loaded); false with one line naming PATH, the
+ * file that needed it, when the library or a call is missing. */
+static bool assimp_ready(const char *path)
+{
+    static bool tried, ok;
+    static char why[256];
+    if (!tried) {
+        tried = true;
+        void *lib = dlopen(STRIDER_ASSIMP_SONAME, RTLD_NOW | RTLD_LOCAL);
+        static const char *const names[] = {"aiImportFile",       "aiReleaseImport",    "aiGetErrorString",
+                                            "aiGetMaterialString", "aiGetMaterialColor", "aiGetMaterialFloatArray"};
+        enum { CALLS = sizeof names / sizeof names[0] };
+        void *sym[CALLS] = {0};
+        ok = lib != NULL;
+        for (size_t i = 0; ok && i < CALLS; i++)
+            ok = (sym[i] = dlsym(lib, names[i])) != NULL;
+        if (ok) {
+            /* POSIX: a function's address comes back as a void pointer. */
+            memcpy(&g_ai.import_file, &sym[0], sizeof sym[0]);
+            memcpy(&g_ai.release_import, &sym[1], sizeof sym[1]);
+            memcpy(&g_ai.error_string, &sym[2], sizeof sym[2]);
+            memcpy(&g_ai.material_string, &sym[3], sizeof sym[3]);
+            memcpy(&g_ai.material_color, &sym[4], sizeof sym[4]);
+            memcpy(&g_ai.material_floats, &sym[5], sizeof sym[5]);
+        } else {
+            const char *e = dlerror();
+            snprintf(why, sizeof why, "%s", e ? e : "a call is missing");
+            if (lib)
+                dlclose(lib);
+        }
+    }
+    if (!ok)
+        log_error("%s: glTF import needs %s: %s", path, STRIDER_ASSIMP_SONAME, why);
+    return ok;
+}
 
 /* Bytes read to tell glTF from anything else before assimp sees the file. */
 enum { SNIFF_BYTES = 64 };
@@ -118,7 +188,7 @@ static void file_scene_free(file_scene_t *fs)
     free(fs->materials);
     free(fs->material_name);
     if (fs->ai)
-        aiReleaseImport(fs->ai);
+        g_ai.release_import(fs->ai);
     memset(fs, 0, sizeof *fs);
 }
 
@@ -319,19 +389,19 @@ static bool read_materials(file_scene_t *fs, const char *path)
         const struct aiMaterial *am = fs->ai->mMaterials[i];
         imp_material *m = &fs->materials[i];
         struct aiString name;
-        if (aiGetMaterialString(am, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS)
+        if (g_ai.material_string(am, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS)
             snprintf(fs->material_name[i], sizeof fs->material_name[i], "%.63s", name.data);
         m->name = fs->material_name[i];
         struct aiColor4D c = {0.8f, 0.8f, 0.8f, 1.0f};
-        if (aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &c) != aiReturn_SUCCESS)
-            aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &c);
+        if (g_ai.material_color(am, AI_MATKEY_BASE_COLOR, &c) != aiReturn_SUCCESS)
+            g_ai.material_color(am, AI_MATKEY_COLOR_DIFFUSE, &c);
         m->color[0] = c.r;
         m->color[1] = c.g;
         m->color[2] = c.b;
         m->color[3] = c.a;
         ai_real rough = 0.6f;
         unsigned one = 1;
-        aiGetMaterialFloatArray(am, AI_MATKEY_ROUGHNESS_FACTOR, &rough, &one);
+        g_ai.material_floats(am, AI_MATKEY_ROUGHNESS_FACTOR, &rough, &one);
         m->roughness = rough;
     }
     fs->scene.materials = fs->materials;
@@ -346,13 +416,13 @@ bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info)
         log_error("%s: not a glTF file name (.glb or .gltf expected)", path);
         return false;
     }
-    if (!sniff(path))
+    if (!sniff(path) || !assimp_ready(path))
         return false;
     file_scene_t fs;
     memset(&fs, 0, sizeof fs);
-    fs.ai = aiImportFile(path, aiProcess_Triangulate);
+    fs.ai = g_ai.import_file(path, aiProcess_Triangulate);
     if (!fs.ai) {
-        const char *why = aiGetErrorString();
+        const char *why = g_ai.error_string();
         /* assimp's messages can span lines; keep the first. */
         char line[256];
         snprintf(line, sizeof line, "%s", why && why[0] ? why : "unknown error");

@@ -9,7 +9,9 @@
  * or MAP_PATH) and is then dressed by region (import_look.h).
  * Bad input (missing, unreadable, truncated or not glTF; anything import.h
  * refuses) fails with ONE logged line naming the file; nothing is kept.
- * assimp is asked to triangulate only: every other check is ours.
+ * assimp is asked to triangulate only: every other check is ours. Its
+ * library is opened (dlopen) when the first glTF file is read and stays
+ * loaded; without it that read fails with one line.
  * Does NOT: write files (see chr_save), or keep the assimp scene.
  * Memory: the character's arrays are malloc'd (chr_free()).
  */

@@ -225,17 +225,19 @@ static void *alloc_aligned(size_t bytes)
  * KiB pages that crosses ~540 pages (TLB misses, and the hardware
  * prefetchers stop at each page boundary). Huge pages measured 0.083 ->
  * 0.071 ms per constant fp32 inference in a standalone loop on this
- * machine. Without THP (or where madvise fails) it is an ordinary block. */
+ * machine. Only the whole huge pages are marked: a huge page under the
+ * block's tail would be resident in full (the cubic mode's 8.45 MiB took
+ * 10 MiB), so the tail stays in ordinary pages. Without THP (or where
+ * madvise fails) it is an ordinary block. */
 #define PFNN_HUGE_PAGE ((size_t)2 << 20)
 static void *alloc_weights(size_t bytes)
 {
     if (bytes < PFNN_HUGE_PAGE)
         return alloc_aligned(bytes);
-    size_t n = round_up(bytes, PFNN_HUGE_PAGE);
-    void *p = aligned_alloc(PFNN_HUGE_PAGE, n);
+    void *p = aligned_alloc(PFNN_HUGE_PAGE, round_up(bytes, PFNN_HUGE_PAGE));
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (p)
-        (void)madvise(p, n, MADV_HUGEPAGE);
+        (void)madvise(p, bytes / PFNN_HUGE_PAGE * PFNN_HUGE_PAGE, MADV_HUGEPAGE);
 #endif
     return p;
 }
@@ -419,7 +421,7 @@ static bool build_sets(pfnn_network *net, const float *payload, const pfnn_load_
         log_error("%s: out of memory", net->name);
         return false;
     }
-    /* The control points are always kept: they are the cubic mode and the
+    /* The control points are always built: they are the cubic mode and the
      * source of every slice. */
     if (!build_mode(net, PFNN_PHASE_CUBIC, payload))
         return false;
@@ -429,18 +431,77 @@ static bool build_sets(pfnn_network *net, const float *payload, const pfnn_load_
     return true;
 }
 
+static bool load_checked(pfnn_network *net, const uint8_t *data, size_t size, const pfnn_load_desc *d);
+
+/* Whether B, just loaded, is the network A was loaded as. */
+static bool same_network(const pfnn_network *a, const pfnn_network *b)
+{
+    return a->checksum == b->checksum && a->n_in == b->n_in && a->h0 == b->h0 && a->h1 == b->h1 &&
+           a->n_out == b->n_out && a->n_joints == b->n_joints && a->n_traj == b->n_traj &&
+           a->n_gaits == b->n_gaits &&
+           memcmp(a->x_mean, b->x_mean, (2 * (size_t)a->n_in + 2 * (size_t)a->n_out) * sizeof(float)) == 0;
+}
+
+/* The control points, released, read again from the file they were loaded
+ * from, with every check of a load; the file must still hold the network
+ * loaded (dimensions, normalisation, payload checksum). */
+static bool reload_control_points(pfnn_network *net)
+{
+    if (!net->path) {
+        log_error("%s: the control points were released and there is no file to read them from", net->name);
+        return false;
+    }
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (!file_read_all(net->path, PFNN_MAX_FILE_BYTES, &data, &size))
+        return false;
+    pfnn_network fresh;
+    memset(&fresh, 0, sizeof fresh);
+    snprintf(fresh.name, sizeof fresh.name, "%s", net->name);
+    const pfnn_load_desc d = {.modes = 1u << PFNN_PHASE_CUBIC, .fp16 = net->has_f16, .any_dims = true};
+    bool ok = load_checked(&fresh, data, size, &d);
+    file_free(data);
+    if (ok && !same_network(net, &fresh)) {
+        log_error("%s: the file changed since it was loaded (checksum 0x%08x, was 0x%08x); load it again", net->name,
+                  fresh.checksum, net->checksum);
+        ok = false;
+    }
+    if (ok) {
+        const pfnn_mode c = PFNN_PHASE_CUBIC;
+        net->block32[c] = fresh.block32[c];
+        net->block16[c] = fresh.block16[c];
+        net->block_b[c] = fresh.block_b[c];
+        fresh.block32[c] = fresh.block16[c] = fresh.block_b[c] = NULL;
+        net->mode_bytes[c][PFNN_F32] = fresh.mode_bytes[c][PFNN_F32];
+        net->mode_bytes[c][PFNN_F16] = fresh.mode_bytes[c][PFNN_F16];
+        for (int i = 0; i < PFNN_CONTROL_POINTS; i++)
+            set_pointers(net, c, i);
+        net->has_mode[c] = true;
+    }
+    pfnn_free(&fresh);
+    return ok;
+}
+
 bool pfnn_prepare_mode(pfnn_network *net, pfnn_mode mode)
 {
     if (!net || !net->sets || (unsigned)mode >= PFNN_PHASE_MODE_COUNT) {
         log_error("pfnn: prepare mode %d: no loaded network, or no such mode", (int)mode);
         return false;
     }
-    return net->has_mode[mode] || build_mode(net, mode, NULL);
+    if (net->has_mode[mode])
+        return true;
+    /* Every mode is the control points or blended from them. */
+    if (!net->has_mode[PFNN_PHASE_CUBIC] && !reload_control_points(net))
+        return false;
+    return mode == PFNN_PHASE_CUBIC || build_mode(net, mode, NULL);
 }
 
 void pfnn_release_mode(pfnn_network *net, pfnn_mode mode)
 {
-    if (net && net->sets && (mode == PFNN_PHASE_CONSTANT || mode == PFNN_PHASE_LINEAR))
+    if (!net || !net->sets || (unsigned)mode >= PFNN_PHASE_MODE_COUNT)
+        return;
+    /* The control points go only where they can be read again. */
+    if (mode != PFNN_PHASE_CUBIC || net->path)
         free_mode_blocks(net, mode);
 }
 
@@ -516,6 +577,7 @@ static bool load_checked(pfnn_network *net, const uint8_t *data, size_t size, co
         return false;
     }
 
+    net->checksum = checksum;
     net->n_in = (int)n_in;
     net->h0 = (int)h0;
     net->h1 = (int)h1;
@@ -597,6 +659,10 @@ bool pfnn_load_ex(pfnn_network *net, const char *path, const pfnn_load_desc *des
         return false;
     bool ok = pfnn_load_memory(net, path, data, size, desc);
     file_free(data);
+    /* Kept so that released control points can be read again; without it
+     * (out of memory) they are simply never released. */
+    if (ok)
+        net->path = strdup(path);
     return ok;
 }
 
@@ -613,6 +679,7 @@ void pfnn_free(pfnn_network *net)
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
         free_mode_blocks(net, (pfnn_mode)m);
     free(net->sets);
+    free(net->path);
     memset(net, 0, sizeof *net);
 }
 

@@ -5,7 +5,9 @@
  * -> pfnn_workspace_free() -> pfnn_free(). pfnn_ref_load() reads pfnn_ref.bin.
  * Between steps, pfnn_prepare_mode() builds a phase mode not made at load
  * (the game loads cubic only and builds the others when the menu picks
- * them) and pfnn_release_mode() gives a mode's memory back.
+ * them) and pfnn_release_mode() gives a mode's memory back; a network
+ * loaded from a file may release even the control points (the game does
+ * while a slice mode runs), which a later prepare reads from the file again.
  * Phase modes, chosen per job: CONSTANT = nearest of 50 precomputed slices;
  * LINEAR = 10 slices, the two neighbours' layer outputs (pre-ELU) blended,
  * which equals blending their weights but reads the same bytes and writes
@@ -93,11 +95,13 @@ typedef struct pfnn_network {
     void *block32[PFNN_PHASE_MODE_COUNT], *block16[PFNN_PHASE_MODE_COUNT];
     void *block_b[PFNN_PHASE_MODE_COUNT];
     char name[128]; /* file name, for messages */
+    char *path;     /* the file loaded (pfnn_load_ex), to read released control points again; NULL from memory */
+    uint32_t checksum; /* the payload's, from the header */
 } pfnn_network;
 
 typedef struct pfnn_load_desc {
     unsigned modes; /* bit (1 << pfnn_mode) per mode to prepare; 0: all three
-                       (CUBIC, the control points, is always kept) */
+                       (CUBIC, the control points, is always built) */
     bool fp16;      /* also keep fp16 copies of the weights of those modes */
     bool any_dims;  /* accept dims other than the shipped 282/284/21/12/6 (tests, fuzzing) */
 } pfnn_load_desc;
@@ -133,10 +137,15 @@ void pfnn_free(pfnn_network *net);
 /* Builds MODE's slices if it was not prepared (a no-op when it was): 106 MB
  * and about a tenth of a second for CONSTANT's 50 fp32 slices of the shipped
  * network, 21 MB for LINEAR's 10, plus fp16 copies when the load kept fp16.
- * false + one logged line when memory runs out (or a slice exceeds fp16). */
+ * Released control points (CUBIC, and the source of every slice) are read
+ * from the file again first, with a load's checks; it must still hold the
+ * network loaded. false + one logged line when memory runs out (or a slice
+ * exceeds fp16), or the file is gone, unreadable or another network. */
 bool pfnn_prepare_mode(pfnn_network *net, pfnn_mode mode);
-/* Frees MODE's slices (CONSTANT, LINEAR; the control points stay). No job
- * may use MODE afterwards until it is prepared again. */
+/* Frees MODE's weights: CONSTANT's or LINEAR's slices, or CUBIC's control
+ * points when the network was loaded from a file (pfnn_load_ex; from
+ * memory they stay). No job may use MODE afterwards until it is prepared
+ * again. */
 void pfnn_release_mode(pfnn_network *net, pfnn_mode mode);
 
 /* Bytes of weights + biases held for MODE in DTYPE (0 when not prepared). */

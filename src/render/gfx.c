@@ -24,7 +24,7 @@ enum {
     DEFAULT_MSAA_SAMPLES = 1,
     MIN_GL_MAJOR = 4,
     MIN_GL_MINOR = 3,
-    LINES_CAPACITY = 1 << 16 /* debug line vertices per frame; more are not drawn */
+    DEFAULT_LINE_VERTICES = 1 << 16 /* debug line vertices per frame; more are not drawn */
 };
 
 /* From the side and a little behind a camera that looks along +Z (the spawn
@@ -103,9 +103,11 @@ static struct {
     bool inited;
     gfx_info info;
     /* scene: lit with shadows; scene_flat: the same without the shadow
-     * lookup (a separate program because llvmpipe pays for untaken branches). */
+     * lookup (a separate program because llvmpipe pays for untaken
+     * branches), built the first time a frame has shadows off. */
     gfx_program scene, scene_flat, shadow, sky_prog, lines;
     scene_uniforms scene_u[2]; /* [0] scene, [1] scene_flat */
+    bool scene_flat_failed;    /* its build failed (logged once): scene draws */
     GLint shadow_u_model, shadow_u_light_view_proj;
     gfx_buffer frame_ubo;
     gfx_texture shadow_tex;
@@ -117,6 +119,7 @@ static struct {
     int target_w, target_h;
     gfx_mesh sky;
     gfx_buffer lines_vbo;
+    int line_vertices; /* lines_vbo's capacity */
     gfx_vertex_array lines_vao;
     gfx_level_gpu level;
     gfx_mesh marker;
@@ -182,8 +185,6 @@ static scene_uniforms scene_uniforms_of(GLuint prog)
 static bool load_programs(void)
 {
     if (!gfx_shader_program_load(&G.scene, "scene.vert", "scene.frag", NULL, "scene") ||
-        !gfx_shader_program_load(&G.scene_flat, "scene.vert", "scene.frag", "#define STRIDER_NO_SHADOWS",
-                                 "scene_no_shadows") ||
         !gfx_shader_program_load(&G.shadow, "shadow.vert", "shadow.frag", NULL, "shadow") ||
         !gfx_shader_program_load(&G.sky_prog, "sky.vert", "sky.frag", NULL, "sky") ||
         !gfx_shader_program_load(&G.lines, "lines.vert", "lines.frag", NULL, "debug_lines"))
@@ -191,8 +192,23 @@ static bool load_programs(void)
     G.shadow_u_model = glGetUniformLocation(G.shadow.id, "u_model");
     G.shadow_u_light_view_proj = glGetUniformLocation(G.shadow.id, "u_light_view_proj");
     G.scene_u[0] = scene_uniforms_of(G.scene.id);
-    G.scene_u[1] = scene_uniforms_of(G.scene_flat.id);
     return true;
+}
+
+/* The scene program of a frame with or without SHADOWS. The one without is
+ * built when a frame first asks for it (the menu's toggle): a run that
+ * keeps its shadows never holds it (each program costs about 1 MB in
+ * llvmpipe). */
+static const scene_uniforms *scene_program(bool shadows)
+{
+    if (!shadows && !G.scene_flat.id && !G.scene_flat_failed) {
+        if (gfx_shader_program_load(&G.scene_flat, "scene.vert", "scene.frag", "#define STRIDER_NO_SHADOWS",
+                                    "scene_no_shadows"))
+            G.scene_u[1] = scene_uniforms_of(G.scene_flat.id);
+        else
+            G.scene_flat_failed = true;
+    }
+    return &G.scene_u[shadows || !G.scene_flat.id ? 0 : 1];
 }
 
 
@@ -231,10 +247,11 @@ static void create_shadow_cache(int size)
     G.shadow_cache.size = size;
 }
 
-static void create_lines_buffer(void)
+static void create_lines_buffer(int vertices)
 {
+    G.line_vertices = vertices;
     glCreateBuffers(1, &G.lines_vbo.id);
-    glNamedBufferStorage(G.lines_vbo.id, (GLsizeiptr)LINES_CAPACITY * (GLsizeiptr)sizeof(debug_line_vertex), NULL,
+    glNamedBufferStorage(G.lines_vbo.id, (GLsizeiptr)vertices * (GLsizeiptr)sizeof(debug_line_vertex), NULL,
                          GL_DYNAMIC_STORAGE_BIT);
     glObjectLabel(GL_BUFFER, G.lines_vbo.id, -1, "debug_lines.vertices");
     GLuint vao;
@@ -334,7 +351,7 @@ bool gfx_init(const gfx_desc *desc)
     create_shadow_map(shadow_size);
     if (!d.uncached_shadows && shadow_size + 2 * SHADOW_CACHE_MARGIN <= G.info.max_texture_size)
         create_shadow_cache(shadow_size + 2 * SHADOW_CACHE_MARGIN);
-    create_lines_buffer();
+    create_lines_buffer(d.line_vertices > 0 ? d.line_vertices : DEFAULT_LINE_VERTICES);
     if (!gfx_marker_build(&G.marker) || !build_sky(&G.sky)) {
         log_error("render: could not build the marker and sky meshes");
         gfx_shutdown();
@@ -562,6 +579,8 @@ static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_i
     /* Normal offset of ~1.5 texels in world cm; depth bias in [0,1] depth units. */
     set_vec4(u->shadow, 1.0f / (float)G.info.shadow_map_size, 1.5f * radius_texel, 0.0005f, 0.85f);
 
+    memset(pi, 0, sizeof *pi);
+    pi->caster_u_model = -1;
     pi->frame = f;
     memcpy(pi->view_proj, vp, sizeof pi->view_proj);
     memcpy(pi->light_view_proj, lvp, sizeof pi->light_view_proj);
@@ -705,7 +724,11 @@ static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi, const shadow
     }
     draw_marker(f, &u);
     pi->pass = GFX_PASS_SHADOW;
+    pi->caster = G.shadow;
+    pi->caster_u_model = G.shadow_u_model;
     run_hooks(pi);
+    pi->caster.id = 0;
+    pi->caster_u_model = -1;
     if (!cached) {
         glUseProgram(G.shadow.id);
         draw_static_casters(f, &u, pi->light_view_proj);
@@ -718,8 +741,8 @@ static void draw_debug_lines(const debug_lines *dl)
     if (!dl || !dl->vertices || dl->count < 2)
         return;
     int n = dl->count & ~1;
-    if (n > LINES_CAPACITY)
-        n = LINES_CAPACITY;
+    if (n > G.line_vertices)
+        n = G.line_vertices & ~1;
     glNamedBufferSubData(G.lines_vbo.id, 0, (GLsizeiptr)n * (GLsizeiptr)sizeof(debug_line_vertex), dl->vertices);
     glUseProgram(G.lines.id);
     glBindVertexArray(G.lines_vao.id);
@@ -744,7 +767,7 @@ static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
     /* Near occluders first (props, then hooks: the character), the terrain
      * last: software rasterisers skip shading of pixels that fail the early
      * depth test, and the terrain is the most expensive surface. */
-    const scene_uniforms *u = &G.scene_u[(f->layers & GFX_LAYER_SHADOWS) ? 0 : 1];
+    const scene_uniforms *u = scene_program((f->layers & GFX_LAYER_SHADOWS) != 0);
     glUseProgram(u->prog);
     draw_props(f, u);
     pi->pass = GFX_PASS_MAIN;

@@ -42,6 +42,8 @@ typedef struct gfx_desc {
     bool uncached_shadows; /* draw the terrain, walls and areas into the shadow map
                               every frame instead of copying them from the cache
                               (comparisons, tests) */
+    int line_vertices;   /* debug line vertices a frame draws at most (the caller's
+                            capacity: the GPU buffer is sized to it); 0: default 65536 */
 } gfx_desc;
 
 enum { GFX_INFO_STRING_MAX = 128 };
@@ -110,6 +112,11 @@ typedef struct gfx_pass_info {
     const gfx_frame_desc *frame;
     float view_proj[16];       /* main camera, column-major */
     float light_view_proj[16]; /* shadow map projection, column-major */
+    /* Shadow pass: the renderer's depth program for casters that need only
+     * ATTR_POSITION, its projection already set; a hook sets u_model
+     * (location caster_u_model) and draws. Zero in the main pass. */
+    gfx_program caster;
+    int32_t caster_u_model;
 } gfx_pass_info;
 
 typedef void (*gfx_draw_fn)(const gfx_pass_info *info, void *user);

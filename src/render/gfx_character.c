@@ -61,17 +61,15 @@ void gfx_char_set_materials(const gfx_character *gc, const program_locs *p)
 
 const program_locs *gfx_char_cpu_program(const gfx_character *gc, int kind)
 {
-    return kind == KIND_SHADOW ? &gc->shadow : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
+    return kind == KIND_SHADOW ? &gc->caster : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
 }
 
 static bool upload_static(gfx_character *gc, const chr_character_t *c)
 {
     static_vertex *sv = malloc((size_t)gc->vertex_count * sizeof *sv);
-    skin_vertex *kv = malloc((size_t)gc->vertex_count * sizeof *kv);
     uint32_t *idx = malloc((size_t)gc->index_count * sizeof *idx);
-    if (!sv || !idx || !kv) {
+    if (!sv || !idx) {
         free(sv);
-        free(kv);
         free(idx);
         log_error("render: %s: out of memory for %u vertices", gc->label, gc->vertex_count);
         return false;
@@ -83,8 +81,6 @@ static bool upload_static(gfx_character *gc, const chr_character_t *c)
             sv[iv].uv[0] = mesh->vertices[v].uv[0];
             sv[iv].uv[1] = mesh->vertices[v].uv[1];
             sv[iv].material = mesh->vertices[v].material;
-            memcpy(kv[iv].joints, mesh->vertices[v].joints, sizeof kv[iv].joints);
-            memcpy(kv[iv].weights, mesh->vertices[v].weights, sizeof kv[iv].weights);
         }
         for (uint32_t i = 0; i < mesh->index_count; i++)
             idx[ii++] = mesh->indices[i] + gc->mesh_first[m];
@@ -92,10 +88,6 @@ static bool upload_static(gfx_character *gc, const chr_character_t *c)
     glCreateBuffers(1, &gc->static_vbo.id);
     glNamedBufferStorage(gc->static_vbo.id, (GLsizeiptr)((size_t)gc->vertex_count * sizeof *sv), sv, 0);
     gfx_char_label(GL_BUFFER, gc->static_vbo.id, gc->label, "static_vertices");
-    glCreateBuffers(1, &gc->skin_vbo.id);
-    glNamedBufferStorage(gc->skin_vbo.id, (GLsizeiptr)((size_t)gc->vertex_count * sizeof *kv), kv, 0);
-    gfx_char_label(GL_BUFFER, gc->skin_vbo.id, gc->label, "skin_vertices");
-    free(kv);
     glCreateBuffers(1, &gc->ibo.id);
     glNamedBufferStorage(gc->ibo.id, (GLsizeiptr)((size_t)gc->index_count * sizeof *idx), idx, 0);
     gfx_char_label(GL_BUFFER, gc->ibo.id, gc->label, "indices");
@@ -104,8 +96,54 @@ static bool upload_static(gfx_character *gc, const chr_character_t *c)
     return true;
 }
 
+/* The joints and weights of VAO, read only by the GPU-skinning variants
+ * (enabled once skin_vbo exists). */
+static void attach_skin(const gfx_character *gc, GLuint vao)
+{
+    if (!vao || !gc->skin_vbo.id)
+        return;
+    glVertexArrayVertexBuffer(vao, BIND_SKIN, gc->skin_vbo.id, 0, sizeof(skin_vertex));
+    glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
+    glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(skin_vertex, joints));
+    glVertexArrayAttribBinding(vao, ATTR_JOINTS, BIND_SKIN);
+    glEnableVertexArrayAttrib(vao, ATTR_WEIGHTS);
+    glVertexArrayAttribFormat(vao, ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(skin_vertex, weights));
+    glVertexArrayAttribBinding(vao, ATTR_WEIGHTS, BIND_SKIN);
+}
+
+bool gfx_char_skin_vertices_ready(gfx_character *gc)
+{
+    if (gc->skin_vbo.id)
+        return true;
+    const chr_character_t *c = gc->chr;
+    skin_vertex *kv = malloc((size_t)gc->vertex_count * sizeof *kv);
+    if (!kv) {
+        log_error("render: %s: out of memory for the joints and weights of %u vertices", gc->label, gc->vertex_count);
+        return false;
+    }
+    uint32_t iv = 0;
+    for (uint32_t m = 0; m < c->mesh_count; m++)
+        for (uint32_t v = 0; v < c->meshes[m].vertex_count; v++, iv++) {
+            memcpy(kv[iv].joints, c->meshes[m].vertices[v].joints, sizeof kv[iv].joints);
+            memcpy(kv[iv].weights, c->meshes[m].vertices[v].weights, sizeof kv[iv].weights);
+        }
+    glCreateBuffers(1, &gc->skin_vbo.id);
+    glNamedBufferStorage(gc->skin_vbo.id, (GLsizeiptr)((size_t)gc->vertex_count * sizeof *kv), kv, 0);
+    gfx_char_label(GL_BUFFER, gc->skin_vbo.id, gc->label, "skin_vertices");
+    free(kv);
+    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
+        attach_skin(gc, gc->vao[s].id);
+        attach_skin(gc, gc->skinned_vao[s].id);
+    }
+    for (int k = 0; k < KEY_SLOTS; k++)
+        attach_skin(gc, gc->hybrid_vao[k].id);
+    attach_skin(gc, gc->bind_vao.id);
+    return true;
+}
+
 /* A VAO reading position/normal/tangent/AO from BUF at BASE (+ the slot
- * offsets) and the static attributes. */
+ * offsets) and the static attributes (and the joints and weights, once
+ * uploaded). */
 GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, const char *what)
 {
     GLuint vao;
@@ -115,15 +153,8 @@ GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, con
     glVertexArrayVertexBuffer(vao, BIND_TANGENT, buf, base + (GLintptr)gc->off_tangent, 4 * sizeof(float));
     glVertexArrayVertexBuffer(vao, BIND_AO, buf, base + (GLintptr)gc->off_ao, sizeof(float));
     glVertexArrayVertexBuffer(vao, BIND_STATIC, gc->static_vbo.id, 0, sizeof(static_vertex));
-    glVertexArrayVertexBuffer(vao, BIND_SKIN, gc->skin_vbo.id, 0, sizeof(skin_vertex));
     glVertexArrayElementBuffer(vao, gc->ibo.id);
-    /* Read only by the GPU-skinning variants. */
-    glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
-    glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(skin_vertex, joints));
-    glVertexArrayAttribBinding(vao, ATTR_JOINTS, BIND_SKIN);
-    glEnableVertexArrayAttrib(vao, ATTR_WEIGHTS);
-    glVertexArrayAttribFormat(vao, ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(skin_vertex, weights));
-    glVertexArrayAttribBinding(vao, ATTR_WEIGHTS, BIND_SKIN);
+    attach_skin(gc, vao);
     static const struct {
         GLuint attr, binding, size;
     } floats[] = {{ATTR_POSITION, BIND_POS, 3},
@@ -170,6 +201,7 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         return NULL;
     }
     snprintf(gc->label, sizeof gc->label, "%s", label ? label : "character");
+    gc->chr = c;
     gc->writing = -1;
     gc->ready = -1;
     gc->key_writing = -1;
@@ -242,26 +274,23 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         return NULL;
     }
 
-    /* The CPU path's programs now; every other technique's programs and
-     * buffers when it is first used (a few of those compile dozens of
-     * shader variants and hold deltas that llvmpipe copies: ~70 MB). */
+    /* The CPU path's lit program now (its shadow pass draws with the
+     * renderer's depth program); its program without shadows (the menu's
+     * toggle, noshadow_ready) and every other
+     * technique's programs and buffers when first used (a few of those
+     * compile dozens of shader variants and hold deltas that llvmpipe
+     * copies: ~70 MB; each program held costs about 1 MB there). */
     keep_materials(gc, c);
     char name[96];
     snprintf(name, sizeof name, "%s.lit", gc->label);
     bool ok = gfx_char_load_program(&gc->lit, "character.vert", "character.frag", NULL, name);
-    snprintf(name, sizeof name, "%s.lit_noshadow", gc->label);
-    ok = ok && gfx_char_load_program(&gc->lit_noshadow, "character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n",
-                            name);
-    snprintf(name, sizeof name, "%s.shadow", gc->label);
-    ok = ok && gfx_char_load_program(&gc->shadow, "character_shadow.vert", "character_shadow.frag", NULL, name);
-    if (!ok || !upload_static(gc, c) || !gfx_char_morph_upload_bind(gc, c)) {
+    if (!ok || !upload_static(gc, c)) {
         gfx_character_destroy(gc);
         return NULL;
     }
     gfx_char_skin_create(gc, c);
     gfx_char_morph_create(gc, morph);
     gfx_char_set_materials(gc, &gc->lit);
-    gfx_char_set_materials(gc, &gc->lit_noshadow);
 
     GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
     GLsizeiptr total = (GLsizeiptr)(gc->slot_bytes * GFX_CHARACTER_SLOTS);
@@ -309,7 +338,6 @@ void gfx_character_destroy(gfx_character *gc)
     free(gc->weight_scratch);
     gfx_shader_program_free(&gc->lit.prog);
     gfx_shader_program_free(&gc->lit_noshadow.prog);
-    gfx_shader_program_free(&gc->shadow.prog);
     free(gc);
 }
 
@@ -434,6 +462,26 @@ void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_h
     }
 }
 
+/* The CPU path's program without the shadow lookup, built the first time
+ * a frame has shadows off. False if it cannot be (logged once): the lit
+ * program draws instead. */
+static bool noshadow_ready(gfx_character *gc)
+{
+    if (gc->lit_noshadow.prog.id)
+        return true;
+    if (gc->noshadow_failed)
+        return false;
+    char name[96];
+    snprintf(name, sizeof name, "%s.lit_noshadow", gc->label);
+    if (!gfx_char_load_program(&gc->lit_noshadow, "character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n",
+                               name)) {
+        gc->noshadow_failed = true;
+        return false;
+    }
+    gfx_char_set_materials(gc, &gc->lit_noshadow);
+    return true;
+}
+
 /* One pass of the frame (shadow, then main): the ready slot, drawn the way
  * it was ended with. Order of the techniques: skin once, the hybrid, GPU
  * blend shapes (with GPU skinning), then one draw of the slot (GPU skinning
@@ -447,6 +495,17 @@ static void draw_hook(const gfx_pass_info *info, void *user)
     int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
                : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT
                                                            : KIND_NOSHADOW;
+    if (kind == KIND_NOSHADOW && !noshadow_ready(gc))
+        kind = KIND_LIT;
+    if (kind == KIND_SHADOW)
+        gc->caster = (program_locs){.prog = info->caster,
+                                    .u_model = info->caster_u_model,
+                                    .u_influences = -1,
+                                    .u_joint_count = -1,
+                                    .u_morph_first = -1,
+                                    .u_morph_vertices = -1,
+                                    .u_morph_targets = -1,
+                                    .u_hybrid_t = -1};
     bool main_pass = info->pass == GFX_PASS_MAIN;
     bool once = gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s];
     if (once) {

@@ -128,7 +128,9 @@ typedef struct gfx_character_stats {
  * c->mesh_count entries), and registers the draw hook; NULL (one logged
  * line) on failure. A layout whose deltas exceed the GL limits is not
  * uploaded (one logged line; blend shapes stay on the CPU in that layout).
- * LABEL prefixes the GL object labels. */
+ * LABEL prefixes the GL object labels. C's meshes must stay as they are
+ * until gfx_character_destroy(): the GPU techniques' vertex data (joints
+ * and weights, the bind pose) is uploaded from them when first used. */
 gfx_character *gfx_character_create(const chr_character_t *c, const gfx_character_targets *morph, const char *label);
 void gfx_character_destroy(gfx_character *gc);
 

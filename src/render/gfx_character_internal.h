@@ -124,6 +124,10 @@ struct gfx_character {
      * back faces never show, and are culled. */
     uint32_t closed_meshes;
     gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
+    /* The character, kept (the caller's) for the GPU techniques' vertex
+     * data: skin_vbo (joints, weights) and bind_vbo are uploaded when
+     * first needed, not at create: the CPU path reads neither. */
+    const chr_character_t *chr;
     gfx_buffer static_vbo, ibo, skin_vbo;
     gfx_vertex_array vao[GFX_CHARACTER_SLOTS];
     uint8_t *mapped;
@@ -146,7 +150,13 @@ struct gfx_character {
     GLsync fence[GFX_CHARACTER_SLOTS];
     int writing;                  /* slot handed out by begin_update, -1 none */
     int ready;                    /* slot drawn, -1 until the first end_update */
-    program_locs lit, lit_noshadow, shadow;
+    /* The CPU path's programs; lit_noshadow is built the first time
+     * shadows are off (failed: a shader error, logged once). Its shadow
+     * pass draws with the renderer's depth program (gfx_pass_info.caster,
+     * set into `caster` for the pass): the same positions through the same
+     * projection, so no program of its own. */
+    program_locs lit, lit_noshadow, caster;
+    bool noshadow_failed;
     /* GPU blend shapes. The unmorphed bind pose (position, normal, tangent,
      * AO arrays as in a slot) is static and read through bind_vao. */
     gfx_buffer bind_vbo;
@@ -220,6 +230,10 @@ void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_h
 /* Waits for *FENCE (if any) and deletes it; false (one line) on a timeout. */
 bool gfx_char_wait_fence(gfx_character *gc, GLsync *fence, const char *what);
 
+/* Uploads the joints and weights (skin_vbo) if not yet there and attaches
+ * them to every vertex array; false (logged) when memory runs out. */
+bool gfx_char_skin_vertices_ready(gfx_character *gc);
+
 /* ---- gfx_character_skin.c: the palette and GPU skinning */
 
 /* Whether the limits allow GPU skinning (gpu_ok); builds no program. */
@@ -235,8 +249,8 @@ void gfx_char_skin_use_program(const gfx_character *gc, const program_locs *p, i
 
 /* ---- gfx_character_morph.c: GPU blend shapes */
 
-/* The unmorphed bind pose (and bind_vao reading it). */
-bool gfx_char_morph_upload_bind(gfx_character *gc, const chr_character_t *c);
+/* The unmorphed bind pose (and bind_vao reading it), from gc->chr. */
+bool gfx_char_morph_upload_bind(gfx_character *gc);
 /* Which layouts fit the limits (morph_fits); uploads and builds nothing
  * (gfx_character_prepare_morph does, on first use). */
 void gfx_char_morph_create(gfx_character *gc, const gfx_character_targets *morph);

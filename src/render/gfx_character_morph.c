@@ -184,6 +184,12 @@ bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, 
         return false;
     char msg[256];
     const char *name = layout == GFX_CHARACTER_MORPH_DENSE ? "dense" : "sparse";
+    /* The morphing programs skin too, from the bind pose (both uploaded by
+     * the first GPU technique that reads them). */
+    if (!gfx_char_skin_vertices_ready(gc) || !gfx_char_morph_upload_bind(gc)) {
+        gc->morph_failed[layout] = true;
+        return false;
+    }
     /* The targets may differ from those create() was given in size only if
      * the caller broke the contract: check again. */
     if (!morph_layout_ok(gc, morph, layout, msg, sizeof msg) || !upload_morph_layout(gc, morph, layout, msg, sizeof msg)) {
@@ -232,8 +238,11 @@ bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, 
 
 /* The unmorphed bind pose, laid out like a stream slot's vertex arrays,
  * and bind_vao reading it (the base of the morphing draws and the bake). */
-bool gfx_char_morph_upload_bind(gfx_character *gc, const chr_character_t *c)
+bool gfx_char_morph_upload_bind(gfx_character *gc)
 {
+    if (gc->bind_vbo.id)
+        return true;
+    const chr_character_t *c = gc->chr;
     size_t bytes = gc->off_ao + gfx_char_align((size_t)gc->vertex_count * sizeof(float));
     uint8_t *data = calloc(bytes, 1);
     if (!data) {

@@ -61,6 +61,10 @@ bool gfx_char_skin_build(gfx_character *gc, int m)
         return true;
     if (gc->gpu_failed[m])
         return false;
+    if (!gfx_char_skin_vertices_ready(gc)) {
+        gc->gpu_failed[m] = true;
+        return false;
+    }
     static const struct {
         const char *vs, *fs, *defines, *what;
     } kinds[KINDS] = {{"character.vert", "character.frag", "", "lit"},

@@ -91,9 +91,13 @@ static const float SKIRT_CM = 120.0f;
  * on software rasterisers, which shade whole pixel blocks per triangle. */
 static const float LOD_ANGLE = 0.05f;
 
-/* Appends the indices of one chunk at sampling stride S. Grid positions are
- * in drawn-grid units; (ia..ib, ja..jb) are inclusive corner samples. */
-static void chunk_indices(gfx_mesh_builder *b, int nx, int n_top, int ia, int ib, int ja, int jb, int s)
+/* Appends the indices of one chunk at sampling stride S, relative to BASE
+ * (the chunk's first vertex; drawn with it as the base vertex). Grid
+ * positions are in drawn-grid units; (ia..ib, ja..jb) are inclusive corner
+ * samples. TOP maps a grid position (j * nx + i) to its surface vertex,
+ * SKIRT one on a chunk border to its lowered copy. */
+static void chunk_indices(gfx_mesh_builder *b, int nx, const uint32_t *top, const uint32_t *skirt, uint32_t base, int ia,
+                          int ib, int ja, int jb, int s)
 {
     int xs[GFX_TERRAIN_CHUNK_CELLS + 2], zs[GFX_TERRAIN_CHUNK_CELLS + 2];
     if (s > GFX_TERRAIN_CHUNK_CELLS)
@@ -105,7 +109,9 @@ static void chunk_indices(gfx_mesh_builder *b, int nx, int n_top, int ia, int ib
     for (int j = ja; j < jb; j += s)
         zs[cz++] = j;
     zs[cz++] = jb;
-#define V(i, j) ((uint32_t)((j) * nx + (i)))
+#define G(i, j) ((j) * nx + (i))
+#define V(i, j) (top[G(i, j)] - base)
+#define L(i, j) (skirt[G(i, j)] - base)
     for (int z = 0; z + 1 < cz; z++) {
         for (int x = 0; x + 1 < cx; x++) {
             uint32_t a = V(xs[x], zs[z]), c = V(xs[x], zs[z + 1]);
@@ -116,23 +122,24 @@ static void chunk_indices(gfx_mesh_builder *b, int nx, int n_top, int ia, int ib
         }
     }
     /* Skirts: each border edge gets a quad down to the lowered copy of its
-     * vertices (index + n_top). */
-    const uint32_t low = (uint32_t)n_top;
+     * vertices. */
     for (int x = 0; x + 1 < cx; x++) {
-        uint32_t e0[2] = {V(xs[x], ja), V(xs[x], jb)}, e1[2] = {V(xs[x + 1], ja), V(xs[x + 1], jb)};
+        int row[2] = {ja, jb};
         for (int k = 0; k < 2; k++) {
-            gfx_mb_triangle(b, e0[k], e1[k], e1[k] + low);
-            gfx_mb_triangle(b, e0[k], e1[k] + low, e0[k] + low);
+            gfx_mb_triangle(b, V(xs[x], row[k]), V(xs[x + 1], row[k]), L(xs[x + 1], row[k]));
+            gfx_mb_triangle(b, V(xs[x], row[k]), L(xs[x + 1], row[k]), L(xs[x], row[k]));
         }
     }
     for (int z = 0; z + 1 < cz; z++) {
-        uint32_t e0[2] = {V(ia, zs[z]), V(ib, zs[z])}, e1[2] = {V(ia, zs[z + 1]), V(ib, zs[z + 1])};
+        int col[2] = {ia, ib};
         for (int k = 0; k < 2; k++) {
-            gfx_mb_triangle(b, e0[k], e1[k], e1[k] + low);
-            gfx_mb_triangle(b, e0[k], e1[k] + low, e0[k] + low);
+            gfx_mb_triangle(b, V(col[k], zs[z]), V(col[k], zs[z + 1]), L(col[k], zs[z + 1]));
+            gfx_mb_triangle(b, V(col[k], zs[z]), L(col[k], zs[z + 1]), L(col[k], zs[z]));
         }
     }
+#undef L
 #undef V
+#undef G
 }
 
 static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
@@ -144,15 +151,28 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
     /* Sample columns 0, step, 2*step ... and always the last one. */
     int nx = (t->width - 1 + step - 1) / step + 1;
     int nz = (t->depth - 1 + step - 1) / step + 1;
+    const int C = GFX_TERRAIN_CHUNK_CELLS;
     gfx_mesh_builder b;
     gfx_mesh_builder_init(&b);
     g->height_min = INFINITY;
     g->height_max = -INFINITY;
-    /* Two copies of the grid: the surface, then the skirt bottoms. */
-    for (int copy = 0; copy < 2; copy++) {
-        for (int jz = 0; jz < nz; jz++) {
-            int j = jz * step < t->depth - 1 ? jz * step : t->depth - 1;
+    /* Row by row, the surface vertices and then the lowered copies the
+     * skirts hang down to: only of the vertices on a chunk border (every
+     * level's skirts use a subset of those), not of the whole grid, which
+     * was 94% unused. Rows in order keep each chunk's vertices within 16-bit
+     * indices of its first one (33 rows of at most 2 x 1025 vertices). */
+    uint32_t *top = malloc((size_t)nx * (size_t)nz * sizeof *top);
+    uint32_t *skirt = malloc((size_t)nx * (size_t)nz * sizeof *skirt);
+    uint32_t *row_end = malloc((size_t)nz * sizeof *row_end);
+    if (!top || !skirt || !row_end)
+        b.failed = true;
+    for (int jz = 0; jz < nz && !b.failed; jz++) {
+        int j = jz * step < t->depth - 1 ? jz * step : t->depth - 1;
+        bool border_row = jz % C == 0 || jz == nz - 1;
+        for (int copy = 0; copy < 2; copy++) {
             for (int ix = 0; ix < nx; ix++) {
+                if (copy && !border_row && ix % C != 0 && ix != nx - 1)
+                    continue;
                 int i = ix * step < t->width - 1 ? ix * step : t->width - 1;
                 float x = t->origin_x + (float)i * t->cell_cm;
                 float z = t->origin_z + (float)j * t->cell_cm;
@@ -160,20 +180,22 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
                 float p[3] = {x, copy ? h - SKIRT_CM : h, z}, n[3];
                 normal_at(t, x, z, n);
                 /* Alpha 0 marks skirt vertices for the shader. */
-                gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, copy ? 0 : 255));
+                uint32_t v = gfx_mb_vertex(&b, p, n, DEBUG_RGBA(255, 255, 255, copy ? 0 : 255));
+                (copy ? skirt : top)[jz * nx + ix] = v;
                 g->height_min = fminf(g->height_min, h);
                 g->height_max = fmaxf(g->height_max, h);
             }
         }
+        row_end[jz] = (uint32_t)b.vcount;
     }
-    const int C = GFX_TERRAIN_CHUNK_CELLS;
     int ncx = (nx - 1 + C - 1) / C, ncz = (nz - 1 + C - 1) / C;
     g->chunk_count = ncx * ncz;
     g->chunks = calloc((size_t)g->chunk_count, sizeof *g->chunks);
     g->draw_counts = calloc((size_t)g->chunk_count, sizeof *g->draw_counts);
     g->draw_offsets = calloc((size_t)g->chunk_count, sizeof *g->draw_offsets);
     g->draw_dist = calloc((size_t)g->chunk_count, sizeof *g->draw_dist);
-    bool ok = !b.failed && g->chunks && g->draw_counts && g->draw_offsets && g->draw_dist;
+    g->draw_base = calloc((size_t)g->chunk_count, sizeof *g->draw_base);
+    bool ok = !b.failed && g->chunks && g->draw_counts && g->draw_offsets && g->draw_dist && g->draw_base;
     for (int cj = 0; ok && cj < ncz; cj++) {
         for (int ci = 0; ci < ncx; ci++) {
             gfx_terrain_chunk *ch = &g->chunks[cj * ncx + ci];
@@ -182,22 +204,31 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
             float lo = INFINITY, hi = -INFINITY;
             for (int j = ja; j <= jb; j++)
                 for (int i = ia; i <= ib; i++) {
-                    float h = b.v[j * nx + i].pos[1];
+                    float h = b.v[top[j * nx + i]].pos[1];
                     lo = fminf(lo, h);
                     hi = fmaxf(hi, h);
                 }
-            const gfx_vertex *v0 = &b.v[ja * nx + ia], *v1 = &b.v[jb * nx + ib];
+            const gfx_vertex *v0 = &b.v[top[ja * nx + ia]], *v1 = &b.v[top[jb * nx + ib]];
             float box[2][3] = {{v0->pos[0], lo, v0->pos[2]}, {v1->pos[0], hi, v1->pos[2]}};
             memcpy(ch->box, box, sizeof box);
+            ch->base = top[ja * nx];
+            if (row_end[jb] - ch->base > UINT16_MAX + 1u) {
+                log_error("render: terrain chunk of %u vertices exceeds 16-bit indices", row_end[jb] - ch->base);
+                ok = false;
+                break;
+            }
             for (int l = 0; l < GFX_TERRAIN_LODS; l++) {
                 ch->first[l] = b.icount;
-                chunk_indices(&b, nx, nx * nz, ia, ib, ja, jb, 1 << l);
+                chunk_indices(&b, nx, top, skirt, ch->base, ia, ib, ja, jb, 1 << l);
                 ch->count[l] = b.icount - ch->first[l];
             }
         }
     }
-    ok = ok && !b.failed && gfx_mesh_upload(&g->terrain, &b, "terrain");
+    ok = ok && !b.failed && gfx_mesh_upload_short(&g->terrain, &b, "terrain");
     gfx_mesh_builder_free(&b);
+    free(top);
+    free(skirt);
+    free(row_end);
     g->cell_cm = t->cell_cm * (float)step;
     g->min_x = t->origin_x;
     g->min_z = t->origin_z;
@@ -236,11 +267,13 @@ void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const f
             g->draw_dist[at] = g->draw_dist[at - 1];
             g->draw_counts[at] = g->draw_counts[at - 1];
             g->draw_offsets[at] = g->draw_offsets[at - 1];
+            g->draw_base[at] = g->draw_base[at - 1];
             at--;
         }
         g->draw_dist[at] = d;
         g->draw_counts[at] = ch->count[lod];
-        g->draw_offsets[at] = (const void *)((uintptr_t)ch->first[lod] * sizeof(uint32_t));
+        g->draw_offsets[at] = (const void *)((uintptr_t)ch->first[lod] * sizeof(uint16_t));
+        g->draw_base[at] = (int)ch->base;
         tris += ch->count[lod] / 3;
         n++;
     }
@@ -249,7 +282,7 @@ void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const f
     if (n == 0)
         return;
     glBindVertexArray(g->terrain.vao.id);
-    glMultiDrawElements(GL_TRIANGLES, g->draw_counts, GL_UNSIGNED_INT, g->draw_offsets, n);
+    glMultiDrawElementsBaseVertex(GL_TRIANGLES, g->draw_counts, GL_UNSIGNED_SHORT, g->draw_offsets, n, g->draw_base);
 }
 
 /* One wall: a box around the segment (half-thickness = radius, extended by the
@@ -464,7 +497,9 @@ void gfx_level_gpu_free(gfx_level_gpu *g)
     free(g->draw_counts);
     free(g->draw_offsets);
     free(g->draw_dist);
+    free(g->draw_base);
     g->draw_dist = NULL;
+    g->draw_base = NULL;
     g->chunks = NULL;
     g->draw_counts = NULL;
     g->draw_offsets = NULL;

@@ -28,7 +28,8 @@ enum { GFX_TERRAIN_LODS = 4, GFX_TERRAIN_CHUNK_CELLS = 32 };
 typedef struct gfx_terrain_chunk {
     float box[2][3];                   /* world AABB (skirts excluded), cm */
     int first[GFX_TERRAIN_LODS];       /* first index in the terrain index buffer */
-    int count[GFX_TERRAIN_LODS];       /* indices */
+    int count[GFX_TERRAIN_LODS];       /* indices (16-bit, relative to base) */
+    uint32_t base;                     /* the chunk's first vertex: its draws' base vertex */
 } gfx_terrain_chunk;
 
 typedef struct gfx_level_gpu {
@@ -36,10 +37,11 @@ typedef struct gfx_level_gpu {
     gfx_terrain_chunk *chunks;
     int chunk_count;
     float cell_cm;     /* spacing of the drawn grid */
-    /* Per-draw scratch for glMultiDrawElements, sized chunk_count at build time. */
+    /* Per-draw scratch for glMultiDrawElementsBaseVertex, sized chunk_count at build time. */
     int *draw_counts;
     const void **draw_offsets;
     float *draw_dist;
+    int *draw_base;
     int last_drawn_chunks;      /* chunks drawn by the latest call, for stats */
     int last_drawn_triangles;
     gfx_mesh walls;    /* opaque */

@@ -183,22 +183,17 @@ void gfx_mb_cone(gfx_mesh_builder *b, const float base[3], const float tip[3], f
     }
 }
 
-bool gfx_mesh_upload(gfx_mesh *m, const gfx_mesh_builder *b, const char *label)
+/* The buffers and VAO of B's vertices and of INDICES (B's, INDEX_BYTES each). */
+static bool upload(gfx_mesh *m, const gfx_mesh_builder *b, const void *indices, int index_bytes, const char *label)
 {
-    memset(m, 0, sizeof *m);
-    if (b->failed) {
-        log_error("render: out of memory building mesh '%s'", label);
-        return false;
-    }
-    if (b->vcount == 0 || b->icount == 0)
-        return false;
     char lbl[128];
     glCreateBuffers(1, &m->vbo.id);
     glNamedBufferStorage(m->vbo.id, (GLsizeiptr)b->vcount * (GLsizeiptr)sizeof(gfx_vertex), b->v, 0);
     snprintf(lbl, sizeof lbl, "%s.vertices", label);
     glObjectLabel(GL_BUFFER, m->vbo.id, -1, lbl);
     glCreateBuffers(1, &m->ibo.id);
-    glNamedBufferStorage(m->ibo.id, (GLsizeiptr)b->icount * (GLsizeiptr)sizeof(uint32_t), b->idx, 0);
+    glNamedBufferStorage(m->ibo.id, (GLsizeiptr)b->icount * (GLsizeiptr)index_bytes, indices, 0);
+    m->index_bytes = index_bytes;
     snprintf(lbl, sizeof lbl, "%s.indices", label);
     glObjectLabel(GL_BUFFER, m->ibo.id, -1, lbl);
 
@@ -222,12 +217,50 @@ bool gfx_mesh_upload(gfx_mesh *m, const gfx_mesh_builder *b, const char *label)
     return true;
 }
 
+/* False (logged) for a failed or empty builder. */
+static bool uploadable(gfx_mesh *m, const gfx_mesh_builder *b, const char *label)
+{
+    memset(m, 0, sizeof *m);
+    if (b->failed) {
+        log_error("render: out of memory building mesh '%s'", label);
+        return false;
+    }
+    return b->vcount > 0 && b->icount > 0;
+}
+
+bool gfx_mesh_upload(gfx_mesh *m, const gfx_mesh_builder *b, const char *label)
+{
+    return uploadable(m, b, label) && upload(m, b, b->idx, (int)sizeof(uint32_t), label);
+}
+
+bool gfx_mesh_upload_short(gfx_mesh *m, const gfx_mesh_builder *b, const char *label)
+{
+    if (!uploadable(m, b, label))
+        return false;
+    uint16_t *idx = malloc((size_t)b->icount * sizeof *idx);
+    if (!idx) {
+        log_error("render: out of memory for the indices of mesh '%s'", label);
+        return false;
+    }
+    for (int i = 0; i < b->icount; i++) {
+        if (b->idx[i] > UINT16_MAX) {
+            log_error("render: mesh '%s': index %u does not fit 16 bits", label, b->idx[i]);
+            free(idx);
+            return false;
+        }
+        idx[i] = (uint16_t)b->idx[i];
+    }
+    bool ok = upload(m, b, idx, (int)sizeof *idx, label);
+    free(idx);
+    return ok;
+}
+
 void gfx_mesh_draw(const gfx_mesh *m)
 {
     if (!m->vao.id || m->index_count == 0)
         return;
     glBindVertexArray(m->vao.id);
-    glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
+    glDrawElements(GL_TRIANGLES, m->index_count, m->index_bytes == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT, NULL);
 }
 
 void gfx_mesh_free(gfx_mesh *m)

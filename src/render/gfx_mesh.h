@@ -28,6 +28,7 @@ typedef struct gfx_mesh {
     gfx_vertex_array vao;
     gfx_buffer vbo, ibo;
     int index_count;
+    int index_bytes; /* 4 (GL_UNSIGNED_INT) or 2 (GL_UNSIGNED_SHORT, gfx_mesh_upload_short) */
 } gfx_mesh;
 
 typedef struct gfx_mesh_builder {
@@ -56,6 +57,10 @@ void gfx_mb_cone(gfx_mesh_builder *b, const float base[3], const float tip[3], f
 
 /* Uploads the builder's contents; false if it failed or is empty. */
 bool gfx_mesh_upload(gfx_mesh *m, const gfx_mesh_builder *b, const char *label);
+/* The same with 16-bit indices (half the index memory) for a builder whose
+ * indices all fit, as for draws with a base vertex; false (logged) if one
+ * does not. */
+bool gfx_mesh_upload_short(gfx_mesh *m, const gfx_mesh_builder *b, const char *label);
 void gfx_mesh_draw(const gfx_mesh *m);
 void gfx_mesh_free(gfx_mesh *m);
 

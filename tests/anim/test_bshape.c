@@ -1,7 +1,9 @@
 /* Tests of anim/bshape: dense == sparse, zero weights give the base bit for
  * bit, one shape at weight 1 gives base + delta, tangents stay orthonormal,
  * AO is clamped, bad active lists are refused, corrective weights follow
- * the chr definition. Uses a hand-built character (no file). */
+ * the chr definition, the dense layout built from the sparse one and the
+ * deltas read back from it equal the chr's. Uses a hand-built character
+ * (no file). */
 #include "anim/bshape.h"
 #include "check.h"
 
@@ -295,12 +297,67 @@ static void test_correctives(const chr_character_t *c)
     bshape_set_free(&set);
 }
 
+/* The sparse layout holds every delta: the dense layout built from it (the
+ * chr's arrays gone, as figure_load leaves them) equals the one built from
+ * the chr, and each target's deltas read back equal the chr's. */
+static void test_read_back(const chr_character_t *c)
+{
+    for (uint32_t mesh = 0; mesh < 2; mesh++) {
+        bshape_set_t from_chr, from_pairs;
+        CHECK(bshape_set_build(&from_chr, c, mesh, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE));
+        CHECK(bshape_set_build(&from_pairs, c, mesh, BSHAPE_BUILD_SPARSE));
+        /* A copy of the character without its delta arrays. */
+        chr_character_t bare = *c;
+        chr_shape_t shapes[SHAPES];
+        chr_corrective_t correctives[CORRECTIVES];
+        memcpy(shapes, c->shapes, sizeof shapes);
+        memcpy(correctives, c->correctives, sizeof correctives);
+        for (int s = 0; s < SHAPES; s++)
+            shapes[s].deltas = NULL;
+        for (int k = 0; k < CORRECTIVES; k++)
+            correctives[k].deltas = NULL;
+        bare.shapes = shapes;
+        bare.correctives = correctives;
+        CHECK(bshape_set_add_layouts(&from_pairs, &bare, BSHAPE_BUILD_DENSE));
+        size_t n = (size_t)from_chr.target_count * from_chr.vertex_count * BSHAPE_DELTA_FLOATS;
+        CHECK(from_pairs.dense && memcmp(from_pairs.dense, from_chr.dense, n * sizeof(float)) == 0);
+
+        static chr_delta_t back[VC];
+        for (uint32_t s = 0; s < c->shape_count; s++) {
+            int t = bshape_set_find_shape(&from_pairs, s);
+            CHECK((t >= 0) == (c->shapes[s].mesh == mesh));
+            if (t < 0)
+                continue;
+            uint32_t count = c->shapes[s].delta_count;
+            CHECK(bshape_set_target_deltas(&from_pairs, (uint32_t)t, back, VC) == count);
+            CHECK(memcmp(back, c->shapes[s].deltas, count * sizeof *back) == 0);
+            /* A short buffer gets what fits; the count is still the whole. */
+            memset(back, 0, sizeof back);
+            CHECK(bshape_set_target_deltas(&from_pairs, (uint32_t)t, back, 2) == count);
+            CHECK(memcmp(back, c->shapes[s].deltas, 2 * sizeof *back) == 0 && back[2].vertex == 0);
+        }
+        for (uint32_t k = 0; k < c->corrective_count; k++) {
+            int t = bshape_set_find_corrective(&from_pairs, k);
+            CHECK((t >= 0) == (c->correctives[k].mesh == mesh));
+            if (t < 0)
+                continue;
+            uint32_t count = c->correctives[k].delta_count;
+            CHECK(bshape_set_target_deltas(&from_pairs, (uint32_t)t, back, VC) == count);
+            CHECK(memcmp(back, c->correctives[k].deltas, count * sizeof *back) == 0);
+        }
+        CHECK(bshape_set_target_deltas(&from_pairs, from_pairs.target_count, back, VC) == 0);
+        bshape_set_free(&from_chr);
+        bshape_set_free(&from_pairs);
+    }
+}
+
 int main(void)
 {
     static chr_character_t c;
     build_character(&c);
     test_layouts(&c);
     test_correctives(&c);
+    test_read_back(&c);
     free_character(&c);
     return check_summary();
 }

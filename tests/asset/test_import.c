@@ -2,9 +2,10 @@
  * skinned tube with a morph target: skeleton, units, ground, weights, rest
  * pose different from the bind pose, rigid meshes, renormalisation, every
  * refusal with exactly one error line), then the glTF loader on the files
- * in ../shared/characters (both MakeHuman characters and RobotExpressive).
+ * in ../shared/characters (both MakeHuman characters and RobotExpressive);
+ * assimp is opened only by the first glTF read.
  *   usage: test_import [SHARED_CHARACTERS_DIR [CONTROLLER_SKELETON]] */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* dl_iterate_phdr */
 
 #include "asset/import.h"
 #include "asset/import_file.h"
@@ -12,6 +13,7 @@
 
 #include "check.h"
 
+#include <link.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -504,8 +506,26 @@ static void test_shared(const char *dir, const skel_t *driver)
     }
 }
 
+static int find_assimp(struct dl_phdr_info *info, size_t size, void *found)
+{
+    (void)size;
+    if (info->dlpi_name && strstr(info->dlpi_name, "libassimp"))
+        *(bool *)found = true;
+    return 0;
+}
+
+/* Whether assimp is mapped into this process. */
+static bool assimp_loaded(void)
+{
+    bool found = false;
+    dl_iterate_phdr(find_assimp, &found);
+    return found;
+}
+
 int main(int argc, char **argv)
 {
+    /* assimp is opened by the first glTF read, not at start (import_file.c). */
+    CHECKF(!assimp_loaded(), "assimp is mapped before any glTF file was read");
     test_leg();
     test_rest_differs_and_rigid();
     test_renormalise();
@@ -516,6 +536,7 @@ int main(int argc, char **argv)
         bool have = argc > 2 && skel_load(&driver, argv[2]);
         CHECK(argc <= 2 || have);
         test_shared(argv[1], have ? &driver : NULL);
+        CHECKF(assimp_loaded(), "reading glTF files opened assimp");
     }
     return check_summary();
 }

@@ -13,7 +13,8 @@
  *     at test time with strider-chargen --tiny --shapes 300.
  *  4. Bake: one shape at weight 1 through transform feedback equals
  *     bshape_run within 1e-5; figure_bake_save writes a .chr that loads and
- *     whose head is the CPU-morphed head, other meshes unchanged.
+ *     whose head is the CPU-morphed head, other meshes unchanged, and whose
+ *     deltas (read back from the figure's sets) are the source's.
  *  5. A render with an expression, blend shapes on the GPU and on the CPU:
  *     a few pixels differ at most; the GPU frame makes morphing draws only
  *     for meshes with active targets.
@@ -795,6 +796,22 @@ static void check_bake(figure_t *f, const char *out_dir)
                other_diff);
         CHECKF(worst <= BAKE_TOL, "the saved head differs from the CPU morph by %.3g", worst);
         CHECKF(other_diff == 0, "meshes without shapes changed");
+        /* The figure keeps its deltas only in the sets: the file gets them
+         * read back, equal to the source's. */
+        chr_character_t src;
+        memset(&src, 0, sizeof src);
+        long delta_diff = 0;
+        CHECKF(chr_load(&src, f->path), "the source %s does not load", f->path);
+        for (uint32_t s = 0; s < c.shape_count && s < src.shape_count; s++)
+            delta_diff += c.shapes[s].delta_count != src.shapes[s].delta_count ||
+                          memcmp(c.shapes[s].deltas, src.shapes[s].deltas,
+                                 src.shapes[s].delta_count * sizeof *src.shapes[s].deltas) != 0;
+        for (uint32_t k = 0; k < c.corrective_count && k < src.corrective_count; k++)
+            delta_diff += c.correctives[k].delta_count != src.correctives[k].delta_count ||
+                          memcmp(c.correctives[k].deltas, src.correctives[k].deltas,
+                                 src.correctives[k].delta_count * sizeof *src.correctives[k].deltas) != 0;
+        CHECKF(delta_diff == 0, "%ld shapes or correctives saved with other deltas than the source's", delta_diff);
+        chr_free(&src);
         chr_free(&c);
     }
     memset(f->shape_weight, 0, f->chr.shape_count * sizeof *f->shape_weight);

@@ -385,7 +385,7 @@ static void test_phase(void)
 
 /* Modes built after load (pfnn_prepare_mode) give the bits of modes built
  * at load, in fp32 and fp16; a released mode is refused until it is built
- * again; the control points cannot be released. */
+ * again; the control points of a network from memory cannot be released. */
 static void test_lazy_modes(const uint8_t *img, size_t size)
 {
     pfnn_network all, lazy;
@@ -433,6 +433,108 @@ static void test_lazy_modes(const uint8_t *img, size_t size)
     pfnn_workspace_free(&ws);
     pfnn_free(&all);
     pfnn_free(&lazy);
+}
+
+static bool write_image(const char *path, const uint8_t *img, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(img, 1, size, f) == size;
+    return (f ? fclose(f) == 0 : false) && ok;
+}
+
+/* Every mode of NET gives the bits of ALL's at a few phases. */
+static bool same_outputs(const pfnn_network *net, const pfnn_network *all, pfnn_workspace *ws, pfnn_mode m,
+                         pfnn_dtype t, const float *x)
+{
+    float y[PFNN_N_OUT], y_all[PFNN_N_OUT];
+    bool same = true;
+    for (float phase = 0.0f; phase < 6.3f; phase += 0.77f) {
+        run_one(all, ws, m, t, PFNN_ISA_AUTO, phase, x, y_all);
+        run_one(net, ws, m, t, PFNN_ISA_AUTO, phase, x, y);
+        same = same && memcmp(y, y_all, sizeof y) == 0;
+    }
+    return same;
+}
+
+/* The control points of a network loaded from a file can be released (the
+ * game runs a slice mode without them) and are read from the file again by
+ * the next prepare: every mode then gives the bits of a network that kept
+ * them. A file changed or gone since the load is refused in one line naming
+ * it, the modes held still run; from memory the control points stay. */
+static void test_released_control_points(const uint8_t *img, size_t size, const uint8_t *other, size_t other_size)
+{
+    char path[] = "/tmp/strider_pfnn_XXXXXX";
+    int fd = mkstemp(path);
+    CHECKF(fd >= 0, "mkstemp");
+    if (fd < 0)
+        return;
+    close(fd);
+    pfnn_network all, net;
+    pfnn_load_desc fp16_all = {.fp16 = true};
+    pfnn_load_desc fp16_constant = {.fp16 = true, .modes = 1u << PFNN_PHASE_CONSTANT};
+    bool ok = write_image(path, img, size) && pfnn_load_memory(&all, "all.bin", img, size, &fp16_all) &&
+              pfnn_load_ex(&net, path, &fp16_constant);
+    CHECKF(ok, "loads");
+    if (!ok) {
+        unlink(path);
+        return;
+    }
+    pfnn_workspace ws;
+    CHECKF(pfnn_workspace_init(&ws, &all), "workspace");
+    float x[PFNN_N_IN], y[PFNN_N_OUT];
+    for (int i = 0; i < PFNN_N_IN; i++)
+        x[i] = all.x_mean[i] + 0.5f * all.x_std[i] * cosf((float)i);
+
+    pfnn_release_mode(&net, PFNN_PHASE_CUBIC);
+    CHECKF(!pfnn_has_mode(&net, PFNN_PHASE_CUBIC, PFNN_F32) && pfnn_mode_bytes(&net, PFNN_PHASE_CUBIC, PFNN_F32) == 0,
+           "the control points were released");
+    pfnn_job job = {&net, &ws, PFNN_PHASE_CUBIC, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
+    log_set_level(LOG_QUIET);
+    CHECKF(!pfnn_validate(&job), "cubic without its control points is refused");
+    log_set_level(LOG_INFO);
+    for (int t = 0; t < PFNN_DTYPE_COUNT; t++)
+        CHECKF(same_outputs(&net, &all, &ws, PFNN_PHASE_CONSTANT, (pfnn_dtype)t, x),
+               "constant %s without the control points differs", pfnn_dtype_name((pfnn_dtype)t));
+
+    /* Linear is blended from the control points: they are read again. */
+    CHECKF(pfnn_prepare_mode(&net, PFNN_PHASE_LINEAR), "linear after the release");
+    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
+        for (int t = 0; t < PFNN_DTYPE_COUNT; t++)
+            CHECKF(same_outputs(&net, &all, &ws, (pfnn_mode)m, (pfnn_dtype)t, x), "%s %s after the reread differs",
+                   pfnn_mode_name((pfnn_mode)m), pfnn_dtype_name((pfnn_dtype)t));
+    for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
+        pfnn_release_mode(&net, (pfnn_mode)m);
+    CHECKF(pfnn_prepare_mode(&net, PFNN_PHASE_CUBIC), "cubic with every mode released");
+    CHECKF(same_outputs(&net, &all, &ws, PFNN_PHASE_CUBIC, PFNN_F16, x), "cubic fp16 after the reread differs");
+    CHECKF(pfnn_prepare_mode(&net, PFNN_PHASE_CONSTANT), "constant again");
+
+    /* From memory there is no file: the control points stay. */
+    pfnn_release_mode(&all, PFNN_PHASE_CUBIC);
+    CHECKF(pfnn_has_mode(&all, PFNN_PHASE_CUBIC, PFNN_F32), "a network from memory keeps its control points");
+
+    /* Another network in the file: refused, the held modes still run. */
+    capture c;
+    pfnn_release_mode(&net, PFNN_PHASE_CUBIC);
+    CHECKF(write_image(path, other, other_size), "rewrite %s", path);
+    capture_begin(&c);
+    ok = pfnn_prepare_mode(&net, PFNN_PHASE_CUBIC);
+    capture_end(&c);
+    CHECKF(!ok && count_lines(c.text) == 1 && strstr(c.text, path) && strstr(c.text, "changed"),
+           "a changed file: '%s'", c.text);
+    printf("  changed file  -> %s", c.text);
+    CHECKF(!pfnn_has_mode(&net, PFNN_PHASE_CUBIC, PFNN_F32), "no control points from a changed file");
+    CHECKF(same_outputs(&net, &all, &ws, PFNN_PHASE_CONSTANT, PFNN_F32, x), "constant after a refused reread");
+    /* The file gone. */
+    unlink(path);
+    capture_begin(&c);
+    ok = pfnn_prepare_mode(&net, PFNN_PHASE_LINEAR);
+    capture_end(&c);
+    CHECKF(!ok && count_lines(c.text) == 1 && strstr(c.text, path), "a missing file: '%s'", c.text);
+    printf("  missing file  -> %s", c.text);
+    CHECKF(!pfnn_has_mode(&net, PFNN_PHASE_LINEAR, PFNN_F32), "no linear without the control points");
+    pfnn_workspace_free(&ws);
+    pfnn_free(&all);
+    pfnn_free(&net);
 }
 
 /* NaN or Inf in the input propagates to the output and is detected. */
@@ -483,6 +585,12 @@ static void test_nonfinite_input(void)
     pfnn_workspace_free(&ws);
     pfnn_free(&net);
     test_lazy_modes(img, size);
+    size_t other_size;
+    uint8_t *other = testnet_make(PFNN_N_IN, 40, 24, PFNN_N_OUT, 6, &other_size);
+    CHECKF(other != NULL, "another network");
+    if (other)
+        test_released_control_points(img, size, other, other_size);
+    free(other);
     free(img);
 }
 
