@@ -177,6 +177,24 @@ void ctrl_world_free(ctrl_t *c)
     c->ledge_cap = 0;
 }
 
+/* The samples (columns I0..I1, rows J0..J1, within the terrain) whose
+ * cells a disc of RADIUS at (x, z) may reach. */
+typedef struct ledge_window {
+    int i0, i1, j0, j1;
+} ledge_window;
+
+static ledge_window ledge_window_at(const terrain_t *t, float radius, float x, float z)
+{
+    int reach = (int)ceilf((radius + 0.5f * t->cell_cm) / t->cell_cm) + 1;
+    int ci = (int)lrintf((x - t->origin_x) / t->cell_cm), cj = (int)lrintf((z - t->origin_z) / t->cell_cm);
+    ledge_window w = {ci - reach, ci + reach, cj - reach, cj + reach};
+    w.i0 = w.i0 < 0 ? 0 : w.i0;
+    w.j0 = w.j0 < 0 ? 0 : w.j0;
+    w.i1 = w.i1 > t->width - 1 ? t->width - 1 : w.i1;
+    w.j1 = w.j1 > t->depth - 1 ? t->depth - 1 : w.j1;
+    return w;
+}
+
 /* How far (cm) a disc of RADIUS at (x, z) reaches into the ledge sample
  * cell it reaches deepest into (a cell is a square of the terrain's cell
  * size around its sample; inside one, the radius plus the distance to its
@@ -188,14 +206,11 @@ static float ledge_depth(const ctrl_t *c, float radius, float x, float z)
         return 0.0f;
     const terrain_t *t = &c->level->terrain;
     float half = 0.5f * t->cell_cm;
-    int reach = (int)ceilf((radius + half) / t->cell_cm) + 1;
-    int ci = (int)lrintf((x - t->origin_x) / t->cell_cm), cj = (int)lrintf((z - t->origin_z) / t->cell_cm);
+    ledge_window w = ledge_window_at(t, radius, x, z);
     float worst = 0.0f;
-    for (int j = cj - reach; j <= cj + reach; j++) {
-        if (j < 0 || j >= t->depth)
-            continue;
-        for (int i = ci - reach; i <= ci + reach; i++) {
-            if (i < 0 || i >= t->width || !c->ledge[(size_t)j * (size_t)t->width + (size_t)i])
+    for (int j = w.j0; j <= w.j1; j++)
+        for (int i = w.i0; i <= w.i1; i++) {
+            if (!c->ledge[(size_t)j * (size_t)t->width + (size_t)i])
                 continue;
             float ex = fabsf(x - (t->origin_x + (float)i * t->cell_cm)) - half;
             float ez = fabsf(z - (t->origin_z + (float)j * t->cell_cm)) - half;
@@ -203,7 +218,6 @@ static float ledge_depth(const ctrl_t *c, float radius, float x, float z)
             float sd = ex > 0.0f || ez > 0.0f ? hypotf(fmaxf(ex, 0.0f), fmaxf(ez, 0.0f)) : fmaxf(ex, ez);
             worst = fmaxf(worst, radius - sd);
         }
-    }
     return worst;
 }
 
@@ -228,15 +242,12 @@ static void push_out_of_ledges(const ctrl_t *c, float radius, float *x, float *z
         return;
     const terrain_t *t = &c->level->terrain;
     float half = 0.5f * t->cell_cm;
-    int reach = (int)ceilf((radius + half) / t->cell_cm) + 1;
     for (int pass = 0; pass < CTRL_LEDGE_PASSES; pass++) {
-        int ci = (int)lrintf((*x - t->origin_x) / t->cell_cm), cj = (int)lrintf((*z - t->origin_z) / t->cell_cm);
+        ledge_window w = ledge_window_at(t, radius, *x, *z);
         float best = 0.0f, bx = 0.0f, bz = 0.0f;
-        for (int j = cj - reach; j <= cj + reach; j++) {
-            if (j < 0 || j >= t->depth)
-                continue;
-            for (int i = ci - reach; i <= ci + reach; i++) {
-                if (i < 0 || i >= t->width || !c->ledge[(size_t)j * (size_t)t->width + (size_t)i])
+        for (int j = w.j0; j <= w.j1; j++) {
+            for (int i = w.i0; i <= w.i1; i++) {
+                if (!c->ledge[(size_t)j * (size_t)t->width + (size_t)i])
                     continue;
                 float sx = t->origin_x + (float)i * t->cell_cm, sz = t->origin_z + (float)j * t->cell_cm;
                 float qx = clampf(*x, sx - half, sx + half), qz = clampf(*z, sz - half, sz + half);
