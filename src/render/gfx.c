@@ -48,9 +48,18 @@ enum { SHADOW_CACHE_MARGIN = 128 };
  * steps of this size (cm), so the cache outlives small moves; the range has
  * SHADOW_DEPTH_MARGIN_CM to spare either way. */
 static const float SHADOW_DEPTH_STEP_CM = 500.0f;
-/* Polygon offset in the shadow pass (slope factor, units), against acne. */
+/* Polygon offset in the shadow pass (slope factor, units), against acne.
+ * A unit is the depth format's step: 2^-16 in the 16-bit shadow maps, so
+ * 4/256 units push as far as 4 units of a 24-bit map. */
 static const float SHADOW_OFFSET_FACTOR = 2.0f;
-static const float SHADOW_OFFSET_UNITS = 4.0f;
+static const float SHADOW_OFFSET_UNITS = 4.0f / 256.0f;
+/* Shadow depth: over the window's depth range, 2 x (radius +
+ * SHADOW_DEPTH_MARGIN_CM) = 174-280 m, a 16-bit step is 0.27-0.43 cm, a
+ * 32nd of the depth bias (0.0005 of the range). Half the memory of 24 bits
+ * (stored in 32): the map and its cache take 5.4 MB less in RAM on a
+ * software rasteriser. Against 24 bits, 1-12 of 345,600 pixels changed in
+ * the six levels' test views, all on shadow edges. */
+#define SHADOW_DEPTH_FORMAT GL_DEPTH_COMPONENT16
 /* The terrain casts shadows with every 2nd sample at least: smooth enough
  * that the normal offset covers the difference, at a quarter of the cost. */
 enum { SHADOW_TERRAIN_MIN_LOD = 1 };
@@ -216,7 +225,7 @@ static const scene_uniforms *scene_program(bool shadows)
 static void create_shadow_map(int size)
 {
     glCreateTextures(GL_TEXTURE_2D, 1, &G.shadow_tex.id);
-    glTextureStorage2D(G.shadow_tex.id, 1, GL_DEPTH_COMPONENT24, size, size);
+    glTextureStorage2D(G.shadow_tex.id, 1, SHADOW_DEPTH_FORMAT, size, size);
     glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTextureParameteri(G.shadow_tex.id, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -237,7 +246,7 @@ static void create_shadow_map(int size)
 static void create_shadow_cache(int size)
 {
     glCreateTextures(GL_TEXTURE_2D, 1, &G.shadow_cache.tex.id);
-    glTextureStorage2D(G.shadow_cache.tex.id, 1, GL_DEPTH_COMPONENT24, size, size);
+    glTextureStorage2D(G.shadow_cache.tex.id, 1, SHADOW_DEPTH_FORMAT, size, size);
     glObjectLabel(GL_TEXTURE, G.shadow_cache.tex.id, -1, "shadow_cache");
     glCreateFramebuffers(1, &G.shadow_cache.fbo.id);
     glNamedFramebufferTexture(G.shadow_cache.fbo.id, GL_DEPTH_ATTACHMENT, G.shadow_cache.tex.id, 0);
