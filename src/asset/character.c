@@ -1007,3 +1007,12 @@ uint32_t chr_closed_meshes(const chr_character_t *c)
     free(e);
     return closed;
 }
+
+uint32_t chr_cullable_meshes(const chr_character_t *c)
+{
+    uint32_t cull = chr_closed_meshes(c);
+    for (uint32_t m = 0; m < c->mesh_count; m++)
+        if (c->meshes[m].flags & CHR_MESH_SINGLE_SIDED)
+            cull |= 1u << m;
+    return cull;
+}

@@ -46,6 +46,11 @@ enum {
 enum {
     CHR_MESH_MORPHED = 1u << 0, /* blend shapes may target it (the head) */
     CHR_MESH_RIGID = 1u << 1,   /* every vertex is 100% one joint (eyeballs) */
+    /* Authored one-sided, as glTF's doubleSided false: its back faces are
+     * not meant to be seen, and a renderer may cull them (the generated
+     * head: a solid but for a 1.5 cm gap at the back of the mouth and
+     * folds at the ears, where chr_closed_meshes finds it open). */
+    CHR_MESH_SINGLE_SIDED = 1u << 2,
 };
 
 /* Blend shape categories (for grouping in menus). */
@@ -145,6 +150,10 @@ bool chr_validate(const chr_character_t *c, const char *source);
  * front faces of such a mesh show, so a renderer may cull its back faces.
  * 0 when out of memory. Allocates while it runs: call at load. */
 uint32_t chr_closed_meshes(const chr_character_t *c);
+/* The meshes of C (bit M for mesh M) whose back faces a renderer may cull:
+ * the closed ones and those flagged CHR_MESH_SINGLE_SIDED. Allocates while
+ * it runs (chr_closed_meshes): call at load. */
+uint32_t chr_cullable_meshes(const chr_character_t *c);
 
 int chr_find_mesh(const chr_character_t *c, const char *name);
 int chr_find_shape(const chr_character_t *c, const char *name);

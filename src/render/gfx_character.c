@@ -212,7 +212,7 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         gc->model[k] = (k % 5 == 0) ? 1.0f : 0.0f;
     uint64_t vcount = 0, icount = 0;
     gc->mesh_count = c->mesh_count;
-    gc->closed_meshes = chr_closed_meshes(c);
+    gc->cull_meshes = chr_cullable_meshes(c);
     for (uint32_t m = 0; m < c->mesh_count; m++) {
         gc->mesh_first[m] = (uint32_t)vcount;
         gc->mesh_vertices[m] = c->meshes[m].vertex_count;
@@ -441,14 +441,15 @@ void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_h
         if (how == DRAW_FEEDBACK)
             glEndTransformFeedback();
     } else {
-        /* Runs of meshes alike in being closed: one draw each. A closed
-         * surface seen from outside shows only its front faces, so culling
-         * the back ones changes no pixel (of the picture or the shadow map)
-         * and halves the triangles a software rasteriser sets up. */
+        /* Runs of meshes alike in being culled: one draw each. A closed
+         * (or one-sided) surface seen from outside shows only its front
+         * faces, so culling the back ones changes no pixel (of the picture
+         * or the shadow map) and halves the triangles a software rasteriser
+         * sets up. */
         for (uint32_t m = a; m < b;) {
-            bool closed = (gc->closed_meshes >> m) & 1u;
+            bool closed = (gc->cull_meshes >> m) & 1u;
             uint32_t e = m + 1;
-            while (e < b && ((gc->closed_meshes >> e) & 1u) == closed)
+            while (e < b && ((gc->cull_meshes >> e) & 1u) == closed)
                 e++;
             if (closed)
                 glEnable(GL_CULL_FACE);

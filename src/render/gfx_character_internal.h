@@ -120,9 +120,9 @@ struct gfx_character {
     uint32_t mesh_vertices[CHR_MAX_MESHES];
     char mesh_name[CHR_MAX_MESHES][CHR_NAME_MAX]; /* for messages */
     uint32_t index_first[CHR_MAX_MESHES], index_counts[CHR_MAX_MESHES];
-    /* Bit M: mesh M is part of a closed surface (chr_closed_meshes): its
-     * back faces never show, and are culled. */
-    uint32_t closed_meshes;
+    /* Bit M: mesh M is part of a closed surface or authored one-sided
+     * (chr_cullable_meshes): its back faces never show, and are culled. */
+    uint32_t cull_meshes;
     gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
     /* The character, kept (the caller's) for the GPU techniques' vertex
      * data: skin_vbo (joints, weights) and bind_vbo are uploaded when

@@ -309,13 +309,17 @@ static void test_committed(const char *path)
                 CHECK(dp[0] == 0.0f && dp[1] == 0.0f && dp[2] == 0.0f);
             }
     free(on_seam);
-    /* The generated figure is closed but for the head's eye sockets and
-     * mouth: the renderer culls the back faces of the body and the eyes. */
-    uint32_t closed = chr_closed_meshes(&c);
+    /* The generated figure is closed but for the head (a 1.5 cm gap at
+     * the back of the mouth, folds at the ears); the generator marks all
+     * three meshes one-sided, so the renderer culls every back face. */
+    uint32_t closed = chr_closed_meshes(&c), all = (1u << c.mesh_count) - 1u;
     CHECK(closed & (1u << chr_find_mesh(&c, "body")));
     CHECK(closed & (1u << chr_find_mesh(&c, "eyes")));
+    CHECKF(chr_cullable_meshes(&c) == all, "committed character: cullable meshes 0x%x, want 0x%x",
+           chr_cullable_meshes(&c), all);
     for (uint32_t m = 0; m < c.mesh_count; m++)
-        printf("committed character: mesh %s %s\n", c.meshes[m].name, closed & (1u << m) ? "closed" : "open");
+        printf("committed character: mesh %s %s%s\n", c.meshes[m].name, closed & (1u << m) ? "closed" : "open",
+               c.meshes[m].flags & CHR_MESH_SINGLE_SIDED ? ", one-sided" : "");
     printf("committed character: %u seam vertices, %d joints, %u meshes, %u triangles, %u shapes, %u correctives\n",
            seam, c.skel.joint_count, c.mesh_count, tris, c.shape_count, c.corrective_count);
     chr_free(&c);
@@ -323,8 +327,9 @@ static void test_committed(const char *path)
 
 /* chr_closed_meshes: a tetrahedron cut into two meshes (one of its corners
  * split by a seam: two vertices at one position) is closed, both parts;
- * an open quad beside it is not; a triangle missing or turned the other
- * way round opens the meshes at its edges. */
+ * an open quad beside it is not (chr_cullable_meshes: unless marked
+ * one-sided); a triangle missing or turned the other way round opens the
+ * meshes at its edges. */
 static void test_closed_meshes(void)
 {
     static chr_character_t c;
@@ -347,6 +352,12 @@ static void test_closed_meshes(void)
     c.meshes[1] = (chr_mesh_t){.name = "b", .vertex_count = 4, .index_count = 6, .vertices = vb, .indices = ib};
     c.meshes[2] = (chr_mesh_t){.name = "quad", .vertex_count = 4, .index_count = 6, .vertices = vq, .indices = iq};
     CHECKF(chr_closed_meshes(&c) == 3u, "tetrahedron in two meshes + quad: closed 0x%x, want 0x3", chr_closed_meshes(&c));
+    /* Cullable: the closed meshes, and an open one only when it is marked
+     * one-sided. */
+    CHECKF(chr_cullable_meshes(&c) == 3u, "unmarked quad: cullable 0x%x, want 0x3", chr_cullable_meshes(&c));
+    c.meshes[2].flags = CHR_MESH_SINGLE_SIDED;
+    CHECKF(chr_cullable_meshes(&c) == 7u, "one-sided quad: cullable 0x%x, want 0x7", chr_cullable_meshes(&c));
+    c.meshes[2].flags = 0;
     c.meshes[1].index_count = 3;
     CHECKF(chr_closed_meshes(&c) == 0u, "a face missing: closed 0x%x, want 0", chr_closed_meshes(&c));
     c.meshes[1].index_count = 6;

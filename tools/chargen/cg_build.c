@@ -665,9 +665,10 @@ static void output_meshes(const work_t *w, split_t *sp, chr_character_t *out)
             if (map[v] < 0)
                 map[v] = (*cnt)++;
         }
-    make_mesh(&out->meshes[0], "body", 0, sp->body_nv, w->body_nt);
-    make_mesh(&out->meshes[1], "head", CHR_MESH_MORPHED, sp->head_nv, w->all.nt - w->body_nt);
-    make_mesh(&out->meshes[2], "eyes", CHR_MESH_RIGID, w->eyes.nv, w->eyes.nt);
+    /* All three are solids, drawn one-sided (their back faces culled). */
+    make_mesh(&out->meshes[0], "body", CHR_MESH_SINGLE_SIDED, sp->body_nv, w->body_nt);
+    make_mesh(&out->meshes[1], "head", CHR_MESH_MORPHED | CHR_MESH_SINGLE_SIDED, sp->head_nv, w->all.nt - w->body_nt);
+    make_mesh(&out->meshes[2], "eyes", CHR_MESH_RIGID | CHR_MESH_SINGLE_SIDED, w->eyes.nv, w->eyes.nt);
     out->mesh_count = 3;
     for (int v = 0; v < nv; v++) {
         if (sp->body_of[v] >= 0)
