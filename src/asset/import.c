@@ -1185,7 +1185,12 @@ static bool build_meshes(const build_t *b, chr_character_t *c, const uint32_t *m
             break;
         }
         snprintf(m->name, CHR_NAME_MAX, "%s", part ? "head" : "body");
-        m->flags = part ? CHR_MESH_MORPHED : 0u;
+        /* One-sided unless some material on it is double-sided. */
+        bool single = true;
+        for (uint32_t v = 0; v < vc; v++)
+            if (map[v] != UINT32_MAX && b->scene->materials[b->material[v]].double_sided)
+                single = false;
+        m->flags = (part ? CHR_MESH_MORPHED : 0u) | (single ? CHR_MESH_SINGLE_SIDED : 0u);
         m->vertex_count = n;
         m->index_count = ntri * 3;
         for (uint32_t v = 0; v < vc; v++)

@@ -90,6 +90,7 @@ typedef struct imp_material {
     const char *name;
     float color[4];           /* linear RGBA base colour factor */
     float roughness;          /* 0..1 */
+    bool double_sided;        /* glTF doubleSided: its back faces show (else they may be culled) */
 } imp_material;
 
 typedef struct imp_scene_t {

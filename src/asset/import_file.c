@@ -403,6 +403,12 @@ static bool read_materials(file_scene_t *fs, const char *path)
         unsigned one = 1;
         g_ai.material_floats(am, AI_MATKEY_ROUGHNESS_FACTOR, &rough, &one);
         m->roughness = rough;
+        /* glTF's doubleSided (false when absent), an integer property that
+         * the float getter converts. */
+        ai_real two_sided = 0.0f;
+        one = 1;
+        g_ai.material_floats(am, AI_MATKEY_TWOSIDED, &two_sided, &one);
+        m->double_sided = two_sided != 0.0f;
     }
     fs->scene.materials = fs->materials;
     fs->scene.material_count = n;

@@ -236,6 +236,9 @@ static void test_leg(void)
      * the shared ring copied into both. */
     CHECK(c.mesh_count == 2 && strcmp(c.meshes[0].name, "body") == 0 && strcmp(c.meshes[1].name, "head") == 0);
     CHECK(c.meshes[1].flags & CHR_MESH_MORPHED);
+    /* Its one material is single-sided (glTF's default): both meshes may
+     * be drawn with back faces culled. */
+    CHECK((c.meshes[0].flags & CHR_MESH_SINGLE_SIDED) && (c.meshes[1].flags & CHR_MESH_SINGLE_SIDED));
     CHECK(verts > LEG_VERTS);
     CHECK(c.meshes[0].index_count + c.meshes[1].index_count == LEG_FACES * 3);
     CHECK(c.shape_count == 1 && strcmp(c.shapes[0].name, "bulge") == 0 && c.shapes[0].mesh == 1);
@@ -266,6 +269,14 @@ static void test_leg(void)
     }
     free(bytes);
     chr_free(&c);
+    /* A double-sided material keeps its meshes two-sided. */
+    L.mat[0].double_sided = true;
+    build_lines(&L.scene, &ok, &c, &info, text, sizeof text);
+    CHECK(ok && c.mesh_count == 2);
+    if (ok) {
+        CHECK(!(c.meshes[0].flags & CHR_MESH_SINGLE_SIDED) && !(c.meshes[1].flags & CHR_MESH_SINGLE_SIDED));
+        chr_free(&c);
+    }
 }
 
 /* The rest pose bends the knee 90 degrees while the inverse binds still
@@ -457,6 +468,8 @@ static void test_shared(const char *dir, const skel_t *driver)
         CHECK(info.targets == 86 && c.shape_count == 86 && info.renormalised == 0);
         CHECKF(info.height_cm > 150.0f && info.height_cm < 195.0f, "%s is %.1f cm tall", mh[k], (double)info.height_cm);
         CHECK(c.mesh_count == 2 && (c.meshes[1].flags & CHR_MESH_MORPHED));
+        /* Its material "skin" is single-sided (doubleSided false). */
+        CHECK((c.meshes[0].flags & CHR_MESH_SINGLE_SIDED) && (c.meshes[1].flags & CHR_MESH_SINGLE_SIDED));
         CHECK(chr_find_shape(&c, "eyeBlinkLeft") >= 0 && chr_find_shape(&c, "jawOpen") >= 0);
         uint32_t tris = chr_triangle_count(&c), empty = 0;
         CHECK(tris == 27676);
