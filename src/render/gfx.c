@@ -113,10 +113,12 @@ static struct {
     gfx_info info;
     /* scene: lit with shadows; scene_flat: the same without the shadow
      * lookup (a separate program because llvmpipe pays for untaken
-     * branches), built the first time a frame has shadows off. */
+     * branches), built the first time a frame has shadows off or terrain
+     * beyond the shadow map. */
     gfx_program scene, scene_flat, shadow, sky_prog, lines;
     scene_uniforms scene_u[2]; /* [0] scene, [1] scene_flat */
     bool scene_flat_failed;    /* its build failed (logged once): scene draws */
+    bool lookup_everywhere;    /* gfx_desc's: no terrain drawn by scene_flat in shadowed frames */
     GLint shadow_u_model, shadow_u_light_view_proj;
     gfx_buffer frame_ubo;
     gfx_texture shadow_tex;
@@ -205,8 +207,8 @@ static bool load_programs(void)
 }
 
 /* The scene program of a frame with or without SHADOWS. The one without is
- * built when a frame first asks for it (the menu's toggle): a run that
- * keeps its shadows never holds it (each program costs about 1 MB in
+ * built when a frame first asks for it: the menu's toggle, or a shadowed
+ * frame's terrain beyond the shadow map (each program costs about 1 MB in
  * llvmpipe). */
 static const scene_uniforms *scene_program(bool shadows)
 {
@@ -358,6 +360,7 @@ bool gfx_init(const gfx_desc *desc)
     glNamedBufferStorage(G.frame_ubo.id, sizeof(gfx_frame_ubo), NULL, GL_DYNAMIC_STORAGE_BIT);
     glObjectLabel(GL_BUFFER, G.frame_ubo.id, -1, "frame_ubo");
     create_shadow_map(shadow_size);
+    G.lookup_everywhere = d.lookup_everywhere;
     if (!d.uncached_shadows && shadow_size + 2 * SHADOW_CACHE_MARGIN <= G.info.max_texture_size)
         create_shadow_cache(shadow_size + 2 * SHADOW_CACHE_MARGIN);
     create_lines_buffer(d.line_vertices > 0 ? d.line_vertices : DEFAULT_LINE_VERTICES);
@@ -633,19 +636,42 @@ static void draw_props(const gfx_frame_desc *f, const scene_uniforms *u)
     draw_marker(f, u);
 }
 
-/* Returns the number of terrain triangles drawn. */
-static void draw_terrain(const gfx_frame_desc *f, const scene_uniforms *u, const float cull_view_proj[16],
-                         int min_lod, int *chunks, int *triangles)
+/* Sets the terrain's uniforms on the program of U. */
+static void terrain_uniforms(const scene_uniforms *u)
+{
+    glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, IDENTITY);
+    glProgramUniform1i(u->prog, u->mode, 0);
+    glProgramUniform2f(u->prog, u->height_range, G.level.height_min, G.level.height_max);
+}
+
+/* The terrain's chunks in the frustum of CULL_VIEW_PROJ, drawn with the
+ * program of U (bound by the caller). With FAR_U (the same shading without
+ * the shadow lookup), the chunks wholly outside the shadow map of LIGHT_VIEW_PROJ
+ * are drawn with it instead: their shadow term is 1 either way, and the
+ * lookup is a good part of the terrain's cost on software rasterisers. */
+static void draw_terrain(const gfx_frame_desc *f, const scene_uniforms *u, const scene_uniforms *far_u,
+                         const float cull_view_proj[16], const float *light_view_proj, int min_lod, int *chunks,
+                         int *triangles)
 {
     *chunks = *triangles = 0;
     if (!G.level.loaded || !(f->layers & GFX_LAYER_TERRAIN))
         return;
-    glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, IDENTITY);
-    glProgramUniform1i(u->prog, u->mode, 0);
-    glProgramUniform2f(u->prog, u->height_range, G.level.height_min, G.level.height_max);
-    gfx_level_draw_terrain(&G.level, cull_view_proj, f->eye, min_lod);
+    /* The lookup is pushed off the surface by up to 4.5 texels (frame.glsl). */
+    float margin = 16.0f / (float)G.info.shadow_map_size;
+    bool split = far_u && far_u != u && light_view_proj;
+    int n = gfx_level_cull_terrain(&G.level, cull_view_proj, f->eye, min_lod, split ? light_view_proj : NULL, margin);
+    int all = G.level.drawn_count;
+    terrain_uniforms(u);
+    gfx_level_draw_culled(&G.level, 0, n);
+    if (n < all) {
+        glUseProgram(far_u->prog);
+        terrain_uniforms(far_u);
+        gfx_level_draw_culled(&G.level, n, all - n);
+        glUseProgram(u->prog);
+    }
     *chunks = G.level.last_drawn_chunks;
     *triangles = G.level.last_drawn_triangles;
+    G.stats.terrain_chunks_unshadowed = split ? all - n : 0;
 }
 
 static void run_hooks(const gfx_pass_info *pi)
@@ -663,7 +689,7 @@ static void draw_static_casters(const gfx_frame_desc *f, const scene_uniforms *u
 {
     glProgramUniformMatrix4fv(G.shadow.id, G.shadow_u_light_view_proj, 1, GL_FALSE, lvp);
     draw_level_props(f, u);
-    draw_terrain(f, u, lvp, SHADOW_TERRAIN_MIN_LOD, &G.stats.shadow_terrain_chunks,
+    draw_terrain(f, u, NULL, lvp, NULL, SHADOW_TERRAIN_MIN_LOD, &G.stats.shadow_terrain_chunks,
                  &G.stats.shadow_terrain_triangles);
 }
 
@@ -776,13 +802,16 @@ static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
     /* Near occluders first (props, then hooks: the character), the terrain
      * last: software rasterisers skip shading of pixels that fail the early
      * depth test, and the terrain is the most expensive surface. */
-    const scene_uniforms *u = scene_program((f->layers & GFX_LAYER_SHADOWS) != 0);
+    bool shadows = (f->layers & GFX_LAYER_SHADOWS) != 0;
+    const scene_uniforms *u = scene_program(shadows);
     glUseProgram(u->prog);
     draw_props(f, u);
     pi->pass = GFX_PASS_MAIN;
     run_hooks(pi);
+    const scene_uniforms *far_u = shadows && !G.lookup_everywhere ? scene_program(false) : NULL;
     glUseProgram(u->prog);
-    draw_terrain(f, u, pi->view_proj, 0, &G.stats.terrain_chunks, &G.stats.terrain_triangles);
+    draw_terrain(f, u, far_u, pi->view_proj, pi->light_view_proj, 0, &G.stats.terrain_chunks,
+                 &G.stats.terrain_triangles);
 
     /* Sky after the opaque geometry: only uncovered pixels pass the depth test. */
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);

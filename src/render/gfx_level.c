@@ -237,15 +237,43 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
     return ok;
 }
 
-void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod)
+/* Whether the points of CH (skirts included) may look up the shadow map of
+ * LIGHT_VIEW_PROJ: their sun clip-space xy, pushed off the surface by up to
+ * MARGIN (the shaders' normal offset), reaches the map's window [-1, 1]^2.
+ * The projection is orthographic, so the box's corners bound the points. */
+static bool chunk_reaches_shadow_map(const gfx_terrain_chunk *ch, const float light_view_proj[16], float margin)
 {
+    float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (int k = 0; k < 8; k++) {
+        float p[3] = {ch->box[k & 1][0], ch->box[(k >> 1) & 1][1], ch->box[(k >> 2) & 1][2]};
+        if (!((k >> 1) & 1))
+            p[1] -= SKIRT_CM;
+        for (int a = 0; a < 2; a++) {
+            float c = light_view_proj[a] * p[0] + light_view_proj[4 + a] * p[1] + light_view_proj[8 + a] * p[2] +
+                      light_view_proj[12 + a];
+            lo[a] = fminf(lo[a], c);
+            hi[a] = fmaxf(hi[a], c);
+        }
+    }
+    float edge = 1.0f + margin;
+    return lo[0] < edge && hi[0] > -edge && lo[1] < edge && hi[1] > -edge;
+}
+
+int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
+                           const float *light_view_proj, float light_margin)
+{
+    g->drawn_count = 0;
+    g->last_drawn_chunks = 0;
+    g->last_drawn_triangles = 0;
     if (!g->loaded || !g->terrain.vao.id)
-        return;
+        return 0;
     mat4 vp;
     vec4 planes[6];
     memcpy(vp, view_proj, sizeof vp);
     glm_frustum_planes(vp, planes);
-    int n = 0, tris = 0;
+    /* Chunks out of the shadow map's reach sort after all the others. */
+    const float OUT_OF_MAP = 1e9f;
+    int n = 0, tris = 0, reach = 0;
     for (int k = 0; k < g->chunk_count; k++) {
         gfx_terrain_chunk *ch = &g->chunks[k];
         if (!glm_aabb_frustum(ch->box, planes))
@@ -260,29 +288,47 @@ void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const f
         int lod = glm_clamp(min_lod, 0, GFX_TERRAIN_LODS - 1);
         while (lod + 1 < GFX_TERRAIN_LODS && g->cell_cm * (float)(1 << (lod + 1)) < LOD_ANGLE * d)
             lod++;
-        /* Insertion by distance: near chunks first, so the early depth test
+        float key = d;
+        if (light_view_proj && !chunk_reaches_shadow_map(ch, light_view_proj, light_margin))
+            key += OUT_OF_MAP;
+        else
+            reach++;
+        /* Insertion by key: near chunks first, so the early depth test
          * rejects what they hide before it is shaded. */
         int at = n;
-        while (at > 0 && g->draw_dist[at - 1] > d) {
+        while (at > 0 && g->draw_dist[at - 1] > key) {
             g->draw_dist[at] = g->draw_dist[at - 1];
             g->draw_counts[at] = g->draw_counts[at - 1];
             g->draw_offsets[at] = g->draw_offsets[at - 1];
             g->draw_base[at] = g->draw_base[at - 1];
             at--;
         }
-        g->draw_dist[at] = d;
+        g->draw_dist[at] = key;
         g->draw_counts[at] = ch->count[lod];
         g->draw_offsets[at] = (const void *)((uintptr_t)ch->first[lod] * sizeof(uint16_t));
         g->draw_base[at] = (int)ch->base;
         tris += ch->count[lod] / 3;
         n++;
     }
+    g->drawn_count = n;
     g->last_drawn_chunks = n;
     g->last_drawn_triangles = tris;
-    if (n == 0)
+    return light_view_proj ? reach : n;
+}
+
+void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count)
+{
+    if (first < 0 || count <= 0 || first > g->drawn_count - count)
         return;
     glBindVertexArray(g->terrain.vao.id);
-    glMultiDrawElementsBaseVertex(GL_TRIANGLES, g->draw_counts, GL_UNSIGNED_SHORT, g->draw_offsets, n, g->draw_base);
+    glMultiDrawElementsBaseVertex(GL_TRIANGLES, g->draw_counts + first, GL_UNSIGNED_SHORT, g->draw_offsets + first,
+                                  count, g->draw_base + first);
+}
+
+void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod)
+{
+    int n = gfx_level_cull_terrain(g, view_proj, eye, min_lod, NULL, 0.0f);
+    gfx_level_draw_culled(g, 0, n);
 }
 
 /* One wall: a box around the segment (half-thickness = radius, extended by the

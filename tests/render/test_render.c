@@ -301,6 +301,46 @@ static void test_shadow_cache(const level_t *lvl, const gfx_frame_desc *base)
            "a level load redraws the cache (%u redraws)", gfx_get_frame_stats()->shadow_cache_redraws - before);
 }
 
+/* The terrain chunks wholly outside the shadow map are drawn by the program
+ * without the lookup: the pictures are the same, pixel for pixel, as when
+ * every chunk looks it up (gfx_desc.lookup_everywhere), from two views
+ * that leave some chunks outside (a small shadow window) and in sunlight
+ * and shade. */
+static void test_far_terrain(const level_t *lvl, const gfx_frame_desc *base)
+{
+    enum { VIEWS = 2 };
+    gfx_frame_desc views[VIEWS] = {*base, *base};
+    views[0].shadow_radius_cm = 700.0f;
+    make_camera(&views[1], (vec3){1400.0f, 500.0f, -900.0f}, (vec3){-200.0f, 40.0f, 300.0f});
+    views[1].shadow_radius_cm = 900.0f;
+    static uint8_t split[VIEWS][W * H * 3], everywhere[W * H * 3];
+    int far[VIEWS], chunks[VIEWS];
+    gfx_shutdown();
+    CHECKF(gfx_init(&(gfx_desc){0}) && gfx_level_load(lvl), "renderer");
+    for (int i = 0; i < VIEWS; i++) {
+        render_into(&views[i], split[i]);
+        far[i] = gfx_get_frame_stats()->terrain_chunks_unshadowed;
+        chunks[i] = gfx_get_frame_stats()->terrain_chunks;
+        CHECKF(far[i] > 0 && far[i] < chunks[i], "view %d: %d of %d terrain chunks beyond the shadow map, want some",
+               i, far[i], chunks[i]);
+    }
+    gfx_shutdown();
+    CHECKF(gfx_init(&(gfx_desc){.lookup_everywhere = true}) && gfx_level_load(lvl), "renderer, lookups everywhere");
+    for (int i = 0; i < VIEWS; i++) {
+        render_into(&views[i], everywhere);
+        CHECKF(gfx_get_frame_stats()->terrain_chunks_unshadowed == 0, "view %d: no chunk drawn without the lookup",
+               i);
+        int max_diff;
+        long n = gl_test_count_diff(split[i], everywhere, (long)W * H, 0, &max_diff);
+        printf("far terrain, view %d: %d of %d chunks without the lookup, %ld pixels differ (max %d)\n", i, far[i],
+               chunks[i], n, max_diff);
+        CHECKF(n == 0, "view %d: %ld pixels differ from the render with lookups everywhere", i, n);
+    }
+    /* The checks that follow use the default renderer (with KHR_debug). */
+    gfx_shutdown();
+    CHECKF(gfx_init(&(gfx_desc){.debug = true}) && gfx_level_load(lvl), "renderer");
+}
+
 static void test_hooks(const gfx_frame_desc *f)
 {
     hook_probe h = {.expect = f};
@@ -487,6 +527,7 @@ int main(int argc, char **argv)
     gfx_render_frame(&zero);
     test_hooks(&f);
     test_shadow_cache(&lvl, &f);
+    test_far_terrain(&lvl, &f);
 
     gfx_render_frame(&f);
     static uint8_t img[W * H * 3];
