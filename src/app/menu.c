@@ -89,7 +89,8 @@ static void draw_render(app_t *app)
     const gfx_info *gi = gfx_get_info();
     ui_text("%s", gi->renderer);
     ui_text("OpenGL %s, GLSL %s", gi->version, gi->glsl_version);
-    ui_text("MSAA %dx, shadow map %d", gi->msaa_samples, gi->shadow_map_size);
+    ui_text("MSAA %dx, shadow map %d, %s", gi->msaa_samples, gi->shadow_map_size,
+            gi->direct ? "drawn in the window" : "drawn off screen, copied");
     if (ui_checkbox("vsync (F2)", &s->vsync))
         platform_set_vsync(&app->platform, s->vsync);
     ui_same_line();

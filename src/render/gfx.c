@@ -125,7 +125,8 @@ static struct {
     gfx_framebuffer shadow_fbo;
     shadow_cache shadow_cache;
     unsigned level_generation; /* bumped by every level load and free */
-    gfx_framebuffer main_fbo; /* offscreen main pass target, resolved into the back buffer */
+    gfx_framebuffer main_fbo; /* offscreen main pass target, resolved into the back buffer
+                                 (unless G.info.direct) */
     gfx_renderbuffer main_color, main_depth;
     int target_w, target_h;
     gfx_mesh sky;
@@ -184,6 +185,16 @@ static void query_limits(gfx_info *info)
     glGetIntegerv(GL_MAX_VERTEX_ATTRIBS, &info->max_vertex_attribs);
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &info->max_texture_size);
     glGetIntegerv(GL_MAX_SAMPLES, &info->max_samples);
+}
+
+/* Bits of the window's depth buffer (0: none). */
+static int window_depth_bits(void)
+{
+    GLint type = GL_NONE, bits = 0;
+    glGetNamedFramebufferAttachmentParameteriv(0, GL_DEPTH, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+    if (type != GL_NONE)
+        glGetNamedFramebufferAttachmentParameteriv(0, GL_DEPTH, GL_FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE, &bits);
+    return bits;
 }
 
 static scene_uniforms scene_uniforms_of(GLuint prog)
@@ -346,6 +357,7 @@ bool gfx_init(const gfx_desc *desc)
     if (samples > G.info.max_samples)
         samples = G.info.max_samples;
     G.info.msaa_samples = samples < 1 ? 1 : samples;
+    G.info.direct = G.info.msaa_samples == 1 && !d.offscreen && window_depth_bits() >= 24;
     int shadow_size = d.shadow_map_size > 0 ? d.shadow_map_size : DEFAULT_SHADOW_MAP_SIZE;
     if (shadow_size > G.info.max_texture_size)
         shadow_size = G.info.max_texture_size;
@@ -370,8 +382,9 @@ bool gfx_init(const gfx_desc *desc)
         return false;
     }
     gfx_timer_init(&G.timer, "frame_timer");
-    log_info("render: %s, %s (%s); MSAA %dx, shadow map %d (static casters %s)", G.info.renderer, G.info.version,
-             G.info.vendor, G.info.msaa_samples, G.info.shadow_map_size, G.shadow_cache.size ? "cached" : "redrawn");
+    log_info("render: %s, %s (%s); MSAA %dx, shadow map %d (static casters %s), main pass %s", G.info.renderer,
+             G.info.version, G.info.vendor, G.info.msaa_samples, G.info.shadow_map_size,
+             G.shadow_cache.size ? "cached" : "redrawn", G.info.direct ? "in the window" : "off screen");
     return true;
 }
 
@@ -871,7 +884,9 @@ void gfx_render_frame(const gfx_frame_desc *f)
     if (f->layers & GFX_LAYER_SHADOWS)
         shadow_pass(f, &pi, &fit, sun);
 
-    if (ensure_target(f->width, f->height)) {
+    if (G.info.direct) {
+        main_pass(f, &pi, 0);
+    } else if (ensure_target(f->width, f->height)) {
         glEnable(GL_MULTISAMPLE);
         main_pass(f, &pi, G.main_fbo.id);
         /* Resolves MSAA (or copies) into the app's back buffer. */

@@ -42,6 +42,8 @@ typedef struct gfx_desc {
     bool uncached_shadows; /* draw the terrain, walls and areas into the shadow map
                               every frame instead of copying them from the cache
                               (comparisons, tests) */
+    bool offscreen;      /* draw the main pass into a target of its own and copy it
+                            in, also where the window could take it (comparisons, tests) */
     bool lookup_everywhere; /* every terrain chunk looks up the shadow map, those
                                wholly outside it too (comparisons, tests) */
     int line_vertices;   /* debug line vertices a frame draws at most (the caller's
@@ -65,6 +67,8 @@ typedef struct gfx_info {
     int max_texture_size;               /* GL_MAX_TEXTURE_SIZE, texels */
     int max_samples;                    /* GL_MAX_SAMPLES */
     int msaa_samples;                   /* samples actually used by the main pass */
+    bool direct;                        /* the main pass draws straight into the window (no MSAA, and
+                                           its depth buffer has 24 bits or more): no target to copy */
     int shadow_map_size;                /* texels actually used */
     bool khr_debug;                     /* debug callback installed */
 } gfx_info;

@@ -35,6 +35,7 @@ static inline bool gl_test_open(gl_test *t, const char *title, int w, int h, con
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
     SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24); /* as the game's window (app/platform.c) */
     t->win = SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, w, h,
                               SDL_WINDOW_OPENGL | SDL_WINDOW_HIDDEN);
     t->ctx = t->win ? SDL_GL_CreateContext(t->win) : NULL;

@@ -341,6 +341,31 @@ static void test_far_terrain(const level_t *lvl, const gfx_frame_desc *base)
     CHECKF(gfx_init(&(gfx_desc){.debug = true}) && gfx_level_load(lvl), "renderer");
 }
 
+/* Without MSAA the main pass draws straight into the window (its depth
+ * buffer has 24 bits); the picture is the one drawn off screen and copied
+ * in, but for colour rounding by one step (the window's channel order) and
+ * depth ties at a few edges. */
+static void test_direct(const level_t *lvl, const gfx_frame_desc *f)
+{
+    static uint8_t direct[W * H * 3], copied[W * H * 3];
+    gfx_shutdown();
+    CHECKF(gfx_init(&(gfx_desc){0}) && gfx_level_load(lvl), "renderer");
+    CHECKF(gfx_get_info()->direct, "the main pass draws into the window");
+    render_into(f, direct);
+    gfx_shutdown();
+    CHECKF(gfx_init(&(gfx_desc){.offscreen = true}) && gfx_level_load(lvl), "renderer, off screen");
+    CHECKF(!gfx_get_info()->direct, "the main pass draws off screen");
+    render_into(f, copied);
+    int max_diff;
+    long one = gl_test_count_diff(direct, copied, (long)W * H, 0, &max_diff);
+    long more = gl_test_count_diff(direct, copied, (long)W * H, 1, &max_diff);
+    printf("direct vs off screen: %ld pixels differ, %ld by more than one step (max %d)\n", one, more, max_diff);
+    CHECKF(more <= 20, "%ld pixels differ by more than one step", more);
+    CHECKF(one <= (long)W * H / 1000, "%ld pixels differ", one);
+    gfx_shutdown();
+    CHECKF(gfx_init(&(gfx_desc){.debug = true}) && gfx_level_load(lvl), "renderer");
+}
+
 static void test_hooks(const gfx_frame_desc *f)
 {
     hook_probe h = {.expect = f};
@@ -528,6 +553,7 @@ int main(int argc, char **argv)
     test_hooks(&f);
     test_shadow_cache(&lvl, &f);
     test_far_terrain(&lvl, &f);
+    test_direct(&lvl, &f);
 
     gfx_render_frame(&f);
     static uint8_t img[W * H * 3];
