@@ -325,12 +325,6 @@ void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count)
                                   count, g->draw_base + first);
 }
 
-void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod)
-{
-    int n = gfx_level_cull_terrain(g, view_proj, eye, min_lod, NULL, 0.0f);
-    gfx_level_draw_culled(g, 0, n);
-}
-
 /* One wall: a box around the segment (half-thickness = radius, extended by the
  * radius past both ends like the capsule used for collision), cut into pieces
  * whose bottom and top follow the terrain. */

@@ -5,12 +5,12 @@
  * The terrain is cut into square chunks, each with index lists at four
  * levels of detail (every sample, every 2nd, 4th, 8th) plus skirts that hide
  * cracks between neighbours at different levels. Per pass,
- * gfx_level_draw_terrain() culls chunks against a frustum and picks each
- * one's level from its distance to the eye, then draws them in one call
- * (or gfx_level_cull_terrain() then gfx_level_draw_culled() per part, to
- * draw the chunks beyond the shadow map with another program).
- * Call order: gfx_level_build() -> gfx_level_draw_terrain() / draw the other
- * meshes (gfx.c) -> gfx_level_gpu_free().
+ * gfx_level_cull_terrain() culls chunks against a frustum and picks each
+ * one's level from its distance to the eye; gfx_level_draw_culled() draws
+ * them in one call, or in two parts with two programs (the chunks beyond
+ * the shadow map without its lookup).
+ * Call order: gfx_level_build() -> gfx_level_cull_terrain() ->
+ * gfx_level_draw_culled() / draw the other meshes (gfx.c) -> gfx_level_gpu_free().
  * Does NOT: keep pointers into the level or set GL state beyond binding its
  * vertex array; all allocation happens in gfx_level_build().
  */
@@ -56,18 +56,16 @@ typedef struct gfx_level_gpu {
 } gfx_level_gpu;
 
 bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl);
-/* Draws the chunks that intersect the frustum of VIEW_PROJ (column-major),
- * with detail chosen by distance to EYE but never finer than MIN_LOD (the
- * shadow pass uses 1: casters need less detail than what receives light).
- * The caller binds the program. */
-void gfx_level_draw_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod);
-/* The culling half of gfx_level_draw_terrain: fills the draw lists, near
- * chunks first. With LIGHT_VIEW_PROJ (the sun's orthographic clip space,
- * column-major; NULL: none), the chunks whose points may look up its shadow
- * map (within LIGHT_MARGIN clip units of its window) come first, each part
- * nearest first, and the count of that first part is returned; else the
- * count of all. The rest lie wholly outside the map, where the shaders'
- * shadow term is 1: they may be drawn by a program without the lookup. */
+/* Lists the chunks that intersect the frustum of VIEW_PROJ (column-major)
+ * for gfx_level_draw_culled, with detail chosen by distance to EYE but
+ * never finer than MIN_LOD (the shadow pass uses 1: casters need less
+ * detail than what receives light), near chunks first. With
+ * LIGHT_VIEW_PROJ (the sun's orthographic clip space, column-major; NULL:
+ * none), the chunks whose points may look up its shadow map (within
+ * LIGHT_MARGIN clip units of its window) come first, each part nearest
+ * first, and the count of that first part is returned; else the count of
+ * all. The rest lie wholly outside the map, where the shaders' shadow term
+ * is 1: they may be drawn by a program without the lookup. */
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
                            const float *light_view_proj, float light_margin);
 /* Draws COUNT entries of the latest cull from FIRST. The caller binds the program. */
