@@ -48,8 +48,8 @@ enum {
     CHR_MESH_RIGID = 1u << 1,   /* every vertex is 100% one joint (eyeballs) */
     /* Authored one-sided, as glTF's doubleSided false: its back faces are
      * not meant to be seen, and a renderer may cull them (the generated
-     * head: a solid but for a 1.5 cm gap at the back of the mouth and
-     * folds at the ears, where chr_closed_meshes finds it open). */
+     * head: a solid but for a 1.5 cm gap in the mouth, just behind the
+     * lips, and folds at the ears, where chr_closed_meshes finds it open). */
     CHR_MESH_SINGLE_SIDED = 1u << 2,
 };
 

@@ -309,8 +309,8 @@ static void test_committed(const char *path)
                 CHECK(dp[0] == 0.0f && dp[1] == 0.0f && dp[2] == 0.0f);
             }
     free(on_seam);
-    /* The generated figure is closed but for the head (a 1.5 cm gap at
-     * the back of the mouth, folds at the ears); the generator marks all
+    /* The generated figure is closed but for the head (a 1.5 cm gap in
+     * the mouth behind the lips, folds at the ears); the generator marks all
      * three meshes one-sided, so the renderer culls every back face. */
     uint32_t closed = chr_closed_meshes(&c), all = (1u << c.mesh_count) - 1u;
     CHECK(closed & (1u << chr_find_mesh(&c, "body")));
