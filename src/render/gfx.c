@@ -673,7 +673,7 @@ static void draw_terrain(const gfx_frame_desc *f, const scene_uniforms *u, const
     float margin = 16.0f / (float)G.info.shadow_map_size;
     bool split = far_u && far_u != u && light_view_proj;
     int n = gfx_level_cull_terrain(&G.level, cull_view_proj, f->eye, min_lod, split ? light_view_proj : NULL, margin);
-    int all = G.level.drawn_count;
+    int all = G.level.last_drawn_chunks;
     terrain_uniforms(u);
     gfx_level_draw_culled(&G.level, 0, n);
     if (n < all) {

@@ -447,16 +447,16 @@ void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_h
          * or the shadow map) and halves the triangles a software rasteriser
          * sets up. */
         for (uint32_t m = a; m < b;) {
-            bool closed = (gc->cull_meshes >> m) & 1u;
+            bool cull = (gc->cull_meshes >> m) & 1u;
             uint32_t e = m + 1;
-            while (e < b && ((gc->cull_meshes >> e) & 1u) == closed)
+            while (e < b && ((gc->cull_meshes >> e) & 1u) == cull)
                 e++;
-            if (closed)
+            if (cull)
                 glEnable(GL_CULL_FACE);
             uint32_t n = gc->index_first[e - 1] + gc->index_counts[e - 1] - gc->index_first[m];
             glDrawElements(GL_TRIANGLES, (GLsizei)n, GL_UNSIGNED_INT,
                            (const void *)((uintptr_t)gc->index_first[m] * sizeof(uint32_t)));
-            if (closed)
+            if (cull)
                 glDisable(GL_CULL_FACE);
             m = e;
         }

@@ -262,7 +262,6 @@ static bool chunk_reaches_shadow_map(const gfx_terrain_chunk *ch, const float li
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
                            const float *light_view_proj, float light_margin)
 {
-    g->drawn_count = 0;
     g->last_drawn_chunks = 0;
     g->last_drawn_triangles = 0;
     if (!g->loaded || !g->terrain.vao.id)
@@ -310,7 +309,6 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
         tris += ch->count[lod] / 3;
         n++;
     }
-    g->drawn_count = n;
     g->last_drawn_chunks = n;
     g->last_drawn_triangles = tris;
     return light_view_proj ? reach : n;
@@ -318,7 +316,7 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
 
 void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count)
 {
-    if (first < 0 || count <= 0 || first > g->drawn_count - count)
+    if (first < 0 || count <= 0 || first > g->last_drawn_chunks - count)
         return;
     glBindVertexArray(g->terrain.vao.id);
     glMultiDrawElementsBaseVertex(GL_TRIANGLES, g->draw_counts + first, GL_UNSIGNED_SHORT, g->draw_offsets + first,

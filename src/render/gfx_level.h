@@ -44,8 +44,7 @@ typedef struct gfx_level_gpu {
     const void **draw_offsets;
     float *draw_dist;
     int *draw_base;
-    int drawn_count;            /* entries of the lists filled by the latest cull */
-    int last_drawn_chunks;      /* chunks drawn by the latest call, for stats */
+    int last_drawn_chunks;      /* entries of the lists filled by the latest cull (stats too) */
     int last_drawn_triangles;
     gfx_mesh walls;    /* opaque */
     gfx_mesh crouch;   /* opaque roofs and pillars */
