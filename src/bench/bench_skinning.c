@@ -111,7 +111,7 @@ static void usage(FILE *out)
           "  --vertices LIST     synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)\n"
           "  --bones N           synthetic palette size, 1..256, default 98\n"
           "  --influences LIST   1..4, default 1,2,3,4\n"
-          "  --threads LIST      CPU threads, 1..64, default 1,2\n"
+          "  --threads LIST      CPU threads, 1..64, default 1,2 (timed in alternation)\n"
           "  --target N          pixels per side of the pass targets, 16..4096, default 512\n"
           "  --tangents          also skin tangents (CPU paths)\n"
           "  --weights LIST      CPU weightings: renorm (the kept weights renormalised, output\n"
@@ -723,8 +723,10 @@ static void print_vcompress(const gpu_state *g)
 }
 
 /* One CPU row of the main table; INFLUENCES NaN for the copy floor. */
+_Static_assert((int)BENCH_LIST_MAX <= (int)SKIN_BENCH_MAX_THREAD_COUNTS, "every --threads count fits one interleaved run");
+
 static bool add_cpu_row(bench_table *t, int path, const char *method, const char *weights,
-                        const skin_bench_result_t *r, double influences, const char *mesh_name)
+                        const skin_bench_result_t *r, double speedup, double influences, const char *mesh_name)
 {
     char sum[16];
     snprintf(sum, sizeof sum, "%08x", r->checksum);
@@ -745,6 +747,7 @@ static bool add_cpu_row(bench_table *t, int path, const char *method, const char
     bench_table_num(t, r->max_s * 1e6, 1);
     bench_table_num(t, r->median_mverts_s, 1);
     bench_table_num(t, r->median_mverts_s / threads, 1);
+    bench_table_num(t, speedup, 2);
     bench_table_num(t, copy ? NAN : r->max_pos_err_cm, 6);
     bench_table_num(t, copy ? NAN : r->max_nrm_err, 7);
     bench_table_str(t, sum);
@@ -779,6 +782,7 @@ static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
     bench_table_num(t, row->r.wall_max_s * 1e6, 1);
     bench_table_num(t, mverts, 1);
     bench_table_num(t, mverts, 1);
+    bench_table_num(t, NAN, 2);
     bench_table_num(t, row->pos_err, 6);
     bench_table_num(t, row->dir_err, 7);
     bench_table_str(t, sum);
@@ -953,11 +957,11 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     bench_env_print(&env, stdout);
     static const char *const cols[] = {"path", "method", "isa", "weights", "threads", "vertices", "bones",
                                        "influences", "median_us", "min_us", "max_us", "mverts_s",
-                                       "mverts_s_per_thread", "max_pos_err_cm", "max_nrm_err", "checksum", "mesh",
+                                       "mverts_s_per_thread", "speedup", "max_pos_err_cm", "max_nrm_err", "checksum", "mesh",
                                        "gpu_query_us", "query_over_wall"};
     bench_table t;
     bench_table_init(&t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
-                         "wall clock)", 19, cols);
+                         "wall clock)", 20, cols);
     int failures = 0, rc = BENCH_EXIT_OK;
     if (need_mesh)
         bench_table_note(&t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", mesh_path, mesh.nv,
@@ -973,7 +977,7 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
         skin_bench_desc_t d = {.vertex_count = mesh_path ? mesh.nv : verts[vi], .warmup = c.warmup,
                                .repeats = c.repeats};
         skin_bench_result_t r;
-        if (!skin_bench_copy_floor(&d, &r) || !add_cpu_row(&t, PATH_COPY, "-", "-", &r, NAN, mesh_path ? mesh.name : NULL))
+        if (!skin_bench_copy_floor(&d, &r) || !add_cpu_row(&t, PATH_COPY, "-", "-", &r, NAN, NAN, mesh_path ? mesh.name : NULL))
             rc = BENCH_EXIT_RUNTIME;
         else
             bench_table_note(&t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves",
@@ -992,38 +996,34 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
             char kernels[SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel] = {{0}};
             for (int vi = 0; vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
                 for (int ii = 0; ii < ninfl && rc == BENCH_EXIT_OK; ii++) {
-                    uint32_t first_checksum = 0;
+                    skin_bench_desc_t d = {.vertex_count = verts[vi], .joint_count = bones,
+                                           .influences = infl[ii], .warmup = c.warmup, .repeats = c.repeats,
+                                           .method = method, .isa = isa, .tangents = tangents,
+                                           .prenormalized = weights[wi] == 1,
+                                           .mesh = mesh_path ? &mesh.m : NULL};
+                    static skin_bench_result_t r[SKIN_BENCH_MAX_THREAD_COUNTS];
+                    if (!skin_bench_run_threads(&d, threads, nthreads, r)) {
+                        rc = BENCH_EXIT_RUNTIME;
+                        break;
+                    }
+                    snprintf(kernels[infl[ii] - 1], sizeof kernels[0], "%s", r[0].kernel);
                     for (int ti = 0; ti < nthreads; ti++) {
-                        skin_bench_desc_t d = {.vertex_count = verts[vi], .joint_count = bones,
-                                               .influences = infl[ii], .threads = threads[ti],
-                                               .warmup = c.warmup, .repeats = c.repeats, .method = method,
-                                               .isa = isa, .tangents = tangents,
-                                               .prenormalized = weights[wi] == 1,
-                                               .mesh = mesh_path ? &mesh.m : NULL};
-                        skin_bench_result_t r;
-                        if (!skin_bench_run(&d, &r)) {
-                            rc = BENCH_EXIT_RUNTIME;
-                            break;
-                        }
-                        snprintf(kernels[infl[ii] - 1], sizeof kernels[0], "%s", r.kernel);
-                        if (ti == 0)
-                            first_checksum = r.checksum;
-                        bool agree = r.max_pos_err_cm <= SKIN_AGREE_POS_CM && r.max_nrm_err <= SKIN_AGREE_NRM;
+                        bool agree = r[ti].max_pos_err_cm <= SKIN_AGREE_POS_CM && r[ti].max_nrm_err <= SKIN_AGREE_NRM;
                         if (!agree) {
                             fprintf(stderr,
                                     "strider bench skinning: %s (weights %s) disagrees with the reference: %.3g cm, "
                                     "normal %.3g\n",
-                                    k_paths[p], k_weights[weights[wi]], r.max_pos_err_cm, r.max_nrm_err);
+                                    k_paths[p], k_weights[weights[wi]], r[ti].max_pos_err_cm, r[ti].max_nrm_err);
                             failures++;
                         }
-                        if (r.checksum != first_checksum) {
+                        if (r[ti].checksum != r[0].checksum) {
                             fprintf(stderr, "strider bench skinning: %s with %d threads changed the result "
                                             "(checksum %08x vs %08x with %d)\n",
-                                    k_paths[p], threads[ti], r.checksum, first_checksum, threads[0]);
+                                    k_paths[p], threads[ti], r[ti].checksum, r[0].checksum, threads[0]);
                             failures++;
                         }
-                        if (!add_cpu_row(&t, p, skin_method_name(method), k_weights[weights[wi]], &r, infl[ii],
-                                         mesh_path ? mesh.name : NULL)) {
+                        if (!add_cpu_row(&t, p, skin_method_name(method), k_weights[weights[wi]], &r[ti],
+                                         r[0].median_s / r[ti].median_s, infl[ii], mesh_path ? mesh.name : NULL)) {
                             rc = BENCH_EXIT_RUNTIME;
                             break;
                         }
@@ -1036,6 +1036,11 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
                                      k + 1, k ? "s" : "", kernels[k]);
         }
     }
+    if (any_cpu && nthreads > 1)
+        bench_table_note(&t, "speedup: the median time at %d thread%s over the row's; the thread counts of a row's "
+                             "path, weights and influences are timed in alternation (each round runs every count "
+                             "once, an untimed run before the timed one)",
+                         threads[0], threads[0] == 1 ? "" : "s");
     enum { MAX_GPU_ROWS = PATH_COUNT * BENCH_LIST_MAX };
     static gpu_row rows[MAX_GPU_ROWS];
     static int row_path[MAX_GPU_ROWS], row_infl[MAX_GPU_ROWS];

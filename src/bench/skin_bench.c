@@ -176,15 +176,65 @@ static void skin_bench_normalize_for_count(skin_bench_data_t *b, size_t n, int k
     }
 }
 
+/* One timed run of JOB, on POOL when it has one. */
+static bool skin_bench_once(skin_pool_t *pool, const skin_job_t *job, double *seconds)
+{
+    double t0 = bench_now_s();
+    bool ok = pool ? skin_pool_run(pool, job) : skin_run(job);
+    *seconds = bench_now_s() - t0;
+    return ok;
+}
+
+/* OUT for one thread count, from its TIMES and the outputs of its last run
+ * (in B), against the reference in B. */
+static void skin_bench_result(const skin_bench_desc_t *d, const skin_job_t *job, const skin_bench_data_t *b,
+                              double *times, skin_bench_result_t *out)
+{
+    size_t n = (size_t)d->vertex_count;
+    bool nrm = !d->positions_only;
+    memset(out, 0, sizeof *out);
+    out->desc = *d;
+    out->isa = d->method == SKIN_LBS_POINTS ? SKIN_ISA_SCALAR : d->isa == SKIN_ISA_AUTO ? skin_isa_best() : d->isa;
+    skin_kernel_name(job, out->kernel, sizeof out->kernel);
+    bench_stats(times, d->repeats, &out->median_s, &out->min_s, &out->max_s);
+    out->median_mverts_s = 1e-6 * (double)n / out->median_s;
+    out->best_mverts_s = 1e-6 * (double)n / out->min_s;
+    /* Chain the checksums so that every output array counts. */
+    uint32_t c = file_checksum32(b->out_pos, n * 3 * sizeof(float));
+    if (nrm)
+        c ^= file_checksum32(b->out_nrm, n * 3 * sizeof(float)) * 31u;
+    if (d->tangents)
+        c ^= file_checksum32(b->out_tan, n * 4 * sizeof(float)) * 131u;
+    out->checksum = c;
+    for (size_t k = 0; k < n * 3; k++) {
+        /* A NaN anywhere counts as an infinite error. */
+        double ep = fabs((double)b->out_pos[k] - (double)b->ref_pos[k]);
+        out->max_pos_err_cm = fmax(out->max_pos_err_cm, isfinite(ep) ? ep : INFINITY);
+        if (nrm) {
+            double en = fabs((double)b->out_nrm[k] - (double)b->ref_nrm[k]);
+            out->max_nrm_err = fmax(out->max_nrm_err, isfinite(en) ? en : INFINITY);
+        }
+    }
+}
+
 bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
+{
+    int threads = desc->threads ? desc->threads : 1;
+    return skin_bench_run_threads(desc, &threads, 1, out);
+}
+
+bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, int count, skin_bench_result_t *out)
 {
     skin_bench_desc_t d = *desc;
     skin_bench_defaults(&d);
+    bool counts_ok = count >= 1 && count <= SKIN_BENCH_MAX_THREAD_COUNTS;
+    for (int t = 0; counts_ok && t < count; t++)
+        counts_ok = threads[t] >= 1 && threads[t] <= SKIN_POOL_MAX_THREADS;
     if (d.vertex_count < 1 || d.vertex_count > SKIN_BENCH_MAX_VERTICES || d.joint_count < 1 ||
         d.joint_count > SKIN_MAX_JOINTS || d.warmup < 0 || d.repeats < 1 ||
-        d.repeats > SKIN_BENCH_MAX_REPEATS || d.threads < 1 || d.threads > SKIN_POOL_MAX_THREADS) {
-        log_error("bench skinning: bad sizes (vertices %d, joints %d, repeats %d, threads %d)",
-                  d.vertex_count, d.joint_count, d.repeats, d.threads);
+        d.repeats > SKIN_BENCH_MAX_REPEATS || !counts_ok) {
+        log_error("bench skinning: bad sizes (vertices %d, joints %d, repeats %d, %d thread counts, first %d)",
+                  d.vertex_count, d.joint_count, d.repeats, count, count > 0 ? threads[0] : 0);
         return false;
     }
     size_t n = (size_t)d.vertex_count;
@@ -201,7 +251,7 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
     b.dq = skin_bench_alloc((size_t)d.joint_count * 8, sizeof(float), &ok);
     b.j8 = skin_bench_alloc(n * 4, 1, &ok);
     b.j16 = skin_bench_alloc(n * 4, 2, &ok);
-    b.times = skin_bench_alloc((size_t)d.repeats, sizeof(double), &ok);
+    b.times = skin_bench_alloc((size_t)d.repeats * (size_t)count, sizeof(double), &ok);
     b.ref_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
     b.ref_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
     if (!ok) {
@@ -221,53 +271,47 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
         .joint_count = d.joint_count, .palette = b.palette, .dq_palette = b.dq,
         .out_positions = b.out_pos, .out_normals = b.out_nrm, .out_tangents = b.out_tan,
         .prenormalized = d.prenormalized};
-    skin_pool_t *pool = NULL;
-    if (d.threads > 1 && !(pool = skin_pool_create(d.threads)))
-        ok = false;
-    ok = ok && skin_validate(&job);
-    for (int i = 0; ok && i < d.warmup; i++)
-        ok = pool ? skin_pool_run(pool, &job) : skin_run(&job);
-    for (int i = 0; ok && i < d.repeats; i++) {
-        double t0 = bench_now_s();
-        ok = pool ? skin_pool_run(pool, &job) : skin_run(&job);
-        b.times[i] = bench_now_s() - t0;
-    }
-    skin_pool_destroy(pool);
-    /* The reference: the same math, scalar, one thread, same inputs. */
+    /* The reference first: the same math, scalar, one thread, same inputs. */
     skin_job_t ref = job;
     ref.method = d.method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS;
     ref.isa = SKIN_ISA_SCALAR;
     ref.tangents = NULL;
     ref.out_positions = b.ref_pos;
     ref.out_normals = b.ref_nrm;
-    ok = ok && skin_run(&ref);
-    if (ok) {
-        memset(out, 0, sizeof *out);
-        out->desc = d;
-        out->isa = d.method == SKIN_LBS_POINTS ? SKIN_ISA_SCALAR
-                   : d.isa == SKIN_ISA_AUTO    ? skin_isa_best()
-                                               : d.isa;
-        skin_kernel_name(&job, out->kernel, sizeof out->kernel);
-        bench_stats(b.times, d.repeats, &out->median_s, &out->min_s, &out->max_s);
-        out->median_mverts_s = 1e-6 * (double)n / out->median_s;
-        out->best_mverts_s = 1e-6 * (double)n / out->min_s;
-        /* Chain the checksums so that every output array counts. */
-        uint32_t c = file_checksum32(b.out_pos, n * 3 * sizeof(float));
-        if (nrm)
-            c ^= file_checksum32(b.out_nrm, n * 3 * sizeof(float)) * 31u;
-        if (d.tangents)
-            c ^= file_checksum32(b.out_tan, n * 4 * sizeof(float)) * 131u;
-        out->checksum = c;
-        for (size_t k = 0; k < n * 3; k++) {
-            /* A NaN anywhere counts as an infinite error. */
-            double ep = fabs((double)b.out_pos[k] - (double)b.ref_pos[k]);
-            out->max_pos_err_cm = fmax(out->max_pos_err_cm, isfinite(ep) ? ep : INFINITY);
-            if (nrm) {
-                double en = fabs((double)b.out_nrm[k] - (double)b.ref_nrm[k]);
-                out->max_nrm_err = fmax(out->max_nrm_err, isfinite(en) ? en : INFINITY);
-            }
+    ok = skin_validate(&job) && skin_run(&ref);
+    skin_pool_t *pools[SKIN_BENCH_MAX_THREAD_COUNTS] = {0};
+    for (int t = 0; ok && t < count; t++)
+        if (threads[t] > 1 && !(pools[t] = skin_pool_create(threads[t])))
+            ok = false;
+    for (int t = 0; ok && t < count; t++)
+        for (int i = 0; ok && i < d.warmup; i++)
+            ok = pools[t] ? skin_pool_run(pools[t], &job) : skin_run(&job);
+    /* Rounds: each thread count once per round, in an order that rotates,
+     * an untimed run just before its timed one (its pool's workers are then
+     * polling for work, as in back-to-back jobs; a pool left idle puts its
+     * workers to sleep). A machine whose load drifts during the benchmark
+     * then slows every count alike; a load that changes within a round (a
+     * neighbour taking one core of a shared host) still shows. */
+    double dummy;
+    for (int i = 0; ok && i < d.repeats; i++)
+        for (int k = 0; ok && k < count; k++) {
+            int t = (i + k) % count;
+            ok = skin_bench_once(pools[t], &job, &dummy) &&
+                 skin_bench_once(pools[t], &job, &b.times[(size_t)t * (size_t)d.repeats + (size_t)i]);
         }
+    /* Each count's result from a run of its own, checked against the reference. */
+    for (int t = 0; ok && t < count; t++) {
+        memset(b.out_pos, 0, n * 3 * sizeof(float));
+        memset(b.out_nrm, 0, n * 3 * sizeof(float));
+        memset(b.out_tan, 0, n * 4 * sizeof(float));
+        ok = skin_bench_once(pools[t], &job, &dummy);
+        skin_bench_desc_t dt = d;
+        dt.threads = threads[t];
+        if (ok)
+            skin_bench_result(&dt, &job, &b, b.times + (size_t)t * (size_t)d.repeats, &out[t]);
     }
+    for (int t = 0; t < count; t++)
+        skin_pool_destroy(pools[t]);
     skin_bench_free(&b);
     return ok;
 }

@@ -4,7 +4,8 @@
  * -> skin_bench_run() -> print with skin_bench_format().
  * It builds a synthetic mesh once (vertices grouped by joint, influences on
  * neighbouring joints, weights sorted and normalised, a random rigid palette),
- * warms up, times REPEATS runs with a monotonic clock, and reports the
+ * warms up, times REPEATS runs with a monotonic clock (several thread counts
+ * in alternation: skin_bench_run_threads()), and reports the
  * median, min and max, plus a checksum of the outputs so that the work is
  * observable (and comparable between thread counts: it must not change),
  * and the largest deviation from the scalar reference on the same inputs.
@@ -78,6 +79,14 @@ typedef struct skin_bench_result_t {
 } skin_bench_result_t;
 
 bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out);
+/* The same benchmark at COUNT thread counts (THREADS[i], 1..SKIN_POOL_MAX_THREADS;
+ * DESC's own count is ignored), timed in alternation: every round runs each
+ * count once (an untimed run, then the timed one), in an order that rotates
+ * by round, so a change of the machine's load during the benchmark slows
+ * every count alike and the ratios between OUT[0..COUNT) are measured under
+ * one condition. OUT[i] is skin_bench_run()'s result for THREADS[i]. */
+enum { SKIN_BENCH_MAX_THREAD_COUNTS = 32 };
+bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, int count, skin_bench_result_t *out);
 /* The memory floor for DESC's vertex count (one thread; method, ISA and
  * influences are ignored): OUT's times, M vertices/s and checksum are those
  * of memcpy()ing positions and normals while summing the joint indices. */

@@ -206,7 +206,7 @@ def main():
 
     p = os.path.join(a.out, "skinning")
     q = run([s, "bench", "skinning", "--smoke", "--influences", "1,4", "--csv", p + ".csv", "--json", p + ".json"])
-    rows, _ = read_outputs(p)
+    rows, doc = read_outputs(p)
     check({r["path"] for r in rows} >= {"cpu-reference", "cpu-scalar", "cpu-dqs", "cpu-copy"},
           "skinning covers the CPU paths and the copy floor")
     check(all(r["path"] == "cpu-copy" or float(r["max_pos_err_cm"]) <= 0.017 for r in rows),
@@ -215,6 +215,14 @@ def main():
           "each CPU path runs renormalising and with the weights as given")
     check("cpu-scalar, weights given, 4 influences: scalar lbs-matrix 4 influences" in q.stdout,
           "the kernel of each influence count is named next to the table")
+    # Thread counts of a row are timed in alternation; the first count's rows read 1.
+    cpu = [r for r in rows if r["path"] not in ("cpu-copy",)]
+    check(all(float(r["speedup"]) == 1.0 for r in cpu if r["threads"] == "1") and
+          all(float(r["speedup"]) > 0 for r in cpu if r["threads"] == "2") and
+          {r["threads"] for r in cpu} == {"1", "2"},
+          "each CPU row has its speedup over 1 thread, measured in the same run")
+    check(any(n.startswith("speedup: the median time at 1 thread") for n in doc["notes"]),
+          "the speedup column is explained in the notes")
 
     p = os.path.join(a.out, "skinning_given")
     run([s, "bench", "skinning", "--smoke", "--paths", "cpu-scalar", "--influences", "2", "--weights", "given",
