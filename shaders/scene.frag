@@ -1,13 +1,16 @@
 /* scene.frag: lit, shadowed, fogged surfaces; the terrain (u_mode 0) also
  * gets anti-aliased grid lines every metre (stronger every 10 m) that fade
- * out with distance, so motion reads. Albedo and fog come from scene.vert. */
+ * out with distance, so motion reads. Albedo and fog come from scene.vert
+ * (STRIDER_NO_FOG: none, see there). */
 #include "frame.glsl"
 
 in vec3 v_world;
 in vec3 v_light;
 in vec3 v_normal;
 in vec4 v_albedo;
+#ifndef STRIDER_NO_FOG
 in vec4 v_fog;
+#endif
 in float v_skirt;
 
 uniform int u_mode;
@@ -39,6 +42,8 @@ void main()
         albedo *= 1.0 - 0.28 * max(minor, major) - 0.2 * major;
     }
     vec3 c = light_surface(albedo, n, v_light, 1.0, v_skirt);
+#ifndef STRIDER_NO_FOG
     c = apply_fog(c, v_fog);
+#endif
     o_color = vec4(tonemap_to_srgb(c), v_albedo.a);
 }

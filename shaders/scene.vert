@@ -2,7 +2,9 @@
  * Everything that varies slowly across a surface is computed here, per
  * vertex, not per pixel: software rasterisers pay for every pixel's math.
  * u_mode 0 = terrain: albedo from slope, height and soft noise patches;
- * u_mode 1 = vertex colour (sRGB + alpha). */
+ * u_mode 1 = vertex colour (sRGB + alpha).
+ * STRIDER_NO_FOG: no fog (for what lies wholly before the fog's start,
+ * where its amount is 0: gfx.c decides). */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -17,7 +19,9 @@ out vec3 v_world;
 out vec3 v_light;  /* position in the sun's clip space (shadow lookup) */
 out vec3 v_normal;
 out vec4 v_albedo; /* linear rgb, alpha */
+#ifndef STRIDER_NO_FOG
 out vec4 v_fog;    /* x amount, yzw colour */
+#endif
 out float v_skirt; /* 1 on terrain skirts (built with colour alpha 0) */
 
 float hash12(vec2 p)
@@ -68,7 +72,9 @@ void main()
     } else {
         v_albedo = vec4(srgb_to_linear(a_color.rgb), a_color.a);
     }
+#ifndef STRIDER_NO_FOG
     v_fog = fog_at(w.xyz);
+#endif
     v_light = (frame.light_view_proj * w).xyz;
     gl_Position = frame.view_proj * w;
 }

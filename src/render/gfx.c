@@ -83,6 +83,9 @@ typedef struct gfx_frame_ubo {
     float shadow[4];
 } gfx_frame_ubo;
 
+/* Variants of the scene program: without the shadow lookup, without fog. */
+enum { SCENE_NO_SHADOWS = 1 << 0, SCENE_NO_FOG = 1 << 1, SCENE_VARIANTS = 4 };
+
 /* A scene program and its uniform locations. */
 typedef struct scene_uniforms {
     GLuint prog;
@@ -111,14 +114,17 @@ typedef struct draw_hook {
 static struct {
     bool inited;
     gfx_info info;
-    /* scene: lit with shadows; scene_flat: the same without the shadow
-     * lookup (a separate program because llvmpipe pays for untaken
-     * branches), built the first time a frame has shadows off or terrain
-     * beyond the shadow map. */
-    gfx_program scene, scene_flat, shadow, sky_prog, lines;
-    scene_uniforms scene_u[2]; /* [0] scene, [1] scene_flat */
-    bool scene_flat_failed;    /* its build failed (logged once): scene draws */
-    bool lookup_everywhere;    /* gfx_desc's: no terrain drawn by scene_flat in shadowed frames */
+    /* The scene programs, by SCENE_* bits: [0] lit with shadows and fog
+     * (props, the marker, the jump discs, fogged terrain), the others the
+     * same without the shadow lookup, the fog or both (a separate program
+     * each because llvmpipe pays for untaken branches and for every
+     * interpolated value), built the first time a frame draws terrain
+     * that needs neither, or has shadows off. */
+    gfx_program scene[SCENE_VARIANTS], shadow, sky_prog, lines;
+    scene_uniforms scene_u[SCENE_VARIANTS];
+    bool scene_failed[SCENE_VARIANTS]; /* its build failed (logged once): [0] draws */
+    bool lookup_everywhere;    /* gfx_desc's: no terrain drawn without the lookup in shadowed frames */
+    bool fog_everywhere;       /* gfx_desc's: no terrain drawn without the fog */
     GLint shadow_u_model, shadow_u_light_view_proj;
     gfx_buffer frame_ubo;
     gfx_texture shadow_tex;
@@ -206,34 +212,38 @@ static scene_uniforms scene_uniforms_of(GLuint prog)
 
 static bool load_programs(void)
 {
-    if (!gfx_shader_program_load(&G.scene, "scene.vert", "scene.frag", NULL, "scene") ||
+    if (!gfx_shader_program_load(&G.scene[0], "scene.vert", "scene.frag", NULL, "scene") ||
         !gfx_shader_program_load(&G.shadow, "shadow.vert", "shadow.frag", NULL, "shadow") ||
         !gfx_shader_program_load(&G.sky_prog, "sky.vert", "sky.frag", NULL, "sky") ||
         !gfx_shader_program_load(&G.lines, "lines.vert", "lines.frag", NULL, "debug_lines"))
         return false;
     G.shadow_u_model = glGetUniformLocation(G.shadow.id, "u_model");
     G.shadow_u_light_view_proj = glGetUniformLocation(G.shadow.id, "u_light_view_proj");
-    G.scene_u[0] = scene_uniforms_of(G.scene.id);
+    G.scene_u[0] = scene_uniforms_of(G.scene[0].id);
     return true;
 }
 
-/* The scene program of a frame with or without SHADOWS. The one without is
- * built when a frame first asks for it: the menu's toggle, or a shadowed
- * frame's terrain beyond the shadow map (each program costs about 1 MB in
- * llvmpipe). */
-static const scene_uniforms *scene_program(bool shadows)
+/* The scene program of VARIANT (SCENE_* bits), built when a frame first
+ * asks for it: the menu's toggles, or a shadowed frame's terrain beyond
+ * the shadow map or before the fog (each program costs about 1 MB in
+ * llvmpipe). The full program stands in for one that cannot be built. */
+static const scene_uniforms *scene_program(int variant)
 {
-    if (!shadows && !G.scene_flat.id && !G.scene_flat_failed) {
-        if (gfx_shader_program_load(&G.scene_flat, "scene.vert", "scene.frag", "#define STRIDER_NO_SHADOWS",
-                                    "scene_no_shadows"))
-            G.scene_u[1] = scene_uniforms_of(G.scene_flat.id);
+    static const char *const defines[SCENE_VARIANTS] = {
+        NULL, "#define STRIDER_NO_SHADOWS\n", "#define STRIDER_NO_FOG\n",
+        "#define STRIDER_NO_SHADOWS\n#define STRIDER_NO_FOG\n"};
+    static const char *const labels[SCENE_VARIANTS] = {"scene", "scene_no_shadows", "scene_no_fog",
+                                                       "scene_no_shadows_no_fog"};
+    if (variant <= 0 || variant >= SCENE_VARIANTS)
+        return &G.scene_u[0];
+    if (!G.scene[variant].id && !G.scene_failed[variant]) {
+        if (gfx_shader_program_load(&G.scene[variant], "scene.vert", "scene.frag", defines[variant], labels[variant]))
+            G.scene_u[variant] = scene_uniforms_of(G.scene[variant].id);
         else
-            G.scene_flat_failed = true;
+            G.scene_failed[variant] = true;
     }
-    return &G.scene_u[shadows || !G.scene_flat.id ? 0 : 1];
+    return &G.scene_u[G.scene[variant].id ? variant : 0];
 }
-
-
 
 static void create_shadow_map(int size)
 {
@@ -373,6 +383,7 @@ bool gfx_init(const gfx_desc *desc)
     glObjectLabel(GL_BUFFER, G.frame_ubo.id, -1, "frame_ubo");
     create_shadow_map(shadow_size);
     G.lookup_everywhere = d.lookup_everywhere;
+    G.fog_everywhere = d.fog_everywhere;
     if (!d.uncached_shadows && shadow_size + 2 * SHADOW_CACHE_MARGIN <= G.info.max_texture_size)
         create_shadow_cache(shadow_size + 2 * SHADOW_CACHE_MARGIN);
     create_lines_buffer(d.line_vertices > 0 ? d.line_vertices : DEFAULT_LINE_VERTICES);
@@ -408,8 +419,8 @@ void gfx_shutdown(void)
     gfx_mesh_free(&G.marker);
     gfx_timer_free(&G.timer);
     free_target();
-    gfx_shader_program_free(&G.scene);
-    gfx_shader_program_free(&G.scene_flat);
+    for (int v = 0; v < SCENE_VARIANTS; v++)
+        gfx_shader_program_free(&G.scene[v]);
     gfx_shader_program_free(&G.shadow);
     gfx_shader_program_free(&G.sky_prog);
     gfx_shader_program_free(&G.lines);
@@ -658,33 +669,55 @@ static void terrain_uniforms(const scene_uniforms *u)
 }
 
 /* The terrain's chunks in the frustum of CULL_VIEW_PROJ, drawn with the
- * program of U (bound by the caller). With FAR_U (the same shading without
- * the shadow lookup), the chunks wholly outside the shadow map of LIGHT_VIEW_PROJ
- * are drawn with it instead: their shadow term is 1 either way, and the
- * lookup is a good part of the terrain's cost on software rasterisers. */
-static void draw_terrain(const gfx_frame_desc *f, const scene_uniforms *u, const scene_uniforms *far_u,
-                         const float cull_view_proj[16], const float *light_view_proj, int min_lod, int *chunks,
-                         int *triangles)
+ * program of U (bound by the caller): the shadow pass's depth. */
+static void draw_terrain_depth(const gfx_frame_desc *f, const scene_uniforms *u, const float cull_view_proj[16],
+                               int *chunks, int *triangles)
 {
     *chunks = *triangles = 0;
     if (!G.level.loaded || !(f->layers & GFX_LAYER_TERRAIN))
         return;
-    /* The lookup is pushed off the surface by up to 4.5 texels (frame.glsl). */
-    float margin = 16.0f / (float)G.info.shadow_map_size;
-    bool split = far_u && far_u != u && light_view_proj;
-    int n = gfx_level_cull_terrain(&G.level, cull_view_proj, f->eye, min_lod, split ? light_view_proj : NULL, margin);
-    int all = G.level.last_drawn_chunks;
+    int n = gfx_level_cull_terrain(&G.level, cull_view_proj, f->eye, SHADOW_TERRAIN_MIN_LOD, NULL, NULL);
     terrain_uniforms(u);
     gfx_level_draw_culled(&G.level, 0, n);
-    if (n < all) {
-        glUseProgram(far_u->prog);
-        terrain_uniforms(far_u);
-        gfx_level_draw_culled(&G.level, n, all - n);
-        glUseProgram(u->prog);
-    }
     *chunks = G.level.last_drawn_chunks;
     *triangles = G.level.last_drawn_triangles;
-    G.stats.terrain_chunks_unshadowed = split ? all - n : 0;
+}
+
+/* The main pass's terrain in groups (gfx_level.h), each by the cheapest
+ * scene program that gives its pixels: chunks wholly outside the shadow
+ * map without the lookup (their shadow term is 1 either way, and the
+ * lookup is a good part of the terrain's cost on software rasterisers),
+ * chunks wholly before the fog's start without the fog (its amount is 0
+ * there: four interpolated values a pixel saved). SHADOWS: the frame's. */
+static void draw_terrain(const gfx_frame_desc *f, bool shadows, const gfx_pass_info *pi)
+{
+    G.stats.terrain_chunks = G.stats.terrain_triangles = G.stats.terrain_chunks_unshadowed = 0;
+    G.stats.terrain_chunks_unfogged = 0;
+    if (!G.level.loaded || !(f->layers & GFX_LAYER_TERRAIN))
+        return;
+    gfx_terrain_split split = {
+        /* The lookup is pushed off the surface by up to 4.5 texels (frame.glsl). */
+        .light_view_proj = shadows && !G.lookup_everywhere ? pi->light_view_proj : NULL,
+        .light_margin = 16.0f / (float)G.info.shadow_map_size,
+        .fog_start_cm = G.fog_everywhere ? 0.0f : (f->layers & GFX_LAYER_FOG) ? FOG_START_CM : -1.0f};
+    int groups[GFX_TERRAIN_GROUPS];
+    gfx_level_cull_terrain(&G.level, pi->view_proj, f->eye, 0, &split, groups);
+    for (int k = 0, first = 0; k < GFX_TERRAIN_GROUPS; first += groups[k], k++) {
+        if (groups[k] == 0)
+            continue;
+        int variant = (!shadows || (k & GFX_TERRAIN_BEYOND_MAP) ? SCENE_NO_SHADOWS : 0) |
+                      (k & GFX_TERRAIN_FOGGED ? 0 : SCENE_NO_FOG);
+        const scene_uniforms *u = scene_program(variant);
+        glUseProgram(u->prog);
+        terrain_uniforms(u);
+        gfx_level_draw_culled(&G.level, first, groups[k]);
+        if (k & GFX_TERRAIN_BEYOND_MAP)
+            G.stats.terrain_chunks_unshadowed += groups[k];
+        if (!(k & GFX_TERRAIN_FOGGED))
+            G.stats.terrain_chunks_unfogged += groups[k];
+    }
+    G.stats.terrain_chunks = G.level.last_drawn_chunks;
+    G.stats.terrain_triangles = G.level.last_drawn_triangles;
 }
 
 static void run_hooks(const gfx_pass_info *pi)
@@ -702,8 +735,7 @@ static void draw_static_casters(const gfx_frame_desc *f, const scene_uniforms *u
 {
     glProgramUniformMatrix4fv(G.shadow.id, G.shadow_u_light_view_proj, 1, GL_FALSE, lvp);
     draw_level_props(f, u);
-    draw_terrain(f, u, NULL, lvp, NULL, SHADOW_TERRAIN_MIN_LOD, &G.stats.shadow_terrain_chunks,
-                 &G.stats.shadow_terrain_triangles);
+    draw_terrain_depth(f, u, lvp, &G.stats.shadow_terrain_chunks, &G.stats.shadow_terrain_triangles);
 }
 
 /* Where FIT's window starts in the cache, in texels; false when the cache
@@ -816,15 +848,12 @@ static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
      * last: software rasterisers skip shading of pixels that fail the early
      * depth test, and the terrain is the most expensive surface. */
     bool shadows = (f->layers & GFX_LAYER_SHADOWS) != 0;
-    const scene_uniforms *u = scene_program(shadows);
+    const scene_uniforms *u = scene_program(shadows ? 0 : SCENE_NO_SHADOWS);
     glUseProgram(u->prog);
     draw_props(f, u);
     pi->pass = GFX_PASS_MAIN;
     run_hooks(pi);
-    const scene_uniforms *far_u = shadows && !G.lookup_everywhere ? scene_program(false) : NULL;
-    glUseProgram(u->prog);
-    draw_terrain(f, u, far_u, pi->view_proj, pi->light_view_proj, 0, &G.stats.terrain_chunks,
-                 &G.stats.terrain_triangles);
+    draw_terrain(f, shadows, pi);
 
     /* Sky after the opaque geometry: only uncovered pixels pass the depth test. */
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);

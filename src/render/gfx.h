@@ -46,6 +46,8 @@ typedef struct gfx_desc {
                             in, also where the window could take it (comparisons, tests) */
     bool lookup_everywhere; /* every terrain chunk looks up the shadow map, those
                                wholly outside it too (comparisons, tests) */
+    bool fog_everywhere;    /* every terrain chunk computes the fog, those wholly
+                               before its start too (comparisons, tests) */
     int line_vertices;   /* debug line vertices a frame draws at most (the caller's
                             capacity: the GPU buffer is sized to it); 0: default 65536 */
 } gfx_desc;
@@ -158,6 +160,7 @@ typedef struct gfx_frame_stats {
     int terrain_chunks;             /* main pass, after frustum culling */
     int terrain_triangles;          /* main pass */
     int terrain_chunks_unshadowed;  /* main pass: of terrain_chunks, those out of the shadow map's reach */
+    int terrain_chunks_unfogged;    /* main pass: of terrain_chunks, those wholly before the fog's start */
     int shadow_terrain_chunks;      /* drawn into the shadow map this frame */
     int shadow_terrain_triangles;   /* (0 when the static casters came from the cache) */
     bool shadow_cache_redrawn;      /* the static casters' cache was drawn anew */

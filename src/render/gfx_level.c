@@ -85,6 +85,8 @@ static bool terrain_valid(const terrain_t *t, const char *name)
 /* Skirts hang this far below each chunk's border, deeper than the largest
  * height error between two levels of detail on walkable terrain. */
 static const float SKIRT_CM = 120.0f;
+/* Slack for the fog test of a chunk (see chunk_before_fog). */
+static const float FOG_MARGIN_CM = 1.0f;
 /* A chunk may use a coarser level while one of its cells would span less
  * than this fraction of the distance to the eye (about 2.9 degrees, ~40
  * pixels at 720p with a 55 degree lens). Small triangles are what costs most
@@ -194,8 +196,10 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
     g->draw_counts = calloc((size_t)g->chunk_count, sizeof *g->draw_counts);
     g->draw_offsets = calloc((size_t)g->chunk_count, sizeof *g->draw_offsets);
     g->draw_dist = calloc((size_t)g->chunk_count, sizeof *g->draw_dist);
+    g->draw_group = calloc((size_t)g->chunk_count, sizeof *g->draw_group);
     g->draw_base = calloc((size_t)g->chunk_count, sizeof *g->draw_base);
-    bool ok = !b.failed && g->chunks && g->draw_counts && g->draw_offsets && g->draw_dist && g->draw_base;
+    bool ok = !b.failed && g->chunks && g->draw_counts && g->draw_offsets && g->draw_dist && g->draw_group &&
+              g->draw_base;
     for (int cj = 0; ok && cj < ncz; cj++) {
         for (int ci = 0; ci < ncx; ci++) {
             gfx_terrain_chunk *ch = &g->chunks[cj * ncx + ci];
@@ -259,20 +263,34 @@ static bool chunk_reaches_shadow_map(const gfx_terrain_chunk *ch, const float li
     return lo[0] < edge && hi[0] > -edge && lo[1] < edge && hi[1] > -edge;
 }
 
+/* Whether every point of CH, skirts included, lies nearer EYE than
+ * FOG_START_CM: its box's farthest corner (skirts hang below the box). */
+static bool chunk_before_fog(const gfx_terrain_chunk *ch, const float eye[3], float fog_start_cm)
+{
+    float d2 = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        float lo = ch->box[0][a] - (a == 1 ? SKIRT_CM : 0.0f);
+        float c = fmaxf(fabsf(eye[a] - lo), fabsf(ch->box[1][a] - eye[a]));
+        d2 += c * c;
+    }
+    /* The shaders measure in float from the vertex: a centimetre to spare. */
+    return sqrtf(d2) < fog_start_cm - FOG_MARGIN_CM;
+}
+
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
-                           const float *light_view_proj, float light_margin)
+                           const gfx_terrain_split *split, int group_count[GFX_TERRAIN_GROUPS])
 {
     g->last_drawn_chunks = 0;
     g->last_drawn_triangles = 0;
+    if (group_count)
+        memset(group_count, 0, GFX_TERRAIN_GROUPS * sizeof *group_count);
     if (!g->loaded || !g->terrain.vao.id)
         return 0;
     mat4 vp;
     vec4 planes[6];
     memcpy(vp, view_proj, sizeof vp);
     glm_frustum_planes(vp, planes);
-    /* Chunks out of the shadow map's reach sort after all the others. */
-    const float OUT_OF_MAP = 1e9f;
-    int n = 0, tris = 0, reach = 0;
+    int n = 0, tris = 0;
     for (int k = 0; k < g->chunk_count; k++) {
         gfx_terrain_chunk *ch = &g->chunks[k];
         if (!glm_aabb_frustum(ch->box, planes))
@@ -287,31 +305,36 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
         int lod = glm_clamp(min_lod, 0, GFX_TERRAIN_LODS - 1);
         while (lod + 1 < GFX_TERRAIN_LODS && g->cell_cm * (float)(1 << (lod + 1)) < LOD_ANGLE * d)
             lod++;
-        float key = d;
-        if (light_view_proj && !chunk_reaches_shadow_map(ch, light_view_proj, light_margin))
-            key += OUT_OF_MAP;
-        else
-            reach++;
-        /* Insertion by key: near chunks first, so the early depth test
-         * rejects what they hide before it is shaded. */
+        uint8_t group = 0;
+        if (split && split->light_view_proj &&
+            !chunk_reaches_shadow_map(ch, split->light_view_proj, split->light_margin))
+            group |= GFX_TERRAIN_BEYOND_MAP;
+        if (split && split->fog_start_cm >= 0.0f && !chunk_before_fog(ch, eye, split->fog_start_cm))
+            group |= GFX_TERRAIN_FOGGED;
+        /* Insertion by group, then distance: near chunks first, so the
+         * early depth test rejects what they hide before it is shaded. */
         int at = n;
-        while (at > 0 && g->draw_dist[at - 1] > key) {
+        while (at > 0 && (g->draw_group[at - 1] > group || (g->draw_group[at - 1] == group && g->draw_dist[at - 1] > d))) {
             g->draw_dist[at] = g->draw_dist[at - 1];
+            g->draw_group[at] = g->draw_group[at - 1];
             g->draw_counts[at] = g->draw_counts[at - 1];
             g->draw_offsets[at] = g->draw_offsets[at - 1];
             g->draw_base[at] = g->draw_base[at - 1];
             at--;
         }
-        g->draw_dist[at] = key;
+        g->draw_dist[at] = d;
+        g->draw_group[at] = group;
         g->draw_counts[at] = ch->count[lod];
         g->draw_offsets[at] = (const void *)((uintptr_t)ch->first[lod] * sizeof(uint16_t));
         g->draw_base[at] = (int)ch->base;
+        if (group_count)
+            group_count[group]++;
         tris += ch->count[lod] / 3;
         n++;
     }
     g->last_drawn_chunks = n;
     g->last_drawn_triangles = tris;
-    return light_view_proj ? reach : n;
+    return n;
 }
 
 void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count)
@@ -535,8 +558,10 @@ void gfx_level_gpu_free(gfx_level_gpu *g)
     free(g->draw_counts);
     free(g->draw_offsets);
     free(g->draw_dist);
+    free(g->draw_group);
     free(g->draw_base);
     g->draw_dist = NULL;
+    g->draw_group = NULL;
     g->draw_base = NULL;
     g->chunks = NULL;
     g->draw_counts = NULL;

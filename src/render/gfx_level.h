@@ -6,9 +6,9 @@
  * levels of detail (every sample, every 2nd, 4th, 8th) plus skirts that hide
  * cracks between neighbours at different levels. Per pass,
  * gfx_level_cull_terrain() culls chunks against a frustum and picks each
- * one's level from its distance to the eye; gfx_level_draw_culled() draws
- * them in one call, or in two parts with two programs (the chunks beyond
- * the shadow map without its lookup).
+ * one's level from its distance to the eye, and groups them by what they
+ * need (the shadow lookup, the fog); gfx_level_draw_culled() draws a group
+ * (or all) in one call, each group with the program it needs.
  * Call order: gfx_level_build() -> gfx_level_cull_terrain() ->
  * gfx_level_draw_culled() / draw the other meshes (gfx.c) -> gfx_level_gpu_free().
  * Does NOT: keep pointers into the level or set GL state beyond binding its
@@ -42,7 +42,8 @@ typedef struct gfx_level_gpu {
     /* Per-draw scratch for glMultiDrawElementsBaseVertex, sized chunk_count at build time. */
     int *draw_counts;
     const void **draw_offsets;
-    float *draw_dist;
+    float *draw_dist;   /* from the eye to the chunk's box, cm */
+    uint8_t *draw_group; /* GFX_TERRAIN_* bits */
     int *draw_base;
     int last_drawn_chunks;      /* entries of the lists filled by the latest cull (stats too) */
     int last_drawn_triangles;
@@ -55,18 +56,36 @@ typedef struct gfx_level_gpu {
 } gfx_level_gpu;
 
 bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl);
+
+/* Groups of culled chunks, in the order they are listed (and drawn): a
+ * chunk is FOGGED unless every point of it (skirts included) lies nearer
+ * the eye than the fog's start, where the shaders' fog amount is exactly 0;
+ * it is BEYOND_MAP when none of its points may look up the shadow map,
+ * where the shadow term is exactly 1. A group may so be drawn by a program
+ * without the fog, or the lookup, with the same pixels. */
+enum {
+    GFX_TERRAIN_BEYOND_MAP = 1 << 0,
+    GFX_TERRAIN_FOGGED = 1 << 1,
+    GFX_TERRAIN_GROUPS = 4
+};
+
+/* What the main pass splits the terrain by (the shadow pass splits nothing). */
+typedef struct gfx_terrain_split {
+    const float *light_view_proj; /* the sun's orthographic clip space, column-major;
+                                     NULL: no chunk is BEYOND_MAP */
+    float light_margin;           /* how far past the map's window [-1, 1]^2 a lookup may reach
+                                     (the shaders' normal offset), clip units */
+    float fog_start_cm;           /* fog from this distance on; < 0: no fog (no chunk is FOGGED) */
+} gfx_terrain_split;
+
 /* Lists the chunks that intersect the frustum of VIEW_PROJ (column-major)
  * for gfx_level_draw_culled, with detail chosen by distance to EYE but
  * never finer than MIN_LOD (the shadow pass uses 1: casters need less
- * detail than what receives light), near chunks first. With
- * LIGHT_VIEW_PROJ (the sun's orthographic clip space, column-major; NULL:
- * none), the chunks whose points may look up its shadow map (within
- * LIGHT_MARGIN clip units of its window) come first, each part nearest
- * first, and the count of that first part is returned; else the count of
- * all. The rest lie wholly outside the map, where the shaders' shadow term
- * is 1: they may be drawn by a program without the lookup. */
+ * detail than what receives light). The list holds group 0, then 1, 2 and
+ * 3 (by SPLIT; NULL: all in group 0), each nearest first; GROUP_COUNT (may
+ * be NULL) receives their sizes. Returns the list's length. */
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
-                           const float *light_view_proj, float light_margin);
+                           const gfx_terrain_split *split, int group_count[GFX_TERRAIN_GROUPS]);
 /* Draws COUNT entries of the latest cull from FIRST. The caller binds the program. */
 void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count);
 void gfx_level_gpu_free(gfx_level_gpu *g);

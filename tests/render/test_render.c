@@ -301,12 +301,13 @@ static void test_shadow_cache(const level_t *lvl, const gfx_frame_desc *base)
            "a level load redraws the cache (%u redraws)", gfx_get_frame_stats()->shadow_cache_redraws - before);
 }
 
-/* The terrain chunks wholly outside the shadow map are drawn by the program
- * without the lookup: the pictures are the same, pixel for pixel, as when
- * every chunk looks it up (gfx_desc.lookup_everywhere), from two views
- * that leave some chunks outside (a small shadow window) and in sunlight
- * and shade. */
-static void test_far_terrain(const level_t *lvl, const gfx_frame_desc *base)
+/* The terrain chunks wholly outside the shadow map are drawn by a program
+ * without the lookup, those wholly before the fog's start by one without
+ * the fog: the pictures are the same, pixel for pixel, as when every chunk
+ * does both (gfx_desc.lookup_everywhere and fog_everywhere), from two
+ * views that leave some chunks outside the map and some in the fog, in
+ * sunlight and shade. */
+static void test_terrain_split(const level_t *lvl, const gfx_frame_desc *base)
 {
     enum { VIEWS = 2 };
     gfx_frame_desc views[VIEWS] = {*base, *base};
@@ -314,27 +315,33 @@ static void test_far_terrain(const level_t *lvl, const gfx_frame_desc *base)
     make_camera(&views[1], (vec3){1400.0f, 500.0f, -900.0f}, (vec3){-200.0f, 40.0f, 300.0f});
     views[1].shadow_radius_cm = 900.0f;
     static uint8_t split[VIEWS][W * H * 3], everywhere[W * H * 3];
-    int far[VIEWS], chunks[VIEWS];
+    int far[VIEWS], unfogged[VIEWS], chunks[VIEWS];
     gfx_shutdown();
     CHECKF(gfx_init(&(gfx_desc){0}) && gfx_level_load(lvl), "renderer");
     for (int i = 0; i < VIEWS; i++) {
         render_into(&views[i], split[i]);
         far[i] = gfx_get_frame_stats()->terrain_chunks_unshadowed;
+        unfogged[i] = gfx_get_frame_stats()->terrain_chunks_unfogged;
         chunks[i] = gfx_get_frame_stats()->terrain_chunks;
         CHECKF(far[i] > 0 && far[i] < chunks[i], "view %d: %d of %d terrain chunks beyond the shadow map, want some",
                i, far[i], chunks[i]);
+        CHECKF(unfogged[i] > 0 && unfogged[i] < chunks[i],
+               "view %d: %d of %d terrain chunks before the fog, want some", i, unfogged[i], chunks[i]);
     }
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){.lookup_everywhere = true}) && gfx_level_load(lvl), "renderer, lookups everywhere");
+    CHECKF(gfx_init(&(gfx_desc){.lookup_everywhere = true, .fog_everywhere = true}) && gfx_level_load(lvl),
+           "renderer, lookups and fog everywhere");
     for (int i = 0; i < VIEWS; i++) {
         render_into(&views[i], everywhere);
-        CHECKF(gfx_get_frame_stats()->terrain_chunks_unshadowed == 0, "view %d: no chunk drawn without the lookup",
-               i);
+        CHECKF(gfx_get_frame_stats()->terrain_chunks_unshadowed == 0 &&
+                   gfx_get_frame_stats()->terrain_chunks_unfogged == 0,
+               "view %d: every chunk drawn with the lookup and the fog", i);
         int max_diff;
         long n = gl_test_count_diff(split[i], everywhere, (long)W * H, 0, &max_diff);
-        printf("far terrain, view %d: %d of %d chunks without the lookup, %ld pixels differ (max %d)\n", i, far[i],
-               chunks[i], n, max_diff);
-        CHECKF(n == 0, "view %d: %ld pixels differ from the render with lookups everywhere", i, n);
+        printf("terrain split, view %d: of %d chunks %d without the lookup, %d without the fog; %ld pixels differ "
+               "(max %d)\n",
+               i, chunks[i], far[i], unfogged[i], n, max_diff);
+        CHECKF(n == 0, "view %d: %ld pixels differ from the render with lookups and fog everywhere", i, n);
     }
     /* The checks that follow use the default renderer (with KHR_debug). */
     gfx_shutdown();
@@ -552,7 +559,7 @@ int main(int argc, char **argv)
     gfx_render_frame(&zero);
     test_hooks(&f);
     test_shadow_cache(&lvl, &f);
-    test_far_terrain(&lvl, &f);
+    test_terrain_split(&lvl, &f);
     test_direct(&lvl, &f);
 
     gfx_render_frame(&f);
