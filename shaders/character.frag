@@ -7,7 +7,8 @@
  * - GGX specular from the material roughness, Schlick Fresnel;
  * - hemispheric ambient softly darkened by the per-vertex AO (which the
  *   blend shapes animate: closed eyes and mouth darken), and a rim light;
- * - the sun's shadow map (unless STRIDER_NO_SHADOWS) and fog. */
+ * - the sun's shadow map (unless STRIDER_NO_SHADOWS) and fog (unless
+ *   STRIDER_NO_FOG). */
 #include "frame.glsl"
 
 /* Fraction of AO darkening applied to the ambient term (soft, never black). */
@@ -27,7 +28,9 @@ in vec2 v_uv;
 in float v_ao;
 in vec3 v_albedo;
 in vec2 v_material; /* roughness, subsurface */
+#ifndef STRIDER_NO_FOG
 in vec4 v_fog;
+#endif
 
 out vec4 o_color;
 
@@ -108,6 +111,8 @@ void main()
     vec3 rim_light = frame.sky_zenith.rgb * 0.9 * rim * ao * mix(0.6, 1.0, hemi);
 
     vec3 c = diffuse * sun + albedo * ambient + spec * sun + env_spec + rim_light * mix(albedo, vec3(1.0), 0.35);
+#ifndef STRIDER_NO_FOG
     c = apply_fog(c, v_fog);
+#endif
     o_color = vec4(tonemap_to_srgb(c), 1.0);
 }

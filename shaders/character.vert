@@ -19,7 +19,9 @@
  * newer of two CPU-skinned keys, ATTR_KEY0_* the older, and the vertex is
  * (1 - t) key0 + t key1 at t = u_hybrid_t (normals and tangents lerped and
  * renormalised, AO lerped, handedness of the newer key; skin_hybrid_run's
- * math); at t >= 1 the newer key passes through bit for bit. */
+ * math); at t >= 1 the newer key passes through bit for bit.
+ * STRIDER_NO_FOG: no fog (the whole figure lies before the fog's start,
+ * where its amount is 0: gfx_character.c decides). */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -80,7 +82,9 @@ out float v_ao;
  * material boundary blends across it instead of stair-stepping. */
 out vec3 v_albedo;
 out vec2 v_material; /* roughness, subsurface */
+#ifndef STRIDER_NO_FOG
 out vec4 v_fog;
+#endif
 
 void main()
 {
@@ -137,6 +141,8 @@ void main()
     uint m = min(a_material, uint(MATERIAL_SLOTS - 1));
     v_albedo = u_material_color[m].rgb;
     v_material = u_material_params[m].xy;
+#ifndef STRIDER_NO_FOG
     v_fog = fog_at(w.xyz);
+#endif
     gl_Position = frame.view_proj * w;
 }

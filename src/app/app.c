@@ -218,10 +218,11 @@ static void write_report_figure(const app_t *app, FILE *f)
     if (fig && fig->gfx) {
         fprintf(f,
                 ",\n  \"figure\": {\"gpu_skin\": %s, \"gpu_morph\": %s, \"morph_on_gpu\": %s, \"skin_once\": %s, "
-                "\"hybrid_every\": %d, \"method\": %d, \"morph_draws\": %u, \"deforms\": %llu}",
+                "\"hybrid_every\": %d, \"method\": %d, \"morph_draws\": %u, \"fog_free\": %s, \"deforms\": %llu}",
                 fig->gpu_skin ? "true" : "false", fig->gpu_morph ? "true" : "false",
                 fig->morph_on_gpu ? "true" : "false", fig->skin_once ? "true" : "false", fig->hybrid_every,
-                fig->method, gfx_character_get_stats(fig->gfx)->morph_draws, (unsigned long long)fig->deform_count);
+                fig->method, gfx_character_get_stats(fig->gfx)->morph_draws,
+                gfx_character_get_stats(fig->gfx)->fog_free ? "true" : "false", (unsigned long long)fig->deform_count);
     }
     fprintf(f,
             ",\n  \"timings\": {\"frames\": %d, \"frame_ms_median\": %.3f, \"deform_ms_median\": %.3f, "

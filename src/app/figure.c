@@ -30,8 +30,52 @@ static void free_mesh(figure_mesh *m)
     free(m->m_ao);
     free(m->active_target);
     free(m->active_weight);
+    free(m->joint_reach);
+    free(m->target_reach);
     bshape_set_free(&m->set);
     memset(m, 0, sizeof *m);
+}
+
+/* M's joint_reach and target_reach (see figure_mesh), from its bind pose
+ * and the chr's deltas (still loaded). */
+static bool mesh_reach(figure_t *f, figure_mesh *m, const char *path)
+{
+    int joints = f->chr.skel.joint_count;
+    bool ok = true;
+    m->joint_reach = xcalloc((size_t)joints, sizeof *m->joint_reach, &ok);
+    m->target_reach = xcalloc(m->set.target_count ? m->set.target_count : 1, sizeof *m->target_reach, &ok);
+    if (!ok) {
+        log_error("%s: out of memory", path);
+        return false;
+    }
+    float rest[SKEL_MAX_JOINTS][3];
+    skel_rest_positions(&f->chr.skel, rest);
+    for (int j = 0; j < joints; j++)
+        m->joint_reach[j] = -1.0f;
+    for (uint32_t i = 0; i < m->vertex_count; i++)
+        for (int k = 0; k < SKIN_MAX_INFLUENCES; k++) {
+            if (m->weights[i * 4 + k] == 0.0f)
+                continue;
+            int j = m->joints[i * 4 + k];
+            float d2 = 0.0f;
+            for (int a = 0; a < 3; a++) {
+                float e = m->pos[i * 3 + a] - rest[j][a];
+                d2 += e * e;
+            }
+            m->joint_reach[j] = fmaxf(m->joint_reach[j], sqrtf(d2));
+        }
+    for (uint32_t t = 0; t < m->set.target_count; t++) {
+        uint32_t src = m->set.target_source[t];
+        bool shape = t < m->set.shape_count;
+        const chr_delta_t *d = shape ? f->chr.shapes[src].deltas : f->chr.correctives[src].deltas;
+        uint32_t count = shape ? f->chr.shapes[src].delta_count : f->chr.correctives[src].delta_count;
+        float longest = 0.0f;
+        for (uint32_t k = 0; k < count; k++)
+            longest = fmaxf(longest, sqrtf(d[k].dpos[0] * d[k].dpos[0] + d[k].dpos[1] * d[k].dpos[1] +
+                                           d[k].dpos[2] * d[k].dpos[2]));
+        m->target_reach[t] = longest;
+    }
+    return true;
 }
 
 static bool prepare_mesh(figure_t *f, uint32_t index, const char *path)
@@ -76,6 +120,8 @@ static bool prepare_mesh(figure_t *f, uint32_t index, const char *path)
             return false;
         }
     }
+    if (!mesh_reach(f, m, path))
+        return false;
     skin_job_t check = {.vertex_count = (int)n,
                         .influences = SKIN_MAX_INFLUENCES,
                         .method = SKIN_LBS_MATRIX,
@@ -451,6 +497,52 @@ static bool gpu_morph_lists(figure_t *f, const gfx_character_stream *out)
     return ok;
 }
 
+/* A sphere (CENTER, the returned radius; model space, cm) that holds every
+ * vertex the last cpu_deform() skinned by blended points or matrices; -1
+ * where that bound does not hold: dual quaternions, or a bind pose edited
+ * between deforms. A vertex v that joint j moves goes to J_j + A_j (v - b_j)
+ * (the palette is affine: J_j the joint's posed position, b_j its bind
+ * one), so no farther than |J_j - c| + |A_j| |v - b_j| from any c, where
+ * |A_j| <= its Frobenius norm and |v - b_j| <= the joint's reach plus the
+ * blend shapes' |weight| times their longest delta; a blend of such points
+ * by weights that sum to 1 stays within the largest bound. The centre is
+ * the first joint's posed position (the root). */
+static float deform_reach(const figure_t *f, float center[3])
+{
+    int joints = f->chr.skel.joint_count;
+    if (f->method == SKIN_DQS || joints < 1)
+        return -1.0f;
+    float jp[SKEL_MAX_JOINTS][3], norm[SKEL_MAX_JOINTS], rest[SKEL_MAX_JOINTS][3];
+    skel_rest_positions(&f->chr.skel, rest);
+    for (int j = 0; j < joints; j++) {
+        const float *P = f->palette[j];
+        float n2 = 0.0f;
+        for (int r = 0; r < 3; r++) {
+            jp[j][r] = P[r * 4] * rest[j][0] + P[r * 4 + 1] * rest[j][1] + P[r * 4 + 2] * rest[j][2] + P[r * 4 + 3];
+            n2 += P[r * 4] * P[r * 4] + P[r * 4 + 1] * P[r * 4 + 1] + P[r * 4 + 2] * P[r * 4 + 2];
+        }
+        norm[j] = sqrtf(n2);
+    }
+    memcpy(center, jp[0], sizeof jp[0]);
+    float reach = 0.0f;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
+        const figure_mesh *m = &f->mesh[mi];
+        if (m->live_bind)
+            return -1.0f;
+        float morph = 0.0f;
+        for (int k = 0; m->set.target_count > 0 && k < m->active_count; k++)
+            morph += fabsf(m->active_weight[k]) * m->target_reach[m->active_target[k]];
+        for (int j = 0; j < joints; j++) {
+            if (m->joint_reach[j] < 0.0f)
+                continue;
+            float d[3] = {jp[j][0] - center[0], jp[j][1] - center[1], jp[j][2] - center[2]};
+            float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            reach = fmaxf(reach, len + norm[j] * (m->joint_reach[j] + morph));
+        }
+    }
+    return isfinite(reach) ? reach : -1.0f;
+}
+
 /* Cebenoyan's hybrid: a CPU-skinned key when one is due (every
  * hybrid_every frames, or at once when N changed or the hybrid just
  * started), else no pose work at all; the slot blends the last two keys. */
@@ -485,6 +577,7 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
     if (f->hybrid_every < 0 || f->hybrid_every > FIGURE_HYBRID_MAX)
         f->hybrid_every = 0;
     bool hybrid = f->hybrid_every > 0 && !f->gpu_skin;
+    f->reach_radius = -1.0f;
     if (!hybrid) {
         f->hybrid_key_every = 0;
         gfx_character_set_hybrid(f->gfx, -1.0f);
@@ -530,6 +623,10 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
         bool bind_there = f->gpu_skin && f->slot_has_bind[out.slot];
         f->slot_has_bind[out.slot] = f->gpu_skin;
         ok = cpu_deform(f, &out, f->gpu_skin, bind_there);
+        if (ok && !f->gpu_skin) {
+            f->reach_radius = deform_reach(f, f->reach_center);
+            gfx_character_set_reach(f->gfx, f->reach_center, f->reach_radius);
+        }
     }
     gfx_character_end_update(f->gfx);
     gfx_character_set_transform(f->gfx, world);

@@ -95,6 +95,12 @@ typedef struct figure_mesh {
      * clip): with GPU blend shapes the mesh's bind pose then travels in the
      * stream slot each frame instead of the copy uploaded at create. */
     bool live_bind;
+    /* For the renderer's fog test (gfx_character_set_reach): per joint, the
+     * farthest bind vertex of this mesh the joint moves, from the joint's
+     * bind position (cm; < 0: it moves none); per blend-shape target, its
+     * longest position delta (cm). */
+    float *joint_reach;
+    float *target_reach;
 } figure_mesh;
 
 typedef struct figure_t {
@@ -131,6 +137,10 @@ typedef struct figure_t {
      * already there (GPU path), so only morphed meshes are copied again. */
     bool slot_has_bind[GFX_CHARACTER_SLOTS];
     uint64_t deform_count;
+    /* The sphere the last deform's vertices lie in (model space, cm), as
+     * handed to gfx_character_set_reach(): CPU skinning by blended points
+     * or matrices only; reach_radius < 0 otherwise. */
+    float reach_center[3], reach_radius;
 } figure_t;
 
 typedef struct figure_desc {

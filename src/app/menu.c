@@ -159,6 +159,8 @@ static void skin_controls(figure_t *f)
                 st->morph_draws);
         ui_text("skin-once passes %llu, hybrid keys %llu", (unsigned long long)st->feedback_passes,
                 (unsigned long long)st->keys_written);
+        ui_text("main pass %s the fog (the figure %s its start)", st->fog_free ? "without" : "with",
+                st->fog_free ? "wholly before" : "not known before");
     }
 }
 

@@ -338,6 +338,8 @@ void gfx_character_destroy(gfx_character *gc)
     free(gc->weight_scratch);
     gfx_shader_program_free(&gc->lit.prog);
     gfx_shader_program_free(&gc->lit_noshadow.prog);
+    gfx_shader_program_free(&gc->lit_nofog[0].prog);
+    gfx_shader_program_free(&gc->lit_nofog[1].prog);
     free(gc);
 }
 
@@ -378,6 +380,7 @@ bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
     if (!gfx_char_wait_fence(gc, &gc->fence[s], "vertex stream"))
         return false;
     gc->writing = s;
+    gc->reach[3] = -1.0f;
     memset(gc->active_written, 0, sizeof gc->active_written);
     memset(gc->stream_bind, 0, sizeof gc->stream_bind);
     uint8_t *base = gc->mapped + (size_t)s * gc->slot_bytes;
@@ -398,6 +401,7 @@ void gfx_character_end_update(gfx_character *gc)
         return;
     gc->ready = gc->writing;
     gc->slot_mode[gc->ready] = gc->mode;
+    memcpy(gc->slot_reach[gc->ready], gc->reach, sizeof gc->reach);
     gc->slot_influences[gc->ready] = gc->influences;
     gc->slot_joints[gc->ready] = gc->joint_count;
     /* CPU skinning takes vertices the CPU has morphed. */
@@ -418,6 +422,15 @@ void gfx_character_end_update(gfx_character *gc)
 }
 
 void gfx_character_set_transform(gfx_character *gc, const float model[16]) { memcpy(gc->model, model, sizeof gc->model); }
+
+void gfx_character_set_reach(gfx_character *gc, const float center[3], float radius_cm)
+{
+    bool ok = isfinite(center[0]) && isfinite(center[1]) && isfinite(center[2]) && isfinite(radius_cm);
+    memcpy(gc->reach, center, 3 * sizeof(float));
+    gc->reach[3] = ok ? radius_cm : -1.0f;
+}
+
+void gfx_character_set_fog_everywhere(gfx_character *gc, bool on) { gc->fog_everywhere = on; }
 
 void gfx_character_set_visible(gfx_character *gc, bool visible) { gc->visible = visible; }
 
@@ -483,6 +496,52 @@ static bool noshadow_ready(gfx_character *gc)
     return true;
 }
 
+/* The CPU path's program of KIND (lit, or without the shadow lookup)
+ * without the fog, built the first time it is asked for; NULL if it cannot
+ * be (logged once): the one with the fog draws instead. */
+static const program_locs *nofog_program(gfx_character *gc, int kind)
+{
+    int k = kind == KIND_NOSHADOW;
+    program_locs *p = &gc->lit_nofog[k];
+    if (!p->prog.id && !gc->nofog_failed[k]) {
+        char name[96];
+        snprintf(name, sizeof name, "%s.lit%s_nofog", gc->label, k ? "_noshadow" : "");
+        if (gfx_char_load_program(p, "character.vert", "character.frag",
+                                  k ? "#define STRIDER_NO_SHADOWS\n#define STRIDER_NO_FOG\n" : "#define STRIDER_NO_FOG\n",
+                                  name))
+            gfx_char_set_materials(gc, p);
+        else
+            gc->nofog_failed[k] = true;
+    }
+    return p->prog.id ? p : NULL;
+}
+
+/* Whether every vertex of slot S lies nearer INFO's eye than the fog's
+ * start (or the fog is off): the fog amount is 0 for all of them. */
+static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info *info)
+{
+    if (gc->fog_everywhere)
+        return false;
+    if (info->fog_start_cm < 0.0f)
+        return true;
+    const float *r = gc->slot_reach[s];
+    if (!(r[3] >= 0.0f))
+        return false;
+    /* The transform is a rotation and a translation; a scale would only
+     * lengthen the radius by its longest column. */
+    float scale = 0.0f, d2 = 0.0f;
+    for (int c = 0; c < 3; c++) {
+        const float *col = &gc->model[4 * c];
+        scale = fmaxf(scale, sqrtf(col[0] * col[0] + col[1] * col[1] + col[2] * col[2]));
+        float w = gc->model[c] * r[0] + gc->model[4 + c] * r[1] + gc->model[8 + c] * r[2] + gc->model[12 + c];
+        float e = info->frame->eye[c] - w;
+        d2 += e * e;
+    }
+    float reach = r[3];
+    /* The shaders measure in float from the vertex: a centimetre to spare. */
+    return sqrtf(d2) + scale * reach < info->fog_start_cm - 1.0f;
+}
+
 /* One pass of the frame (shadow, then main): the ready slot, drawn the way
  * it was ended with. Order of the techniques: skin once, the hybrid, GPU
  * blend shapes (with GPU skinning), then one draw of the slot (GPU skinning
@@ -508,6 +567,8 @@ static void draw_hook(const gfx_pass_info *info, void *user)
                                     .u_morph_targets = -1,
                                     .u_hybrid_t = -1};
     bool main_pass = info->pass == GFX_PASS_MAIN;
+    if (main_pass)
+        gc->stats.fog_free = false;
     bool once = gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s];
     if (once) {
         gfx_char_once_draw(gc, s, kind, main_pass);
@@ -524,6 +585,12 @@ static void draw_hook(const gfx_pass_info *info, void *user)
             gfx_char_skin_bind_palette(gc, p, s);
         } else {
             p = gfx_char_cpu_program(gc, kind);
+            const program_locs *q;
+            bool fog_free = kind != KIND_SHADOW && slot_before_fog(gc, s, info) && (q = nofog_program(gc, kind));
+            if (fog_free)
+                p = q;
+            if (main_pass)
+                gc->stats.fog_free = fog_free;
         }
         glUseProgram(p->prog.id);
         glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);

@@ -122,6 +122,7 @@ typedef struct gfx_character_stats {
     uint64_t feedback_passes;  /* skin-once transform-feedback passes run */
     uint32_t feedback_morph_draws; /* morphing draws of the last feedback pass */
     uint64_t keys_written;     /* hybrid keys */
+    bool fog_free;             /* the last main pass drew without the fog (gfx_character_set_reach) */
 } gfx_character_stats;
 
 /* Uploads C's meshes and materials, and MORPH's blend-shape deltas (NULL, or
@@ -143,6 +144,15 @@ void gfx_character_end_update(gfx_character *gc);
 
 /* Model -> world, column-major 4x4 (rotation + translation only). */
 void gfx_character_set_transform(gfx_character *gc, const float model[16]);
+/* Between begin and end update: every vertex of the slot being written
+ * lies within RADIUS_CM of CENTER (model space, before the transform); not
+ * called, or a radius < 0: unknown. While that sphere lies nearer the eye
+ * than the fog's start (gfx_pass_info.fog_start_cm), where the fog amount
+ * is 0, the CPU path's main pass draws with a program without the fog: the
+ * same pixels, four values a pixel fewer to interpolate. */
+void gfx_character_set_reach(gfx_character *gc, const float center[3], float radius_cm);
+/* ON: the main pass computes the fog whatever the reach says (comparisons, tests). */
+void gfx_character_set_fog_everywhere(gfx_character *gc, bool on);
 void gfx_character_set_visible(gfx_character *gc, bool visible);
 const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc);
 

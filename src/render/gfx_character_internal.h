@@ -157,6 +157,14 @@ struct gfx_character {
      * projection, so no program of its own. */
     program_locs lit, lit_noshadow, caster;
     bool noshadow_failed;
+    /* The same two without the fog (STRIDER_NO_FOG), built the first time
+     * a slot's reach keeps the whole figure before the fog's start. */
+    program_locs lit_nofog[2]; /* [0] lit, [1] without the shadow lookup */
+    bool nofog_failed[2];
+    /* What gfx_character_set_reach() said of the slot being written, and
+     * of each slot: centre xyz, radius (cm, model space; < 0: unknown). */
+    float reach[4], slot_reach[GFX_CHARACTER_SLOTS][4];
+    bool fog_everywhere;
     /* GPU blend shapes. The unmorphed bind pose (position, normal, tangent,
      * AO arrays as in a slot) is static and read through bind_vao. */
     gfx_buffer bind_vbo;

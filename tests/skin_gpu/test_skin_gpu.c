@@ -16,7 +16,11 @@
  *     the CPU within 1e-4 of the height for every method, with blend shapes
  *     on the CPU and on the GPU; renders per pass and skin once are
  *     identical pixel for pixel (shadow and main pass).
- *  5. Cebenoyan's hybrid on a walking clip (CLIP, 60 fps): CPU keys every N
+ *  5. The sphere the CPU path hands the renderer holds every skinned vertex
+ *     (wild poses, blend shapes at -1 and 2, every truncation), and the
+ *     main pass drawn without the fog on its strength is identical to the
+ *     one computing it.
+ *  6. Cebenoyan's hybrid on a walking clip (CLIP, 60 fps): CPU keys every N
  *     frames, the GPU blends the last two; against exact per-frame CPU
  *     skinning of the frame it shows (N - 1 frames back), max and mean
  *     position error (cm) for N = 1, 2, 4, 8: zero at N = 1, growing with N.
@@ -287,7 +291,8 @@ static void check_skin_once(figure_t *f, float height)
     free_arrays(&ref);
 }
 
-static void render(figure_t *f, const pose_t *pose, bool gpu, bool show, float mid_y, uint8_t *rgb, const char *png)
+static void render_layers(figure_t *f, const pose_t *pose, bool gpu, bool show, float mid_y, uint32_t layers,
+                          uint8_t *rgb, const char *png)
 {
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     f->gpu_skin = gpu;
@@ -296,7 +301,7 @@ static void render(figure_t *f, const pose_t *pose, bool gpu, bool show, float m
     f->influences = SKIN_MAX_INFLUENCES;
     /* Whole figure in view: 3.2 m away, a little to the side and above. */
     gfx_frame_desc fd = {.width = W, .height = H, .eye = {80, mid_y + 30, 320}, .focus = {0, mid_y, 0},
-                         .layers = GFX_LAYER_SHADOWS};
+                         .layers = layers};
     mat4 view, proj;
     glm_lookat(fd.eye, fd.focus, (vec3){0, 1, 0}, view);
     glm_perspective(glm_rad(40.0f), (float)W / H, 10.0f, 5000.0f, proj);
@@ -310,6 +315,11 @@ static void render(figure_t *f, const pose_t *pose, bool gpu, bool show, float m
     CHECKF(gfx_read_pixels_rgb(W, H, rgb), "reading pixels");
     if (png)
         CHECKF(gfx_screenshot_png(png, W, H), "writing %s", png);
+}
+
+static void render(figure_t *f, const pose_t *pose, bool gpu, bool show, float mid_y, uint8_t *rgb, const char *png)
+{
+    render_layers(f, pose, gpu, show, mid_y, GFX_LAYER_SHADOWS, rgb, png);
 }
 
 static void check_screens(figure_t *f, float mid_y, const char *out_dir)
@@ -360,6 +370,86 @@ static void check_screens(figure_t *f, float mid_y, const char *out_dir)
     free(cpu);
     free(gpu);
     free(none);
+}
+
+/* The sphere the CPU path hands the renderer (figure.reach_*) holds every
+ * skinned vertex, for wild poses, blend shapes pushed to -1 and 2 and every
+ * truncation of the blended points and matrices, and is tight enough to be
+ * of use (under 3 m for a figure under 2 m tall); dual quaternions give
+ * none. Then the renders with the main pass's fog dropped on its strength
+ * and computed anyway are identical, pixel for pixel. */
+static void check_reach(figure_t *f, float height, float mid_y, const char *out_dir)
+{
+    size_t n = 0;
+    for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
+        n += f->mesh[mi].vertex_count;
+    arrays ref;
+    CHECKF(alloc_arrays(&ref, n), "out of memory");
+    float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    double worst_slack = 1e30, widest = 0.0;
+    f->gpu_skin = false;
+    for (int p = 0; p < POSES; p++) {
+        pose_t pose;
+        test_random_pose(&g_rng, &f->chr.skel, 2.5f, &pose);
+        for (uint32_t s = 0; s < f->chr.shape_count; s++)
+            f->shape_weight[s] = s % 3 == (uint32_t)p % 3 ? (s % 2 ? 2.0f : -1.0f) : 0.0f;
+        /* The last pose pulls one shape a thousand times over: the blend
+         * shapes then move the head's vertices farther than the joints do
+         * (its reach is left out of the widest). */
+        bool extreme = p == POSES - 1 && f->chr.shape_count > 0;
+        if (extreme)
+            f->shape_weight[0] = 1000.0f;
+        for (int method = 0; method < 3; method++) {
+            for (int k = 1; k <= SKIN_MAX_INFLUENCES; k++) {
+                f->method = method;
+                f->influences = k;
+                CHECKF(figure_deform(f, &pose, world), "figure_deform");
+                if (method == SKIN_DQS) {
+                    CHECKF(f->reach_radius < 0.0f, "dual quaternions: no reach claimed (%.1f)",
+                           (double)f->reach_radius);
+                    continue;
+                }
+                CHECKF(cpu_reference(f, method, k, &ref), "skin_run");
+                for (size_t v = 0; v < n; v++) {
+                    double d2 = 0.0;
+                    for (int a = 0; a < 3; a++) {
+                        double e = (double)ref.pos[3 * v + a] - f->reach_center[a];
+                        d2 += e * e;
+                    }
+                    worst_slack = fmin(worst_slack, f->reach_radius - sqrt(d2));
+                }
+                if (!extreme)
+                    widest = fmax(widest, f->reach_radius);
+            }
+        }
+    }
+    printf("reach: radius up to %.1f cm (figure %.1f cm tall), nearest vertex to the sphere %.2f cm inside\n", widest,
+           (double)height, worst_slack);
+    CHECKF(worst_slack >= 0.0, "a vertex lies %.3f cm outside the reach", -worst_slack);
+    CHECKF(widest > 0.0 && widest < 300.0, "reach %.1f cm", widest);
+    set_shapes(f, true);
+    f->method = SKIN_LBS_MATRIX;
+    f->influences = SKIN_MAX_INFLUENCES;
+    uint8_t *fog = malloc((size_t)W * H * 3), *free_of_fog = malloc((size_t)W * H * 3);
+    CHECKF(fog && free_of_fog, "out of memory");
+    pose_t pose;
+    test_random_pose(&g_rng, &f->chr.skel, 0.35f, &pose);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fog_free.png", out_dir);
+    render_layers(f, &pose, false, true, mid_y, GFX_LAYER_SHADOWS | GFX_LAYER_FOG, free_of_fog, path);
+    CHECKF(gfx_character_get_stats(f->gfx)->fog_free, "3 m from the eye, the main pass drops the fog");
+    gfx_character_set_fog_everywhere(f->gfx, true);
+    render_layers(f, &pose, false, true, mid_y, GFX_LAYER_SHADOWS | GFX_LAYER_FOG, fog, NULL);
+    CHECKF(!gfx_character_get_stats(f->gfx)->fog_free, "fog everywhere: the main pass computes the fog");
+    gfx_character_set_fog_everywhere(f->gfx, false);
+    int max_diff;
+    long diff = gl_test_count_diff(free_of_fog, fog, (long)W * H, 0, &max_diff);
+    printf("reach: the render without the fog vs with it: %ld pixels differ (max %d)\n", diff, max_diff);
+    CHECKF(diff == 0, "%ld pixels differ", diff);
+    set_shapes(f, false);
+    free(fog);
+    free(free_of_fog);
+    free_arrays(&ref);
 }
 
 /* Frame cost of each deformation path on this renderer (information only;
@@ -610,6 +700,7 @@ int main(int argc, char **argv)
         check_capture(&fig, hi - lo);
         check_skin_once(&fig, hi - lo);
         check_screens(&fig, 0.5f * (lo + hi), argv[1]);
+        check_reach(&fig, hi - lo, 0.5f * (lo + hi), argv[1]);
         time_paths(&fig, 0.5f * (lo + hi));
     }
     if (argc == 3)
