@@ -527,16 +527,17 @@ static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info 
     const float *r = gc->slot_reach[s];
     if (!(r[3] >= 0.0f))
         return false;
-    /* The transform is a rotation and a translation; a scale would only
-     * lengthen the radius by its longest column. */
-    float scale = 0.0f, d2 = 0.0f;
+    /* The transform stretches no length by more than the Frobenius norm
+     * of its 3x3 part (sqrt 3 for the rotation it is meant to be). */
+    float f2 = 0.0f, d2 = 0.0f;
     for (int c = 0; c < 3; c++) {
         const float *col = &gc->model[4 * c];
-        scale = fmaxf(scale, sqrtf(col[0] * col[0] + col[1] * col[1] + col[2] * col[2]));
+        f2 += col[0] * col[0] + col[1] * col[1] + col[2] * col[2];
         float w = gc->model[c] * r[0] + gc->model[4 + c] * r[1] + gc->model[8 + c] * r[2] + gc->model[12 + c];
         float e = info->frame->eye[c] - w;
         d2 += e * e;
     }
+    float scale = sqrtf(f2);
     float reach = r[3];
     /* The shaders measure in float from the vertex: a centimetre to spare. */
     return sqrtf(d2) + scale * reach < info->fog_start_cm - 1.0f;
