@@ -501,24 +501,24 @@ static bool gpu_morph_lists(figure_t *f, const gfx_character_stream *out)
  * vertex the last cpu_deform() skinned by blended points or matrices; -1
  * where that bound does not hold: dual quaternions, or a bind pose edited
  * between deforms. A vertex v that joint j moves goes to J_j + A_j (v - b_j)
- * (the palette is affine: J_j the joint's posed position, b_j its bind
- * one), so no farther than |J_j - c| + |A_j| |v - b_j| from any c, where
- * |A_j| <= its Frobenius norm and |v - b_j| <= the joint's reach plus the
- * blend shapes' |weight| times their longest delta; a blend of such points
- * by weights that sum to 1 stays within the largest bound. The centre is
- * the first joint's posed position (the root). */
+ * (the palette is affine: J_j the joint's posed position, the translation
+ * of its model matrix, b_j its bind one), so no farther than |J_j - c| +
+ * |A_j| |v - b_j| from any c, where |A_j| <= its Frobenius norm and
+ * |v - b_j| <= the joint's reach plus the blend shapes' |weight| times their
+ * longest delta; a blend of such points by weights that sum to 1 stays
+ * within the largest bound. The centre is the first joint's posed position
+ * (the root). */
 static float deform_reach(const figure_t *f, float center[3])
 {
     int joints = f->chr.skel.joint_count;
     if (f->method == SKIN_DQS || joints < 1)
         return -1.0f;
-    float jp[SKEL_MAX_JOINTS][3], norm[SKEL_MAX_JOINTS], rest[SKEL_MAX_JOINTS][3];
-    skel_rest_positions(&f->chr.skel, rest);
+    float jp[SKEL_MAX_JOINTS][3], norm[SKEL_MAX_JOINTS];
     for (int j = 0; j < joints; j++) {
-        const float *P = f->palette[j];
+        const float *M = f->model_mat[j], *P = f->palette[j];
         float n2 = 0.0f;
         for (int r = 0; r < 3; r++) {
-            jp[j][r] = P[r * 4] * rest[j][0] + P[r * 4 + 1] * rest[j][1] + P[r * 4 + 2] * rest[j][2] + P[r * 4 + 3];
+            jp[j][r] = M[r * 4 + 3];
             n2 += P[r * 4] * P[r * 4] + P[r * 4 + 1] * P[r * 4 + 1] + P[r * 4 + 2] * P[r * 4 + 2];
         }
         norm[j] = sqrtf(n2);

@@ -66,6 +66,9 @@ enum { SHADOW_TERRAIN_MIN_LOD = 1 };
 /* Fog: starts here and thins light by 1/e every FOG_FALLOFF_CM beyond. */
 static const float FOG_START_CM = 2500.0f;
 static const float FOG_FALLOFF_CM = 9000.0f;
+/* Slack for deciding on the CPU that a point lies before the fog's start
+ * (gfx_pass_info.fog_free_cm): the shaders measure in float from the vertex. */
+static const float FOG_FREE_MARGIN_CM = 1.0f;
 
 /* std140 mirror of frame_block in shaders/frame.glsl. */
 typedef struct gfx_frame_ubo {
@@ -618,7 +621,7 @@ static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_i
     memset(pi, 0, sizeof *pi);
     pi->caster_u_model = -1;
     pi->frame = f;
-    pi->fog_start_cm = (f->layers & GFX_LAYER_FOG) ? FOG_START_CM : -1.0f;
+    pi->fog_free_cm = (f->layers & GFX_LAYER_FOG) ? FOG_START_CM - FOG_FREE_MARGIN_CM : -1.0f;
     memcpy(pi->view_proj, vp, sizeof pi->view_proj);
     memcpy(pi->light_view_proj, lvp, sizeof pi->light_view_proj);
     *fit_out = fit;
@@ -700,7 +703,7 @@ static void draw_terrain(const gfx_frame_desc *f, bool shadows, const gfx_pass_i
         /* The lookup is pushed off the surface by up to 4.5 texels (frame.glsl). */
         .light_view_proj = shadows && !G.lookup_everywhere ? pi->light_view_proj : NULL,
         .light_margin = 16.0f / (float)G.info.shadow_map_size,
-        .fog_start_cm = G.fog_everywhere ? 0.0f : pi->fog_start_cm};
+        .fog_free_cm = G.fog_everywhere ? 0.0f : pi->fog_free_cm};
     int groups[GFX_TERRAIN_GROUPS];
     gfx_level_cull_terrain(&G.level, pi->view_proj, f->eye, 0, &split, groups);
     for (int k = 0, first = 0; k < GFX_TERRAIN_GROUPS; first += groups[k], k++) {

@@ -125,9 +125,10 @@ typedef struct gfx_pass_info {
      * (location caster_u_model) and draws. Zero in the main pass. */
     gfx_program caster;
     int32_t caster_u_model;
-    /* Distance from the eye where the fog starts (its amount is 0 nearer),
-     * cm; < 0: the frame has no fog. */
-    float fog_start_cm;
+    /* Nearer the eye than this (cm) the shaders' fog amount is exactly 0:
+     * the fog's start, less a centimetre for their float rounding; < 0: the
+     * frame has no fog. */
+    float fog_free_cm;
 } gfx_pass_info;
 
 typedef void (*gfx_draw_fn)(const gfx_pass_info *info, void *user);

@@ -522,7 +522,7 @@ static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info 
 {
     if (gc->fog_everywhere)
         return false;
-    if (info->fog_start_cm < 0.0f)
+    if (info->fog_free_cm < 0.0f)
         return true;
     const float *r = gc->slot_reach[s];
     if (!(r[3] >= 0.0f))
@@ -539,8 +539,7 @@ static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info 
     }
     float scale = sqrtf(f2);
     float reach = r[3];
-    /* The shaders measure in float from the vertex: a centimetre to spare. */
-    return sqrtf(d2) + scale * reach < info->fog_start_cm - 1.0f;
+    return sqrtf(d2) + scale * reach < info->fog_free_cm;
 }
 
 /* One pass of the frame (shadow, then main): the ready slot, drawn the way

@@ -147,7 +147,7 @@ void gfx_character_set_transform(gfx_character *gc, const float model[16]);
 /* Between begin and end update: every vertex of the slot being written
  * lies within RADIUS_CM of CENTER (model space, before the transform); not
  * called, or a radius < 0: unknown. While that sphere lies nearer the eye
- * than the fog's start (gfx_pass_info.fog_start_cm), where the fog amount
+ * than the fog's start (gfx_pass_info.fog_free_cm), where the fog amount
  * is 0, the CPU path's main pass draws with a program without the fog: the
  * same pixels, four values a pixel fewer to interpolate. */
 void gfx_character_set_reach(gfx_character *gc, const float center[3], float radius_cm);

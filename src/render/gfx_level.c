@@ -85,8 +85,6 @@ static bool terrain_valid(const terrain_t *t, const char *name)
 /* Skirts hang this far below each chunk's border, deeper than the largest
  * height error between two levels of detail on walkable terrain. */
 static const float SKIRT_CM = 120.0f;
-/* Slack for the fog test of a chunk (see chunk_before_fog). */
-static const float FOG_MARGIN_CM = 1.0f;
 /* A chunk may use a coarser level while one of its cells would span less
  * than this fraction of the distance to the eye (about 2.9 degrees, ~40
  * pixels at 720p with a 55 degree lens). Small triangles are what costs most
@@ -264,8 +262,8 @@ static bool chunk_reaches_shadow_map(const gfx_terrain_chunk *ch, const float li
 }
 
 /* Whether every point of CH, skirts included, lies nearer EYE than
- * FOG_START_CM: its box's farthest corner (skirts hang below the box). */
-static bool chunk_before_fog(const gfx_terrain_chunk *ch, const float eye[3], float fog_start_cm)
+ * FOG_FREE_CM: its box's farthest corner (skirts hang below the box). */
+static bool chunk_before_fog(const gfx_terrain_chunk *ch, const float eye[3], float fog_free_cm)
 {
     float d2 = 0.0f;
     for (int a = 0; a < 3; a++) {
@@ -273,8 +271,7 @@ static bool chunk_before_fog(const gfx_terrain_chunk *ch, const float eye[3], fl
         float c = fmaxf(fabsf(eye[a] - lo), fabsf(ch->box[1][a] - eye[a]));
         d2 += c * c;
     }
-    /* The shaders measure in float from the vertex: a centimetre to spare. */
-    return sqrtf(d2) < fog_start_cm - FOG_MARGIN_CM;
+    return sqrtf(d2) < fog_free_cm;
 }
 
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
@@ -309,7 +306,7 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
         if (split && split->light_view_proj &&
             !chunk_reaches_shadow_map(ch, split->light_view_proj, split->light_margin))
             group |= GFX_TERRAIN_BEYOND_MAP;
-        if (split && split->fog_start_cm >= 0.0f && !chunk_before_fog(ch, eye, split->fog_start_cm))
+        if (split && split->fog_free_cm >= 0.0f && !chunk_before_fog(ch, eye, split->fog_free_cm))
             group |= GFX_TERRAIN_FOGGED;
         /* Insertion by group, then distance: near chunks first, so the
          * early depth test rejects what they hide before it is shaded. */

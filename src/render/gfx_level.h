@@ -75,7 +75,8 @@ typedef struct gfx_terrain_split {
                                      NULL: no chunk is BEYOND_MAP */
     float light_margin;           /* how far past the map's window [-1, 1]^2 a lookup may reach
                                      (the shaders' normal offset), clip units */
-    float fog_start_cm;           /* fog from this distance on; < 0: no fog (no chunk is FOGGED) */
+    float fog_free_cm;            /* no fog nearer than this (gfx_pass_info's); < 0: no fog
+                                     (no chunk is FOGGED) */
 } gfx_terrain_split;
 
 /* Lists the chunks that intersect the frustum of VIEW_PROJ (column-major)
