@@ -92,7 +92,8 @@ static void usage(FILE *out)
           "                        cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
           "                        cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA),\n"
           "                        cpu-copy (the memory floor: memcpy of the positions and normals plus a\n"
-          "                        read of the joint indices, the bytes a 1-influence kernel moves)\n"
+          "                        read of the joint indices, the bytes a 1-influence kernel moves; at\n"
+          "                        each --threads count, split as a job is: how far memory scales)\n"
           "                      GPU (a GL 4.3+ context; the character mesh, vertex shader skin.glsl):\n"
           "                        gpu-lbs-points, gpu-lbs-matrix, gpu-dqs (the game's variants),\n"
           "                        gpu-unbinned (one variant compiled for N influences, all vertices),\n"
@@ -976,12 +977,20 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     for (int vi = 0; want[PATH_COPY] && vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
         skin_bench_desc_t d = {.vertex_count = mesh_path ? mesh.nv : verts[vi], .warmup = c.warmup,
                                .repeats = c.repeats};
-        skin_bench_result_t r;
-        if (!skin_bench_copy_floor(&d, &r) || !add_cpu_row(&t, PATH_COPY, "-", "-", &r, NAN, NAN, mesh_path ? mesh.name : NULL))
+        static skin_bench_result_t r[SKIN_BENCH_MAX_THREAD_COUNTS];
+        if (!skin_bench_copy_floor_threads(&d, threads, nthreads, r)) {
             rc = BENCH_EXIT_RUNTIME;
-        else
-            bench_table_note(&t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves",
-                             r.desc.vertex_count, r.kernel);
+            break;
+        }
+        for (int ti = 0; ti < nthreads && rc == BENCH_EXIT_OK; ti++)
+            if (!add_cpu_row(&t, PATH_COPY, "-", "-", &r[ti], r[0].median_s / r[ti].median_s, NAN,
+                             mesh_path ? mesh.name : NULL))
+                rc = BENCH_EXIT_RUNTIME;
+        bench_table_note(&t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves%s",
+                         r[0].desc.vertex_count, r[0].kernel,
+                         nthreads > 1 ? "; on several threads split as the pool splits a job: how far this "
+                                        "machine's memory scales for these bytes"
+                                      : "");
     }
     for (int p = PATH_REFERENCE; any_cpu && p <= PATH_DQS && rc == BENCH_EXIT_OK; p++) {
         if (!want[p])

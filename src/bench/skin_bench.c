@@ -6,6 +6,9 @@
 #include "core/log.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,14 +319,145 @@ bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, i
     return ok;
 }
 
-bool skin_bench_copy_floor(const skin_bench_desc_t *desc, skin_bench_result_t *out)
+/* ---- The copy floor, on 1 to SKIN_POOL_MAX_THREADS threads ----
+ * The same work split as the skinning pool's (skin_pool.c): chunks of
+ * COPY_CHUNK vertices taken from one atomic counter, the calling thread
+ * working too, helpers that poll for the next copy a while before they
+ * sleep. Its speedup over one thread is what this machine's caches and
+ * memory allow a kernel that moves these bytes. */
+enum { COPY_CHUNK = 1024, COPY_HELPER_POLLS = 2000, COPY_SPIN_BEFORE_YIELD = 256 };
+
+typedef struct copy_crew_t {
+    const skin_bench_data_t *b;
+    size_t n;
+    uint32_t chunks;
+    int helpers; /* threads besides the caller */
+    pthread_t threads[SKIN_POOL_MAX_THREADS];
+    _Alignas(64) _Atomic uint32_t generation; /* bumped per copy; helpers wait for a change */
+    _Alignas(64) _Atomic uint32_t next;       /* next chunk of the current copy */
+    _Alignas(64) _Atomic uint32_t done;       /* chunks finished */
+    _Atomic uint32_t sum;                     /* joint indices summed over the finished chunks */
+    _Atomic bool quit;
+    pthread_mutex_t mutex;
+    pthread_cond_t wake;
+} copy_crew_t;
+
+static void copy_crew_drain(copy_crew_t *c)
+{
+    for (;;) {
+        uint32_t k = atomic_fetch_add_explicit(&c->next, 1, memory_order_acq_rel);
+        if (k >= c->chunks)
+            return;
+        size_t v0 = (size_t)k * COPY_CHUNK, v1 = v0 + COPY_CHUNK < c->n ? v0 + COPY_CHUNK : c->n;
+        memcpy(c->b->out_pos + 3 * v0, c->b->pos + 3 * v0, (v1 - v0) * 3 * sizeof(float));
+        memcpy(c->b->out_nrm + 3 * v0, c->b->nrm + 3 * v0, (v1 - v0) * 3 * sizeof(float));
+        uint32_t sum = 0;
+        for (size_t j = 4 * v0; j < 4 * v1; j++)
+            sum += c->b->j8[j];
+        atomic_fetch_add_explicit(&c->sum, sum, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->done, 1, memory_order_release);
+    }
+}
+
+static void copy_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void *copy_crew_helper(void *arg)
+{
+    copy_crew_t *c = arg;
+    uint32_t seen = 0;
+    pthread_mutex_lock(&c->mutex);
+    for (;;) {
+        while (!atomic_load(&c->quit) && atomic_load(&c->generation) == seen)
+            pthread_cond_wait(&c->wake, &c->mutex);
+        if (atomic_load(&c->quit))
+            break;
+        seen = atomic_load(&c->generation);
+        pthread_mutex_unlock(&c->mutex);
+        copy_crew_drain(c);
+        /* Poll for the next copy before sleeping, as the pool's workers do. */
+        for (int polls = 0; polls < COPY_HELPER_POLLS && !atomic_load(&c->quit); polls++) {
+            uint32_t g = atomic_load_explicit(&c->generation, memory_order_acquire);
+            if (g != seen) {
+                seen = g;
+                copy_crew_drain(c);
+                polls = 0;
+            } else {
+                copy_relax();
+            }
+        }
+        pthread_mutex_lock(&c->mutex);
+    }
+    pthread_mutex_unlock(&c->mutex);
+    return NULL;
+}
+
+/* Starts THREADS - 1 helpers; false (nothing left running) if one fails. */
+static bool copy_crew_start(copy_crew_t *c, const skin_bench_data_t *b, size_t n, int threads)
+{
+    memset(c, 0, sizeof *c);
+    c->b = b;
+    c->n = n;
+    c->chunks = (uint32_t)((n + COPY_CHUNK - 1) / COPY_CHUNK);
+    pthread_mutex_init(&c->mutex, NULL);
+    pthread_cond_init(&c->wake, NULL);
+    for (int i = 0; i < threads - 1; i++) {
+        if (pthread_create(&c->threads[i], NULL, copy_crew_helper, c) != 0)
+            break;
+        c->helpers++;
+    }
+    return c->helpers == threads - 1;
+}
+
+static void copy_crew_stop(copy_crew_t *c)
+{
+    pthread_mutex_lock(&c->mutex);
+    atomic_store(&c->quit, true);
+    pthread_cond_broadcast(&c->wake);
+    pthread_mutex_unlock(&c->mutex);
+    for (int i = 0; i < c->helpers; i++)
+        pthread_join(c->threads[i], NULL);
+    pthread_cond_destroy(&c->wake);
+    pthread_mutex_destroy(&c->mutex);
+}
+
+/* One copy on the crew; returns the sum of the joint indices. The counter
+ * of chunks is reset last: a helper that takes a chunk of this copy finds
+ * the sum and the count of finished chunks already reset. */
+static uint32_t copy_crew_run(copy_crew_t *c)
+{
+    atomic_store_explicit(&c->sum, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->next, 0, memory_order_release);
+    if (c->helpers > 0) {
+        pthread_mutex_lock(&c->mutex);
+        atomic_fetch_add_explicit(&c->generation, 1, memory_order_acq_rel);
+        pthread_cond_broadcast(&c->wake);
+        pthread_mutex_unlock(&c->mutex);
+    }
+    copy_crew_drain(c);
+    for (int spins = 0; atomic_load_explicit(&c->done, memory_order_acquire) < c->chunks; spins++)
+        if (spins >= COPY_SPIN_BEFORE_YIELD)
+            sched_yield();
+    return atomic_load_explicit(&c->sum, memory_order_relaxed);
+}
+
+bool skin_bench_copy_floor_threads(const skin_bench_desc_t *desc, const int *threads, int count,
+                                   skin_bench_result_t *out)
 {
     skin_bench_desc_t d = *desc;
     skin_bench_defaults(&d);
-    d.threads = 1;
+    bool counts_ok = count >= 1 && count <= SKIN_BENCH_MAX_THREAD_COUNTS;
+    for (int t = 0; counts_ok && t < count; t++)
+        counts_ok = threads[t] >= 1 && threads[t] <= SKIN_POOL_MAX_THREADS;
     if (d.vertex_count < 1 || d.vertex_count > SKIN_BENCH_MAX_VERTICES || d.warmup < 0 || d.repeats < 1 ||
-        d.repeats > SKIN_BENCH_MAX_REPEATS) {
-        log_error("bench skinning: bad sizes (vertices %d, repeats %d)", d.vertex_count, d.repeats);
+        d.repeats > SKIN_BENCH_MAX_REPEATS || !counts_ok) {
+        log_error("bench skinning: bad sizes (vertices %d, repeats %d, %d thread counts, first %d)",
+                  d.vertex_count, d.repeats, count, count > 0 ? threads[0] : 0);
         return false;
     }
     size_t n = (size_t)d.vertex_count;
@@ -334,7 +468,7 @@ bool skin_bench_copy_floor(const skin_bench_desc_t *desc, skin_bench_result_t *o
     b.out_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
     b.out_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
     b.j8 = skin_bench_alloc(n * 4, 1, &ok);
-    b.times = skin_bench_alloc((size_t)d.repeats, sizeof(double), &ok);
+    b.times = skin_bench_alloc((size_t)d.repeats * (size_t)count, sizeof(double), &ok);
     if (!ok) {
         log_error("bench skinning: out of memory for %d vertices", d.vertex_count);
         skin_bench_free(&b);
@@ -347,31 +481,54 @@ bool skin_bench_copy_floor(const skin_bench_desc_t *desc, skin_bench_result_t *o
     }
     for (size_t k = 0; k < n * 4; k++)
         b.j8[k] = (uint8_t)(k % 251);
-    /* The index sum is observed, so the reads are not optimised away. */
-    volatile uint32_t seen = 0;
-    for (int i = 0; i < d.warmup + d.repeats; i++) {
-        double t0 = bench_now_s();
-        memcpy(b.out_pos, b.pos, n * 3 * sizeof(float));
-        memcpy(b.out_nrm, b.nrm, n * 3 * sizeof(float));
-        uint32_t sum = 0;
-        for (size_t k = 0; k < n * 4; k++)
-            sum += b.j8[k];
-        seen = sum;
-        if (i >= d.warmup)
-            b.times[i - d.warmup] = bench_now_s() - t0;
+    uint32_t expect = 0;
+    for (size_t k = 0; k < n * 4; k++)
+        expect += b.j8[k];
+
+    copy_crew_t crews[SKIN_BENCH_MAX_THREAD_COUNTS];
+    int started = 0;
+    while (ok && started < count) {
+        if (copy_crew_start(&crews[started], &b, n, threads[started])) {
+            started++;
+            continue;
+        }
+        log_error("bench skinning: could not start %d copy threads", threads[started]);
+        copy_crew_stop(&crews[started]);
+        ok = false;
     }
-    (void)seen;
-    memset(out, 0, sizeof *out);
-    out->desc = d;
-    out->isa = SKIN_ISA_AUTO;
-    bench_stats(b.times, d.repeats, &out->median_s, &out->min_s, &out->max_s);
-    out->median_mverts_s = 1e-6 * (double)n / out->median_s;
-    out->best_mverts_s = 1e-6 * (double)n / out->min_s;
-    out->checksum = file_checksum32(b.out_pos, n * 3 * sizeof(float)) ^
-                    file_checksum32(b.out_nrm, n * 3 * sizeof(float)) * 31u;
-    snprintf(out->kernel, sizeof out->kernel, "memcpy of positions and normals, sum of joint indices");
+    /* Every copy's index sum is checked, so the reads are not optimised away. */
+    for (int t = 0; ok && t < count; t++)
+        for (int i = 0; ok && i < d.warmup; i++)
+            ok = copy_crew_run(&crews[t]) == expect;
+    /* Rounds in alternation, as skin_bench_run_threads(). */
+    for (int i = 0; ok && i < d.repeats; i++)
+        for (int k = 0; ok && k < count; k++) {
+            int t = (i + k) % count;
+            ok = copy_crew_run(&crews[t]) == expect;
+            double t0 = bench_now_s();
+            uint32_t sum = copy_crew_run(&crews[t]);
+            b.times[(size_t)t * (size_t)d.repeats + (size_t)i] = bench_now_s() - t0;
+            ok = ok && sum == expect;
+        }
+    for (int t = 0; t < started; t++)
+        copy_crew_stop(&crews[t]);
+    if (!ok && started == count)
+        log_error("bench skinning: a copy's sum of joint indices came out wrong");
+    for (int t = 0; ok && t < count; t++) {
+        skin_bench_result_t *r = &out[t];
+        memset(r, 0, sizeof *r);
+        r->desc = d;
+        r->desc.threads = threads[t];
+        r->isa = SKIN_ISA_AUTO;
+        bench_stats(b.times + (size_t)t * (size_t)d.repeats, d.repeats, &r->median_s, &r->min_s, &r->max_s);
+        r->median_mverts_s = 1e-6 * (double)n / r->median_s;
+        r->best_mverts_s = 1e-6 * (double)n / r->min_s;
+        r->checksum = file_checksum32(b.out_pos, n * 3 * sizeof(float)) ^
+                      file_checksum32(b.out_nrm, n * 3 * sizeof(float)) * 31u;
+        snprintf(r->kernel, sizeof r->kernel, "memcpy of positions and normals, sum of joint indices");
+    }
     skin_bench_free(&b);
-    return true;
+    return ok;
 }
 
 void skin_bench_format(const skin_bench_result_t *r, char *buf, size_t size)

@@ -15,9 +15,10 @@
  * A prenormalized run does the work of ozz-animation's SkinningJob: the
  * weights are normalised for the influence count before timing, and the job
  * (and its reference) uses them as given, without output renormalisation.
- * skin_bench_copy_floor() times a plain copy of the bytes a one-influence
+ * skin_bench_copy_floor_threads() times a plain copy of the bytes a one-influence
  * kernel moves (positions and normals in and out, joint indices in): the
- * memory floor of this machine for the same arrays.
+ * memory floor of this machine for the same arrays, on one thread or
+ * several.
  * skin_bench_bin_influences() is Cebenoyan's binning: a vertex order that
  * groups vertices by their count of non-zero weights, so that each group
  * can be skinned by a variant made for that count.
@@ -87,10 +88,15 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out);
  * one condition. OUT[i] is skin_bench_run()'s result for THREADS[i]. */
 enum { SKIN_BENCH_MAX_THREAD_COUNTS = 32 };
 bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, int count, skin_bench_result_t *out);
-/* The memory floor for DESC's vertex count (one thread; method, ISA and
- * influences are ignored): OUT's times, M vertices/s and checksum are those
- * of memcpy()ing positions and normals while summing the joint indices. */
-bool skin_bench_copy_floor(const skin_bench_desc_t *desc, skin_bench_result_t *out);
+/* The memory floor for DESC's vertex count (method, ISA and influences are
+ * ignored) at COUNT thread counts: OUT[i]'s times, M vertices/s and checksum
+ * are those of memcpy()ing positions and normals while summing the joint
+ * indices on THREADS[i] threads, split and timed as skin_bench_run_threads()
+ * splits and times a job (chunks from one counter, the counts in
+ * alternation). Its speedups are how far the machine's caches and memory
+ * scale for the bytes a 1-influence kernel moves. */
+bool skin_bench_copy_floor_threads(const skin_bench_desc_t *desc, const int *threads, int count,
+                                   skin_bench_result_t *out);
 /* One line: method, isa, threads, sizes, times (us), M vertices/s, checksum. */
 void skin_bench_format(const skin_bench_result_t *r, char *buf, size_t size);
 

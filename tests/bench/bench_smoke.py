@@ -223,6 +223,10 @@ def main():
           "each CPU row has its speedup over 1 thread, measured in the same run")
     check(any(n.startswith("speedup: the median time at 1 thread") for n in doc["notes"]),
           "the speedup column is explained in the notes")
+    copy = [r for r in rows if r["path"] == "cpu-copy"]
+    check(sorted(r["threads"] for r in copy) == ["1", "2"] and len({r["checksum"] for r in copy}) == 1 and
+          float(copy[0]["speedup"]) == 1.0 and all(float(r["speedup"]) > 0 for r in copy),
+          "the copy floor runs at each thread count, with the same bytes out and its speedup")
 
     p = os.path.join(a.out, "skinning_given")
     run([s, "bench", "skinning", "--smoke", "--paths", "cpu-scalar", "--influences", "2", "--weights", "given",
