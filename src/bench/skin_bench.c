@@ -322,10 +322,14 @@ bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, i
 /* ---- The copy floor, on 1 to SKIN_POOL_MAX_THREADS threads ----
  * The same work split as the skinning pool's (skin_pool.c): chunks of
  * COPY_CHUNK vertices taken from one atomic counter, the calling thread
- * working too, helpers that poll for the next copy a while before they
- * sleep. Its speedup over one thread is what this machine's caches and
- * memory allow a kernel that moves these bytes. */
-enum { COPY_CHUNK = 1024, COPY_HELPER_POLLS = 2000, COPY_SPIN_BEFORE_YIELD = 256 };
+ * working too. Its speedup over one thread is how far this machine's caches
+ * and memory scale for the bytes a kernel moves, so its helpers must be
+ * there when a copy starts: they poll for the next one for
+ * COPY_HELPER_POLL_S, longer than a round of the alternation takes at
+ * benchmark sizes, before they sleep (a sleeping vCPU can take longer to
+ * wake than a whole copy). */
+enum { COPY_CHUNK = 1024, COPY_SPIN_BEFORE_YIELD = 256 };
+static const double COPY_HELPER_POLL_S = 0.005;
 
 typedef struct copy_crew_t {
     const skin_bench_data_t *b;
@@ -333,29 +337,34 @@ typedef struct copy_crew_t {
     uint32_t chunks;
     int helpers; /* threads besides the caller */
     pthread_t threads[SKIN_POOL_MAX_THREADS];
+    /* Read by polling helpers: written once per copy (or at the end). */
     _Alignas(64) _Atomic uint32_t generation; /* bumped per copy; helpers wait for a change */
-    _Alignas(64) _Atomic uint32_t next;       /* next chunk of the current copy */
-    _Alignas(64) _Atomic uint32_t done;       /* chunks finished */
-    _Atomic uint32_t sum;                     /* joint indices summed over the finished chunks */
     _Atomic bool quit;
+    _Alignas(64) _Atomic uint32_t next; /* next chunk of the current copy */
+    /* Written once per drain, not per chunk: a shared line costs more than a chunk. */
+    _Alignas(64) _Atomic uint32_t done; /* chunks finished */
+    _Atomic uint32_t sum;               /* joint indices summed over the finished chunks */
     pthread_mutex_t mutex;
     pthread_cond_t wake;
 } copy_crew_t;
 
 static void copy_crew_drain(copy_crew_t *c)
 {
+    uint32_t sum = 0, taken = 0;
     for (;;) {
         uint32_t k = atomic_fetch_add_explicit(&c->next, 1, memory_order_acq_rel);
         if (k >= c->chunks)
-            return;
+            break;
         size_t v0 = (size_t)k * COPY_CHUNK, v1 = v0 + COPY_CHUNK < c->n ? v0 + COPY_CHUNK : c->n;
         memcpy(c->b->out_pos + 3 * v0, c->b->pos + 3 * v0, (v1 - v0) * 3 * sizeof(float));
         memcpy(c->b->out_nrm + 3 * v0, c->b->nrm + 3 * v0, (v1 - v0) * 3 * sizeof(float));
-        uint32_t sum = 0;
         for (size_t j = 4 * v0; j < 4 * v1; j++)
             sum += c->b->j8[j];
+        taken++;
+    }
+    if (taken) {
         atomic_fetch_add_explicit(&c->sum, sum, memory_order_relaxed);
-        atomic_fetch_add_explicit(&c->done, 1, memory_order_release);
+        atomic_fetch_add_explicit(&c->done, taken, memory_order_release);
     }
 }
 
@@ -379,13 +388,13 @@ static void *copy_crew_helper(void *arg)
         seen = atomic_load(&c->generation);
         pthread_mutex_unlock(&c->mutex);
         copy_crew_drain(c);
-        /* Poll for the next copy before sleeping, as the pool's workers do. */
-        for (int polls = 0; polls < COPY_HELPER_POLLS && !atomic_load(&c->quit); polls++) {
+        /* Poll for the next copy before sleeping. */
+        for (double since = bench_now_s(); !atomic_load(&c->quit) && bench_now_s() - since < COPY_HELPER_POLL_S;) {
             uint32_t g = atomic_load_explicit(&c->generation, memory_order_acquire);
             if (g != seen) {
                 seen = g;
                 copy_crew_drain(c);
-                polls = 0;
+                since = bench_now_s();
             } else {
                 copy_relax();
             }
@@ -440,9 +449,12 @@ static uint32_t copy_crew_run(copy_crew_t *c)
         pthread_mutex_unlock(&c->mutex);
     }
     copy_crew_drain(c);
-    for (int spins = 0; atomic_load_explicit(&c->done, memory_order_acquire) < c->chunks; spins++)
+    for (int spins = 0; atomic_load_explicit(&c->done, memory_order_acquire) < c->chunks; spins++) {
         if (spins >= COPY_SPIN_BEFORE_YIELD)
             sched_yield();
+        else
+            copy_relax();
+    }
     return atomic_load_explicit(&c->sum, memory_order_relaxed);
 }
 
