@@ -126,8 +126,9 @@ static struct {
     gfx_program scene[SCENE_VARIANTS], shadow, sky_prog, lines;
     scene_uniforms scene_u[SCENE_VARIANTS];
     bool scene_failed[SCENE_VARIANTS]; /* its build failed (logged once): [0] draws */
-    bool lookup_everywhere;    /* gfx_desc's: no terrain drawn without the lookup in shadowed frames */
-    bool fog_everywhere;       /* gfx_desc's: no terrain drawn without the fog */
+    bool lookup_everywhere;    /* gfx_switches': no terrain drawn without the lookup in shadowed frames */
+    bool fog_everywhere;       /* gfx_switches': no terrain drawn without the fog */
+    bool skip_shadow_cache;    /* gfx_switches' uncached_shadows, once the cache exists */
     GLint shadow_u_model, shadow_u_light_view_proj;
     gfx_buffer frame_ubo;
     gfx_texture shadow_tex;
@@ -792,7 +793,7 @@ static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi, const shadow
     /* The shadow program has only u_model; GL ignores location -1. */
     scene_uniforms u = {G.shadow.id, G.shadow_u_model, -1, -1};
     int size = G.info.shadow_map_size, ox = 0, oy = 0;
-    bool cached = G.shadow_cache.size > 0;
+    bool cached = G.shadow_cache.size > 0 && !G.skip_shadow_cache;
     if (cached && !shadow_cache_offset(f, fit, sun, &ox, &oy)) {
         redraw_shadow_cache(f, fit, sun, &u);
         cached = shadow_cache_offset(f, fit, sun, &ox, &oy);
@@ -1020,3 +1021,10 @@ const gfx_frame_stats *gfx_get_frame_stats(void) { return &G.stats; }
 double gfx_last_gpu_ms(void) { return gfx_timer_ms(&G.timer); }
 
 void gfx_set_finish_timing(bool on) { gfx_timer_set_finish_mode(&G.timer, on); }
+
+void gfx_set_switches(const gfx_switches *s)
+{
+    G.lookup_everywhere = s->lookup_everywhere;
+    G.fog_everywhere = s->fog_everywhere;
+    G.skip_shadow_cache = s->uncached_shadows;
+}

@@ -159,6 +159,19 @@ bool gfx_screenshot_png(const char *path, int width, int height);
 /* Reads the back buffer into caller memory: width*height*3 bytes RGB, top row first. */
 bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);
 
+/* The renderer's savings that keep every pixel, each switched off by a
+ * true field (all false: the renderer as shipped), from the next
+ * gfx_render_frame() on: `strider bench render` measures each in
+ * alternation and compares the pictures. The gfx_desc fields of the same
+ * names set them at start. The figure's fog has a switch of its own
+ * (gfx_character_set_fog_everywhere). */
+typedef struct gfx_switches {
+    bool lookup_everywhere; /* every terrain chunk looks up the shadow map */
+    bool fog_everywhere;    /* every terrain chunk computes the fog */
+    bool uncached_shadows;  /* the static casters drawn into the shadow map anew (the cache kept) */
+} gfx_switches;
+void gfx_set_switches(const gfx_switches *s);
+
 /* What the latest gfx_render_frame() drew, for the debug menu. */
 typedef struct gfx_frame_stats {
     int terrain_chunks;             /* main pass, after frustum culling */
