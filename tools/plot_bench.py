@@ -3,7 +3,7 @@
 
 usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV [CSV ...]]
                                             [--skinning CSV] [--skinning-paths CSV [CSV ...]]
-                                            [--pfnn CSV] --out DIR
+                                            [--pfnn CSV] [--render CSV] --out DIR
 
 - blendshapes: frame time vs active shape count, one line per method, CPU
   solid and GPU dashed (log-log, in the style of GPU Gems 3 Fig. 3-6); one
@@ -13,11 +13,14 @@ usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV [CSV ...]]
   counts capped at the mesh's shape count are plotted once, at the count
   actually applied;
 - skinning: million vertices per second per path, bars grouped by influence
-  count, one bar per thread count;
+  count, one bar per thread count, the copy floor at each thread count as
+  a line;
 - skinning-paths: one panel per skinning CSV, every path (CPU at one
   thread, GPU) by influence count, log scale (bench_skinning_paths.png);
 - pfnn: ms per inference per phase mode and weight type, with the memory
-  roofline (weight bytes / measured copy bandwidth) marked.
+  roofline (weight bytes / measured copy bandwidth) marked;
+- render: the game's render time per renderer variant, grouped by level,
+  with each variant's ratio over the level's first.
 Each plot's subtitle carries the CPU, GL renderer and date from the CSV header."""
 import argparse
 import csv
@@ -108,7 +111,7 @@ def plot_skinning(path, out):
     # One bar group per path and weighting ("renorm": the kept weights and
     # the output directions renormalised; "given": ozz's SkinningJob work);
     # the copy floor (no influence count) is a dashed line in every panel.
-    floor = [float(r["mverts_s"]) for r in rows if r["path"] == "cpu-copy"]
+    floor = [(int(r["threads"]), float(r["mverts_s"])) for r in rows if r["path"] == "cpu-copy"]
     rows = [r for r in rows if r["influences"] != "-"]
 
     def label(r):
@@ -130,8 +133,9 @@ def plot_skinning(path, out):
                        if label(r) == lab and int(r["threads"]) == t and int(r["influences"]) == n]
                 vals.append(sel[0] if sel else 0.0)
             ax.bar([i + ti * width for i in range(len(labels))], vals, width, label="%d thread%s" % (t, "s" if t > 1 else ""))
-        if floor:
-            ax.axhline(floor[0], color="0.3", linestyle="--", linewidth=1, label="memcpy floor (1 thread)")
+        for k, (t, v) in enumerate(floor):
+            ax.axhline(v, color="0.3", linestyle=("--", ":", "-.")[k % 3], linewidth=1,
+                       label="memcpy floor (%d thread%s)" % (t, "s" if t > 1 else ""))
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))])
         ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=8)
         ax.set_title("%d influence%s" % (n, "s" if n > 1 else ""))
@@ -202,19 +206,62 @@ def plot_pfnn(path, out):
     fig.savefig(os.path.join(out, "bench_pfnn.png"), dpi=110)
 
 
+def plot_render(path, out):
+    """`strider bench render`: the glFinish-bracketed render time of each
+    variant (min..max bars), grouped by level, each bar labelled with its
+    ratio over the level's first variant."""
+    h, rows = load(path)
+    levels = []
+    for r in rows:
+        if r["level"] not in levels:
+            levels.append(r["level"])
+    variants = []
+    for r in rows:
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+    width = 0.8 / len(variants)
+    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(levels) * len(variants) / 2), 4.8))
+    for k, v in enumerate(variants):
+        xs, med, lo, hi, ratio = [], [], [], [], []
+        for i, lev in enumerate(levels):
+            sel = [r for r in rows if r["level"] == lev and r["variant"] == v]
+            if not sel:
+                continue
+            r = sel[0]
+            xs.append(i + k * width)
+            med.append(float(r["median_ms"]))
+            lo.append(float(r["median_ms"]) - float(r["min_ms"]))
+            hi.append(float(r["max_ms"]) - float(r["median_ms"]))
+            ratio.append(float(r["over_first"]))
+        ax.bar(xs, med, width, yerr=[lo, hi], capsize=2, label=v)
+        for x, m, q in zip(xs, med, ratio):
+            ax.text(x, m * 0.5, "%.2fx" % q, ha="center", va="center", rotation=90, fontsize=7, color="white")
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(levels))])
+    ax.set_xticklabels(levels)
+    ax.set_ylabel("render ms per frame (median, min..max)")
+    size = "%sx%s" % (rows[0]["width"], rows[0]["height"])
+    ax.set_title("Render time per variant, %s (bars: ratio over the level's first)\n%s" % (size, subtitle(h)),
+                 fontsize=9)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "bench_render.png"), dpi=110)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blendshapes", nargs="+", help="one or more blendshapes CSVs (one panel each)")
     ap.add_argument("--skinning")
     ap.add_argument("--skinning-paths", nargs="+", help="skinning CSVs with GPU paths (one panel each)")
     ap.add_argument("--pfnn")
+    ap.add_argument("--render", help="a `strider bench render` CSV")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    if not (a.blendshapes or a.skinning or a.pfnn or a.skinning_paths):
-        ap.error("give at least one of --blendshapes, --skinning, --skinning-paths, --pfnn")
+    if not (a.blendshapes or a.skinning or a.pfnn or a.skinning_paths or a.render):
+        ap.error("give at least one of --blendshapes, --skinning, --skinning-paths, --pfnn, --render")
     os.makedirs(a.out, exist_ok=True)
     for name, fn in (("blendshapes", plot_blendshapes), ("skinning", plot_skinning),
-                     ("skinning_paths", plot_skinning_paths), ("pfnn", plot_pfnn)):
+                     ("skinning_paths", plot_skinning_paths), ("pfnn", plot_pfnn), ("render", plot_render)):
         path = getattr(a, name)
         if path:
             for p in path if isinstance(path, list) else [path]:

@@ -614,6 +614,49 @@ static bool deform_character(app_t *app, float alpha)
     return ok;
 }
 
+/* `strider bench render`'s switch set S for the next render. */
+static void bench_switches(app_t *app, const gfx_switches *s)
+{
+    gfx_set_switches(s);
+    if (app->fig && app->fig->gfx)
+        gfx_character_set_fog_everywhere(app->fig->gfx, s->fog_everywhere);
+}
+
+/* Draws F with every switch set of RB and counts the pixels that differ
+ * from the first set's picture; leaves the first set's picture (and
+ * switches) behind, as the frame drew them. */
+static bool compare_variants(app_t *app, app_render_bench *rb, const gfx_frame_desc *f)
+{
+    rb->width = f->width;
+    rb->height = f->height;
+    snprintf(rb->renderer, sizeof rb->renderer, "%s", gfx_get_info()->renderer);
+    snprintf(rb->version, sizeof rb->version, "%s", gfx_get_info()->version);
+    long n = (long)f->width * f->height;
+    if (n > rb->pixel_capacity) {
+        log_error("bench render: a %dx%d frame does not fit the %d pixels set aside to compare", f->width, f->height,
+                  rb->pixel_capacity);
+        return false;
+    }
+    for (int v = 0; v < rb->count; v++)
+        rb->differing[v] = -1;
+    for (int k = 0; k <= rb->count; k++) {
+        int v = k % rb->count; /* the first set again at the end */
+        bench_switches(app, &rb->variants[v]);
+        gfx_render_frame(f);
+        if (k == rb->count)
+            break;
+        if (!gfx_read_pixels_rgb(f->width, f->height, rb->pixels[v == 0 ? 0 : 1])) {
+            log_error("bench render: the %dx%d picture could not be read back", f->width, f->height);
+            return false;
+        }
+        long diff = 0;
+        for (long i = 0; v > 0 && i < n; i++)
+            diff += memcmp(rb->pixels[0] + 3 * i, rb->pixels[1] + 3 * i, 3) != 0;
+        rb->differing[v] = diff;
+    }
+    return true;
+}
+
 static void render(app_t *app, int width, int height, bool last_frame)
 {
     const app_options *opt = app->opt;
@@ -661,11 +704,19 @@ static void render(app_t *app, int width, int height, bool last_frame)
     f.marker.heading_rad = m.heading_rad;
     f.lines = &app->lines;
 
+    app_render_bench *rb = opt->render_bench;
+    int variant = rb ? (int)(app->frame_index % rb->count) : 0;
+    if (rb)
+        bench_switches(app, &rb->variants[variant]);
     double t0 = platform_now_s();
-    gfx_set_finish_timing(app->settings.finish_timing);
+    gfx_set_finish_timing(rb ? true : app->settings.finish_timing);
     gfx_render_frame(&f);
     double t1 = platform_now_s();
     prof_add(&app->prof, PROF_RENDER, (float)((t1 - t0) * 1000.0));
+    if (rb && app->frame_index >= rb->warmup_frames && rb->samples[variant] < rb->capacity)
+        rb->ms[variant][rb->samples[variant]++] = gfx_last_gpu_ms();
+    if (rb && last_frame && !compare_variants(app, rb, &f))
+        app->failed = true;
 
     if (app->settings.show_menu) {
         ui_new_frame();

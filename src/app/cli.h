@@ -35,6 +35,8 @@ typedef struct cli_expression {
     float weight;
 } cli_expression;
 
+struct app_render_bench; /* app.h */
+
 typedef struct app_options {
     const char *level;          /* level name, NULL = first level */
     const char *screenshot;     /* PNG path written after the last frame */
@@ -77,6 +79,8 @@ typedef struct app_options {
     uint32_t seed;
     int width, height;
     bool hidden, fullscreen, no_vsync, menu, virtual_gamepad, verbose, quiet;
+    /* Not an option: set by `strider bench render` only (app.h), else NULL. */
+    struct app_render_bench *render_bench;
 } app_options;
 
 cli_result cli_parse(int argc, char **argv, app_options *opt);

@@ -13,6 +13,8 @@ static void usage(FILE *out)
           "                dense/sparse and the GPU stream-out multipass (GPU: hidden GL 4.3+ context)\n"
           "  skinning      skinning paths over vertex, bone and influence counts\n"
           "  pfnn          network inference per phase mode and weight type, with the memory roofline\n"
+          "  render        the game's frames with each of the renderer's pixel-keeping savings switched\n"
+          "                off in turn, and the pictures compared (a window: xvfb-run -a when headless)\n"
           "common options: --repeats N --warmup N --csv PATH --json PATH --smoke\n"
           "every output starts with a header naming the command, date, CPU, GL renderer/version (GPU\n"
           "methods only; 'none' otherwise) and build\n"
@@ -52,6 +54,8 @@ int bench_main(int argc, char **argv)
         return bench_pfnn(argc, argv, &env);
     if (!strcmp(argv[1], "blendshapes"))
         return bench_blendshapes(argc, argv, &env);
-    fprintf(stderr, "strider bench: unknown benchmark '%s'; valid: blendshapes, skinning, pfnn\n", argv[1]);
+    if (!strcmp(argv[1], "render"))
+        return bench_render(argc, argv, &env);
+    fprintf(stderr, "strider bench: unknown benchmark '%s'; valid: blendshapes, skinning, pfnn, render\n", argv[1]);
     return BENCH_EXIT_USAGE;
 }

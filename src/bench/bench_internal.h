@@ -12,6 +12,7 @@ enum { BENCH_EXIT_OK = 0, BENCH_EXIT_RUNTIME = 1, BENCH_EXIT_USAGE = 2 };
 int bench_skinning(int argc, char **argv, const bench_env *env);
 int bench_pfnn(int argc, char **argv, const bench_env *env);
 int bench_blendshapes(int argc, char **argv, const bench_env *env);
+int bench_render(int argc, char **argv, const bench_env *env);
 
 /* Prints the table, writes --csv / --json, frees the table, and turns the
  * failure count into the exit code (failures are reported loudly). */

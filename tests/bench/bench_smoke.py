@@ -48,6 +48,47 @@ def read_outputs(prefix):
     return rows, doc
 
 
+def render_checks(a):
+    """`strider bench render`: the game's frames per renderer variant (needs a display)."""
+    s = a.strider
+    p = os.path.join(a.out, "render")
+    png = p + ".png"
+    if os.path.exists(png):
+        os.remove(png)
+    q = run([s, "bench", "render", "--smoke", "--levels", "hills,flat", "--screenshot", png,
+             "--csv", p + ".csv", "--json", p + ".json"])
+    rows, doc = read_outputs(p)
+    variants = ["shipped", "lookup-everywhere", "fog-everywhere", "uncached-shadows", "no-savings"]
+    check([(r["level"], r["variant"]) for r in rows] == [(l, v) for l in ("hills", "flat") for v in variants],
+          "render: every variant on every level asked for, in order")
+    check(all(int(r["frames"]) == 2 and float(r["median_ms"]) > 0 for r in rows),
+          "render: each variant timed on its own frames")
+    check(all(float(r["over_first"]) == 1.0 for r in rows if r["variant"] == "shipped"),
+          "render: ratios are over each level's first variant")
+    check(all(r["differing_pixels"] == "0" for r in rows) and {r["width"] for r in rows} == {"160"},
+          "render: every variant draws the same picture as the shipped renderer")
+    check(doc["env"]["gl_renderer"] not in ("", "none") and "# gl: " + doc["env"]["gl_renderer"] in q.stdout,
+          "render: the header names the GL renderer")
+    check(os.path.exists(png) and os.path.getsize(png) > 1000, "render: --screenshot writes the last frame")
+    plots = os.path.join(a.out, "plots_render")
+    run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "plot_bench.py"),
+         "--render", p + ".csv", "--out", plots])
+    plot = os.path.join(plots, "bench_render.png")
+    check(os.path.exists(plot) and os.path.getsize(plot) > 10000, "plot render written")
+    q = run([s, "bench", "render", "--smoke", "--variants", "uncached-shadows,shipped"])
+    check("uncached-shadows" in q.stdout.split("over_first")[-1].splitlines()[2],
+          "render: --variants picks the variants and their order")
+    for bad in (["--variants", "faster"], ["--levels", "mars"], ["--size", "8x8"], ["--frames", "0"]):
+        r = subprocess.run([s, "bench", "render", "--smoke"] + bad, capture_output=True, text=True, timeout=300)
+        check(r.returncode == 2 and r.stderr.strip(), "render %s: usage error (%d)" % (" ".join(bad), r.returncode))
+    missing = os.path.join(a.out, "no_such.script")
+    r = subprocess.run([s, "bench", "render", "--smoke", "--script", missing], capture_output=True, text=True,
+                       timeout=300)
+    check(r.returncode == 1 and missing in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+          "render: a missing script fails with one line naming it (%d: %s)"
+          % (r.returncode, r.stderr.strip()))
+
+
 def gl_checks(a):
     """GPU blend-shape methods next to the CPU ones (needs a display)."""
     s = a.strider
@@ -198,6 +239,7 @@ def main():
     if a.gl:
         rc = gl_checks(a)
         rc = gl_skinning_checks(a) or rc
+        render_checks(a)
         if a.shared:
             imported_checks(a)
         return 1 if failures else rc

@@ -1,0 +1,259 @@
+/* `strider bench render`: what each of the renderer's pixel-keeping savings
+ * buys in the game's own frames. The game runs as usual (a level, the PFNN
+ * character walking by a script, CPU skinning unless told otherwise) in a
+ * hidden window, but frame k is drawn with the k-th variant in turn, each
+ * render bracketed by glFinish (app.h's app_render_bench): a machine whose
+ * load drifts slows every variant alike, so the ratios between the rows of a
+ * level are measured under one condition. At the last frame the same scene is
+ * drawn with every variant and its pixels compared with the first's: a
+ * saving that changes the picture fails the benchmark. */
+#include "bench/bench_internal.h"
+
+#include "app/app.h"
+#include "core/log.h"
+#include "core/paths.h"
+#include "world/level.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    VARIANT_SHIPPED,
+    VARIANT_LOOKUP_EVERYWHERE,
+    VARIANT_FOG_EVERYWHERE,
+    VARIANT_UNCACHED_SHADOWS,
+    VARIANT_NO_SAVINGS,
+    VARIANT_COUNT
+};
+_Static_assert((int)VARIANT_COUNT <= (int)APP_RENDER_BENCH_MAX_VARIANTS, "every variant fits one run");
+
+static const char *const k_variants[VARIANT_COUNT] = {"shipped", "lookup-everywhere", "fog-everywhere",
+                                                      "uncached-shadows", "no-savings"};
+
+static gfx_switches variant_switches(int v)
+{
+    bool all = v == VARIANT_NO_SAVINGS;
+    return (gfx_switches){.lookup_everywhere = all || v == VARIANT_LOOKUP_EVERYWHERE,
+                          .fog_everywhere = all || v == VARIANT_FOG_EVERYWHERE,
+                          .uncached_shadows = all || v == VARIANT_UNCACHED_SHADOWS};
+}
+
+enum { MAX_SIDE = 4096, MAX_FRAMES = 100000 };
+
+static void usage(FILE *out)
+{
+    fputs("usage: strider bench render [options]   (needs a display: xvfb-run -a on a headless machine)\n"
+          "  --levels LIST       built-in levels, default hills\n"
+          "  --variants LIST     renderer variants, drawn frame by frame in turn (the first is the\n"
+          "                      reference of the ratios and pictures), default all, in this order:\n"
+          "                        shipped (every saving on), lookup-everywhere (every terrain chunk\n"
+          "                        looks up the shadow map), fog-everywhere (every terrain chunk and\n"
+          "                        the figure compute the fog), uncached-shadows (the terrain, walls and\n"
+          "                        areas drawn into the shadow map every frame), no-savings (all three)\n"
+          "  --frames N          timed frames per variant, default 60 (--repeats is the same)\n"
+          "  --warmup N          untimed frames at the start, default 20\n"
+          "  --size WxH          window, default 720x480\n"
+          "  --script PATH       input script, default assets/scripts/walk_turn.script\n"
+          "  --character PATH    .chr, .glb or .gltf (default the shipped character)\n"
+          "  --skin cpu|gpu      skinning path, default cpu\n"
+          "  --screenshot PATH   PNG of the last frame, drawn with the first variant (the last\n"
+          "                      level's, with --levels LIST)\n"
+          "  --csv PATH --json PATH --smoke\n"
+          "times: gfx_render_frame (shadow and main pass, rasterisation included) between two glFinish;\n"
+          "deformation, menu and swap are outside\n",
+          out);
+}
+
+static bool parse_size(const char *s, int *w, int *h)
+{
+    char tail;
+    if (!s || sscanf(s, "%dx%d%c", w, h, &tail) != 2 || *w < 16 || *h < 16 || *w > MAX_SIDE || *h > MAX_SIDE) {
+        fprintf(stderr, "strider bench render: --size needs WxH, each from 16 to %d, got '%s'\n", MAX_SIDE,
+                s ? s : "(nothing)");
+        return false;
+    }
+    return true;
+}
+
+/* One level's rows; false on a runtime failure (logged). */
+static bool run_level(const char *level, const int *variants, int nvariants, app_options opt, int frames,
+                      int warmup, bench_table *t, bench_env *env, int *failures)
+{
+    app_render_bench rb;
+    memset(&rb, 0, sizeof rb);
+    rb.count = nvariants;
+    rb.warmup_frames = warmup;
+    rb.capacity = frames;
+    rb.pixel_capacity = opt.width * opt.height;
+    bool ok = true;
+    for (int v = 0; v < nvariants; v++) {
+        rb.variants[v] = variant_switches(variants[v]);
+        ok = ok && (rb.ms[v] = malloc((size_t)frames * sizeof(double))) != NULL;
+    }
+    for (int k = 0; k < 2; k++)
+        ok = ok && (rb.pixels[k] = malloc((size_t)rb.pixel_capacity * 3)) != NULL;
+    if (!ok)
+        log_error("bench render: out of memory for %d frames of %d variants", frames, nvariants);
+    opt.level = level;
+    /* Every variant gets FRAMES timed frames; one more draws the comparison. */
+    opt.frames = (long)warmup + (long)frames * nvariants + 1;
+    opt.render_bench = &rb;
+    /* The game names its own failures (a missing file, no GL 4.5) in one line. */
+    int rc = ok ? app_run(&opt) : 1;
+    ok = ok && rc == 0;
+    if (ok) {
+        bench_env_set_gl(env, rb.renderer, rb.version);
+        double first = 0.0;
+        for (int v = 0; v < nvariants && ok; v++) {
+            if (rb.samples[v] < 1) {
+                log_error("bench render: no timed frame of %s on level %s", k_variants[variants[v]], level);
+                ok = false;
+                break;
+            }
+            double median, lo, hi;
+            bench_stats(rb.ms[v], rb.samples[v], &median, &lo, &hi);
+            if (v == 0)
+                first = median;
+            if (rb.differing[v] != 0) {
+                fprintf(stderr,
+                        "strider bench render: %s changes the picture of level %s: %ld of %d pixels differ from %s's\n",
+                        k_variants[variants[v]], level, rb.differing[v], rb.width * rb.height,
+                        k_variants[variants[0]]);
+                (*failures)++;
+            }
+            if (!bench_table_row_begin(t)) {
+                ok = false;
+                break;
+            }
+            bench_table_str(t, level);
+            bench_table_str(t, k_variants[variants[v]]);
+            bench_table_num(t, rb.width, 0);
+            bench_table_num(t, rb.height, 0);
+            bench_table_num(t, rb.samples[v], 0);
+            bench_table_num(t, median, 2);
+            bench_table_num(t, lo, 2);
+            bench_table_num(t, hi, 2);
+            bench_table_num(t, median / first, 3);
+            bench_table_num(t, (double)rb.differing[v], 0);
+        }
+    }
+    for (int v = 0; v < nvariants; v++)
+        free(rb.ms[v]);
+    free(rb.pixels[0]);
+    free(rb.pixels[1]);
+    return ok;
+}
+
+int bench_render(int argc, char **argv, const bench_env *env_in)
+{
+    bench_env env = *env_in;
+    bench_common c = {.repeats = 60, .warmup = 20};
+    int levels[BENCH_LIST_MAX] = {0}, nlevels = 0;
+    int variants[BENCH_LIST_MAX], nvariants = VARIANT_COUNT;
+    for (int v = 0; v < VARIANT_COUNT; v++)
+        variants[v] = v;
+    app_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.width = 720;
+    opt.height = 480;
+    opt.hidden = true;
+    opt.no_vsync = true;
+    opt.seed = 1;
+    const char *level_names[64];
+    int nlevel_names = level_builtin_count() < 64 ? level_builtin_count() : 64;
+    for (int i = 0; i < nlevel_names; i++)
+        level_names[i] = level_builtin_name(i);
+    for (int i = 2; i < argc; i++) {
+        int r = bench_parse_common(argc, argv, &i, &c);
+        if (r < 0)
+            return BENCH_EXIT_USAGE;
+        if (r > 0)
+            continue;
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        if (!strcmp(a, "--levels") && val) {
+            ok = bench_parse_name_list(a, val, level_names, nlevel_names, levels, &nlevels);
+            i++;
+        } else if (!strcmp(a, "--variants") && val) {
+            ok = bench_parse_name_list(a, val, k_variants, VARIANT_COUNT, variants, &nvariants);
+            if (ok && nvariants > APP_RENDER_BENCH_MAX_VARIANTS) {
+                fprintf(stderr, "strider bench render: --variants takes at most %d names\n",
+                        APP_RENDER_BENCH_MAX_VARIANTS);
+                ok = false;
+            }
+            i++;
+        } else if (!strcmp(a, "--frames") && val) {
+            ok = bench_parse_int(a, val, 1, MAX_FRAMES, &c.repeats);
+            i++;
+        } else if (!strcmp(a, "--size") && val) {
+            ok = parse_size(val, &opt.width, &opt.height);
+            i++;
+        } else if (!strcmp(a, "--script") && val) {
+            opt.script = argv[++i];
+        } else if (!strcmp(a, "--screenshot") && val) {
+            opt.screenshot = argv[++i];
+        } else if (!strcmp(a, "--character") && val) {
+            opt.character = argv[++i];
+        } else if (!strcmp(a, "--skin") && val && (!strcmp(val, "cpu") || !strcmp(val, "gpu"))) {
+            opt.skin_gpu = !strcmp(val, "gpu");
+            i++;
+        } else if (!strcmp(a, "--help")) {
+            usage(stdout);
+            return BENCH_EXIT_OK;
+        } else {
+            fprintf(stderr, "strider bench render: unknown option or missing value '%s'\n", a);
+            usage(stderr);
+            return BENCH_EXIT_USAGE;
+        }
+        if (!ok)
+            return BENCH_EXIT_USAGE;
+    }
+    for (int i = 0; nlevels == 0 && i < nlevel_names; i++)
+        if (!strcmp(level_names[i], "hills"))
+            levels[nlevels++] = i;
+    if (nlevels == 0) {
+        fprintf(stderr, "strider bench render: no level to draw\n");
+        return BENCH_EXIT_RUNTIME;
+    }
+    if (c.smoke) {
+        c.repeats = 2;
+        c.warmup = 2;
+        opt.width = 160;
+        opt.height = 120;
+    }
+    char script[PATHS_MAX];
+    if (!opt.script) {
+        if (!paths_join("assets/scripts/walk_turn.script", script, sizeof script))
+            return BENCH_EXIT_RUNTIME;
+        opt.script = script;
+    }
+    if (c.repeats > MAX_FRAMES / nvariants) {
+        fprintf(stderr, "strider bench render: %d frames x %d variants is more than %d frames\n", c.repeats,
+                nvariants, MAX_FRAMES);
+        return BENCH_EXIT_USAGE;
+    }
+
+    static const char *const cols[] = {"level",  "variant", "width",     "height",   "frames",
+                                       "median_ms", "min_ms", "max_ms", "over_first", "differing_pixels"};
+    bench_table t;
+    bench_table_init(&t, "render: the game's frames, each variant in turn (glFinish-bracketed gfx_render_frame)",
+                     (int)(sizeof cols / sizeof cols[0]), cols);
+    bench_table_note(&t, "script %s, %s skinning, %d untimed frames first, then the variants frame by frame in turn",
+                     opt.script, opt.skin_gpu ? "GPU" : "CPU", c.warmup);
+    bench_table_note(&t, "over_first: the row's median over its level's first row's (above 1: switching the "
+                         "saving off costs that much more)");
+    bench_table_note(&t, "differing_pixels: at the last frame the same scene drawn with every variant; pixels whose "
+                         "colour differs from the first variant's picture (any is a failure)");
+    /* The game's informational lines would bury the table. */
+    log_set_level(LOG_WARN);
+    int failures = 0;
+    for (int l = 0; l < nlevels; l++)
+        if (!run_level(level_builtin_name(levels[l]), variants, nvariants, opt, c.repeats, c.warmup, &t, &env,
+                       &failures)) {
+            bench_table_free(&t);
+            return BENCH_EXIT_RUNTIME;
+        }
+    bench_env_print(&env, stdout);
+    return bench_finish(&t, &env, &c, failures);
+}
