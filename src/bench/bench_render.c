@@ -56,6 +56,7 @@ static void usage(FILE *out)
           "  --size WxH          window, default 720x480\n"
           "  --script PATH       input script, default assets/scripts/walk_turn.script\n"
           "  --character PATH    .chr, .glb or .gltf (default the shipped character)\n"
+          "  --map PATH          its joint map, for rigs without the CMU joint names (as the game's)\n"
           "  --skin cpu|gpu      skinning path, default cpu\n"
           "  --screenshot PATH   PNG of the last frame, drawn with the first variant (the last\n"
           "                      level's, with --levels LIST)\n"
@@ -195,6 +196,8 @@ int bench_render(int argc, char **argv, const bench_env *env_in)
             opt.screenshot = argv[++i];
         } else if (!strcmp(a, "--character") && val) {
             opt.character = argv[++i];
+        } else if (!strcmp(a, "--map") && val) {
+            opt.map = argv[++i];
         } else if (!strcmp(a, "--skin") && val && (!strcmp(val, "cpu") || !strcmp(val, "gpu"))) {
             opt.skin_gpu = !strcmp(val, "gpu");
             i++;

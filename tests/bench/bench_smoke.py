@@ -87,6 +87,11 @@ def render_checks(a):
     check(r.returncode == 1 and missing in r.stderr and len(r.stderr.strip().splitlines()) == 1,
           "render: a missing script fails with one line naming it (%d: %s)"
           % (r.returncode, r.stderr.strip()))
+    missing = os.path.join(a.out, "no_such.map")
+    r = subprocess.run([s, "bench", "render", "--smoke", "--map", missing], capture_output=True, text=True,
+                       timeout=300)
+    check(r.returncode == 1 and missing in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+          "render: a missing joint map fails with one line naming it (%d: %s)" % (r.returncode, r.stderr.strip()))
 
 
 def gl_checks(a):
