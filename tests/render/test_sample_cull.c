@@ -1,0 +1,117 @@
+/* sample_cull against a brute-force rasteriser: every triangle it leaves
+ * out covers no pixel centre (tested in double precision with the edges
+ * included, so the real fill rule can only cover fewer), for random
+ * triangles of every size from slivers to screen-filling ones, partly off
+ * screen, degenerate, behind the eye and not finite; and it does leave out
+ * the small ones that miss every centre (a cull that keeps everything
+ * would pass the first check). */
+#include "render/sample_cull.h"
+
+#include "../common/check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 64, H = 48, TRIANGLES = 20000 };
+
+static uint32_t g_state = 0x2545f491u;
+static float rnd(float lo, float hi)
+{
+    g_state ^= g_state << 13;
+    g_state ^= g_state >> 17;
+    g_state ^= g_state << 5;
+    return lo + (hi - lo) * (float)(g_state >> 8) * (1.0f / 16777216.0f);
+}
+
+static double edge(const double *a, const double *b, double px, double py)
+{
+    return (b[0] - a[0]) * (py - a[1]) - (b[1] - a[1]) * (px - a[0]);
+}
+
+/* Whether any pixel centre lies inside or on the triangle (window coords);
+ * a triangle of no area makes no fragments. */
+static bool covers_centre(const double *a, const double *b, const double *c)
+{
+    double area = edge(a, b, c[0], c[1]);
+    if (area == 0.0)
+        return false;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            double px = x + 0.5, py = y + 0.5;
+            double e0 = edge(a, b, px, py), e1 = edge(b, c, px, py), e2 = edge(c, a, px, py);
+            const double eps = 1e-9;
+            if (area > 0.0 ? (e0 >= -eps && e1 >= -eps && e2 >= -eps) : (e0 <= eps && e1 <= eps && e2 <= eps))
+                return true;
+        }
+    return false;
+}
+
+int main(void)
+{
+    /* An orthographic view: clip = (2x/W - 1, 2y/H - 1, 0, 1) from
+     * positions given in pixels, so window coordinates are the positions. */
+    float mvp[16] = {2.0f / W, 0, 0, 0, 0, 2.0f / H, 0, 0, 0, 0, 1, 0, -1, -1, 0, 1};
+    static float pos[TRIANGLES * 9], proj[TRIANGLES * 9];
+    static uint32_t idx[TRIANGLES * 3], out[TRIANGLES * 3];
+    for (int t = 0; t < TRIANGLES; t++) {
+        /* Sizes from a hundredth of a pixel to the whole target, centres
+         * reaching past every side. */
+        float size = powf(10.0f, rnd(-2.0f, 2.0f));
+        float cx = rnd(-10.0f, W + 10.0f), cy = rnd(-10.0f, H + 10.0f);
+        for (int k = 0; k < 3; k++) {
+            float *p = pos + 9 * t + 3 * k;
+            p[0] = cx + size * rnd(-1.0f, 1.0f);
+            p[1] = cy + size * rnd(-1.0f, 1.0f);
+            p[2] = 0.0f;
+            idx[3 * t + k] = (uint32_t)(3 * t + k);
+        }
+        if (t % 97 == 0) /* degenerate: a repeated vertex */
+            memcpy(pos + 9 * t + 3, pos + 9 * t, 3 * sizeof(float));
+        if (t % 89 == 0) /* on pixel centres exactly */
+            for (int k = 0; k < 3; k++) {
+                pos[9 * t + 3 * k] = floorf(pos[9 * t + 3 * k]) + 0.5f;
+                pos[9 * t + 3 * k + 1] = floorf(pos[9 * t + 3 * k + 1]) + 0.5f;
+            }
+    }
+    sample_cull_project(mvp, W, H, pos, TRIANGLES * 3, proj);
+    uint32_t kept = sample_cull_triangles(proj, W, H, idx, TRIANGLES * 3, out);
+    CHECKF(kept % 3 == 0 && kept <= TRIANGLES * 3, "%u indices kept", kept);
+    bool *in = calloc(TRIANGLES, sizeof(bool));
+    CHECKF(in != NULL, "out of memory");
+    for (uint32_t i = 0; in && i < kept; i += 3)
+        in[out[i] / 3] = true;
+    int wrongly_culled = 0, small_culled = 0, small = 0;
+    for (int t = 0; in && t < TRIANGLES; t++) {
+        double v[3][2];
+        for (int k = 0; k < 3; k++) {
+            v[k][0] = pos[9 * t + 3 * k];
+            v[k][1] = pos[9 * t + 3 * k + 1];
+        }
+        bool covers = covers_centre(v[0], v[1], v[2]);
+        if (!in[t] && covers && wrongly_culled++ < 3)
+            printf("left out but covering: (%.4f %.4f) (%.4f %.4f) (%.4f %.4f)\n", v[0][0], v[0][1], v[1][0], v[1][1],
+                   v[2][0], v[2][1]);
+        if (!covers) {
+            small++;
+            small_culled += !in[t];
+        }
+    }
+    printf("sample_cull: %d triangles, %u kept; of %d that cover no centre %d left out; %d covering ones left out\n",
+           TRIANGLES, kept / 3, small, small_culled, wrongly_culled);
+    CHECKF(wrongly_culled == 0, "%d triangles that cover a pixel centre were left out", wrongly_culled);
+    CHECKF(small > 1000 && small_culled > small / 2, "only %d of %d triangles without a centre were left out",
+           small_culled, small);
+
+    /* Behind the eye (w < 0), at it (w = 0) and not finite: always kept. */
+    float persp[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0}; /* w = -z */
+    float odd[9 * 3] = {0.1f, 0.1f, 1.0f, 0.2f, 0.1f, 1.0f, 0.1f, 0.2f, 1.0f, /* z > 0: behind */
+                        0.1f, 0.1f, 0.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f, /* one at w = 0 */
+                        NAN, 0.1f, -1.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f};
+    uint32_t oi[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, oo[9];
+    float op[27];
+    sample_cull_project(persp, W, H, odd, 9, op);
+    CHECKF(sample_cull_triangles(op, W, H, oi, 9, oo) == 9, "triangles behind the eye or not finite are kept");
+    free(in);
+    return check_summary();
+}
