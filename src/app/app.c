@@ -216,13 +216,15 @@ static void write_report_figure(const app_t *app, FILE *f)
 {
     const figure_t *fig = app->viewer_mode ? &app->viewer.fig : app->ctrl ? app->fig : NULL;
     if (fig && fig->gfx) {
+        const gfx_character_stats *st = gfx_character_get_stats(fig->gfx);
         fprintf(f,
                 ",\n  \"figure\": {\"gpu_skin\": %s, \"gpu_morph\": %s, \"morph_on_gpu\": %s, \"skin_once\": %s, "
-                "\"hybrid_every\": %d, \"method\": %d, \"morph_draws\": %u, \"fog_free\": %s, \"deforms\": %llu}",
+                "\"hybrid_every\": %d, \"method\": %d, \"morph_draws\": %u, \"fog_free\": %s, \"deforms\": %llu, "
+                "\"triangles_drawn\": [%u, %u], \"triangles_culled\": [%u, %u]}",
                 fig->gpu_skin ? "true" : "false", fig->gpu_morph ? "true" : "false",
                 fig->morph_on_gpu ? "true" : "false", fig->skin_once ? "true" : "false", fig->hybrid_every,
-                fig->method, gfx_character_get_stats(fig->gfx)->morph_draws,
-                gfx_character_get_stats(fig->gfx)->fog_free ? "true" : "false", (unsigned long long)fig->deform_count);
+                fig->method, st->morph_draws, st->fog_free ? "true" : "false", (unsigned long long)fig->deform_count,
+                st->triangles_drawn[0], st->triangles_drawn[1], st->triangles_culled[0], st->triangles_culled[1]);
     }
     fprintf(f,
             ",\n  \"timings\": {\"frames\": %d, \"frame_ms_median\": %.3f, \"deform_ms_median\": %.3f, "
@@ -618,8 +620,10 @@ static bool deform_character(app_t *app, float alpha)
 static void bench_switches(app_t *app, const gfx_switches *s)
 {
     gfx_set_switches(s);
-    if (app->fig && app->fig->gfx)
+    if (app->fig && app->fig->gfx) {
         gfx_character_set_fog_everywhere(app->fig->gfx, s->fog_everywhere);
+        gfx_character_set_all_triangles(app->fig->gfx, s->all_triangles);
+    }
 }
 
 /* Draws F with every switch set of RB and counts the pixels that differ

@@ -161,6 +161,8 @@ static void skin_controls(figure_t *f)
                 (unsigned long long)st->keys_written);
         ui_text("main pass %s the fog (the figure %s its start)", st->fog_free ? "without" : "with",
                 st->fog_free ? "wholly before" : "not known before");
+        ui_text("triangles sent: shadow %u, main %u (%u and %u cover no sample centre: left out)",
+                st->triangles_drawn[0], st->triangles_drawn[1], st->triangles_culled[0], st->triangles_culled[1]);
     }
 }
 

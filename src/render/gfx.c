@@ -359,6 +359,8 @@ bool gfx_init(const gfx_desc *desc)
         return false;
     }
     query_limits(&G.info);
+    G.info.software = strstr(G.info.renderer, "llvmpipe") || strstr(G.info.renderer, "softpipe") ||
+                      strstr(G.info.renderer, "SwiftShader");
 
     if (d.debug && GLEW_KHR_debug) {
         glEnable(GL_DEBUG_OUTPUT);

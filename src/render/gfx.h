@@ -73,6 +73,8 @@ typedef struct gfx_info {
                                            its depth buffer has 24 bits or more): no target to copy */
     int shadow_map_size;                /* texels actually used */
     bool khr_debug;                     /* debug callback installed */
+    bool software;                      /* a software rasteriser (llvmpipe, softpipe, SwiftShader):
+                                           it sets up every triangle on the CPU */
 } gfx_info;
 
 /* Draw layers, a bitmask in gfx_frame_desc.layers. */
@@ -163,12 +165,13 @@ bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);
  * true field (all false: the renderer as shipped), from the next
  * gfx_render_frame() on: `strider bench render` measures each in
  * alternation and compares the pictures. The gfx_desc fields of the same
- * names set them at start. The figure's fog has a switch of its own
- * (gfx_character_set_fog_everywhere). */
+ * names set them at start. The figure's have switches of their own, which
+ * the caller sets from the last two fields (gfx_character.h). */
 typedef struct gfx_switches {
     bool lookup_everywhere; /* every terrain chunk looks up the shadow map */
-    bool fog_everywhere;    /* every terrain chunk computes the fog */
+    bool fog_everywhere;    /* every terrain chunk computes the fog (the figure too: set_fog_everywhere) */
     bool uncached_shadows;  /* the static casters drawn into the shadow map anew (the cache kept) */
+    bool all_triangles;     /* the figure: gfx_character_set_all_triangles (no sample cull) */
 } gfx_switches;
 void gfx_set_switches(const gfx_switches *s);
 

@@ -92,7 +92,7 @@ static bool upload_static(gfx_character *gc, const chr_character_t *c)
     glNamedBufferStorage(gc->ibo.id, (GLsizeiptr)((size_t)gc->index_count * sizeof *idx), idx, 0);
     gfx_char_label(GL_BUFFER, gc->ibo.id, gc->label, "indices");
     free(sv);
-    free(idx);
+    gc->cpu_indices = idx; /* the sample cull reads them */
     return true;
 }
 
@@ -284,10 +284,11 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     char name[96];
     snprintf(name, sizeof name, "%s.lit", gc->label);
     bool ok = gfx_char_load_program(&gc->lit, "character.vert", "character.frag", NULL, name);
-    if (!ok || !upload_static(gc, c)) {
+    if (!ok || !upload_static(gc, c) || !gfx_char_cull_create(gc)) {
         gfx_character_destroy(gc);
         return NULL;
     }
+    gc->sample_cull = gfx_get_info()->software;
     gfx_char_skin_create(gc, c);
     gfx_char_morph_create(gc, morph);
     gfx_char_set_materials(gc, &gc->lit);
@@ -328,6 +329,7 @@ void gfx_character_destroy(gfx_character *gc)
             glDeleteVertexArrays(1, &gc->vao[s].id);
     }
     gfx_char_once_destroy(gc);
+    gfx_char_cull_destroy(gc);
     gfx_char_hybrid_destroy(gc);
     gfx_char_morph_destroy(gc);
     gfx_char_skin_destroy(gc);
@@ -385,7 +387,8 @@ bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
     memset(gc->stream_bind, 0, sizeof gc->stream_bind);
     uint8_t *base = gc->mapped + (size_t)s * gc->slot_bytes;
     out->vertex_count = gc->vertex_count;
-    out->positions = (float *)base;
+    /* Positions go to cacheable memory first: the sample cull reads them. */
+    out->positions = gc->slot_pos[s];
     out->normals = (float *)(base + gc->off_normal);
     out->tangents = (float *)(base + gc->off_tangent);
     out->ao = (float *)(base + gc->off_ao);
@@ -400,6 +403,8 @@ void gfx_character_end_update(gfx_character *gc)
     if (gc->writing < 0)
         return;
     gc->ready = gc->writing;
+    memcpy(gc->mapped + (size_t)gc->ready * gc->slot_bytes, gc->slot_pos[gc->ready],
+           (size_t)gc->vertex_count * 3 * sizeof(float));
     gc->slot_mode[gc->ready] = gc->mode;
     memcpy(gc->slot_reach[gc->ready], gc->reach, sizeof gc->reach);
     gc->slot_influences[gc->ready] = gc->influences;
@@ -432,6 +437,8 @@ void gfx_character_set_reach(gfx_character *gc, const float center[3], float rad
 
 void gfx_character_set_fog_everywhere(gfx_character *gc, bool on) { gc->fog_everywhere = on; }
 
+void gfx_character_set_all_triangles(gfx_character *gc, bool on) { gc->sample_cull = !on && gfx_get_info()->software; }
+
 void gfx_character_set_visible(gfx_character *gc, bool visible) { gc->visible = visible; }
 
 const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc) { return &gc->stats; }
@@ -454,25 +461,33 @@ void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_h
         if (how == DRAW_FEEDBACK)
             glEndTransformFeedback();
     } else {
-        /* Runs of meshes alike in being culled: one draw each. A closed
-         * (or one-sided) surface seen from outside shows only its front
-         * faces, so culling the back ones changes no pixel (of the picture
-         * or the shadow map) and halves the triangles a software rasteriser
-         * sets up. */
-        for (uint32_t m = a; m < b;) {
-            bool cull = (gc->cull_meshes >> m) & 1u;
-            uint32_t e = m + 1;
-            while (e < b && ((gc->cull_meshes >> e) & 1u) == cull)
-                e++;
+        gfx_char_draw_triangles(gc, a, b, gc->index_first, gc->index_counts);
+    }
+}
+
+void gfx_char_draw_triangles(const gfx_character *gc, uint32_t a, uint32_t b, const uint32_t *first,
+                             const uint32_t *counts)
+{
+    /* Runs of meshes alike in being culled: one draw each (the meshes'
+     * indices follow one another). A closed (or one-sided) surface seen
+     * from outside shows only its front faces, so culling the back ones
+     * changes no pixel (of the picture or the shadow map) and halves the
+     * triangles a software rasteriser sets up. */
+    for (uint32_t m = a; m < b;) {
+        bool cull = (gc->cull_meshes >> m) & 1u;
+        uint32_t e = m + 1;
+        while (e < b && ((gc->cull_meshes >> e) & 1u) == cull)
+            e++;
+        uint32_t n = first[e - 1] + counts[e - 1] - first[m];
+        if (n > 0) {
             if (cull)
                 glEnable(GL_CULL_FACE);
-            uint32_t n = gc->index_first[e - 1] + gc->index_counts[e - 1] - gc->index_first[m];
             glDrawElements(GL_TRIANGLES, (GLsizei)n, GL_UNSIGNED_INT,
-                           (const void *)((uintptr_t)gc->index_first[m] * sizeof(uint32_t)));
+                           (const void *)((uintptr_t)first[m] * sizeof(uint32_t)));
             if (cull)
                 glDisable(GL_CULL_FACE);
-            m = e;
         }
+        m = e;
     }
 }
 
@@ -569,6 +584,9 @@ static void draw_hook(const gfx_pass_info *info, void *user)
     bool main_pass = info->pass == GFX_PASS_MAIN;
     if (main_pass)
         gc->stats.fog_free = false;
+    /* Every triangle, unless the sample cull says otherwise. */
+    gc->stats.triangles_drawn[main_pass] = gc->index_count / 3;
+    gc->stats.triangles_culled[main_pass] = 0;
     bool once = gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s];
     if (once) {
         gfx_char_once_draw(gc, s, kind, main_pass);
@@ -595,7 +613,8 @@ static void draw_hook(const gfx_pass_info *info, void *user)
         glUseProgram(p->prog.id);
         glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
         glBindVertexArray(gc->vao[s].id);
-        gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES, 0);
+        if (!(gc->slot_mode[s] == GFX_SKIN_CPU && gfx_char_cull_draw(gc, s, info)))
+            gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES, 0);
         glBindVertexArray(0);
         if (main_pass)
             gc->stats.morph_draws = 0;

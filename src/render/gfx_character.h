@@ -123,6 +123,9 @@ typedef struct gfx_character_stats {
     uint32_t feedback_morph_draws; /* morphing draws of the last feedback pass */
     uint64_t keys_written;     /* hybrid keys */
     bool fog_free;             /* the last main pass drew without the fog (gfx_character_set_reach) */
+    /* Triangles the last shadow [0] and main [1] pass handed GL, and of
+     * those the sample cull left out (sample_cull.h; CPU path). */
+    uint32_t triangles_drawn[2], triangles_culled[2];
 } gfx_character_stats;
 
 /* Uploads C's meshes and materials, and MORPH's blend-shape deltas (NULL, or
@@ -153,6 +156,12 @@ void gfx_character_set_transform(gfx_character *gc, const float model[16]);
 void gfx_character_set_reach(gfx_character *gc, const float center[3], float radius_cm);
 /* ON: the main pass computes the fog whatever the reach says (comparisons, tests). */
 void gfx_character_set_fog_everywhere(gfx_character *gc, bool on);
+/* The CPU path leaves out of each pass the triangles that cover no pixel
+ * centre (or shadow-map texel centre) of a single-sample target
+ * (sample_cull.h): no pixel changes, and a software rasteriser sets up a
+ * fraction of the triangles. On by default where the renderer is a
+ * software rasteriser (gfx_info.software); ON true sends every triangle. */
+void gfx_character_set_all_triangles(gfx_character *gc, bool on);
 void gfx_character_set_visible(gfx_character *gc, bool visible);
 const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc);
 

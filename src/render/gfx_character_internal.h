@@ -12,7 +12,10 @@
  *   gfx_character_hybrid.c   Cebenoyan's hybrid: the ring of CPU-skinned
  *                            keys and their blend in the vertex shader;
  *   gfx_character_capture.c  reading the GPU's vertices back: capture
- *                            (tests) and the blend-shape bake.
+ *                            (tests) and the blend-shape bake;
+ *   gfx_character_cull.c     the CPU path's sample cull: each pass sends
+ *                            only triangles that can cover a pixel or
+ *                            shadow-map texel centre (sample_cull.h).
  * Internal functions are gfx_char_<technique>_<verb>; the public ones keep
  * gfx_character_ (gfx_character.h).
  * Does NOT: hold anything a file could keep static.
@@ -211,6 +214,16 @@ struct gfx_character {
     bool slot_key_single[GFX_CHARACTER_SLOTS];
     program_locs hybrid_prog[KINDS]; /* FEEDBACK unused */
     bool hybrid_built, hybrid_failed; /* the ring and programs (first begin_key) */
+    /* Sample culling (gfx_character_cull.c): each slot's positions as the
+     * CPU wrote them (cacheable memory, read by the cull; end_update copies
+     * them into the mapped slot), the index buffer's copy, scratch for one
+     * view's projected vertices and kept indices, an index buffer per pass. */
+    float *slot_pos[GFX_CHARACTER_SLOTS];
+    uint32_t *cpu_indices;
+    float *cull_projected;
+    uint32_t *cull_kept;
+    gfx_buffer cull_ibo[2];
+    bool sample_cull;
     float model[16];
     bool visible;
     gfx_character_stats stats;
@@ -235,12 +248,27 @@ GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, con
 /* Meshes [A, B) as triangles (the back faces of closed meshes culled), as
  * points, or streamed out into FEEDBACK. */
 void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how, GLuint feedback);
+/* Meshes [A, B) as triangles from the bound index buffer: FIRST[m] and
+ * COUNTS[m] indices of mesh m, runs of meshes alike in culling back faces
+ * drawn as one. */
+void gfx_char_draw_triangles(const gfx_character *gc, uint32_t a, uint32_t b, const uint32_t *first,
+                             const uint32_t *counts);
 /* Waits for *FENCE (if any) and deletes it; false (one line) on a timeout. */
 bool gfx_char_wait_fence(gfx_character *gc, GLsync *fence, const char *what);
 
 /* Uploads the joints and weights (skin_vbo) if not yet there and attaches
  * them to every vertex array; false (logged) when memory runs out. */
 bool gfx_char_skin_vertices_ready(gfx_character *gc);
+
+/* ---- gfx_character_cull.c: sample culling of the CPU path */
+
+/* The buffers of the sample cull; false (logged) when memory runs out. */
+bool gfx_char_cull_create(gfx_character *gc);
+void gfx_char_cull_destroy(gfx_character *gc);
+/* Draws slot S (CPU path, its VAO bound) with the triangles INFO's pass
+ * can sample; false when the cull does not apply (off, wireframe, several
+ * samples per pixel): the caller draws every triangle. */
+bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info);
 
 /* ---- gfx_character_skin.c: the palette and GPU skinning */
 

@@ -291,17 +291,17 @@ static void check_skin_once(figure_t *f, float height)
     free_arrays(&ref);
 }
 
-static void render_layers(figure_t *f, const pose_t *pose, bool gpu, bool show, float mid_y, uint32_t layers,
-                          uint8_t *rgb, const char *png)
+/* The figure in POSE seen from EYE towards FOCUS (cm), read back into RGB. */
+static void render_view(figure_t *f, const pose_t *pose, bool gpu, bool show, const float eye[3],
+                        const float focus[3], uint32_t layers, uint8_t *rgb, const char *png)
 {
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     f->gpu_skin = gpu;
     f->show = show;
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
-    /* Whole figure in view: 3.2 m away, a little to the side and above. */
-    gfx_frame_desc fd = {.width = W, .height = H, .eye = {80, mid_y + 30, 320}, .focus = {0, mid_y, 0},
-                         .layers = layers};
+    gfx_frame_desc fd = {.width = W, .height = H, .eye = {eye[0], eye[1], eye[2]},
+                         .focus = {focus[0], focus[1], focus[2]}, .layers = layers};
     mat4 view, proj;
     glm_lookat(fd.eye, fd.focus, (vec3){0, 1, 0}, view);
     glm_perspective(glm_rad(40.0f), (float)W / H, 10.0f, 5000.0f, proj);
@@ -315,6 +315,13 @@ static void render_layers(figure_t *f, const pose_t *pose, bool gpu, bool show, 
     CHECKF(gfx_read_pixels_rgb(W, H, rgb), "reading pixels");
     if (png)
         CHECKF(gfx_screenshot_png(png, W, H), "writing %s", png);
+}
+
+static void render_layers(figure_t *f, const pose_t *pose, bool gpu, bool show, float mid_y, uint32_t layers,
+                          uint8_t *rgb, const char *png)
+{
+    /* Whole figure in view: 3.2 m away, a little to the side and above. */
+    render_view(f, pose, gpu, show, (float[3]){80, mid_y + 30, 320}, (float[3]){0, mid_y, 0}, layers, rgb, png);
 }
 
 static void render(figure_t *f, const pose_t *pose, bool gpu, bool show, float mid_y, uint8_t *rgb, const char *png)
@@ -450,6 +457,54 @@ static void check_reach(figure_t *f, float height, float mid_y, const char *out_
     free(fog);
     free(free_of_fog);
     free_arrays(&ref);
+}
+
+/* The CPU path's sample cull (sample_cull.h) leaves out triangles that
+ * cover no pixel or shadow-map texel centre: the renders with and without
+ * it are identical, pixel for pixel, from far, from the usual distance and
+ * from a hand's breadth off the face, for wild poses with blend shapes on;
+ * and it does leave triangles out (from afar, most of them). */
+static void check_sample_cull(figure_t *f, float height, float mid_y, const char *out_dir)
+{
+    uint8_t *culled = malloc((size_t)W * H * 3), *all = malloc((size_t)W * H * 3);
+    CHECKF(culled && all, "out of memory");
+    set_shapes(f, true);
+    float top = mid_y + 0.45f * height;
+    static const struct {
+        const char *name;
+        float eye[3], focus_dy;
+    } views[] = {{"far", {300, 300, 1800}, 0.0f}, {"usual", {80, 30, 320}, 0.0f}, {"face", {4, 0, 28}, 0.45f}};
+    for (int v = 0; v < 3 && culled && all; v++) {
+        pose_t pose;
+        /* Wild from afar; tame up close, so the face stays in view. */
+        test_random_pose(&g_rng, &f->chr.skel, v == 2 ? 0.1f : 1.2f, &pose);
+        float focus[3] = {0, mid_y + views[v].focus_dy * height, 0};
+        float eye[3] = {views[v].eye[0], (v == 2 ? top : mid_y) + views[v].eye[1], views[v].eye[2]};
+        if (v == 2)
+            focus[1] = top - 0.04f * height;
+        char path[512];
+        snprintf(path, sizeof path, "%s/sample_cull_%s.png", out_dir, views[v].name);
+        gfx_character_set_all_triangles(f->gfx, false);
+        render_view(f, &pose, false, true, eye, focus, GFX_LAYER_SHADOWS | GFX_LAYER_FOG, culled, path);
+        gfx_character_stats st = *gfx_character_get_stats(f->gfx);
+        gfx_character_set_all_triangles(f->gfx, true);
+        render_view(f, &pose, false, true, eye, focus, GFX_LAYER_SHADOWS | GFX_LAYER_FOG, all, NULL);
+        const gfx_character_stats *every = gfx_character_get_stats(f->gfx);
+        gfx_character_set_all_triangles(f->gfx, false);
+        int max_diff;
+        long diff = gl_test_count_diff(culled, all, (long)W * H, 0, &max_diff);
+        printf("sample cull, %s: shadow pass %u of %u triangles, main pass %u of %u; %ld pixels differ (max %d)\n",
+               views[v].name, st.triangles_drawn[0], st.triangles_drawn[0] + st.triangles_culled[0],
+               st.triangles_drawn[1], st.triangles_drawn[1] + st.triangles_culled[1], diff, max_diff);
+        CHECKF(diff == 0, "%s: %ld pixels differ with every triangle drawn", views[v].name, diff);
+        CHECKF(every->triangles_culled[0] == 0 && every->triangles_culled[1] == 0, "all triangles: none left out");
+        if (gfx_get_info()->software && v == 0)
+            CHECKF(st.triangles_culled[0] > st.triangles_drawn[0] && st.triangles_culled[1] > st.triangles_drawn[1],
+                   "from afar most triangles cover no centre and are left out");
+    }
+    set_shapes(f, false);
+    free(culled);
+    free(all);
 }
 
 /* Frame cost of each deformation path on this renderer (information only;
@@ -701,6 +756,7 @@ int main(int argc, char **argv)
         check_skin_once(&fig, hi - lo);
         check_screens(&fig, 0.5f * (lo + hi), argv[1]);
         check_reach(&fig, hi - lo, 0.5f * (lo + hi), argv[1]);
+        check_sample_cull(&fig, hi - lo, 0.5f * (lo + hi), argv[1]);
         time_paths(&fig, 0.5f * (lo + hi));
     }
     if (argc == 3)
