@@ -7,7 +7,8 @@
  * would pass the first check). */
 #include "render/sample_cull.h"
 
-#include "../common/check.h"
+#include "check.h"
+#include "test_random.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,14 +16,8 @@
 
 enum { W = 64, H = 48, TRIANGLES = 20000 };
 
-static uint32_t g_state = 0x2545f491u;
-static float rnd(float lo, float hi)
-{
-    g_state ^= g_state << 13;
-    g_state ^= g_state >> 17;
-    g_state ^= g_state << 5;
-    return lo + (hi - lo) * (float)(g_state >> 8) * (1.0f / 16777216.0f);
-}
+static test_rng g_rng = {0x2545f491u};
+static float rnd(float lo, float hi) { return lo + (hi - lo) * test_rand01(&g_rng); }
 
 static double edge(const double *a, const double *b, double px, double py)
 {
