@@ -1,11 +1,11 @@
 /* gfx_character_cull: the CPU path's sample cull (sample_cull.h). Each pass
  * projects the slot's positions through its own view (the shadow map's or
  * the camera's), keeps the triangles whose box holds a texel or pixel
- * centre, uploads them into that pass's index buffer and draws them with
+ * centre (and, of meshes drawn with GL_CULL_FACE, those not surely facing
+ * away), uploads them into that pass's index buffer and draws them with
  * the slot's vertex array. A software rasteriser then transforms and sets
- * up only those: at the default camera about a third of the figure's
- * triangles reach a pixel centre, and a few hundred reach a centre of the
- * shadow map, whose texels are centimetres wide. */
+ * up only those: at the game's camera 6,031 of the figure's 31,842
+ * triangles in the main pass and 5,180 in the shadow pass. */
 #include "render/gfx_character_internal.h"
 
 #include "core/log.h"
@@ -72,8 +72,11 @@ bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
     uint32_t first[CHR_MAX_MESHES], counts[CHR_MAX_MESHES], kept = 0;
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
         first[m] = kept;
-        counts[m] = sample_cull_triangles(gc->cull_projected, width, height, gc->cpu_indices + gc->index_first[m],
-                                          gc->index_counts[m], gc->cull_kept + kept);
+        /* Meshes drawn with GL_CULL_FACE lose their back faces here already. */
+        bool back = (gc->cull_meshes >> m) & 1u;
+        counts[m] = sample_cull_triangles(gc->cull_projected, width, height, back,
+                                          gc->cpu_indices + gc->index_first[m], gc->index_counts[m],
+                                          gc->cull_kept + kept);
         kept += counts[m];
     }
     if (kept > 0)

@@ -36,8 +36,18 @@ static bool centre_between(float lo, float hi, int size)
     return first <= last;
 }
 
-uint32_t sample_cull_triangles(const float *projected, int width, int height, const uint32_t *indices,
-                               uint32_t count, uint32_t *out)
+/* Twice the signed area of ABC in window space (> 0: counter-clockwise),
+ * and how far the rasteriser's rounding could move it. */
+static bool surely_clockwise(const float *a, const float *b, const float *c)
+{
+    float ex1 = b[0] - a[0], ey1 = b[1] - a[1], ex2 = c[0] - a[0], ey2 = c[1] - a[1];
+    float area2 = ex1 * ey2 - ey1 * ex2;
+    float slack = SAMPLE_CULL_WINDING_SLACK * (fabsf(ex1) + fabsf(ey1) + fabsf(ex2) + fabsf(ey2)) + 1e-3f;
+    return area2 < -slack;
+}
+
+uint32_t sample_cull_triangles(const float *projected, int width, int height, bool cull_back,
+                               const uint32_t *indices, uint32_t count, uint32_t *out)
 {
     uint32_t kept = 0;
     for (uint32_t t = 0; t + 2 < count; t += 3) {
@@ -48,7 +58,8 @@ uint32_t sample_cull_triangles(const float *projected, int width, int height, co
         if (!keep) {
             float x0 = fminf(a[0], fminf(b[0], c[0])), x1 = fmaxf(a[0], fmaxf(b[0], c[0]));
             float y0 = fminf(a[1], fminf(b[1], c[1])), y1 = fmaxf(a[1], fmaxf(b[1], c[1]));
-            keep = centre_between(x0, x1, width) && centre_between(y0, y1, height);
+            keep = centre_between(x0, x1, width) && centre_between(y0, y1, height) &&
+                   !(cull_back && surely_clockwise(a, b, c));
         }
         if (keep) {
             out[kept] = indices[t];

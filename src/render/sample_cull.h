@@ -15,7 +15,11 @@
  * 1/256 pixel and computes them in its own float order), when a vertex is
  * not in front of the eye (w <= 0: the triangle is clipped, not projected),
  * or when a coordinate is not finite.
- * Does NOT: call GL, allocate, or cull back faces (the rasteriser does).
+ * With back-face culling on, a triangle whose window-space winding is
+ * clockwise (GL's default front face is counter-clockwise) by more than the
+ * rasteriser's rounding could turn (SAMPLE_CULL_WINDING_SLACK per pixel of
+ * edge) is left out too: GL would cull it after setting it up.
+ * Does NOT: call GL or allocate.
  */
 #ifndef STRIDER_RENDER_SAMPLE_CULL_H
 #define STRIDER_RENDER_SAMPLE_CULL_H
@@ -24,6 +28,7 @@
 #include <stdint.h>
 
 #define SAMPLE_CULL_MARGIN_PX (1.0f / 16.0f)
+#define SAMPLE_CULL_WINDING_SLACK (1.0f / 32.0f)
 
 /* Window x, y (pixels, GL's lower-left origin) and a flag (1: projected,
  * 0: keep every triangle of this vertex) of N model-space POSITIONS (3
@@ -34,9 +39,10 @@ void sample_cull_project(const float mvp[16], int width, int height, const float
 
 /* Copies to OUT the triangles of INDICES[0..COUNT) (COUNT a multiple of 3,
  * indices below the projected vertex count) that may cover a pixel centre
- * of the WIDTH x HEIGHT viewport, in their order; returns how many indices
- * it wrote. OUT may not overlap INDICES. */
-uint32_t sample_cull_triangles(const float *projected, int width, int height, const uint32_t *indices,
-                               uint32_t count, uint32_t *out);
+ * of the WIDTH x HEIGHT viewport (and, with CULL_BACK, may face the eye),
+ * in their order; returns how many indices it wrote. OUT may not overlap
+ * INDICES. */
+uint32_t sample_cull_triangles(const float *projected, int width, int height, bool cull_back,
+                               const uint32_t *indices, uint32_t count, uint32_t *out);
 
 #endif

@@ -70,7 +70,7 @@ int main(void)
             }
     }
     sample_cull_project(mvp, W, H, pos, TRIANGLES * 3, proj);
-    uint32_t kept = sample_cull_triangles(proj, W, H, idx, TRIANGLES * 3, out);
+    uint32_t kept = sample_cull_triangles(proj, W, H, false, idx, TRIANGLES * 3, out);
     CHECKF(kept % 3 == 0 && kept <= TRIANGLES * 3, "%u indices kept", kept);
     bool *in = calloc(TRIANGLES, sizeof(bool));
     CHECKF(in != NULL, "out of memory");
@@ -106,7 +106,37 @@ int main(void)
     uint32_t oi[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, oo[9];
     float op[27];
     sample_cull_project(persp, W, H, odd, 9, op);
-    CHECKF(sample_cull_triangles(op, W, H, oi, 9, oo) == 9, "triangles behind the eye or not finite are kept");
+    CHECKF(sample_cull_triangles(op, W, H, true, oi, 9, oo) == 9, "triangles behind the eye or not finite are kept");
+
+    /* Back faces: every triangle left out with them on covers no centre or
+     * winds clockwise in double precision (GL culls those), and most of
+     * the clockwise ones that cover a centre are left out. */
+    uint32_t kept_back = sample_cull_triangles(proj, W, H, true, idx, TRIANGLES * 3, out);
+    memset(in, 0, TRIANGLES * sizeof(bool));
+    for (uint32_t i = 0; in && i < kept_back; i += 3)
+        in[out[i] / 3] = true;
+    int front_dropped = 0, back_covering = 0, back_dropped = 0;
+    for (int t = 0; in && t < TRIANGLES; t++) {
+        double v[3][2];
+        for (int k = 0; k < 3; k++) {
+            v[k][0] = pos[9 * t + 3 * k];
+            v[k][1] = pos[9 * t + 3 * k + 1];
+        }
+        double area = edge(v[0], v[1], v[2][0], v[2][1]);
+        if (!covers_centre(v[0], v[1], v[2]))
+            continue;
+        if (area >= 0.0)
+            front_dropped += !in[t];
+        else {
+            back_covering++;
+            back_dropped += !in[t];
+        }
+    }
+    printf("sample_cull, back faces: %u kept; of %d clockwise ones that cover a centre %d left out; %d others\n",
+           kept_back / 3, back_covering, back_dropped, front_dropped);
+    CHECKF(front_dropped == 0, "%d counter-clockwise triangles that cover a centre were left out", front_dropped);
+    CHECKF(back_covering > 1000 && back_dropped > back_covering * 9 / 10, "only %d of %d back faces left out",
+           back_dropped, back_covering);
     free(in);
     return check_summary();
 }
