@@ -164,9 +164,10 @@ bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);
 /* The renderer's savings that keep every pixel, each switched off by a
  * true field (all false: the renderer as shipped), from the next
  * gfx_render_frame() on: `strider bench render` measures each in
- * alternation and compares the pictures. The gfx_desc fields of the same
- * names set them at start. The figure's have switches of their own, which
- * the caller sets from the last two fields (gfx_character.h). */
+ * alternation and compares the pictures (gfx_desc's lookup_everywhere and
+ * fog_everywhere set those two at start; its uncached_shadows makes no cache
+ * at all). The figure's have switches of their own, which the caller sets
+ * from fog_everywhere and all_triangles (gfx_character.h). */
 typedef struct gfx_switches {
     bool lookup_everywhere; /* every terrain chunk looks up the shadow map */
     bool fog_everywhere;    /* every terrain chunk computes the fog (the figure too: set_fog_everywhere) */

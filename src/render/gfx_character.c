@@ -288,7 +288,6 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         gfx_character_destroy(gc);
         return NULL;
     }
-    gc->sample_cull = gfx_get_info()->software;
     gfx_char_skin_create(gc, c);
     gfx_char_morph_create(gc, morph);
     gfx_char_set_materials(gc, &gc->lit);
@@ -387,8 +386,8 @@ bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
     memset(gc->stream_bind, 0, sizeof gc->stream_bind);
     uint8_t *base = gc->mapped + (size_t)s * gc->slot_bytes;
     out->vertex_count = gc->vertex_count;
-    /* Positions go to cacheable memory first: the sample cull reads them. */
-    out->positions = gc->slot_pos[s];
+    /* With the sample cull, positions go to cacheable memory first: it reads them. */
+    out->positions = gc->slot_pos[s] ? gc->slot_pos[s] : (float *)base;
     out->normals = (float *)(base + gc->off_normal);
     out->tangents = (float *)(base + gc->off_tangent);
     out->ao = (float *)(base + gc->off_ao);
@@ -403,8 +402,9 @@ void gfx_character_end_update(gfx_character *gc)
     if (gc->writing < 0)
         return;
     gc->ready = gc->writing;
-    memcpy(gc->mapped + (size_t)gc->ready * gc->slot_bytes, gc->slot_pos[gc->ready],
-           (size_t)gc->vertex_count * 3 * sizeof(float));
+    if (gc->slot_pos[gc->ready])
+        memcpy(gc->mapped + (size_t)gc->ready * gc->slot_bytes, gc->slot_pos[gc->ready],
+               (size_t)gc->vertex_count * 3 * sizeof(float));
     gc->slot_mode[gc->ready] = gc->mode;
     memcpy(gc->slot_reach[gc->ready], gc->reach, sizeof gc->reach);
     gc->slot_influences[gc->ready] = gc->influences;
@@ -437,7 +437,7 @@ void gfx_character_set_reach(gfx_character *gc, const float center[3], float rad
 
 void gfx_character_set_fog_everywhere(gfx_character *gc, bool on) { gc->fog_everywhere = on; }
 
-void gfx_character_set_all_triangles(gfx_character *gc, bool on) { gc->sample_cull = !on && gfx_get_info()->software; }
+void gfx_character_set_all_triangles(gfx_character *gc, bool on) { gc->all_triangles = on; }
 
 void gfx_character_set_visible(gfx_character *gc, bool visible) { gc->visible = visible; }
 

@@ -15,6 +15,12 @@
 
 bool gfx_char_cull_create(gfx_character *gc)
 {
+    /* A GPU rejects such triangles itself: no copies, no buffers there. */
+    if (!gfx_get_info()->software) {
+        free(gc->cpu_indices);
+        gc->cpu_indices = NULL;
+        return true;
+    }
     size_t nv = gc->vertex_count, ni = gc->index_count;
     bool ok = gc->cpu_indices != NULL;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
@@ -57,7 +63,7 @@ bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
     bool main_pass = info->pass == GFX_PASS_MAIN;
     /* Centres are the only samples of a single-sample target filled with
      * triangles; lines (wireframe) make fragments a triangle would not. */
-    if (!gc->sample_cull || (main_pass && (info->frame->wireframe || gi->msaa_samples > 1)))
+    if (!gc->slot_pos[s] || gc->all_triangles || (main_pass && (info->frame->wireframe || gi->msaa_samples > 1)))
         return false;
     int width = main_pass ? info->frame->width : gi->shadow_map_size;
     int height = main_pass ? info->frame->height : gi->shadow_map_size;

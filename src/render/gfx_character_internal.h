@@ -214,16 +214,17 @@ struct gfx_character {
     bool slot_key_single[GFX_CHARACTER_SLOTS];
     program_locs hybrid_prog[KINDS]; /* FEEDBACK unused */
     bool hybrid_built, hybrid_failed; /* the ring and programs (first begin_key) */
-    /* Sample culling (gfx_character_cull.c): each slot's positions as the
-     * CPU wrote them (cacheable memory, read by the cull; end_update copies
-     * them into the mapped slot), the index buffer's copy, scratch for one
-     * view's projected vertices and kept indices, an index buffer per pass. */
+    /* Sample culling (gfx_character_cull.c), on software rasterisers only
+     * (elsewhere all NULL/0): each slot's positions as the CPU wrote them
+     * (cacheable memory, read by the cull; end_update copies them into the
+     * mapped slot), the index buffer's copy, scratch for one view's
+     * projected vertices and kept indices, an index buffer per pass. */
     float *slot_pos[GFX_CHARACTER_SLOTS];
     uint32_t *cpu_indices;
     float *cull_projected;
     uint32_t *cull_kept;
     gfx_buffer cull_ibo[2];
-    bool sample_cull;
+    bool all_triangles; /* gfx_character_set_all_triangles: the cull off */
     float model[16];
     bool visible;
     gfx_character_stats stats;
