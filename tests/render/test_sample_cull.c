@@ -42,6 +42,15 @@ static bool covers_centre(const double *a, const double *b, const double *c)
     return false;
 }
 
+/* Triangle T's corners (x, y) of POS, 9 floats a triangle. */
+static void corners(const float *pos, int t, double v[3][2])
+{
+    for (int k = 0; k < 3; k++) {
+        v[k][0] = pos[9 * t + 3 * k];
+        v[k][1] = pos[9 * t + 3 * k + 1];
+    }
+}
+
 int main(void)
 {
     /* An orthographic view: clip = (2x/W - 1, 2y/H - 1, 0, 1) from
@@ -79,10 +88,7 @@ int main(void)
     int wrongly_culled = 0, small_culled = 0, small = 0;
     for (int t = 0; in && t < TRIANGLES; t++) {
         double v[3][2];
-        for (int k = 0; k < 3; k++) {
-            v[k][0] = pos[9 * t + 3 * k];
-            v[k][1] = pos[9 * t + 3 * k + 1];
-        }
+        corners(pos, t, v);
         bool covers = covers_centre(v[0], v[1], v[2]);
         if (!in[t] && covers && wrongly_culled++ < 3)
             printf("left out but covering: (%.4f %.4f) (%.4f %.4f) (%.4f %.4f)\n", v[0][0], v[0][1], v[1][0], v[1][1],
@@ -118,10 +124,7 @@ int main(void)
     int front_dropped = 0, back_covering = 0, back_dropped = 0;
     for (int t = 0; in && t < TRIANGLES; t++) {
         double v[3][2];
-        for (int k = 0; k < 3; k++) {
-            v[k][0] = pos[9 * t + 3 * k];
-            v[k][1] = pos[9 * t + 3 * k + 1];
-        }
+        corners(pos, t, v);
         double area = edge(v[0], v[1], v[2][0], v[2][1]);
         if (!covers_centre(v[0], v[1], v[2]))
             continue;
