@@ -9,7 +9,6 @@
 #include "render/gfx_character_internal.h"
 
 #include "core/log.h"
-#include "render/sample_cull.h"
 
 #include <stdlib.h>
 
@@ -25,7 +24,7 @@ bool gfx_char_cull_create(gfx_character *gc)
     bool ok = gc->cpu_indices != NULL;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
         ok = ok && (gc->slot_pos[s] = calloc(nv * 3, sizeof(float))) != NULL;
-    ok = ok && (gc->cull_projected = malloc(nv * 3 * sizeof(float))) != NULL;
+    ok = ok && (gc->cull_projected = malloc(nv * sizeof *gc->cull_projected)) != NULL;
     ok = ok && (gc->cull_kept = malloc(ni * sizeof(uint32_t))) != NULL;
     if (!ok) {
         log_error("render: %s: out of memory for %zu vertices' positions", gc->label, nv);
@@ -67,6 +66,8 @@ bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
         return false;
     int width = main_pass ? info->frame->width : gi->shadow_map_size;
     int height = main_pass ? info->frame->height : gi->shadow_map_size;
+    if (width > SAMPLE_CULL_MAX_SIZE || height > SAMPLE_CULL_MAX_SIZE)
+        return false;
     /* The pass's projection times the figure's model matrix (column-major). */
     const float *vp = main_pass ? info->view_proj : info->light_view_proj;
     float mvp[16];
@@ -80,9 +81,8 @@ bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
         first[m] = kept;
         /* Meshes drawn with GL_CULL_FACE lose their back faces here already. */
         bool back = (gc->cull_meshes >> m) & 1u;
-        counts[m] = sample_cull_triangles(gc->cull_projected, width, height, back,
-                                          gc->cpu_indices + gc->index_first[m], gc->index_counts[m],
-                                          gc->cull_kept + kept);
+        counts[m] = sample_cull_triangles(gc->cull_projected, back, gc->cpu_indices + gc->index_first[m],
+                                          gc->index_counts[m], gc->cull_kept + kept);
         kept += counts[m];
     }
     if (kept > 0)

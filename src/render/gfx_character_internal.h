@@ -25,6 +25,7 @@
 
 #include "render/gfx_character.h"
 #include "render/gfx_shader.h"
+#include "render/sample_cull.h"
 #include "shaders/shader_interface.h"
 
 #include <GL/glew.h>
@@ -221,7 +222,7 @@ struct gfx_character {
      * projected vertices and kept indices, an index buffer per pass. */
     float *slot_pos[GFX_CHARACTER_SLOTS];
     uint32_t *cpu_indices;
-    float *cull_projected;
+    sample_cull_vertex *cull_projected;
     uint32_t *cull_kept;
     gfx_buffer cull_ibo[2];
     bool all_triangles; /* gfx_character_set_all_triangles: the cull off */

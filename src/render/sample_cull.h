@@ -30,19 +30,35 @@
 #define SAMPLE_CULL_MARGIN_PX (1.0f / 16.0f)
 #define SAMPLE_CULL_WINDING_SLACK (1.0f / 32.0f)
 
-/* Window x, y (pixels, GL's lower-left origin) and a flag (1: projected,
- * 0: keep every triangle of this vertex) of N model-space POSITIONS (3
- * floats each) under MVP (column-major, model to clip space) and a
- * WIDTH x HEIGHT viewport, into OUT (3 floats per vertex). */
+/* Viewports up to this many pixels a side (the centre ranges are 16-bit). */
+#define SAMPLE_CULL_MAX_SIZE 32767
+
+/* A vertex as the cull sees it: its window position and the range of
+ * pixel-centre columns (rows) within SAMPLE_CULL_MARGIN_PX of it, first
+ * clamped to [0, size] and last to [-1, size - 1]. A triangle's box holds a
+ * centre when its vertices' smallest first is at most their largest last on
+ * both axes: rounding and floor/ceil are monotonic, so this is the test on
+ * the box of their positions, exactly, with the rounding done once a vertex
+ * instead of once a triangle. A vertex that cannot be projected has first
+ * -1 on both axes (no other vertex has), and its triangles are kept. */
+typedef struct sample_cull_vertex {
+    float x, y;        /* window position, pixels, GL's lower-left origin */
+    int16_t first[2];  /* first centre column, row */
+    int16_t last[2];   /* last centre column, row */
+} sample_cull_vertex;
+
+/* Projects N model-space POSITIONS (3 floats each) under MVP (column-major,
+ * model to clip space) onto a WIDTH x HEIGHT viewport (1 to
+ * SAMPLE_CULL_MAX_SIZE a side) into OUT[N]. */
 void sample_cull_project(const float mvp[16], int width, int height, const float *positions, uint32_t n,
-                         float *out);
+                         sample_cull_vertex *out);
 
 /* Copies to OUT the triangles of INDICES[0..COUNT) (COUNT a multiple of 3,
  * indices below the projected vertex count) that may cover a pixel centre
- * of the WIDTH x HEIGHT viewport (and, with CULL_BACK, may face the eye),
- * in their order; returns how many indices it wrote. OUT may not overlap
- * INDICES. */
-uint32_t sample_cull_triangles(const float *projected, int width, int height, bool cull_back,
-                               const uint32_t *indices, uint32_t count, uint32_t *out);
+ * of the viewport the vertices were projected onto (and, with CULL_BACK,
+ * may face the eye), in their order; returns how many indices it wrote.
+ * OUT has room for COUNT indices and may not overlap INDICES. */
+uint32_t sample_cull_triangles(const sample_cull_vertex *projected, bool cull_back, const uint32_t *indices,
+                               uint32_t count, uint32_t *out);
 
 #endif

@@ -4,7 +4,9 @@
  * triangles of every size from slivers to screen-filling ones, partly off
  * screen, degenerate, behind the eye and not finite; and it does leave out
  * the small ones that miss every centre (a cull that keeps everything
- * would pass the first check). */
+ * would pass the first check). Its decisions are also those of the box
+ * test written plainly (the box of the three window positions against the
+ * centres), which it computes a vertex at a time. */
 #include "render/sample_cull.h"
 
 #include "check.h"
@@ -42,6 +44,22 @@ static bool covers_centre(const double *a, const double *b, const double *c)
     return false;
 }
 
+/* Whether some centre k + 0.5 (0 <= k < size) lies in [lo, hi] widened by
+ * the margin. */
+static bool centre_between(float lo, float hi, int size)
+{
+    float first = ceilf(lo - SAMPLE_CULL_MARGIN_PX - 0.5f);
+    float last = floorf(hi + SAMPLE_CULL_MARGIN_PX - 0.5f);
+    return fmaxf(first, 0.0f) <= fminf(last, (float)(size - 1));
+}
+
+/* The box test on the triangle's window positions (all projected). */
+static bool box_keeps(const sample_cull_vertex *a, const sample_cull_vertex *b, const sample_cull_vertex *c)
+{
+    return centre_between(fminf(a->x, fminf(b->x, c->x)), fmaxf(a->x, fmaxf(b->x, c->x)), W) &&
+           centre_between(fminf(a->y, fminf(b->y, c->y)), fmaxf(a->y, fmaxf(b->y, c->y)), H);
+}
+
 /* Triangle T's corners (x, y) of POS, 9 floats a triangle. */
 static void corners(const float *pos, int t, double v[3][2])
 {
@@ -56,7 +74,8 @@ int main(void)
     /* An orthographic view: clip = (2x/W - 1, 2y/H - 1, 0, 1) from
      * positions given in pixels, so window coordinates are the positions. */
     float mvp[16] = {2.0f / W, 0, 0, 0, 0, 2.0f / H, 0, 0, 0, 0, 1, 0, -1, -1, 0, 1};
-    static float pos[TRIANGLES * 9], proj[TRIANGLES * 9];
+    static float pos[TRIANGLES * 9];
+    static sample_cull_vertex proj[TRIANGLES * 3];
     static uint32_t idx[TRIANGLES * 3], out[TRIANGLES * 3];
     for (int t = 0; t < TRIANGLES; t++) {
         /* Sizes from a hundredth of a pixel to the whole target, centres
@@ -79,16 +98,17 @@ int main(void)
             }
     }
     sample_cull_project(mvp, W, H, pos, TRIANGLES * 3, proj);
-    uint32_t kept = sample_cull_triangles(proj, W, H, false, idx, TRIANGLES * 3, out);
+    uint32_t kept = sample_cull_triangles(proj, false, idx, TRIANGLES * 3, out);
     CHECKF(kept % 3 == 0 && kept <= TRIANGLES * 3, "%u indices kept", kept);
     bool *in = calloc(TRIANGLES, sizeof(bool));
     CHECKF(in != NULL, "out of memory");
     for (uint32_t i = 0; in && i < kept; i += 3)
         in[out[i] / 3] = true;
-    int wrongly_culled = 0, small_culled = 0, small = 0;
+    int wrongly_culled = 0, small_culled = 0, small = 0, unlike_box = 0;
     for (int t = 0; in && t < TRIANGLES; t++) {
         double v[3][2];
         corners(pos, t, v);
+        unlike_box += box_keeps(&proj[3 * t], &proj[3 * t + 1], &proj[3 * t + 2]) != in[t];
         bool covers = covers_centre(v[0], v[1], v[2]);
         if (!in[t] && covers && wrongly_culled++ < 3)
             printf("left out but covering: (%.4f %.4f) (%.4f %.4f) (%.4f %.4f)\n", v[0][0], v[0][1], v[1][0], v[1][1],
@@ -101,6 +121,7 @@ int main(void)
     printf("sample_cull: %d triangles, %u kept; of %d that cover no centre %d left out; %d covering ones left out\n",
            TRIANGLES, kept / 3, small, small_culled, wrongly_culled);
     CHECKF(wrongly_culled == 0, "%d triangles that cover a pixel centre were left out", wrongly_culled);
+    CHECKF(unlike_box == 0, "%d triangles decided unlike the box test on their window positions", unlike_box);
     CHECKF(small > 1000 && small_culled > small / 2, "only %d of %d triangles without a centre were left out",
            small_culled, small);
 
@@ -110,14 +131,14 @@ int main(void)
                         0.1f, 0.1f, 0.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f, /* one at w = 0 */
                         NAN, 0.1f, -1.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f};
     uint32_t oi[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, oo[9];
-    float op[27];
+    sample_cull_vertex op[9];
     sample_cull_project(persp, W, H, odd, 9, op);
-    CHECKF(sample_cull_triangles(op, W, H, true, oi, 9, oo) == 9, "triangles behind the eye or not finite are kept");
+    CHECKF(sample_cull_triangles(op, true, oi, 9, oo) == 9, "triangles behind the eye or not finite are kept");
 
     /* Back faces: every triangle left out with them on covers no centre or
      * winds clockwise in double precision (GL culls those), and most of
      * the clockwise ones that cover a centre are left out. */
-    uint32_t kept_back = sample_cull_triangles(proj, W, H, true, idx, TRIANGLES * 3, out);
+    uint32_t kept_back = sample_cull_triangles(proj, true, idx, TRIANGLES * 3, out);
     memset(in, 0, TRIANGLES * sizeof(bool));
     for (uint32_t i = 0; in && i < kept_back; i += 3)
         in[out[i] / 3] = true;
