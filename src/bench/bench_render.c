@@ -23,6 +23,7 @@ enum {
     VARIANT_LOOKUP_EVERYWHERE,
     VARIANT_FOG_EVERYWHERE,
     VARIANT_UNCACHED_SHADOWS,
+    VARIANT_ALL_SKIRTS,
     VARIANT_ALL_TRIANGLES,
     VARIANT_NO_SAVINGS,
     VARIANT_COUNT
@@ -30,7 +31,8 @@ enum {
 _Static_assert((int)VARIANT_COUNT <= (int)APP_RENDER_BENCH_MAX_VARIANTS, "every variant fits one run");
 
 static const char *const k_variants[VARIANT_COUNT] = {"shipped",          "lookup-everywhere", "fog-everywhere",
-                                                      "uncached-shadows", "all-triangles",     "no-savings"};
+                                                      "uncached-shadows", "all-skirts",        "all-triangles",
+                                                      "no-savings"};
 
 static gfx_switches variant_switches(int v)
 {
@@ -38,6 +40,7 @@ static gfx_switches variant_switches(int v)
     return (gfx_switches){.lookup_everywhere = all || v == VARIANT_LOOKUP_EVERYWHERE,
                           .fog_everywhere = all || v == VARIANT_FOG_EVERYWHERE,
                           .uncached_shadows = all || v == VARIANT_UNCACHED_SHADOWS,
+                          .all_skirts = all || v == VARIANT_ALL_SKIRTS,
                           .all_triangles = all || v == VARIANT_ALL_TRIANGLES};
 }
 
@@ -52,9 +55,10 @@ static void usage(FILE *out)
           "                        shipped (every saving on), lookup-everywhere (every terrain chunk\n"
           "                        looks up the shadow map), fog-everywhere (every terrain chunk and\n"
           "                        the figure compute the fog), uncached-shadows (the terrain, walls and\n"
-          "                        areas drawn into the shadow map every frame), all-triangles (the\n"
-          "                        figure sends every triangle, also those that cover no pixel or\n"
-          "                        texel centre), no-savings (all four)\n"
+          "                        areas drawn into the shadow map every frame), all-skirts (every\n"
+          "                        terrain chunk's four skirts, also those hidden under the surfaces),\n"
+          "                        all-triangles (the figure sends every triangle, also those that\n"
+          "                        cover no pixel or texel centre), no-savings (all five)\n"
           "  --frames N          timed frames per variant, default 60 (--repeats is the same)\n"
           "  --warmup N          untimed frames at the start, default 20\n"
           "  --size WxH          window, default 720x480\n"

@@ -53,6 +53,9 @@ static const float SHADOW_DEPTH_STEP_CM = 500.0f;
  * 4/256 units push as far as 4 units of a 24-bit map. */
 static const float SHADOW_OFFSET_FACTOR = 2.0f;
 static const float SHADOW_OFFSET_UNITS = 4.0f / 256.0f;
+/* The main pass's terrain skirts: depth slope and steps of the 24-bit buffer. */
+static const float SKIRT_OFFSET_FACTOR = 1.0f;
+static const float SKIRT_OFFSET_UNITS = 4.0f;
 /* Shadow depth: over the window's depth range, 2 x (radius +
  * SHADOW_DEPTH_MARGIN_CM) = 174-280 m, a 16-bit step is 0.27-0.43 cm, a
  * 32nd of the depth bias (0.0005 of the range). Half the memory of 24 bits
@@ -129,6 +132,7 @@ static struct {
     bool lookup_everywhere;    /* gfx_switches': no terrain drawn without the lookup in shadowed frames */
     bool fog_everywhere;       /* gfx_switches': no terrain drawn without the fog */
     bool skip_shadow_cache;    /* gfx_switches' uncached_shadows, once the cache exists */
+    bool all_skirts;           /* gfx_switches': no terrain skirt left out */
     GLint shadow_u_model, shadow_u_light_view_proj;
     gfx_buffer frame_ubo;
     gfx_texture shadow_tex;
@@ -686,6 +690,7 @@ static void draw_terrain_depth(const gfx_frame_desc *f, const scene_uniforms *u,
     int n = gfx_level_cull_terrain(&G.level, cull_view_proj, f->eye, SHADOW_TERRAIN_MIN_LOD, NULL, NULL);
     terrain_uniforms(u);
     gfx_level_draw_culled(&G.level, 0, n);
+    gfx_level_draw_culled_skirts(&G.level, 0, n);
     *chunks = G.level.last_drawn_chunks;
     *triangles = G.level.last_drawn_triangles;
 }
@@ -706,23 +711,40 @@ static void draw_terrain(const gfx_frame_desc *f, bool shadows, const gfx_pass_i
         /* The lookup is pushed off the surface by up to 4.5 texels (frame.glsl). */
         .light_view_proj = shadows && !G.lookup_everywhere ? pi->light_view_proj : NULL,
         .light_margin = 16.0f / (float)G.info.shadow_map_size,
-        .fog_free_cm = G.fog_everywhere ? 0.0f : pi->fog_free_cm};
+        .fog_free_cm = G.fog_everywhere ? 0.0f : pi->fog_free_cm,
+        .all_skirts = G.all_skirts};
     int groups[GFX_TERRAIN_GROUPS];
     gfx_level_cull_terrain(&G.level, pi->view_proj, f->eye, 0, &split, groups);
-    for (int k = 0, first = 0; k < GFX_TERRAIN_GROUPS; first += groups[k], k++) {
-        if (groups[k] == 0)
-            continue;
-        int variant = (!shadows || (k & GFX_TERRAIN_BEYOND_MAP) ? SCENE_NO_SHADOWS : 0) |
-                      (k & GFX_TERRAIN_FOGGED ? 0 : SCENE_NO_FOG);
-        const scene_uniforms *u = scene_program(variant);
-        glUseProgram(u->prog);
-        terrain_uniforms(u);
-        gfx_level_draw_culled(&G.level, first, groups[k]);
-        if (k & GFX_TERRAIN_BEYOND_MAP)
-            G.stats.terrain_chunks_unshadowed += groups[k];
-        if (!(k & GFX_TERRAIN_FOGGED))
-            G.stats.terrain_chunks_unfogged += groups[k];
+    /* Every group's surfaces, then every group's skirts, pushed back by a
+     * few depth steps: a skirt left out (gfx_level.h) is strictly behind a
+     * surface, but one drawn could win a tie, or a step lost to rounding
+     * at grazing angles far away (a speck in a grid line); pushed back,
+     * none does, and leaving skirts out changes no pixel. */
+    for (int skirts = 0; skirts < 2; skirts++) {
+        if (skirts) {
+            glEnable(GL_POLYGON_OFFSET_FILL);
+            glPolygonOffset(SKIRT_OFFSET_FACTOR, SKIRT_OFFSET_UNITS);
+        }
+        for (int k = 0, first = 0; k < GFX_TERRAIN_GROUPS; first += groups[k], k++) {
+            if (groups[k] == 0)
+                continue;
+            int variant = (!shadows || (k & GFX_TERRAIN_BEYOND_MAP) ? SCENE_NO_SHADOWS : 0) |
+                          (k & GFX_TERRAIN_FOGGED ? 0 : SCENE_NO_FOG);
+            const scene_uniforms *u = scene_program(variant);
+            glUseProgram(u->prog);
+            terrain_uniforms(u);
+            if (skirts) {
+                gfx_level_draw_culled_skirts(&G.level, first, groups[k]);
+                continue;
+            }
+            gfx_level_draw_culled(&G.level, first, groups[k]);
+            if (k & GFX_TERRAIN_BEYOND_MAP)
+                G.stats.terrain_chunks_unshadowed += groups[k];
+            if (!(k & GFX_TERRAIN_FOGGED))
+                G.stats.terrain_chunks_unfogged += groups[k];
+        }
     }
+    glDisable(GL_POLYGON_OFFSET_FILL);
     G.stats.terrain_chunks = G.level.last_drawn_chunks;
     G.stats.terrain_triangles = G.level.last_drawn_triangles;
 }
@@ -1029,4 +1051,5 @@ void gfx_set_switches(const gfx_switches *s)
     G.lookup_everywhere = s->lookup_everywhere;
     G.fog_everywhere = s->fog_everywhere;
     G.skip_shadow_cache = s->uncached_shadows;
+    G.all_skirts = s->all_skirts;
 }

@@ -172,6 +172,7 @@ typedef struct gfx_switches {
     bool lookup_everywhere; /* every terrain chunk looks up the shadow map */
     bool fog_everywhere;    /* every terrain chunk computes the fog (the figure too: set_fog_everywhere) */
     bool uncached_shadows;  /* the static casters drawn into the shadow map anew (the cache kept) */
+    bool all_skirts;        /* every terrain chunk's four skirts, hidden or not */
     bool all_triangles;     /* the figure: gfx_character_set_all_triangles (no sample cull) */
 } gfx_switches;
 void gfx_set_switches(const gfx_switches *s);

@@ -92,12 +92,14 @@ static const float SKIRT_CM = 120.0f;
 static const float LOD_ANGLE = 0.05f;
 
 /* Appends the indices of one chunk at sampling stride S, relative to BASE
- * (the chunk's first vertex; drawn with it as the base vertex). Grid
- * positions are in drawn-grid units; (ia..ib, ja..jb) are inclusive corner
- * samples. TOP maps a grid position (j * nx + i) to its surface vertex,
- * SKIRT one on a chunk border to its lowered copy. */
-static void chunk_indices(gfx_mesh_builder *b, int nx, const uint32_t *top, const uint32_t *skirt, uint32_t base, int ia,
-                          int ib, int ja, int jb, int s)
+ * (the chunk's first vertex; drawn with it as the base vertex): the
+ * surface's, then each side's skirt (GFX_TERRAIN_SIDE_* order), their
+ * counts into *SURFACE and SKIRT. Grid positions are in drawn-grid units;
+ * (ia..ib, ja..jb) are inclusive corner samples. TOP maps a grid position
+ * (j * nx + i) to its surface vertex, LOWERED one on a chunk border to its
+ * lowered copy. */
+static void chunk_indices(gfx_mesh_builder *b, int nx, const uint32_t *top, const uint32_t *lowered, uint32_t base,
+                          int ia, int ib, int ja, int jb, int s, int *surface, int skirt[GFX_TERRAIN_SIDES])
 {
     int xs[GFX_TERRAIN_CHUNK_CELLS + 2], zs[GFX_TERRAIN_CHUNK_CELLS + 2];
     if (s > GFX_TERRAIN_CHUNK_CELLS)
@@ -111,7 +113,8 @@ static void chunk_indices(gfx_mesh_builder *b, int nx, const uint32_t *top, cons
     zs[cz++] = jb;
 #define G(i, j) ((j) * nx + (i))
 #define V(i, j) (top[G(i, j)] - base)
-#define L(i, j) (skirt[G(i, j)] - base)
+#define L(i, j) (lowered[G(i, j)] - base)
+    int start = b->icount;
     for (int z = 0; z + 1 < cz; z++) {
         for (int x = 0; x + 1 < cx; x++) {
             uint32_t a = V(xs[x], zs[z]), c = V(xs[x], zs[z + 1]);
@@ -121,21 +124,25 @@ static void chunk_indices(gfx_mesh_builder *b, int nx, const uint32_t *top, cons
             gfx_mb_triangle(b, a1, c, c1);
         }
     }
+    *surface = b->icount - start;
     /* Skirts: each border edge gets a quad down to the lowered copy of its
-     * vertices. */
-    for (int x = 0; x + 1 < cx; x++) {
-        int row[2] = {ja, jb};
-        for (int k = 0; k < 2; k++) {
-            gfx_mb_triangle(b, V(xs[x], row[k]), V(xs[x + 1], row[k]), L(xs[x + 1], row[k]));
-            gfx_mb_triangle(b, V(xs[x], row[k]), L(xs[x + 1], row[k]), L(xs[x], row[k]));
+     * vertices, side by side. */
+    for (int side = 0; side < GFX_TERRAIN_SIDES; side++) {
+        start = b->icount;
+        if (side == GFX_TERRAIN_SIDE_Z0 || side == GFX_TERRAIN_SIDE_Z1) {
+            int j = side == GFX_TERRAIN_SIDE_Z0 ? ja : jb;
+            for (int x = 0; x + 1 < cx; x++) {
+                gfx_mb_triangle(b, V(xs[x], j), V(xs[x + 1], j), L(xs[x + 1], j));
+                gfx_mb_triangle(b, V(xs[x], j), L(xs[x + 1], j), L(xs[x], j));
+            }
+        } else {
+            int i = side == GFX_TERRAIN_SIDE_X0 ? ia : ib;
+            for (int z = 0; z + 1 < cz; z++) {
+                gfx_mb_triangle(b, V(i, zs[z]), V(i, zs[z + 1]), L(i, zs[z + 1]));
+                gfx_mb_triangle(b, V(i, zs[z]), L(i, zs[z + 1]), L(i, zs[z]));
+            }
         }
-    }
-    for (int z = 0; z + 1 < cz; z++) {
-        int col[2] = {ia, ib};
-        for (int k = 0; k < 2; k++) {
-            gfx_mb_triangle(b, V(col[k], zs[z]), V(col[k], zs[z + 1]), L(col[k], zs[z + 1]));
-            gfx_mb_triangle(b, V(col[k], zs[z]), L(col[k], zs[z + 1]), L(col[k], zs[z]));
-        }
+        skirt[side] = b->icount - start;
     }
 #undef L
 #undef V
@@ -189,15 +196,26 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
         row_end[jz] = (uint32_t)b.vcount;
     }
     int ncx = (nx - 1 + C - 1) / C, ncz = (nz - 1 + C - 1) / C;
+    g->chunks_x = ncx;
+    g->chunks_z = ncz;
     g->chunk_count = ncx * ncz;
-    g->chunks = calloc((size_t)g->chunk_count, sizeof *g->chunks);
-    g->draw_counts = calloc((size_t)g->chunk_count, sizeof *g->draw_counts);
-    g->draw_offsets = calloc((size_t)g->chunk_count, sizeof *g->draw_offsets);
-    g->draw_dist = calloc((size_t)g->chunk_count, sizeof *g->draw_dist);
-    g->draw_group = calloc((size_t)g->chunk_count, sizeof *g->draw_group);
-    g->draw_base = calloc((size_t)g->chunk_count, sizeof *g->draw_base);
-    bool ok = !b.failed && g->chunks && g->draw_counts && g->draw_offsets && g->draw_dist && g->draw_group &&
-              g->draw_base;
+    /* A chunk's skirts form at most 2 runs (when the sides kept alternate). */
+    size_t nc = (size_t)g->chunk_count, nr = 2 * nc;
+    g->chunks = calloc(nc, sizeof *g->chunks);
+    g->chunk_lod = calloc(nc, sizeof *g->chunk_lod);
+    g->draw_chunk = calloc(nc, sizeof *g->draw_chunk);
+    g->draw_dist = calloc(nc, sizeof *g->draw_dist);
+    g->draw_group = calloc(nc, sizeof *g->draw_group);
+    g->draw_counts = calloc(nc, sizeof *g->draw_counts);
+    g->draw_offsets = calloc(nc, sizeof *g->draw_offsets);
+    g->draw_base = calloc(nc, sizeof *g->draw_base);
+    g->skirt_run = calloc(nc + 1, sizeof *g->skirt_run);
+    g->skirt_counts = calloc(nr, sizeof *g->skirt_counts);
+    g->skirt_offsets = calloc(nr, sizeof *g->skirt_offsets);
+    g->skirt_base = calloc(nr, sizeof *g->skirt_base);
+    bool ok = !b.failed && g->chunks && g->chunk_lod && g->draw_chunk && g->draw_dist && g->draw_group &&
+              g->draw_counts && g->draw_offsets && g->draw_base && g->skirt_run && g->skirt_counts &&
+              g->skirt_offsets && g->skirt_base;
     for (int cj = 0; ok && cj < ncz; cj++) {
         for (int ci = 0; ci < ncx; ci++) {
             gfx_terrain_chunk *ch = &g->chunks[cj * ncx + ci];
@@ -221,8 +239,7 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
             }
             for (int l = 0; l < GFX_TERRAIN_LODS; l++) {
                 ch->first[l] = b.icount;
-                chunk_indices(&b, nx, top, skirt, ch->base, ia, ib, ja, jb, 1 << l);
-                ch->count[l] = b.icount - ch->first[l];
+                chunk_indices(&b, nx, top, skirt, ch->base, ia, ib, ja, jb, 1 << l, &ch->surface[l], ch->skirt[l]);
             }
         }
     }
@@ -274,6 +291,52 @@ static bool chunk_before_fog(const gfx_terrain_chunk *ch, const float eye[3], fl
     return sqrtf(d2) < fog_free_cm;
 }
 
+/* Whether the skirt on SIDE of the listed chunk K may show in the latest
+ * cull's view: at the terrain's edge, or where the chunk across is drawn
+ * at another level (the two surfaces part between their shared samples).
+ * Elsewhere it hangs below surfaces that meet vertex for vertex: a ray
+ * from an eye above the terrain to any point of it meets a surface first,
+ * inside the view (on the segment from the near plane to that point), so
+ * on a chunk the cull keeps; that includes a neighbour outside the view,
+ * whose surface the ray then does not cross. */
+static bool skirt_may_show(const gfx_level_gpu *g, int k, int side)
+{
+    static const int step[GFX_TERRAIN_SIDES][2] = {{0, -1}, {0, 1}, {-1, 0}, {1, 0}};
+    int ci = k % g->chunks_x + step[side][0], cj = k / g->chunks_x + step[side][1];
+    if (ci < 0 || cj < 0 || ci >= g->chunks_x || cj >= g->chunks_z)
+        return true;
+    int lod = g->chunk_lod[cj * g->chunks_x + ci];
+    return lod >= 0 && lod != g->chunk_lod[k];
+}
+
+/* Lists the listed chunk K's draws at its level: its surface at AT in the
+ * list, and its skirts (ALL_SKIRTS: all four; else those that may show) as
+ * runs from *RUNS (adjacent sides merged). Returns the triangles. */
+static int list_draws(gfx_level_gpu *g, int k, int at, bool all_skirts, int *runs)
+{
+    const gfx_terrain_chunk *ch = &g->chunks[k];
+    int lod = g->chunk_lod[k], from = ch->first[lod] + ch->surface[lod], to = from, tris = ch->surface[lod] / 3;
+    g->draw_counts[at] = ch->surface[lod];
+    g->draw_offsets[at] = (const void *)((uintptr_t)ch->first[lod] * sizeof(uint16_t));
+    g->draw_base[at] = (int)ch->base;
+    for (int side = 0; side <= GFX_TERRAIN_SIDES; side++) {
+        if (side < GFX_TERRAIN_SIDES && (all_skirts || skirt_may_show(g, k, side))) {
+            to += ch->skirt[lod][side];
+            continue;
+        }
+        /* A side left out (or the end): close the run, skip its skirt. */
+        if (to > from) {
+            g->skirt_counts[*runs] = to - from;
+            g->skirt_offsets[*runs] = (const void *)((uintptr_t)from * sizeof(uint16_t));
+            g->skirt_base[*runs] = (int)ch->base;
+            tris += (to - from) / 3;
+            (*runs)++;
+        }
+        from = to = to + (side < GFX_TERRAIN_SIDES ? ch->skirt[lod][side] : 0);
+    }
+    return tris;
+}
+
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
                            const gfx_terrain_split *split, int group_count[GFX_TERRAIN_GROUPS])
 {
@@ -287,9 +350,10 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
     vec4 planes[6];
     memcpy(vp, view_proj, sizeof vp);
     glm_frustum_planes(vp, planes);
-    int n = 0, tris = 0;
+    int n = 0;
     for (int k = 0; k < g->chunk_count; k++) {
         gfx_terrain_chunk *ch = &g->chunks[k];
+        g->chunk_lod[k] = -1;
         if (!glm_aabb_frustum(ch->box, planes))
             continue;
         /* Distance from the eye to the box decides the level of detail. */
@@ -302,6 +366,7 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
         int lod = glm_clamp(min_lod, 0, GFX_TERRAIN_LODS - 1);
         while (lod + 1 < GFX_TERRAIN_LODS && g->cell_cm * (float)(1 << (lod + 1)) < LOD_ANGLE * d)
             lod++;
+        g->chunk_lod[k] = (int8_t)lod;
         uint8_t group = 0;
         if (split && split->light_view_proj &&
             !chunk_reaches_shadow_map(ch, split->light_view_proj, split->light_margin))
@@ -314,21 +379,24 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
         while (at > 0 && (g->draw_group[at - 1] > group || (g->draw_group[at - 1] == group && g->draw_dist[at - 1] > d))) {
             g->draw_dist[at] = g->draw_dist[at - 1];
             g->draw_group[at] = g->draw_group[at - 1];
-            g->draw_counts[at] = g->draw_counts[at - 1];
-            g->draw_offsets[at] = g->draw_offsets[at - 1];
-            g->draw_base[at] = g->draw_base[at - 1];
+            g->draw_chunk[at] = g->draw_chunk[at - 1];
             at--;
         }
         g->draw_dist[at] = d;
         g->draw_group[at] = group;
-        g->draw_counts[at] = ch->count[lod];
-        g->draw_offsets[at] = (const void *)((uintptr_t)ch->first[lod] * sizeof(uint16_t));
-        g->draw_base[at] = (int)ch->base;
+        g->draw_chunk[at] = k;
         if (group_count)
             group_count[group]++;
-        tris += ch->count[lod] / 3;
         n++;
     }
+    /* Every level is known now: each listed chunk's draws, in list order. */
+    int runs = 0, tris = 0;
+    bool all_skirts = !split || split->all_skirts;
+    for (int i = 0; i < n; i++) {
+        g->skirt_run[i] = runs;
+        tris += list_draws(g, g->draw_chunk[i], i, all_skirts, &runs);
+    }
+    g->skirt_run[n] = runs;
     g->last_drawn_chunks = n;
     g->last_drawn_triangles = tris;
     return n;
@@ -341,6 +409,18 @@ void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count)
     glBindVertexArray(g->terrain.vao.id);
     glMultiDrawElementsBaseVertex(GL_TRIANGLES, g->draw_counts + first, GL_UNSIGNED_SHORT, g->draw_offsets + first,
                                   count, g->draw_base + first);
+}
+
+void gfx_level_draw_culled_skirts(gfx_level_gpu *g, int first, int count)
+{
+    if (first < 0 || count <= 0 || first > g->last_drawn_chunks - count)
+        return;
+    int r0 = g->skirt_run[first], runs = g->skirt_run[first + count] - r0;
+    if (runs == 0)
+        return;
+    glBindVertexArray(g->terrain.vao.id);
+    glMultiDrawElementsBaseVertex(GL_TRIANGLES, g->skirt_counts + r0, GL_UNSIGNED_SHORT, g->skirt_offsets + r0, runs,
+                                  g->skirt_base + r0);
 }
 
 /* One wall: a box around the segment (half-thickness = radius, extended by the
@@ -552,18 +632,30 @@ bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl)
 void gfx_level_gpu_free(gfx_level_gpu *g)
 {
     free(g->chunks);
-    free(g->draw_counts);
-    free(g->draw_offsets);
+    free(g->chunk_lod);
+    free(g->draw_chunk);
     free(g->draw_dist);
     free(g->draw_group);
+    free(g->draw_counts);
+    free(g->draw_offsets);
     free(g->draw_base);
+    free(g->skirt_run);
+    free(g->skirt_counts);
+    free(g->skirt_offsets);
+    free(g->skirt_base);
+    g->chunks = NULL;
+    g->chunk_lod = NULL;
+    g->draw_chunk = NULL;
     g->draw_dist = NULL;
     g->draw_group = NULL;
-    g->draw_base = NULL;
-    g->chunks = NULL;
     g->draw_counts = NULL;
     g->draw_offsets = NULL;
-    g->chunk_count = 0;
+    g->draw_base = NULL;
+    g->skirt_run = NULL;
+    g->skirt_counts = NULL;
+    g->skirt_offsets = NULL;
+    g->skirt_base = NULL;
+    g->chunk_count = g->chunks_x = g->chunks_z = 0;
     gfx_mesh_free(&g->terrain);
     gfx_mesh_free(&g->walls);
     gfx_mesh_free(&g->crouch);

@@ -4,13 +4,16 @@
  *
  * The terrain is cut into square chunks, each with index lists at four
  * levels of detail (every sample, every 2nd, 4th, 8th) plus skirts that hide
- * cracks between neighbours at different levels. Per pass,
+ * cracks between neighbours at different levels (drawn only on such sides
+ * and at the terrain's edge). Per pass,
  * gfx_level_cull_terrain() culls chunks against a frustum and picks each
  * one's level from its distance to the eye, and groups them by what they
- * need (the shadow lookup, the fog); gfx_level_draw_culled() draws a group
- * (or all) in one call, each group with the program it needs.
+ * need (the shadow lookup, the fog); gfx_level_draw_culled() draws a group's
+ * surfaces (or all) in one call, each group with the program it needs, and
+ * gfx_level_draw_culled_skirts() their skirts once every surface is drawn.
  * Call order: gfx_level_build() -> gfx_level_cull_terrain() ->
- * gfx_level_draw_culled() / draw the other meshes (gfx.c) -> gfx_level_gpu_free().
+ * gfx_level_draw_culled() for each group, then gfx_level_draw_culled_skirts()
+ * for each / draw the other meshes (gfx.c) -> gfx_level_gpu_free().
  * Does NOT: keep pointers into the level or set GL state beyond binding its
  * vertex array; all allocation happens in gfx_level_build().
  */
@@ -27,25 +30,43 @@
 
 enum { GFX_TERRAIN_LODS = 4, GFX_TERRAIN_CHUNK_CELLS = 32 };
 
+/* A chunk's four sides, each with a skirt: its first and last row (the
+ * neighbours before and after it in z) and column (in x). */
+enum { GFX_TERRAIN_SIDE_Z0, GFX_TERRAIN_SIDE_Z1, GFX_TERRAIN_SIDE_X0, GFX_TERRAIN_SIDE_X1, GFX_TERRAIN_SIDES };
+
 typedef struct gfx_terrain_chunk {
     float box[2][3];                   /* world AABB (skirts excluded), cm */
-    int first[GFX_TERRAIN_LODS];       /* first index in the terrain index buffer */
-    int count[GFX_TERRAIN_LODS];       /* indices (16-bit, relative to base) */
+    /* Per level of detail, the chunk's indices (16-bit, relative to base) in
+     * the terrain index buffer: from first, the surface's, then each side's
+     * skirt in GFX_TERRAIN_SIDE_* order. */
+    int first[GFX_TERRAIN_LODS];
+    int surface[GFX_TERRAIN_LODS];     /* the surface's index count */
+    int skirt[GFX_TERRAIN_LODS][GFX_TERRAIN_SIDES]; /* each skirt's index count */
     uint32_t base;                     /* the chunk's first vertex: its draws' base vertex */
 } gfx_terrain_chunk;
 
 typedef struct gfx_level_gpu {
     gfx_mesh terrain;  /* grid + skirt vertices, all chunks' index lists */
-    gfx_terrain_chunk *chunks;
-    int chunk_count;
+    gfx_terrain_chunk *chunks; /* chunks_x x chunks_z, row by row (z) */
+    int chunk_count, chunks_x, chunks_z;
     float cell_cm;     /* spacing of the drawn grid */
-    /* Per-draw scratch for glMultiDrawElementsBaseVertex, sized chunk_count at build time. */
+    /* Per-cull scratch, sized at build time: each chunk's level of detail
+     * (-1: not drawn); the listed chunks (nearest first by group), their
+     * distance from the eye to the box (cm), GFX_TERRAIN_* bits and
+     * surface's draw; their skirts' runs (adjacent sides merged, at most 2
+     * a chunk) and each listed chunk's first run (chunk_count + 1 entries). */
+    int8_t *chunk_lod;
+    int *draw_chunk;
+    float *draw_dist;
+    uint8_t *draw_group;
     int *draw_counts;
     const void **draw_offsets;
-    float *draw_dist;   /* from the eye to the chunk's box, cm */
-    uint8_t *draw_group; /* GFX_TERRAIN_* bits */
     int *draw_base;
-    int last_drawn_chunks;      /* entries of the lists filled by the latest cull (stats too) */
+    int *skirt_run;
+    int *skirt_counts;
+    const void **skirt_offsets;
+    int *skirt_base;
+    int last_drawn_chunks;      /* chunks listed by the latest cull (stats too) */
     int last_drawn_triangles;
     gfx_mesh walls;    /* opaque */
     gfx_mesh crouch;   /* opaque roofs and pillars */
@@ -69,7 +90,9 @@ enum {
     GFX_TERRAIN_GROUPS = 4
 };
 
-/* What the main pass splits the terrain by (the shadow pass splits nothing). */
+/* What the main pass splits the terrain by, and whether it leaves out the
+ * skirts that cannot show (the shadow pass splits nothing and draws them
+ * all: its cache is drawn seldom, and depth alone could tie otherwise). */
 typedef struct gfx_terrain_split {
     const float *light_view_proj; /* the sun's orthographic clip space, column-major;
                                      NULL: no chunk is BEYOND_MAP */
@@ -77,18 +100,28 @@ typedef struct gfx_terrain_split {
                                      (the shaders' normal offset), clip units */
     float fog_free_cm;            /* no fog nearer than this (gfx_pass_info's); < 0: no fog
                                      (no chunk is FOGGED) */
+    bool all_skirts;              /* every chunk's four skirts, also those that cannot show */
 } gfx_terrain_split;
 
 /* Lists the chunks that intersect the frustum of VIEW_PROJ (column-major)
  * for gfx_level_draw_culled, with detail chosen by distance to EYE but
  * never finer than MIN_LOD (the shadow pass uses 1: casters need less
- * detail than what receives light). The list holds group 0, then 1, 2 and
+ * detail than what receives light). With SPLIT (and not its all_skirts), a
+ * side shared with a listed chunk of the same detail, or with one out of
+ * view, goes without its skirt: the surfaces meet there vertex for vertex,
+ * and the skirt hangs below them, hidden from an eye above the terrain by
+ * the surface in front of it. The list holds group 0, then 1, 2 and
  * 3 (by SPLIT; NULL: all in group 0), each nearest first; GROUP_COUNT (may
  * be NULL) receives their sizes. Returns the list's length. */
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
                            const gfx_terrain_split *split, int group_count[GFX_TERRAIN_GROUPS]);
-/* Draws COUNT entries of the latest cull from FIRST. The caller binds the program. */
+/* Draws the surfaces of COUNT chunks of the latest cull's list from FIRST;
+ * gfx_level_draw_culled_skirts() their skirts. A pass draws every surface
+ * before any skirt: a skirt then loses each depth tie with the surface in
+ * front of it, as if it were not drawn, so the skirts left out change no
+ * pixel. The caller binds the program. */
 void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count);
+void gfx_level_draw_culled_skirts(gfx_level_gpu *g, int first, int count);
 void gfx_level_gpu_free(gfx_level_gpu *g);
 
 /* The marker at the origin, facing +Z, feet at y = 0. */

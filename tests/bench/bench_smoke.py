@@ -58,7 +58,8 @@ def render_checks(a):
     q = run([s, "bench", "render", "--smoke", "--levels", "hills,flat", "--screenshot", png,
              "--csv", p + ".csv", "--json", p + ".json"])
     rows, doc = read_outputs(p)
-    variants = ["shipped", "lookup-everywhere", "fog-everywhere", "uncached-shadows", "all-triangles", "no-savings"]
+    variants = ["shipped", "lookup-everywhere", "fog-everywhere", "uncached-shadows", "all-skirts", "all-triangles",
+                "no-savings"]
     check([(r["level"], r["variant"]) for r in rows] == [(l, v) for l in ("hills", "flat") for v in variants],
           "render: every variant on every level asked for, in order")
     check(all(int(r["frames"]) == 2 and float(r["median_ms"]) > 0 for r in rows),

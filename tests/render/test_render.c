@@ -348,6 +348,35 @@ static void test_terrain_split(const level_t *lvl, const gfx_frame_desc *base)
     CHECKF(gfx_init(&(gfx_desc){.debug = true}) && gfx_level_load(lvl), "renderer");
 }
 
+/* The terrain's skirts left out where they cannot show (between chunks of
+ * one level of detail, or towards one out of view): the picture is the one
+ * with every skirt, from above and at grazing angles with the far chunks at
+ * coarser levels, while fewer triangles are drawn. */
+static void test_terrain_skirts(const gfx_frame_desc *base)
+{
+    enum { VIEWS = 3 };
+    gfx_frame_desc views[VIEWS] = {*base, *base, *base};
+    make_camera(&views[1], (vec3){1400.0f, 500.0f, -900.0f}, (vec3){-200.0f, 40.0f, 300.0f});
+    /* Low over the hills from a corner, the far ones at the horizon. */
+    make_camera(&views[2], (vec3){-3300.0f, 420.0f, -3300.0f}, (vec3){0.0f, 150.0f, 0.0f});
+    static uint8_t pruned[W * H * 3], all[W * H * 3];
+    for (int i = 0; i < VIEWS; i++) {
+        gfx_set_switches(&(gfx_switches){0});
+        render_into(&views[i], pruned);
+        int tris = gfx_get_frame_stats()->terrain_triangles;
+        gfx_set_switches(&(gfx_switches){.all_skirts = true});
+        render_into(&views[i], all);
+        int all_tris = gfx_get_frame_stats()->terrain_triangles;
+        int max_diff;
+        long n = gl_test_count_diff(pruned, all, (long)W * H, 0, &max_diff);
+        printf("terrain skirts, view %d: %d triangles drawn, %d with every skirt; %ld pixels differ (max %d)\n", i,
+               tris, all_tris, n, max_diff);
+        CHECKF(tris < all_tris, "view %d: %d terrain triangles, %d with every skirt: none left out", i, tris, all_tris);
+        CHECKF(n == 0, "view %d: %ld pixels differ from the render with every skirt", i, n);
+    }
+    gfx_set_switches(&(gfx_switches){0});
+}
+
 /* Without MSAA the main pass draws straight into the window (its depth
  * buffer has 24 bits); the picture is the one drawn off screen and copied
  * in, but for colour rounding by one step (the window's channel order) and
@@ -560,6 +589,7 @@ int main(int argc, char **argv)
     test_hooks(&f);
     test_shadow_cache(&lvl, &f);
     test_terrain_split(&lvl, &f);
+    test_terrain_skirts(&f);
     test_direct(&lvl, &f);
 
     gfx_render_frame(&f);
