@@ -30,7 +30,7 @@ static void draw_timings(app_t *app)
 {
     static const float colors[PROF_STAGE_COUNT][3] = {
         {0.55f, 0.55f, 0.60f}, {0.30f, 0.70f, 0.95f}, {0.95f, 0.75f, 0.25f},
-        {0.85f, 0.40f, 0.85f}, {0.35f, 0.85f, 0.45f}, {0.95f, 0.45f, 0.35f}};
+        {0.85f, 0.40f, 0.85f}, {0.35f, 0.85f, 0.45f}, {0.95f, 0.45f, 0.35f}, {0.75f, 0.75f, 0.75f}};
     const prof_t *p = &app->prof;
     float frame_ms = prof_average_frame_ms(p);
     ui_text("frame %.2f ms (%.0f FPS), average of %d frames", (double)frame_ms,

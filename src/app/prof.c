@@ -44,7 +44,7 @@ int prof_history(const prof_t *p, int stage, float *out)
 
 const char *prof_stage_name(prof_stage stage)
 {
-    static const char *names[PROF_STAGE_COUNT] = {"input", "simulation", "controller",
-                                                  "deformation", "render", "ui"};
+    static const char *names[PROF_STAGE_COUNT] = {"input", "simulation", "controller", "deformation",
+                                                  "render",    "ui",         "present"};
     return stage < PROF_STAGE_COUNT ? names[stage] : "?";
 }

@@ -17,6 +17,7 @@ typedef enum prof_stage {
     PROF_DEFORMATION,
     PROF_RENDER,
     PROF_UI,
+    PROF_PRESENT, /* the buffer swap: on a software rasteriser the frame's rasterisation, with vsync the display */
     PROF_STAGE_COUNT
 } prof_stage;
 

@@ -276,6 +276,9 @@ def case_deform_flags(a):
         check(moved > 10.0 and r["character"]["nan_resets"] == 0, "%s: walked %.1f cm" % (name, moved))
         got = {k: fig.get(k) for k in want}
         check(got == want, "%s: the figure used %s (wanted %s)" % (name, got, want))
+        stages = ("input", "simulation", "controller", "deform", "render", "ui", "present")
+        check(all(t.get(k + "_ms_median", -1) >= 0 for k in stages) and t.get("present_ms_median", 0) > 0,
+              "%s: the report times every stage: %s" % (name, t))
         check(fig.get("deforms", 0) >= SHORT_WALK_STEPS and t.get("frames", 0) >= SHORT_WALK_STEPS and
               t.get("frame_ms_median", 0) > 0 and t.get("render_ms_median", 0) > 0,
               "%s: deformed every frame; median frame %.2f ms, deform %.3f ms, render %.2f ms" %
