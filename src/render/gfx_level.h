@@ -91,8 +91,8 @@ enum {
 };
 
 /* What the main pass splits the terrain by, and whether it leaves out the
- * skirts that cannot show (the shadow pass splits nothing and draws them
- * all: its cache is drawn seldom, and depth alone could tie otherwise). */
+ * skirts that cannot show (the shadow pass splits nothing and draws every
+ * skirt: its cache is drawn seldom). */
 typedef struct gfx_terrain_split {
     const float *light_view_proj; /* the sun's orthographic clip space, column-major;
                                      NULL: no chunk is BEYOND_MAP */
@@ -116,10 +116,12 @@ typedef struct gfx_terrain_split {
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
                            const gfx_terrain_split *split, int group_count[GFX_TERRAIN_GROUPS]);
 /* Draws the surfaces of COUNT chunks of the latest cull's list from FIRST;
- * gfx_level_draw_culled_skirts() their skirts. A pass draws every surface
- * before any skirt: a skirt then loses each depth tie with the surface in
- * front of it, as if it were not drawn, so the skirts left out change no
- * pixel. The caller binds the program. */
+ * gfx_level_draw_culled_skirts() their skirts. The main pass (gfx.c) draws
+ * every surface before any skirt, the skirts pushed back by a polygon
+ * offset: a skirt then loses every depth tie, and every near tie that
+ * rounding could turn, to the surface in front of it, as if it were not
+ * drawn, so the skirts left out change no pixel. The caller binds the
+ * program. */
 void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count);
 void gfx_level_draw_culled_skirts(gfx_level_gpu *g, int first, int count);
 void gfx_level_gpu_free(gfx_level_gpu *g);
