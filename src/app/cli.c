@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CLI_MIN_SIZE = 64, CLI_MAX_SIZE = 16384 };
 /* A day at 60 Hz: anything longer is surely a typo. */
 #define CLI_MAX_FRAMES 5184000L
 
@@ -90,7 +89,7 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-static bool parse_size(const char *s, int *w, int *h)
+bool cli_parse_size(const char *s, int *w, int *h)
 {
     if (!s)
         return false;
@@ -305,7 +304,7 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             opt->seed = (uint32_t)n;
         } else if (strcmp(a, "--size") == 0) {
             NEEDS_VALUE();
-            if (!parse_size(v, &opt->width, &opt->height))
+            if (!cli_parse_size(v, &opt->width, &opt->height))
                 return usage_error("--size needs WxH with each side from 64 to 16384, got '%s'", v);
         } else if (strcmp(a, "--data") == 0) {
             NEEDS_VALUE();

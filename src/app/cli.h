@@ -84,6 +84,11 @@ typedef struct app_options {
 } app_options;
 
 cli_result cli_parse(int argc, char **argv, app_options *opt);
+/* Window sides --size accepts, pixels. */
+enum { CLI_MIN_SIZE = 64, CLI_MAX_SIZE = 16384 };
+/* Parses "WxH" (each side CLI_MIN_SIZE..CLI_MAX_SIZE) into *W, *H; false
+ * (nothing printed) otherwise. */
+bool cli_parse_size(const char *s, int *w, int *h);
 /* Parses "NAME[=W],NAME[=W],..." into out (at most MAX items); returns the
  * count, or -1 on a syntax error (empty or over-long name, bad weight). */
 int cli_parse_expressions(const char *list, cli_expression *out, int max);

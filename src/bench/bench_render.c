@@ -74,12 +74,12 @@ static void usage(FILE *out)
           out);
 }
 
+/* --size: the game's WxH, no larger than the picture scratch allows here. */
 static bool parse_size(const char *s, int *w, int *h)
 {
-    char tail;
-    if (!s || sscanf(s, "%dx%d%c", w, h, &tail) != 2 || *w < 16 || *h < 16 || *w > MAX_SIDE || *h > MAX_SIDE) {
-        fprintf(stderr, "strider bench render: --size needs WxH, each from 16 to %d, got '%s'\n", MAX_SIDE,
-                s ? s : "(nothing)");
+    if (!cli_parse_size(s, w, h) || *w > MAX_SIDE || *h > MAX_SIDE) {
+        fprintf(stderr, "strider bench render: --size needs WxH, each from %d to %d, got '%s'\n", CLI_MIN_SIZE,
+                MAX_SIDE, s ? s : "(nothing)");
         return false;
     }
     return true;
