@@ -10,7 +10,9 @@
 
 #include "core/log.h"
 
+#include <cglm/cglm.h>
 #include <stdlib.h>
+#include <string.h>
 
 bool gfx_char_cull_create(gfx_character *gc)
 {
@@ -68,14 +70,12 @@ bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
     int height = main_pass ? info->frame->height : gi->shadow_map_size;
     if (width > SAMPLE_CULL_MAX_SIZE || height > SAMPLE_CULL_MAX_SIZE)
         return false;
-    /* The pass's projection times the figure's model matrix (column-major). */
-    const float *vp = main_pass ? info->view_proj : info->light_view_proj;
-    float mvp[16];
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++)
-            mvp[4 * c + r] = vp[r] * gc->model[4 * c] + vp[4 + r] * gc->model[4 * c + 1] +
-                             vp[8 + r] * gc->model[4 * c + 2] + vp[12 + r] * gc->model[4 * c + 3];
-    sample_cull_project(mvp, width, height, gc->slot_pos[s], gc->vertex_count, gc->cull_projected);
+    /* The pass's projection times the figure's model matrix. */
+    mat4 vp, model, mvp;
+    memcpy(vp, main_pass ? info->view_proj : info->light_view_proj, sizeof vp);
+    memcpy(model, gc->model, sizeof model);
+    glm_mat4_mul(vp, model, mvp);
+    sample_cull_project((const float *)mvp, width, height, gc->slot_pos[s], gc->vertex_count, gc->cull_projected);
     uint32_t first[CHR_MAX_MESHES], counts[CHR_MAX_MESHES], kept = 0;
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
         first[m] = kept;
