@@ -732,11 +732,12 @@ static void draw_terrain(const gfx_frame_desc *f, bool shadows, const gfx_pass_i
                           (k & GFX_TERRAIN_FOGGED ? 0 : SCENE_NO_FOG);
             const scene_uniforms *u = scene_program(variant);
             glUseProgram(u->prog);
-            terrain_uniforms(u);
             if (skirts) {
+                /* The program's uniforms are set: its surfaces came first. */
                 gfx_level_draw_culled_skirts(&G.level, first, groups[k]);
                 continue;
             }
+            terrain_uniforms(u);
             gfx_level_draw_culled(&G.level, first, groups[k]);
             if (k & GFX_TERRAIN_BEYOND_MAP)
                 G.stats.terrain_chunks_unshadowed += groups[k];
