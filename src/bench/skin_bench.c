@@ -154,15 +154,27 @@ static void skin_bench_fill(const skin_bench_desc_t *d, skin_bench_data_t *b)
          * its other influences are that joint's neighbours. */
         int base = (int)(v * (size_t)nj / (size_t)d->vertex_count);
         float w[4], sum = 0;
+        int joint[4];
         for (int i = 0; i < 4; i++) {
             w[i] = skin_bench_rnd(&rng, 0.05f, 1.0f) / (float)(1 + i);
             sum += w[i];
-            int j = (base + i) % nj;
-            b->j8[4 * v + i] = (uint8_t)j;
-            b->j16[4 * v + i] = (uint16_t)j;
+            joint[i] = (base + i) % nj;
         }
-        for (int i = 0; i < 4; i++)
+        /* Sorted by weight, heaviest first, as skin.h wants them. */
+        for (int i = 1; i < 4; i++)
+            for (int k = i; k > 0 && w[k] > w[k - 1]; k--) {
+                float tw = w[k];
+                w[k] = w[k - 1];
+                w[k - 1] = tw;
+                int tj = joint[k];
+                joint[k] = joint[k - 1];
+                joint[k - 1] = tj;
+            }
+        for (int i = 0; i < 4; i++) {
             b->w[4 * v + i] = w[i] / sum;
+            b->j8[4 * v + i] = (uint8_t)joint[i];
+            b->j16[4 * v + i] = (uint16_t)joint[i];
+        }
     }
 }
 
