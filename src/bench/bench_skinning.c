@@ -112,7 +112,9 @@ static void usage(FILE *out)
           "  --vertices LIST     synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)\n"
           "  --bones N           synthetic palette size, 1..256, default 98\n"
           "  --influences LIST   1..4, default 1,2,3,4\n"
-          "  --threads LIST      CPU threads, 1..64, default 1,2 (timed in alternation)\n"
+          "  --threads LIST      CPU threads, 1..64, default 1,2 (the CPU rows of a vertex count, every\n"
+          "                      path, weighting, influence count and thread count, are timed in\n"
+          "                      alternation)\n"
           "  --target N          pixels per side of the pass targets, 16..4096, default 512\n"
           "  --tangents          also skin tangents (CPU paths)\n"
           "  --weights LIST      CPU weightings: renorm (the kept weights renormalised, output\n"
@@ -723,6 +725,12 @@ static void print_vcompress(const gpu_state *g)
     bench_table_free(&t);
 }
 
+/* The CPU rows of one vertex count, timed together as one set: every
+ * skinning path, with both weightings, at up to BENCH_LIST_MAX influence
+ * counts (a list may repeat a value). */
+enum { MAX_CPU_SET = (PATH_DQS - PATH_REFERENCE + 1) * 2 * BENCH_LIST_MAX };
+_Static_assert((int)MAX_CPU_SET <= (int)SKIN_BENCH_MAX_SET, "every CPU row of a vertex count fits one set");
+
 /* One CPU row of the main table; INFLUENCES NaN for the copy floor. */
 _Static_assert((int)BENCH_LIST_MAX <= (int)SKIN_BENCH_MAX_THREAD_COUNTS, "every --threads count fits one interleaved run");
 
@@ -905,6 +913,15 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
         any_gpu = any_gpu || (want[p] && is_gpu(p));
         any_cpu = any_cpu || (want[p] && p <= PATH_COPY);
     }
+    int cpu_rows = 0;
+    for (int p = PATH_REFERENCE; p <= PATH_DQS; p++)
+        cpu_rows += want[p] ? nweights * ninfl : 0;
+    if (cpu_rows > MAX_CPU_SET) {
+        fprintf(stderr, "strider bench skinning: %d CPU rows per vertex count (paths x weightings x influence "
+                        "counts); at most %d are timed together\n",
+                cpu_rows, (int)MAX_CPU_SET);
+        return BENCH_EXIT_USAGE;
+    }
     for (int p = PATH_REFERENCE; p <= PATH_COPY; p++) {
         skin_isa isa = p == PATH_SSE2 ? SKIN_ISA_SSE2 : p == PATH_AVX2 ? SKIN_ISA_AVX2 : SKIN_ISA_SCALAR;
         if (want[p] && !skin_isa_supported(isa)) {
@@ -992,63 +1009,85 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
                                         "machine's memory scales for these bytes"
                                       : "");
     }
-    for (int p = PATH_REFERENCE; any_cpu && p <= PATH_DQS && rc == BENCH_EXIT_OK; p++) {
-        if (!want[p])
-            continue;
-        skin_method method = p == PATH_REFERENCE ? SKIN_LBS_POINTS : p == PATH_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
-        skin_isa isa = p == PATH_SCALAR || p == PATH_REFERENCE ? SKIN_ISA_SCALAR
-                       : p == PATH_SSE2                        ? SKIN_ISA_SSE2
-                       : p == PATH_AVX2                        ? SKIN_ISA_AVX2
-                                                               : SKIN_ISA_AUTO;
-        for (int wi = 0; wi < nweights && rc == BENCH_EXIT_OK; wi++) {
-            /* Which kernel ran for each influence count (names from skin_kernel_name). */
-            char kernels[SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel] = {{0}};
-            for (int vi = 0; vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
-                for (int ii = 0; ii < ninfl && rc == BENCH_EXIT_OK; ii++) {
-                    skin_bench_desc_t d = {.vertex_count = verts[vi], .joint_count = bones,
-                                           .influences = infl[ii], .warmup = c.warmup, .repeats = c.repeats,
-                                           .method = method, .isa = isa, .tangents = tangents,
-                                           .prenormalized = weights[wi] == 1,
-                                           .mesh = mesh_path ? &mesh.m : NULL};
-                    static skin_bench_result_t r[SKIN_BENCH_MAX_THREAD_COUNTS];
-                    if (!skin_bench_run_threads(&d, threads, nthreads, r)) {
-                        rc = BENCH_EXIT_RUNTIME;
-                        break;
-                    }
-                    snprintf(kernels[infl[ii] - 1], sizeof kernels[0], "%s", r[0].kernel);
-                    for (int ti = 0; ti < nthreads; ti++) {
-                        bool agree = r[ti].max_pos_err_cm <= SKIN_AGREE_POS_CM && r[ti].max_nrm_err <= SKIN_AGREE_NRM;
-                        if (!agree) {
-                            fprintf(stderr,
-                                    "strider bench skinning: %s (weights %s) disagrees with the reference: %.3g cm, "
-                                    "normal %.3g\n",
-                                    k_paths[p], k_weights[weights[wi]], r[ti].max_pos_err_cm, r[ti].max_nrm_err);
-                            failures++;
-                        }
-                        if (r[ti].checksum != r[0].checksum) {
-                            fprintf(stderr, "strider bench skinning: %s with %d threads changed the result "
-                                            "(checksum %08x vs %08x with %d)\n",
-                                    k_paths[p], threads[ti], r[ti].checksum, r[0].checksum, threads[0]);
-                            failures++;
-                        }
-                        if (!add_cpu_row(&t, p, skin_method_name(method), k_weights[weights[wi]], &r[ti],
-                                         r[0].median_s / r[ti].median_s, infl[ii], mesh_path ? mesh.name : NULL)) {
-                            rc = BENCH_EXIT_RUNTIME;
-                            break;
-                        }
-                    }
+    /* Every CPU path, weighting and influence count of one vertex count is
+     * one set timed in alternation (skin_bench_run_set), so every ratio
+     * between rows of that vertex count is measured under one condition. */
+    static skin_bench_desc_t set[MAX_CPU_SET];
+    static int set_path[MAX_CPU_SET], set_weights[MAX_CPU_SET];
+    static skin_bench_result_t set_out[MAX_CPU_SET * SKIN_BENCH_MAX_THREAD_COUNTS];
+    /* Which kernel ran for each path, weighting and influence count (names from skin_kernel_name). */
+    static char kernels[PATH_COUNT][2][SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel];
+    memset(kernels, 0, sizeof kernels);
+    for (int vi = 0; any_cpu && vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
+        int nset = 0;
+        for (int p = PATH_REFERENCE; p <= PATH_DQS; p++) {
+            if (!want[p])
+                continue;
+            skin_method method = p == PATH_REFERENCE ? SKIN_LBS_POINTS : p == PATH_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
+            skin_isa isa = p == PATH_SCALAR || p == PATH_REFERENCE ? SKIN_ISA_SCALAR
+                           : p == PATH_SSE2                        ? SKIN_ISA_SSE2
+                           : p == PATH_AVX2                        ? SKIN_ISA_AVX2
+                                                                   : SKIN_ISA_AUTO;
+            for (int wi = 0; wi < nweights; wi++)
+                for (int ii = 0; ii < ninfl; ii++) {
+                    set[nset] = (skin_bench_desc_t){.vertex_count = verts[vi], .joint_count = bones,
+                                                    .influences = infl[ii], .warmup = c.warmup,
+                                                    .repeats = c.repeats, .method = method, .isa = isa,
+                                                    .tangents = tangents, .prenormalized = weights[wi] == 1,
+                                                    .mesh = mesh_path ? &mesh.m : NULL};
+                    set_path[nset] = p;
+                    set_weights[nset++] = weights[wi];
+                }
+        }
+        if (nset == 0)
+            break;
+        if (!skin_bench_run_set(set, nset, threads, nthreads, set_out)) {
+            rc = BENCH_EXIT_RUNTIME;
+            break;
+        }
+        for (int k = 0; k < nset && rc == BENCH_EXIT_OK; k++) {
+            const skin_bench_result_t *r = set_out + (size_t)k * (size_t)nthreads;
+            int p = set_path[k];
+            const char *wname = k_weights[set_weights[k]];
+            snprintf(kernels[p][set_weights[k]][r[0].desc.influences - 1], sizeof kernels[0][0][0], "%s",
+                     r[0].kernel);
+            for (int ti = 0; ti < nthreads; ti++) {
+                bool agree = r[ti].max_pos_err_cm <= SKIN_AGREE_POS_CM && r[ti].max_nrm_err <= SKIN_AGREE_NRM;
+                if (!agree) {
+                    fprintf(stderr,
+                            "strider bench skinning: %s (weights %s) disagrees with the reference: %.3g cm, "
+                            "normal %.3g\n",
+                            k_paths[p], wname, r[ti].max_pos_err_cm, r[ti].max_nrm_err);
+                    failures++;
+                }
+                if (r[ti].checksum != r[0].checksum) {
+                    fprintf(stderr, "strider bench skinning: %s with %d threads changed the result "
+                                    "(checksum %08x vs %08x with %d)\n",
+                            k_paths[p], threads[ti], r[ti].checksum, r[0].checksum, threads[0]);
+                    failures++;
+                }
+                if (!add_cpu_row(&t, p, skin_method_name(r[ti].desc.method), wname, &r[ti],
+                                 r[0].median_s / r[ti].median_s, r[ti].desc.influences,
+                                 mesh_path ? mesh.name : NULL)) {
+                    rc = BENCH_EXIT_RUNTIME;
+                    break;
                 }
             }
-            for (int k = 0; k < SKIN_MAX_INFLUENCES && rc == BENCH_EXIT_OK; k++)
-                if (kernels[k][0])
-                    bench_table_note(&t, "%s, weights %s, %d influence%s: %s", k_paths[p], k_weights[weights[wi]],
-                                     k + 1, k ? "s" : "", kernels[k]);
         }
     }
+    for (int p = PATH_REFERENCE; any_cpu && p <= PATH_DQS && rc == BENCH_EXIT_OK; p++)
+        for (int wi = 0; want[p] && wi < nweights; wi++)
+            for (int k = 0; k < SKIN_MAX_INFLUENCES; k++)
+                if (kernels[p][weights[wi]][k][0])
+                    bench_table_note(&t, "%s, weights %s, %d influence%s: %s", k_paths[p], k_weights[weights[wi]],
+                                     k + 1, k ? "s" : "", kernels[p][weights[wi]][k]);
+    if (any_cpu)
+        bench_table_note(&t, "the CPU rows of a vertex count, the copy floor aside, are timed in alternation: each "
+                             "round runs every path, weighting, influence count and thread count once (an untimed "
+                             "run before the timed one), so any two of them compare under one condition");
     if (any_cpu && nthreads > 1)
-        bench_table_note(&t, "speedup: the median time at %d thread%s over the row's; the thread counts of a row's "
-                             "path, weights and influences are timed in alternation (each round runs every count "
-                             "once, an untimed run before the timed one)",
+        bench_table_note(&t, "speedup: the median time at %d thread%s over the row's, the thread counts timed in "
+                             "alternation (the copy floor's by its own rounds)",
                          threads[0], threads[0] == 1 ? "" : "s");
     enum { MAX_GPU_ROWS = PATH_COUNT * BENCH_LIST_MAX };
     static gpu_row rows[MAX_GPU_ROWS];

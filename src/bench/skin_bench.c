@@ -78,6 +78,7 @@ static void skin_bench_defaults(skin_bench_desc_t *d)
 /* Everything one benchmark owns; allocated once, freed at the end. */
 typedef struct skin_bench_data_t {
     float *pos, *nrm, *tan, *w, *out_pos, *out_nrm, *out_tan, *palette, *dq, *ref_pos, *ref_nrm;
+    float *w_given[SKIN_MAX_INFLUENCES]; /* W normalised for 1..4 influences, made when a configuration needs them */
     uint8_t *j8;
     uint16_t *j16;
     double *times;
@@ -99,6 +100,8 @@ static void skin_bench_free(skin_bench_data_t *b)
     free(b->times);
     free(b->ref_pos);
     free(b->ref_nrm);
+    for (int k = 0; k < SKIN_MAX_INFLUENCES; k++)
+        free(b->w_given[k]);
 }
 
 static void *skin_bench_alloc(size_t count, size_t elem, bool *ok)
@@ -180,10 +183,10 @@ static void skin_bench_fill(const skin_bench_desc_t *d, skin_bench_data_t *b)
 
 /* Weights normalised for the first K (the others 0), as a prenormalized job
  * expects them: the work ozz's SkinningJob is handed. */
-static void skin_bench_normalize_for_count(skin_bench_data_t *b, size_t n, int k)
+static void skin_bench_normalize_for_count(float *weights, size_t n, int k)
 {
     for (size_t v = 0; v < n; v++) {
-        float *w = b->w + 4 * v, sum = 0.0f;
+        float *w = weights + 4 * v, sum = 0.0f;
         for (int i = 0; i < k; i++)
             sum += w[i];
         for (int i = 0; i < 4; i++)
@@ -240,20 +243,78 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
 
 bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, int count, skin_bench_result_t *out)
 {
-    skin_bench_desc_t d = *desc;
-    skin_bench_defaults(&d);
-    bool counts_ok = count >= 1 && count <= SKIN_BENCH_MAX_THREAD_COUNTS;
-    for (int t = 0; counts_ok && t < count; t++)
-        counts_ok = threads[t] >= 1 && threads[t] <= SKIN_POOL_MAX_THREADS;
-    if (d.vertex_count < 1 || d.vertex_count > SKIN_BENCH_MAX_VERTICES || d.joint_count < 1 ||
-        d.joint_count > SKIN_MAX_JOINTS || d.warmup < 0 || d.repeats < 1 ||
-        d.repeats > SKIN_BENCH_MAX_REPEATS || !counts_ok) {
-        log_error("bench skinning: bad sizes (vertices %d, joints %d, repeats %d, %d thread counts, first %d)",
-                  d.vertex_count, d.joint_count, d.repeats, count, count > 0 ? threads[0] : 0);
+    return skin_bench_run_set(desc, 1, threads, count, out);
+}
+
+/* Checks DESC (defaults filled in) against the set's first configuration
+ * FIRST: its own sizes, and the mesh every configuration shares. */
+static bool skin_bench_desc_ok(const skin_bench_desc_t *d, const skin_bench_desc_t *first)
+{
+    if (d->vertex_count < 1 || d->vertex_count > SKIN_BENCH_MAX_VERTICES || d->joint_count < 1 ||
+        d->joint_count > SKIN_MAX_JOINTS || d->warmup < 0 || d->repeats < 1 || d->repeats > SKIN_BENCH_MAX_REPEATS ||
+        d->influences < 1 || d->influences > SKIN_MAX_INFLUENCES) {
+        log_error("bench skinning: bad sizes (vertices %d, joints %d, influences %d, warmup %d, repeats %d)",
+                  d->vertex_count, d->joint_count, d->influences, d->warmup, d->repeats);
         return false;
     }
-    size_t n = (size_t)d.vertex_count;
-    bool ok = true;
+    if (d->vertex_count != first->vertex_count || d->joint_count != first->joint_count || d->mesh != first->mesh ||
+        d->seed != first->seed || d->repeats != first->repeats) {
+        log_error("bench skinning: the configurations of one interleaved run must share the mesh, its sizes, the "
+                  "seed and the repeats");
+        return false;
+    }
+    return true;
+}
+
+/* The weights CONFIG's job reads: the mesh's own, or (prenormalized) the
+ * copy normalised for its influence count, made on first use and shared by
+ * every configuration with that count. */
+static const float *skin_bench_weights_for(const skin_bench_desc_t *d, skin_bench_data_t *b, bool *ok)
+{
+    if (!d->prenormalized)
+        return b->w;
+    size_t n = (size_t)d->vertex_count;
+    float **wk = &b->w_given[d->influences - 1];
+    if (!*wk) {
+        *wk = skin_bench_alloc(n * 4, sizeof(float), ok);
+        if (!*ok)
+            return NULL;
+        memcpy(*wk, b->w, n * 4 * sizeof(float));
+        skin_bench_normalize_for_count(*wk, n, d->influences);
+    }
+    return *wk;
+}
+
+bool skin_bench_run_set(const skin_bench_desc_t *descs, int count, const int *threads, int nthreads,
+                        skin_bench_result_t *out)
+{
+    if (count < 1 || count > SKIN_BENCH_MAX_SET || nthreads < 1 || nthreads > SKIN_BENCH_MAX_THREAD_COUNTS) {
+        log_error("bench skinning: %d configurations (1..%d) at %d thread counts (1..%d)", count, SKIN_BENCH_MAX_SET,
+                  nthreads, SKIN_BENCH_MAX_THREAD_COUNTS);
+        return false;
+    }
+    for (int t = 0; t < nthreads; t++)
+        if (threads[t] < 1 || threads[t] > SKIN_POOL_MAX_THREADS) {
+            log_error("bench skinning: %d threads (1..%d)", threads[t], SKIN_POOL_MAX_THREADS);
+            return false;
+        }
+    skin_bench_desc_t *d = calloc((size_t)count, sizeof *d);
+    skin_job_t *jobs = calloc((size_t)count, sizeof *jobs);
+    bool ok = d && jobs;
+    if (!ok)
+        log_error("bench skinning: out of memory for %d configurations", count);
+    for (int c = 0; ok && c < count; c++) {
+        d[c] = descs[c];
+        skin_bench_defaults(&d[c]);
+        ok = skin_bench_desc_ok(&d[c], &d[0]);
+    }
+    if (!ok) {
+        free(d);
+        free(jobs);
+        return false;
+    }
+    size_t n = (size_t)d[0].vertex_count, repeats = (size_t)d[0].repeats;
+    size_t pairs = (size_t)count * (size_t)nthreads;
     skin_bench_data_t b = {0};
     b.pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
     b.nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
@@ -262,72 +323,83 @@ bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, i
     b.out_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
     b.out_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
     b.out_tan = skin_bench_alloc(n * 4, sizeof(float), &ok);
-    b.palette = skin_bench_alloc((size_t)d.joint_count * 12, sizeof(float), &ok);
-    b.dq = skin_bench_alloc((size_t)d.joint_count * 8, sizeof(float), &ok);
+    b.palette = skin_bench_alloc((size_t)d[0].joint_count * 12, sizeof(float), &ok);
+    b.dq = skin_bench_alloc((size_t)d[0].joint_count * 8, sizeof(float), &ok);
     b.j8 = skin_bench_alloc(n * 4, 1, &ok);
     b.j16 = skin_bench_alloc(n * 4, 2, &ok);
-    b.times = skin_bench_alloc((size_t)d.repeats * (size_t)count, sizeof(double), &ok);
+    b.times = skin_bench_alloc(repeats * pairs, sizeof(double), &ok);
     b.ref_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
     b.ref_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
-    if (!ok) {
-        log_error("bench skinning: out of memory for %d vertices", d.vertex_count);
-        skin_bench_free(&b);
-        return false;
+    if (ok)
+        skin_bench_fill(&d[0], &b);
+    for (int c = 0; ok && c < count; c++) {
+        const float *w = skin_bench_weights_for(&d[c], &b, &ok);
+        bool nrm = !d[c].positions_only;
+        jobs[c] = (skin_job_t){.vertex_count = d[c].vertex_count, .influences = d[c].influences,
+                               .method = d[c].method, .isa = d[c].isa, .positions = b.pos,
+                               .normals = nrm ? b.nrm : NULL, .tangents = d[c].tangents ? b.tan : NULL,
+                               .joints_u8 = d[c].u16_indices ? NULL : b.j8,
+                               .joints_u16 = d[c].u16_indices ? b.j16 : NULL, .weights = w,
+                               .joint_count = d[c].joint_count, .palette = b.palette, .dq_palette = b.dq,
+                               .out_positions = b.out_pos, .out_normals = b.out_nrm, .out_tangents = b.out_tan,
+                               .prenormalized = d[c].prenormalized};
     }
-    skin_bench_fill(&d, &b);
-    if (d.prenormalized)
-        skin_bench_normalize_for_count(&b, n, d.influences);
-    bool nrm = !d.positions_only;
-    skin_job_t job = {
-        .vertex_count = d.vertex_count, .influences = d.influences, .method = d.method,
-        .isa = d.isa, .positions = b.pos, .normals = nrm ? b.nrm : NULL,
-        .tangents = d.tangents ? b.tan : NULL, .joints_u8 = d.u16_indices ? NULL : b.j8,
-        .joints_u16 = d.u16_indices ? b.j16 : NULL, .weights = b.w,
-        .joint_count = d.joint_count, .palette = b.palette, .dq_palette = b.dq,
-        .out_positions = b.out_pos, .out_normals = b.out_nrm, .out_tangents = b.out_tan,
-        .prenormalized = d.prenormalized};
-    /* The reference first: the same math, scalar, one thread, same inputs. */
-    skin_job_t ref = job;
-    ref.method = d.method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS;
-    ref.isa = SKIN_ISA_SCALAR;
-    ref.tangents = NULL;
-    ref.out_positions = b.ref_pos;
-    ref.out_normals = b.ref_nrm;
-    ok = skin_validate(&job) && skin_run(&ref);
+    if (!ok)
+        log_error("bench skinning: out of memory for %d vertices", d[0].vertex_count);
+    /* Every job's inputs as skin.h wants them (indices in range, the first
+     * N weights of a prenormalized job summing to 1), checked once. */
+    for (int c = 0; ok && c < count; c++)
+        ok = skin_validate(&jobs[c]) && skin_check_vertices(&jobs[c]);
     skin_pool_t *pools[SKIN_BENCH_MAX_THREAD_COUNTS] = {0};
-    for (int t = 0; ok && t < count; t++)
+    for (int t = 0; ok && t < nthreads; t++)
         if (threads[t] > 1 && !(pools[t] = skin_pool_create(threads[t])))
             ok = false;
-    for (int t = 0; ok && t < count; t++)
-        for (int i = 0; ok && i < d.warmup; i++)
-            ok = pools[t] ? skin_pool_run(pools[t], &job) : skin_run(&job);
-    /* Rounds: each thread count once per round, in an order that rotates,
-     * an untimed run just before its timed one (its pool's workers are then
-     * polling for work, as in back-to-back jobs; a pool left idle puts its
-     * workers to sleep). A machine whose load drifts during the benchmark
-     * then slows every count alike; a load that changes within a round (a
-     * neighbour taking one core of a shared host) still shows. */
+    for (int c = 0; ok && c < count; c++)
+        for (int t = 0; ok && t < nthreads; t++)
+            for (int i = 0; ok && i < d[c].warmup; i++)
+                ok = pools[t] ? skin_pool_run(pools[t], &jobs[c]) : skin_run(&jobs[c]);
+    /* Rounds: each (configuration, thread count) pair once per round, in an
+     * order that rotates, an untimed run just before its timed one (its
+     * pool's workers are then polling for work, as in back-to-back jobs; a
+     * pool left idle puts its workers to sleep). A machine whose load drifts
+     * during the benchmark then slows every pair alike, so the ratio of any
+     * two rows is measured under one condition; a load that changes within
+     * a round (a neighbour taking one core of a shared host) still shows. */
     double dummy;
-    for (int i = 0; ok && i < d.repeats; i++)
-        for (int k = 0; ok && k < count; k++) {
-            int t = (i + k) % count;
-            ok = skin_bench_once(pools[t], &job, &dummy) &&
-                 skin_bench_once(pools[t], &job, &b.times[(size_t)t * (size_t)d.repeats + (size_t)i]);
+    for (size_t i = 0; ok && i < repeats; i++)
+        for (size_t k = 0; ok && k < pairs; k++) {
+            size_t pair = (i + k) % pairs;
+            int c = (int)(pair / (size_t)nthreads), t = (int)(pair % (size_t)nthreads);
+            ok = skin_bench_once(pools[t], &jobs[c], &dummy) &&
+                 skin_bench_once(pools[t], &jobs[c], &b.times[pair * repeats + i]);
         }
-    /* Each count's result from a run of its own, checked against the reference. */
-    for (int t = 0; ok && t < count; t++) {
-        memset(b.out_pos, 0, n * 3 * sizeof(float));
-        memset(b.out_nrm, 0, n * 3 * sizeof(float));
-        memset(b.out_tan, 0, n * 4 * sizeof(float));
-        ok = skin_bench_once(pools[t], &job, &dummy);
-        skin_bench_desc_t dt = d;
-        dt.threads = threads[t];
-        if (ok)
-            skin_bench_result(&dt, &job, &b, b.times + (size_t)t * (size_t)d.repeats, &out[t]);
+    /* Each pair's result from a run of its own, checked against the
+     * reference: the same math, scalar, one thread, same inputs. */
+    for (int c = 0; ok && c < count; c++) {
+        skin_job_t ref = jobs[c];
+        ref.method = d[c].method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS;
+        ref.isa = SKIN_ISA_SCALAR;
+        ref.tangents = NULL;
+        ref.out_positions = b.ref_pos;
+        ref.out_normals = b.ref_nrm;
+        ok = skin_run(&ref);
+        for (int t = 0; ok && t < nthreads; t++) {
+            memset(b.out_pos, 0, n * 3 * sizeof(float));
+            memset(b.out_nrm, 0, n * 3 * sizeof(float));
+            memset(b.out_tan, 0, n * 4 * sizeof(float));
+            ok = skin_bench_once(pools[t], &jobs[c], &dummy);
+            skin_bench_desc_t dt = d[c];
+            dt.threads = threads[t];
+            size_t pair = (size_t)c * (size_t)nthreads + (size_t)t;
+            if (ok)
+                skin_bench_result(&dt, &jobs[c], &b, b.times + pair * repeats, &out[pair]);
+        }
     }
-    for (int t = 0; t < count; t++)
+    for (int t = 0; t < nthreads; t++)
         skin_pool_destroy(pools[t]);
     skin_bench_free(&b);
+    free(d);
+    free(jobs);
     return ok;
 }
 

@@ -5,7 +5,8 @@
  * It builds a synthetic mesh once (vertices grouped by joint, influences on
  * neighbouring joints, weights sorted and normalised, a random rigid palette),
  * warms up, times REPEATS runs with a monotonic clock (several thread counts
- * in alternation: skin_bench_run_threads()), and reports the
+ * in alternation: skin_bench_run_threads(); several configurations of the
+ * mesh too: skin_bench_run_set()), and reports the
  * median, min and max, plus a checksum of the outputs so that the work is
  * observable (and comparable between thread counts: it must not change),
  * and the largest deviation from the scalar reference on the same inputs.
@@ -88,6 +89,20 @@ bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out);
  * one condition. OUT[i] is skin_bench_run()'s result for THREADS[i]. */
 enum { SKIN_BENCH_MAX_THREAD_COUNTS = 32 };
 bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, int count, skin_bench_result_t *out);
+/* Several configurations of one mesh at NTHREADS thread counts, all timed in
+ * alternation: DESCS[0..COUNT) may differ in method, ISA, influences,
+ * weights (prenormalized), normals, tangents, index width and warmup, and
+ * must share the vertex and joint counts, seed, mesh and repeats. Every
+ * round runs each (configuration, thread count) pair once, in an order that
+ * rotates by round, so the ratio of any two results (one path over another,
+ * one influence count over another, one thread count over another) is
+ * measured under one condition; on a shared host whose speed drifts within
+ * a run, separate runs are not. OUT[c * NTHREADS + t] is the result of
+ * DESCS[c] on THREADS[t] threads. skin_bench_run_threads() is this with one
+ * configuration. */
+enum { SKIN_BENCH_MAX_SET = 512 };
+bool skin_bench_run_set(const skin_bench_desc_t *descs, int count, const int *threads, int nthreads,
+                        skin_bench_result_t *out);
 /* The memory floor for DESC's vertex count (method, ISA and influences are
  * ignored) at COUNT thread counts: OUT[i]'s times, M vertices/s and checksum
  * are those of memcpy()ing positions and normals while summing the joint

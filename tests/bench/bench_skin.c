@@ -3,7 +3,9 @@
  *   bench_skin [--vertices N] [--repeats N] [--threads a,b,...] [--tangents]
  *              [--positions-only] [--influences K] [--smoke]
  * --smoke: tiny sizes; checks that every thread count gives the checksum of
- * one thread and exits non-zero otherwise (a ctest, not a timing). */
+ * one thread, and that the same configurations timed in alternation as one
+ * set (skin_bench_run_set) give the results of their runs alone, and exits
+ * non-zero otherwise (a ctest, not a timing). */
 #include "anim/skin.h"
 #include "bench/skin_bench.h"
 
@@ -12,6 +14,71 @@
 #include <string.h>
 
 enum { MAX_THREAD_COUNTS = 8 };
+
+enum { SET_MAX = 64 };
+
+/* Every method, ISA, influence count and weighting of BASE's mesh as one set
+ * at THREADS: each result has the checksum and errors of the same
+ * configuration run alone, and the set refuses configurations of another
+ * mesh size. Returns the count of failures. */
+static int check_set(const skin_bench_desc_t *base, const int *threads, int nthreads)
+{
+    static const skin_method methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_LBS_MATRIX, SKIN_DQS};
+    static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AUTO};
+    static skin_bench_desc_t set[SET_MAX];
+    static skin_bench_result_t out[SET_MAX * MAX_THREAD_COUNTS];
+    int n = 0, failures = 0;
+    for (int m = 0; m < 4; m++) {
+        if (!skin_isa_supported(isas[m]) && isas[m] != SKIN_ISA_AUTO)
+            continue;
+        for (int k = 1; k <= SKIN_MAX_INFLUENCES; k++)
+            for (int given = 0; given < 2 && n < SET_MAX; given++) {
+                set[n] = *base;
+                set[n].method = methods[m];
+                set[n].isa = isas[m];
+                set[n].influences = k;
+                set[n++].prenormalized = given == 1;
+            }
+    }
+    if (!skin_bench_run_set(set, n, threads, nthreads, out)) {
+        fprintf(stderr, "bench_skin: a set of %d configurations failed\n", n);
+        return 1;
+    }
+    for (int c = 0; c < n; c++) {
+        skin_bench_result_t alone;
+        skin_bench_desc_t d = set[c];
+        d.threads = threads[nthreads - 1];
+        if (!skin_bench_run(&d, &alone)) {
+            failures++;
+            continue;
+        }
+        for (int t = 0; t < nthreads; t++) {
+            const skin_bench_result_t *r = &out[c * nthreads + t];
+            if (r->checksum != alone.checksum || r->max_pos_err_cm != alone.max_pos_err_cm ||
+                r->desc.threads != threads[t] || r->desc.influences != d.influences || r->median_s <= 0.0) {
+                fprintf(stderr, "bench_skin: set entry %d (%s, %s, %d influences, %d threads) differs from its "
+                                "run alone (checksum %08x vs %08x)\n",
+                        c, skin_method_name(d.method), skin_isa_name(r->isa), d.influences, threads[t], r->checksum,
+                        alone.checksum);
+                failures++;
+            }
+        }
+    }
+    skin_bench_desc_t mixed[2] = {*base, *base};
+    mixed[1].vertex_count = base->vertex_count + 1;
+    if (skin_bench_run_set(mixed, 2, threads, nthreads, out)) {
+        fprintf(stderr, "bench_skin: a set of two mesh sizes was accepted\n");
+        failures++;
+    }
+    if (skin_bench_run_set(set, 0, threads, nthreads, out) ||
+        skin_bench_run_set(set, SKIN_BENCH_MAX_SET + 1, threads, nthreads, out)) {
+        fprintf(stderr, "bench_skin: a set of 0 or too many configurations was accepted\n");
+        failures++;
+    }
+    printf("bench_skin: %d configurations at %d thread counts timed in alternation agree with their runs alone\n",
+           n, nthreads);
+    return failures;
+}
 
 int main(int argc, char **argv)
 {
@@ -63,6 +130,8 @@ int main(int argc, char **argv)
     static const skin_method methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_DQS};
     static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
     int failures = 0;
+    if (smoke)
+        failures += check_set(&base, thread_counts, n_counts);
     for (int m = 0; m < 3; m++) {
         for (int s = 0; s < 3; s++) {
             if (!skin_isa_supported(isas[s]) || (methods[m] == SKIN_LBS_POINTS && s > 0))

@@ -284,6 +284,10 @@ def main():
     pw = subprocess.run([s, "bench", "skinning", "--smoke", "--paths", "cpu-scalar", "--weights", "unit"],
                         capture_output=True, text=True)
     check(pw.returncode == 2 and "unit" in pw.stderr, "an unknown weighting is a usage error")
+    pm = subprocess.run([s, "bench", "skinning", "--smoke", "--paths", "cpu", "--weights", ",".join(["given"] * 32)],
+                        capture_output=True, text=True)
+    check(pm.returncode == 2 and "CPU rows" in pm.stderr and pm.stdout == "",
+          "more CPU rows than one interleaved run holds is a usage error, before anything runs")
 
     p = os.path.join(a.out, "pfnn")
     run([s, "bench", "pfnn", "--smoke", "--network", a.pfnn, "--csv", p + ".csv", "--json", p + ".json"])
