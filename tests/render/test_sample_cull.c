@@ -6,7 +6,12 @@
  * the small ones that miss every centre (a cull that keeps everything
  * would pass the first check). Its decisions are also those of the box
  * test written plainly (the box of the three window positions against the
- * centres), which it computes a vertex at a time. */
+ * centres), which it computes a vertex at a time. The projection of many
+ * vertices at once (four at a time where the CPU has SSE2) gives records
+ * with the bits of the same vertices projected one by one (the scalar
+ * loop; a NaN window position may be another NaN), under perspective,
+ * behind and at the eye, far outside the view and for coordinates that
+ * are not finite. */
 #include "render/sample_cull.h"
 
 #include "check.h"
@@ -69,8 +74,65 @@ static void corners(const float *pos, int t, double v[3][2])
     }
 }
 
+/* Whether two window coordinates are the same bits, or both NaN (which NaN
+ * a sum of two NaNs gives depends on the order of its operands, which the
+ * compiler may swap). */
+static bool same_coordinate(float a, float b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Projects N vertices of POS in one call and one at a time under MVP onto a
+ * WIDTH x HEIGHT viewport; returns how many records differ: in any bit of
+ * their centre ranges or window position (NaN for NaN). */
+static int project_unlike_one_by_one(const float mvp[16], int width, int height, const float *pos, uint32_t n)
+{
+    sample_cull_vertex *all = calloc(n, sizeof *all), *one = calloc(n, sizeof *one);
+    if (!all || !one) {
+        free(all);
+        free(one);
+        return (int)n;
+    }
+    sample_cull_project(mvp, width, height, pos, n, all);
+    for (uint32_t v = 0; v < n; v++)
+        sample_cull_project(mvp, width, height, pos + 3 * (size_t)v, 1, one + v);
+    int unlike = 0;
+    for (uint32_t v = 0; v < n; v++)
+        unlike += !same_coordinate(all[v].x, one[v].x) || !same_coordinate(all[v].y, one[v].y) ||
+                  memcmp(all[v].first, one[v].first, sizeof all[v].first) != 0 ||
+                  memcmp(all[v].last, one[v].last, sizeof all[v].last) != 0;
+    free(all);
+    free(one);
+    return unlike;
+}
+
+static void check_batched_projection(void)
+{
+    enum { N = 40003 }; /* not a multiple of 4: the scalar tail runs too */
+    static float pos[N * 3];
+    static const float special[] = {NAN, INFINITY, -INFINITY, 1e30f, -1e30f, 0.0f, -0.0f, 1e-30f};
+    for (int i = 0; i < N * 3; i++) {
+        float r = test_rand01(&g_rng);
+        pos[i] = r < 0.01f ? special[(int)(r * 800.0f) % 8] : powf(10.0f, rnd(-3.0f, 4.0f)) * rnd(-1.0f, 1.0f);
+    }
+    /* A perspective view from 3 m back (w from the distance: some vertices
+     * behind or at the eye), a tilted one and the orthographic one. */
+    float persp[16] = {1.2f, 0, 0, 0, 0, 1.8f, 0, 0, 0, 0, -1.002f, -1, 0, 0, 299.0f, 300.0f};
+    float tilted[16] = {0.9f, 0.3f, 0.1f, 0.1f, -0.2f, 1.1f, 0.4f, 0.05f, 0.3f, -0.5f, 0.8f, -0.9f, 10, -20, 5, 40};
+    float ortho[16] = {2.0f / W, 0, 0, 0, 0, 2.0f / H, 0, 0, 0, 0, 1, 0, -1, -1, 0, 1};
+    const float *views[3] = {persp, tilted, ortho};
+    const int sizes[3][2] = {{W, H}, {1, 1}, {SAMPLE_CULL_MAX_SIZE, SAMPLE_CULL_MAX_SIZE}};
+    for (int v = 0; v < 3; v++)
+        for (int k = 0; k < 3; k++) {
+            int unlike = project_unlike_one_by_one(views[v], sizes[k][0], sizes[k][1], pos, N);
+            CHECKF(unlike == 0, "view %d, %dx%d: %d of %d records projected at once differ from one by one", v,
+                   sizes[k][0], sizes[k][1], unlike, N);
+        }
+}
+
 int main(void)
 {
+    check_batched_projection();
     /* An orthographic view: clip = (2x/W - 1, 2y/H - 1, 0, 1) from
      * positions given in pixels, so window coordinates are the positions. */
     float mvp[16] = {2.0f / W, 0, 0, 0, 0, 2.0f / H, 0, 0, 0, 0, 1, 0, -1, -1, 0, 1};
