@@ -238,12 +238,7 @@ static void skin_bench_result(const skin_bench_desc_t *d, const skin_job_t *job,
 bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out)
 {
     int threads = desc->threads ? desc->threads : 1;
-    return skin_bench_run_threads(desc, &threads, 1, out);
-}
-
-bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, int count, skin_bench_result_t *out)
-{
-    return skin_bench_run_set(desc, 1, threads, count, out);
+    return skin_bench_run_set(desc, 1, &threads, 1, out);
 }
 
 /* Checks DESC (defaults filled in) against the set's first configuration
@@ -596,7 +591,7 @@ bool skin_bench_copy_floor_threads(const skin_bench_desc_t *desc, const int *thr
     for (int t = 0; ok && t < count; t++)
         for (int i = 0; ok && i < d.warmup; i++)
             ok = copy_crew_run(&crews[t]) == expect;
-    /* Rounds in alternation, as skin_bench_run_threads(). */
+    /* Rounds in alternation, as skin_bench_run_set(). */
     for (int i = 0; ok && i < d.repeats; i++)
         for (int k = 0; ok && k < count; k++) {
             int t = (i + k) % count;

@@ -4,10 +4,9 @@
  * -> skin_bench_run() -> print with skin_bench_format().
  * It builds a synthetic mesh once (vertices grouped by joint, influences on
  * neighbouring joints, weights sorted and normalised, a random rigid palette),
- * warms up, times REPEATS runs with a monotonic clock (several thread counts
- * in alternation: skin_bench_run_threads(); several configurations of the
- * mesh too: skin_bench_run_set()), and reports the
- * median, min and max, plus a checksum of the outputs so that the work is
+ * warms up, times REPEATS runs with a monotonic clock (several
+ * configurations and thread counts in alternation: skin_bench_run_set()),
+ * and reports the median, min and max, plus a checksum of the outputs so that the work is
  * observable (and comparable between thread counts: it must not change),
  * and the largest deviation from the scalar reference on the same inputs.
  * Wall-clock time is used here for profiling only.
@@ -80,33 +79,26 @@ typedef struct skin_bench_result_t {
     char kernel[160];       /* skin_kernel_name() of the timed job */
 } skin_bench_result_t;
 
+/* DESC alone, on DESC's thread count. */
 bool skin_bench_run(const skin_bench_desc_t *desc, skin_bench_result_t *out);
-/* The same benchmark at COUNT thread counts (THREADS[i], 1..SKIN_POOL_MAX_THREADS;
- * DESC's own count is ignored), timed in alternation: every round runs each
- * count once (an untimed run, then the timed one), in an order that rotates
- * by round, so a change of the machine's load during the benchmark slows
- * every count alike and the ratios between OUT[0..COUNT) are measured under
- * one condition. OUT[i] is skin_bench_run()'s result for THREADS[i]. */
-enum { SKIN_BENCH_MAX_THREAD_COUNTS = 32 };
-bool skin_bench_run_threads(const skin_bench_desc_t *desc, const int *threads, int count, skin_bench_result_t *out);
-/* Several configurations of one mesh at NTHREADS thread counts, all timed in
+/* Several configurations of one mesh at NTHREADS thread counts (THREADS[t],
+ * 1..SKIN_POOL_MAX_THREADS; the descs' own counts are ignored), all timed in
  * alternation: DESCS[0..COUNT) may differ in method, ISA, influences,
  * weights (prenormalized), normals, tangents, index width and warmup, and
  * must share the vertex and joint counts, seed, mesh and repeats. Every
- * round runs each (configuration, thread count) pair once, in an order that
- * rotates by round, so the ratio of any two results (one path over another,
- * one influence count over another, one thread count over another) is
- * measured under one condition; on a shared host whose speed drifts within
- * a run, separate runs are not. OUT[c * NTHREADS + t] is the result of
- * DESCS[c] on THREADS[t] threads. skin_bench_run_threads() is this with one
- * configuration. */
-enum { SKIN_BENCH_MAX_SET = 512 };
+ * round runs each (configuration, thread count) pair once (an untimed run,
+ * then the timed one), in an order that rotates by round, so the ratio of
+ * any two results (one path over another, one influence count over another,
+ * one thread count over another) is measured under one condition; on a
+ * shared host whose speed drifts within a run, separate runs are not.
+ * OUT[c * NTHREADS + t] is the result of DESCS[c] on THREADS[t] threads. */
+enum { SKIN_BENCH_MAX_THREAD_COUNTS = 32, SKIN_BENCH_MAX_SET = 512 };
 bool skin_bench_run_set(const skin_bench_desc_t *descs, int count, const int *threads, int nthreads,
                         skin_bench_result_t *out);
 /* The memory floor for DESC's vertex count (method, ISA and influences are
  * ignored) at COUNT thread counts: OUT[i]'s times, M vertices/s and checksum
  * are those of memcpy()ing positions and normals while summing the joint
- * indices on THREADS[i] threads, split and timed as skin_bench_run_threads()
+ * indices on THREADS[i] threads, split and timed as skin_bench_run_set()
  * splits and times a job (chunks from one counter, the counts in
  * alternation). Its speedups are how far the machine's caches and memory
  * scale for the bytes a 1-influence kernel moves. */
