@@ -720,30 +720,28 @@ static void draw_terrain(const gfx_frame_desc *f, bool shadows, const gfx_pass_i
      * surface, but one drawn could win a tie, or a step lost to rounding
      * at grazing angles far away (a speck in a grid line); pushed back,
      * none does, and leaving skirts out changes no pixel. */
-    for (int skirts = 0; skirts < 2; skirts++) {
-        if (skirts) {
-            glEnable(GL_POLYGON_OFFSET_FILL);
-            glPolygonOffset(SKIRT_OFFSET_FACTOR, SKIRT_OFFSET_UNITS);
-        }
-        for (int k = 0, first = 0; k < GFX_TERRAIN_GROUPS; first += groups[k], k++) {
-            if (groups[k] == 0)
-                continue;
-            int variant = (!shadows || (k & GFX_TERRAIN_BEYOND_MAP) ? SCENE_NO_SHADOWS : 0) |
-                          (k & GFX_TERRAIN_FOGGED ? 0 : SCENE_NO_FOG);
-            const scene_uniforms *u = scene_program(variant);
-            glUseProgram(u->prog);
-            if (skirts) {
-                /* The program's uniforms are set: its surfaces came first. */
-                gfx_level_draw_culled_skirts(&G.level, first, groups[k]);
-                continue;
-            }
-            terrain_uniforms(u);
-            gfx_level_draw_culled(&G.level, first, groups[k]);
-            if (k & GFX_TERRAIN_BEYOND_MAP)
-                G.stats.terrain_chunks_unshadowed += groups[k];
-            if (!(k & GFX_TERRAIN_FOGGED))
-                G.stats.terrain_chunks_unfogged += groups[k];
-        }
+    const scene_uniforms *progs[GFX_TERRAIN_GROUPS] = {0};
+    for (int k = 0, first = 0; k < GFX_TERRAIN_GROUPS; first += groups[k], k++) {
+        if (groups[k] == 0)
+            continue;
+        int variant = (!shadows || (k & GFX_TERRAIN_BEYOND_MAP) ? SCENE_NO_SHADOWS : 0) |
+                      (k & GFX_TERRAIN_FOGGED ? 0 : SCENE_NO_FOG);
+        progs[k] = scene_program(variant);
+        glUseProgram(progs[k]->prog);
+        terrain_uniforms(progs[k]);
+        gfx_level_draw_culled(&G.level, first, groups[k]);
+        if (k & GFX_TERRAIN_BEYOND_MAP)
+            G.stats.terrain_chunks_unshadowed += groups[k];
+        if (!(k & GFX_TERRAIN_FOGGED))
+            G.stats.terrain_chunks_unfogged += groups[k];
+    }
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(SKIRT_OFFSET_FACTOR, SKIRT_OFFSET_UNITS);
+    for (int k = 0, first = 0; k < GFX_TERRAIN_GROUPS; first += groups[k], k++) {
+        if (groups[k] == 0)
+            continue;
+        glUseProgram(progs[k]->prog); /* its uniforms set for the surfaces */
+        gfx_level_draw_culled_skirts(&G.level, first, groups[k]);
     }
     glDisable(GL_POLYGON_OFFSET_FILL);
     G.stats.terrain_chunks = G.level.last_drawn_chunks;

@@ -402,25 +402,33 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
     return n;
 }
 
-void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count)
+/* Whether [FIRST, FIRST + COUNT) is a non-empty range of the latest cull's list. */
+static bool listed(const gfx_level_gpu *g, int first, int count)
 {
-    if (first < 0 || count <= 0 || first > g->last_drawn_chunks - count)
+    return first >= 0 && count > 0 && first <= g->last_drawn_chunks - count;
+}
+
+/* N indexed draws of the terrain's mesh in one call. */
+static void multi_draw(const gfx_level_gpu *g, const int *counts, const void *const *offsets, const int *base, int n)
+{
+    if (n <= 0)
         return;
     glBindVertexArray(g->terrain.vao.id);
-    glMultiDrawElementsBaseVertex(GL_TRIANGLES, g->draw_counts + first, GL_UNSIGNED_SHORT, g->draw_offsets + first,
-                                  count, g->draw_base + first);
+    glMultiDrawElementsBaseVertex(GL_TRIANGLES, counts, GL_UNSIGNED_SHORT, offsets, n, base);
+}
+
+void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count)
+{
+    if (listed(g, first, count))
+        multi_draw(g, g->draw_counts + first, g->draw_offsets + first, g->draw_base + first, count);
 }
 
 void gfx_level_draw_culled_skirts(gfx_level_gpu *g, int first, int count)
 {
-    if (first < 0 || count <= 0 || first > g->last_drawn_chunks - count)
+    if (!listed(g, first, count))
         return;
-    int r0 = g->skirt_run[first], runs = g->skirt_run[first + count] - r0;
-    if (runs == 0)
-        return;
-    glBindVertexArray(g->terrain.vao.id);
-    glMultiDrawElementsBaseVertex(GL_TRIANGLES, g->skirt_counts + r0, GL_UNSIGNED_SHORT, g->skirt_offsets + r0, runs,
-                                  g->skirt_base + r0);
+    int r0 = g->skirt_run[first];
+    multi_draw(g, g->skirt_counts + r0, g->skirt_offsets + r0, g->skirt_base + r0, g->skirt_run[first + count] - r0);
 }
 
 /* One wall: a box around the segment (half-thickness = radius, extended by the
