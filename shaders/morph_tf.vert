@@ -15,9 +15,9 @@
 /* BSHAPE_DEGENERATE_SQ in bshape.c, MORPH_DEGENERATE_SQ in morph.glsl. */
 #define MORPH_TF_DEGENERATE_SQ 1e-12
 
+/* The running sum; the first pass reads a buffer of zeros (every enabled
+ * attribute has a buffer: render/gfx_validate.h). */
 layout(location = MORPH_TF_ATTR_ACC) in vec4 a_acc[3];
-/* false on the first pass: the sum starts at zero and a_acc is not bound. */
-uniform bool u_tf_has_acc;
 
 layout(xfb_buffer = 0, xfb_stride = MORPH_BENCH_VERTEX_BYTES) out;
 layout(xfb_buffer = 0, xfb_offset = MORPH_BENCH_OFFSET_POS_AO) out vec4 o_0;
@@ -34,9 +34,9 @@ uniform vec4 u_tf_weight;
 
 void main()
 {
-    vec4 pos_ao = u_tf_has_acc ? a_acc[0] : vec4(0.0);
-    vec3 nrm = u_tf_has_acc ? a_acc[1].xyz : vec3(0.0);
-    vec3 tan = u_tf_has_acc ? a_acc[2].xyz : vec3(0.0);
+    vec4 pos_ao = a_acc[0];
+    vec3 nrm = a_acc[1].xyz;
+    vec3 tan = a_acc[2].xyz;
     for (int k = 0; k < MORPH_TF_SHAPES_PER_PASS; k++) {
         float w = u_tf_weight[k];
         if (w == 0.0)
@@ -56,9 +56,9 @@ layout(location = MORPH_TF_ATTR_BASE) in vec4 a_base[3];
 
 void main()
 {
-    vec4 pa = u_tf_has_acc ? a_acc[0] : vec4(0.0);
-    vec3 dn = u_tf_has_acc ? a_acc[1].xyz : vec3(0.0);
-    vec3 dt = u_tf_has_acc ? a_acc[2].xyz : vec3(0.0);
+    vec4 pa = a_acc[0];
+    vec3 dn = a_acc[1].xyz;
+    vec3 dt = a_acc[2].xyz;
     vec3 n = a_base[1].xyz;
     vec4 t = a_base[2];
     o_0 = vec4(a_base[0].xyz + pa.xyz, clamp(a_base[0].w + pa.w, 0.0, 1.0));

@@ -6,6 +6,7 @@
 #include "render/gfx_mesh.h"
 #include "render/gfx_shader.h"
 #include "render/gfx_timer.h"
+#include "render/gfx_validate.h"
 #include "shaders/shader_interface.h"
 
 #include <GL/glew.h>
@@ -155,20 +156,6 @@ static struct {
     gfx_frame_stats stats;
 } G;
 
-
-static void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
-                                      const GLchar *message, const void *user)
-{
-    (void)source;
-    (void)length;
-    (void)user;
-    if (severity == GL_DEBUG_SEVERITY_NOTIFICATION)
-        return;
-    if (severity == GL_DEBUG_SEVERITY_HIGH || type == GL_DEBUG_TYPE_ERROR)
-        log_warn("GL error %u: %s", id, message);
-    else
-        log_debug("GL %u: %s", id, message);
-}
 
 static void copy_gl_string(char *dst, GLenum name)
 {
@@ -366,12 +353,7 @@ bool gfx_init(const gfx_desc *desc)
     G.info.software = strstr(G.info.renderer, "llvmpipe") || strstr(G.info.renderer, "softpipe") ||
                       strstr(G.info.renderer, "SwiftShader");
 
-    if (d.debug && GLEW_KHR_debug) {
-        glEnable(GL_DEBUG_OUTPUT);
-        glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
-        glDebugMessageCallback(debug_callback, NULL);
-        G.info.khr_debug = true;
-    }
+    G.info.khr_debug = gfx_validate_init(d.debug);
 
     int samples = d.msaa_samples > 0 ? d.msaa_samples : DEFAULT_MSAA_SAMPLES;
     if (samples > G.info.max_samples)
@@ -389,7 +371,10 @@ bool gfx_init(const gfx_desc *desc)
         return false;
     }
     glCreateBuffers(1, &G.frame_ubo.id);
-    glNamedBufferStorage(G.frame_ubo.id, sizeof(gfx_frame_ubo), NULL, GL_DYNAMIC_STORAGE_BIT);
+    /* Zeros until the first frame: passes outside a frame read it too
+     * (gfx_bind_frame_uniforms). */
+    static const gfx_frame_ubo no_frame;
+    glNamedBufferStorage(G.frame_ubo.id, sizeof(gfx_frame_ubo), &no_frame, GL_DYNAMIC_STORAGE_BIT);
     glObjectLabel(GL_BUFFER, G.frame_ubo.id, -1, "frame_ubo");
     create_shadow_map(shadow_size);
     G.lookup_everywhere = d.lookup_everywhere;
@@ -449,12 +434,13 @@ void gfx_shutdown(void)
         glDeleteFramebuffers(1, &G.shadow_cache.fbo.id);
     if (G.shadow_cache.tex.id)
         glDeleteTextures(1, &G.shadow_cache.tex.id);
-    if (G.info.khr_debug)
-        glDebugMessageCallback(NULL, NULL);
+    gfx_validate_shutdown();
     memset(&G, 0, sizeof G);
 }
 
 const gfx_info *gfx_get_info(void) { return &G.info; }
+
+void gfx_bind_frame_uniforms(void) { glBindBufferBase(GL_UNIFORM_BUFFER, UBO_FRAME, G.frame_ubo.id); }
 
 bool gfx_level_load(const level_t *lvl)
 {
@@ -857,6 +843,7 @@ static void draw_debug_lines(const debug_lines *dl)
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_FALSE);
+    gfx_validate_draw("debug_lines");
     glDrawArrays(GL_LINES, 0, n);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);

@@ -177,6 +177,12 @@ typedef struct gfx_switches {
 } gfx_switches;
 void gfx_set_switches(const gfx_switches *s);
 
+/* Binds the per-frame uniform block (shaders/frame.glsl) of the last frame,
+ * zeros before the first, for the render modules' draws outside a frame
+ * (the character's capture and bake): a shader's active uniform block
+ * must have a buffer even where the result does not use it. */
+void gfx_bind_frame_uniforms(void);
+
 /* What the latest gfx_render_frame() drew, for the debug menu. */
 typedef struct gfx_frame_stats {
     int terrain_chunks;             /* main pass, after frustum culling */

@@ -5,6 +5,7 @@
  * be deformed; the draw hook draws the ready slot in the shadow and main
  * passes, choosing the technique it was ended with. */
 #include "render/gfx_character_internal.h"
+#include "render/gfx_validate.h"
 
 #include "core/log.h"
 
@@ -457,6 +458,7 @@ void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_h
                                            (GLsizeiptr)((size_t)n * FEEDBACK_VERTEX_BYTES));
             glBeginTransformFeedback(GL_POINTS);
         }
+        gfx_validate_draw("character points");
         glDrawArrays(GL_POINTS, (GLint)gc->mesh_first[a], (GLsizei)n);
         if (how == DRAW_FEEDBACK)
             glEndTransformFeedback();
@@ -482,6 +484,7 @@ void gfx_char_draw_triangles(const gfx_character *gc, uint32_t a, uint32_t b, co
         if (n > 0) {
             if (cull)
                 glEnable(GL_CULL_FACE);
+            gfx_validate_draw("character triangles");
             glDrawElements(GL_TRIANGLES, (GLsizei)n, GL_UNSIGNED_INT,
                            (const void *)((uintptr_t)first[m] * sizeof(uint32_t)));
             if (cull)

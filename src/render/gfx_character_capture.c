@@ -6,6 +6,7 @@
  * transform feedback, the morphed bind pose of an active list (GPU Gems 3
  * section 3.4). */
 #include "render/gfx_character_internal.h"
+#include "render/gfx_validate.h"
 
 #include "core/log.h"
 
@@ -51,8 +52,10 @@ static bool capture_hybrid(gfx_character *gc, int s, GLuint buf)
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
     glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot_key_single[s] ? 1.0f : gc->slot_t[s]);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
+    gfx_bind_frame_uniforms();
     glEnable(GL_RASTERIZER_DISCARD);
     glBindVertexArray(gc->hybrid_vao[gc->slot_key[s]].id);
+    gfx_validate_draw("character capture");
     glDrawArrays(GL_POINTS, 0, (GLsizei)gc->vertex_count);
     glBindVertexArray(0);
     glDisable(GL_RASTERIZER_DISCARD);
@@ -104,12 +107,14 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     glCreateBuffers(1, &buf);
     glNamedBufferStorage(buf, (GLsizeiptr)bytes, NULL, 0);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
+    gfx_bind_frame_uniforms();
     glEnable(GL_RASTERIZER_DISCARD);
     if (layout != GFX_CHARACTER_MORPH_CPU) {
         gfx_char_morph_draw(gc, s, KIND_CAPTURE, DRAW_POINTS, 0);
     } else {
         gfx_char_skin_use_program(gc, p, s);
         glBindVertexArray(gc->vao[s].id);
+        gfx_validate_draw("character capture");
         glDrawArrays(GL_POINTS, 0, (GLsizei)gc->vertex_count);
         glBindVertexArray(0);
     }
@@ -162,11 +167,13 @@ bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job)
     glUseProgram(p->prog.id);
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
     gfx_char_morph_bind(gc, p, job->layout, m, bufs[0], 0, active_bytes);
+    gfx_bind_frame_uniforms();
     glEnable(GL_RASTERIZER_DISCARD);
     glBindVertexArray(gc->bind_vao.id);
     glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, tfo);
     glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query);
     glBeginTransformFeedback(GL_POINTS);
+    gfx_validate_draw("character bake");
     glDrawArrays(GL_POINTS, (GLint)gc->mesh_first[m], (GLsizei)vc);
     glEndTransformFeedback();
     glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);

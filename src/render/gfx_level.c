@@ -1,6 +1,7 @@
 #include "render/gfx_level.h"
 
 #include "core/log.h"
+#include "render/gfx_validate.h"
 
 #include <cglm/cglm.h>
 
@@ -414,6 +415,7 @@ static void multi_draw(const gfx_level_gpu *g, const int *counts, const void *co
     if (n <= 0)
         return;
     glBindVertexArray(g->terrain.vao.id);
+    gfx_validate_draw("terrain");
     glMultiDrawElementsBaseVertex(GL_TRIANGLES, counts, GL_UNSIGNED_SHORT, offsets, n, base);
 }
 

@@ -1,6 +1,7 @@
 #include "render/gfx_mesh.h"
 
 #include "core/log.h"
+#include "render/gfx_validate.h"
 #include "shaders/shader_interface.h"
 
 #include <GL/glew.h>
@@ -260,6 +261,7 @@ void gfx_mesh_draw(const gfx_mesh *m)
     if (!m->vao.id || m->index_count == 0)
         return;
     glBindVertexArray(m->vao.id);
+    gfx_validate_draw("mesh");
     glDrawElements(GL_TRIANGLES, m->index_count, m->index_bytes == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT, NULL);
 }
 

@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "render/gfx_morph_records.h"
 #include "render/gfx_shader.h"
+#include "render/gfx_validate.h"
 
 #include "shaders/morph_bench.h"
 #include "shaders/shader_interface.h"
@@ -220,12 +221,18 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
         gfx_morph_bench_destroy(b);
         return false;
     }
-    for (int k = 0; k < 3; k++) {
-        gfx_buffer *buf = k < 2 ? &b->acc[k] : &b->out;
-        glCreateBuffers(1, &buf->id);
-        glNamedBufferStorage(buf->id, (GLsizeiptr)(vbytes ? vbytes : RECORD_BYTES), NULL, 0);
-        label_buffer(*buf, label, k < 2 ? (k ? "tf_acc1" : "tf_acc0") : "out");
+    static const char *const sum_names[4] = {"tf_acc0", "tf_acc1", "out", "tf_zero"};
+    gfx_buffer *sums[4] = {&b->acc[0], &b->acc[1], &b->out, &b->zero};
+    for (int k = 0; k < 4; k++) {
+        glCreateBuffers(1, &sums[k]->id);
+        glNamedBufferStorage(sums[k]->id, (GLsizeiptr)(vbytes ? vbytes : RECORD_BYTES), NULL, 0);
+        label_buffer(*sums[k], label, sum_names[k]);
     }
+    /* Every pass reads a running sum, the first one this buffer of zeros:
+     * an enabled attribute with no buffer is undefined in GL (NVIDIA's
+     * driver crashed on it; render/gfx_validate.h). */
+    const GLuint zero_bits = 0u;
+    glClearNamedBufferData(b->zero.id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero_bits);
     /* The ring: per slot the dense active list (header + target_count
      * entries) or the sparse weight table, whichever is larger. */
     GLint align = 0;
@@ -273,11 +280,8 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
         glProgramUniform1ui(p, glGetUniformLocation(p, "u_morph_vertex_count"), d->vertex_count);
         glProgramUniform1ui(p, glGetUniformLocation(p, "u_morph_target_count"), d->target_count);
     }
-    if (b->prog[GFX_MORPH_TF_MULTIPASS].id) {
+    if (b->prog[GFX_MORPH_TF_MULTIPASS].id)
         b->loc_tf_weight = glGetUniformLocation(b->prog[GFX_MORPH_TF_MULTIPASS].id, "u_tf_weight");
-        b->loc_tf_has_acc = glGetUniformLocation(b->prog[GFX_MORPH_TF_MULTIPASS].id, "u_tf_has_acc");
-        b->loc_finish_has_acc = glGetUniformLocation(b->tf_finish.id, "u_tf_has_acc");
-    }
     build_vertex_arrays(b, label);
     glCreateTransformFeedbacks(1, &b->tfo);
     snprintf(lbl, sizeof lbl, "%s.xfb", label);
@@ -299,7 +303,7 @@ void gfx_morph_bench_destroy(gfx_morph_bench *b)
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++)
         gfx_shader_program_free(&b->prog[m]);
     gfx_shader_program_free(&b->tf_finish);
-    gfx_buffer *bufs[] = {&b->base, &b->dense, &b->sparse, &b->offsets, &b->acc[0], &b->acc[1], &b->out};
+    gfx_buffer *bufs[] = {&b->base, &b->dense, &b->sparse, &b->offsets, &b->acc[0], &b->acc[1], &b->out, &b->zero};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]->id)
             glDeleteBuffers(1, &bufs[i]->id);
@@ -370,6 +374,7 @@ static void draw_captured(GLuint out_buffer, uint32_t vertex_count, uint32_t tfo
     glTransformFeedbackBufferBase(tfo, 0, out_buffer);
     glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, tfo);
     glBeginTransformFeedback(GL_POINTS);
+    gfx_validate_draw("morph bench");
     glDrawArrays(GL_POINTS, 0, (GLsizei)vertex_count);
     glEndTransformFeedback();
     glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
@@ -404,11 +409,14 @@ static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
     return 1;
 }
 
-/* The stream-out baseline: ceil(n / 4) accumulation passes + the final one. */
+/* The stream-out baseline: ceil(n / 4) accumulation passes + the final one.
+ * The running sum starts as the zero buffer and ping-pongs between acc[0]
+ * and acc[1]; a pass never reads the buffer it writes. */
 static int run_tf(gfx_morph_bench *b, int n)
 {
     int passes = 0;
-    int src = -1; /* acc buffer holding the running sum, -1: none yet */
+    GLuint src = b->zero.id; /* the running sum so far */
+    int dst = 0;             /* acc buffer the next pass writes */
     GLuint prog = b->prog[GFX_MORPH_TF_MULTIPASS].id;
     glUseProgram(prog);
     glBindVertexArray(b->vao_tf.id);
@@ -421,20 +429,16 @@ static int run_tf(gfx_morph_bench *b, int n)
             glVertexArrayVertexBuffer(b->vao_tf.id, 1u + (GLuint)k, b->dense.id,
                                       (GLintptr)((size_t)t * b->vertex_count * RECORD_BYTES), RECORD_BYTES);
         }
-        int dst = src == 0 ? 1 : 0;
-        if (src >= 0)
-            glVertexArrayVertexBuffer(b->vao_tf.id, 0, b->acc[src].id, 0, MORPH_BENCH_VERTEX_BYTES);
+        glVertexArrayVertexBuffer(b->vao_tf.id, 0, src, 0, MORPH_BENCH_VERTEX_BYTES);
         glProgramUniform4fv(prog, b->loc_tf_weight, 1, w);
-        glProgramUniform1i(prog, b->loc_tf_has_acc, src >= 0);
         draw_captured(b->acc[dst].id, b->vertex_count, b->tfo);
-        src = dst;
+        src = b->acc[dst].id;
+        dst ^= 1;
         passes++;
     }
     glUseProgram(b->tf_finish.id);
     glBindVertexArray(b->vao_finish.id);
-    if (src >= 0)
-        glVertexArrayVertexBuffer(b->vao_finish.id, 0, b->acc[src].id, 0, MORPH_BENCH_VERTEX_BYTES);
-    glProgramUniform1i(b->tf_finish.id, b->loc_finish_has_acc, src >= 0);
+    glVertexArrayVertexBuffer(b->vao_finish.id, 0, src, 0, MORPH_BENCH_VERTEX_BYTES);
     draw_captured(b->out.id, b->vertex_count, b->tfo);
     return passes + 1;
 }

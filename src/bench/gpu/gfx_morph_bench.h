@@ -68,6 +68,7 @@ typedef struct gfx_morph_bench {
     gfx_buffer base;           /* morph vertices of the bind pose */
     gfx_buffer dense, sparse, offsets;
     gfx_buffer acc[2];         /* TF ping-pong running sums */
+    gfx_buffer zero;           /* the running sum of no shapes: the first pass's input */
     gfx_buffer out;            /* captured result */
     gfx_buffer ring;           /* persistent-mapped active data */
     void *ring_map;
@@ -77,7 +78,7 @@ typedef struct gfx_morph_bench {
     gfx_vertex_array vao_base, vao_tf, vao_finish;
     uint32_t tfo;              /* transform feedback object */
     gfx_query query;
-    int loc_tf_weight, loc_tf_has_acc, loc_finish_has_acc;
+    int loc_tf_weight;
     float *weight_scratch;     /* target_count summed weights */
     uint32_t *list_target;     /* target_count: ascending active targets */
     float *list_weight;

@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "render/gfx_character.h"
 #include "render/gfx_shader.h"
+#include "render/gfx_validate.h"
 #include "shaders/shader_interface.h"
 
 #include <GL/glew.h>
@@ -502,6 +503,7 @@ static void capture(const gfx_skin_bench *b, GLuint vao, const program *p, int i
     use(p, influences);
     glBindVertexArray(vao);
     glBeginTransformFeedback(GL_POINTS);
+    gfx_validate_draw("skin bench capture");
     glDrawArrays(GL_POINTS, first, count);
     glEndTransformFeedback();
 }
@@ -517,12 +519,14 @@ static void passes(const gfx_skin_bench *b, GLuint vao, const program *depth, co
     glClear(GL_DEPTH_BUFFER_BIT);
     use(depth, influences);
     glProgramUniformMatrix4fv(depth->prog.id, depth->u_view_proj, 1, GL_FALSE, b->light_vp);
+    gfx_validate_draw("skin bench pass");
     glDrawElements(GL_TRIANGLES, b->index_count, GL_UNSIGNED_INT, NULL);
     glBindFramebuffer(GL_FRAMEBUFFER, b->main_fbo);
     glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     use(main_p, influences);
     glProgramUniformMatrix4fv(main_p->prog.id, main_p->u_view_proj, 1, GL_FALSE, b->cam_vp);
+    gfx_validate_draw("skin bench pass");
     glDrawElements(GL_TRIANGLES, b->index_count, GL_UNSIGNED_INT, NULL);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }
@@ -662,6 +666,7 @@ static bool read_per_pass(gfx_skin_bench *b, float *out, uint8_t *covered)
     glProgramUniformMatrix4fv(b->pass_main_tf.prog.id, b->pass_main_tf.u_view_proj, 1, GL_FALSE, b->cam_vp);
     glBindVertexArray(b->vao_raw.id);
     glBeginTransformFeedback(GL_TRIANGLES);
+    gfx_validate_draw("skin bench pass");
     glDrawElements(GL_TRIANGLES, b->index_count, GL_UNSIGNED_INT, NULL);
     glEndTransformFeedback();
     glBindVertexArray(0);
