@@ -27,15 +27,19 @@
  *       entries with unique targets in ascending order.
  *   MORPH_LAYOUT_SPARSE  SSBO_BLEND_OFFSETS holds vertex_count + 1 uints:
  *       vertex v's pairs are records [off[v], off[v+1]) of SSBO_BLEND_DELTAS,
- *       vertex-major, ascending target per vertex (bshape's sparse layout);
+ *       vertex-major, ascending target per vertex (bshape's sparse layout),
+ *       then one uint per pair: its target. A vertex reads 4 bytes per pair
+ *       to learn its target and the 48-byte record only when the target is
+ *       active: with 50 of 256 shapes on, a fifth of the pairs' bytes.
  *       SSBO_BLEND_WEIGHTS holds one summed weight per target (zero when
  *       inactive).
  * Each block is bound (glBindBufferRange) to one mesh's range. Uniforms:
  *   u_morph_first_vertex  gl_VertexID of the mesh's vertex 0 (base vertex)
  *   u_morph_vertex_count  vertices of the mesh (dense stride, bounds)
  *   u_morph_target_count  targets of the mesh (bounds of every index read)
- * Every index read from a buffer is checked against these, so a bad buffer
- * gives wrong vertices, never out-of-range reads.
+ * Every index read from a buffer is checked against these and against the
+ * bound ranges (.length()), so a bad buffer gives wrong vertices, never
+ * out-of-range reads.
  * Entry points: morph_vertex() (everything) and morph_position() (shadow
  * and depth passes: the same position, without normals).
  * Does NOT: skin (skin.glsl does, afterwards), or write any buffer.
@@ -115,9 +119,12 @@ void morph_accumulate(uint v, bool directions, out vec4 pos_ao, out vec3 nrm, ou
         }
     }
 #else
+    /* The pairs' targets follow the offsets in the same block. */
+    uint targets = u_morph_vertex_count + 1u;
     uint first = morph_offset[v], last = morph_offset[v + 1u];
+    last = min(last, min(uint(morph_deltas.length()), uint(morph_offset.length()) - targets));
     for (uint i = first; i < last; i++) {
-        uint t = morph_deltas[i].target;
+        uint t = morph_offset[targets + i];
         if (t >= u_morph_target_count)
             continue;
         float w = morph_weight[t];

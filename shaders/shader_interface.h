@@ -32,7 +32,8 @@
 #define SSBO_SKIN_CAPTURE 3
 
 /* GPU blend shapes (shaders/morph.glsl). Sparse layout: per-vertex offsets
- * (vertex_count + 1 uints) into SSBO_BLEND_DELTAS's (target, delta) records. */
+ * (vertex_count + 1 uints) into SSBO_BLEND_DELTAS's (target, delta) records,
+ * then each record's target (one uint a record). */
 #define SSBO_BLEND_OFFSETS 4
 /* MORPH_LAYOUT values; equal to anim/bshape.h's bshape_layout. */
 #define MORPH_LAYOUT_SPARSE 0

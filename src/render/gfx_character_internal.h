@@ -113,7 +113,7 @@ typedef struct morph_mesh {
     uint32_t target_count;          /* 0: no blend shapes */
     size_t delta_off[MORPH_LAYOUTS];   /* in delta_buf[layout] */
     size_t delta_bytes[MORPH_LAYOUTS];
-    size_t offsets_off, offsets_bytes; /* sparse offsets, in delta_buf[SPARSE] */
+    size_t offsets_off, offsets_bytes; /* sparse offsets, then the pairs' targets, in delta_buf[SPARSE] */
     size_t off_active, off_weights;    /* inside a stream slot */
 } morph_mesh;
 

@@ -77,7 +77,7 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_character_targets
             blocks[1] = (int64_t)(MORPH_ACTIVE_HEADER_BYTES + tc * sizeof(morph_entry));
         } else {
             blocks[0] = (int64_t)((t->pair_count ? t->pair_count : 1) * MORPH_RECORD_BYTES);
-            blocks[1] = (int64_t)((vc + 1) * sizeof(uint32_t));
+            blocks[1] = (int64_t)((vc + 1 + t->pair_count) * sizeof(uint32_t));
             blocks[2] = (int64_t)(tc * sizeof(float));
         }
         for (int b = 0; b < 3; b++) {
@@ -111,7 +111,8 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *
         total += gfx_char_align(mm->delta_bytes[layout]);
         if (layout == GFX_CHARACTER_MORPH_SPARSE) {
             mm->offsets_off = total;
-            mm->offsets_bytes = (vc + 1) * sizeof(uint32_t);
+            /* The offsets, then each pair's target (morph.glsl). */
+            mm->offsets_bytes = (vc + 1 + t->pair_count) * sizeof(uint32_t);
             total += gfx_char_align(mm->offsets_bytes);
         }
     }
@@ -132,7 +133,9 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *
                                                (uint32_t)vc, rec);
         } else {
             gfx_morph_records_sparse(t->pair_delta, t->pair_target, t->pair_count, rec);
-            memcpy(staging + mm->offsets_off, t->vertex_offset, mm->offsets_bytes);
+            memcpy(staging + mm->offsets_off, t->vertex_offset, (vc + 1) * sizeof(uint32_t));
+            memcpy(staging + mm->offsets_off + (vc + 1) * sizeof(uint32_t), t->pair_target,
+                   (size_t)t->pair_count * sizeof(uint32_t));
         }
     }
     glCreateBuffers(1, &gc->delta_buf[layout].id);

@@ -89,9 +89,11 @@ static void write_sparse(const gfx_morph_bench_desc *d, float *o)
     gfx_morph_records_sparse(d->pair_delta, d->pair_target, d->pair_count, o);
 }
 
+/* The sparse offsets, then each pair's target (morph.glsl). */
 static void write_offsets(const gfx_morph_bench_desc *d, float *o)
 {
     memcpy(o, d->vertex_offset, ((size_t)d->vertex_count + 1) * sizeof(uint32_t));
+    memcpy(o + d->vertex_count + 1, d->pair_target, (size_t)d->pair_count * sizeof(uint32_t));
 }
 
 static void set_reason(gfx_morph_bench *b, gfx_morph_method m, const char *why)
@@ -216,8 +218,8 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
     if (!upload_records(&b->base, vbytes, d, write_base, label, "base") ||
         (need_dense && !upload_records(&b->dense, dense_bytes, d, write_dense, label, "dense_deltas")) ||
         (need_sparse && !upload_records(&b->sparse, sparse_bytes, d, write_sparse, label, "sparse_deltas")) ||
-        (need_sparse && !upload_records(&b->offsets, ((size_t)d->vertex_count + 1) * sizeof(uint32_t), d,
-                                        write_offsets, label, "sparse_offsets"))) {
+        (need_sparse && !upload_records(&b->offsets, ((size_t)d->vertex_count + 1 + d->pair_count) * sizeof(uint32_t),
+                                        d, write_offsets, label, "sparse_offsets"))) {
         gfx_morph_bench_destroy(b);
         return false;
     }
