@@ -11,10 +11,9 @@
  * STRIDER_MORPH_BAKE (with STRIDER_GPU_MORPH, without STRIDER_GPU_SKIN):
  * the morphed bind-pose vertex goes out through transform feedback, three
  * vec4 per vertex (position + AO, normal + 0, tangent), for the bake.
- * STRIDER_SKIN_FEEDBACK (with STRIDER_GPU_SKIN, rasterizer discard): skin
- * once; the morphed and skinned model-space vertex goes out through
- * transform feedback in the bake's layout (SKIN_FEEDBACK_VEC4S vec4s), and
- * both passes then draw it with the plain (CPU-path) variants.
+ * (Skin once deforms in a compute pass, character_deform.comp, with this
+ * shader's morph.glsl and skin.glsl; both passes then draw its output with
+ * the plain (CPU-path) variants.)
  * STRIDER_HYBRID (CPU path): Cebenoyan's hybrid; the attributes hold the
  * newer of two CPU-skinned keys, ATTR_KEY0_* the older, and the vertex is
  * (1 - t) key0 + t key1 at t = u_hybrid_t (normals and tangents lerped and
@@ -55,7 +54,7 @@ vec3 hybrid_direction(vec3 d0, vec3 d1, float t)
     return len2 > HYBRID_DEGENERATE_SQ ? d * (1.0 / sqrt(len2)) : d0;
 }
 #endif
-#if defined(STRIDER_MORPH_BAKE) || defined(STRIDER_SKIN_FEEDBACK)
+#ifdef STRIDER_MORPH_BAKE
 layout(xfb_buffer = 0, xfb_stride = 48) out;
 layout(xfb_buffer = 0, xfb_offset = 0) out vec4 tf_position_ao;
 layout(xfb_buffer = 0, xfb_offset = 16) out vec4 tf_normal;
@@ -117,14 +116,6 @@ void main()
     position = s.position;
     normal = s.normal;
     tangent = vec4(s.tangent, tangent.w);
-#endif
-#ifdef STRIDER_SKIN_FEEDBACK
-    tf_position_ao = vec4(position, ao);
-    tf_normal = vec4(normal, 0.0);
-    tf_tangent = tangent;
-    /* Nothing is rasterised: the passes draw the feedback buffer. */
-    gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
-    return;
 #endif
 #ifdef STRIDER_SKIN_CAPTURE
     skin_capture[3 * gl_VertexID] = vec4(position, ao);

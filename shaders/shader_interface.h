@@ -43,6 +43,15 @@
 /* Dense active list: uint count + uint pad before the (target, weight) pairs. */
 #define MORPH_ACTIVE_HEADER_BYTES 8
 
+/* The character's deformation once per frame (shaders/character_deform.comp):
+ * its source vertices (a stream slot's layout), joints and weights, and the
+ * buffer of deformed vertices both passes draw. */
+#define SSBO_DEFORM_SOURCE 5
+#define SSBO_DEFORM_SKIN 6
+#define SSBO_DEFORM_OUT 7
+/* Threads of one work group of that pass. */
+#define DEFORM_GROUP_SIZE 64
+
 /* Texture units. */
 #define TEX_UNIT_SHADOW 0
 #define TEX_UNIT_ALBEDO 1

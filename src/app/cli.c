@@ -25,7 +25,7 @@ void cli_print_usage(FILE *out)
           "character deformation (game and viewer; the menu switches them live):\n"
           "  --skin cpu|gpu      skin on the CPU (default) or in the vertex shader\n"
           "  --skin-method M     points, matrix (default) or dqs: blend points, blend matrices, dual quaternions\n"
-          "  --skin-once         with --skin gpu: morph and skin once per frame by transform feedback;\n"
+          "  --skin-once         with --skin gpu: morph and skin once per frame in a compute pass;\n"
           "                      the shadow and main passes draw that (default: each pass deforms)\n"
           "  --cpu-morph         with --skin gpu: blend shapes on the CPU (default: in the vertex shader)\n"
           "  --hybrid N          Cebenoyan's hybrid, CPU skinning only: the CPU skins a key every N frames\n"

@@ -51,7 +51,7 @@ typedef struct app_options {
     bool no_character;          /* --no-character: simulate but draw the scene only (reference renders) */
     bool skin_gpu;              /* --skin gpu: skin (and morph) in the vertex shader; --skin cpu (default) */
     int skin_method;            /* --skin-method: CLI_SKIN_*, CLI_SKIN_METHOD_DEFAULT when not given */
-    bool skin_once;             /* --skin-once: with --skin gpu, one transform-feedback deform per frame */
+    bool skin_once;             /* --skin-once: with --skin gpu, one compute-pass deform per frame */
     int hybrid;                 /* --hybrid N: Cebenoyan's CPU keys every N frames, GPU lerp; 0 off */
     bool cpu_morph;             /* --cpu-morph: with --skin gpu, blend shapes on the CPU */
     /* Game only: */

@@ -17,7 +17,7 @@
  * also has that bind pose copied into the stream slot, and the shader
  * morphs from it. Where the GPU cannot (limits, logged once at start), the
  * CPU morphs and the morphed bind pose goes into the stream. skin_once (with
- * gpu_skin): the renderer deforms once per frame by transform feedback and
+ * gpu_skin): the renderer deforms once per frame in a compute pass and
  * both passes draw that. hybrid_every N > 0 (CPU skinning): Cebenoyan's
  * hybrid; the CPU morphs and skins a key every N frames and the vertex
  * shader blends the last two keys in between, at t = (frames since the
@@ -128,7 +128,7 @@ typedef struct figure_t {
     bool gpu_skin;             /* skin in the vertex shader instead of on the CPU */
     bool gpu_morph;            /* with gpu_skin: blend shapes in the vertex shader too */
     bool morph_on_gpu;         /* whether the last deform left the blend shapes to the GPU */
-    bool skin_once;            /* with gpu_skin: one transform-feedback deform per frame for both passes */
+    bool skin_once;            /* with gpu_skin: one compute-pass deform per frame for both passes */
     int hybrid_every;          /* 0 off, 1..FIGURE_HYBRID_MAX: CPU keys every N frames, GPU lerp */
     int hybrid_phase;          /* frames since the newest key (hybrid) */
     int hybrid_key_every;      /* N the keys are being made with; 0: no key yet */

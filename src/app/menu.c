@@ -142,7 +142,7 @@ static void skin_controls(figure_t *f)
             ui_same_line();
             ui_checkbox("blend shapes too", &f->gpu_morph);
             /* Off: the shadow and main passes each deform in their shader. */
-            ui_checkbox("skin once (transform feedback)", &f->skin_once);
+            ui_checkbox("skin once (compute pass)", &f->skin_once);
         }
     } else {
         ui_text("skin on the GPU: not available (GL limits)");

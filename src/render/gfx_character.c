@@ -415,7 +415,7 @@ void gfx_character_end_update(gfx_character *gc)
     for (uint32_t m = 0; m < gc->mesh_count; m++)
         gc->slot_active[gc->ready][m] = gc->active_written[m] ? gc->active_now[m] : 0;
     memcpy(gc->slot_stream_bind[gc->ready], gc->stream_bind, sizeof gc->stream_bind);
-    /* Skin once needs the feedback programs (built with the GPU ones). */
+    /* Skin once needs the compute programs (built with the GPU ones). */
     gc->slot_skin_once[gc->ready] = gc->skin_once && gc->mode != GFX_SKIN_CPU && gc->skinned[gc->ready].id;
     gc->slot_skinned[gc->ready] = false;
     /* The hybrid blends keys on the CPU path only, once a key exists. */
@@ -444,24 +444,13 @@ void gfx_character_set_visible(gfx_character *gc, bool visible) { gc->visible = 
 
 const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc) { return &gc->stats; }
 
-/* Meshes [A, B) as triangles, as points (capture), or as points streamed
- * out into FEEDBACK at their own vertices (the transform feedback object is
- * bound; each range is its own begin/end, so programs may change between
- * ranges and the output lands at the vertex numbering the passes draw). */
-void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how, GLuint feedback)
+/* Meshes [A, B) as triangles, or as points (capture, bake). */
+void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how)
 {
-    if (how != DRAW_TRIANGLES) {
+    if (how == DRAW_POINTS) {
         uint32_t n = gc->mesh_first[b - 1] + gc->mesh_vertices[b - 1] - gc->mesh_first[a];
-        if (how == DRAW_FEEDBACK) {
-            glTransformFeedbackBufferRange(gc->tfo, 0, feedback,
-                                           (GLintptr)((size_t)gc->mesh_first[a] * FEEDBACK_VERTEX_BYTES),
-                                           (GLsizeiptr)((size_t)n * FEEDBACK_VERTEX_BYTES));
-            glBeginTransformFeedback(GL_POINTS);
-        }
         gfx_validate_draw("character points");
         glDrawArrays(GL_POINTS, (GLint)gc->mesh_first[a], (GLsizei)n);
-        if (how == DRAW_FEEDBACK)
-            glEndTransformFeedback();
     } else {
         gfx_char_draw_triangles(gc, a, b, gc->index_first, gc->index_counts);
     }
@@ -596,7 +585,7 @@ static void draw_hook(const gfx_pass_info *info, void *user)
     } else if (gc->slot_t[s] >= 0.0f) {
         gfx_char_hybrid_draw(gc, s, kind, main_pass);
     } else if (gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_morph[s] != GFX_CHARACTER_MORPH_CPU) {
-        uint32_t draws = gfx_char_morph_draw(gc, s, kind, DRAW_TRIANGLES, 0);
+        uint32_t draws = gfx_char_morph_draw(gc, s, kind, DRAW_TRIANGLES);
         if (main_pass)
             gc->stats.morph_draws = draws;
     } else {
@@ -617,7 +606,7 @@ static void draw_hook(const gfx_pass_info *info, void *user)
         glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
         glBindVertexArray(gc->vao[s].id);
         if (!(gc->slot_mode[s] == GFX_SKIN_CPU && gfx_char_cull_draw(gc, s, info)))
-            gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES, 0);
+            gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES);
         glBindVertexArray(0);
         if (main_pass)
             gc->stats.morph_draws = 0;

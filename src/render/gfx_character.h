@@ -19,7 +19,7 @@
  * begin_update -> fill the stream / write_active -> end_update ->
  * gfx_render_frame() draws it (draw hook) -> gfx_character_destroy().
  * Skin once (set_skin_once, GPU skinning): the slot's first pass of a frame
- * morphs and skins every vertex once by transform feedback into that
+ * morphs and skins every vertex once in a compute pass into that
  * slot's deformed-vertex buffer, and the shadow and main passes draw it
  * with the CPU path's programs (Cebenoyan, "Efficient Animation"). Per pass
  * (the default): each pass morphs and skins again in its vertex shader.
@@ -119,7 +119,7 @@ typedef struct gfx_character_stats {
     uint32_t stream_bytes;     /* one slot of the deformed stream */
     uint64_t delta_bytes;      /* blend-shape deltas on the GPU, both layouts */
     uint32_t morph_draws;      /* morphing draws of the last main pass (skin once: of its feedback pass) */
-    uint64_t feedback_passes;  /* skin-once transform-feedback passes run */
+    uint64_t feedback_passes;  /* skin-once compute passes run */
     uint32_t feedback_morph_draws; /* morphing draws of the last feedback pass */
     uint64_t keys_written;     /* hybrid keys */
     bool fog_free;             /* the last main pass drew without the fog (gfx_character_set_reach) */
@@ -188,7 +188,7 @@ bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influ
 bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao);
 
 /* Skin once: slots ended from now on with GPU skinning are morphed and
- * skinned once per frame by transform feedback (the first pass that draws
+ * skinned once per frame in a compute pass (before the first pass that draws
  * them), and both passes draw that buffer; off: each pass deforms in its
  * vertex shader. Same vertices either way. False (one logged line) when
  * GPU skinning is unavailable; the setting is then unchanged. */

@@ -110,7 +110,7 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     gfx_bind_frame_uniforms();
     glEnable(GL_RASTERIZER_DISCARD);
     if (layout != GFX_CHARACTER_MORPH_CPU) {
-        gfx_char_morph_draw(gc, s, KIND_CAPTURE, DRAW_POINTS, 0);
+        gfx_char_morph_draw(gc, s, KIND_CAPTURE, DRAW_POINTS);
     } else {
         gfx_char_skin_use_program(gc, p, s);
         glBindVertexArray(gc->vao[s].id);

@@ -41,11 +41,11 @@ bool gfx_char_hybrid_build(gfx_character *gc)
     gc->hybrid_failed = true; /* until the end of this function */
     static const struct {
         const char *vs, *fs, *defines, *what;
-    } kinds[KIND_FEEDBACK] = {{"character.vert", "character.frag", "", "lit"},
+    } kinds[KIND_DEFORM] = {{"character.vert", "character.frag", "", "lit"},
                               {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
                               {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
                               {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"}};
-    for (int k = 0; k < KIND_FEEDBACK; k++) {
+    for (int k = 0; k < KIND_DEFORM; k++) {
         if (k == KIND_CAPTURE && gfx_get_info()->max_vertex_ssbo_blocks < 1)
             continue; /* capture refused later */
         char defines[96], name[96];
@@ -138,7 +138,7 @@ void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass)
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
     glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot_key_single[s] ? 1.0f : gc->slot_t[s]);
     glBindVertexArray(gc->hybrid_vao[gc->slot_key[s]].id);
-    gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES, 0);
+    gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES);
     glBindVertexArray(0);
     if (main_pass)
         gc->stats.morph_draws = 0;

@@ -8,7 +8,7 @@
  *   gfx_character_morph.c    GPU blend shapes: the deltas in immutable SSBOs
  *                            (dense and sparse), the per-frame active lists,
  *                            the morphing draws (morph.glsl);
- *   gfx_character_once.c     skin once per frame by transform feedback;
+ *   gfx_character_once.c     deform once per frame in a compute pass;
  *   gfx_character_hybrid.c   Cebenoyan's hybrid: the ring of CPU-skinned
  *                            keys and their blend in the vertex shader;
  *   gfx_character_capture.c  reading the GPU's vertices back: capture
@@ -53,19 +53,21 @@ enum {
     BIND_KEY0_TANGENT,
     BIND_KEY0_AO
 };
-/* GPU skinning variants (gfx_skin_mode >= 0) and program kinds; FEEDBACK is
- * the skin-once transform-feedback pass. */
-enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KIND_FEEDBACK, KINDS };
+/* GPU skinning variants (gfx_skin_mode >= 0) and program kinds; DEFORM is
+ * the skin-once compute pass (shaders/character_deform.comp). */
+enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KIND_DEFORM, KINDS };
 /* Hybrid keys in the key ring: the two a slot blends, plus one being
  * written, plus one for a frame still on the GPU (each key is fenced). */
 enum { KEY_SLOTS = 4 };
-/* Bytes per vertex of the skin-once feedback buffer (character.vert's xfb
- * layout: position + AO, normal + 0, tangent). */
+/* Bytes per vertex of the skin-once buffer of deformed vertices
+ * (character_deform.comp's output, the bake's layout: position + AO,
+ * normal + 0, tangent). */
 #define FEEDBACK_VERTEX_BYTES ((size_t)SKIN_FEEDBACK_VEC4S * 4 * sizeof(float))
 /* Byte offsets inside one feedback vertex. */
 enum { FEEDBACK_OFF_POS = 0, FEEDBACK_OFF_AO = 12, FEEDBACK_OFF_NORMAL = 16, FEEDBACK_OFF_TANGENT = 32 };
-/* How gfx_char_draw_range issues a range of meshes. */
-typedef enum draw_how { DRAW_TRIANGLES, DRAW_POINTS, DRAW_FEEDBACK } draw_how;
+/* How a range of meshes is issued: drawn as triangles, drawn as points
+ * (capture), or deformed by the skin-once compute pass. */
+typedef enum draw_how { DRAW_TRIANGLES, DRAW_POINTS, DRAW_COMPUTE } draw_how;
 /* GPU blend-shape layouts (gfx_character_morph >= 0). */
 enum { MORPH_LAYOUTS = 2 };
 /* vec4s per vertex in the capture SSBO and the bake's transform feedback
@@ -106,6 +108,7 @@ typedef struct program_locs {
     GLint u_model, u_influences, u_joint_count;
     GLint u_morph_first, u_morph_vertices, u_morph_targets;
     GLint u_hybrid_t;
+    GLint u_deform_first, u_deform_count; /* the skin-once compute pass */
 } program_locs;
 
 /* Where one mesh's blend shapes live on the GPU (bytes). */
@@ -191,14 +194,13 @@ struct gfx_character {
     uint32_t active_now[CHR_MAX_MESHES];
     float *weight_scratch;        /* max target count: weights summed per target */
     uint32_t max_targets;
-    /* Skin once: per slot, the transform-feedback buffer of deformed
-     * vertices (written by the slot's first pass of a frame, read by both)
-     * and the VAO drawing it with the plain programs. */
+    /* Skin once: per slot, the buffer of deformed vertices (written by the
+     * compute pass before the slot's first draw of a frame, read by both
+     * passes) and the VAO drawing it with the plain programs. */
     bool skin_once, slot_skin_once[GFX_CHARACTER_SLOTS], slot_skinned[GFX_CHARACTER_SLOTS];
     bool once_built;              /* the buffers below exist (first set_skin_once(true)) */
     gfx_buffer skinned[GFX_CHARACTER_SLOTS];
     gfx_vertex_array skinned_vao[GFX_CHARACTER_SLOTS];
-    GLuint tfo;
     /* Cebenoyan's hybrid: a persistent-mapped ring of CPU-skinned keys
      * (vertex arrays laid out as in a stream slot), one VAO per key k that
      * reads k as the newer key and k - 1 as the older, and per slot the
@@ -213,7 +215,7 @@ struct gfx_character {
     float hybrid_t, slot_t[GFX_CHARACTER_SLOTS];
     int slot_key[GFX_CHARACTER_SLOTS];
     bool slot_key_single[GFX_CHARACTER_SLOTS];
-    program_locs hybrid_prog[KINDS]; /* FEEDBACK unused */
+    program_locs hybrid_prog[KINDS]; /* DEFORM unused */
     bool hybrid_built, hybrid_failed; /* the ring and programs (first begin_key) */
     /* Sample culling (gfx_character_cull.c), on software rasterisers only
      * (elsewhere all NULL/0): each slot's positions as the CPU wrote them
@@ -247,9 +249,9 @@ const program_locs *gfx_char_cpu_program(const gfx_character *gc, int kind);
 /* A VAO reading position/normal/tangent/AO from BUF at BASE (+ the slot
  * offsets) and the static attributes. */
 GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, const char *what);
-/* Meshes [A, B) as triangles (the back faces of closed meshes culled), as
- * points, or streamed out into FEEDBACK. */
-void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how, GLuint feedback);
+/* Meshes [A, B) as triangles (the back faces of closed meshes culled) or as
+ * points (HOW is DRAW_TRIANGLES or DRAW_POINTS). */
+void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how);
 /* Meshes [A, B) as triangles from the bound index buffer: FIRST[m] and
  * COUNTS[m] indices of mesh m, runs of meshes alike in culling back faces
  * drawn as one. */
@@ -302,18 +304,26 @@ uint32_t gfx_char_morph_fill_lists(gfx_character *gc, uint32_t mesh, int count, 
 /* Binds mesh M's blend-shape ranges of LAYOUT and sets P's morph uniforms. */
 void gfx_char_morph_bind(const gfx_character *gc, const program_locs *p, gfx_character_morph layout, uint32_t m,
                          GLuint list_buf, size_t active_off, size_t weights_off);
-/* Slot S with GPU blend shapes, drawn HOW; returns the morphing draws. */
-uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how how, GLuint feedback);
+/* Slot S with GPU blend shapes, drawn HOW (DRAW_COMPUTE: deformed into the
+ * bound SSBO_DEFORM_OUT); returns the morphing draws (or dispatches). */
+uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how how);
 
-/* ---- gfx_character_once.c: skin once by transform feedback */
+/* ---- gfx_character_once.c: deform once per frame in a compute pass */
 
-/* Feedback buffers, their VAOs and the transform feedback object (GPU
- * skinning only), built by the first set_skin_once(true). */
+/* The deformed-vertex buffers and their VAOs (GPU skinning only), built by
+ * the first set_skin_once(true). */
 void gfx_char_once_build(gfx_character *gc);
 void gfx_char_once_destroy(gfx_character *gc);
-/* Deforms slot S once into its feedback buffer; returns the morphing draws. */
+/* The compute program of the pass (character_deform.comp with DEFINES)
+ * into P, its uniforms looked up; false (logged) on a shader error. */
+bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, const char *defines, const char *label);
+/* Binds the pass's source vertices: slot S's arrays (STREAM) or bind_vbo. */
+void gfx_char_once_bind_source(const gfx_character *gc, int s, bool stream);
+/* Dispatches P (bound, its blocks bound) over the vertices of meshes [A, B). */
+void gfx_char_once_dispatch(const gfx_character *gc, const program_locs *p, uint32_t a, uint32_t b);
+/* Deforms slot S once into its buffer; returns the morphing dispatches. */
 uint32_t gfx_char_once_pass(gfx_character *gc, int s);
-/* Draws slot S's feedback buffer with the program of KIND (deforming it
+/* Draws slot S's deformed buffer with the program of KIND (deforming it
  * first if no pass of this frame has). */
 void gfx_char_once_draw(gfx_character *gc, int s, int kind, bool main_pass);
 

@@ -207,19 +207,21 @@ bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, 
                 !gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1, msg, sizeof msg))
                 continue; /* capture refused later */
             static const char *const vs[KINDS] = {"character.vert", "character.vert", "character_shadow.vert",
-                                                  "character.vert", "character.vert"};
+                                                  "character.vert", NULL};
             static const char *const fs[KINDS] = {"character.frag", "character.frag", "character_shadow.frag",
-                                                  "character_shadow.frag", "character_shadow.frag"};
+                                                  "character_shadow.frag", NULL};
             static const char *const extra[KINDS] = {"", "#define STRIDER_NO_SHADOWS\n", "",
-                                                     "#define STRIDER_SKIN_CAPTURE\n",
-                                                     "#define STRIDER_SKIN_FEEDBACK\n"};
+                                                     "#define STRIDER_SKIN_CAPTURE\n", ""};
             char defines[200], pname[96];
             snprintf(defines, sizeof defines,
                      "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n#define STRIDER_GPU_MORPH\n"
                      "#define MORPH_LAYOUT %d\n%s",
                      m, (int)layout, extra[k]);
             snprintf(pname, sizeof pname, "%s.morph_%s.gpu%d.%d", gc->label, name, m, k);
-            if (!gfx_char_load_program(&gc->morph_prog[layout][m][k], vs[k], fs[k], defines, pname)) {
+            program_locs *p = &gc->morph_prog[layout][m][k];
+            bool built = k == KIND_DEFORM ? gfx_char_once_load_program(gc, p, defines, pname)
+                                          : gfx_char_load_program(p, vs[k], fs[k], defines, pname);
+            if (!built) {
                 gc->morph_failed[layout] = true;
                 return false;
             }
@@ -402,28 +404,42 @@ void gfx_char_morph_bind(const gfx_character *gc, const program_locs *p, gfx_cha
     glProgramUniform1ui(p->prog.id, p->u_morph_targets, mm->target_count);
 }
 
+/* Meshes [A, B) of slot S with P (its palette and blocks bound), their
+ * base vertices from the slot's arrays (STREAM) or the bind pose: drawn HOW,
+ * or dispatched by the skin-once compute pass. */
+static void issue(const gfx_character *gc, int s, const program_locs *p, bool stream, uint32_t a, uint32_t b,
+                  draw_how how)
+{
+    if (how == DRAW_COMPUTE) {
+        gfx_char_once_bind_source(gc, s, stream);
+        gfx_char_once_dispatch(gc, p, a, b);
+    } else {
+        glBindVertexArray(stream ? gc->vao[s].id : gc->bind_vao.id);
+        gfx_char_draw_range(gc, a, b, how);
+    }
+}
+
 /* Slot S with GPU blend shapes: each mesh with an active list this frame is
  * its own morphing draw; runs of the other meshes share one skin-only draw.
- * A mesh's base vertices come from bind_vao, or from the slot's own arrays
- * (vao[s]) where the caller wrote a per-frame bind pose there; the shaders
- * are the same, only the attribute source changes. Returns the number of
- * morphing draws. */
-uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how how, GLuint feedback)
+ * A mesh's base vertices come from the bind pose, or from the slot's own
+ * arrays where the caller wrote a per-frame bind pose there; the shaders
+ * are the same, only the source changes. Returns the number of morphing
+ * draws. */
+uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how how)
 {
     gfx_character_morph layout = gc->slot_morph[s];
     int method = (int)gc->slot_mode[s];
     const program_locs *skin = &gc->gpu[method][kind], *mp = &gc->morph_prog[layout][method][kind];
     size_t slot = (size_t)s * gc->slot_bytes;
     uint32_t draws = 0, run = UINT32_MAX;
-    GLuint run_vao = 0;
+    bool run_stream = false;
     for (uint32_t m = 0; m <= gc->mesh_count; m++) {
         bool end = m == gc->mesh_count;
         bool morph = !end && gc->slot_active[s][m] > 0 && mp->prog.id;
-        GLuint vao = !end && gc->slot_stream_bind[s][m] ? gc->vao[s].id : gc->bind_vao.id;
-        if (run != UINT32_MAX && (end || morph || vao != run_vao)) {
-            glBindVertexArray(run_vao);
+        bool stream = !end && gc->slot_stream_bind[s][m];
+        if (run != UINT32_MAX && (end || morph || stream != run_stream)) {
             gfx_char_skin_use_program(gc, skin, s);
-            gfx_char_draw_range(gc, run, m, how, feedback);
+            issue(gc, s, skin, run_stream, run, m, how);
             run = UINT32_MAX;
         }
         if (end)
@@ -431,15 +447,14 @@ uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how 
         if (!morph) {
             if (run == UINT32_MAX) {
                 run = m;
-                run_vao = vao;
+                run_stream = stream;
             }
             continue;
         }
-        glBindVertexArray(vao);
         gfx_char_skin_use_program(gc, mp, s);
         gfx_char_morph_bind(gc, mp, layout, m, gc->stream.id, slot + gc->morph[m].off_active,
-                   slot + gc->morph[m].off_weights);
-        gfx_char_draw_range(gc, m, m + 1, how, feedback);
+                            slot + gc->morph[m].off_weights);
+        issue(gc, s, mp, stream, m, m + 1, how);
         draws++;
     }
     glBindVertexArray(0);

@@ -3,7 +3,7 @@
  * vertices and this frame's palette (3x4 matrices, or dual quaternions for
  * DQS) in its fenced stream slot; the vertex shader skins with the slot's
  * method, influence count and joint count. One program per method and kind
- * (lit, unshadowed, shadow, capture, skin-once feedback), compiled when the
+ * (lit, unshadowed, shadow, capture, skin-once compute pass), compiled when the
  * method is first chosen: llvmpipe spends ~1 MB and tens of ms per program. */
 #include "render/gfx_character_internal.h"
 
@@ -71,7 +71,7 @@ bool gfx_char_skin_build(gfx_character *gc, int m)
                       {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
                       {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
                       {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"},
-                      {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_FEEDBACK\n", "feedback"}};
+                      {NULL, NULL, "", "deform"}};
     char msg[256];
     for (int k = 0; k < KINDS; k++) {
         if (k == KIND_CAPTURE && !gfx_character_gpu_limits_ok(gfx_get_info(), gc->skel_joints, 1, msg, sizeof msg))
@@ -79,7 +79,9 @@ bool gfx_char_skin_build(gfx_character *gc, int m)
         char defines[160], name[96];
         snprintf(defines, sizeof defines, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n%s", m, kinds[k].defines);
         snprintf(name, sizeof name, "%s.gpu%d.%s", gc->label, m, kinds[k].what);
-        if (!gfx_char_load_program(&gc->gpu[m][k], kinds[k].vs, kinds[k].fs, defines, name)) {
+        bool built = k == KIND_DEFORM ? gfx_char_once_load_program(gc, &gc->gpu[m][k], defines, name)
+                                      : gfx_char_load_program(&gc->gpu[m][k], kinds[k].vs, kinds[k].fs, defines, name);
+        if (!built) {
             gc->gpu_failed[m] = true;
             return false;
         }

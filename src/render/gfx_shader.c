@@ -215,11 +215,12 @@ done:
 bool gfx_shader_program_build(gfx_program *out, const gfx_shader_program_desc *d)
 {
     out->id = 0;
-    GLuint vs = compile_stage(GL_VERTEX_SHADER, d->vs, d->defines, d->label);
+    const char *first = d->cs ? d->cs : d->vs;
+    GLuint vs = compile_stage(d->cs ? GL_COMPUTE_SHADER : GL_VERTEX_SHADER, first, d->defines, d->label);
     if (!vs)
         return false;
     GLuint fs = 0;
-    if (d->fs && !(fs = compile_stage(GL_FRAGMENT_SHADER, d->fs, d->defines, d->label))) {
+    if (!d->cs && d->fs && !(fs = compile_stage(GL_FRAGMENT_SHADER, d->fs, d->defines, d->label))) {
         glDeleteShader(vs);
         return false;
     }
@@ -227,7 +228,7 @@ bool gfx_shader_program_build(gfx_program *out, const gfx_shader_program_desc *d
     glAttachShader(prog, vs);
     if (fs)
         glAttachShader(prog, fs);
-    if (d->varying_count > 0)
+    if (!d->cs && d->varying_count > 0)
         glTransformFeedbackVaryings(prog, d->varying_count, d->varyings, GL_INTERLEAVED_ATTRIBS);
     glLinkProgram(prog);
     glDetachShader(prog, vs);
@@ -242,10 +243,10 @@ bool gfx_shader_program_build(gfx_program *out, const gfx_shader_program_desc *d
         char log[SHADER_LOG_MAX];
         glGetProgramInfoLog(prog, sizeof log, NULL, log);
         flatten_log(log);
-        if (d->fs)
+        if (fs)
             log_error("shaders/%s + shaders/%s: link failed: %s", d->vs, d->fs, log);
         else
-            log_error("shaders/%s: link failed: %s", d->vs, log);
+            log_error("shaders/%s: link failed: %s", first, log);
         glDeleteProgram(prog);
         return false;
     }

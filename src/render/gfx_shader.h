@@ -36,9 +36,10 @@ bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *
 /* The general form: a vertex shader, an optional fragment shader, and
  * optional transform-feedback varyings captured interleaved into one
  * buffer (programs that only stream vertices out, with rasterisation
- * discarded, have no fragment shader). */
+ * discarded, have no fragment shader); or a compute shader alone. */
 typedef struct gfx_shader_program_desc {
-    const char *vs;                 /* shaders/ name */
+    const char *vs;                 /* shaders/ name; NULL with cs */
+    const char *cs;                 /* shaders/ name of a compute shader: the program's only stage */
     const char *fs;                 /* NULL: vertex stage only */
     const char *defines;            /* NULL: none */
     const char *const *varyings;    /* NULL: no transform feedback */
