@@ -200,14 +200,26 @@ static int compare_float(const void *a, const void *b)
 
 /* Median of STAGE (or the whole frame: PROF_STAGE_COUNT) over the profiler's
  * history, ms; 0 with no frames. */
-static double median_ms(const prof_t *p, int stage)
+static double median_of(float *v, int n)
 {
-    float v[PROF_HISTORY];
-    int n = prof_history(p, stage, v);
     if (n == 0)
         return 0.0;
     qsort(v, (size_t)n, sizeof v[0], compare_float);
     return 0.5 * ((double)v[(n - 1) / 2] + (double)v[n / 2]);
+}
+
+static double median_ms(const prof_t *p, int stage)
+{
+    float v[PROF_HISTORY];
+    return median_of(v, prof_history(p, stage, v));
+}
+
+/* Median of a GPU time over the frames that knew it; -1 if none did. */
+static double median_gpu_ms(const prof_t *p, prof_gpu which)
+{
+    float v[PROF_HISTORY];
+    int n = prof_gpu_history(p, which, v);
+    return n ? median_of(v, n) : -1.0;
 }
 
 /* The drawn figure's deformation settings as the last frame used them
@@ -235,6 +247,10 @@ static void write_report_figure(const app_t *app, FILE *f)
         const char *name = s == PROF_DEFORMATION ? "deform" : prof_stage_name((prof_stage)s);
         fprintf(f, ", \"%s_ms_median\": %.3f", name, median_ms(&app->prof, s));
     }
+    /* GPU timer queries (-1: none came back); on llvmpipe they have read
+     * nonsense (render/gfx_timer.h), on a GPU they are the GPU's own clock. */
+    fprintf(f, ", \"gpu_frame_ms_median\": %.3f, \"gpu_character_ms_median\": %.3f",
+            median_gpu_ms(&app->prof, PROF_GPU_FRAME), median_gpu_ms(&app->prof, PROF_GPU_CHARACTER));
     fputc('}', f);
     /* Like the timings, a measurement of this machine (and of its GL driver). */
     fprintf(f, ",\n  \"resources\": {\"peak_rss_mib\": %.1f}",
@@ -1064,8 +1080,14 @@ static int app_loop(app_t *app)
         bool last_frame = (opt->frames > 0 && app->frame_index + 1 >= opt->frames) || app->quit;
         if (w > 0 && h > 0)
             render(app, w, h, last_frame);
+        const figure_t *shown = app->viewer_mode ? &app->viewer.fig : app->ctrl ? app->fig : NULL;
+        prof_set_gpu(&app->prof, PROF_GPU_FRAME, gfx_last_gpu_ms() > 0.0 ? (float)gfx_last_gpu_ms() : -1.0f);
+        prof_set_gpu(&app->prof, PROF_GPU_CHARACTER,
+                     shown && shown->gfx ? (float)gfx_character_get_stats(shown->gfx)->gpu_ms : -1.0f);
         double t_swap = platform_now_s();
         platform_swap(&app->platform);
+        /* The one wait for the GPU of a frame, timed with the swap. */
+        gfx_pace_frames();
         prof_add(&app->prof, PROF_PRESENT, (float)((platform_now_s() - t_swap) * 1000.0));
 
         app->frame_index++;

@@ -4,7 +4,18 @@
 
 void prof_init(prof_t *p) { memset(p, 0, sizeof *p); }
 
-void prof_begin_frame(prof_t *p) { memset(p->current, 0, sizeof p->current); }
+void prof_begin_frame(prof_t *p)
+{
+    memset(p->current, 0, sizeof p->current);
+    for (int g = 0; g < PROF_GPU_COUNT; g++)
+        p->gpu_current[g] = -1.0f;
+}
+
+void prof_set_gpu(prof_t *p, prof_gpu which, float ms)
+{
+    if (which < PROF_GPU_COUNT)
+        p->gpu_current[which] = ms;
+}
 
 void prof_add(prof_t *p, prof_stage stage, float ms) { p->current[stage] += ms; }
 
@@ -12,6 +23,8 @@ void prof_end_frame(prof_t *p, float frame_ms)
 {
     for (int s = 0; s < PROF_STAGE_COUNT; s++)
         p->ms[s][p->head] = p->current[s];
+    for (int g = 0; g < PROF_GPU_COUNT; g++)
+        p->gpu_ms[g][p->head] = p->gpu_current[g];
     p->frame_ms[p->head] = frame_ms;
     p->head = (p->head + 1) % PROF_HISTORY;
     if (p->filled < PROF_HISTORY)
@@ -47,4 +60,17 @@ const char *prof_stage_name(prof_stage stage)
     static const char *names[PROF_STAGE_COUNT] = {"input", "simulation", "controller", "deformation",
                                                   "render",    "ui",         "present"};
     return stage < PROF_STAGE_COUNT ? names[stage] : "?";
+}
+
+int prof_gpu_history(const prof_t *p, prof_gpu which, float *out)
+{
+    if (which >= PROF_GPU_COUNT)
+        return 0;
+    int start = p->filled < PROF_HISTORY ? 0 : p->head, n = 0;
+    for (int i = 0; i < p->filled; i++) {
+        float v = p->gpu_ms[which][(start + i) % PROF_HISTORY];
+        if (v >= 0.0f)
+            out[n++] = v;
+    }
+    return n;
 }

@@ -23,10 +23,21 @@ typedef enum prof_stage {
 
 enum { PROF_HISTORY = 240 };
 
+/* GPU times a frame reports beside its CPU stages (ms; < 0: not known yet):
+ * the whole frame (render/gfx's timer) and the character's part of it
+ * (its passes and its compute pass: gfx_character_stats.gpu_ms). */
+typedef enum prof_gpu {
+    PROF_GPU_FRAME,
+    PROF_GPU_CHARACTER,
+    PROF_GPU_COUNT
+} prof_gpu;
+
 typedef struct prof_t {
     float ms[PROF_STAGE_COUNT][PROF_HISTORY];
     float frame_ms[PROF_HISTORY];  /* whole frame, start to start */
     float current[PROF_STAGE_COUNT];
+    float gpu_ms[PROF_GPU_COUNT][PROF_HISTORY];
+    float gpu_current[PROF_GPU_COUNT];
     int head;                      /* next slot to write */
     int filled;                    /* valid slots, <= PROF_HISTORY */
 } prof_t;
@@ -34,6 +45,8 @@ typedef struct prof_t {
 void prof_init(prof_t *p);
 void prof_begin_frame(prof_t *p);
 void prof_add(prof_t *p, prof_stage stage, float ms);
+/* The frame's GPU time WHICH (the latest the GPU has reported). */
+void prof_set_gpu(prof_t *p, prof_gpu which, float ms);
 void prof_end_frame(prof_t *p, float frame_ms);
 float prof_average_ms(const prof_t *p, prof_stage stage);
 float prof_average_frame_ms(const prof_t *p);
@@ -41,5 +54,8 @@ float prof_average_frame_ms(const prof_t *p);
  * PROF_STAGE_COUNT) into out[PROF_HISTORY]; returns the valid count. */
 int prof_history(const prof_t *p, int stage, float *out);
 const char *prof_stage_name(prof_stage stage);
+/* Oldest-first copy of WHICH's known (>= 0) values into out[PROF_HISTORY];
+ * returns their count. */
+int prof_gpu_history(const prof_t *p, prof_gpu which, float *out);
 
 #endif

@@ -154,6 +154,9 @@ static struct {
     int hook_count;
     gfx_timer timer;
     gfx_frame_stats stats;
+    /* gfx_pace_frames: a fence after each presented frame, by frame parity. */
+    GLsync frame_fence[GFX_FRAMES_IN_FLIGHT];
+    unsigned paced_frames;
 } G;
 
 
@@ -434,6 +437,9 @@ void gfx_shutdown(void)
         glDeleteFramebuffers(1, &G.shadow_cache.fbo.id);
     if (G.shadow_cache.tex.id)
         glDeleteTextures(1, &G.shadow_cache.tex.id);
+    for (int i = 0; i < GFX_FRAMES_IN_FLIGHT; i++)
+        if (G.frame_fence[i])
+            glDeleteSync(G.frame_fence[i]);
     gfx_validate_shutdown();
     memset(&G, 0, sizeof G);
 }
@@ -1031,6 +1037,27 @@ const gfx_frame_stats *gfx_get_frame_stats(void) { return &G.stats; }
 double gfx_last_gpu_ms(void) { return gfx_timer_ms(&G.timer); }
 
 void gfx_set_finish_timing(bool on) { gfx_timer_set_finish_mode(&G.timer, on); }
+
+/* A pending fence older than this means the GPU hung: stop waiting (ns). */
+#define PACE_TIMEOUT_NS 2000000000ull
+
+double gfx_pace_frames(void)
+{
+    int now = (int)(G.paced_frames % GFX_FRAMES_IN_FLIGHT);
+    int oldest = (int)((G.paced_frames + 1) % GFX_FRAMES_IN_FLIGHT);
+    if (G.frame_fence[now])
+        glDeleteSync(G.frame_fence[now]);
+    G.frame_fence[now] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    G.paced_frames++;
+    double waited = 0.0;
+    GLsync f = G.frame_fence[oldest];
+    if (f && glClientWaitSync(f, 0, 0) == GL_TIMEOUT_EXPIRED) {
+        double t0 = gfx_wall_seconds();
+        glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, PACE_TIMEOUT_NS);
+        waited = (gfx_wall_seconds() - t0) * 1e3;
+    }
+    return waited;
+}
 
 void gfx_set_switches(const gfx_switches *s)
 {

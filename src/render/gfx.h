@@ -203,4 +203,16 @@ double gfx_last_gpu_ms(void);
  * any driver, but stalls the pipeline); false (default): timer queries. */
 void gfx_set_finish_timing(bool on);
 
+/* Frames the GPU may have queued behind the CPU, this one included. */
+enum { GFX_FRAMES_IN_FLIGHT = 2 };
+/* Frame pacing, the one place the CPU waits for the GPU: call right after
+ * presenting a frame. Fences it, then waits until the GPU has finished the
+ * frame before it, so the CPU runs at most one frame ahead. A driver that
+ * blocks in the swap (llvmpipe, vsync) makes this free; one that queues
+ * frames without limit (NVIDIA's offscreen EGL) would otherwise make the
+ * first fenced resource of the next frame wait, inside a stage that is
+ * then timed as if it were slow (the character's stream slots: the deform
+ * stage). Returns the milliseconds waited. */
+double gfx_pace_frames(void);
+
 #endif

@@ -309,6 +309,8 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         gfx_character_destroy(gc);
         return NULL;
     }
+    glGenQueries(GPU_TIME_FRAMES * 4, &gc->gpu_time_query[0][0]);
+    gc->stats.gpu_ms = -1.0;
     gc->stats.vertex_count = gc->vertex_count;
     gc->stats.triangle_count = gc->index_count / 3;
     gc->stats.stream_bytes = (uint32_t)gc->slot_bytes;
@@ -328,6 +330,8 @@ void gfx_character_destroy(gfx_character *gc)
         if (gc->vao[s].id)
             glDeleteVertexArrays(1, &gc->vao[s].id);
     }
+    if (gc->gpu_time_query[0][0])
+        glDeleteQueries(GPU_TIME_FRAMES * 4, &gc->gpu_time_query[0][0]);
     gfx_char_once_destroy(gc);
     gfx_char_cull_destroy(gc);
     gfx_char_hybrid_destroy(gc);
@@ -549,15 +553,58 @@ static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info 
     return sqrtf(d2) + scale * reach < info->fog_free_cm;
 }
 
-/* One pass of the frame (shadow, then main): the ready slot, drawn the way
- * it was ended with. Order of the techniques: skin once, the hybrid, GPU
- * blend shapes (with GPU skinning), then one draw of the slot (GPU skinning
- * of the slot's bind pose, or the CPU's deformed vertices). */
+/* Frame F's character GPU time, if both passes were timed and the last
+ * timestamp is back; the ring entry is free again either way. */
+static void collect_gpu_time(gfx_character *gc, int f)
+{
+    bool *issued = gc->gpu_time_issued[f];
+    if (!issued[0] && !issued[1])
+        return;
+    GLuint *q = gc->gpu_time_query[f];
+    GLint ready = 0;
+    glGetQueryObjectiv(q[issued[1] ? 3 : 1], GL_QUERY_RESULT_AVAILABLE, &ready);
+    if (ready) {
+        double ms = 0.0;
+        for (int pass = 0; pass < 2; pass++) {
+            if (!issued[pass])
+                continue;
+            GLuint64 t0 = 0, t1 = 0;
+            glGetQueryObjectui64v(q[2 * pass], GL_QUERY_RESULT, &t0);
+            glGetQueryObjectui64v(q[2 * pass + 1], GL_QUERY_RESULT, &t1);
+            ms += t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+        }
+        gc->stats.gpu_ms = ms;
+        gc->stats.gpu_samples++;
+    }
+    issued[0] = issued[1] = false;
+}
+
+static void draw_slot(gfx_character *gc, const gfx_pass_info *info);
+
+/* One pass of the frame (shadow, then main), timed on the GPU: the main
+ * pass ends the character's frame and collects the oldest frame's time. */
 static void draw_hook(const gfx_pass_info *info, void *user)
 {
     gfx_character *gc = user;
     if (!gc->visible || gc->ready < 0)
         return;
+    int f = gc->gpu_time_frame, pass = info->pass == GFX_PASS_MAIN;
+    glQueryCounter(gc->gpu_time_query[f][2 * pass], GL_TIMESTAMP);
+    draw_slot(gc, info);
+    glQueryCounter(gc->gpu_time_query[f][2 * pass + 1], GL_TIMESTAMP);
+    gc->gpu_time_issued[f][pass] = true;
+    if (pass) {
+        gc->gpu_time_frame = (f + 1) % GPU_TIME_FRAMES;
+        collect_gpu_time(gc, gc->gpu_time_frame);
+    }
+}
+
+/* One pass of the frame (shadow, then main): the ready slot, drawn the way
+ * it was ended with. Order of the techniques: skin once, the hybrid, GPU
+ * blend shapes (with GPU skinning), then one draw of the slot (GPU skinning
+ * of the slot's bind pose, or the CPU's deformed vertices). */
+static void draw_slot(gfx_character *gc, const gfx_pass_info *info)
+{
     int s = gc->ready;
     int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
                : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT

@@ -126,6 +126,12 @@ typedef struct gfx_character_stats {
     /* Triangles the last shadow [0] and main [1] pass handed GL, and of
      * those the sample cull left out (sample_cull.h; CPU path). */
     uint32_t triangles_drawn[2], triangles_culled[2];
+    /* GPU time of the character's commands in the shadow and main pass of
+     * the latest frame whose timestamps came back (GL_TIMESTAMP; ms, < 0
+     * none yet): the skin-once compute pass, the morph and skinning in the
+     * vertex shaders and both passes' draws. */
+    double gpu_ms;
+    uint64_t gpu_samples;      /* frames measured so */
 } gfx_character_stats;
 
 /* Uploads C's meshes and materials, and MORPH's blend-shape deltas (NULL, or

@@ -56,6 +56,8 @@ enum {
 /* GPU skinning variants (gfx_skin_mode >= 0) and program kinds; DEFORM is
  * the skin-once compute pass (shaders/character_deform.comp). */
 enum { GPU_METHODS = 3, KIND_LIT = 0, KIND_NOSHADOW, KIND_SHADOW, KIND_CAPTURE, KIND_DEFORM, KINDS };
+/* Frames of character timestamps in flight (gpu_time_query). */
+enum { GPU_TIME_FRAMES = 4 };
 /* Hybrid keys in the key ring: the two a slot blends, plus one being
  * written, plus one for a frame still on the GPU (each key is fenced). */
 enum { KEY_SLOTS = 4 };
@@ -230,6 +232,13 @@ struct gfx_character {
     bool all_triangles; /* gfx_character_set_all_triangles: the cull off */
     float model[16];
     bool visible;
+    /* GPU time of the character's part of a frame: timestamps around its
+     * draw hook in the shadow and the main pass (a compute pass included),
+     * per frame of a ring read back GPU_TIME_FRAMES - 1 frames later, when
+     * available (never waited for). */
+    GLuint gpu_time_query[GPU_TIME_FRAMES][4];
+    bool gpu_time_issued[GPU_TIME_FRAMES][2]; /* [frame][pass]: both timestamps issued */
+    int gpu_time_frame;
     gfx_character_stats stats;
 };
 
