@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Turns `strider bench ... --csv` files into PNG plots.
 
-usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV [CSV ...]]
+usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV [CSV ...]] [--query]
                                             [--skinning CSV] [--skinning-paths CSV [CSV ...]]
                                             [--pfnn CSV] [--render CSV] --out DIR
 
 - blendshapes: frame time vs active shape count, one line per method, CPU
   solid and GPU dashed (log-log, in the style of GPU Gems 3 Fig. 3-6); one
   panel per CSV (e.g. the default character and the Dawn-scale mesh). GPU
-  times are the benchmark's glFinish-bracketed wall times; methods the
+  times are the benchmark's glFinish-bracketed wall times, or with --query
+  its GL timer queries (the GPU's own clock; trust them on a real GPU, not
+  on llvmpipe, whose queries the benchmark marks suspect); methods the
   benchmark skipped (its "# ... skipped:" lines) are named in the panel;
   counts capped at the mesh's shape count are plotted once, at the count
   actually applied;
@@ -55,10 +57,10 @@ def subtitle(h):
 
 # One colour per method in every panel, so a skipped method does not shift them.
 METHOD_COLOURS = {"cpu-dense": "C0", "cpu-sparse": "C1", "gpu-ssbo-dense": "C2", "gpu-ssbo-sparse": "C3",
-                  "gpu-tf-multipass": "C4"}
+                  "gpu-tf-multipass": "C4", "gpu-compute-dense": "C5", "gpu-compute-sparse": "C6"}
 
 
-def blendshapes_panel(ax, path):
+def blendshapes_panel(ax, path, query=False):
     h, rows = load(path)
     # Methods in the order the benchmark ran them; CPU solid, GPU dashed.
     methods = []
@@ -72,11 +74,16 @@ def blendshapes_panel(ax, path):
             if r["method"] == method and int(r["active"]) not in by_active:
                 by_active[int(r["active"])] = r
         xs = sorted(by_active)
-        med = [float(by_active[x]["median_us"]) / 1000.0 for x in xs]
-        lo = [float(by_active[x]["min_us"]) / 1000.0 for x in xs]
-        hi = [float(by_active[x]["max_us"]) / 1000.0 for x in xs]
-        px = [max(x, 0.5) for x in xs]
         gpu = method.startswith("gpu-")
+        if gpu and query:
+            # The GPU's own clock: the timer query's median (no band).
+            med = [float(by_active[x]["gpu_query_us"]) / 1000.0 for x in xs]
+            lo = hi = med
+        else:
+            med = [float(by_active[x]["median_us"]) / 1000.0 for x in xs]
+            lo = [float(by_active[x]["min_us"]) / 1000.0 for x in xs]
+            hi = [float(by_active[x]["max_us"]) / 1000.0 for x in xs]
+        px = [max(x, 0.5) for x in xs]
         line, = ax.plot(px, med, marker="s" if gpu else "o", linestyle="--" if gpu else "-", label=method,
                         color=METHOD_COLOURS.get(method))
         ax.fill_between(px, lo, hi, color=line.get_color(), alpha=0.12)
@@ -94,14 +101,14 @@ def blendshapes_panel(ax, path):
     ax.legend(fontsize=8)
 
 
-def plot_blendshapes(paths, out):
+def plot_blendshapes(paths, out, query=False):
     if isinstance(paths, str):
         paths = [paths]
     fig, axes = plt.subplots(1, len(paths), figsize=(8 * len(paths), 5.5), squeeze=False)
     for ax, path in zip(axes[0], paths):
-        blendshapes_panel(ax, path)
-    fig.suptitle("Blend shapes: frame time vs active count (GPU Gems 3 Fig. 3-6 style; GPU = glFinish wall time)",
-                 fontsize=10)
+        blendshapes_panel(ax, path, query)
+    fig.suptitle("Blend shapes: frame time vs active count (GPU Gems 3 Fig. 3-6 style; GPU = %s)" %
+                 ("GL timer query" if query else "glFinish wall time"), fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "bench_blendshapes.png"), dpi=110)
 
@@ -255,6 +262,8 @@ def main():
     ap.add_argument("--skinning-paths", nargs="+", help="skinning CSVs with GPU paths (one panel each)")
     ap.add_argument("--pfnn")
     ap.add_argument("--render", help="a `strider bench render` CSV")
+    ap.add_argument("--query", action="store_true",
+                    help="blendshapes: GPU methods by their GL timer query, not the glFinish wall time")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     if not (a.blendshapes or a.skinning or a.pfnn or a.skinning_paths or a.render):
@@ -267,7 +276,10 @@ def main():
             for p in path if isinstance(path, list) else [path]:
                 if not os.path.exists(p):
                     sys.exit("%s: no such file" % p)
-            fn(path, a.out)
+            if name == "blendshapes":
+                fn(path, a.out, a.query)
+            else:
+                fn(path, a.out)
             print("wrote %s" % os.path.join(a.out, "bench_%s.png" % name))
 
 

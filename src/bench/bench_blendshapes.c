@@ -44,12 +44,22 @@
 #define STRIDER_BINARY_DIR "build/release"
 #endif
 
-enum { METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE, METHOD_GPU_SSBO_SPARSE, METHOD_GPU_TF, METHOD_COUNT };
-static const char *const k_methods[METHOD_COUNT] = {"cpu-dense", "cpu-sparse", "gpu-ssbo-dense", "gpu-ssbo-sparse",
+enum {
+    METHOD_CPU_DENSE,
+    METHOD_CPU_SPARSE,
+    METHOD_GPU_SSBO_DENSE,
+    METHOD_GPU_SSBO_SPARSE,
+    METHOD_GPU_COMPUTE_DENSE,
+    METHOD_GPU_COMPUTE_SPARSE,
+    METHOD_GPU_TF,
+    METHOD_COUNT
+};
+static const char *const k_methods[METHOD_COUNT] = {"cpu-dense",         "cpu-sparse",         "gpu-ssbo-dense",
+                                                    "gpu-ssbo-sparse",   "gpu-compute-dense",  "gpu-compute-sparse",
                                                     "gpu-tf-multipass"};
-static const gfx_morph_method k_gpu_method[METHOD_COUNT] = {GFX_MORPH_METHOD_COUNT, GFX_MORPH_METHOD_COUNT,
-                                                            GFX_MORPH_SSBO_DENSE, GFX_MORPH_SSBO_SPARSE,
-                                                            GFX_MORPH_TF_MULTIPASS};
+static const gfx_morph_method k_gpu_method[METHOD_COUNT] = {
+    GFX_MORPH_METHOD_COUNT,  GFX_MORPH_METHOD_COUNT,   GFX_MORPH_SSBO_DENSE,  GFX_MORPH_SSBO_SPARSE,
+    GFX_MORPH_COMPUTE_DENSE, GFX_MORPH_COMPUTE_SPARSE, GFX_MORPH_TF_MULTIPASS};
 static const int k_default_counts[] = {0, 1, 2, 4, 8, 16, 32, 50, 64, 128, 256};
 
 static bool is_gpu(int m) { return m >= METHOD_GPU_SSBO_DENSE; }
@@ -57,7 +67,9 @@ static bool is_gpu(int m) { return m >= METHOD_GPU_SSBO_DENSE; }
 static void usage(FILE *out)
 {
     fputs("usage: strider bench blendshapes [options]\n"
-          "  --methods LIST      cpu-dense, cpu-sparse, gpu-ssbo-dense, gpu-ssbo-sparse,\n"
+          "  --methods LIST      cpu-dense, cpu-sparse, gpu-ssbo-dense, gpu-ssbo-sparse (one pass in a\n"
+          "                      vertex shader, captured by transform feedback), gpu-compute-dense,\n"
+          "                      gpu-compute-sparse (the same shader code in a compute pass),\n"
           "                      gpu-tf-multipass (default: all; gpu-* open a hidden OpenGL 4.3+\n"
           "                      context and fail with exit 1 when there is none)\n"
           "  --counts LIST       active shapes, 0..4096, default 0,1,2,4,8,16,32,50,64,128,256;\n"
@@ -266,8 +278,9 @@ static bool mesh_path(const char *arg, char *out, size_t size)
 int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
 {
     bench_common c = {.repeats = 51, .warmup = 5};
-    int methods[BENCH_LIST_MAX] = {METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE,
-                                   METHOD_GPU_SSBO_SPARSE, METHOD_GPU_TF};
+    int methods[BENCH_LIST_MAX] = {METHOD_CPU_DENSE,         METHOD_CPU_SPARSE,         METHOD_GPU_SSBO_DENSE,
+                                   METHOD_GPU_SSBO_SPARSE,   METHOD_GPU_COMPUTE_DENSE,  METHOD_GPU_COMPUTE_SPARSE,
+                                   METHOD_GPU_TF};
     int nmethods = METHOD_COUNT;
     int counts[BENCH_LIST_MAX], ncounts = (int)(sizeof k_default_counts / sizeof k_default_counts[0]);
     memcpy(counts, k_default_counts, sizeof k_default_counts);
@@ -315,7 +328,8 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
         used[methods[mi]] = true;
         any_gpu |= is_gpu(methods[mi]);
     }
-    want_dense = used[METHOD_CPU_DENSE] || used[METHOD_GPU_SSBO_DENSE] || used[METHOD_GPU_TF];
+    want_dense =
+        used[METHOD_CPU_DENSE] || used[METHOD_GPU_SSBO_DENSE] || used[METHOD_GPU_COMPUTE_DENSE] || used[METHOD_GPU_TF];
 
     /* A copy: the GL context fills in its renderer. */
     bench_env env = *env_in;

@@ -64,6 +64,7 @@ enum {
     PATH_GPU_POINTS,
     PATH_GPU_MATRIX,
     PATH_GPU_DQS,
+    PATH_GPU_COMPUTE,
     PATH_GPU_UNBINNED,
     PATH_GPU_BINNED,
     PATH_GPU_COMPRESSED,
@@ -79,7 +80,7 @@ enum {
 };
 static const char *const k_paths[PATH_NAMES] = {
     "cpu-reference", "cpu-scalar",  "cpu-sse2",       "cpu-avx2",      "cpu-dqs",      "cpu-copy",
-    "gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs",     "gpu-unbinned",  "gpu-binned",
+    "gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs",     "gpu-compute",   "gpu-unbinned",  "gpu-binned",
     "gpu-compressed", "gpu-skin-once", "gpu-per-pass", "gpu-hybrid-lerp", "hybrid",
     "cpu",            "gpu"};
 
@@ -95,7 +96,10 @@ static void usage(FILE *out)
           "                        read of the joint indices, the bytes a 1-influence kernel moves; at\n"
           "                        each --threads count, split as a job is: how far memory scales)\n"
           "                      GPU (a GL 4.3+ context; the character mesh, vertex shader skin.glsl):\n"
-          "                        gpu-lbs-points, gpu-lbs-matrix, gpu-dqs (the game's variants),\n"
+          "                        gpu-lbs-points, gpu-lbs-matrix, gpu-dqs (the game's variants,\n"
+          "                        captured by transform feedback),\n"
+          "                        gpu-compute (gpu-lbs-matrix's shader code in a compute pass: how\n"
+          "                        the game's skin once deforms),\n"
           "                        gpu-unbinned (one variant compiled for N influences, all vertices),\n"
           "                        gpu-binned (vertices grouped by influence count, a variant per bin),\n"
           "                        gpu-compressed (24-byte stream decoded in the shader),\n"
@@ -481,7 +485,8 @@ typedef struct gpu_row {
 static gfx_skin_bench_run_desc gpu_desc(int p, int influences, int warmup, int repeats)
 {
     static const int k_map[] = {[PATH_GPU_POINTS] = GFX_SKIN_BENCH_SKIN, [PATH_GPU_MATRIX] = GFX_SKIN_BENCH_SKIN,
-                                [PATH_GPU_DQS] = GFX_SKIN_BENCH_SKIN,    [PATH_GPU_UNBINNED] = GFX_SKIN_BENCH_UNBINNED,
+                                [PATH_GPU_DQS] = GFX_SKIN_BENCH_SKIN,    [PATH_GPU_COMPUTE] = GFX_SKIN_BENCH_COMPUTE,
+                                [PATH_GPU_UNBINNED] = GFX_SKIN_BENCH_UNBINNED,
                                 [PATH_GPU_BINNED] = GFX_SKIN_BENCH_BINNED,
                                 [PATH_GPU_COMPRESSED] = GFX_SKIN_BENCH_COMPRESSED,
                                 [PATH_GPU_SKIN_ONCE] = GFX_SKIN_BENCH_SKIN_ONCE,
@@ -769,7 +774,8 @@ static bool add_cpu_row(bench_table *t, int path, const char *method, const char
 static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
 {
     static const char *const methods[] = {[PATH_GPU_POINTS] = "lbs-points",  [PATH_GPU_MATRIX] = "lbs-matrix",
-                                          [PATH_GPU_DQS] = "dqs",            [PATH_GPU_UNBINNED] = "lbs-matrix",
+                                          [PATH_GPU_DQS] = "dqs",            [PATH_GPU_COMPUTE] = "lbs-matrix",
+                                          [PATH_GPU_UNBINNED] = "lbs-matrix",
                                           [PATH_GPU_BINNED] = "lbs-matrix",  [PATH_GPU_COMPRESSED] = "lbs-matrix",
                                           [PATH_GPU_SKIN_ONCE] = "lbs-matrix", [PATH_GPU_PER_PASS] = "lbs-matrix",
                                           [PATH_GPU_LERP] = "lerp"};
@@ -809,6 +815,7 @@ static void note_ratios(bench_table *t, const gpu_row *rows, int nrows)
         const char *what;
     } pairs[] = {{PATH_GPU_BINNED, PATH_GPU_UNBINNED, "binned / unbinned"},
                  {PATH_GPU_SKIN_ONCE, PATH_GPU_PER_PASS, "skin-once / per-pass"},
+                 {PATH_GPU_COMPUTE, PATH_GPU_MATRIX, "compute / lbs-matrix (transform feedback)"},
                  {PATH_GPU_COMPRESSED, PATH_GPU_MATRIX, "compressed / lbs-matrix"},
                  {PATH_GPU_LERP, PATH_GPU_MATRIX, "hybrid lerp / lbs-matrix"}};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {

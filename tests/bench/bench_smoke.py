@@ -107,8 +107,9 @@ def gl_checks(a):
     check(doc["env"]["gl_renderer"] not in ("", "none") and doc["env"]["gl_version"] not in ("", "none"),
           "header names the GL renderer and version: %s, %s" % (doc["env"]["gl_renderer"], doc["env"]["gl_version"]))
     check("# gl: " + doc["env"]["gl_renderer"] in q.stdout, "the printed header names the GL renderer")
-    methods = {"cpu-dense", "cpu-sparse", "gpu-ssbo-dense", "gpu-ssbo-sparse", "gpu-tf-multipass"}
-    check({r["method"] for r in rows} == methods, "all five methods ran by default")
+    methods = {"cpu-dense", "cpu-sparse", "gpu-ssbo-dense", "gpu-ssbo-sparse", "gpu-compute-dense",
+               "gpu-compute-sparse", "gpu-tf-multipass"}
+    check({r["method"] for r in rows} == methods, "all seven methods ran by default")
     check(sorted({int(r["active"]) for r in rows}) == [0, 1, 5, 54, 256], "every count ran")
     for r in rows:
         gpu = r["method"].startswith("gpu-")
@@ -152,8 +153,8 @@ def gl_skinning_checks(a):
              "--influences", "1,2,4", "--csv", p + ".csv", "--json", p + ".json"])
     rows, doc = read_outputs(p)
     check(doc["env"]["gl_renderer"] not in ("", "none"), "skinning header names the GL renderer")
-    gpu_paths = {"gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs", "gpu-unbinned", "gpu-binned", "gpu-compressed",
-                 "gpu-skin-once", "gpu-per-pass"}
+    gpu_paths = {"gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs", "gpu-compute", "gpu-unbinned", "gpu-binned",
+                 "gpu-compressed", "gpu-skin-once", "gpu-per-pass"}
     check({r["path"] for r in rows} == gpu_paths | {"cpu-scalar", "gpu-hybrid-lerp"},
           "every GPU skinning path ran next to cpu-scalar")
     check([r["influences"] for r in rows if r["path"] == "gpu-hybrid-lerp"] == ["4"], "the hybrid lerp ran once")

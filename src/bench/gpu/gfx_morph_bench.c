@@ -26,7 +26,12 @@ _Static_assert((int)GFX_MORPH_DELTA_FLOATS == (int)GFX_MORPH_CPU_DELTA_FLOATS, "
  * failure, in ns (a frame of this benchmark takes well under a second). */
 #define RING_WAIT_NS 10000000000ull
 
-static const char *const k_method_label[GFX_MORPH_METHOD_COUNT] = {"ssbo_dense", "ssbo_sparse", "tf_multipass"};
+static const char *const k_method_label[GFX_MORPH_METHOD_COUNT] = {"ssbo_dense", "ssbo_sparse", "tf_multipass",
+                                                                   "compute_dense", "compute_sparse"};
+
+static bool is_compute(gfx_morph_method m) { return m == GFX_MORPH_COMPUTE_DENSE || m == GFX_MORPH_COMPUTE_SPARSE; }
+/* The layout a one-pass method reads. */
+static bool is_dense(gfx_morph_method m) { return m == GFX_MORPH_SSBO_DENSE || m == GFX_MORPH_COMPUTE_DENSE; }
 
 /* A vertex-only program: rasterisation is discarded and the output is
  * captured by the xfb_* qualifiers in the shader. */
@@ -176,14 +181,13 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
         if (!d->methods[m])
             set_reason(b, (gfx_morph_method)m, "not asked for");
     }
-    if (!d->dense) {
-        if (b->ready[GFX_MORPH_SSBO_DENSE])
-            set_reason(b, GFX_MORPH_SSBO_DENSE, "no dense deltas given");
-        if (b->ready[GFX_MORPH_TF_MULTIPASS])
-            set_reason(b, GFX_MORPH_TF_MULTIPASS, "no dense deltas given");
+    for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
+        bool dense = is_dense((gfx_morph_method)m) || m == GFX_MORPH_TF_MULTIPASS;
+        if (b->ready[m] && dense && !d->dense)
+            set_reason(b, (gfx_morph_method)m, "no dense deltas given");
+        if (b->ready[m] && !dense && !d->vertex_offset)
+            set_reason(b, (gfx_morph_method)m, "no sparse deltas given");
     }
-    if (!d->vertex_offset && b->ready[GFX_MORPH_SSBO_SPARSE])
-        set_reason(b, GFX_MORPH_SSBO_SPARSE, "no sparse deltas given");
 
     uint32_t tc = d->target_count ? d->target_count : 1;
     b->weight_scratch = calloc(tc, sizeof *b->weight_scratch);
@@ -202,18 +206,22 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
     size_t sparse_bytes = (size_t)d->pair_count * RECORD_BYTES;
     /* One glBindBufferRange must cover a whole layout. */
     char why[GFX_MORPH_REASON_MAX];
-    if (b->ready[GFX_MORPH_SSBO_DENSE] && (int64_t)dense_bytes > info->max_ssbo_block_size) {
-        snprintf(why, sizeof why, "dense deltas %.0f MB > GL_MAX_SHADER_STORAGE_BLOCK_SIZE %.0f MB",
-                 (double)dense_bytes / 1048576.0, (double)info->max_ssbo_block_size / 1048576.0);
-        set_reason(b, GFX_MORPH_SSBO_DENSE, why);
+    bool need_dense = b->ready[GFX_MORPH_TF_MULTIPASS], need_sparse = false;
+    for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
+        if (m == GFX_MORPH_TF_MULTIPASS || !b->ready[m])
+            continue;
+        bool dense = is_dense((gfx_morph_method)m);
+        size_t bytes = dense ? dense_bytes : sparse_bytes;
+        if ((int64_t)bytes > info->max_ssbo_block_size) {
+            snprintf(why, sizeof why, "%s deltas %.0f MB > GL_MAX_SHADER_STORAGE_BLOCK_SIZE %.0f MB",
+                     dense ? "dense" : "sparse", (double)bytes / 1048576.0,
+                     (double)info->max_ssbo_block_size / 1048576.0);
+            set_reason(b, (gfx_morph_method)m, why);
+            continue;
+        }
+        need_dense |= dense;
+        need_sparse |= !dense;
     }
-    if (b->ready[GFX_MORPH_SSBO_SPARSE] && (int64_t)sparse_bytes > info->max_ssbo_block_size) {
-        snprintf(why, sizeof why, "sparse deltas %.0f MB > GL_MAX_SHADER_STORAGE_BLOCK_SIZE %.0f MB",
-                 (double)sparse_bytes / 1048576.0, (double)info->max_ssbo_block_size / 1048576.0);
-        set_reason(b, GFX_MORPH_SSBO_SPARSE, why);
-    }
-    bool need_dense = b->ready[GFX_MORPH_SSBO_DENSE] || b->ready[GFX_MORPH_TF_MULTIPASS];
-    bool need_sparse = b->ready[GFX_MORPH_SSBO_SPARSE];
 
     if (!upload_records(&b->base, vbytes, d, write_base, label, "base") ||
         (need_dense && !upload_records(&b->dense, dense_bytes, d, write_dense, label, "dense_deltas")) ||
@@ -264,6 +272,17 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
         progs_ok &= load_vertex_program(&b->prog[GFX_MORPH_SSBO_SPARSE], "morph_bench.vert",
                                         "#define MORPH_LAYOUT MORPH_LAYOUT_SPARSE", lbl);
     }
+    for (int m = GFX_MORPH_COMPUTE_DENSE; m <= GFX_MORPH_COMPUTE_SPARSE; m++) {
+        if (!b->ready[m])
+            continue;
+        snprintf(lbl, sizeof lbl, "%s.%s", label, k_method_label[m]);
+        gfx_shader_program_desc cd = {.cs = "morph_bench.comp",
+                                      .defines = is_dense((gfx_morph_method)m)
+                                                     ? "#define MORPH_LAYOUT MORPH_LAYOUT_DENSE\n"
+                                                     : "#define MORPH_LAYOUT MORPH_LAYOUT_SPARSE\n",
+                                      .label = lbl};
+        progs_ok &= gfx_shader_program_build(&b->prog[m], &cd);
+    }
     if (b->ready[GFX_MORPH_TF_MULTIPASS]) {
         snprintf(lbl, sizeof lbl, "%s.tf_pass", label);
         progs_ok &= load_vertex_program(&b->prog[GFX_MORPH_TF_MULTIPASS], "morph_tf.vert", NULL, lbl);
@@ -274,9 +293,9 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
         gfx_morph_bench_destroy(b);
         return false;
     }
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
         GLuint p = b->prog[m].id;
-        if (!p)
+        if (!p || m == GFX_MORPH_TF_MULTIPASS)
             continue;
         glProgramUniform1i(p, glGetUniformLocation(p, "u_morph_first_vertex"), 0);
         glProgramUniform1ui(p, glGetUniformLocation(p, "u_morph_vertex_count"), d->vertex_count);
@@ -382,12 +401,14 @@ static void draw_captured(GLuint out_buffer, uint32_t vertex_count, uint32_t tfo
     glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
 }
 
-/* The SSBO methods: the frame's active data into the ring slot, one pass. */
+/* The one-pass methods: the frame's active data into the ring slot, one
+ * pass, by a vertex shader captured by transform feedback or by a compute
+ * pass. */
 static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
 {
     uint8_t *dst = (uint8_t *)b->ring_map + (size_t)slot * b->ring_slot_bytes;
     size_t bytes;
-    if (m == GFX_MORPH_SSBO_DENSE) {
+    if (is_dense(m)) {
         uint32_t header[2] = {(uint32_t)n, 0u};
         memcpy(dst, header, sizeof header);
         uint8_t *e = dst + MORPH_ACTIVE_HEADER_BYTES;
@@ -406,6 +427,16 @@ static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, b->ring.id,
                       (GLintptr)((size_t)slot * b->ring_slot_bytes), (GLsizeiptr)bytes);
     glUseProgram(b->prog[m].id);
+    if (is_compute(m)) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, b->base.id);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_OUT, b->out.id);
+        gfx_validate_dispatch("morph bench compute");
+        glDispatchCompute((b->vertex_count + DEFORM_GROUP_SIZE - 1) / DEFORM_GROUP_SIZE, 1, 1);
+        /* Transform feedback's writes are ordered with later reads; a
+         * compute pass's need the barrier. */
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT);
+        return 1;
+    }
     glBindVertexArray(b->vao_base.id);
     draw_captured(b->out.id, b->vertex_count, b->tfo);
     return 1;

@@ -1,9 +1,11 @@
 /* gfx_morph_bench: offscreen GPU blend shapes of one mesh, for `strider bench
  * blendshapes` and the GL tests: shaders/morph.glsl (the game's code) in one
- * SSBO pass, dense or sparse, and the stream-out baseline of GPU Gems 3 3.2.3
- * (4 shapes per transform-feedback pass as vertex attributes, ping-pong, a
- * final normalise pass). All stream morph vertices (shaders/morph_bench.h)
- * into one buffer with rasterisation discarded; read() brings them back.
+ * SSBO pass, dense or sparse, in a vertex shader captured by transform
+ * feedback (rasterisation discarded) or in a compute pass; and the
+ * stream-out baseline of GPU Gems 3 3.2.3 (4 shapes per transform-feedback
+ * pass as vertex attributes, ping-pong, a final normalise pass). All write
+ * morph vertices (shaders/morph_bench.h) into one buffer; read() brings
+ * them back.
  * Deltas: immutable storage; active data: a persistent-mapped fenced ring.
  * Call order (GL 4.3+ current, gfx_init done): create() -> per frame run()
  * [clear_output() before / read() after, when checking] -> destroy().
@@ -25,6 +27,8 @@ typedef enum gfx_morph_method {
     GFX_MORPH_SSBO_DENSE = 0,
     GFX_MORPH_SSBO_SPARSE = 1,
     GFX_MORPH_TF_MULTIPASS = 2,
+    GFX_MORPH_COMPUTE_DENSE = 3,  /* morph.glsl in a compute pass (shaders/morph_bench.comp) */
+    GFX_MORPH_COMPUTE_SPARSE = 4,
     GFX_MORPH_METHOD_COUNT
 } gfx_morph_method;
 

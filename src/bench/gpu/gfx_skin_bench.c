@@ -42,7 +42,7 @@ static const char *const k_varyings[] = {"v_position", "v_normal", "v_tangent"};
 
 typedef struct program {
     gfx_program prog;
-    GLint u_influences, u_joint_count, u_view_proj, u_light_dir, u_pos_bias, u_pos_extent, u_t;
+    GLint u_influences, u_joint_count, u_view_proj, u_light_dir, u_pos_bias, u_pos_extent, u_t, u_count;
 } program;
 
 struct gfx_skin_bench {
@@ -65,6 +65,7 @@ struct gfx_skin_bench {
     program pass_depth, pass_main, pass_main_tf;     /* per pass: skinning in the draw */
     program once_depth, once_main;                   /* skin once: pass-through */
     program lerp;                                    /* hybrid in-between frames */
+    program compute[METHODS];                        /* skin_bench.comp: COMPUTE, and SKIN_ONCE's deform */
     gfx_skin_bench_run_desc last;                    /* the last run (read uses it) */
     bool ran;
 };
@@ -105,7 +106,29 @@ static bool build(gfx_skin_bench *b, program *p, const char *defines, bool with_
     p->u_pos_bias = glGetUniformLocation(prog, "u_pos_bias");
     p->u_pos_extent = glGetUniformLocation(prog, "u_pos_extent");
     p->u_t = glGetUniformLocation(prog, "u_t");
+    p->u_count = glGetUniformLocation(prog, "u_count");
     glProgramUniform1i(prog, p->u_joint_count, b->joint_count);
+    glProgramUniform1ui(prog, p->u_count, (GLuint)b->vertex_count);
+    return true;
+}
+
+/* skin_bench.comp for skinning METHOD. */
+static bool build_compute(gfx_skin_bench *b, program *p, int method)
+{
+    memset(p, 0, sizeof *p);
+    char name[LABEL_MAX * 2], defines[64];
+    snprintf(name, sizeof name, "%s.compute%d", b->label, method);
+    snprintf(defines, sizeof defines, "#define SKIN_METHOD %d\n", method);
+    gfx_shader_program_desc d = {.cs = "skin_bench.comp", .defines = defines, .label = name};
+    if (!gfx_shader_program_build(&p->prog, &d))
+        return false;
+    GLuint prog = p->prog.id;
+    p->u_influences = glGetUniformLocation(prog, "u_influences");
+    p->u_joint_count = glGetUniformLocation(prog, "u_joint_count");
+    p->u_count = glGetUniformLocation(prog, "u_count");
+    p->u_view_proj = p->u_light_dir = p->u_pos_bias = p->u_pos_extent = p->u_t = -1;
+    glProgramUniform1i(prog, p->u_joint_count, b->joint_count);
+    glProgramUniform1ui(prog, p->u_count, (GLuint)b->vertex_count);
     return true;
 }
 
@@ -141,6 +164,8 @@ static bool build_programs(gfx_skin_bench *b)
     ok = ok && build(b, &b->once_main, "#define SKIN_BENCH_PASSTHROUGH\n#define SKIN_BENCH_DRAW\n", true, false,
                      "once_main");
     ok = ok && build(b, &b->lerp, "#define SKIN_BENCH_LERP\n", false, true, "lerp");
+    for (int m = 0; m < METHODS && ok; m++)
+        ok = build_compute(b, &b->compute[m], m);
     return ok;
 }
 
@@ -463,7 +488,8 @@ void gfx_skin_bench_destroy(gfx_skin_bench *b)
         return;
     program *progs[] = {&b->skin[0], &b->skin[1], &b->skin[2], &b->fixed[0], &b->fixed[1], &b->fixed[2],
                         &b->fixed[3], &b->compressed, &b->pass_depth, &b->pass_main, &b->pass_main_tf,
-                        &b->once_depth, &b->once_main, &b->lerp};
+                        &b->once_depth, &b->once_main, &b->lerp, &b->compute[0], &b->compute[1],
+                        &b->compute[2]};
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++)
         gfx_shader_program_free(&progs[i]->prog);
     GLuint bufs[] = {b->raw.id,     b->binned.id, b->packed.id, b->ibo.id,
@@ -508,6 +534,18 @@ static void capture(const gfx_skin_bench *b, GLuint vao, const program *p, int i
     glEndTransformFeedback();
 }
 
+/* Skins every vertex with P's compute program into the output buffer, and
+ * orders the writes before later vertex fetches and read-backs. */
+static void compute(const gfx_skin_bench *b, const program *p, int influences)
+{
+    use(p, influences);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, b->raw.id);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_OUT, b->tf_out.id);
+    gfx_validate_dispatch("skin bench compute");
+    glDispatchCompute(((GLuint)b->vertex_count + DEFORM_GROUP_SIZE - 1) / DEFORM_GROUP_SIZE, 1, 1);
+    glMemoryBarrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
 /* The depth pass (light view) and the main pass (camera view) of VAO's triangles. */
 static void passes(const gfx_skin_bench *b, GLuint vao, const program *depth, const program *main_p, int influences)
 {
@@ -533,10 +571,11 @@ static void passes(const gfx_skin_bench *b, GLuint vao, const program *depth, co
 
 static void work(const gfx_skin_bench *b, const gfx_skin_bench_run_desc *r)
 {
-    bool dq = r->path == GFX_SKIN_BENCH_SKIN && r->method == METHOD_DQS;
+    bool dq = (r->path == GFX_SKIN_BENCH_SKIN || r->path == GFX_SKIN_BENCH_COMPUTE) && r->method == METHOD_DQS;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, dq ? b->dq.id : b->palette.id);
     int k = r->influences;
-    bool tf = r->path != GFX_SKIN_BENCH_PER_PASS;
+    bool tf = r->path != GFX_SKIN_BENCH_PER_PASS && r->path != GFX_SKIN_BENCH_SKIN_ONCE &&
+              r->path != GFX_SKIN_BENCH_COMPUTE;
     if (tf) {
         glEnable(GL_RASTERIZER_DISCARD);
         glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, b->tfo);
@@ -561,11 +600,11 @@ static void work(const gfx_skin_bench *b, const gfx_skin_bench_run_desc *r)
         capture(b, b->vao_packed.id, &b->compressed, k, 0, b->vertex_count);
         break;
     case GFX_SKIN_BENCH_SKIN_ONCE:
-        capture(b, b->vao_raw.id, &b->skin[METHOD_LBS_MATRIX], k, 0, b->vertex_count);
-        glDisable(GL_RASTERIZER_DISCARD);
-        glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
-        tf = false;
+        compute(b, &b->compute[METHOD_LBS_MATRIX], k);
         passes(b, b->vao_skinned.id, &b->once_depth, &b->once_main, k);
+        break;
+    case GFX_SKIN_BENCH_COMPUTE:
+        compute(b, &b->compute[r->method], k);
         break;
     case GFX_SKIN_BENCH_PER_PASS:
         passes(b, b->vao_raw.id, &b->pass_depth, &b->pass_main, k);
@@ -586,11 +625,12 @@ static void work(const gfx_skin_bench *b, const gfx_skin_bench_run_desc *r)
 
 bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx_skin_bench_result *out)
 {
-    static const char *const names[GFX_SKIN_BENCH_PATH_COUNT] = {"skin",      "unbinned", "binned", "compressed",
-                                                                 "skin-once", "per-pass", "lerp"};
+    static const char *const names[GFX_SKIN_BENCH_PATH_COUNT] = {"skin",     "unbinned", "binned", "compressed",
+                                                                 "skin-once", "per-pass", "lerp",   "compute"};
     if ((int)r->path < 0 || r->path >= GFX_SKIN_BENCH_PATH_COUNT || r->influences < 1 ||
         r->influences > GFX_SKIN_BENCH_MAX_INFLUENCES || r->repeats < 1 || r->warmup < 0 ||
-        (r->path == GFX_SKIN_BENCH_SKIN && (r->method < 0 || r->method >= METHODS))) {
+        ((r->path == GFX_SKIN_BENCH_SKIN || r->path == GFX_SKIN_BENCH_COMPUTE) &&
+         (r->method < 0 || r->method >= METHODS))) {
         log_error("bench: %s: bad run (path %d, method %d, influences %d, repeats %d)", b->label, (int)r->path,
                   r->method, r->influences, r->repeats);
         return false;

@@ -8,8 +8,11 @@
  *   BINNED      Cebenoyan: vertices re-ordered by influence count, each bin
  *               drawn with the variant compiled for its count (LBS matrix)
  *   COMPRESSED  the 24-byte anim/vcompress stream decoded in the shader (LBS matrix)
- *   SKIN_ONCE   skin into a buffer once (transform feedback), then a depth
- *               pass and a main pass read it
+ *   COMPUTE     SKIN's shader code (method m, N influences) in a compute pass
+ *               (shaders/skin_bench.comp), one thread per vertex, written where
+ *               the transform-feedback paths write
+ *   SKIN_ONCE   skin into a buffer once (the compute pass, LBS matrix, as the
+ *               game's skin once), then a depth pass and a main pass read it
  *   PER_PASS    the depth pass and the main pass each skin in their vertex shader
  *   LERP        Cebenoyan's hybrid in-between frame: lerp two CPU-skinned keys
  *               (positions, renormalised normals; tangents come out 0)
@@ -49,6 +52,7 @@ typedef enum gfx_skin_bench_path {
     GFX_SKIN_BENCH_SKIN_ONCE,
     GFX_SKIN_BENCH_PER_PASS,
     GFX_SKIN_BENCH_LERP,
+    GFX_SKIN_BENCH_COMPUTE,
     GFX_SKIN_BENCH_PATH_COUNT
 } gfx_skin_bench_path;
 
@@ -81,7 +85,7 @@ typedef struct gfx_skin_bench_desc {
 
 typedef struct gfx_skin_bench_run_desc {
     gfx_skin_bench_path path;
-    int method;                 /* skin_method (0 points, 1 matrix, 2 DQS); SKIN only */
+    int method;                 /* skin_method (0 points, 1 matrix, 2 DQS); SKIN and COMPUTE only */
     int influences;             /* 1..4; for BINNED the largest bin (more weights count as this many) */
     int warmup, repeats;        /* repeats >= 1 */
     float lerp_t;               /* LERP: 0 at key 0, 1 at key 1 */

@@ -93,7 +93,8 @@ static bool cpu_run(bshape_set_t *set, bshape_layout layout, int count, const ui
     return bshape_run(&job);
 }
 
-static const char *const k_names[GFX_MORPH_METHOD_COUNT] = {"ssbo-dense", "ssbo-sparse", "tf-multipass"};
+static const char *const k_names[GFX_MORPH_METHOD_COUNT] = {"ssbo-dense", "ssbo-sparse", "tf-multipass",
+                                                              "compute-dense", "compute-sparse"};
 
 int main(int argc, char **argv)
 {
@@ -155,7 +156,7 @@ int main(int argc, char **argv)
                                .ao = base.ao, .target_count = set.target_count, .dense = set.dense,
                                .vertex_offset = set.vertex_offset, .pair_target = set.pair_target,
                                .pair_delta = set.pair_delta, .pair_count = set.pair_count,
-                               .methods = {true, true, true}, .label = "test_morph_bench"};
+                               .methods = {true, true, true, true, true}, .label = "test_morph_bench"};
     if (!gfx_morph_bench_create(&gb, &gd)) {
         fprintf(stderr, "FAIL: gfx_morph_bench_create\n");
         return 1;

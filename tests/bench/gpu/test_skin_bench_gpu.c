@@ -220,7 +220,9 @@ static void check_paths(mesh *m)
     } runs[] = {{GFX_SKIN_BENCH_SKIN, 0, "lbs-points"},  {GFX_SKIN_BENCH_SKIN, 1, "lbs-matrix"},
                 {GFX_SKIN_BENCH_SKIN, 2, "dqs"},         {GFX_SKIN_BENCH_UNBINNED, 1, "unbinned"},
                 {GFX_SKIN_BENCH_BINNED, 1, "binned"},    {GFX_SKIN_BENCH_COMPRESSED, 1, "compressed"},
-                {GFX_SKIN_BENCH_SKIN_ONCE, 1, "skin-once"}, {GFX_SKIN_BENCH_PER_PASS, 1, "per-pass"}};
+                {GFX_SKIN_BENCH_SKIN_ONCE, 1, "skin-once"}, {GFX_SKIN_BENCH_PER_PASS, 1, "per-pass"},
+                {GFX_SKIN_BENCH_COMPUTE, 0, "compute lbs-points"}, {GFX_SKIN_BENCH_COMPUTE, 1, "compute lbs-matrix"},
+                {GFX_SKIN_BENCH_COMPUTE, 2, "compute dqs"}};
     double worst = 0, other_min = INFINITY;
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         for (int k = 1; k <= 4; k++) {
