@@ -802,6 +802,9 @@ static void apply_skin_options(figure_t *f, const app_options *opt)
     f->skin_once = opt->skin_once;
     f->gpu_morph = !opt->cpu_morph;
     f->hybrid_every = opt->hybrid;
+    if (opt->influences > 0)
+        f->influences = opt->influences;
+    f->dense = opt->dense;
 }
 
 /* Where the characters the menu offers live, relative to the data folder:

@@ -30,6 +30,8 @@ void cli_print_usage(FILE *out)
           "  --cpu-morph         with --skin gpu: blend shapes on the CPU (default: in the vertex shader)\n"
           "  --hybrid N          Cebenoyan's hybrid, CPU skinning only: the CPU skins a key every N frames\n"
           "                      (1-8) and the vertex shader blends the last two; the figure lags N-1 frames\n"
+          "  --influences N      keep the N heaviest weights of each vertex, renormalised (1-4; default 4)\n"
+          "  --dense             dense blend-shape layout (every target x vertex) instead of sparse\n"
           "\n"
           "game:\n"
           "  --network FILE      PFNN weights driving the character (default assets/network/pfnn.bin)\n"
@@ -42,6 +44,8 @@ void cli_print_usage(FILE *out)
           "  --pose FILE.bvh     pose the character from this clip (default: rest pose)\n"
           "  --pose-frame N      0-based frame of the clip (default 0)\n"
           "  --expression LIST   blend-shape weights, NAME[=W],... (W from -1 to 2, default 1)\n"
+          "  --active-shapes N   also turn on N of the character's blend shapes, evenly spread over its\n"
+          "                      list, at weight 0.5 (a load to measure: Dawn drove 50; 0-4096)\n"
           "  --play              play the clip from --pose-frame at the fixed step (looping)\n"
           "  --face              frame the head instead of the whole figure\n"
           "  --clip FILE.vac     vertex-animated clip for a mesh of the character\n"
@@ -218,6 +222,11 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             if (count < 0)
                 return usage_error("--expression needs NAME[=W],... with W from -1 to 2, got '%s'", v);
             opt->expression_count = count;
+        } else if (strcmp(a, "--active-shapes") == 0) {
+            NEEDS_VALUE();
+            if (!parse_long(v, 0, CLI_MAX_ACTIVE_SHAPES, &n))
+                return usage_error("--active-shapes needs a whole number from 0 to 4096, got '%s'", v);
+            opt->active_shapes = (int)n;
         } else if (strcmp(a, "--play") == 0) {
             opt->play = true;
         } else if (strcmp(a, "--clip") == 0) {
@@ -274,6 +283,13 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             if (!parse_long(v, 1, CLI_HYBRID_MAX, &n))
                 return usage_error("--hybrid needs a key interval from 1 to 8 frames, got '%s'", v);
             opt->hybrid = (int)n;
+        } else if (strcmp(a, "--influences") == 0) {
+            NEEDS_VALUE();
+            if (!parse_long(v, 1, CLI_MAX_INFLUENCES, &n))
+                return usage_error("--influences needs a whole number from 1 to 4, got '%s'", v);
+            opt->influences = (int)n;
+        } else if (strcmp(a, "--dense") == 0) {
+            opt->dense = true;
         } else if (strcmp(a, "--network") == 0) {
             NEEDS_VALUE();
             opt->network = v;
@@ -334,8 +350,10 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         }
 #undef NEEDS_VALUE
     }
-    if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play))
-        return usage_error("%s", "--pose, --pose-frame, --play, --expression and --face need --view character");
+    if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play ||
+                       opt->active_shapes > 0))
+        return usage_error("%s", "--pose, --pose-frame, --play, --expression, --active-shapes and --face need --view "
+                                 "character");
     bool anim = opt->clip || opt->play_clip || opt->clip_time_given || opt->tween || opt->curve ||
                 opt->curve_time_given || opt->bake;
     if (!opt->view && anim)
@@ -355,8 +373,10 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         return usage_error("%s", "--skin-once and --cpu-morph need --skin gpu");
     if (opt->hybrid > 0 && opt->skin_gpu)
         return usage_error("%s", "--hybrid blends CPU-skinned keys: not with --skin gpu");
-    if (opt->marker && (skin_given || opt->skin_method != CLI_SKIN_METHOD_DEFAULT || opt->hybrid > 0))
-        return usage_error("%s", "--marker has no character to skin: no --skin, --skin-method or --hybrid");
+    if (opt->marker &&
+        (skin_given || opt->skin_method != CLI_SKIN_METHOD_DEFAULT || opt->hybrid > 0 || opt->influences || opt->dense))
+        return usage_error("%s", "--marker has no character to skin: no --skin, --skin-method, --hybrid, --influences "
+                                 "or --dense");
     if ((pose_frame_given || opt->play) && !opt->pose)
         return usage_error("%s", "--pose-frame and --play need --pose FILE.bvh");
     return CLI_RUN;

@@ -19,6 +19,8 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 typedef enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_USAGE_ERROR } cli_result;
 
 enum { CLI_MAX_EXPRESSIONS = 64, CLI_EXPRESSION_NAME_MAX = 32 };
+/* --active-shapes and --influences ranges. */
+enum { CLI_MAX_ACTIVE_SHAPES = 4096, CLI_MAX_INFLUENCES = 4 };
 /* --clip-time / --curve-time must lie within +-this many seconds. */
 #define CLI_MAX_ANIM_TIME_S 86400.0
 /* --skin-method values (anim/skin.h's skin_method); DEFAULT keeps the figure's. */
@@ -54,6 +56,9 @@ typedef struct app_options {
     bool skin_once;             /* --skin-once: with --skin gpu, one compute-pass deform per frame */
     int hybrid;                 /* --hybrid N: Cebenoyan's CPU keys every N frames, GPU lerp; 0 off */
     bool cpu_morph;             /* --cpu-morph: with --skin gpu, blend shapes on the CPU */
+    int influences;             /* --influences N: weights kept per vertex (1-4); 0: all (the default) */
+    bool dense;                 /* --dense: the dense blend-shape layout instead of the sparse one */
+    int active_shapes;          /* --active-shapes N: viewer, N of the shapes on (a load, as Dawn's 50) */
     /* Game only: */
     const char *network;        /* pfnn.bin path, NULL = assets/network/pfnn.bin */
     bool marker;                /* --marker: the simple marker instead of the PFNN character */

@@ -25,6 +25,9 @@
 #define FACE_PITCH_RAD (4.0f * DEG2RAD)
 #define FACE_MIN_DISTANCE_CM 35.0f
 
+/* The weight --active-shapes gives each shape it turns on. */
+#define ACTIVE_SHAPE_WEIGHT 0.5f
+
 /* --expression NAME=W: the character's shape NAME, or the shapes the
  * demo's NAME stands for on it (an ARKit face, anim/facemap.h). */
 static bool apply_expressions(viewer_t *v, const app_options *opt, const char *path)
@@ -40,6 +43,13 @@ static bool apply_expressions(viewer_t *v, const app_options *opt, const char *p
         for (int t = 0; t < n; t++)
             v->fig.shape_weight[term[t].shape] += opt->expressions[i].weight * term[t].weight;
     }
+    /* --active-shapes N: shapes i * count / N, spread over every kind the
+     * list holds (modifiers, emotions, extras), each at half weight. */
+    uint32_t count = v->fig.chr.shape_count, want = (uint32_t)opt->active_shapes;
+    if (want > count)
+        want = count;
+    for (uint32_t i = 0; i < want; i++)
+        v->fig.shape_weight[(uint64_t)i * count / want] += ACTIVE_SHAPE_WEIGHT;
     return true;
 }
 

@@ -236,6 +236,8 @@ DEFORM_RUNS = [
     ("gpu_cpu_morph", ["--skin", "gpu", "--cpu-morph"], {"gpu_skin": True, "gpu_morph": False, "morph_on_gpu": False}),
     ("hybrid4", ["--hybrid", "4"], {"gpu_skin": False, "hybrid_every": 4}),
     ("dqs", ["--skin-method", "dqs"], {"gpu_skin": False, "method": 2}),
+    ("gpu_once_dense2", ["--skin", "gpu", "--skin-once", "--dense", "--influences", "2"],
+     {"gpu_skin": True, "morph_on_gpu": True, "skin_once": True}),
 ]
 # A short walk: 0.75 s of fixed steps from a standstill.
 SHORT_WALK = "0.0 move 0 1 speed 0\n0.75 quit\n"
@@ -328,7 +330,10 @@ def case_errors(a):
     run(["bench", "nothing"], a.strider, expect=2)
     # Deformation flags that do not go together: exit 2, one line.
     for flags in [["--skin-once"], ["--hybrid", "0"], ["--hybrid", "9"], ["--hybrid", "2", "--skin", "gpu"],
-                  ["--skin-method", "bogus"], ["--phase-mode", "quadratic"], ["--phase-mode", "cubic", "--marker"]]:
+                  ["--skin-method", "bogus"], ["--phase-mode", "quadratic"], ["--phase-mode", "cubic", "--marker"],
+                  ["--influences", "0"], ["--influences", "5"], ["--influences", "2", "--marker"],
+                  ["--dense", "--marker"], ["--active-shapes", "4097", "--view", "character"],
+                  ["--active-shapes", "50"]]:
         p = run(flags + ["--hidden", "--frames", "1"], a.strider, expect=2)
         check(p.stderr.strip().count("\n") == 0 and flags[0] in p.stderr,
               "%s: one line naming %s: %s" % (" ".join(flags), flags[0], p.stderr.strip()))
