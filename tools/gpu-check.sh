@@ -30,7 +30,11 @@ out=$(cd "$out" && pwd)
 export STRIDER_GL_VALIDATE=1
 S=$(command -v strider || echo "$root/build/release/strider")
 CG=$(command -v strider-chargen || echo "$root/build/release/tools/chargen/strider-chargen")
-PY=$(command -v /usr/bin/python3 || command -v python3)
+# A python3 with numpy and matplotlib (Debian's; on the GPU machine the one on PATH).
+PY=
+for p in /usr/bin/python3 python3; do
+    if "$p" -c "import numpy, matplotlib" 2>/dev/null; then PY=$p; break; fi
+done
 [ -x "$S" ] || { echo "gpu-check: no strider binary (PATH or build/release)" >&2; exit 1; }
 cd "$root" || exit 1
 failed=0

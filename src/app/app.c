@@ -249,8 +249,9 @@ static void write_report_figure(const app_t *app, FILE *f)
     }
     /* GPU timer queries (-1: none came back); on llvmpipe they have read
      * nonsense (render/gfx_timer.h), on a GPU they are the GPU's own clock. */
-    fprintf(f, ", \"gpu_frame_ms_median\": %.3f, \"gpu_character_ms_median\": %.3f",
-            median_gpu_ms(&app->prof, PROF_GPU_FRAME), median_gpu_ms(&app->prof, PROF_GPU_CHARACTER));
+    fprintf(f, ", \"gpu_frame_ms_median\": %.3f, \"gpu_character_ms_median\": %.3f, \"gpu_character_deform_ms_median\": %.3f",
+            median_gpu_ms(&app->prof, PROF_GPU_FRAME), median_gpu_ms(&app->prof, PROF_GPU_CHARACTER),
+            median_gpu_ms(&app->prof, PROF_GPU_CHARACTER_DEFORM));
     fputc('}', f);
     /* Like the timings, a measurement of this machine (and of its GL driver). */
     fprintf(f, ",\n  \"resources\": {\"peak_rss_mib\": %.1f}",
@@ -675,9 +676,18 @@ static bool compare_variants(app_t *app, app_render_bench *rb, const gfx_frame_d
             return false;
         }
         long diff = 0;
-        for (long i = 0; v > 0 && i < n; i++)
-            diff += memcmp(rb->pixels[0] + 3 * i, rb->pixels[1] + 3 * i, 3) != 0;
+        int most = 0;
+        for (long i = 0; v > 0 && i < n; i++) {
+            if (memcmp(rb->pixels[0] + 3 * i, rb->pixels[1] + 3 * i, 3) == 0)
+                continue;
+            diff++;
+            for (int c = 0; c < 3; c++) {
+                int d = abs((int)rb->pixels[0][3 * i + c] - (int)rb->pixels[1][3 * i + c]);
+                most = d > most ? d : most;
+            }
+        }
         rb->differing[v] = diff;
+        rb->max_channel_diff[v] = most;
     }
     return true;
 }
@@ -1085,8 +1095,9 @@ static int app_loop(app_t *app)
             render(app, w, h, last_frame);
         const figure_t *shown = app->viewer_mode ? &app->viewer.fig : app->ctrl ? app->fig : NULL;
         prof_set_gpu(&app->prof, PROF_GPU_FRAME, gfx_last_gpu_ms() > 0.0 ? (float)gfx_last_gpu_ms() : -1.0f);
-        prof_set_gpu(&app->prof, PROF_GPU_CHARACTER,
-                     shown && shown->gfx ? (float)gfx_character_get_stats(shown->gfx)->gpu_ms : -1.0f);
+        const gfx_character_stats *cs = shown && shown->gfx ? gfx_character_get_stats(shown->gfx) : NULL;
+        prof_set_gpu(&app->prof, PROF_GPU_CHARACTER, cs ? (float)cs->gpu_ms : -1.0f);
+        prof_set_gpu(&app->prof, PROF_GPU_CHARACTER_DEFORM, cs && cs->gpu_ms >= 0.0 ? (float)cs->gpu_deform_ms : -1.0f);
         double t_swap = platform_now_s();
         platform_swap(&app->platform);
         /* The one wait for the GPU of a frame, timed with the swap. */

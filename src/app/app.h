@@ -37,6 +37,7 @@ typedef struct app_render_bench {
     /* Out, from the last frame: pixels whose colour differs from
      * variants[0]'s (-1: not compared), the drawable's size, the GL. */
     long differing[APP_RENDER_BENCH_MAX_VARIANTS];
+    int max_channel_diff[APP_RENDER_BENCH_MAX_VARIANTS]; /* largest colour difference of a differing pixel */
     int width, height;
     char renderer[GFX_INFO_STRING_MAX], version[GFX_INFO_STRING_MAX];
 } app_render_bench;

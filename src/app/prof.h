@@ -29,6 +29,7 @@ enum { PROF_HISTORY = 240 };
 typedef enum prof_gpu {
     PROF_GPU_FRAME,
     PROF_GPU_CHARACTER,
+    PROF_GPU_CHARACTER_DEFORM, /* of which its skin-once compute pass */
     PROF_GPU_COUNT
 } prof_gpu;
 

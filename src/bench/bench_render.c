@@ -126,9 +126,10 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
                 first = median;
             if (rb.differing[v] != 0) {
                 fprintf(stderr,
-                        "strider bench render: %s changes the picture of level %s: %ld of %d pixels differ from %s's\n",
+                        "strider bench render: %s changes the picture of level %s: %ld of %d pixels differ from %s's "
+                        "(by up to %d levels)\n",
                         k_variants[variants[v]], level, rb.differing[v], rb.width * rb.height,
-                        k_variants[variants[0]]);
+                        k_variants[variants[0]], rb.max_channel_diff[v]);
                 (*failures)++;
             }
             if (!bench_table_row_begin(t)) {
@@ -145,6 +146,7 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
             bench_table_num(t, hi, 2);
             bench_table_num(t, median / first, 3);
             bench_table_num(t, (double)rb.differing[v], 0);
+            bench_table_num(t, rb.max_channel_diff[v], 0);
         }
     }
     for (int v = 0; v < nvariants; v++)
@@ -246,7 +248,8 @@ int bench_render(int argc, char **argv, const bench_env *env_in)
     }
 
     static const char *const cols[] = {"level",  "variant", "width",     "height",   "frames",
-                                       "median_ms", "min_ms", "max_ms", "over_first", "differing_pixels"};
+                                       "median_ms", "min_ms", "max_ms", "over_first", "differing_pixels",
+                                       "max_channel_diff"};
     bench_table t;
     bench_table_init(&t, "render: the game's frames, each variant in turn (glFinish-bracketed gfx_render_frame)",
                      (int)(sizeof cols / sizeof cols[0]), cols);

@@ -768,6 +768,7 @@ static bool add_cpu_row(bench_table *t, int path, const char *method, const char
     bench_table_str(t, mesh_name ? mesh_name : "synthetic");
     bench_table_num(t, NAN, 1);
     bench_table_num(t, NAN, 3);
+    bench_table_num(t, NAN, 1);
     return true;
 }
 
@@ -804,6 +805,7 @@ static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
     bench_table_str(t, g->mesh->name);
     bench_table_num(t, row->r.query_median_s * 1e6, 1);
     bench_table_num(t, row->r.query_median_s / row->r.wall_median_s, 3);
+    bench_table_num(t, row->r.pipelined_median_s * 1e6, 1);
 }
 
 /* The ratios the benchmark exists for (median times of rows of the same
@@ -983,10 +985,10 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     static const char *const cols[] = {"path", "method", "isa", "weights", "threads", "vertices", "bones",
                                        "influences", "median_us", "min_us", "max_us", "mverts_s",
                                        "mverts_s_per_thread", "speedup", "max_pos_err_cm", "max_nrm_err", "checksum", "mesh",
-                                       "gpu_query_us", "query_over_wall"};
+                                       "gpu_query_us", "query_over_wall", "gpu_pipelined_us"};
     bench_table t;
     bench_table_init(&t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
-                         "wall clock)", 20, cols);
+                         "wall clock)", (int)(sizeof cols / sizeof cols[0]), cols);
     int failures = 0, rc = BENCH_EXIT_OK;
     if (need_mesh)
         bench_table_note(&t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", mesh_path, mesh.nv,

@@ -305,11 +305,19 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
         return NULL;
     }
     make_vaos(gc);
+    gc->frame_data_bytes = gc->slot_bytes - gc->off_palette;
+    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
+        char what[32];
+        glCreateBuffers(1, &gc->frame_data[s].id);
+        glNamedBufferStorage(gc->frame_data[s].id, (GLsizeiptr)gc->frame_data_bytes, NULL, 0);
+        snprintf(what, sizeof what, "frame_data[%d]", s);
+        gfx_char_label(GL_BUFFER, gc->frame_data[s].id, gc->label, what);
+    }
     if (!gfx_add_draw_hook(draw_hook, gc)) {
         gfx_character_destroy(gc);
         return NULL;
     }
-    glGenQueries(GPU_TIME_FRAMES * 4, &gc->gpu_time_query[0][0]);
+    glGenQueries(GPU_TIME_FRAMES * 6, &gc->gpu_time_query[0][0]);
     gc->stats.gpu_ms = -1.0;
     gc->stats.vertex_count = gc->vertex_count;
     gc->stats.triangle_count = gc->index_count / 3;
@@ -331,7 +339,7 @@ void gfx_character_destroy(gfx_character *gc)
             glDeleteVertexArrays(1, &gc->vao[s].id);
     }
     if (gc->gpu_time_query[0][0])
-        glDeleteQueries(GPU_TIME_FRAMES * 4, &gc->gpu_time_query[0][0]);
+        glDeleteQueries(GPU_TIME_FRAMES * 6, &gc->gpu_time_query[0][0]);
     gfx_char_once_destroy(gc);
     gfx_char_cull_destroy(gc);
     gfx_char_hybrid_destroy(gc);
@@ -341,6 +349,9 @@ void gfx_character_destroy(gfx_character *gc)
         glUnmapNamedBuffer(gc->stream.id);
     GLuint bufs[4] = {gc->stream.id, gc->static_vbo.id, gc->ibo.id, gc->skin_vbo.id};
     glDeleteBuffers(4, bufs);
+    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
+        if (gc->frame_data[s].id)
+            glDeleteBuffers(1, &gc->frame_data[s].id);
     free(gc->weight_scratch);
     gfx_shader_program_free(&gc->lit.prog);
     gfx_shader_program_free(&gc->lit_noshadow.prog);
@@ -407,6 +418,10 @@ void gfx_character_end_update(gfx_character *gc)
     if (gc->writing < 0)
         return;
     gc->ready = gc->writing;
+    /* The slot's palettes and lists into device memory, before the draws. */
+    glCopyNamedBufferSubData(gc->stream.id, gc->frame_data[gc->ready].id,
+                             (GLintptr)((size_t)gc->ready * gc->slot_bytes + gc->off_palette), 0,
+                             (GLsizeiptr)gc->frame_data_bytes);
     if (gc->slot_pos[gc->ready])
         memcpy(gc->mapped + (size_t)gc->ready * gc->slot_bytes, gc->slot_pos[gc->ready],
                (size_t)gc->vertex_count * 3 * sizeof(float));
@@ -558,7 +573,7 @@ static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info 
 static void collect_gpu_time(gfx_character *gc, int f)
 {
     bool *issued = gc->gpu_time_issued[f];
-    if (!issued[0] && !issued[1])
+    if (!issued[0] && !issued[1] && !issued[2])
         return;
     GLuint *q = gc->gpu_time_query[f];
     GLint ready = 0;
@@ -574,9 +589,16 @@ static void collect_gpu_time(gfx_character *gc, int f)
             ms += t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
         }
         gc->stats.gpu_ms = ms;
+        gc->stats.gpu_deform_ms = 0.0;
+        if (issued[2]) {
+            GLuint64 t0 = 0, t1 = 0;
+            glGetQueryObjectui64v(q[4], GL_QUERY_RESULT, &t0);
+            glGetQueryObjectui64v(q[5], GL_QUERY_RESULT, &t1);
+            gc->stats.gpu_deform_ms = t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+        }
         gc->stats.gpu_samples++;
     }
-    issued[0] = issued[1] = false;
+    issued[0] = issued[1] = issued[2] = false;
 }
 
 static void draw_slot(gfx_character *gc, const gfx_pass_info *info);

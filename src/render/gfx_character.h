@@ -131,6 +131,7 @@ typedef struct gfx_character_stats {
      * none yet): the skin-once compute pass, the morph and skinning in the
      * vertex shaders and both passes' draws. */
     double gpu_ms;
+    double gpu_deform_ms;      /* of which the skin-once compute pass (0: none that frame) */
     uint64_t gpu_samples;      /* frames measured so */
 } gfx_character_stats;
 

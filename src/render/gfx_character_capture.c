@@ -79,7 +79,7 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     if (s >= 0 && gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s]) {
         /* The skin-once buffer itself, as the passes draw it. */
         if (!gc->slot_skinned[s])
-            gfx_char_once_pass(gc, s);
+            gfx_char_once_pass(gc, s, false);
         return read_vertices(gc, gc->skinned[s].id, out_pos, out_nrm, out_tan, out_ao) &&
                glGetError() == GL_NO_ERROR;
     }

@@ -133,6 +133,13 @@ struct gfx_character {
      * (chr_cullable_meshes): its back faces never show, and are culled. */
     uint32_t cull_meshes;
     gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
+    /* Per slot, a device-local copy of the slot's tail [off_palette,
+     * slot_bytes): palettes, active lists, weight tables. end_update has
+     * the GPU copy it there; the shaders read the copy. The CPU's writes go
+     * to mapped memory, which on NVIDIA is the CPU's own memory: a shader
+     * reading it per vertex crosses the bus. */
+    gfx_buffer frame_data[GFX_CHARACTER_SLOTS];
+    size_t frame_data_bytes;
     /* The character, kept (the caller's) for the GPU techniques' vertex
      * data: skin_vbo (joints, weights) and bind_vbo are uploaded when
      * first needed, not at create: the CPU path reads neither. */
@@ -236,8 +243,8 @@ struct gfx_character {
      * draw hook in the shadow and the main pass (a compute pass included),
      * per frame of a ring read back GPU_TIME_FRAMES - 1 frames later, when
      * available (never waited for). */
-    GLuint gpu_time_query[GPU_TIME_FRAMES][4];
-    bool gpu_time_issued[GPU_TIME_FRAMES][2]; /* [frame][pass]: both timestamps issued */
+    GLuint gpu_time_query[GPU_TIME_FRAMES][6]; /* shadow, main pass, skin-once compute: begin, end */
+    bool gpu_time_issued[GPU_TIME_FRAMES][3]; /* [frame][shadow, main, compute]: both timestamps issued */
     int gpu_time_frame;
     gfx_character_stats stats;
 };
@@ -330,8 +337,10 @@ bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, const char *
 void gfx_char_once_bind_source(const gfx_character *gc, int s, bool stream);
 /* Dispatches P (bound, its blocks bound) over the vertices of meshes [A, B). */
 void gfx_char_once_dispatch(const gfx_character *gc, const program_locs *p, uint32_t a, uint32_t b);
-/* Deforms slot S once into its buffer; returns the morphing dispatches. */
-uint32_t gfx_char_once_pass(gfx_character *gc, int s);
+/* Deforms slot S once into its buffer; returns the morphing dispatches.
+ * TIMED (from the draw hook): timestamps around it for this frame's
+ * gpu_deform_ms. */
+uint32_t gfx_char_once_pass(gfx_character *gc, int s, bool timed);
 /* Draws slot S's deformed buffer with the program of KIND (deforming it
  * first if no pass of this frame has). */
 void gfx_char_once_draw(gfx_character *gc, int s, int kind, bool main_pass);

@@ -430,7 +430,6 @@ uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how 
     gfx_character_morph layout = gc->slot_morph[s];
     int method = (int)gc->slot_mode[s];
     const program_locs *skin = &gc->gpu[method][kind], *mp = &gc->morph_prog[layout][method][kind];
-    size_t slot = (size_t)s * gc->slot_bytes;
     uint32_t draws = 0, run = UINT32_MAX;
     bool run_stream = false;
     for (uint32_t m = 0; m <= gc->mesh_count; m++) {
@@ -452,8 +451,8 @@ uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how 
             continue;
         }
         gfx_char_skin_use_program(gc, mp, s);
-        gfx_char_morph_bind(gc, mp, layout, m, gc->stream.id, slot + gc->morph[m].off_active,
-                            slot + gc->morph[m].off_weights);
+        gfx_char_morph_bind(gc, mp, layout, m, gc->frame_data[s].id, gc->morph[m].off_active - gc->off_palette,
+                            gc->morph[m].off_weights - gc->off_palette);
         issue(gc, s, mp, stream, m, m + 1, how);
         draws++;
     }

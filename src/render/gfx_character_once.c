@@ -119,9 +119,12 @@ bool gfx_character_set_skin_once(gfx_character *gc, bool on)
 /* Skin once: slot S's morph and skinning, once, into its deformed-vertex
  * buffer; returns the morphing dispatches. The barrier orders the compute
  * writes before the passes' vertex fetches (and a capture's read-back). */
-uint32_t gfx_char_once_pass(gfx_character *gc, int s)
+uint32_t gfx_char_once_pass(gfx_character *gc, int s, bool timed)
 {
     uint32_t draws = 0;
+    int f = gc->gpu_time_frame;
+    if (timed)
+        glQueryCounter(gc->gpu_time_query[f][4], GL_TIMESTAMP);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SKIN, gc->skin_vbo.id);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_OUT, gc->skinned[s].id);
     if (gc->slot_morph[s] != GFX_CHARACTER_MORPH_CPU) {
@@ -135,6 +138,10 @@ uint32_t gfx_char_once_pass(gfx_character *gc, int s)
         gfx_char_once_dispatch(gc, p, 0, gc->mesh_count);
     }
     glMemoryBarrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    if (timed) {
+        glQueryCounter(gc->gpu_time_query[f][5], GL_TIMESTAMP);
+        gc->gpu_time_issued[f][2] = true;
+    }
     gc->slot_skinned[s] = true;
     gc->stats.feedback_passes++;
     gc->stats.feedback_morph_draws = draws;
@@ -146,7 +153,7 @@ void gfx_char_once_draw(gfx_character *gc, int s, int kind, bool main_pass)
     /* The frame's first pass deforms the slot once; every pass then draws
      * the deformed buffer with the CPU path's programs. */
     if (!gc->slot_skinned[s])
-        gfx_char_once_pass(gc, s);
+        gfx_char_once_pass(gc, s, true);
     const program_locs *p = gfx_char_cpu_program(gc, kind);
     glUseProgram(p->prog.id);
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);

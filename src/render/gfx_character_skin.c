@@ -130,8 +130,8 @@ bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influ
 void gfx_char_skin_bind_palette(const gfx_character *gc, const program_locs *p, int s)
 {
     bool dq = gc->slot_mode[s] == GFX_SKIN_GPU_DQS;
-    GLintptr off = (GLintptr)((size_t)s * gc->slot_bytes + (dq ? gc->off_dq : gc->off_palette));
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->stream.id, off,
+    GLintptr off = (GLintptr)(dq ? gc->off_dq - gc->off_palette : 0);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->frame_data[s].id, off,
                       (GLsizeiptr)(dq ? gc->dq_bytes : gc->palette_bytes));
     glProgramUniform1i(p->prog.id, p->u_influences, gc->slot_influences[s]);
     glProgramUniform1i(p->prog.id, p->u_joint_count, gc->slot_joints[s]);

@@ -254,6 +254,9 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
     glNamedBufferStorage(b->ring.id, (GLsizeiptr)(b->ring_slot_bytes * GFX_MORPH_RING), NULL, flags);
     b->ring_map = glMapNamedBufferRange(b->ring.id, 0, (GLsizeiptr)(b->ring_slot_bytes * GFX_MORPH_RING), flags);
     label_buffer(b->ring, label, "active_ring");
+    glCreateBuffers(1, &b->frame_data.id);
+    glNamedBufferStorage(b->frame_data.id, (GLsizeiptr)b->ring_slot_bytes, NULL, 0);
+    label_buffer(b->frame_data, label, "active_frame");
     if (!b->ring_map || glGetError() != GL_NO_ERROR) {
         log_error("%s: cannot create the persistent-mapped active-list ring", label);
         gfx_morph_bench_destroy(b);
@@ -324,7 +327,8 @@ void gfx_morph_bench_destroy(gfx_morph_bench *b)
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++)
         gfx_shader_program_free(&b->prog[m]);
     gfx_shader_program_free(&b->tf_finish);
-    gfx_buffer *bufs[] = {&b->base, &b->dense, &b->sparse, &b->offsets, &b->acc[0], &b->acc[1], &b->out, &b->zero};
+    gfx_buffer *bufs[] = {&b->base, &b->dense,  &b->sparse, &b->offsets, &b->acc[0],
+                          &b->acc[1], &b->out,   &b->zero,   &b->frame_data};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]->id)
             glDeleteBuffers(1, &bufs[i]->id);
@@ -424,8 +428,11 @@ static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_DELTAS, b->sparse.id);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_OFFSETS, b->offsets.id);
     }
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, b->ring.id,
-                      (GLintptr)((size_t)slot * b->ring_slot_bytes), (GLsizeiptr)bytes);
+    /* The GPU copies the slot next to the deltas; the copy is ordered
+     * before the pass that reads it. */
+    glCopyNamedBufferSubData(b->ring.id, b->frame_data.id, (GLintptr)((size_t)slot * b->ring_slot_bytes), 0,
+                             (GLsizeiptr)bytes);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, b->frame_data.id, 0, (GLsizeiptr)bytes);
     glUseProgram(b->prog[m].id);
     if (is_compute(m)) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, b->base.id);
@@ -520,6 +527,80 @@ bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_coun
         out_time->wall_ms = (t1 - t0) * 1e3;
         out_time->query_ms = (double)ns * 1e-6;
         out_time->passes = passes;
+    }
+    return true;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+bool gfx_morph_bench_run_pipelined(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
+                                   const float *weights, int repeats, double *out_median_ms, double *out_min_ms)
+{
+    if (repeats < 1 || !gfx_morph_bench_ready(b, m)) {
+        log_error("gfx_morph_bench: pipelined run of method %d: %d repeats, %s", (int)m, repeats,
+                  gfx_morph_bench_reason(b, m));
+        return false;
+    }
+    for (int i = 0; i < active_count; i++) {
+        if (targets[i] >= b->target_count || !isfinite(weights[i])) {
+            log_error("gfx_morph_bench: active entry %d: target %u (of %u), weight %g", i, targets[i],
+                      b->target_count, (double)weights[i]);
+            return false;
+        }
+    }
+    GLuint *q = malloc((size_t)repeats * sizeof *q);
+    double *ms = malloc((size_t)repeats * sizeof *ms);
+    if (!q || !ms) {
+        free(q);
+        free(ms);
+        log_error("gfx_morph_bench: out of memory for %d queries", repeats);
+        return false;
+    }
+    glGenQueries(repeats, q);
+    glFinish();
+    for (int s = 0; s < GFX_MORPH_RING; s++)
+        if (!ring_wait(b, s)) {
+            log_error("gfx_morph_bench: the GPU did not release active-list slot %d", s);
+            glDeleteQueries(repeats, q);
+            free(q);
+            free(ms);
+            return false;
+        }
+    /* Slot 0 for every frame of the batch: each rewrites it with the same
+     * list (the same bytes a queued copy may be reading). */
+    int n = prepare_active(b, active_count, targets, weights);
+    glEnable(GL_RASTERIZER_DISCARD);
+    for (int r = 0; r < repeats; r++) {
+        glBeginQuery(GL_TIME_ELAPSED, q[r]);
+        if (m == GFX_MORPH_TF_MULTIPASS)
+            run_tf(b, n);
+        else
+            run_ssbo(b, m, n, 0);
+        glEndQuery(GL_TIME_ELAPSED);
+    }
+    glDisable(GL_RASTERIZER_DISCARD);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glFinish();
+    for (int r = 0; r < repeats; r++) {
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(q[r], GL_QUERY_RESULT, &ns);
+        ms[r] = (double)ns * 1e-6;
+    }
+    glDeleteQueries(repeats, q);
+    qsort(ms, (size_t)repeats, sizeof *ms, compare_double);
+    *out_median_ms = 0.5 * (ms[(repeats - 1) / 2] + ms[repeats / 2]);
+    *out_min_ms = ms[0];
+    free(q);
+    free(ms);
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        log_error("gfx_morph_bench: GL error 0x%x in the pipelined runs of %s", err, k_method_label[m]);
+        return false;
     }
     return true;
 }

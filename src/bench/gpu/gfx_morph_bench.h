@@ -6,7 +6,10 @@
  * pass as vertex attributes, ping-pong, a final normalise pass). All write
  * morph vertices (shaders/morph_bench.h) into one buffer; read() brings
  * them back.
- * Deltas: immutable storage; active data: a persistent-mapped fenced ring.
+ * Deltas: immutable storage; active data: a persistent-mapped fenced ring,
+ * copied by the GPU into a device-local buffer the shaders read (as the
+ * game's renderer does: on NVIDIA a persistent coherent mapping lives in
+ * the CPU's memory, and a shader reading it per vertex crosses the bus).
  * Call order (GL 4.3+ current, gfx_init done): create() -> per frame run()
  * [clear_output() before / read() after, when checking] -> destroy().
  * run() returns glFinish-bracketed wall time (incl. the CPU-side active-list
@@ -75,6 +78,7 @@ typedef struct gfx_morph_bench {
     gfx_buffer zero;           /* the running sum of no shapes: the first pass's input */
     gfx_buffer out;            /* captured result */
     gfx_buffer ring;           /* persistent-mapped active data */
+    gfx_buffer frame_data;     /* device-local copy of the slot a run uses */
     void *ring_map;
     size_t ring_slot_bytes;
     void *fences[GFX_MORPH_RING];
@@ -102,6 +106,14 @@ const char *gfx_morph_bench_reason(const gfx_morph_bench *b, gfx_morph_method m)
  * for. Returns false (one logged line) on a bad list or a GL error. */
 bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
                          const float *weights, gfx_morph_time *out_time);
+/* REPEATS frames of method M with one active list, queued back to back
+ * with a GL_TIME_ELAPSED query each and no wait between them, as frames
+ * run: the GPU keeps its clocks up (an idle GPU between glFinish-bracketed
+ * runs does not). The median and minimum of the queries go to OUT_*_MS.
+ * Allocates the queries for the call. False (one logged line) on a bad
+ * list or a GL error. */
+bool gfx_morph_bench_run_pipelined(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
+                                   const float *weights, int repeats, double *out_median_ms, double *out_min_ms);
 /* Fills the output with NaN bit patterns (untimed), so a later run that
  * fails to write a vertex is caught by the comparison. */
 bool gfx_morph_bench_clear_output(gfx_morph_bench *b);

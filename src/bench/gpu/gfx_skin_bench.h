@@ -94,6 +94,9 @@ typedef struct gfx_skin_bench_run_desc {
 typedef struct gfx_skin_bench_result {
     double wall_median_s, wall_min_s, wall_max_s;    /* glFinish to glFinish */
     double query_median_s, query_min_s, query_max_s; /* GL_TIME_ELAPSED */
+    /* GL_TIME_ELAPSED of as many repeats queued back to back, no wait
+     * between them (the GPU's clocks up, as in a game's frames): median. */
+    double pipelined_median_s;
 } gfx_skin_bench_result;
 
 typedef struct gfx_skin_bench gfx_skin_bench;
@@ -104,8 +107,9 @@ bool gfx_skin_bench_limits_ok(const gfx_info *info, int joints, char *msg, size_
 /* Uploads the mesh and builds every program; NULL after one logged line. */
 gfx_skin_bench *gfx_skin_bench_create(const gfx_skin_bench_desc *desc);
 void gfx_skin_bench_destroy(gfx_skin_bench *b);
-/* Runs R->warmup untimed and R->repeats timed repeats; the medians go to OUT.
- * Allocates only the timing scratch (repeats doubles). */
+/* Runs R->warmup untimed and R->repeats timed repeats (each bracketed by
+ * glFinish), then R->repeats more queued back to back (pipelined_median_s);
+ * the medians go to OUT. Allocates only the timing scratch. */
 bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx_skin_bench_result *out);
 /* The vertices skinned by the last run, in the original vertex order:
  * OUT_FLOATS (10) floats per vertex. For PER_PASS the main pass's vertex
