@@ -7,8 +7,9 @@
  * Transform feedback did this job before; on NVIDIA it streams out about
  * 0.2 G vertices/s whatever the shader does, a compute pass writes at
  * memory speed.
- * Inputs (SSBOs; one thread per vertex, vertex index = u_deform_first +
- * gl_GlobalInvocationID.x, the character's global numbering):
+ * Inputs (SSBOs; three threads a vertex, DEFORM_GROUP_VERTICES vertices a
+ * work group, vertex index = u_deform_first + its number in the range: the
+ * character's global numbering):
  *   SSBO_DEFORM_SOURCE  the bind pose laid out as a stream slot: positions
  *       (3 floats a vertex) at 0, normals (3) at u_source_normal, tangents
  *       (4) at u_source_tangent, AO (1) at u_source_ao (offsets in floats);
@@ -43,14 +44,29 @@ uniform uint u_source_normal;
 uniform uint u_source_tangent;
 uniform uint u_source_ao;
 
+#ifdef STRIDER_GPU_MORPH
+/* Each thread's blend-shape sum, for the vertex's first thread. */
+shared vec4 deform_parts[DEFORM_GROUP_SIZE];
+#endif
+
 void main()
 {
-    uint i = gl_GlobalInvocationID.x;
-    if (i >= u_deform_count)
-        return;
+    /* Three threads a vertex: thread `part` sums the vertex's part of the
+     * blend-shape deltas (morph_accumulate_part: a third of the loads, three
+     * times the threads in flight), then the vertex's first thread finishes
+     * the morph, skins and writes. */
+    uint l = gl_LocalInvocationID.x, slot = l / uint(MORPH_DELTA_VEC4S), part = l - slot * uint(MORPH_DELTA_VEC4S);
+    uint i = gl_WorkGroupID.x * uint(DEFORM_GROUP_VERTICES) + slot;
     uint v = u_deform_first + i;
-    if (u_source_ao + v >= uint(deform_source.length()) || 6u * v + 5u >= uint(deform_skin.length()) ||
-        3u * v + 2u >= uint(deform_out.length()))
+    bool live = slot < uint(DEFORM_GROUP_VERTICES) && i < u_deform_count &&
+                u_source_ao + v < uint(deform_source.length()) && 6u * v + 5u < uint(deform_skin.length()) &&
+                3u * v + 2u < uint(deform_out.length());
+#ifdef STRIDER_GPU_MORPH
+    deform_parts[l] = live ? morph_accumulate_part(uint(int(v) - u_morph_first_vertex), part) : vec4(0.0);
+    memoryBarrierShared();
+    barrier();
+#endif
+    if (!live || part != 0u)
         return;
     vec3 position = vec3(deform_source[3u * v], deform_source[3u * v + 1u], deform_source[3u * v + 2u]);
     uint n0 = u_source_normal + 3u * v, t0 = u_source_tangent + 4u * v;
@@ -58,7 +74,8 @@ void main()
     vec4 tangent = vec4(deform_source[t0], deform_source[t0 + 1u], deform_source[t0 + 2u], deform_source[t0 + 3u]);
     float ao = deform_source[u_source_ao + v];
 #ifdef STRIDER_GPU_MORPH
-    morph_out mo = morph_vertex(int(v), position, normal, tangent, ao);
+    morph_out mo = morph_finish(position, normal, tangent, ao, deform_parts[l], deform_parts[l + 1u].xyz,
+                                deform_parts[l + 2u].xyz);
     position = mo.position;
     normal = mo.normal;
     tangent = mo.tangent;

@@ -41,7 +41,9 @@
  * bound ranges (.length()), so a bad buffer gives wrong vertices, never
  * out-of-range reads.
  * Entry points: morph_vertex() (everything) and morph_position() (shadow
- * and depth passes: the same position, without normals).
+ * and depth passes: the same position, without normals); a compute pass
+ * sums the parts apart (morph_accumulate_part(), a thread each) and ends
+ * with morph_finish().
  * Does NOT: skin (skin.glsl does, afterwards), or write any buffer.
  */
 #include "shader_interface.h"
@@ -54,17 +56,13 @@
  * (BSHAPE_DEGENERATE_SQ in bshape.c). */
 #define MORPH_DEGENERATE_SQ 1e-12
 
-struct morph_delta {
-    vec4 pos_ao;
-    vec3 nrm;
-    uint target;
-    vec3 tan;
-    float pad;
-};
-
+/* The records as vec4s, three a record (struct morph_delta of the header:
+ * pos_ao, nrm + target bits, tan + pad): one accessor for every part. */
 layout(std430, binding = SSBO_BLEND_DELTAS) readonly buffer morph_delta_block {
-    morph_delta morph_deltas[];
+    vec4 morph_delta_vec4s[];
 };
+/* Parts of a record and of the sums: position + AO, normal, tangent. */
+#define MORPH_PARTS MORPH_DELTA_VEC4S
 
 #if MORPH_LAYOUT == MORPH_LAYOUT_DENSE
 struct morph_entry {
@@ -96,14 +94,19 @@ struct morph_out {
     float ao;
 };
 
-/* Summed weighted deltas of vertex V: xyz position + w AO in POS_AO. */
-void morph_accumulate(uint v, bool directions, out vec4 pos_ao, out vec3 nrm, out vec3 tan)
+/* Part PART (0 position + AO, 1 normal in xyz, 2 tangent in xyz) of the
+ * summed weighted deltas of vertex V. Each part is its own sum, in the same
+ * order whichever parts a caller wants: a compute pass gives each part its
+ * own thread (three times the threads, a third of the loads each) and gets
+ * the bits one thread summing all three gets. `precise`: no contraction
+ * into fused multiply-adds, which a compiler may choose differently in a
+ * vertex and a compute shader. */
+vec4 morph_accumulate_part(uint v, uint part)
 {
-    pos_ao = vec4(0.0);
-    nrm = vec3(0.0);
-    tan = vec3(0.0);
-    if (v >= u_morph_vertex_count)
-        return;
+    precise vec4 sum = vec4(0.0);
+    if (v >= u_morph_vertex_count || part >= uint(MORPH_PARTS))
+        return sum;
+    uint records = uint(morph_delta_vec4s.length()) / uint(MORPH_PARTS);
 #if MORPH_LAYOUT == MORPH_LAYOUT_DENSE
     uint count = min(morph_active_count, u_morph_target_count);
     for (uint i = 0u; i < count; i++) {
@@ -112,17 +115,14 @@ void morph_accumulate(uint v, bool directions, out vec4 pos_ao, out vec3 nrm, ou
         if (t >= u_morph_target_count || w == 0.0)
             continue;
         uint r = t * u_morph_vertex_count + v;
-        pos_ao += w * morph_deltas[r].pos_ao;
-        if (directions) {
-            nrm += w * morph_deltas[r].nrm;
-            tan += w * morph_deltas[r].tan;
-        }
+        if (r < records)
+            sum += w * morph_delta_vec4s[MORPH_PARTS * r + part];
     }
 #else
     /* The pairs' targets follow the offsets in the same block. */
     uint targets = u_morph_vertex_count + 1u;
     uint first = morph_offset[v], last = morph_offset[v + 1u];
-    last = min(last, min(uint(morph_deltas.length()), uint(morph_offset.length()) - targets));
+    last = min(last, min(records, uint(morph_offset.length()) - targets));
     for (uint i = first; i < last; i++) {
         uint t = morph_offset[targets + i];
         if (t >= u_morph_target_count)
@@ -130,13 +130,20 @@ void morph_accumulate(uint v, bool directions, out vec4 pos_ao, out vec3 nrm, ou
         float w = morph_weight[t];
         if (w == 0.0)
             continue;
-        pos_ao += w * morph_deltas[i].pos_ao;
-        if (directions) {
-            nrm += w * morph_deltas[i].nrm;
-            tan += w * morph_deltas[i].tan;
-        }
+        sum += w * morph_delta_vec4s[MORPH_PARTS * i + part];
     }
 #endif
+    if (part != 0u)
+        sum.w = 0.0; /* the record's target bits and pad, not a sum */
+    return sum;
+}
+
+/* Summed weighted deltas of vertex V: xyz position + w AO in POS_AO. */
+void morph_accumulate(uint v, bool directions, out vec4 pos_ao, out vec3 nrm, out vec3 tan)
+{
+    pos_ao = morph_accumulate_part(v, 0u);
+    nrm = directions ? morph_accumulate_part(v, 1u).xyz : vec3(0.0);
+    tan = directions ? morph_accumulate_part(v, 2u).xyz : vec3(0.0);
 }
 
 /* The morphed position of the vertex drawn as VERTEX_ID (gl_VertexID). */
@@ -148,12 +155,9 @@ vec3 morph_position(int vertex_id, vec3 p)
     return p + pa.xyz;
 }
 
-/* The morphed vertex drawn as VERTEX_ID from its bind-pose values. */
-morph_out morph_vertex(int vertex_id, vec3 p, vec3 n, vec4 t, float ao)
+/* The morphed vertex from its bind-pose values and its summed deltas. */
+morph_out morph_finish(vec3 p, vec3 n, vec4 t, float ao, vec4 pa, vec3 dn, vec3 dt)
 {
-    vec4 pa;
-    vec3 dn, dt;
-    morph_accumulate(uint(vertex_id - u_morph_first_vertex), true, pa, dn, dt);
     morph_out o;
     o.position = p + pa.xyz;
     o.ao = clamp(ao + pa.w, 0.0, 1.0);
@@ -185,4 +189,13 @@ morph_out morph_vertex(int vertex_id, vec3 p, vec3 n, vec4 t, float ao)
     vec3 g = ax - o.normal * dot(ax, o.normal);
     o.tangent = vec4(g * (1.0 / sqrt(dot(g, g))), t.w);
     return o;
+}
+
+/* The morphed vertex drawn as VERTEX_ID from its bind-pose values. */
+morph_out morph_vertex(int vertex_id, vec3 p, vec3 n, vec4 t, float ao)
+{
+    vec4 pa;
+    vec3 dn, dt;
+    morph_accumulate(uint(vertex_id - u_morph_first_vertex), true, pa, dn, dt);
+    return morph_finish(p, n, t, ao, pa, dn, dt);
 }

@@ -49,8 +49,11 @@
 #define SSBO_DEFORM_SOURCE 5
 #define SSBO_DEFORM_SKIN 6
 #define SSBO_DEFORM_OUT 7
-/* Threads of one work group of that pass. */
-#define DEFORM_GROUP_SIZE 64
+/* Threads of one work group of the compute passes that deform (the skin-
+ * once pass, the benchmarks'), and the vertices it deforms: a thread for
+ * each of a vertex's three blend-shape sums (morph.glsl's parts). */
+#define DEFORM_GROUP_SIZE 96
+#define DEFORM_GROUP_VERTICES 32
 
 /* Texture units. */
 #define TEX_UNIT_SHADOW 0

@@ -76,7 +76,7 @@ log "skinning, shipped character: every GPU path"
 run skin_head bench skinning --paths gpu --repeats $reps --csv "$out/bench_skinning_head.csv"
 
 log "game, hills walk, 1920x1080: CPU and GPU deformation"
-for v in "cpu" "gpu" "gpu --skin-once"; do
+for v in "cpu" "gpu --skin-per-pass" "gpu"; do
     n=game_$(echo "$v" | tr -dc 'a-z')
     # shellcheck disable=SC2086
     run "$n" --level hills --script assets/scripts/walk_turn.script --hidden --no-vsync --size 1920x1080 \
@@ -97,6 +97,10 @@ V=(--view character --hidden --size 640x360 --frames 12 --pose ../shared/mocap/c
 cases=(
     "v_gpu||--skin gpu"
     "v_gpu_dense||--skin gpu --dense"
+    "v_pass||--skin gpu --skin-per-pass"
+    "v_pass_dense||--skin gpu --skin-per-pass --dense"
+    "v_pass_cpu_morph||--skin gpu --skin-per-pass --cpu-morph"
+    "v_pass_dqs|--skin-method dqs|--skin gpu --skin-per-pass --skin-method dqs"
     "v_once||--skin gpu --skin-once"
     "v_once_dense||--skin gpu --skin-once --dense"
     "v_cpu_morph||--skin gpu --cpu-morph"
@@ -113,6 +117,7 @@ cases=(
     "v_curve|--curve talk|--skin gpu --curve talk"
     "v_curve_once|--curve talk|--skin gpu --skin-once --curve talk"
     "g_gpu||--skin gpu"
+    "g_pass||--skin gpu --skin-per-pass"
     "g_once||--skin gpu --skin-once"
     "g_cpu_morph||--skin gpu --cpu-morph"
     "g_dqs|--skin-method dqs|--skin gpu --skin-method dqs"
@@ -153,7 +158,7 @@ if [ -n "$big" ]; then
         run skin_dawn bench skinning --mesh "$dawn" --paths gpu-lbs-matrix,gpu-compute,gpu-skin-once,gpu-per-pass \
             --repeats $reps --csv "$out/bench_skinning_dawn.csv"
         log "viewer, Dawn-scale mesh, 50 active shapes, 1920x1080"
-        for v in "cpu" "gpu" "gpu --skin-once" "gpu --cpu-morph"; do
+        for v in "cpu" "gpu --skin-per-pass" "gpu" "gpu --cpu-morph"; do
             n=dawn_$(echo "$v" | tr -dc 'a-z')
             # shellcheck disable=SC2086
             run "$n" --view character --character "$dawn" --hidden --no-vsync --size 1920x1080 --frames $frames \

@@ -809,7 +809,7 @@ static void apply_skin_options(figure_t *f, const app_options *opt)
     f->gpu_skin = opt->skin_gpu;
     if (opt->skin_method != CLI_SKIN_METHOD_DEFAULT)
         f->method = opt->skin_method;
-    f->skin_once = opt->skin_once;
+    f->skin_once = !opt->skin_per_pass;
     f->gpu_morph = !opt->cpu_morph;
     f->hybrid_every = opt->hybrid;
     if (opt->influences > 0)

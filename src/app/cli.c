@@ -25,8 +25,10 @@ void cli_print_usage(FILE *out)
           "character deformation (game and viewer; the menu switches them live):\n"
           "  --skin cpu|gpu      skin on the CPU (default) or in the vertex shader\n"
           "  --skin-method M     points, matrix (default) or dqs: blend points, blend matrices, dual quaternions\n"
-          "  --skin-once         with --skin gpu: morph and skin once per frame in a compute pass;\n"
-          "                      the shadow and main passes draw that (default: each pass deforms)\n"
+          "  --skin-once         with --skin gpu (its default): morph and skin once per frame in a compute\n"
+          "                      pass; the shadow and main passes draw that\n"
+          "  --skin-per-pass     with --skin gpu: each pass morphs and skins again in its vertex shader\n"
+          "                      (Dawn's and Gosselin's way; on GPUs with few graphics units much slower)\n"
           "  --cpu-morph         with --skin gpu: blend shapes on the CPU (default: in the vertex shader)\n"
           "  --hybrid N          Cebenoyan's hybrid, CPU skinning only: the CPU skins a key every N frames\n"
           "                      (1-8) and the vertex shader blends the last two; the figure lags N-1 frames\n"
@@ -276,6 +278,8 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
                 return usage_error("--skin-method needs points, matrix or dqs, got '%s'", v);
         } else if (strcmp(a, "--skin-once") == 0) {
             opt->skin_once = true;
+        } else if (strcmp(a, "--skin-per-pass") == 0) {
+            opt->skin_per_pass = true;
         } else if (strcmp(a, "--cpu-morph") == 0) {
             opt->cpu_morph = true;
         } else if (strcmp(a, "--hybrid") == 0) {
@@ -369,8 +373,10 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
     if (opt->marker && (opt->network || opt->character || opt->no_character || opt->phase_mode || opt->map))
         return usage_error("%s", "--marker replaces the character: no --network, --character, --map, --no-character "
                                  "or --phase-mode");
-    if ((opt->skin_once || opt->cpu_morph) && !opt->skin_gpu)
-        return usage_error("%s", "--skin-once and --cpu-morph need --skin gpu");
+    if ((opt->skin_once || opt->skin_per_pass || opt->cpu_morph) && !opt->skin_gpu)
+        return usage_error("%s", "--skin-once, --skin-per-pass and --cpu-morph need --skin gpu");
+    if (opt->skin_once && opt->skin_per_pass)
+        return usage_error("%s", "--skin-once and --skin-per-pass: one or the other");
     if (opt->hybrid > 0 && opt->skin_gpu)
         return usage_error("%s", "--hybrid blends CPU-skinned keys: not with --skin gpu");
     if (opt->marker &&

@@ -53,7 +53,8 @@ typedef struct app_options {
     bool no_character;          /* --no-character: simulate but draw the scene only (reference renders) */
     bool skin_gpu;              /* --skin gpu: skin (and morph) in the vertex shader; --skin cpu (default) */
     int skin_method;            /* --skin-method: CLI_SKIN_*, CLI_SKIN_METHOD_DEFAULT when not given */
-    bool skin_once;             /* --skin-once: with --skin gpu, one compute-pass deform per frame */
+    bool skin_once;             /* --skin-once: with --skin gpu, one compute-pass deform per frame (the default) */
+    bool skin_per_pass;         /* --skin-per-pass: with --skin gpu, each pass deforms in its vertex shader */
     int hybrid;                 /* --hybrid N: Cebenoyan's CPU keys every N frames, GPU lerp; 0 off */
     bool cpu_morph;             /* --cpu-morph: with --skin gpu, blend shapes on the CPU */
     int influences;             /* --influences N: weights kept per vertex (1-4); 0: all (the default) */

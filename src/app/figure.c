@@ -168,6 +168,9 @@ bool figure_load(figure_t *f, const figure_desc *desc)
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
     f->gpu_morph = true;
+    /* GPU skinning deforms once per frame (a compute pass) unless asked to
+     * deform in each pass's vertex shader. */
+    f->skin_once = true;
     /* A .chr, or a glTF character imported on the fly (which then needs a
      * joint map when it is to be driven). */
     const skel_t *driver = desc->skeleton_path ? &f->rig.source : NULL;

@@ -101,7 +101,7 @@ void gfx_char_once_dispatch(const gfx_character *gc, const program_locs *p, uint
     glProgramUniform1ui(p->prog.id, p->u_deform_first, first);
     glProgramUniform1ui(p->prog.id, p->u_deform_count, n);
     gfx_validate_dispatch("character deform");
-    glDispatchCompute((n + DEFORM_GROUP_SIZE - 1) / DEFORM_GROUP_SIZE, 1, 1);
+    glDispatchCompute((n + DEFORM_GROUP_VERTICES - 1) / DEFORM_GROUP_VERTICES, 1, 1);
 }
 
 bool gfx_character_set_skin_once(gfx_character *gc, bool on)

@@ -231,8 +231,9 @@ def case_character(a):
 # one used. The simulation never reads the deformation, so every path ends a
 # walk exactly where CPU skinning does.
 DEFORM_RUNS = [
-    ("gpu", ["--skin", "gpu"], {"gpu_skin": True, "morph_on_gpu": True, "skin_once": False}),
+    ("gpu", ["--skin", "gpu"], {"gpu_skin": True, "morph_on_gpu": True, "skin_once": True}),
     ("gpu_once", ["--skin", "gpu", "--skin-once"], {"gpu_skin": True, "morph_on_gpu": True, "skin_once": True}),
+    ("gpu_pass", ["--skin", "gpu", "--skin-per-pass"], {"gpu_skin": True, "morph_on_gpu": True, "skin_once": False}),
     ("gpu_cpu_morph", ["--skin", "gpu", "--cpu-morph"], {"gpu_skin": True, "gpu_morph": False, "morph_on_gpu": False}),
     ("hybrid4", ["--hybrid", "4"], {"gpu_skin": False, "hybrid_every": 4}),
     ("dqs", ["--skin-method", "dqs"], {"gpu_skin": False, "method": 2}),
@@ -333,7 +334,7 @@ def case_errors(a):
                   ["--skin-method", "bogus"], ["--phase-mode", "quadratic"], ["--phase-mode", "cubic", "--marker"],
                   ["--influences", "0"], ["--influences", "5"], ["--influences", "2", "--marker"],
                   ["--dense", "--marker"], ["--active-shapes", "4097", "--view", "character"],
-                  ["--active-shapes", "50"]]:
+                  ["--active-shapes", "50"], ["--skin-per-pass"], ["--skin-once", "--skin", "gpu", "--skin-per-pass"]]:
         p = run(flags + ["--hidden", "--frames", "1"], a.strider, expect=2)
         check(p.stderr.strip().count("\n") == 0 and flags[0] in p.stderr,
               "%s: one line naming %s: %s" % (" ".join(flags), flags[0], p.stderr.strip()))
