@@ -30,6 +30,10 @@ enum {
 };
 _Static_assert((int)VARIANT_COUNT <= (int)APP_RENDER_BENCH_MAX_VARIANTS, "every variant fits one run");
 
+/* A variant keeps the picture when no colour channel moves by more than
+ * this many levels (of 255). */
+#define RENDER_SAME_LEVELS 1
+
 static const char *const k_variants[VARIANT_COUNT] = {"shipped",          "lookup-everywhere", "fog-everywhere",
                                                       "uncached-shadows", "all-skirts",        "all-triangles",
                                                       "no-savings"};
@@ -124,7 +128,11 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
             bench_stats(rb.ms[v], rb.samples[v], &median, &lo, &hi);
             if (v == 0)
                 first = median;
-            if (rb.differing[v] != 0) {
+            /* Kept pixels are the same within a level: a saving is a
+             * different shader variant, and a GPU's compiler may round its
+             * arithmetic differently (on an H200, lookup-everywhere moved
+             * 1 of 2,073,600 pixels by 1 level); llvmpipe keeps every bit. */
+            if (rb.max_channel_diff[v] > RENDER_SAME_LEVELS) {
                 fprintf(stderr,
                         "strider bench render: %s changes the picture of level %s: %ld of %d pixels differ from %s's "
                         "(by up to %d levels)\n",
@@ -258,7 +266,8 @@ int bench_render(int argc, char **argv, const bench_env *env_in)
     bench_table_note(&t, "over_first: the row's median over its level's first row's (above 1: switching the "
                          "saving off costs that much more)");
     bench_table_note(&t, "differing_pixels: at the last frame the same scene drawn with every variant; pixels whose "
-                         "colour differs from the first variant's picture (any is a failure)");
+                         "colour differs from the first variant's picture; max_channel_diff: by how many levels at "
+                         "most (over %d is a failure)", RENDER_SAME_LEVELS);
     /* The game's informational lines would bury the table. */
     log_set_level(LOG_WARN);
     int failures = 0;

@@ -254,9 +254,11 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
     glNamedBufferStorage(b->ring.id, (GLsizeiptr)(b->ring_slot_bytes * GFX_MORPH_RING), NULL, flags);
     b->ring_map = glMapNamedBufferRange(b->ring.id, 0, (GLsizeiptr)(b->ring_slot_bytes * GFX_MORPH_RING), flags);
     label_buffer(b->ring, label, "active_ring");
-    glCreateBuffers(1, &b->frame_data.id);
-    glNamedBufferStorage(b->frame_data.id, (GLsizeiptr)b->ring_slot_bytes, NULL, 0);
-    label_buffer(b->frame_data, label, "active_frame");
+    for (int i = 0; i < GFX_MORPH_RING; i++) {
+        glCreateBuffers(1, &b->frame_data[i].id);
+        glNamedBufferStorage(b->frame_data[i].id, (GLsizeiptr)b->ring_slot_bytes, NULL, 0);
+        label_buffer(b->frame_data[i], label, "active_frame");
+    }
     if (!b->ring_map || glGetError() != GL_NO_ERROR) {
         log_error("%s: cannot create the persistent-mapped active-list ring", label);
         gfx_morph_bench_destroy(b);
@@ -327,8 +329,9 @@ void gfx_morph_bench_destroy(gfx_morph_bench *b)
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++)
         gfx_shader_program_free(&b->prog[m]);
     gfx_shader_program_free(&b->tf_finish);
-    gfx_buffer *bufs[] = {&b->base, &b->dense,  &b->sparse, &b->offsets, &b->acc[0],
-                          &b->acc[1], &b->out,   &b->zero,   &b->frame_data};
+    gfx_buffer *bufs[] = {&b->base, &b->dense, &b->sparse,        &b->offsets,       &b->acc[0],       &b->acc[1],
+                          &b->out,  &b->zero,  &b->frame_data[0], &b->frame_data[1], &b->frame_data[2]};
+    _Static_assert(GFX_MORPH_RING == 3, "every frame_data buffer listed");
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]->id)
             glDeleteBuffers(1, &bufs[i]->id);
@@ -430,9 +433,9 @@ static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
     }
     /* The GPU copies the slot next to the deltas; the copy is ordered
      * before the pass that reads it. */
-    glCopyNamedBufferSubData(b->ring.id, b->frame_data.id, (GLintptr)((size_t)slot * b->ring_slot_bytes), 0,
+    glCopyNamedBufferSubData(b->ring.id, b->frame_data[slot].id, (GLintptr)((size_t)slot * b->ring_slot_bytes), 0,
                              (GLsizeiptr)bytes);
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, b->frame_data.id, 0, (GLsizeiptr)bytes);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, b->frame_data[slot].id, 0, (GLsizeiptr)bytes);
     glUseProgram(b->prog[m].id);
     if (is_compute(m)) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, b->base.id);
@@ -531,14 +534,8 @@ bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_coun
     return true;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 bool gfx_morph_bench_run_pipelined(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
-                                   const float *weights, int repeats, double *out_median_ms, double *out_min_ms)
+                                   const float *weights, int repeats, double *out_ms)
 {
     if (repeats < 1 || !gfx_morph_bench_ready(b, m)) {
         log_error("gfx_morph_bench: pipelined run of method %d: %d repeats, %s", (int)m, repeats,
@@ -552,51 +549,36 @@ bool gfx_morph_bench_run_pipelined(gfx_morph_bench *b, gfx_morph_method m, int a
             return false;
         }
     }
-    GLuint *q = malloc((size_t)repeats * sizeof *q);
-    double *ms = malloc((size_t)repeats * sizeof *ms);
-    if (!q || !ms) {
-        free(q);
-        free(ms);
-        log_error("gfx_morph_bench: out of memory for %d queries", repeats);
-        return false;
-    }
-    glGenQueries(repeats, q);
     glFinish();
     for (int s = 0; s < GFX_MORPH_RING; s++)
         if (!ring_wait(b, s)) {
             log_error("gfx_morph_bench: the GPU did not release active-list slot %d", s);
-            glDeleteQueries(repeats, q);
-            free(q);
-            free(ms);
             return false;
         }
-    /* Slot 0 for every frame of the batch: each rewrites it with the same
-     * list (the same bytes a queued copy may be reading). */
+    /* The ring's slots in turn, as frames use them (no frame's copy waits
+     * for the one before to be read); each rewrites its slot with the same
+     * list, the same bytes a queued copy may be reading. */
     int n = prepare_active(b, active_count, targets, weights);
+    GLuint ts[2];
+    glGenQueries(2, ts);
     glEnable(GL_RASTERIZER_DISCARD);
+    glQueryCounter(ts[0], GL_TIMESTAMP);
     for (int r = 0; r < repeats; r++) {
-        glBeginQuery(GL_TIME_ELAPSED, q[r]);
         if (m == GFX_MORPH_TF_MULTIPASS)
             run_tf(b, n);
         else
-            run_ssbo(b, m, n, 0);
-        glEndQuery(GL_TIME_ELAPSED);
+            run_ssbo(b, m, n, r % GFX_MORPH_RING);
     }
+    glQueryCounter(ts[1], GL_TIMESTAMP);
     glDisable(GL_RASTERIZER_DISCARD);
     glBindVertexArray(0);
     glUseProgram(0);
     glFinish();
-    for (int r = 0; r < repeats; r++) {
-        GLuint64 ns = 0;
-        glGetQueryObjectui64v(q[r], GL_QUERY_RESULT, &ns);
-        ms[r] = (double)ns * 1e-6;
-    }
-    glDeleteQueries(repeats, q);
-    qsort(ms, (size_t)repeats, sizeof *ms, compare_double);
-    *out_median_ms = 0.5 * (ms[(repeats - 1) / 2] + ms[repeats / 2]);
-    *out_min_ms = ms[0];
-    free(q);
-    free(ms);
+    GLuint64 t0 = 0, t1 = 0;
+    glGetQueryObjectui64v(ts[0], GL_QUERY_RESULT, &t0);
+    glGetQueryObjectui64v(ts[1], GL_QUERY_RESULT, &t1);
+    glDeleteQueries(2, ts);
+    *out_ms = t1 > t0 ? (double)(t1 - t0) * 1e-6 / repeats : NAN;
     GLenum err = glGetError();
     if (err != GL_NO_ERROR) {
         log_error("gfx_morph_bench: GL error 0x%x in the pipelined runs of %s", err, k_method_label[m]);

@@ -78,7 +78,7 @@ typedef struct gfx_morph_bench {
     gfx_buffer zero;           /* the running sum of no shapes: the first pass's input */
     gfx_buffer out;            /* captured result */
     gfx_buffer ring;           /* persistent-mapped active data */
-    gfx_buffer frame_data;     /* device-local copy of the slot a run uses */
+    gfx_buffer frame_data[GFX_MORPH_RING]; /* device-local copy of each ring slot */
     void *ring_map;
     size_t ring_slot_bytes;
     void *fences[GFX_MORPH_RING];
@@ -107,13 +107,13 @@ const char *gfx_morph_bench_reason(const gfx_morph_bench *b, gfx_morph_method m)
 bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
                          const float *weights, gfx_morph_time *out_time);
 /* REPEATS frames of method M with one active list, queued back to back
- * with a GL_TIME_ELAPSED query each and no wait between them, as frames
- * run: the GPU keeps its clocks up (an idle GPU between glFinish-bracketed
- * runs does not). The median and minimum of the queries go to OUT_*_MS.
- * Allocates the queries for the call. False (one logged line) on a bad
- * list or a GL error. */
+ * with no wait between them, as frames run: the GPU keeps its clocks up (an
+ * idle GPU between glFinish-bracketed runs does not). OUT_MS: the GPU time
+ * between a timestamp before the first and one after the last, per frame
+ * (a query per frame would count twice what overlaps). False (one logged
+ * line) on a bad list or a GL error. */
 bool gfx_morph_bench_run_pipelined(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
-                                   const float *weights, int repeats, double *out_median_ms, double *out_min_ms);
+                                   const float *weights, int repeats, double *out_ms);
 /* Fills the output with NaN bit patterns (untimed), so a later run that
  * fails to write a vertex is caught by the comparison. */
 bool gfx_morph_bench_clear_output(gfx_morph_bench *b);

@@ -671,30 +671,23 @@ bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx
     memset(out, 0, sizeof *out);
     bench_stats(wall, r->repeats, &out->wall_median_s, &out->wall_min_s, &out->wall_max_s);
     bench_stats(query, r->repeats, &out->query_median_s, &out->query_min_s, &out->query_max_s);
-    /* The same repeats queued back to back, a query each: a GPU left idle
-     * between glFinish-bracketed repeats lowers its clocks (an H200 idled
-     * at 345 of 1980 MHz), a game's frames do not let it. */
-    GLuint *q = malloc((size_t)r->repeats * sizeof *q);
-    if (q) {
-        glGenQueries(r->repeats, q);
-        for (int i = 0; i < r->repeats; i++) {
-            glBeginQuery(GL_TIME_ELAPSED, q[i]);
-            work(b, r);
-            glEndQuery(GL_TIME_ELAPSED);
-        }
-        glFinish();
-        for (int i = 0; i < r->repeats; i++) {
-            GLuint64 ns = 0;
-            glGetQueryObjectui64v(q[i], GL_QUERY_RESULT, &ns);
-            query[i] = (double)ns * 1e-9;
-        }
-        glDeleteQueries(r->repeats, q);
-        free(q);
-        double mn, mx;
-        bench_stats(query, r->repeats, &out->pipelined_median_s, &mn, &mx);
-    } else {
-        out->pipelined_median_s = NAN;
-    }
+    /* The same repeats queued back to back: a GPU left idle between
+     * glFinish-bracketed repeats lowers its clocks (an H200 idled at 345 of
+     * 1980 MHz), a game's frames do not let it. Timestamps before the first
+     * and after the last: the GPU time per repeat, without counting twice
+     * what overlaps (a query per repeat would, for draws). */
+    GLuint ts[2];
+    glGenQueries(2, ts);
+    glQueryCounter(ts[0], GL_TIMESTAMP);
+    for (int i = 0; i < r->repeats; i++)
+        work(b, r);
+    glQueryCounter(ts[1], GL_TIMESTAMP);
+    glFinish();
+    GLuint64 t0 = 0, t1 = 0;
+    glGetQueryObjectui64v(ts[0], GL_QUERY_RESULT, &t0);
+    glGetQueryObjectui64v(ts[1], GL_QUERY_RESULT, &t1);
+    glDeleteQueries(2, ts);
+    out->pipelined_median_s = t1 > t0 ? (double)(t1 - t0) * 1e-9 / r->repeats : NAN;
     free(wall);
     b->last = *r;
     b->ran = true;

@@ -94,8 +94,9 @@ typedef struct gfx_skin_bench_run_desc {
 typedef struct gfx_skin_bench_result {
     double wall_median_s, wall_min_s, wall_max_s;    /* glFinish to glFinish */
     double query_median_s, query_min_s, query_max_s; /* GL_TIME_ELAPSED */
-    /* GL_TIME_ELAPSED of as many repeats queued back to back, no wait
-     * between them (the GPU's clocks up, as in a game's frames): median. */
+    /* As many repeats queued back to back, no wait between them (the GPU's
+     * clocks up, as in a game's frames): GPU time (GL_TIMESTAMP before the
+     * first, after the last) per repeat. */
     double pipelined_median_s;
 } gfx_skin_bench_result;
 
