@@ -7,9 +7,9 @@
  * Transform feedback did this job before; on NVIDIA it streams out about
  * 0.2 G vertices/s whatever the shader does, a compute pass writes at
  * memory speed.
- * Inputs (SSBOs; three threads a vertex, DEFORM_GROUP_VERTICES vertices a
- * work group, vertex index = u_deform_first + its number in the range: the
- * character's global numbering):
+ * Inputs (SSBOs; morphing, DEFORM_MORPH_LANES threads a vertex, else one;
+ * vertex index = u_deform_first + its number in the range: the character's
+ * global numbering):
  *   SSBO_DEFORM_SOURCE  the bind pose laid out as a stream slot: positions
  *       (3 floats a vertex) at 0, normals (3) at u_source_normal, tangents
  *       (4) at u_source_tangent, AO (1) at u_source_ao (offsets in floats);
@@ -45,28 +45,36 @@ uniform uint u_source_tangent;
 uniform uint u_source_ao;
 
 #ifdef STRIDER_GPU_MORPH
-/* Each thread's blend-shape sum, for the vertex's first thread. */
-shared vec4 deform_parts[DEFORM_GROUP_SIZE];
+/* Threads of a vertex and vertices of a group. */
+#define LANES DEFORM_MORPH_LANES
+#define GROUP_VERTICES DEFORM_MORPH_GROUP_VERTICES
+/* Each thread's slice of a blend-shape sum, for the vertex's first thread. */
+shared vec4 deform_slices[DEFORM_GROUP_SIZE];
+#else
+#define LANES 1
+#define GROUP_VERTICES DEFORM_GROUP_SIZE
 #endif
 
 void main()
 {
-    /* Three threads a vertex: thread `part` sums the vertex's part of the
-     * blend-shape deltas (morph_accumulate_part: a third of the loads, three
-     * times the threads in flight), then the vertex's first thread finishes
-     * the morph, skins and writes. */
-    uint l = gl_LocalInvocationID.x, slot = l / uint(MORPH_DELTA_VEC4S), part = l - slot * uint(MORPH_DELTA_VEC4S);
-    uint i = gl_WorkGroupID.x * uint(DEFORM_GROUP_VERTICES) + slot;
+    /* Morphing, twelve threads a vertex: thread (part, slice) sums one slice
+     * of one part of the blend-shape deltas (morph_accumulate_slice: a
+     * twelfth of the loads, twelve times the loads in flight), then the
+     * vertex's first thread combines them, finishes the morph, skins and
+     * writes. Skinning alone, a thread a vertex. */
+    uint l = gl_LocalInvocationID.x, slot = l / uint(LANES), lane = l - slot * uint(LANES);
+    uint i = gl_WorkGroupID.x * uint(GROUP_VERTICES) + slot;
     uint v = u_deform_first + i;
-    bool live = slot < uint(DEFORM_GROUP_VERTICES) && i < u_deform_count &&
+    bool live = slot < uint(GROUP_VERTICES) && i < u_deform_count &&
                 u_source_ao + v < uint(deform_source.length()) && 6u * v + 5u < uint(deform_skin.length()) &&
                 3u * v + 2u < uint(deform_out.length());
 #ifdef STRIDER_GPU_MORPH
-    deform_parts[l] = live ? morph_accumulate_part(uint(int(v) - u_morph_first_vertex), part) : vec4(0.0);
+    uint part = lane / uint(MORPH_SLICES), slice = lane - part * uint(MORPH_SLICES);
+    deform_slices[l] = live ? morph_accumulate_slice(uint(int(v) - u_morph_first_vertex), part, slice) : vec4(0.0);
     memoryBarrierShared();
     barrier();
 #endif
-    if (!live || part != 0u)
+    if (!live || lane != 0u)
         return;
     vec3 position = vec3(deform_source[3u * v], deform_source[3u * v + 1u], deform_source[3u * v + 2u]);
     uint n0 = u_source_normal + 3u * v, t0 = u_source_tangent + 4u * v;
@@ -74,8 +82,12 @@ void main()
     vec4 tangent = vec4(deform_source[t0], deform_source[t0 + 1u], deform_source[t0 + 2u], deform_source[t0 + 3u]);
     float ao = deform_source[u_source_ao + v];
 #ifdef STRIDER_GPU_MORPH
-    morph_out mo = morph_finish(position, normal, tangent, ao, deform_parts[l], deform_parts[l + 1u].xyz,
-                                deform_parts[l + 2u].xyz);
+    vec4 sums[MORPH_PARTS];
+    for (uint p = 0u; p < uint(MORPH_PARTS); p++) {
+        uint at = l + p * uint(MORPH_SLICES);
+        sums[p] = morph_combine(deform_slices[at], deform_slices[at + 1u], deform_slices[at + 2u], deform_slices[at + 3u]);
+    }
+    morph_out mo = morph_finish(position, normal, tangent, ao, sums[0], sums[1].xyz, sums[2].xyz);
     position = mo.position;
     normal = mo.normal;
     tangent = mo.tangent;

@@ -1,14 +1,16 @@
 /* morph.glsl: GPU blend shapes (morph targets) read from shader storage
  * buffers, indexed by gl_VertexID (GPU Gems 3 ch. 3's buffer-template method
- * in GL 4.x SSBOs). The math and the summation order are those of
- * src/anim/bshape.c, so the GPU matches the CPU job:
+ * in GL 4.x SSBOs). The math is that of src/anim/bshape.c, so the GPU
+ * matches the CPU job to rounding:
  *   p  = base + sum w*dp
  *   n  = normalize(base_n + sum w*dn)  (bind normal if that is degenerate)
  *   t  = morphed tangent Gram-Schmidt against n (bind tangent, then an axis,
  *        if degenerate), w (handedness) copied
  *   ao = clamp(base_ao + sum w*dao, 0, 1)  (Dawn 4.3.2: AO rides in .w, so
  *        occlusion changes as the face moves)
- * with the deltas summed in ascending target order; weights need not sum to
+ * with the deltas summed in ascending target order into MORPH_SLICES (4)
+ * interleaved partial sums, combined pairwise (bshape.c sums in one run:
+ * the same terms, another rounding); weights need not sum to
  * 1; a vertex whose summed normal and tangent deltas are exactly zero keeps
  * its bind normal and tangent bit for bit. Deltas live in bind space: blend
  * shapes are applied before skinning.
@@ -42,8 +44,8 @@
  * out-of-range reads.
  * Entry points: morph_vertex() (everything) and morph_position() (shadow
  * and depth passes: the same position, without normals); a compute pass
- * sums the parts apart (morph_accumulate_part(), a thread each) and ends
- * with morph_finish().
+ * sums the slices of the parts apart (morph_accumulate_slice(), a thread
+ * each), combines them (morph_combine()) and ends with morph_finish().
  * Does NOT: skin (skin.glsl does, afterwards), or write any buffer.
  */
 #include "shader_interface.h"
@@ -94,14 +96,16 @@ struct morph_out {
     float ao;
 };
 
-/* Part PART (0 position + AO, 1 normal in xyz, 2 tangent in xyz) of the
- * summed weighted deltas of vertex V. Each part is its own sum, in the same
- * order whichever parts a caller wants: a compute pass gives each part its
- * own thread (three times the threads, a third of the loads each) and gets
- * the bits one thread summing all three gets. `precise`: no contraction
- * into fused multiply-adds, which a compiler may choose differently in a
- * vertex and a compute shader. */
-vec4 morph_accumulate_part(uint v, uint part)
+/* Slice SLICE of part PART (0 position + AO, 1 normal in xyz, 2 tangent in
+ * xyz) of the summed weighted deltas of vertex V: the active entries
+ * (dense) or the vertex's pairs (sparse) i with i mod MORPH_SLICES == SLICE,
+ * in order. A part is its slices combined pairwise (morph_combine). The
+ * slices and parts are independent sums, so a compute pass gives each its
+ * own thread (twelve a vertex: more loads in flight at once, each thread a
+ * twelfth of them) and gets the bits one thread summing everything gets.
+ * `precise`: no contraction into fused multiply-adds, which a compiler may
+ * choose differently in a vertex and a compute shader. */
+vec4 morph_accumulate_slice(uint v, uint part, uint slice)
 {
     precise vec4 sum = vec4(0.0);
     if (v >= u_morph_vertex_count || part >= uint(MORPH_PARTS))
@@ -109,7 +113,7 @@ vec4 morph_accumulate_part(uint v, uint part)
     uint records = uint(morph_delta_vec4s.length()) / uint(MORPH_PARTS);
 #if MORPH_LAYOUT == MORPH_LAYOUT_DENSE
     uint count = min(morph_active_count, u_morph_target_count);
-    for (uint i = 0u; i < count; i++) {
+    for (uint i = slice; i < count; i += uint(MORPH_SLICES)) {
         uint t = morph_active[i].target;
         float w = morph_active[i].weight;
         if (t >= u_morph_target_count || w == 0.0)
@@ -123,7 +127,7 @@ vec4 morph_accumulate_part(uint v, uint part)
     uint targets = u_morph_vertex_count + 1u;
     uint first = morph_offset[v], last = morph_offset[v + 1u];
     last = min(last, min(records, uint(morph_offset.length()) - targets));
-    for (uint i = first; i < last; i++) {
+    for (uint i = first + slice; i < last; i += uint(MORPH_SLICES)) {
         uint t = morph_offset[targets + i];
         if (t >= u_morph_target_count)
             continue;
@@ -136,6 +140,22 @@ vec4 morph_accumulate_part(uint v, uint part)
     if (part != 0u)
         sum.w = 0.0; /* the record's target bits and pad, not a sum */
     return sum;
+}
+
+/* A part from its MORPH_SLICES (4) slices: (s0 + s1) + (s2 + s3). */
+vec4 morph_combine(vec4 s0, vec4 s1, vec4 s2, vec4 s3)
+{
+    precise vec4 a = s0 + s1;
+    precise vec4 b = s2 + s3;
+    precise vec4 r = a + b;
+    return r;
+}
+
+/* Part PART of vertex V's summed deltas, its slices summed in one thread. */
+vec4 morph_accumulate_part(uint v, uint part)
+{
+    return morph_combine(morph_accumulate_slice(v, part, 0u), morph_accumulate_slice(v, part, 1u),
+                         morph_accumulate_slice(v, part, 2u), morph_accumulate_slice(v, part, 3u));
 }
 
 /* Summed weighted deltas of vertex V: xyz position + w AO in POS_AO. */

@@ -49,11 +49,17 @@
 #define SSBO_DEFORM_SOURCE 5
 #define SSBO_DEFORM_SKIN 6
 #define SSBO_DEFORM_OUT 7
+/* morph.glsl sums a vertex's deltas in this many interleaved partial sums
+ * per part (position + AO, normal, tangent), so a compute pass can give
+ * each its own thread. */
+#define MORPH_SLICES 4
 /* Threads of one work group of the compute passes that deform (the skin-
- * once pass, the benchmarks'), and the vertices it deforms: a thread for
- * each of a vertex's three blend-shape sums (morph.glsl's parts). */
+ * once pass, the benchmarks'). Blending shapes, a vertex takes a thread per
+ * part and slice of its sums (MORPH_DELTA_VEC4S x MORPH_SLICES = 12), so a
+ * group deforms 8 vertices; skinning alone, a thread a vertex. */
 #define DEFORM_GROUP_SIZE 96
-#define DEFORM_GROUP_VERTICES 32
+#define DEFORM_MORPH_LANES (MORPH_DELTA_VEC4S * MORPH_SLICES)
+#define DEFORM_MORPH_GROUP_VERTICES (DEFORM_GROUP_SIZE / DEFORM_MORPH_LANES)
 
 /* Texture units. */
 #define TEX_UNIT_SHADOW 0

@@ -111,6 +111,7 @@ typedef struct program_locs {
     GLint u_morph_first, u_morph_vertices, u_morph_targets;
     GLint u_hybrid_t;
     GLint u_deform_first, u_deform_count; /* the skin-once compute pass */
+    GLuint deform_group_vertices;         /* its vertices a work group (0: not a compute program) */
 } program_locs;
 
 /* Where one mesh's blend shapes live on the GPU (bytes). */
@@ -330,9 +331,11 @@ uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how 
  * the first set_skin_once(true). */
 void gfx_char_once_build(gfx_character *gc);
 void gfx_char_once_destroy(gfx_character *gc);
-/* The compute program of the pass (character_deform.comp with DEFINES)
- * into P, its uniforms looked up; false (logged) on a shader error. */
-bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, const char *defines, const char *label);
+/* The compute program of the pass (character_deform.comp with DEFINES;
+ * MORPH: they define STRIDER_GPU_MORPH) into P, its uniforms looked up;
+ * false (logged) on a shader error. */
+bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, bool morph, const char *defines,
+                                const char *label);
 /* Binds the pass's source vertices: slot S's arrays (STREAM) or bind_vbo. */
 void gfx_char_once_bind_source(const gfx_character *gc, int s, bool stream);
 /* Dispatches P (bound, its blocks bound) over the vertices of meshes [A, B). */

@@ -219,7 +219,7 @@ bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, 
                      m, (int)layout, extra[k]);
             snprintf(pname, sizeof pname, "%s.morph_%s.gpu%d.%d", gc->label, name, m, k);
             program_locs *p = &gc->morph_prog[layout][m][k];
-            bool built = k == KIND_DEFORM ? gfx_char_once_load_program(gc, p, defines, pname)
+            bool built = k == KIND_DEFORM ? gfx_char_once_load_program(gc, p, true, defines, pname)
                                           : gfx_char_load_program(p, vs[k], fs[k], defines, pname);
             if (!built) {
                 gc->morph_failed[layout] = true;

@@ -61,7 +61,8 @@ void gfx_char_once_destroy(gfx_character *gc)
     }
 }
 
-bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, const char *defines, const char *label)
+bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, bool morph, const char *defines,
+                                const char *label)
 {
     gfx_shader_program_desc d = {.cs = "character_deform.comp", .defines = defines, .label = label};
     memset(p, 0, sizeof *p);
@@ -77,6 +78,7 @@ bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, const char *
     p->u_hybrid_t = -1;
     p->u_deform_first = glGetUniformLocation(id, "u_deform_first");
     p->u_deform_count = glGetUniformLocation(id, "u_deform_count");
+    p->deform_group_vertices = morph ? DEFORM_MORPH_GROUP_VERTICES : DEFORM_GROUP_SIZE;
     /* The source is laid out as a stream slot (bind_vbo is too): offsets in floats. */
     glProgramUniform1ui(id, glGetUniformLocation(id, "u_source_normal"), (GLuint)(gc->off_normal / sizeof(float)));
     glProgramUniform1ui(id, glGetUniformLocation(id, "u_source_tangent"), (GLuint)(gc->off_tangent / sizeof(float)));
@@ -101,7 +103,7 @@ void gfx_char_once_dispatch(const gfx_character *gc, const program_locs *p, uint
     glProgramUniform1ui(p->prog.id, p->u_deform_first, first);
     glProgramUniform1ui(p->prog.id, p->u_deform_count, n);
     gfx_validate_dispatch("character deform");
-    glDispatchCompute((n + DEFORM_GROUP_VERTICES - 1) / DEFORM_GROUP_VERTICES, 1, 1);
+    glDispatchCompute((n + p->deform_group_vertices - 1) / p->deform_group_vertices, 1, 1);
 }
 
 bool gfx_character_set_skin_once(gfx_character *gc, bool on)

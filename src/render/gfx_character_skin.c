@@ -79,7 +79,7 @@ bool gfx_char_skin_build(gfx_character *gc, int m)
         char defines[160], name[96];
         snprintf(defines, sizeof defines, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD %d\n%s", m, kinds[k].defines);
         snprintf(name, sizeof name, "%s.gpu%d.%s", gc->label, m, kinds[k].what);
-        bool built = k == KIND_DEFORM ? gfx_char_once_load_program(gc, &gc->gpu[m][k], defines, name)
+        bool built = k == KIND_DEFORM ? gfx_char_once_load_program(gc, &gc->gpu[m][k], false, defines, name)
                                       : gfx_char_load_program(&gc->gpu[m][k], kinds[k].vs, kinds[k].fs, defines, name);
         if (!built) {
             gc->gpu_failed[m] = true;

@@ -441,7 +441,7 @@ static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, b->base.id);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_OUT, b->out.id);
         gfx_validate_dispatch("morph bench compute");
-        glDispatchCompute((b->vertex_count + DEFORM_GROUP_VERTICES - 1) / DEFORM_GROUP_VERTICES, 1, 1);
+        glDispatchCompute((b->vertex_count + DEFORM_MORPH_GROUP_VERTICES - 1) / DEFORM_MORPH_GROUP_VERTICES, 1, 1);
         /* Transform feedback's writes are ordered with later reads; a
          * compute pass's need the barrier. */
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT);
