@@ -417,10 +417,12 @@ static bool pose_to_palette(figure_t *f, const pose_t *pose)
     return true;
 }
 
-/* CPU blend shapes, then (unless GPU_SKIN: the vertex shader skins the
- * morphed bind pose) CPU skinning, into OUT's vertex spans. BIND_THERE: the
- * spans already hold the bind pose of the meshes without blend shapes. */
-static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_skin, bool bind_there)
+/* CPU blend shapes, then CPU skinning, into OUT's vertex spans; with
+ * GPU_SKIN the GPU skins: the spans get the morphed bind pose of the meshes
+ * with blend shapes and of those edited per frame (live_bind), handed in
+ * with use_stream_bind, and the other meshes are skinned from the bind
+ * pose the renderer keeps. */
+static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_skin)
 {
     bool ok = true;
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
@@ -448,13 +450,14 @@ static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_sk
             ao = m->m_ao;
         }
         if (gpu_skin) {
-            if (bind_there && m->set.target_count == 0 && !m->live_bind)
-                continue; /* written by an earlier GPU frame into this slot */
-            /* The vertex shader skins: hand it the (morphed) bind pose. */
+            if (m->set.target_count == 0 && !m->live_bind)
+                continue; /* the renderer's bind pose */
+            /* The GPU skins: hand it the (morphed) bind pose. */
             memcpy(out->positions + (size_t)m->first * 3, pos, m->vertex_count * 3 * sizeof(float));
             memcpy(out->normals + (size_t)m->first * 3, nrm, m->vertex_count * 3 * sizeof(float));
             memcpy(out->tangents + (size_t)m->first * 4, tan, m->vertex_count * 4 * sizeof(float));
             memcpy(out->ao + m->first, ao, m->vertex_count * sizeof(float));
+            ok = ok && gfx_character_use_stream_bind(f->gfx, mi);
             continue;
         }
         skin_job_t sj = {.vertex_count = (int)m->vertex_count,
@@ -548,7 +551,8 @@ static float deform_reach(const figure_t *f, float center[3])
 
 /* Cebenoyan's hybrid: a CPU-skinned key when one is due (every
  * hybrid_every frames, or at once when N changed or the hybrid just
- * started), else no pose work at all; the slot blends the last two keys. */
+ * started), else no pose work at all; the update blends the last two keys
+ * at hybrid_t. */
 static bool deform_hybrid(figure_t *f, const pose_t *pose)
 {
     int n = f->hybrid_every;
@@ -556,7 +560,7 @@ static bool deform_hybrid(figure_t *f, const pose_t *pose)
     if (restart || n != f->hybrid_key_every || f->hybrid_phase + 1 >= n) {
         gfx_character_stream key;
         ok = pose_to_palette(f, pose) && gfx_character_begin_key(f->gfx, &key);
-        ok = ok && cpu_deform(f, &key, false, false);
+        ok = ok && cpu_deform(f, &key, false);
         if (ok)
             gfx_character_end_key(f->gfx, restart);
         f->hybrid_phase = 0;
@@ -566,8 +570,35 @@ static bool deform_hybrid(figure_t *f, const pose_t *pose)
     }
     /* The newer key is reached N - 1 frames after it was skinned. */
     f->hybrid_t = (float)(f->hybrid_phase + 1) / (float)n;
-    gfx_character_set_hybrid(f->gfx, f->hybrid_t);
     return ok;
+}
+
+/* The update's description: how this frame is deformed and drawn. */
+static gfx_character_desc deform_desc(const figure_t *f, bool hybrid, const float world[16])
+{
+    gfx_character_desc d = {.gpu_skin = f->gpu_skin,
+                            .method = f->method,
+                            .influences = f->influences,
+                            .joint_count = f->chr.skel.joint_count,
+                            .gpu_morph = f->morph_on_gpu,
+                            .dense = f->dense,
+                            .skin_once = f->skin_once,
+                            .hybrid = hybrid,
+                            .hybrid_t = f->hybrid_t,
+                            .transform = true};
+    memcpy(d.model, world, sizeof d.model);
+    return d;
+}
+
+/* Where the blend shapes go this frame: the GPU layout, prepared the first
+ * time (morph_on_gpu), or the CPU (in a dense layout built the first time
+ * the menu asks for it). */
+static void choose_morph(figure_t *f)
+{
+    gfx_character_morph layout = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
+    f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gpu_layout_ready(f, layout);
+    if (f->dense && !f->morph_on_gpu && !use_dense(f))
+        f->dense = false;
 }
 
 bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
@@ -579,60 +610,52 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
         return true;
     if (f->hybrid_every < 0 || f->hybrid_every > FIGURE_HYBRID_MAX)
         f->hybrid_every = 0;
+    if (f->influences < 1 || f->influences > SKIN_MAX_INFLUENCES)
+        f->influences = SKIN_MAX_INFLUENCES;
     bool hybrid = f->hybrid_every > 0 && !f->gpu_skin;
     f->reach_radius = -1.0f;
-    if (!hybrid) {
+    if (hybrid) {
+        if (!deform_hybrid(f, pose))
+            return false;
+    } else {
         f->hybrid_key_every = 0;
-        gfx_character_set_hybrid(f->gfx, -1.0f);
         if (!pose_to_palette(f, pose))
             return false;
     }
-
+    choose_morph(f);
+    gfx_character_desc desc = deform_desc(f, hybrid, world);
     gfx_character_stream out;
-    if (!gfx_character_begin_update(f->gfx, &out))
-        return false;
-    int joints = f->chr.skel.joint_count;
-    if (f->influences < 1 || f->influences > SKIN_MAX_INFLUENCES)
-        f->influences = SKIN_MAX_INFLUENCES;
-    /* A refused GPU mode (limits, logged) falls back to the CPU for good. */
-    if (f->gpu_skin && !gfx_character_set_skinning(f->gfx, (gfx_skin_mode)f->method, f->influences, joints))
+    if (!gfx_character_begin_update(f->gfx, &desc, &out)) {
+        /* A refused GPU mode (limits or a shader, logged) falls back to the
+         * CPU for good. */
+        if (!f->gpu_skin)
+            return false;
         f->gpu_skin = false;
-    if (!f->gpu_skin)
-        gfx_character_set_skinning(f->gfx, GFX_SKIN_CPU, f->influences, joints);
-    if (f->gpu_skin && !gfx_character_set_skin_once(f->gfx, f->skin_once))
-        f->skin_once = false;
+        choose_morph(f);
+        desc = deform_desc(f, false, world);
+        if (!gfx_character_begin_update(f->gfx, &desc, &out))
+            return false;
+    }
     if (f->gpu_skin) {
+        int joints = f->chr.skel.joint_count;
         memcpy(out.palette, f->palette, (size_t)joints * sizeof f->palette[0]);
         memcpy(out.dq_palette, f->dq, (size_t)joints * sizeof f->dq[0]);
     }
-    /* GPU blend shapes where the layout is supported (else the CPU morphs,
-     * in a dense layout built the first time the menu asks for it). */
-    gfx_character_morph layout = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
-    f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gpu_layout_ready(f, layout);
-    if (f->dense && !f->morph_on_gpu && !use_dense(f))
-        f->dense = false;
-    gfx_character_set_morph(f->gfx, f->morph_on_gpu ? layout : GFX_CHARACTER_MORPH_CPU);
     bool ok = true;
-    if (hybrid) {
+    if (desc.hybrid) {
         /* The slot's own vertex arrays are not read: the keys are drawn. */
-        ok = deform_hybrid(f, pose);
-        f->slot_has_bind[out.slot] = false;
     } else if (f->morph_on_gpu) {
         /* The bind pose is static on the GPU (live_bind meshes aside): the
          * active lists change. */
         ok = gpu_morph_lists(f, &out);
-        f->slot_has_bind[out.slot] = false;
     } else {
-        bool bind_there = f->gpu_skin && f->slot_has_bind[out.slot];
-        f->slot_has_bind[out.slot] = f->gpu_skin;
-        ok = cpu_deform(f, &out, f->gpu_skin, bind_there);
+        ok = cpu_deform(f, &out, f->gpu_skin);
         if (ok && !f->gpu_skin) {
             f->reach_radius = deform_reach(f, f->reach_center);
             gfx_character_set_reach(f->gfx, f->reach_center, f->reach_radius);
         }
     }
     gfx_character_end_update(f->gfx);
-    gfx_character_set_transform(f->gfx, world);
     f->deform_count++;
     return ok;
 }

@@ -133,9 +133,6 @@ typedef struct figure_t {
     int hybrid_phase;          /* frames since the newest key (hybrid) */
     int hybrid_key_every;      /* N the keys are being made with; 0: no key yet */
     float hybrid_t;            /* blend of the last hybrid deform (1: the newest key) */
-    /* Per stream slot: the bind pose of the meshes without blend shapes is
-     * already there (GPU path), so only morphed meshes are copied again. */
-    bool slot_has_bind[GFX_CHARACTER_SLOTS];
     uint64_t deform_count;
     /* The sphere the last deform's vertices lie in (model space, cm), as
      * handed to gfx_character_set_reach(): CPU skinning by blended points

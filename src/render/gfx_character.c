@@ -133,8 +133,8 @@ bool gfx_char_skin_vertices_ready(gfx_character *gc)
     gfx_char_label(GL_BUFFER, gc->skin_vbo.id, gc->label, "skin_vertices");
     free(kv);
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
-        attach_skin(gc, gc->vao[s].id);
-        attach_skin(gc, gc->skinned_vao[s].id);
+        attach_skin(gc, gc->slot[s].vao.id);
+        attach_skin(gc, gc->slot[s].skinned_vao.id);
     }
     for (int k = 0; k < KEY_SLOTS; k++)
         attach_skin(gc, gc->hybrid_vao[k].id);
@@ -186,7 +186,7 @@ static void make_vaos(gfx_character *gc)
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         char what[32];
         snprintf(what, sizeof what, "vao[%d]", s);
-        gc->vao[s].id = gfx_char_make_vao(gc, gc->stream.id, (GLintptr)((size_t)s * gc->slot_bytes), what);
+        gc->slot[s].vao.id = gfx_char_make_vao(gc, gc->stream.id, (GLintptr)((size_t)s * gc->slot_bytes), what);
     }
 }
 
@@ -210,7 +210,7 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     gc->hybrid_t = -1.0f;
     gc->visible = true;
     for (int k = 0; k < 16; k++)
-        gc->model[k] = (k % 5 == 0) ? 1.0f : 0.0f;
+        gc->next_model[k] = (k % 5 == 0) ? 1.0f : 0.0f;
     uint64_t vcount = 0, icount = 0;
     gc->mesh_count = c->mesh_count;
     gc->cull_meshes = chr_cullable_meshes(c);
@@ -264,9 +264,9 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     gc->mode = GFX_SKIN_CPU;
     gc->morph_mode = GFX_CHARACTER_MORPH_CPU;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
-        gc->slot_mode[s] = GFX_SKIN_CPU;
-        gc->slot_morph[s] = GFX_CHARACTER_MORPH_CPU;
-        gc->slot_t[s] = -1.0f;
+        gc->slot[s].mode = GFX_SKIN_CPU;
+        gc->slot[s].morph = GFX_CHARACTER_MORPH_CPU;
+        gc->slot[s].hybrid_t = -1.0f;
     }
     gc->weight_scratch = calloc(gc->max_targets ? gc->max_targets : 1, sizeof *gc->weight_scratch);
     if (!gc->weight_scratch) {
@@ -308,10 +308,10 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     gc->frame_data_bytes = gc->slot_bytes - gc->off_palette;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         char what[32];
-        glCreateBuffers(1, &gc->frame_data[s].id);
-        glNamedBufferStorage(gc->frame_data[s].id, (GLsizeiptr)gc->frame_data_bytes, NULL, 0);
+        glCreateBuffers(1, &gc->slot[s].frame_data.id);
+        glNamedBufferStorage(gc->slot[s].frame_data.id, (GLsizeiptr)gc->frame_data_bytes, NULL, 0);
         snprintf(what, sizeof what, "frame_data[%d]", s);
-        gfx_char_label(GL_BUFFER, gc->frame_data[s].id, gc->label, what);
+        gfx_char_label(GL_BUFFER, gc->slot[s].frame_data.id, gc->label, what);
     }
     if (!gfx_add_draw_hook(draw_hook, gc)) {
         gfx_character_destroy(gc);
@@ -333,10 +333,10 @@ void gfx_character_destroy(gfx_character *gc)
         return;
     gfx_remove_draw_hook(draw_hook, gc);
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
-        if (gc->fence[s])
-            glDeleteSync(gc->fence[s]);
-        if (gc->vao[s].id)
-            glDeleteVertexArrays(1, &gc->vao[s].id);
+        if (gc->slot[s].fence)
+            glDeleteSync(gc->slot[s].fence);
+        if (gc->slot[s].vao.id)
+            glDeleteVertexArrays(1, &gc->slot[s].vao.id);
     }
     if (gc->gpu_time_query[0][0])
         glDeleteQueries(GPU_TIME_FRAMES * 6, &gc->gpu_time_query[0][0]);
@@ -350,8 +350,8 @@ void gfx_character_destroy(gfx_character *gc)
     GLuint bufs[4] = {gc->stream.id, gc->static_vbo.id, gc->ibo.id, gc->skin_vbo.id};
     glDeleteBuffers(4, bufs);
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
-        if (gc->frame_data[s].id)
-            glDeleteBuffers(1, &gc->frame_data[s].id);
+        if (gc->slot[s].frame_data.id)
+            glDeleteBuffers(1, &gc->slot[s].frame_data.id);
     free(gc->weight_scratch);
     gfx_shader_program_free(&gc->lit.prog);
     gfx_shader_program_free(&gc->lit_noshadow.prog);
@@ -391,10 +391,38 @@ bool gfx_char_wait_fence(gfx_character *gc, GLsync *fence, const char *what)
     return true;
 }
 
-bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
+/* DESC's settings for the update, built and checked as each technique
+ * needs (one line and false when it cannot run here). */
+static bool take_desc(gfx_character *gc, const gfx_character_desc *d)
 {
+    if (!gfx_char_skin_choose(gc, d))
+        return false;
+    gc->morph_mode = GFX_CHARACTER_MORPH_CPU;
+    if (d->gpu_skin && d->gpu_morph) {
+        gfx_character_morph layout = d->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
+        if (!gc->morph_ok[layout]) {
+            log_error("render: %s: GPU blend shapes in the %s layout are not prepared (gfx_character_prepare_morph)",
+                      gc->label, d->dense ? "dense" : "sparse");
+            return false;
+        }
+        gc->morph_mode = layout;
+    }
+    gc->skin_once = d->gpu_skin && d->skin_once;
+    if (gc->skin_once)
+        gfx_char_once_build(gc);
+    float t = d->hybrid_t;
+    gc->hybrid_t = d->gpu_skin || !d->hybrid ? -1.0f : !(t > 0.0f) ? 0.0f : t > 1.0f ? 1.0f : t;
+    for (int k = 0; k < 16; k++)
+        gc->next_model[k] = d->transform ? d->model[k] : (k % 5 == 0) ? 1.0f : 0.0f;
+    return true;
+}
+
+bool gfx_character_begin_update(gfx_character *gc, const gfx_character_desc *desc, gfx_character_stream *out)
+{
+    if (!take_desc(gc, desc))
+        return false;
     int s = (gc->ready + 1) % GFX_CHARACTER_SLOTS;
-    if (!gfx_char_wait_fence(gc, &gc->fence[s], "vertex stream"))
+    if (!gfx_char_wait_fence(gc, &gc->slot[s].fence, "vertex stream"))
         return false;
     gc->writing = s;
     gc->reach[3] = -1.0f;
@@ -403,7 +431,7 @@ bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out)
     uint8_t *base = gc->mapped + (size_t)s * gc->slot_bytes;
     out->vertex_count = gc->vertex_count;
     /* With the sample cull, positions go to cacheable memory first: it reads them. */
-    out->positions = gc->slot_pos[s] ? gc->slot_pos[s] : (float *)base;
+    out->positions = gc->slot[s].pos ? gc->slot[s].pos : (float *)base;
     out->normals = (float *)(base + gc->off_normal);
     out->tangents = (float *)(base + gc->off_tangent);
     out->ao = (float *)(base + gc->off_ao);
@@ -419,34 +447,33 @@ void gfx_character_end_update(gfx_character *gc)
         return;
     gc->ready = gc->writing;
     /* The slot's palettes and lists into device memory, before the draws. */
-    glCopyNamedBufferSubData(gc->stream.id, gc->frame_data[gc->ready].id,
+    glCopyNamedBufferSubData(gc->stream.id, gc->slot[gc->ready].frame_data.id,
                              (GLintptr)((size_t)gc->ready * gc->slot_bytes + gc->off_palette), 0,
                              (GLsizeiptr)gc->frame_data_bytes);
-    if (gc->slot_pos[gc->ready])
-        memcpy(gc->mapped + (size_t)gc->ready * gc->slot_bytes, gc->slot_pos[gc->ready],
+    if (gc->slot[gc->ready].pos)
+        memcpy(gc->mapped + (size_t)gc->ready * gc->slot_bytes, gc->slot[gc->ready].pos,
                (size_t)gc->vertex_count * 3 * sizeof(float));
-    gc->slot_mode[gc->ready] = gc->mode;
-    memcpy(gc->slot_reach[gc->ready], gc->reach, sizeof gc->reach);
-    gc->slot_influences[gc->ready] = gc->influences;
-    gc->slot_joints[gc->ready] = gc->joint_count;
+    gc->slot[gc->ready].mode = gc->mode;
+    memcpy(gc->slot[gc->ready].reach, gc->reach, sizeof gc->reach);
+    memcpy(gc->slot[gc->ready].model, gc->next_model, sizeof gc->next_model);
+    gc->slot[gc->ready].influences = gc->influences;
+    gc->slot[gc->ready].joints = gc->joint_count;
     /* CPU skinning takes vertices the CPU has morphed. */
-    gc->slot_morph[gc->ready] = gc->mode == GFX_SKIN_CPU ? GFX_CHARACTER_MORPH_CPU : gc->morph_mode;
+    gc->slot[gc->ready].morph = gc->mode == GFX_SKIN_CPU ? GFX_CHARACTER_MORPH_CPU : gc->morph_mode;
     for (uint32_t m = 0; m < gc->mesh_count; m++)
-        gc->slot_active[gc->ready][m] = gc->active_written[m] ? gc->active_now[m] : 0;
-    memcpy(gc->slot_stream_bind[gc->ready], gc->stream_bind, sizeof gc->stream_bind);
+        gc->slot[gc->ready].active[m] = gc->active_written[m] ? gc->active_now[m] : 0;
+    memcpy(gc->slot[gc->ready].stream_bind, gc->stream_bind, sizeof gc->stream_bind);
     /* Skin once needs the compute programs (built with the GPU ones). */
-    gc->slot_skin_once[gc->ready] = gc->skin_once && gc->mode != GFX_SKIN_CPU && gc->skinned[gc->ready].id;
-    gc->slot_skinned[gc->ready] = false;
+    gc->slot[gc->ready].skin_once = gc->skin_once && gc->mode != GFX_SKIN_CPU && gc->slot[gc->ready].skinned.id;
+    gc->slot[gc->ready].deformed = false;
     /* The hybrid blends keys on the CPU path only, once a key exists. */
     bool hybrid = gc->hybrid_t >= 0.0f && gc->mode == GFX_SKIN_CPU && gc->key_last >= 0;
-    gc->slot_t[gc->ready] = hybrid ? gc->hybrid_t : -1.0f;
-    gc->slot_key[gc->ready] = gc->key_last;
-    gc->slot_key_single[gc->ready] = gc->key_single;
+    gc->slot[gc->ready].hybrid_t = hybrid ? gc->hybrid_t : -1.0f;
+    gc->slot[gc->ready].key = gc->key_last;
+    gc->slot[gc->ready].key_single = gc->key_single;
     gc->writing = -1;
     gc->stats.frames_updated++;
 }
-
-void gfx_character_set_transform(gfx_character *gc, const float model[16]) { memcpy(gc->model, model, sizeof gc->model); }
 
 void gfx_character_set_reach(gfx_character *gc, const float center[3], float radius_cm)
 {
@@ -550,16 +577,16 @@ static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info 
         return false;
     if (info->fog_free_cm < 0.0f)
         return true;
-    const float *r = gc->slot_reach[s];
+    const float *r = gc->slot[s].reach;
     if (!(r[3] >= 0.0f))
         return false;
     /* The transform stretches no length by more than the Frobenius norm
      * of its 3x3 part (sqrt 3 for the rotation it is meant to be). */
     float f2 = 0.0f, d2 = 0.0f;
     for (int c = 0; c < 3; c++) {
-        const float *col = &gc->model[4 * c];
+        const float *model = gc->slot[s].model, *col = &model[4 * c];
         f2 += col[0] * col[0] + col[1] * col[1] + col[2] * col[2];
-        float w = gc->model[c] * r[0] + gc->model[4 + c] * r[1] + gc->model[8 + c] * r[2] + gc->model[12 + c];
+        float w = model[c] * r[0] + model[4 + c] * r[1] + model[8 + c] * r[2] + model[12 + c];
         float e = info->frame->eye[c] - w;
         d2 += e * e;
     }
@@ -648,33 +675,26 @@ static void draw_slot(gfx_character *gc, const gfx_pass_info *info)
     /* Every triangle, unless the sample cull says otherwise. */
     gc->stats.triangles_drawn[main_pass] = gc->index_count / 3;
     gc->stats.triangles_culled[main_pass] = 0;
-    bool once = gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s];
+    bool once = gc->slot[s].mode != GFX_SKIN_CPU && gc->slot[s].skin_once;
     if (once) {
         gfx_char_once_draw(gc, s, kind, main_pass);
-    } else if (gc->slot_t[s] >= 0.0f) {
+    } else if (gc->slot[s].hybrid_t >= 0.0f) {
         gfx_char_hybrid_draw(gc, s, kind, main_pass);
-    } else if (gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_morph[s] != GFX_CHARACTER_MORPH_CPU) {
+    } else if (gc->slot[s].mode != GFX_SKIN_CPU) {
         uint32_t draws = gfx_char_morph_draw(gc, s, kind, DRAW_TRIANGLES);
         if (main_pass)
             gc->stats.morph_draws = draws;
     } else {
-        const program_locs *p;
-        if (gc->slot_mode[s] != GFX_SKIN_CPU) {
-            p = &gc->gpu[gc->slot_mode[s]][kind];
-            gfx_char_skin_bind_palette(gc, p, s);
-        } else {
-            p = gfx_char_cpu_program(gc, kind);
-            const program_locs *q;
-            bool fog_free = kind != KIND_SHADOW && slot_before_fog(gc, s, info) && (q = nofog_program(gc, kind));
-            if (fog_free)
-                p = q;
-            if (main_pass)
-                gc->stats.fog_free = fog_free;
-        }
+        const program_locs *p = gfx_char_cpu_program(gc, kind), *q;
+        bool fog_free = kind != KIND_SHADOW && slot_before_fog(gc, s, info) && (q = nofog_program(gc, kind));
+        if (fog_free)
+            p = q;
+        if (main_pass)
+            gc->stats.fog_free = fog_free;
         glUseProgram(p->prog.id);
-        glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
-        glBindVertexArray(gc->vao[s].id);
-        if (!(gc->slot_mode[s] == GFX_SKIN_CPU && gfx_char_cull_draw(gc, s, info)))
+        glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->slot[s].model);
+        glBindVertexArray(gc->slot[s].vao.id);
+        if (!gfx_char_cull_draw(gc, s, info))
             gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES);
         glBindVertexArray(0);
         if (main_pass)
@@ -682,10 +702,10 @@ static void draw_slot(gfx_character *gc, const gfx_pass_info *info)
     }
     if (main_pass) {
         /* The main pass is the slot's last reader this frame. */
-        if (gc->fence[s])
-            glDeleteSync(gc->fence[s]);
-        gc->fence[s] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        if (gc->slot_t[s] >= 0.0f)
+        if (gc->slot[s].fence)
+            glDeleteSync(gc->slot[s].fence);
+        gc->slot[s].fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        if (gc->slot[s].hybrid_t >= 0.0f)
             gfx_char_hybrid_fence_keys(gc, s);
     }
 }

@@ -1,37 +1,35 @@
 /* gfx_character: draws one chr character in the shadow and main passes,
- * deformed on the CPU or in the vertex shader. Meshes share one vertex
- * numbering (gfx_character_mesh_first_vertex) and one index buffer. The
- * per-frame stream (CPU-deformed vertices, GPU palettes, blend-shape active
- * lists) lives in a persistent mapped buffer of GFX_CHARACTER_SLOTS fenced
- * slots: no stalls, no allocation per frame.
- * GPU skinning (set_skinning, skin.glsl) takes this frame's palette; blend
- * shapes are then applied either by the CPU (GFX_CHARACTER_MORPH_CPU) or in
- * the vertex shader before skinning (set_morph, morph.glsl): every morphed
- * mesh's deltas go once into an immutable SSBO per layout used
- * (prepare_morph) and a frame only writes its active list. Meshes with no
- * active target draw skin-only. Each technique's programs and buffers are
- * built when it is first used (GPU skinning per method by set_skinning, a
- * blend-shape layout by prepare_morph, skin once by set_skin_once, the
- * hybrid by begin_key): create builds only the CPU path's.
- * A mesh whose bind pose changes per frame can hand it in through the slot
- * (use_stream_bind): the morph then reads its base from the slot.
- * Call order: gfx_character_create() (after gfx_init) -> per frame
- * begin_update -> fill the stream / write_active -> end_update ->
- * gfx_render_frame() draws it (draw hook) -> gfx_character_destroy().
- * Skin once (set_skin_once, GPU skinning): the slot's first pass of a frame
- * morphs and skins every vertex once in a compute pass into that
- * slot's deformed-vertex buffer, and the shadow and main passes draw it
- * with the CPU path's programs (Cebenoyan, "Efficient Animation"). Per pass
- * (the default): each pass morphs and skins again in its vertex shader.
+ * deformed on the CPU or on the GPU. Meshes share one vertex numbering
+ * (gfx_character_mesh_first_vertex) and one index buffer. The per-frame
+ * stream (CPU-deformed vertices, GPU palettes, blend-shape active lists)
+ * lives in a persistent mapped buffer of GFX_CHARACTER_SLOTS fenced slots:
+ * no stalls, no allocation per frame.
+ * Each update says how it is deformed in a gfx_character_desc (sokol
+ * style, handed to begin_update): skinned on the CPU (the slot holds
+ * deformed vertices), or on the GPU (skin.glsl, the slot holds the
+ * palette), with blend shapes from the CPU or from the GPU (morph.glsl:
+ * every morphed mesh's deltas go once into an immutable SSBO per layout,
+ * prepare_morph, and a frame writes only its active lists; meshes with no
+ * active target draw skin-only). GPU skinning deforms in each pass's
+ * vertex shader, or once per frame in a compute pass whose result both
+ * passes draw with the CPU path's programs (skin_once; Cebenoyan,
+ * "Efficient Animation"). Each technique's programs and buffers are built
+ * when an update first asks for it: create builds only the CPU path's.
+ * A mesh whose bind pose is written per frame (morphed on the CPU, or a
+ * tweened clip) hands it in through the slot (use_stream_bind).
  * Hybrid (CPU skinning; Cebenoyan): begin_key/end_key write a CPU-skinned
- * key into a fenced ring of keys; set_hybrid(t) makes the next slot blend
- * the last two keys at t (0 older, 1 newer) in the vertex shader.
- * capture() and bake() (transform feedback) read the GPU's vertices back for
- * tests and tools; they stall.
+ * key into a fenced ring of keys; an update with desc.hybrid shows the last
+ * two keys blended at desc.hybrid_t (0 older, 1 newer) in the vertex shader.
+ * Call order: gfx_character_create() (after gfx_init) -> per frame
+ * begin_update(desc) -> fill the stream / write_active / use_stream_bind /
+ * set_reach -> end_update -> gfx_render_frame() draws it (draw hook) ->
+ * gfx_character_destroy().
+ * capture() and bake() read the GPU's vertices back for tests and tools;
+ * they stall.
  * Does NOT: deform on the CPU, read files, or keep pointers into the
  * chr_character_t or the targets. Memory: the renderer owns every GL object.
  * Code: one file per technique (gfx_character.c the slots and the draw
- * hook; _skin, _morph, _once, _hybrid, _capture), listed in
+ * hook; _skin, _morph, _once, _hybrid, _capture, _cull), listed in
  * gfx_character_internal.h.
  */
 #ifndef STRIDER_RENDER_GFX_CHARACTER_H
@@ -47,6 +45,7 @@
 enum {
     GFX_CHARACTER_SLOTS = 3,
     GFX_CHARACTER_MAX_JOINTS = 256, /* palette entries per slot */
+    GFX_CHARACTER_MAX_INFLUENCES = 4, /* joints a vertex's weights name */
     GFX_CHARACTER_MAT_FLOATS = 12,  /* 3x4 row-major matrix */
     GFX_CHARACTER_DQ_FLOATS = 8,    /* dual quaternion: real xyzw, dual xyzw */
     /* One blend-shape delta as anim/bshape stores it: dpos xyz, dnormal xyz,
@@ -147,13 +146,36 @@ void gfx_character_destroy(gfx_character *gc);
 
 uint32_t gfx_character_mesh_first_vertex(const gfx_character *gc, uint32_t mesh);
 
-/* Waits (rarely) until the next slot is free and hands out its spans. */
-bool gfx_character_begin_update(gfx_character *gc, gfx_character_stream *out);
-/* The slot written since begin_update becomes the one drawn. */
+/* How one update is deformed and drawn (sokol style: a zeroed desc is CPU
+ * skinning, no hybrid, the identity transform). What the caller writes into
+ * the slot follows from it: deformed model-space vertices (CPU skinning),
+ * or the palette(s), active lists and the bind pose of the meshes it morphs
+ * on the CPU or edits per frame (GPU skinning; use_stream_bind). */
+typedef struct gfx_character_desc {
+    bool gpu_skin;            /* skin in the shaders; false: the slot holds skinned vertices */
+    int method;               /* gpu_skin: 0 blend points, 1 blend matrices, 2 dual quaternions (anim/skin.h) */
+    int influences;           /* gpu_skin: weights kept per vertex, renormalised, 1..4; 0: 4 */
+    int joint_count;          /* gpu_skin: palette entries; 0: the character's skeleton */
+    bool gpu_morph;           /* gpu_skin: the active lists' blend shapes on the GPU (prepare_morph first) */
+    bool dense;               /* gpu_morph: the dense layout instead of the sparse one */
+    bool skin_once;           /* gpu_skin: deform once per frame in a compute pass; both passes draw that */
+    bool hybrid;              /* CPU skinning: show the last two keys (begin_key) blended at hybrid_t */
+    float hybrid_t;           /* 0 the older key, 1 the newer (exactly); clamped to 0..1 */
+    bool transform;           /* draw through `model`; false: the identity */
+    float model[16];          /* model -> world, column-major, rotation + translation */
+} gfx_character_desc;
+
+/* Checks DESC against what this context and character can do, builds what
+ * it needs the first time (a skinning method's programs, the skin-once
+ * buffers: tens of ms on llvmpipe, once), then waits (rarely) until the next
+ * slot is free and hands out its spans. False (one logged line, nothing
+ * handed out) when the desc cannot be honoured: GPU skinning where the
+ * limits refused it, a method, influence or joint count out of range, a
+ * GPU morph whose layout was not prepared, or a shader that fails. */
+bool gfx_character_begin_update(gfx_character *gc, const gfx_character_desc *desc, gfx_character_stream *out);
+/* The slot written since begin_update becomes the one drawn, as its desc said. */
 void gfx_character_end_update(gfx_character *gc);
 
-/* Model -> world, column-major 4x4 (rotation + translation only). */
-void gfx_character_set_transform(gfx_character *gc, const float model[16]);
 /* Between begin and end update: every vertex of the slot being written
  * lies within RADIUS_CM of CENTER (model space, before the transform); not
  * called, or a radius < 0: unknown. While that sphere lies nearer the eye
@@ -169,6 +191,7 @@ void gfx_character_set_fog_everywhere(gfx_character *gc, bool on);
  * fraction of the triangles. On by default where the renderer is a
  * software rasteriser (gfx_info.software); ON true sends every triangle. */
 void gfx_character_set_all_triangles(gfx_character *gc, bool on);
+/* Whether the character is drawn at all (the slots are kept either way). */
 void gfx_character_set_visible(gfx_character *gc, bool visible);
 const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc);
 
@@ -178,14 +201,6 @@ const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc);
 bool gfx_character_gpu_limits_ok(const gfx_info *info, int joints, int extra_blocks, char *msg, size_t msg_size);
 /* Whether this context can skin on the GPU (checked at create; logged once). */
 bool gfx_character_gpu_supported(const gfx_character *gc);
-/* How the slot written by the next end_update is skinned: GFX_SKIN_CPU (the
- * stream holds deformed vertices) or a GPU method with INFLUENCES 1..4 over
- * JOINT_COUNT palette entries (the stream holds bind-pose vertices and the
- * palette). A method's programs are compiled the first time it is set
- * (once; tens of ms on llvmpipe). False (one logged line) when the GPU path
- * is unsupported, its programs fail, or an argument is out of range; the
- * mode is then left unchanged. */
-bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influences, int joint_count);
 /* Tests: runs the current GPU deformation (morph, skinning) of the last
  * finished slot and reads back model-space positions (3 per vertex), normals
  * (3), tangents (4) and, when OUT_AO is not NULL, AO (1). A skin-once slot
@@ -194,22 +209,14 @@ bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influ
  * Allocates and stalls. */
 bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao);
 
-/* Skin once: slots ended from now on with GPU skinning are morphed and
- * skinned once per frame in a compute pass (before the first pass that draws
- * them), and both passes draw that buffer; off: each pass deforms in its
- * vertex shader. Same vertices either way. False (one logged line) when
- * GPU skinning is unavailable; the setting is then unchanged. */
-bool gfx_character_set_skin_once(gfx_character *gc, bool on);
 /* Cebenoyan's hybrid (CPU skinning). begin_key waits (rarely) until the
  * next key of the ring is free and hands out its vertex spans (deformed
  * model-space vertices as in a CPU slot; no palettes). end_key makes it the
  * newest key; FIRST: it has no older partner (shown alone until the next).
- * set_hybrid(T): slots ended from now on with CPU skinning show the last two
- * keys blended at T (clamped to 0..1: 0 the older, 1 the newer, exactly);
- * T < 0: off, slots show their own vertices. */
+ * An update whose desc asks for the hybrid shows the last two keys blended
+ * (its own vertex spans are not read); before the first key, its own. */
 bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out);
 void gfx_character_end_key(gfx_character *gc, bool first);
-void gfx_character_set_hybrid(gfx_character *gc, float t);
 
 /* Whether INFO's limits allow a blend-shape storage block of BLOCK_BYTES
  * bytes in a vertex shader using BLOCKS storage blocks in all; false with a
@@ -225,10 +232,6 @@ bool gfx_character_morph_supported(const gfx_character *gc, gfx_character_morph 
  * return at once. False (one logged line, once) when LAYOUT is not
  * supported or building it fails. */
 bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, const gfx_character_targets *morph);
-/* Where the slot written by the next end_update applies blend shapes (GPU
- * skinning modes only; CPU skinning always takes morphed vertices). False
- * (one logged line) when MODE is not prepared; the mode is then unchanged. */
-bool gfx_character_set_morph(gfx_character *gc, gfx_character_morph mode);
 /* Between begin_update and end_update: mesh MESH's active list for the GPU
  * morph (COUNT entries; targets < its target_count, duplicates add, finite
  * weights). Weights are summed per target and written in ascending target
@@ -236,13 +239,14 @@ bool gfx_character_set_morph(gfx_character *gc, gfx_character_morph mode);
  * draws unmorphed. False (one logged line) on a bad argument. */
 bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
                                 const float *weights);
-/* Between begin_update and end_update, for a GPU morph: mesh MESH's base
+/* Between begin_update and end_update, with GPU skinning: mesh MESH's base
  * (bind-pose) vertices for this update are the ones the caller wrote into
  * the slot's position/normal/tangent/AO spans (every vertex of the mesh),
- * not the bind pose uploaded at create: a bind pose that changes per frame
- * (a vertex-animated clip tweened on the CPU) still gets its blend shapes
- * on the GPU, through the fenced slot (no buffer re-upload, no stall). Not
- * called: the static bind pose. False (one logged line) on a bad argument. */
+ * not the bind pose uploaded at create: a mesh morphed on the CPU, or a
+ * bind pose that changes per frame (a vertex-animated clip tweened on the
+ * CPU, which a GPU morph then morphs), through the fenced slot (no buffer
+ * re-upload, no stall). Not called: the static bind pose. False (one
+ * logged line) on a bad argument. */
 bool gfx_character_use_stream_bind(gfx_character *gc, uint32_t mesh);
 /* Runs JOB's morph through transform feedback and reads the vertices back
  * (GPU Gems 3 section 3.4). False (one logged line) when the layout is not

@@ -49,12 +49,12 @@ static bool capture_hybrid(gfx_character *gc, int s, GLuint buf)
         return false;
     }
     glUseProgram(p->prog.id);
-    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
-    glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot_key_single[s] ? 1.0f : gc->slot_t[s]);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->slot[s].model);
+    glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot[s].key_single ? 1.0f : gc->slot[s].hybrid_t);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
     gfx_bind_frame_uniforms();
     glEnable(GL_RASTERIZER_DISCARD);
-    glBindVertexArray(gc->hybrid_vao[gc->slot_key[s]].id);
+    glBindVertexArray(gc->hybrid_vao[gc->slot[s].key].id);
     gfx_validate_draw("character capture");
     glDrawArrays(GL_POINTS, 0, (GLsizei)gc->vertex_count);
     glBindVertexArray(0);
@@ -67,7 +67,7 @@ static bool capture_hybrid(gfx_character *gc, int s, GLuint buf)
 bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao)
 {
     int s = gc->ready;
-    if (s >= 0 && gc->slot_t[s] >= 0.0f) {
+    if (s >= 0 && gc->slot[s].hybrid_t >= 0.0f) {
         GLuint buf;
         glCreateBuffers(1, &buf);
         glNamedBufferStorage(buf, (GLsizeiptr)((size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float)), NULL,
@@ -76,26 +76,26 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
         glDeleteBuffers(1, &buf);
         return ok && glGetError() == GL_NO_ERROR;
     }
-    if (s >= 0 && gc->slot_mode[s] != GFX_SKIN_CPU && gc->slot_skin_once[s]) {
+    if (s >= 0 && gc->slot[s].mode != GFX_SKIN_CPU && gc->slot[s].skin_once) {
         /* The skin-once buffer itself, as the passes draw it. */
-        if (!gc->slot_skinned[s])
+        if (!gc->slot[s].deformed)
             gfx_char_once_pass(gc, s, false);
-        return read_vertices(gc, gc->skinned[s].id, out_pos, out_nrm, out_tan, out_ao) &&
+        return read_vertices(gc, gc->slot[s].skinned.id, out_pos, out_nrm, out_tan, out_ao) &&
                glGetError() == GL_NO_ERROR;
     }
-    if (s < 0 || gc->slot_mode[s] == GFX_SKIN_CPU) {
+    if (s < 0 || gc->slot[s].mode == GFX_SKIN_CPU) {
         log_error("render: %s: capture needs a GPU-skinned slot", gc->label);
         return false;
     }
-    const program_locs *p = &gc->gpu[gc->slot_mode[s]][KIND_CAPTURE];
-    gfx_character_morph layout = gc->slot_morph[s];
+    const program_locs *p = &gc->gpu[gc->slot[s].mode][KIND_CAPTURE];
+    gfx_character_morph layout = gc->slot[s].morph;
     if (!p->prog.id) {
         char msg[256];
-        gfx_character_gpu_limits_ok(gfx_get_info(), gc->slot_joints[s], 1, msg, sizeof msg);
+        gfx_character_gpu_limits_ok(gfx_get_info(), gc->slot[s].joints, 1, msg, sizeof msg);
         log_error("render: %s: cannot capture: %s", gc->label, msg);
         return false;
     }
-    if (layout != GFX_CHARACTER_MORPH_CPU && !gc->morph_prog[layout][gc->slot_mode[s]][KIND_CAPTURE].prog.id) {
+    if (layout != GFX_CHARACTER_MORPH_CPU && !gc->morph_prog[layout][gc->slot[s].mode][KIND_CAPTURE].prog.id) {
         char msg[256];
         if (gfx_character_morph_limits_ok(gfx_get_info(), 0, MORPH_BLOCKS(layout) + 1, msg, sizeof msg))
             snprintf(msg, sizeof msg, "its program was not built at create");
@@ -109,15 +109,7 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SKIN_CAPTURE, buf);
     gfx_bind_frame_uniforms();
     glEnable(GL_RASTERIZER_DISCARD);
-    if (layout != GFX_CHARACTER_MORPH_CPU) {
-        gfx_char_morph_draw(gc, s, KIND_CAPTURE, DRAW_POINTS);
-    } else {
-        gfx_char_skin_use_program(gc, p, s);
-        glBindVertexArray(gc->vao[s].id);
-        gfx_validate_draw("character capture");
-        glDrawArrays(GL_POINTS, 0, (GLsizei)gc->vertex_count);
-        glBindVertexArray(0);
-    }
+    gfx_char_morph_draw(gc, s, KIND_CAPTURE, DRAW_POINTS);
     glDisable(GL_RASTERIZER_DISCARD);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     bool ok = read_vertices(gc, buf, out_pos, out_nrm, out_tan, out_ao);
@@ -164,8 +156,11 @@ bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job)
     glTransformFeedbackBufferBase(tfo, 0, bufs[1]);
     glCreateQueries(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, 1, &query);
     const program_locs *p = &gc->bake_prog[job->layout];
+    /* The bake streams out bind-space vertices: the model matrix only
+     * places the (discarded) points. */
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     glUseProgram(p->prog.id);
-    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, identity);
     gfx_char_morph_bind(gc, p, job->layout, m, bufs[0], 0, active_bytes);
     gfx_bind_frame_uniforms();
     glEnable(GL_RASTERIZER_DISCARD);

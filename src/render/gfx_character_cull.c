@@ -25,7 +25,7 @@ bool gfx_char_cull_create(gfx_character *gc)
     size_t nv = gc->vertex_count, ni = gc->index_count;
     bool ok = gc->cpu_indices != NULL;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
-        ok = ok && (gc->slot_pos[s] = calloc(nv * 3, sizeof(float))) != NULL;
+        ok = ok && (gc->slot[s].pos = calloc(nv * 3, sizeof(float))) != NULL;
     ok = ok && (gc->cull_projected = malloc(nv * sizeof *gc->cull_projected)) != NULL;
     ok = ok && (gc->cull_kept = malloc(ni * sizeof(uint32_t))) != NULL;
     if (!ok) {
@@ -44,8 +44,8 @@ bool gfx_char_cull_create(gfx_character *gc)
 void gfx_char_cull_destroy(gfx_character *gc)
 {
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
-        free(gc->slot_pos[s]);
-        gc->slot_pos[s] = NULL;
+        free(gc->slot[s].pos);
+        gc->slot[s].pos = NULL;
     }
     free(gc->cpu_indices);
     free(gc->cull_projected);
@@ -64,7 +64,7 @@ bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
     bool main_pass = info->pass == GFX_PASS_MAIN;
     /* Centres are the only samples of a single-sample target filled with
      * triangles; lines (wireframe) make fragments a triangle would not. */
-    if (!gc->slot_pos[s] || gc->all_triangles || (main_pass && (info->frame->wireframe || gi->msaa_samples > 1)))
+    if (!gc->slot[s].pos || gc->all_triangles || (main_pass && (info->frame->wireframe || gi->msaa_samples > 1)))
         return false;
     int width = main_pass ? info->frame->width : gi->shadow_map_size;
     int height = main_pass ? info->frame->height : gi->shadow_map_size;
@@ -73,9 +73,9 @@ bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
     /* The pass's projection times the figure's model matrix. */
     mat4 vp, model, mvp;
     memcpy(vp, main_pass ? info->view_proj : info->light_view_proj, sizeof vp);
-    memcpy(model, gc->model, sizeof model);
+    memcpy(model, gc->slot[s].model, sizeof model);
     glm_mat4_mul(vp, model, mvp);
-    sample_cull_project((const float *)mvp, width, height, gc->slot_pos[s], gc->vertex_count, gc->cull_projected);
+    sample_cull_project((const float *)mvp, width, height, gc->slot[s].pos, gc->vertex_count, gc->cull_projected);
     uint32_t first[CHR_MAX_MESHES], counts[CHR_MAX_MESHES], kept = 0;
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
         first[m] = kept;
@@ -87,7 +87,7 @@ bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
     }
     if (kept > 0)
         glNamedBufferSubData(gc->cull_ibo[main_pass].id, 0, (GLsizeiptr)(kept * sizeof(uint32_t)), gc->cull_kept);
-    GLuint vao = gc->vao[s].id;
+    GLuint vao = gc->slot[s].vao.id;
     glVertexArrayElementBuffer(vao, gc->cull_ibo[main_pass].id);
     gfx_char_draw_triangles(gc, 0, gc->mesh_count, first, counts);
     glVertexArrayElementBuffer(vao, gc->ibo.id);

@@ -126,18 +126,13 @@ void gfx_character_end_key(gfx_character *gc, bool first)
     gc->stats.keys_written++;
 }
 
-void gfx_character_set_hybrid(gfx_character *gc, float t)
-{
-    gc->hybrid_t = t < 0.0f ? -1.0f : t > 1.0f ? 1.0f : t;
-}
-
 void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass)
 {
     const program_locs *p = &gc->hybrid_prog[kind];
     glUseProgram(p->prog.id);
-    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
-    glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot_key_single[s] ? 1.0f : gc->slot_t[s]);
-    glBindVertexArray(gc->hybrid_vao[gc->slot_key[s]].id);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->slot[s].model);
+    glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot[s].key_single ? 1.0f : gc->slot[s].hybrid_t);
+    glBindVertexArray(gc->hybrid_vao[gc->slot[s].key].id);
     gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES);
     glBindVertexArray(0);
     if (main_pass)
@@ -147,7 +142,7 @@ void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass)
 void gfx_char_hybrid_fence_keys(gfx_character *gc, int s)
 {
     /* The main pass is also the last reader of the slot's two keys. */
-    int keys[2] = {gc->slot_key[s], (gc->slot_key[s] + KEY_SLOTS - 1) % KEY_SLOTS};
+    int keys[2] = {gc->slot[s].key, (gc->slot[s].key + KEY_SLOTS - 1) % KEY_SLOTS};
     for (int i = 0; i < 2; i++) {
         if (gc->key_fence[keys[i]])
             glDeleteSync(gc->key_fence[keys[i]]);

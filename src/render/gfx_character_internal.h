@@ -123,6 +123,45 @@ typedef struct morph_mesh {
     size_t off_active, off_weights;    /* inside a stream slot */
 } morph_mesh;
 
+/* One stream slot: what a frame in flight owns (its GL objects, fenced by
+ * the main pass that read it last) and how end_update said to deform and
+ * draw it. Slot s's vertex arrays and palettes live in `stream` at
+ * s * slot_bytes. */
+typedef struct char_slot {
+    gfx_vertex_array vao;   /* the slot's vertex arrays, with the static and skin attributes */
+    /* A device-local copy of the slot's tail [off_palette, slot_bytes):
+     * palettes, active lists, weight tables. end_update has the GPU copy it
+     * there; the shaders read the copy. The CPU's writes go to mapped
+     * memory, which on NVIDIA is the CPU's own memory: a shader reading it
+     * per vertex crosses the bus. */
+    gfx_buffer frame_data;
+    GLsync fence;           /* the main pass that last read the slot */
+    /* Sample culling: the positions as the CPU wrote them (cacheable
+     * memory, read by the cull; end_update copies them into the mapped
+     * slot); NULL where the cull does not run. */
+    float *pos;
+    /* Skin once: the deformed vertices (written by the compute pass before
+     * the slot's first draw of a frame, read by both passes), the VAO that
+     * draws them with the plain programs, and whether this frame's pass ran. */
+    gfx_buffer skinned;
+    gfx_vertex_array skinned_vao;
+    bool deformed;
+    /* As ended: skinning, blend shapes, skin once, the hybrid's keys and t
+     * (t < 0: not a hybrid slot), the reach, each mesh's active entries and
+     * whether its morph base is the slot's own arrays. */
+    gfx_skin_mode mode;
+    int influences, joints;
+    gfx_character_morph morph;
+    bool skin_once;
+    float hybrid_t;
+    int key;
+    bool key_single;
+    float reach[4];
+    float model[16];        /* model -> world */
+    uint32_t active[CHR_MAX_MESHES];
+    bool stream_bind[CHR_MAX_MESHES];
+} char_slot;
+
 struct gfx_character {
     char label[64];
     uint32_t vertex_count, index_count, mesh_count;
@@ -134,19 +173,13 @@ struct gfx_character {
      * (chr_cullable_meshes): its back faces never show, and are culled. */
     uint32_t cull_meshes;
     gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
-    /* Per slot, a device-local copy of the slot's tail [off_palette,
-     * slot_bytes): palettes, active lists, weight tables. end_update has
-     * the GPU copy it there; the shaders read the copy. The CPU's writes go
-     * to mapped memory, which on NVIDIA is the CPU's own memory: a shader
-     * reading it per vertex crosses the bus. */
-    gfx_buffer frame_data[GFX_CHARACTER_SLOTS];
-    size_t frame_data_bytes;
+    char_slot slot[GFX_CHARACTER_SLOTS];
+    size_t frame_data_bytes;      /* a slot's tail [off_palette, slot_bytes) */
     /* The character, kept (the caller's) for the GPU techniques' vertex
      * data: skin_vbo (joints, weights) and bind_vbo are uploaded when
      * first needed, not at create: the CPU path reads neither. */
     const chr_character_t *chr;
     gfx_buffer static_vbo, ibo, skin_vbo;
-    gfx_vertex_array vao[GFX_CHARACTER_SLOTS];
     uint8_t *mapped;
     size_t slot_bytes;
     size_t off_normal, off_tangent, off_ao; /* inside a slot; positions at 0 */
@@ -155,16 +188,17 @@ struct gfx_character {
     bool gpu_ok;                  /* the limits allow GPU skinning */
     int skel_joints;              /* joints of the character's skeleton (capture limits) */
     /* GPU-skinning programs of each method, compiled when the method is
-     * first chosen (set_skinning); failed: a shader error, logged once. */
+     * first asked for (begin_update); failed: a shader error, logged once. */
     bool gpu_built[GPU_METHODS], gpu_failed[GPU_METHODS];
     program_locs gpu[GPU_METHODS][KINDS];
     /* The character's materials, set on each lit program when it is built. */
     float material_color[MATERIAL_SLOTS][4], material_params[MATERIAL_SLOTS][4];
-    /* Skinning of each slot, and the one end_update gives the next slot. */
-    gfx_skin_mode slot_mode[GFX_CHARACTER_SLOTS], mode;
-    int slot_influences[GFX_CHARACTER_SLOTS], influences;
-    int slot_joints[GFX_CHARACTER_SLOTS], joint_count;
-    GLsync fence[GFX_CHARACTER_SLOTS];
+    /* The update being written: as begin_update took its desc (skinning,
+     * blend shapes, skin once, hybrid t, transform), for end_update to give
+     * the slot. */
+    gfx_skin_mode mode;
+    int influences, joint_count;
+    float next_model[16];
     int writing;                  /* slot handed out by begin_update, -1 none */
     int ready;                    /* slot drawn, -1 until the first end_update */
     /* The CPU path's programs; lit_noshadow is built the first time
@@ -178,9 +212,9 @@ struct gfx_character {
      * a slot's reach keeps the whole figure before the fog's start. */
     program_locs lit_nofog[2]; /* [0] lit, [1] without the shadow lookup */
     bool nofog_failed[2];
-    /* What gfx_character_set_reach() said of the slot being written, and
-     * of each slot: centre xyz, radius (cm, model space; < 0: unknown). */
-    float reach[4], slot_reach[GFX_CHARACTER_SLOTS][4];
+    /* What gfx_character_set_reach() said of the slot being written:
+     * centre xyz, radius (cm, model space; < 0: unknown). */
+    float reach[4];
     bool fog_everywhere;
     /* GPU blend shapes. The unmorphed bind pose (position, normal, tangent,
      * AO arrays as in a slot) is static and read through bind_vao. */
@@ -193,24 +227,16 @@ struct gfx_character {
     bool morph_fits[MORPH_LAYOUTS], morph_ok[MORPH_LAYOUTS], morph_failed[MORPH_LAYOUTS];
     program_locs morph_prog[MORPH_LAYOUTS][GPU_METHODS][KINDS];
     program_locs bake_prog[MORPH_LAYOUTS];
-    gfx_character_morph morph_mode, slot_morph[GFX_CHARACTER_SLOTS];
-    uint32_t slot_active[GFX_CHARACTER_SLOTS][CHR_MAX_MESHES]; /* active entries written */
+    gfx_character_morph morph_mode;
     bool active_written[CHR_MAX_MESHES];                      /* in this update */
     /* Meshes whose morph base is the slot's vertex arrays instead of
-     * bind_vbo (a bind pose that changes per frame): in this update, and
-     * per slot as ended. */
+     * bind_vbo (a bind pose that changes per frame), in this update. */
     bool stream_bind[CHR_MAX_MESHES];
-    bool slot_stream_bind[GFX_CHARACTER_SLOTS][CHR_MAX_MESHES];
     uint32_t active_now[CHR_MAX_MESHES];
     float *weight_scratch;        /* max target count: weights summed per target */
     uint32_t max_targets;
-    /* Skin once: per slot, the buffer of deformed vertices (written by the
-     * compute pass before the slot's first draw of a frame, read by both
-     * passes) and the VAO drawing it with the plain programs. */
-    bool skin_once, slot_skin_once[GFX_CHARACTER_SLOTS], slot_skinned[GFX_CHARACTER_SLOTS];
-    bool once_built;              /* the buffers below exist (first set_skin_once(true)) */
-    gfx_buffer skinned[GFX_CHARACTER_SLOTS];
-    gfx_vertex_array skinned_vao[GFX_CHARACTER_SLOTS];
+    /* Skin once for the next slot; the slots' buffers exist (the first update asking for it). */
+    bool skin_once, once_built;
     /* Cebenoyan's hybrid: a persistent-mapped ring of CPU-skinned keys
      * (vertex arrays laid out as in a stream slot), one VAO per key k that
      * reads k as the newer key and k - 1 as the older, and per slot the
@@ -222,23 +248,18 @@ struct gfx_character {
     GLsync key_fence[KEY_SLOTS];
     int key_writing, key_last;     /* -1: none */
     bool key_single;               /* the last key has no older partner yet */
-    float hybrid_t, slot_t[GFX_CHARACTER_SLOTS];
-    int slot_key[GFX_CHARACTER_SLOTS];
-    bool slot_key_single[GFX_CHARACTER_SLOTS];
+    float hybrid_t;
     program_locs hybrid_prog[KINDS]; /* DEFORM unused */
     bool hybrid_built, hybrid_failed; /* the ring and programs (first begin_key) */
     /* Sample culling (gfx_character_cull.c), on software rasterisers only
-     * (elsewhere all NULL/0): each slot's positions as the CPU wrote them
-     * (cacheable memory, read by the cull; end_update copies them into the
-     * mapped slot), the index buffer's copy, scratch for one view's
-     * projected vertices and kept indices, an index buffer per pass. */
-    float *slot_pos[GFX_CHARACTER_SLOTS];
+     * (elsewhere all NULL/0; each slot's positions: char_slot.pos): the
+     * index buffer's copy, scratch for one view's projected vertices and
+     * kept indices, an index buffer per pass. */
     uint32_t *cpu_indices;
     sample_cull_vertex *cull_projected;
     uint32_t *cull_kept;
     gfx_buffer cull_ibo[2];
     bool all_triangles; /* gfx_character_set_all_triangles: the cull off */
-    float model[16];
     bool visible;
     /* GPU time of the character's part of a frame: timestamps around its
      * draw hook in the shadow and the main pass (a compute pass included),
@@ -301,6 +322,10 @@ bool gfx_char_skin_build(gfx_character *gc, int method);
 void gfx_char_skin_destroy(gfx_character *gc);
 /* Binds slot S's palette and sets P's skinning uniforms. */
 void gfx_char_skin_bind_palette(const gfx_character *gc, const program_locs *p, int s);
+/* Whether DESC's GPU skinning can run here: the limits, its method,
+ * influence and joint counts (one line when not); builds its programs the
+ * first time, and sets the update's mode, influences and joint count. */
+bool gfx_char_skin_choose(gfx_character *gc, const gfx_character_desc *desc);
 /* Uses P with the model matrix and slot S's palette. */
 void gfx_char_skin_use_program(const gfx_character *gc, const program_locs *p, int s);
 
@@ -321,14 +346,16 @@ uint32_t gfx_char_morph_fill_lists(gfx_character *gc, uint32_t mesh, int count, 
 /* Binds mesh M's blend-shape ranges of LAYOUT and sets P's morph uniforms. */
 void gfx_char_morph_bind(const gfx_character *gc, const program_locs *p, gfx_character_morph layout, uint32_t m,
                          GLuint list_buf, size_t active_off, size_t weights_off);
-/* Slot S with GPU blend shapes, drawn HOW (DRAW_COMPUTE: deformed into the
- * bound SSBO_DEFORM_OUT); returns the morphing draws (or dispatches). */
+/* GPU-skinned slot S (blend shapes on the GPU or not), drawn HOW
+ * (DRAW_COMPUTE: deformed into the bound SSBO_DEFORM_OUT), each mesh from
+ * the bind pose or the slot's own arrays; returns the morphing draws (or
+ * dispatches). */
 uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how how);
 
 /* ---- gfx_character_once.c: deform once per frame in a compute pass */
 
 /* The deformed-vertex buffers and their VAOs (GPU skinning only), built by
- * the first set_skin_once(true). */
+ * the first update that asks for skin once. */
 void gfx_char_once_build(gfx_character *gc);
 void gfx_char_once_destroy(gfx_character *gc);
 /* The compute program of the pass (character_deform.comp with DEFINES;

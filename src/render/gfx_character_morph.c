@@ -294,17 +294,6 @@ bool gfx_character_morph_supported(const gfx_character *gc, gfx_character_morph 
            !gc->morph_failed[layout];
 }
 
-bool gfx_character_set_morph(gfx_character *gc, gfx_character_morph mode)
-{
-    if (mode != GFX_CHARACTER_MORPH_CPU && !gc->morph_ok[mode]) {
-        log_error("render: %s: GPU blend shapes in layout %d are not prepared (gfx_character_prepare_morph)",
-                  gc->label, (int)mode);
-        return false;
-    }
-    gc->morph_mode = mode;
-    return true;
-}
-
 /* Sums COUNT (target, weight) entries per target in the scratch and writes
  * the dense active list (ascending, non-zero: bshape_run's order) to ACTIVE
  * and the per-target weight table to WEIGHTS; returns the list's length.
@@ -414,28 +403,30 @@ static void issue(const gfx_character *gc, int s, const program_locs *p, bool st
         gfx_char_once_bind_source(gc, s, stream);
         gfx_char_once_dispatch(gc, p, a, b);
     } else {
-        glBindVertexArray(stream ? gc->vao[s].id : gc->bind_vao.id);
+        glBindVertexArray(stream ? gc->slot[s].vao.id : gc->bind_vao.id);
         gfx_char_draw_range(gc, a, b, how);
     }
 }
 
-/* Slot S with GPU blend shapes: each mesh with an active list this frame is
- * its own morphing draw; runs of the other meshes share one skin-only draw.
+/* GPU-skinned slot S: with GPU blend shapes, each mesh with an active list
+ * this frame is its own morphing draw; runs of the other meshes share one
+ * skin-only draw.
  * A mesh's base vertices come from the bind pose, or from the slot's own
  * arrays where the caller wrote a per-frame bind pose there; the shaders
  * are the same, only the source changes. Returns the number of morphing
  * draws. */
 uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how how)
 {
-    gfx_character_morph layout = gc->slot_morph[s];
-    int method = (int)gc->slot_mode[s];
-    const program_locs *skin = &gc->gpu[method][kind], *mp = &gc->morph_prog[layout][method][kind];
+    gfx_character_morph layout = gc->slot[s].morph;
+    int method = (int)gc->slot[s].mode;
+    const program_locs *skin = &gc->gpu[method][kind];
+    const program_locs *mp = layout != GFX_CHARACTER_MORPH_CPU ? &gc->morph_prog[layout][method][kind] : NULL;
     uint32_t draws = 0, run = UINT32_MAX;
     bool run_stream = false;
     for (uint32_t m = 0; m <= gc->mesh_count; m++) {
         bool end = m == gc->mesh_count;
-        bool morph = !end && gc->slot_active[s][m] > 0 && mp->prog.id;
-        bool stream = !end && gc->slot_stream_bind[s][m];
+        bool morph = !end && mp && gc->slot[s].active[m] > 0 && mp->prog.id;
+        bool stream = !end && gc->slot[s].stream_bind[m];
         if (run != UINT32_MAX && (end || morph || stream != run_stream)) {
             gfx_char_skin_use_program(gc, skin, s);
             issue(gc, s, skin, run_stream, run, m, how);
@@ -451,7 +442,7 @@ uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how 
             continue;
         }
         gfx_char_skin_use_program(gc, mp, s);
-        gfx_char_morph_bind(gc, mp, layout, m, gc->frame_data[s].id, gc->morph[m].off_active - gc->off_palette,
+        gfx_char_morph_bind(gc, mp, layout, m, gc->slot[s].frame_data.id, gc->morph[m].off_active - gc->off_palette,
                             gc->morph[m].off_weights - gc->off_palette);
         issue(gc, s, mp, stream, m, m + 1, how);
         draws++;

@@ -30,34 +30,34 @@ void gfx_char_once_build(gfx_character *gc)
     gc->once_built = true;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         char what[32];
-        glCreateBuffers(1, &gc->skinned[s].id);
+        glCreateBuffers(1, &gc->slot[s].skinned.id);
         /* GPU-only: written by the compute pass, read as vertex arrays. */
-        glNamedBufferStorage(gc->skinned[s].id, (GLsizeiptr)((size_t)gc->vertex_count * FEEDBACK_VERTEX_BYTES), NULL,
+        glNamedBufferStorage(gc->slot[s].skinned.id, (GLsizeiptr)((size_t)gc->vertex_count * FEEDBACK_VERTEX_BYTES), NULL,
                              0);
         snprintf(what, sizeof what, "skinned[%d]", s);
-        gfx_char_label(GL_BUFFER, gc->skinned[s].id, gc->label, what);
+        gfx_char_label(GL_BUFFER, gc->slot[s].skinned.id, gc->label, what);
     }
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         char what[32];
         /* The attributes of a slot's VAO, interleaved in the deformed buffer. */
         snprintf(what, sizeof what, "skinned_vao[%d]", s);
-        GLuint vao = gfx_char_make_vao(gc, gc->skinned[s].id, 0, what), buf = gc->skinned[s].id;
+        GLuint vao = gfx_char_make_vao(gc, gc->slot[s].skinned.id, 0, what), buf = gc->slot[s].skinned.id;
         GLsizei stride = (GLsizei)FEEDBACK_VERTEX_BYTES;
         glVertexArrayVertexBuffer(vao, BIND_POS, buf, FEEDBACK_OFF_POS, stride);
         glVertexArrayVertexBuffer(vao, BIND_NORMAL, buf, FEEDBACK_OFF_NORMAL, stride);
         glVertexArrayVertexBuffer(vao, BIND_TANGENT, buf, FEEDBACK_OFF_TANGENT, stride);
         glVertexArrayVertexBuffer(vao, BIND_AO, buf, FEEDBACK_OFF_AO, stride);
-        gc->skinned_vao[s].id = vao;
+        gc->slot[s].skinned_vao.id = vao;
     }
 }
 
 void gfx_char_once_destroy(gfx_character *gc)
 {
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
-        if (gc->skinned_vao[s].id)
-            glDeleteVertexArrays(1, &gc->skinned_vao[s].id);
-        if (gc->skinned[s].id)
-            glDeleteBuffers(1, &gc->skinned[s].id);
+        if (gc->slot[s].skinned_vao.id)
+            glDeleteVertexArrays(1, &gc->slot[s].skinned_vao.id);
+        if (gc->slot[s].skinned.id)
+            glDeleteBuffers(1, &gc->slot[s].skinned.id);
     }
 }
 
@@ -106,18 +106,6 @@ void gfx_char_once_dispatch(const gfx_character *gc, const program_locs *p, uint
     glDispatchCompute((n + p->deform_group_vertices - 1) / p->deform_group_vertices, 1, 1);
 }
 
-bool gfx_character_set_skin_once(gfx_character *gc, bool on)
-{
-    if (on && !gc->gpu_ok) {
-        log_error("render: %s: skin once needs GPU skinning, not available on this context", gc->label);
-        return false;
-    }
-    if (on)
-        gfx_char_once_build(gc);
-    gc->skin_once = on;
-    return true;
-}
-
 /* Skin once: slot S's morph and skinning, once, into its deformed-vertex
  * buffer; returns the morphing dispatches. The barrier orders the compute
  * writes before the passes' vertex fetches (and a capture's read-back). */
@@ -128,23 +116,14 @@ uint32_t gfx_char_once_pass(gfx_character *gc, int s, bool timed)
     if (timed)
         glQueryCounter(gc->gpu_time_query[f][4], GL_TIMESTAMP);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SKIN, gc->skin_vbo.id);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_OUT, gc->skinned[s].id);
-    if (gc->slot_morph[s] != GFX_CHARACTER_MORPH_CPU) {
-        draws = gfx_char_morph_draw(gc, s, KIND_DEFORM, DRAW_COMPUTE);
-    } else {
-        /* The slot holds the (CPU-morphed) bind pose of every mesh. */
-        const program_locs *p = &gc->gpu[gc->slot_mode[s]][KIND_DEFORM];
-        glUseProgram(p->prog.id);
-        gfx_char_skin_bind_palette(gc, p, s);
-        gfx_char_once_bind_source(gc, s, true);
-        gfx_char_once_dispatch(gc, p, 0, gc->mesh_count);
-    }
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_OUT, gc->slot[s].skinned.id);
+    draws = gfx_char_morph_draw(gc, s, KIND_DEFORM, DRAW_COMPUTE);
     glMemoryBarrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     if (timed) {
         glQueryCounter(gc->gpu_time_query[f][5], GL_TIMESTAMP);
         gc->gpu_time_issued[f][2] = true;
     }
-    gc->slot_skinned[s] = true;
+    gc->slot[s].deformed = true;
     gc->stats.feedback_passes++;
     gc->stats.feedback_morph_draws = draws;
     return draws;
@@ -154,12 +133,12 @@ void gfx_char_once_draw(gfx_character *gc, int s, int kind, bool main_pass)
 {
     /* The frame's first pass deforms the slot once; every pass then draws
      * the deformed buffer with the CPU path's programs. */
-    if (!gc->slot_skinned[s])
+    if (!gc->slot[s].deformed)
         gfx_char_once_pass(gc, s, true);
     const program_locs *p = gfx_char_cpu_program(gc, kind);
     glUseProgram(p->prog.id);
-    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
-    glBindVertexArray(gc->skinned_vao[s].id);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->slot[s].model);
+    glBindVertexArray(gc->slot[s].skinned_vao.id);
     gfx_char_draw_range(gc, 0, gc->mesh_count, DRAW_TRIANGLES);
     glBindVertexArray(0);
     if (main_pass)

@@ -1,8 +1,9 @@
 /* gfx_character_skin: the joint palette and GPU skinning (shaders/skin.glsl
- * through character.vert). A slot ended in a GPU mode holds bind-pose
- * vertices and this frame's palette (3x4 matrices, or dual quaternions for
- * DQS) in its fenced stream slot; the vertex shader skins with the slot's
- * method, influence count and joint count. One program per method and kind
+ * through character.vert). A slot ended in a GPU mode holds this frame's
+ * palette (3x4 matrices, or dual quaternions for DQS) and the bind pose of
+ * the meshes the caller wrote (use_stream_bind; the others come from the
+ * static bind pose) in its fenced stream slot; the vertex shader skins with
+ * the slot's method, influence count and joint count. One program per method and kind
  * (lit, unshadowed, shadow, capture, skin-once compute pass), compiled when the
  * method is first chosen: llvmpipe spends ~1 MB and tens of ms per program. */
 #include "render/gfx_character_internal.h"
@@ -61,7 +62,8 @@ bool gfx_char_skin_build(gfx_character *gc, int m)
         return true;
     if (gc->gpu_failed[m])
         return false;
-    if (!gfx_char_skin_vertices_ready(gc)) {
+    /* Meshes not written into a slot are skinned from the bind pose. */
+    if (!gfx_char_skin_vertices_ready(gc) || !gfx_char_morph_upload_bind(gc)) {
         gc->gpu_failed[m] = true;
         return false;
     }
@@ -101,45 +103,49 @@ void gfx_char_skin_destroy(gfx_character *gc)
 
 bool gfx_character_gpu_supported(const gfx_character *gc) { return gc->gpu_ok; }
 
-bool gfx_character_set_skinning(gfx_character *gc, gfx_skin_mode mode, int influences, int joint_count)
+bool gfx_char_skin_choose(gfx_character *gc, const gfx_character_desc *d)
 {
-    if (mode == GFX_SKIN_CPU) {
-        gc->mode = mode;
+    int influences = d->influences ? d->influences : GFX_CHARACTER_MAX_INFLUENCES;
+    int joints = d->joint_count ? d->joint_count : gc->skel_joints;
+    if (!d->gpu_skin) {
+        gc->mode = GFX_SKIN_CPU;
+        gc->influences = influences;
+        gc->joint_count = joints;
         return true;
     }
     if (!gc->gpu_ok) {
         log_error("render: %s: GPU skinning is not available on this context (see the warning at start)", gc->label);
         return false;
     }
-    if ((int)mode < 0 || (int)mode >= GPU_METHODS || influences < 1 || influences > 4 || joint_count < 1 ||
-        joint_count > GFX_CHARACTER_MAX_JOINTS) {
-        log_error("render: %s: GPU skinning method %d, %d influences, %d joints: out of range", gc->label, (int)mode,
-                  influences, joint_count);
+    if (d->method < 0 || d->method >= GPU_METHODS || influences < 1 || influences > GFX_CHARACTER_MAX_INFLUENCES ||
+        joints < 1 || joints > GFX_CHARACTER_MAX_JOINTS) {
+        log_error("render: %s: GPU skinning method %d, %d influences, %d joints: out of range", gc->label, d->method,
+                  influences, joints);
         return false;
     }
     /* The method's programs, compiled the first time it is chosen. */
-    if (!gfx_char_skin_build(gc, (int)mode))
+    if (!gfx_char_skin_build(gc, d->method))
         return false;
-    gc->mode = mode;
+    gc->mode = (gfx_skin_mode)d->method;
     gc->influences = influences;
-    gc->joint_count = joint_count;
+    gc->joint_count = joints;
     return true;
 }
 
 /* Binds slot S's palette (matrices or dual quaternions) and sets P's skinning uniforms. */
 void gfx_char_skin_bind_palette(const gfx_character *gc, const program_locs *p, int s)
 {
-    bool dq = gc->slot_mode[s] == GFX_SKIN_GPU_DQS;
+    bool dq = gc->slot[s].mode == GFX_SKIN_GPU_DQS;
     GLintptr off = (GLintptr)(dq ? gc->off_dq - gc->off_palette : 0);
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->frame_data[s].id, off,
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->slot[s].frame_data.id, off,
                       (GLsizeiptr)(dq ? gc->dq_bytes : gc->palette_bytes));
-    glProgramUniform1i(p->prog.id, p->u_influences, gc->slot_influences[s]);
-    glProgramUniform1i(p->prog.id, p->u_joint_count, gc->slot_joints[s]);
+    glProgramUniform1i(p->prog.id, p->u_influences, gc->slot[s].influences);
+    glProgramUniform1i(p->prog.id, p->u_joint_count, gc->slot[s].joints);
 }
 
 void gfx_char_skin_use_program(const gfx_character *gc, const program_locs *p, int s)
 {
     glUseProgram(p->prog.id);
-    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->model);
+    glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->slot[s].model);
     gfx_char_skin_bind_palette(gc, p, s);
 }
