@@ -12,6 +12,8 @@ packages=(
   build-essential cmake pkg-config
   # libraries (headers)
   libsdl2-dev libglew-dev libcglm-dev libstb-dev libimgui-dev libgl-dev
+  # PNG heightmaps: chunk CRCs and the zlib stream's Adler-32 are checked
+  zlib1g-dev
   # glTF 2.0 character import (strider-import, --character FILE.glb)
   libassimp-dev
   # headless OpenGL 4.5 for the GL tests: Xvfb + Mesa llvmpipe
