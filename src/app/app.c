@@ -1085,8 +1085,10 @@ static int app_loop(app_t *app)
         app->failed_outputs++;
     app->failed_outputs += app->viewer.bake_failures;
     /* Scripts and CI trust the exit code: an output that was asked for and
-     * not written fails the run, as a runtime failure does. */
-    if (app->failed || app->failed_outputs > 0)
+     * not written fails the run, as a runtime failure does, and so does a
+     * network that gave non-finite output (the controller reset the pose
+     * and went on, and logged the network's file once). */
+    if (app->failed || app->failed_outputs > 0 || (app->ctrl && app->sim.stats.nan_resets > 0))
         exit_code = EXIT_RUNTIME;
     return exit_code;
 }
