@@ -20,6 +20,8 @@ packages=(
   xvfb xauth libgl1-mesa-dri libglx-mesa0
   # fuzz targets (libFuzzer)
   clang libclang-rt-dev
+  # the hostile-input test traces the importer's openat calls
+  strace
   # training pipeline and plots (tools/train, tools/plot_bench.py)
   python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread
 )
