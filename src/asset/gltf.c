@@ -210,6 +210,35 @@ static bool data_uri_decode(const char *uri, size_t len, uint8_t **out, size_t *
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* The uri of buffer or image WHAT (value U): *TEXT gets it decoded from
+ * the JSON; a data: URI is decoded into *DATA and *SIZE as well (both
+ * tracked), any other uri must be a file name of at most GLTF_MAX_URI - 1
+ * bytes (*DATA stays NULL). */
+static bool uri_text(gcheck *c, const char *what, uint32_t u, char **text, uint8_t **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    if (c->j.v[u].type != JSON_STRING)
+        return gltf_bad(c, "%s: uri %.*s is not a string", what, gltf_shown_len(c, u), gltf_shown(c, u));
+    /* A data: URI holds the buffer (as long as the JSON allows). */
+    size_t raw = c->j.v[u].end - c->j.v[u].start;
+    *text = gltf_track(c, malloc(raw));
+    if (!*text || !json_string(&c->j, u, *text, raw))
+        return gltf_bad(c, "out of memory");
+    if (strncmp(*text, "data:", 5) == 0) {
+        if (!data_uri_decode(*text, strlen(*text), data, size))
+            return gltf_bad(c,
+                            "%s: data: URI is not 'data:TYPE;base64,' and base64 (TYPE: up to %d of [A-Za-z0-9.+/-])",
+                            what, DATA_URI_TYPE_MAX);
+        if (!gltf_track(c, *data))
+            return gltf_bad(c, "out of memory");
+        return true;
+    }
+    if (strlen(*text) >= GLTF_MAX_URI)
+        return gltf_bad(c, "%s: uri of %zu bytes, more than the %d allowed", what, strlen(*text), GLTF_MAX_URI - 1);
+    return true;
+}
+
 /* Registers the bytes of an external uri (once per uri) as a resource. */
 static const gltf_resource *add_resource(gcheck *c, const char *uri, uint8_t *data, size_t size)
 {
@@ -273,32 +302,18 @@ static bool gltf_check_buffers(gcheck *c)
             g->data = c->bin;
             continue;
         }
-        if (c->j.v[u].type != JSON_STRING)
-            return gltf_bad(c, "%s: uri %.*s is not a string", what, gltf_shown_len(c, u), gltf_shown(c, u));
-        /* A data: URI holds the buffer (as long as the JSON allows); any
-         * other uri is a file name. */
-        size_t raw = c->j.v[u].end - c->j.v[u].start;
-        char *text = gltf_track(c, malloc(raw));
-        if (!text || !json_string(&c->j, u, text, raw))
-            return gltf_bad(c, "out of memory");
-        if (strncmp(text, "data:", 5) == 0) {
-            uint8_t *data = NULL;
-            size_t size = 0;
-            if (!data_uri_decode(text, strlen(text), &data, &size))
-                return gltf_bad(c,
-                                "%s: data: URI is not 'data:TYPE;base64,' and base64 (TYPE: up to %d of "
-                                "[A-Za-z0-9.+/-])",
-                                what, DATA_URI_TYPE_MAX);
-            if (!gltf_track(c, data))
-                return gltf_bad(c, "out of memory");
+        char *text;
+        uint8_t *data;
+        size_t size;
+        if (!uri_text(c, what, u, &text, &data, &size))
+            return false;
+        if (data) {
             if (size != g->length)
                 return gltf_bad(c, "%s: data: URI holds %zu bytes, byteLength says %llu", what, size,
                                 (unsigned long long)g->length);
             g->data = data;
             continue;
         }
-        if (strlen(text) >= GLTF_MAX_URI)
-            return gltf_bad(c, "%s: uri of %zu bytes, more than the %d allowed", what, strlen(text), GLTF_MAX_URI - 1);
         if (!uri_relative(c, what, text, rel, sizeof rel) ||
             !c->fetch(c->ctx, c->source, what, rel, GLTF_FETCH_CHECK, NULL, NULL))
             return false;
@@ -336,7 +351,7 @@ static bool gltf_check_images(gcheck *c)
     if (!gltf_top_array(c, "images", GLTF_MAX_IMAGES, &arr, &n, &img))
         return false;
     c->n_img = n;
-    char uri[GLTF_MAX_URI], rel[PATHS_MAX];
+    char rel[PATHS_MAX];
     for (uint32_t i = 0; i < n; i++) {
         char what[32];
         snprintf(what, sizeof what, "image %u", i);
@@ -346,29 +361,16 @@ static bool gltf_check_images(gcheck *c)
             return false;
         if (u == JSON_NONE)
             continue;
-        if (c->j.v[u].type != JSON_STRING)
-            return gltf_bad(c, "%s: uri %.*s is not a string", what, gltf_shown_len(c, u), gltf_shown(c, u));
-        size_t raw = c->j.v[u].end - c->j.v[u].start;
-        char *text = gltf_track(c, malloc(raw));
-        if (!text || !json_string(&c->j, u, text, raw))
-            return gltf_bad(c, "out of memory");
-        if (strncmp(text, "data:", 5) == 0) {
-            uint8_t *data = NULL;
-            size_t size = 0;
-            if (!data_uri_decode(text, strlen(text), &data, &size))
-                return gltf_bad(c,
-                                "%s: data: URI is not 'data:TYPE;base64,' and base64 (TYPE: up to %d of "
-                                "[A-Za-z0-9.+/-])",
-                                what, DATA_URI_TYPE_MAX);
-            free(data);
+        char *text;
+        uint8_t *data;
+        size_t size;
+        if (!uri_text(c, what, u, &text, &data, &size))
+            return false;
+        if (data)
             continue;
-        }
-        if (strlen(text) >= sizeof uri)
-            return gltf_bad(c, "%s: uri of %zu bytes, more than the %d allowed", what, strlen(text), GLTF_MAX_URI - 1);
-        memcpy(uri, text, strlen(text) + 1);
         /* Images are not read (the import uses no textures), but their
          * names follow the same rule as buffers'. */
-        if (!uri_relative(c, what, uri, rel, sizeof rel) ||
+        if (!uri_relative(c, what, text, rel, sizeof rel) ||
             !c->fetch(c->ctx, c->source, what, rel, GLTF_FETCH_CHECK_OPTIONAL, NULL, NULL))
             return false;
     }
@@ -708,17 +710,9 @@ bool gltf_package_load(gltf_package *pkg, const char *path)
     memset(pkg, 0, sizeof *pkg);
     folder_ctx f;
     char dir[PATHS_MAX];
-    const char *slash = strrchr(path, '/');
-    if (!slash) {
-        snprintf(dir, sizeof dir, ".");
-    } else {
-        size_t n = slash == path ? 1 : (size_t)(slash - path);
-        if (n >= sizeof dir) {
-            log_error("%s: path too long", path);
-            return false;
-        }
-        memcpy(dir, path, n);
-        dir[n] = 0;
+    if (!paths_dirname(path, dir, sizeof dir)) {
+        log_error("%s: path too long", path);
+        return false;
     }
     if (!realpath(dir, f.folder)) {
         log_error("%s: cannot open: %s", path, strerror(errno));

@@ -64,3 +64,14 @@ bool paths_copy(const char *path, char *out, size_t out_size)
     memcpy(out, path, n + 1);
     return true;
 }
+
+bool paths_dirname(const char *path, char *out, size_t out_size)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 1 : (slash == path ? 1 : (size_t)(slash - path));
+    if (n >= out_size)
+        return false;
+    memcpy(out, slash ? path : ".", n);
+    out[n] = 0;
+    return true;
+}

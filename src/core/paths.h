@@ -25,6 +25,9 @@ void paths_init(const char *override_dir);
 const char *paths_data_dir(void);
 /* Writes "<data root>/<rel>" into out; false (and a logged line) if it does not fit. */
 bool paths_join(const char *rel, char *out, size_t out_size);
+/* The folder of PATH ("." for a bare name, "/" for a file in the root)
+ * into OUT; false (nothing logged) if it does not fit. */
+bool paths_dirname(const char *path, char *out, size_t out_size);
 /* Copies PATH into OUT; false (and one logged line naming PATH's length)
  * if it does not fit: a path is never truncated into another one. */
 bool paths_copy(const char *path, char *out, size_t out_size);

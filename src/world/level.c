@@ -613,18 +613,10 @@ bool level_load(level_t *lvl, const char *path)
         return false;
     }
     char dir[LEVEL_PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    if (!slash) {
-        snprintf(dir, sizeof dir, ".");
-    } else {
-        size_t dlen = slash == path ? 1 : (size_t)(slash - path);
-        if (dlen >= sizeof dir) {
-            level_fail("%s: path too long", path);
-            file_free(data);
-            return false;
-        }
-        memcpy(dir, path, dlen);
-        dir[dlen] = 0;
+    if (!paths_dirname(path, dir, sizeof dir)) {
+        level_fail("%s: path too long", path);
+        file_free(data);
+        return false;
     }
     bool ok = level_parse(lvl, (const char *)data, size, path, dir);
     file_free(data);

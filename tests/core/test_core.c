@@ -22,37 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "check.h"
-
-/* stderr captured into g_err around a call (dup2 onto a temporary file). */
-static char g_err[8192];
-static FILE *g_capture;
-static int g_saved_stderr = -1;
-
-static void capture_begin(void)
-{
-    g_err[0] = 0;
-    fflush(stderr);
-    g_capture = tmpfile();
-    if (!g_capture)
-        return;
-    g_saved_stderr = dup(fileno(stderr));
-    dup2(fileno(g_capture), fileno(stderr));
-}
-
-static void capture_end(void)
-{
-    if (!g_capture)
-        return;
-    fflush(stderr);
-    dup2(g_saved_stderr, fileno(stderr));
-    close(g_saved_stderr);
-    rewind(g_capture);
-    size_t n = fread(g_err, 1, sizeof g_err - 1, g_capture);
-    g_err[n] = 0;
-    fclose(g_capture);
-    g_capture = NULL;
-}
 
 static int lines_of(const char *s)
 {
@@ -76,25 +47,25 @@ static void test_fifo(const char *dir)
     capture_begin();
     bool ok = file_read_all(path, 1024, &data, &size);
     capture_end();
-    CHECK(!ok && data == NULL && lines_of(g_err) == 1);
-    CHECK(strstr(g_err, path) && strstr(g_err, ": not a regular file (a FIFO)"));
+    CHECK(!ok && data == NULL && lines_of(capture_text) == 1);
+    CHECK(strstr(capture_text, path) && strstr(capture_text, ": not a regular file (a FIFO)"));
     capture_begin();
     FILE *f = file_open_regular(path);
     capture_end();
-    CHECK(f == NULL && strstr(g_err, "not a regular file (a FIFO)"));
+    CHECK(f == NULL && strstr(capture_text, "not a regular file (a FIFO)"));
     CHECK(!file_is_regular(path, NULL));
     /* As an output: no reader, so refused at once instead of waiting. */
     capture_begin();
     ok = file_write_all(path, "x", 1);
     capture_end();
-    CHECK(!ok && lines_of(g_err) == 1 &&
-          strstr(g_err, "cannot open for writing: not a regular file (a FIFO or socket)"));
+    CHECK(!ok && lines_of(capture_text) == 1 &&
+          strstr(capture_text, "cannot open for writing: not a regular file (a FIFO or socket)"));
     /* The why variant keeps the line instead of logging it. */
     char why[PATHS_LINE_MAX];
     capture_begin();
     ok = file_read_all_why(path, 1024, &data, &size, why, sizeof why);
     capture_end();
-    CHECK(!ok && g_err[0] == 0 && strstr(why, "not a regular file (a FIFO)") && strstr(why, path));
+    CHECK(!ok && capture_text[0] == 0 && strstr(why, "not a regular file (a FIFO)") && strstr(why, path));
     alarm(0);
     unlink(path);
 
@@ -102,7 +73,7 @@ static void test_fifo(const char *dir)
     capture_begin();
     ok = file_write_all(dir, "x", 1);
     capture_end();
-    CHECK(!ok && strstr(g_err, "cannot open for writing"));
+    CHECK(!ok && strstr(capture_text, "cannot open for writing"));
     snprintf(path, sizeof path, "%s/test_core_file.bin", dir);
     CHECK(file_write_all(path, "0123456789", 10));
     CHECK(file_write_all(path, "abc", 3));
@@ -112,7 +83,7 @@ static void test_fifo(const char *dir)
     capture_begin();
     ok = file_read_all(path, 2, &data, &size);
     capture_end();
-    CHECK(!ok && strstr(g_err, "file is 3 bytes, more than the 2 allowed"));
+    CHECK(!ok && strstr(capture_text, "file is 3 bytes, more than the 2 allowed"));
     CHECK(file_read_all(path, 3, &data, &size) && size == 3 && memcmp(data, "abc", 4) == 0);
     file_free(data);
     unlink(path);
@@ -125,7 +96,7 @@ static void test_paths(void)
     capture_begin();
     bool ok = paths_copy("12345678", small, sizeof small);
     capture_end();
-    CHECK(!ok && small[0] == 0 && strstr(g_err, "12345678: path of 8 bytes, longer than the 7 allowed"));
+    CHECK(!ok && small[0] == 0 && strstr(capture_text, "12345678: path of 8 bytes, longer than the 7 allowed"));
     /* A long path shows its tail (the file's name), not 4 KB. */
     char longp[5000];
     memset(longp, 'd', sizeof longp);
@@ -134,7 +105,7 @@ static void test_paths(void)
     capture_begin();
     ok = paths_copy(longp, out, sizeof out);
     capture_end();
-    CHECK(!ok && strstr(g_err, "/x.chr: path of 4998 bytes, longer than the 4095 allowed") && strlen(g_err) < 200);
+    CHECK(!ok && strstr(capture_text, "/x.chr: path of 4998 bytes, longer than the 4095 allowed") && strlen(capture_text) < 200);
 }
 
 static void test_text(void)
