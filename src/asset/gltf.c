@@ -171,11 +171,9 @@ static bool data_uri_header_ok(const char *uri, size_t len, const char **payload
 /* Decodes a "data:...;base64,..." URI; false (nothing logged) if malformed. */
 static bool data_uri_decode(const char *uri, size_t len, uint8_t **out, size_t *out_size)
 {
-    const char *comma;
-    if (!data_uri_header_ok(uri, len, &comma))
+    const char *p;
+    if (!data_uri_header_ok(uri, len, &p))
         return false;
-    comma--;
-    const char *p = comma + 1;
     size_t n = len - (size_t)(p - uri);
     if (n % 4)
         return false;
@@ -286,6 +284,7 @@ static bool gltf_check_buffers(gcheck *c)
     if (!file_uri)
         return gltf_bad(c, "out of memory");
     char rel[PATHS_MAX];
+    uint64_t files_total = 0;
     for (uint32_t b = 0; b < c->n_buf; b++) {
         char what[32];
         snprintf(what, sizeof what, "buffer %u", b);
@@ -314,9 +313,22 @@ static bool gltf_check_buffers(gcheck *c)
             g->data = data;
             continue;
         }
+        /* The files' real sizes, together, within the cap before any is
+         * read (a file named twice counts once). */
+        size_t real = 0;
         if (!uri_relative(c, what, text, rel, sizeof rel) ||
-            !c->fetch(c->ctx, c->source, what, rel, GLTF_FETCH_CHECK, NULL, NULL))
+            !c->fetch(c->ctx, c->source, what, rel, GLTF_FETCH_CHECK, NULL, &real))
             return false;
+        bool again = false;
+        for (uint32_t e = 0; e < b && !again; e++)
+            again = file_uri[e] && strcmp(file_uri[e], text) == 0;
+        if (real > GLTF_MAX_BUFFER_BYTES)
+            return gltf_bad(c, "%s: '%s' is %zu bytes, more than the %zu allowed", what, rel, real,
+                            GLTF_MAX_BUFFER_BYTES);
+        files_total += again ? 0 : real;
+        if (files_total > GLTF_MAX_BUFFER_BYTES)
+            return gltf_bad(c, "buffer files of %llu bytes together (up to buffer %u), more than the %zu allowed",
+                            (unsigned long long)files_total, b, GLTF_MAX_BUFFER_BYTES);
         file_uri[b] = text;
     }
     for (uint32_t b = 0; b < c->n_buf; b++) {
@@ -690,6 +702,11 @@ static bool folder_fetch(void *ctx, const char *source, const char *what, const 
                   f->folder);
         return false;
     }
+    /* The size is the folder entry's (stat): what would be read, without
+     * opening it; the read itself checks the file it opens. */
+    uint64_t entry = 0;
+    if (mode == GLTF_FETCH_CHECK && size && file_is_regular(real, &entry))
+        *size = entry > SIZE_MAX ? SIZE_MAX : (size_t)entry;
     if (mode != GLTF_FETCH_READ)
         return true;
     /* The rule for every input file: regular files only, capped. */
@@ -740,6 +757,8 @@ static bool memory_fetch(void *ctx, const char *source, const char *what, const 
     for (uint32_t i = 0; i < m->count; i++) {
         if (strcmp(m->files[i].name, rel) != 0)
             continue;
+        if (mode == GLTF_FETCH_CHECK && size)
+            *size = m->files[i].size;
         if (mode != GLTF_FETCH_READ)
             return true;
         *data = malloc(m->files[i].size + 1);

@@ -30,8 +30,9 @@ enum {
 enum { SHOWN = 40 };
 
 /* What a fetch does with an external file: check that it exists inside the
- * folder, check that it is inside the folder if it exists (images, which
- * are not read), or read it. */
+ * folder (and give its size, unread, when SIZE is not NULL), check that it
+ * is inside the folder if it exists (images, which are not read), or read
+ * it into *DATA and *SIZE. */
 typedef enum gltf_fetch_mode { GLTF_FETCH_CHECK, GLTF_FETCH_CHECK_OPTIONAL, GLTF_FETCH_READ } gltf_fetch_mode;
 
 typedef bool (*gltf_fetch_fn)(void *ctx, const char *source, const char *what, const char *uri, gltf_fetch_mode mode,
