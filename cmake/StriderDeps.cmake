@@ -17,6 +17,7 @@ strider_require_pkg(GLEW  glew  libglew-dev)
 strider_require_pkg(CGLM  cglm  libcglm-dev)
 strider_require_pkg(IMGUI imgui libimgui-dev)
 strider_require_pkg(ASSIMP assimp libassimp-dev)
+strider_require_pkg(ZLIB  zlib  zlib1g-dev)
 
 find_package(OpenGL QUIET COMPONENTS OpenGL)
 if(NOT OpenGL_OpenGL_FOUND)

@@ -12,12 +12,16 @@ packages=(
   build-essential cmake pkg-config
   # libraries (headers)
   libsdl2-dev libglew-dev libcglm-dev libstb-dev libimgui-dev libgl-dev
+  # PNG heightmaps: chunk CRCs and the zlib stream's Adler-32 are checked
+  zlib1g-dev
   # glTF 2.0 character import (strider-import, --character FILE.glb)
   libassimp-dev
   # headless OpenGL 4.5 for the GL tests: Xvfb + Mesa llvmpipe
   xvfb xauth libgl1-mesa-dri libglx-mesa0
   # fuzz targets (libFuzzer)
   clang libclang-rt-dev
+  # the hostile-input test traces the importer's openat calls
+  strace
   # training pipeline and plots (tools/train, tools/plot_bench.py)
   python3 python3-numpy python3-torch python3-matplotlib libopenblas0-pthread
 )

@@ -2,6 +2,7 @@
 
 #include "core/file.h"
 #include "core/log.h"
+#include "core/text.h"
 
 #include <float.h>
 #include <math.h>
@@ -151,6 +152,8 @@ static bool bvh_offset(bvh_lex_t *lx, float out[3])
         bvh_tok_t t;
         if (!bvh_next(lx, &t) || !bvh_number(&t, &out[i]))
             return bvh_fail(lx, t.line, "OFFSET needs 3 finite numbers");
+        if (fabsf(out[i]) > (float)BVH_MAX_OFFSET)
+            return bvh_fail(lx, t.line, "OFFSET value %g outside +-%g", (double)out[i], BVH_MAX_OFFSET);
     }
     return true;
 }
@@ -283,6 +286,13 @@ static bool bvh_hierarchy(bvh_t *b, bvh_lex_t *lx)
     return true;
 }
 
+/* One column of the frame data: its joint and channel, and the limit. */
+typedef struct bvh_column {
+    int joint;
+    const char *name;
+    double limit;
+} bvh_column;
+
 static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
 {
     bvh_tok_t t;
@@ -320,6 +330,17 @@ static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
     b->frames = malloc(sizeof(float) * (size_t)frames * (size_t)cpf);
     if (!b->frames)
         return bvh_fail(lx, t.line, "out of memory for %d frames", frames);
+    /* What each column is, for the range check and its message. */
+    static const char *const channel_names[] = {"Xposition", "Yposition", "Zposition",
+                                                "Xrotation", "Yrotation", "Zrotation"};
+    bvh_column cols[BVH_MAX_JOINTS * BVH_MAX_JOINT_CHANNELS];
+    for (int j = 0; j < b->joint_count; j++)
+        for (int c = 0; c < b->channel_count[j]; c++) {
+            bvh_column *col = &cols[b->channel_first[j] + c];
+            col->joint = j;
+            col->name = channel_names[b->channel[j][c]];
+            col->limit = b->channel[j][c] <= BVH_ZPOS ? BVH_MAX_POSITION : BVH_MAX_ROTATION_DEG;
+        }
     for (int f = 0; f < frames; f++) {
         /* Skip blank lines between frames. */
         bool found = false;
@@ -340,6 +361,10 @@ static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
             if (!bvh_number(&t, &row[n]))
                 return bvh_fail(lx, line, "frame %d: '%.*s' is not a finite number", f,
                                 bvh_show_len(&t), t.s);
+            const bvh_column *col = &cols[n];
+            if (fabsf(row[n]) > (float)col->limit)
+                return bvh_fail(lx, line, "frame %d: joint '%s' %s %g outside +-%g", f, b->joint_name[col->joint],
+                                col->name, (double)row[n], col->limit);
             n++;
         } while (bvh_next_on_line(lx, &t));
         if (n != cpf)
@@ -370,6 +395,12 @@ bool bvh_parse(bvh_t *b, const char *text, size_t len, const char *source)
         len = 0;
     bvh_lex_t lx = {.p = text ? text : empty, .end = (text ? text : empty) + len, .line = 1,
                     .source = b->source};
+    size_t nul_column = 0;
+    int nul_line = text ? text_nul_line(text, len, &nul_column) : 0;
+    if (nul_line) {
+        bvh_fail(&lx, nul_line, "NUL byte at column %zu; a text file holds none", nul_column);
+        return false;
+    }
     if (!bvh_hierarchy(b, &lx) || !bvh_motion(b, &lx)) {
         char keep[BVH_SOURCE_MAX];
         memcpy(keep, b->source, sizeof keep);

@@ -9,6 +9,9 @@
  * Xrotation gives R = Rz Ry Rx). A joint's translation is the SKELETON's rest
  * offset plus its position channels (the BVH's own OFFSETs are kept for
  * bvh_to_skel() only), so a clip drives the character's bone lengths.
+ * Plausible values (docs/INPUT_LIMITS.md): |OFFSET| <= BVH_MAX_OFFSET,
+ * |position channel| <= BVH_MAX_POSITION, |rotation| <= BVH_MAX_ROTATION_DEG;
+ * the CMU clips of ../shared stay within 45.2, 411 and 180.
  * Errors: one logged line "FILE:LINE: problem"; the bvh_t is left empty.
  * Memory: bvh_t holds the hierarchy inline and the frame values in one
  * malloc'd array that bvh_free() releases. Does NOT: resample, blend,
@@ -19,6 +22,7 @@
 
 #include "anim/pose.h"
 #include "anim/skel.h"
+#include "core/paths.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,8 +31,13 @@ enum {
     BVH_MAX_JOINTS = SKEL_MAX_JOINTS,
     BVH_MAX_ENDS = SKEL_MAX_JOINTS,
     BVH_MAX_JOINT_CHANNELS = 6,
-    BVH_SOURCE_MAX = 256
+    BVH_SOURCE_MAX = PATHS_MAX
 };
+
+/* File units (about cm for the CMU clips) and degrees. */
+#define BVH_MAX_OFFSET 1000.0
+#define BVH_MAX_POSITION 100000.0
+#define BVH_MAX_ROTATION_DEG 36000.0
 
 typedef enum bvh_channel {
     BVH_XPOS = 0,

@@ -786,10 +786,8 @@ static void render(app_t *app, int width, int height, bool last_frame)
 
 static bool data_path(const char *given, const char *fallback, char out[PATHS_MAX])
 {
-    if (given) {
-        snprintf(out, PATHS_MAX, "%s", given);
-        return true;
-    }
+    if (given)
+        return paths_copy(given, out, PATHS_MAX);
     if (!paths_join(fallback, out, PATHS_MAX)) {
         log_error("%s: path too long", fallback);
         return false;
@@ -828,8 +826,10 @@ static void add_character(app_t *app, const char *path)
             return;
     if (app->character_count >= APP_MAX_CHARACTERS)
         return;
-    int i = app->character_count++;
-    snprintf(app->character_path[i], PATHS_MAX, "%.*s", PATHS_MAX - 1, path);
+    int i = app->character_count;
+    if (!paths_copy(path, app->character_path[i], PATHS_MAX))
+        return;
+    app->character_count++;
     const char *slash = strrchr(path, '/');
     snprintf(app->character_name[i], sizeof app->character_name[i], "%.63s", slash ? slash + 1 : path);
 }
@@ -1121,8 +1121,10 @@ static int app_loop(app_t *app)
         app->failed_outputs++;
     app->failed_outputs += app->viewer.bake_failures;
     /* Scripts and CI trust the exit code: an output that was asked for and
-     * not written fails the run, as a runtime failure does. */
-    if (app->failed || app->failed_outputs > 0)
+     * not written fails the run, as a runtime failure does, and so does a
+     * network that gave non-finite output (the controller reset the pose
+     * and went on, and logged the network's file once). */
+    if (app->failed || app->failed_outputs > 0 || (app->ctrl && app->sim.stats.nan_resets > 0))
         exit_code = EXIT_RUNTIME;
     return exit_code;
 }
@@ -1186,6 +1188,14 @@ int app_run(const app_options *opt)
             return EXIT_RUNTIME;
         }
         app->have_script = true;
+        if (opt->hidden && opt->frames == 0 && !opt->render_bench && !script_has_quit(&app->script)) {
+            log_error("%s: no 'quit' line, and --hidden without --frames would run forever (give --frames N)",
+                      opt->script);
+            script_free(&app->script);
+            viewer_shutdown(&app->viewer);
+            free_character(app);
+            return EXIT_USAGE;
+        }
     }
 
     /* SDL drops gamepad input while no window has focus; a hidden window

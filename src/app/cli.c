@@ -1,5 +1,7 @@
 #include "app/cli.h"
 
+#include "core/paths.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -65,7 +67,8 @@ void cli_print_usage(FILE *out)
           "  --script FILE       play timed intents from FILE (deterministic)\n"
           "  --seed N            seed for anything random (default 1)\n"
           "  --size WxH          window size in pixels (default 1280x720)\n"
-          "  --hidden            do not show the window (tests, benchmarks)\n"
+          "  --hidden            do not show the window (tests, benchmarks); it cannot be closed, so it\n"
+          "                      needs --frames N or a --script that quits\n"
           "  --fullscreen        start in desktop fullscreen\n"
           "  --no-vsync          start with vsync off\n"
           "  --menu              start with the debug menu open\n"
@@ -174,6 +177,14 @@ static cli_result usage_error(const char *fmt, const char *arg)
     return CLI_USAGE_ERROR;
 }
 
+/* A path value the system could not open whole: refused, never truncated. */
+static cli_result path_too_long(const char *opt, const char *v)
+{
+    fprintf(stderr, "strider: %s: path of %zu bytes, longer than the %d the system allows (try --help)\n", opt,
+            strlen(v), PATHS_MAX - 1);
+    return CLI_USAGE_ERROR;
+}
+
 cli_result cli_parse(int argc, char **argv, app_options *opt)
 {
     memset(opt, 0, sizeof *opt);
@@ -191,6 +202,12 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             return usage_error("option %s needs a value", a);                                      \
         i++;                                                                                       \
     } while (0)
+#define NEEDS_PATH()                                                                               \
+    do {                                                                                           \
+        NEEDS_VALUE();                                                                             \
+        if (strlen(v) >= PATHS_MAX)                                                                \
+            return path_too_long(a, v);                                                            \
+    } while (0)
         long n;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cli_print_usage(stdout);
@@ -204,13 +221,13 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
                 return usage_error("unknown --view '%s' (valid: character)", v);
             opt->view = v;
         } else if (strcmp(a, "--map") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->map = v;
         } else if (strcmp(a, "--character") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->character = v;
         } else if (strcmp(a, "--pose") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->pose = v;
         } else if (strcmp(a, "--pose-frame") == 0) {
             NEEDS_VALUE();
@@ -232,7 +249,7 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         } else if (strcmp(a, "--play") == 0) {
             opt->play = true;
         } else if (strcmp(a, "--clip") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->clip = v;
         } else if (strcmp(a, "--play-clip") == 0) {
             opt->play_clip = true;
@@ -255,7 +272,7 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
                 return usage_error("--curve-time needs seconds from -86400 to 86400, got '%s'", v);
             opt->curve_time_given = true;
         } else if (strcmp(a, "--bake") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->bake = v;
         } else if (strcmp(a, "--face") == 0) {
             opt->face_closeup = true;
@@ -295,7 +312,7 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         } else if (strcmp(a, "--dense") == 0) {
             opt->dense = true;
         } else if (strcmp(a, "--network") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->network = v;
         } else if (strcmp(a, "--marker") == 0) {
             opt->marker = true;
@@ -312,10 +329,10 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
                 return usage_error("--frames needs a whole number from 1 to 5184000, got '%s'", v);
             opt->frames = n;
         } else if (strcmp(a, "--screenshot") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->screenshot = v;
         } else if (strcmp(a, "--script") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->script = v;
         } else if (strcmp(a, "--seed") == 0) {
             NEEDS_VALUE();
@@ -327,13 +344,13 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
             if (!cli_parse_size(v, &opt->width, &opt->height))
                 return usage_error("--size needs WxH with each side from 64 to 16384, got '%s'", v);
         } else if (strcmp(a, "--data") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->data_dir = v;
         } else if (strcmp(a, "--report") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->report = v;
         } else if (strcmp(a, "--dump-pose") == 0) {
-            NEEDS_VALUE();
+            NEEDS_PATH();
             opt->dump_pose = v;
         } else if (strcmp(a, "--hidden") == 0) {
             opt->hidden = true;
@@ -352,6 +369,7 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         } else {
             return usage_error("unknown option '%s'", a);
         }
+#undef NEEDS_PATH
 #undef NEEDS_VALUE
     }
     if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play ||
@@ -383,6 +401,11 @@ cli_result cli_parse(int argc, char **argv, app_options *opt)
         (skin_given || opt->skin_method != CLI_SKIN_METHOD_DEFAULT || opt->hybrid > 0 || opt->influences || opt->dense))
         return usage_error("%s", "--marker has no character to skin: no --skin, --skin-method, --hybrid, --influences "
                                  "or --dense");
+    /* Nobody can close a window nobody sees: the run must end by itself
+     * (a script without 'quit' is refused once it is read, in app.c). */
+    if (opt->hidden && opt->frames == 0 && !opt->script)
+        return usage_error("%s", "--hidden needs --frames N or a --script that quits (a hidden window cannot be "
+                                 "closed)");
     if ((pose_frame_given || opt->play) && !opt->pose)
         return usage_error("%s", "--pose-frame and --play need --pose FILE.bvh");
     return CLI_RUN;

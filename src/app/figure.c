@@ -160,7 +160,8 @@ bool figure_load(figure_t *f, const figure_desc *desc)
 {
     memset(f, 0, sizeof *f);
     const char *path = desc->path;
-    snprintf(f->path, sizeof f->path, "%s", path);
+    if (!paths_copy(path, f->path, sizeof f->path))
+        return false;
     if (desc->skeleton_path && !skel_load(&f->rig.source, desc->skeleton_path))
         return false;
     f->correctives = true;

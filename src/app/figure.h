@@ -42,6 +42,7 @@
 #include "anim/retarget.h"
 #include "anim/skin.h"
 #include "asset/character.h"
+#include "core/paths.h"
 #include "render/gfx_character.h"
 
 #include <stdbool.h>
@@ -106,7 +107,7 @@ typedef struct figure_mesh {
 typedef struct figure_t {
     chr_character_t chr;       /* shapes' and correctives' deltas released (see Memory) */
     bool chr_loaded;
-    char path[512];            /* the character file, for messages */
+    char path[PATHS_MAX];      /* the character file, for messages */
     figure_rig rig;            /* when loaded with a skeleton */
     bool rigged;
     gfx_character *gfx;

@@ -1,8 +1,8 @@
 #include "app/pose_dump.h"
 
+#include "core/file.h"
 #include "core/log.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -14,11 +14,9 @@ static const char *const GAIT_NAMES[CTRL_GAITS] = {"stand", "walk", "run", "crou
 bool pose_dump_open(pose_dump *d, const char *path, const skel_t *skel)
 {
     memset(d, 0, sizeof *d);
-    d->f = fopen(path, "w");
-    if (!d->f) {
-        log_error("%s: cannot create the pose dump: %s", path, strerror(errno));
+    d->f = file_open_write(path);
+    if (!d->f)
         return false;
-    }
     d->path = path;
     d->skel = skel;
     fputs("step,time_s,root_x,root_y,root_z,heading_deg", d->f);

@@ -3,6 +3,7 @@
 #include "app/loop.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "core/text.h"
 
 #include <SDL2/SDL_gamecontroller.h>
 #include <math.h>
@@ -147,6 +148,12 @@ static bool parse_command(cursor *c, const char *cmd, script_event *ev, const ch
 bool script_parse(script_t *s, const char *text, size_t len, const char *source)
 {
     memset(s, 0, sizeof *s);
+    size_t nul_column = 0;
+    int nul_line = text_nul_line(text, len, &nul_column);
+    if (nul_line) {
+        log_error("%s:%d: NUL byte at column %zu; a text file holds none", source, nul_line, nul_column);
+        return false;
+    }
     /* Upper bound: every command needs at least two bytes. */
     size_t cap = len / 2 + 1;
     if (cap > SCRIPT_MAX_EVENTS)
@@ -251,3 +258,11 @@ void script_apply(script_t *s, const script_event *ev)
 }
 
 bool script_finished(const script_t *s) { return s->next >= s->count; }
+
+bool script_has_quit(const script_t *s)
+{
+    for (size_t i = 0; i < (size_t)s->count; i++)
+        if (s->events[i].cmd == SCRIPT_QUIT)
+            return true;
+    return false;
+}

@@ -71,5 +71,7 @@ const script_event *script_next_due(script_t *s, uint64_t step);
  * character and quit are the caller's to handle). */
 void script_apply(script_t *s, const script_event *ev);
 bool script_finished(const script_t *s);
+/* Whether the script has a 'quit' line (it ends the run by itself). */
+bool script_has_quit(const script_t *s);
 
 #endif

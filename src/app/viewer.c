@@ -1,5 +1,6 @@
 #include "app/viewer.h"
 
+#include "core/file.h"
 #include "core/log.h"
 #include "core/paths.h"
 
@@ -63,19 +64,18 @@ static int load_vclip(viewer_t *v, const app_options *opt)
     c->mode = opt->tween && strcmp(opt->tween, "linear") == 0 ? TWEEN_LINEAR : TWEEN_HERMITE;
     bool needed = opt->clip || opt->play_clip || opt->clip_time_given;
     char path[PATHS_MAX];
-    if (opt->clip)
-        snprintf(path, sizeof path, "%s", opt->clip);
-    else if (!paths_join(VIEWER_DEFAULT_CLIP, path, sizeof path)) {
+    if (opt->clip) {
+        if (!paths_copy(opt->clip, path, sizeof path))
+            return EXIT_RUNTIME;
+    } else if (!paths_join(VIEWER_DEFAULT_CLIP, path, sizeof path)) {
         log_error("%s: path too long", VIEWER_DEFAULT_CLIP);
         return EXIT_RUNTIME;
     }
-    if (!needed) {
-        FILE *probe = fopen(path, "rb");
-        if (!probe) {
-            log_info("viewer: no vertex clip (%s not found)", path);
-            return 0;
-        }
-        fclose(probe);
+    /* The optional shipped clip is looked for without opening it; the
+     * loader then applies the rule for every input file. */
+    if (!needed && !file_is_regular(path, NULL)) {
+        log_info("viewer: no vertex clip (%s not found)", path);
+        return 0;
     }
     if (!clip_load(&c->clip, path))
         return EXIT_RUNTIME;
@@ -294,9 +294,10 @@ int viewer_load(viewer_t *v, const app_options *opt)
     v->auto_orbit = true;
     v->foot_joint[0] = v->foot_joint[1] = -1;
     char path[PATHS_MAX];
-    if (opt->character)
-        snprintf(path, sizeof path, "%s", opt->character);
-    else if (!paths_join(FIGURE_DEFAULT_CHARACTER, path, sizeof path)) {
+    if (opt->character) {
+        if (!paths_copy(opt->character, path, sizeof path))
+            return EXIT_RUNTIME;
+    } else if (!paths_join(FIGURE_DEFAULT_CHARACTER, path, sizeof path)) {
         log_error("%s: path too long", FIGURE_DEFAULT_CHARACTER);
         return EXIT_RUNTIME;
     }
@@ -309,7 +310,8 @@ int viewer_load(viewer_t *v, const app_options *opt)
     v->fig.show = !opt->no_character;
     if (!apply_expressions(v, opt, path))
         return EXIT_USAGE;
-    snprintf(v->bake_path, sizeof v->bake_path, "%s", opt->bake ? opt->bake : VIEWER_DEFAULT_BAKE);
+    if (!paths_copy(opt->bake ? opt->bake : VIEWER_DEFAULT_BAKE, v->bake_path, sizeof v->bake_path))
+        return EXIT_RUNTIME;
     /* --bake itself runs in app.c once the figure is on the GPU (its failure
      * is the run's); the path stays the Bake button's. */
     int rc = load_vclip(v, opt);

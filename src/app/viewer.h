@@ -83,7 +83,7 @@ typedef struct viewer_t {
     viewer_vclip vclip;
     viewer_curve curve;
     /* Bake (figure_bake_save): the path, a request for the next frame, the last outcome */
-    char bake_path[1024];
+    char bake_path[PATHS_MAX];
     bool bake_pending;
     char bake_status[160];
     int bake_failures;         /* menu bakes that could not be written (the run then exits 1) */

@@ -1,10 +1,12 @@
 #include "asset/import_file.h"
 
 #include "anim/retarget.h"
+#include "asset/gltf.h"
 #include "asset/import_look.h"
 #include "core/file.h"
 #include "core/log.h"
 
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -30,7 +32,7 @@ _Static_assert(sizeof(struct aiVector3D) == 3 * sizeof(float), "aiVector3D must 
 
 /* The calls used, as the headers declare them. */
 typedef struct assimp_api {
-    const struct aiScene *(*import_file)(const char *path, unsigned int flags);
+    const struct aiScene *(*import_file)(const char *path, unsigned int flags, struct aiFileIO *io);
     void (*release_import)(const struct aiScene *scene);
     const char *(*error_string)(void);
     enum aiReturn (*material_string)(const struct aiMaterial *m, const char *key, unsigned int type,
@@ -43,7 +45,7 @@ typedef struct assimp_api {
 
 /* Checked against the headers' prototypes without referencing the symbols. */
 #define SAME_TYPE(fn, member) __builtin_types_compatible_p(__typeof__(&fn), __typeof__(((assimp_api *)0)->member))
-_Static_assert(SAME_TYPE(aiImportFile, import_file) && SAME_TYPE(aiReleaseImport, release_import) &&
+_Static_assert(SAME_TYPE(aiImportFileEx, import_file) && SAME_TYPE(aiReleaseImport, release_import) &&
                    SAME_TYPE(aiGetErrorString, error_string) && SAME_TYPE(aiGetMaterialString, material_string) &&
                    SAME_TYPE(aiGetMaterialColor, material_color) &&
                    SAME_TYPE(aiGetMaterialFloatArray, material_floats),
@@ -61,7 +63,7 @@ static bool assimp_ready(const char *path)
     if (!tried) {
         tried = true;
         void *lib = dlopen(STRIDER_ASSIMP_SONAME, RTLD_NOW | RTLD_LOCAL);
-        static const char *const names[] = {"aiImportFile",       "aiReleaseImport",    "aiGetErrorString",
+        static const char *const names[] = {"aiImportFileEx",       "aiReleaseImport",    "aiGetErrorString",
                                             "aiGetMaterialString", "aiGetMaterialColor", "aiGetMaterialFloatArray"};
         enum { CALLS = sizeof names / sizeof names[0] };
         void *sym[CALLS] = {0};
@@ -88,44 +90,111 @@ static bool assimp_ready(const char *path)
     return ok;
 }
 
-/* Bytes read to tell glTF from anything else before assimp sees the file. */
-enum { SNIFF_BYTES = 64 };
-
 bool imp_is_gltf_path(const char *path) { return file_has_suffix(path, ".glb") || file_has_suffix(path, ".gltf"); }
 
-/* The file must exist and start like glTF: the binary container's magic,
- * or (text .gltf) a JSON object. */
-static bool sniff(const char *path)
+/* ------------------------------------------------------------ the package as assimp's file system */
+
+/* assimp reads the package only: the document under this name, and each
+ * external resource under this folder followed by its uri (assimp asks for
+ * the document's folder + uri). Any other name it asks for does not exist. */
+#define MEMORY_FOLDER "/strider-package/"
+
+typedef struct memory_file {
+    const uint8_t *data;
+    size_t size, pos;
+} memory_file;
+
+/* The open files of one import, in fixed slots: the callbacks allocate
+ * nothing (so a leak check that ignores assimp's own allocations still
+ * sees every one of ours). assimp keeps the document and a buffer or two
+ * open at once. */
+enum { IO_MAX_OPEN = 32 };
+
+typedef struct io_state {
+    const gltf_package *pkg;
+    struct aiFile file[IO_MAX_OPEN];
+    memory_file mem[IO_MAX_OPEN];
+    bool used[IO_MAX_OPEN];
+} io_state;
+
+static size_t io_read(struct aiFile *f, char *buf, size_t size, size_t count)
 {
-    FILE *f = file_open_regular(path);
-    if (!f)
-        return false;
-    unsigned char head[SNIFF_BYTES];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    if (file_has_suffix(path, ".glb")) {
-        if (n < 12 || memcmp(head, "glTF", 4) != 0) {
-            log_error("%s: not a binary glTF file (no 'glTF' header)", path);
-            return false;
-        }
-        unsigned version = head[4] | head[5] << 8 | head[6] << 16 | (unsigned)head[7] << 24;
-        if (version != 2) {
-            log_error("%s: binary glTF version %u; strider reads glTF 2.0", path, version);
-            return false;
-        }
-        return true;
+    memory_file *m = (memory_file *)f->UserData;
+    if (size == 0 || count == 0)
+        return 0;
+    size_t n = (m->size - m->pos) / size;
+    if (n > count)
+        n = count;
+    memcpy(buf, m->data + m->pos, n * size);
+    m->pos += n * size;
+    return n;
+}
+
+static size_t io_write(struct aiFile *f, const char *buf, size_t size, size_t count)
+{
+    (void)f, (void)buf, (void)size, (void)count;
+    return 0;
+}
+
+static size_t io_tell(struct aiFile *f) { return ((memory_file *)f->UserData)->pos; }
+
+static size_t io_size(struct aiFile *f) { return ((memory_file *)f->UserData)->size; }
+
+static void io_flush(struct aiFile *f) { (void)f; }
+
+static enum aiReturn io_seek(struct aiFile *f, size_t offset, enum aiOrigin origin)
+{
+    memory_file *m = (memory_file *)f->UserData;
+    size_t base = origin == aiOrigin_SET ? 0 : origin == aiOrigin_CUR ? m->pos : m->size;
+    if (offset > m->size || base > m->size - offset)
+        return aiReturn_FAILURE;
+    m->pos = base + offset;
+    return aiReturn_SUCCESS;
+}
+
+static struct aiFile *io_open(struct aiFileIO *io, const char *name, const char *mode)
+{
+    io_state *st = (io_state *)io->UserData;
+    const gltf_package *pkg = st->pkg;
+    const char *doc_name = pkg->binary ? MEMORY_FOLDER "model.glb" : MEMORY_FOLDER "model.gltf";
+    const uint8_t *data = NULL;
+    size_t size = 0;
+    if (!name || !mode || strpbrk(mode, "wa+"))
+        return NULL;
+    if (strcmp(name, doc_name) == 0) {
+        data = pkg->doc;
+        size = pkg->doc_size;
+    } else if (strncmp(name, MEMORY_FOLDER, strlen(MEMORY_FOLDER)) == 0) {
+        const gltf_resource *r = gltf_package_find(pkg, name + strlen(MEMORY_FOLDER));
+        if (!r)
+            return NULL;
+        data = r->data;
+        size = r->size;
+    } else {
+        return NULL;
     }
-    size_t i = 0;
-    /* A UTF-8 byte order mark may precede the JSON. */
-    if (n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF)
-        i = 3;
-    while (i < n && isspace(head[i]))
-        i++;
-    if (i >= n || head[i] != '{') {
-        log_error("%s: not a glTF file (no JSON object)", path);
-        return false;
+    for (int i = 0; i < IO_MAX_OPEN; i++) {
+        if (st->used[i])
+            continue;
+        st->used[i] = true;
+        st->mem[i] = (memory_file){.data = data, .size = size};
+        st->file[i] = (struct aiFile){.ReadProc = io_read,
+                                      .WriteProc = io_write,
+                                      .TellProc = io_tell,
+                                      .FileSizeProc = io_size,
+                                      .SeekProc = io_seek,
+                                      .FlushProc = io_flush,
+                                      .UserData = (aiUserData)&st->mem[i]};
+        return &st->file[i];
     }
-    return true;
+    return NULL;
+}
+
+static void io_close(struct aiFileIO *io, struct aiFile *f)
+{
+    io_state *st = (io_state *)io->UserData;
+    if (f >= st->file && f < st->file + IO_MAX_OPEN)
+        st->used[f - st->file] = false;
 }
 
 /* Row-major aiMatrix4x4 -> column-major floats. */
@@ -415,6 +484,39 @@ static bool read_materials(file_scene_t *fs, const char *path)
     return true;
 }
 
+bool imp_load_gltf_package(const gltf_package *pkg, const char *source, chr_character_t *out, imp_info *info)
+{
+    memset(out, 0, sizeof *out);
+    if (!assimp_ready(source))
+        return false;
+    io_state st;
+    memset(&st, 0, sizeof st);
+    st.pkg = pkg;
+    struct aiFileIO io = {.OpenProc = io_open, .CloseProc = io_close, .UserData = (aiUserData)&st};
+    file_scene_t fs;
+    memset(&fs, 0, sizeof fs);
+    const char *doc_name = pkg->binary ? MEMORY_FOLDER "model.glb" : MEMORY_FOLDER "model.gltf";
+    fs.ai = g_ai.import_file(doc_name, aiProcess_Triangulate, &io);
+    if (!fs.ai) {
+        const char *why = g_ai.error_string();
+        /* assimp's messages can span lines; keep the first. */
+        char line[256];
+        snprintf(line, sizeof line, "%s", why && why[0] ? why : "unknown error");
+        line[strcspn(line, "\r\n")] = '\0';
+        log_error("%s: cannot read the glTF file: %s", source, line);
+        return false;
+    }
+    bool ok = true;
+    if ((fs.ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !fs.ai->mRootNode) {
+        log_error("%s: incomplete glTF scene (no node hierarchy or meshes)", source);
+        ok = false;
+    }
+    ok = ok && read_nodes(&fs, source) && read_materials(&fs, source) && read_meshes(&fs, source);
+    ok = ok && imp_build(&fs.scene, source, out, info);
+    file_scene_free(&fs);
+    return ok;
+}
+
 bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info)
 {
     memset(out, 0, sizeof *out);
@@ -422,28 +524,11 @@ bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info)
         log_error("%s: not a glTF file name (.glb or .gltf expected)", path);
         return false;
     }
-    if (!sniff(path) || !assimp_ready(path))
+    gltf_package pkg;
+    if (!gltf_package_load(&pkg, path))
         return false;
-    file_scene_t fs;
-    memset(&fs, 0, sizeof fs);
-    fs.ai = g_ai.import_file(path, aiProcess_Triangulate);
-    if (!fs.ai) {
-        const char *why = g_ai.error_string();
-        /* assimp's messages can span lines; keep the first. */
-        char line[256];
-        snprintf(line, sizeof line, "%s", why && why[0] ? why : "unknown error");
-        line[strcspn(line, "\r\n")] = '\0';
-        log_error("%s: cannot read the glTF file: %s", path, line);
-        return false;
-    }
-    bool ok = true;
-    if ((fs.ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !fs.ai->mRootNode) {
-        log_error("%s: incomplete glTF scene (no node hierarchy or meshes)", path);
-        ok = false;
-    }
-    ok = ok && read_nodes(&fs, path) && read_materials(&fs, path) && read_meshes(&fs, path);
-    ok = ok && imp_build(&fs.scene, path, out, info);
-    file_scene_free(&fs);
+    bool ok = imp_load_gltf_package(&pkg, path, out, info);
+    gltf_package_free(&pkg);
     return ok;
 }
 

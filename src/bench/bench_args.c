@@ -1,6 +1,3 @@
-/* strtok_r is POSIX, not C11. */
-#define _POSIX_C_SOURCE 200809L
-
 #include "bench/bench_args.h"
 
 #include <errno.h>
@@ -22,52 +19,98 @@ bool bench_parse_int(const char *opt, const char *s, long lo, long hi, int *out)
     return true;
 }
 
+/* The items of a comma-separated list, in place: each call gives the next
+ * item's start and length; false at the end. Empty items are items (of
+ * length 0), so that the callers can refuse them; nothing is copied, so a
+ * list of any length is read whole. */
+typedef struct list_cursor {
+    const char *p;
+    bool done;
+} list_cursor;
+
+static bool list_next(list_cursor *c, const char **item, size_t *len)
+{
+    if (c->done)
+        return false;
+    const char *comma = strchr(c->p, ',');
+    *item = c->p;
+    *len = comma ? (size_t)(comma - c->p) : strlen(c->p);
+    if (comma)
+        c->p = comma + 1;
+    else
+        c->done = true;
+    return true;
+}
+
+/* Checks the list as a whole and item K (0-based) of length LEN; one line
+ * naming the option and the list on an empty item or too many items. */
+static bool list_item_ok(const char *opt, const char *s, int k, size_t len, const char *valid)
+{
+    if (len == 0) {
+        fprintf(stderr, "strider bench: %s: item %d of '%s' is empty; %s needs %s\n", opt, k + 1, s, opt, valid);
+        return false;
+    }
+    if (k == BENCH_LIST_MAX) {
+        fprintf(stderr, "strider bench: %s takes at most %d values\n", opt, BENCH_LIST_MAX);
+        return false;
+    }
+    return true;
+}
+
 bool bench_parse_int_list(const char *opt, const char *s, long lo, long hi, int *out, int *count)
 {
     *count = 0;
+    char valid[96];
+    snprintf(valid, sizeof valid, "a comma-separated list of whole numbers from %ld to %ld", lo, hi);
     if (!s || !*s) {
-        fprintf(stderr, "strider bench: %s needs a comma-separated list of numbers from %ld to %ld\n", opt, lo, hi);
+        fprintf(stderr, "strider bench: %s needs %s\n", opt, valid);
         return false;
     }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*count == BENCH_LIST_MAX) {
-            fprintf(stderr, "strider bench: %s takes at most %d values\n", opt, BENCH_LIST_MAX);
+    list_cursor c = {.p = s};
+    const char *item;
+    size_t len;
+    while (list_next(&c, &item, &len)) {
+        if (!list_item_ok(opt, s, *count, len, valid))
+            return false;
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(item, &end, 10);
+        if (errno || end != item + len || v < lo || v > hi) {
+            fprintf(stderr, "strider bench: %s needs a whole number from %ld to %ld, got '%.*s'\n", opt, lo, hi,
+                    (int)len, item);
             return false;
         }
-        if (!bench_parse_int(opt, tok, lo, hi, &out[*count]))
-            return false;
-        (*count)++;
+        out[(*count)++] = (int)v;
     }
-    return *count > 0;
+    return true;
 }
 
 bool bench_parse_name_list(const char *opt, const char *s, const char *const *valid, int nvalid, int *out,
                            int *count)
 {
     *count = 0;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", s ? s : "");
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (!s || !*s) {
+        fprintf(stderr, "strider bench: %s needs at least one value\n", opt);
+        return false;
+    }
+    list_cursor c = {.p = s};
+    const char *item;
+    size_t len;
+    while (list_next(&c, &item, &len)) {
+        if (!list_item_ok(opt, s, *count, len, "a comma-separated list of names"))
+            return false;
         int k = -1;
         for (int v = 0; v < nvalid; v++)
-            if (strcmp(tok, valid[v]) == 0)
+            if (strlen(valid[v]) == len && strncmp(item, valid[v], len) == 0)
                 k = v;
-        if (k < 0 || *count == BENCH_LIST_MAX) {
-            fprintf(stderr, "strider bench: unknown %s value '%s'; valid:", opt, tok);
+        if (k < 0) {
+            fprintf(stderr, "strider bench: unknown %s value '%.*s'; valid:", opt, (int)len, item);
             for (int v = 0; v < nvalid; v++)
                 fprintf(stderr, "%s%s", v ? "," : " ", valid[v]);
             fputc('\n', stderr);
             return false;
         }
         out[(*count)++] = k;
-    }
-    if (*count == 0) {
-        fprintf(stderr, "strider bench: %s needs at least one value\n", opt);
-        return false;
     }
     return true;
 }

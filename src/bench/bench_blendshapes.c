@@ -260,19 +260,17 @@ static bool mesh_path(const char *arg, char *out, size_t size)
     if (!arg || !strcmp(arg, "default"))
         return paths_join("assets/characters/strider.chr", out, size);
     if (!strcmp(arg, "dawn")) {
-        snprintf(out, size, "%s", STRIDER_DAWN_CHR);
-        FILE *f = fopen(out, "rb");
-        if (!f) {
+        if (!paths_copy(STRIDER_DAWN_CHR, out, size))
+            return false;
+        if (!file_is_regular(out, NULL)) {
             fprintf(stderr, "strider bench blendshapes: the Dawn-scale mesh %s is not built yet: run "
                             "'cmake --build %s --target bench_dawn_mesh' once (about 100 s)\n", out,
                     STRIDER_BINARY_DIR);
             return false;
         }
-        fclose(f);
         return true;
     }
-    snprintf(out, size, "%s", arg);
-    return true;
+    return paths_copy(arg, out, size);
 }
 
 int bench_blendshapes(int argc, char **argv, const bench_env *env_in)

@@ -3,6 +3,7 @@
 
 #include "bench/bench_report.h"
 
+#include "core/file.h"
 #include "core/log.h"
 
 #include <math.h>
@@ -252,11 +253,9 @@ static bool finish_file(FILE *f, const char *path)
 
 bool bench_table_write_csv(const bench_table *t, const bench_env *env, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        log_error("%s: cannot open for writing", path);
+    FILE *f = file_open_write(path);
+    if (!f)
         return false;
-    }
     /* The header travels with the numbers as '#' comment lines. */
     bench_env_print(env, f);
     print_notes(t, f);
@@ -280,11 +279,9 @@ bool bench_table_write_csv(const bench_table *t, const bench_env *env, const cha
 
 bool bench_table_write_json(const bench_table *t, const bench_env *env, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        log_error("%s: cannot open for writing", path);
+    FILE *f = file_open_write(path);
+    if (!f)
         return false;
-    }
     fprintf(f, "{\n  \"benchmark\": ");
     json_string(f, t->title);
     fprintf(f, ",\n  \"env\": {\"command\": ");

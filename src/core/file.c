@@ -1,93 +1,216 @@
-/* fileno and fstat are POSIX, not C11; so are opendir and readdir. */
+/* open, fstat, fcntl, fdopen, opendir and readdir are POSIX, not C11. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "core/file.h"
 
 #include "core/log.h"
+#include "core/paths.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* What a file that is not a regular file is, for the one error line. */
+static const char *not_regular_why(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "is a folder, not a file";
+    if (S_ISFIFO(mode))
+        return "not a regular file (a FIFO)";
+    if (S_ISSOCK(mode))
+        return "not a regular file (a socket)";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "not a regular file (a device)";
+    return "not a regular file";
+}
+
+/* The one line of a failed read: logged, or kept in the caller's buffer. */
+typedef struct file_why {
+    char *buf;
+    size_t size;
+} file_why;
+
+__attribute__((format(printf, 2, 3))) static void why_line(file_why *w, const char *fmt, ...)
+{
+    char line[PATHS_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (w && w->buf)
+        snprintf(w->buf, w->size, "%s", line);
+    else
+        log_error("%s", line);
+}
+
+/* The reading half of the rule: open without blocking (opening a FIFO for
+ * reading would otherwise wait for a writer forever), fstat what was
+ * opened, keep it only if it is a regular file. Returns the descriptor
+ * (blocking again: reads of a regular file never wait) and its stat, or -1
+ * after one line. */
+static int open_regular_fd(const char *path, struct stat *st, file_why *w)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        why_line(w, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, st) != 0) {
+        why_line(w, "%s: cannot stat: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        why_line(w, "%s: %s", path, not_regular_why(st->st_mode));
+        close(fd);
+        return -1;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        why_line(w, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 FILE *file_open_regular(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    struct stat st;
+    int fd = open_regular_fd(path, &st, NULL);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         log_error("%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    /* fopen opens a folder too (and its "size" is then nonsense): say what
-     * it is. Devices, pipes and sockets are not whole files either. */
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        log_error("%s: cannot stat: %s", path, strerror(errno));
-        fclose(f);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        log_error("%s: %s", path, S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file");
-        fclose(f);
-        return NULL;
+        close(fd);
     }
     return f;
 }
 
-bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size)
+bool file_is_regular(const char *path, uint64_t *size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    if (size)
+        *size = (uint64_t)st.st_size;
+    return true;
+}
+
+static bool read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size, file_why *w)
 {
     *data = NULL;
     *size = 0;
-    FILE *f = file_open_regular(path);
-    if (!f)
+    struct stat st;
+    int fd = open_regular_fd(path, &st, w);
+    if (fd < 0)
         return false;
-    if (fseek(f, 0, SEEK_END) != 0) {
-        log_error("%s: cannot seek: %s", path, strerror(errno));
-        fclose(f);
-        return false;
-    }
-    long len = ftell(f);
-    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        log_error("%s: cannot determine size (not a regular file?)", path);
-        fclose(f);
+    /* The size of the file that was opened, not of whatever the name points
+     * to by now; the cap is checked before anything is allocated. */
+    if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)max_bytes) {
+        why_line(w, "%s: file is %lld bytes, more than the %zu allowed", path, (long long)st.st_size, max_bytes);
+        close(fd);
         return false;
     }
-    if ((unsigned long)len > max_bytes) {
-        log_error("%s: file is %ld bytes, more than the %zu allowed", path, len, max_bytes);
-        fclose(f);
-        return false;
-    }
-    uint8_t *buf = malloc((size_t)len + 1);
+    size_t len = (size_t)st.st_size;
+    uint8_t *buf = malloc(len + 1);
     if (!buf) {
-        log_error("%s: out of memory reading %ld bytes", path, len);
-        fclose(f);
+        why_line(w, "%s: out of memory reading %zu bytes", path, len);
+        close(fd);
         return false;
     }
-    size_t got = fread(buf, 1, (size_t)len, f);
-    int err = ferror(f);
-    fclose(f);
-    if (err || got != (size_t)len) {
-        log_error("%s: read %zu of %ld bytes", path, got, len);
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            why_line(w, "%s: read failed after %zu of %zu bytes: %s", path, got, len, strerror(errno));
+            break;
+        }
+        if (n == 0) {
+            why_line(w, "%s: read %zu of %zu bytes (the file shrank while it was read)", path, got, len);
+            break;
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    if (got != len) {
         free(buf);
         return false;
     }
     buf[len] = 0;
     *data = buf;
-    *size = (size_t)len;
+    *size = len;
     return true;
+}
+
+bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size)
+{
+    return read_all(path, max_bytes, data, size, NULL);
+}
+
+bool file_read_all_why(const char *path, size_t max_bytes, uint8_t **data, size_t *size, char *why, size_t why_size)
+{
+    file_why w = {.buf = why, .size = why_size};
+    if (why_size)
+        why[0] = 0;
+    return read_all(path, max_bytes, data, size, &w);
 }
 
 void file_free(uint8_t *data) { free(data); }
 
-bool file_write_all(const char *path, const void *data, size_t size)
+FILE *file_open_write(const char *path)
 {
-    FILE *f = fopen(path, "wb");
+    /* Without blocking: opening a FIFO for writing would wait for a reader.
+     * Not truncated at open, so that nothing is lost when it is refused. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        /* A FIFO without a reader: ENXIO, which strerror words obscurely. */
+        log_error("%s: cannot open for writing: %s", path,
+                  errno == ENXIO ? "not a regular file (a FIFO or socket)" : strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        log_error("%s: cannot stat: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    bool device = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+    if (!S_ISREG(st.st_mode) && !device) {
+        log_error("%s: cannot open for writing: %s", path, not_regular_why(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if ((S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) || flags < 0 ||
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        log_error("%s: cannot open for writing: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "wb");
     if (!f) {
         log_error("%s: cannot open for writing: %s", path, strerror(errno));
-        return false;
+        close(fd);
     }
+    return f;
+}
+
+bool file_write_all(const char *path, const void *data, size_t size)
+{
+    FILE *f = file_open_write(path);
+    if (!f)
+        return false;
     size_t wrote = fwrite(data, 1, size, f);
     int write_errno = errno;
     /* Close exactly once, whatever fwrite did; a failed close (full disk on

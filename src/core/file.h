@@ -3,6 +3,13 @@
  *
  * Call order: file_read_all() -> use the bytes -> file_free().
  * file_write_all() is the other direction: one buffer out to one file.
+ * The one rule for every file a loader reads: it is opened without
+ * blocking (O_NONBLOCK, so a FIFO named as input cannot hang the program),
+ * then fstat'ed; only a regular file is read, at most its real size and
+ * never more than the caller's documented cap. Outputs never block either:
+ * a FIFO or socket named as output is refused (devices such as /dev/null
+ * are written). A path is never truncated: one the system cannot open
+ * (over PATH_MAX) fails like any other unopenable path.
  * A reader_t walks a byte span; every read checks the remaining length and
  * latches an error flag instead of reading past the end, so a loader can do
  * a run of reads and test reader_ok() once.
@@ -21,18 +28,34 @@
  * unreadable, a folder or another non-regular file (device, pipe), or
  * larger than max_bytes. */
 bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size);
+/* The same, but the line ("PATH: problem") goes into WHY instead of the
+ * log, for a caller that names more (the model a buffer belongs to). */
+bool file_read_all_why(const char *path, size_t max_bytes, uint8_t **data, size_t *size, char *why,
+                       size_t why_size);
 void file_free(uint8_t *data);
 
 /* Opens PATH for binary reading if it is a regular file; otherwise logs one
- * line naming PATH and why (missing, unreadable, a folder, a device or pipe)
- * and returns NULL. For readers that want only the head of a file; the
- * caller closes the stream. */
+ * line naming PATH and why (missing, unreadable, a folder, a device, a
+ * FIFO, a socket) and returns NULL. Never blocks. For readers that want
+ * only the head of a file; the caller closes the stream. */
 FILE *file_open_regular(const char *path);
 
-/* Writes SIZE bytes to PATH, creating or truncating it. Fails with one
- * logged line naming PATH and the system's reason if it cannot be opened,
- * or if the write or the close (where a full disk shows up) fails. A failed
- * write may leave a partial file; it is not removed (PATH may be a device). */
+/* Whether PATH names a regular file (stat: follows links, opens nothing,
+ * logs nothing); *SIZE (may be NULL) gets its size in bytes. For optional
+ * files and summaries, never as a check before reading (use the readers,
+ * which check the file they actually opened). */
+bool file_is_regular(const char *path, uint64_t *size);
+
+/* Opens PATH for binary writing, creating or truncating it. A regular file
+ * or a device (/dev/null) is opened; a folder, a FIFO or a socket is
+ * refused without blocking and without being truncated; one logged line
+ * naming PATH and why on failure. The caller closes the stream. */
+FILE *file_open_write(const char *path);
+
+/* Writes SIZE bytes to PATH through file_open_write(). Fails with one
+ * logged line naming PATH and the reason if it cannot be opened, or if the
+ * write or the close (where a full disk shows up) fails. A failed write may
+ * leave a partial file; it is not removed (PATH may be a device). */
 bool file_write_all(const char *path, const void *data, size_t size);
 
 /* Whether NAME ends in SUFFIX, ignoring case (".glb" matches "A.GLB"). */

@@ -21,3 +21,19 @@ int text_tokenize(char *line, char **tok, int max)
     }
     return n;
 }
+
+int text_nul_line(const char *text, size_t len, size_t *column)
+{
+    int line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n') {
+            line++;
+            line_start = i + 1;
+        } else if (text[i] == 0) {
+            *column = i - line_start + 1;
+            return line;
+        }
+    }
+    return 0;
+}

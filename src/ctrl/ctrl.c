@@ -292,8 +292,8 @@ static void nan_reset(ctrl_t *c)
 {
     c->stats.nan_resets++;
     if (!c->nan_logged) {
-        log_error("ctrl: network output is not finite at step %llu; pose reset to rest at the root "
-                  "(logged once, counted in stats)", (unsigned long long)c->stats.steps);
+        log_error("%s: network output is not finite at step %llu; pose reset to rest at the root "
+                  "(logged once, counted in stats; the run fails)", c->net->name, (unsigned long long)c->stats.steps);
         c->nan_logged = true;
     }
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];

@@ -45,6 +45,87 @@ enum {
  * modes in fp32 and fp16 needs ~215 MB). */
 #define PFNN_MAX_LOAD_BYTES ((size_t)2 << 30)
 
+/* ------------------------------------------------------------ plausible values */
+
+/* docs/FORMATS_PFNN.md section 8: every value of pfnn.bin has a range. A
+ * normalisation group's limit L bounds its means (|mean| <= L) and its
+ * standard deviations (PFNN_STD_MIN <= std <= 10 L: the joint groups' are
+ * made 10x larger); L is about 4x the largest |value| of that group in the
+ * training data. Weights and biases work on values normalised to unit
+ * deviation: |w| <= PFNN_WEIGHT_LIMIT. A layout other than the shipped one
+ * (tests) takes the largest group limit for every value. */
+#define PFNN_STD_MIN 1e-6
+#define PFNN_WEIGHT_LIMIT 100.0
+
+typedef struct pfnn_group {
+    int first, count; /* indices of x or y */
+    double limit;     /* L */
+    const char *name;
+} pfnn_group;
+
+static const pfnn_group k_in_groups[] = {
+    {0, 24, 2500.0, "trajectory positions (cm)"}, {24, 24, 4.0, "trajectory directions"},
+    {48, 72, 4.0, "gait weights"},                {120, 36, 400.0, "terrain heights (cm)"},
+    {156, 63, 1000.0, "joint positions (cm)"},    {219, 63, 200.0, "joint velocities (cm/frame)"},
+};
+static const pfnn_group k_out_groups[] = {
+    {0, 2, 50.0, "root velocity (cm/frame)"},     {2, 1, 2.0, "angular velocity (rad/frame)"},
+    {3, 1, 4.0, "phase change (rad/frame)"},      {4, 4, 4.0, "contacts"},
+    {8, 12, 2500.0, "trajectory positions (cm)"}, {20, 12, 4.0, "trajectory directions"},
+    {32, 63, 1000.0, "joint positions (cm)"},     {95, 63, 200.0, "joint velocities (cm/frame)"},
+    {158, 126, 4.0, "joint rotations (6-D)"},
+};
+#define PFNN_LARGEST_GROUP_LIMIT 2500.0
+
+/* The group of index I of x (or y), for the shipped layout; else the
+ * largest limit. */
+static const pfnn_group *group_of(bool output, bool shipped, int i)
+{
+    static const pfnn_group any = {0, 0, PFNN_LARGEST_GROUP_LIMIT, "any (not the shipped layout)"};
+    const pfnn_group *g = output ? k_out_groups : k_in_groups;
+    int n = output ? (int)(sizeof k_out_groups / sizeof *g) : (int)(sizeof k_in_groups / sizeof *g);
+    for (int k = 0; shipped && k < n; k++)
+        if (i >= g[k].first && i < g[k].first + g[k].count)
+            return &g[k];
+    return &any;
+}
+
+/* Checks every decoded value against its range; one line naming the file,
+ * the byte, the field and the value on the first one outside. */
+static bool check_ranges(const char *name, const float *p, int n_in, int h0, int h1, int n_out, bool shipped)
+{
+    /* Normalisation: Xmean, Xstd, Ymean, Ystd. */
+    const int count[4] = {n_in, n_in, n_out, n_out};
+    static const char *const what[4] = {"Xmean", "Xstd", "Ymean", "Ystd"};
+    size_t at = 0;
+    for (int b = 0; b < 4; b++)
+        for (int i = 0; i < count[b]; i++, at++) {
+            const pfnn_group *g = group_of(b >= 2, shipped, i);
+            double v = p[at];
+            bool is_std = b & 1;
+            double lo = is_std ? PFNN_STD_MIN : -g->limit, hi = is_std ? 10.0 * g->limit : g->limit;
+            if (!(v >= lo && v <= hi)) {
+                log_error("%s: byte %zu: %s[%d] = %g is outside [%g, %g] (%s)", name,
+                          (size_t)PFNN_HEADER_BYTES + 4 * at, what[b], i, v, lo, hi, g->name);
+                return false;
+            }
+        }
+    /* Weights and biases of the control points, in file order. */
+    const size_t sizes[6] = {(size_t)h0 * n_in, (size_t)h0, (size_t)h1 * h0, (size_t)h1, (size_t)n_out * h1,
+                             (size_t)n_out};
+    static const char *const blocks[6] = {"W0", "b0", "W1", "b1", "W2", "b2"};
+    for (int k = 0; k < PFNN_CONTROL_POINTS; k++)
+        for (int b = 0; b < 6; b++)
+            for (size_t i = 0; i < sizes[b]; i++, at++)
+                if (!(fabsf(p[at]) <= (float)PFNN_WEIGHT_LIMIT)) {
+                    log_error("%s: byte %zu: %s of control point %d, value %zu, = %g is outside [-%g, %g]", name,
+                              (size_t)PFNN_HEADER_BYTES + 4 * at, blocks[b], k, i, (double)p[at], PFNN_WEIGHT_LIMIT,
+                              PFNN_WEIGHT_LIMIT);
+                    return false;
+                }
+    return true;
+}
+
 /* ------------------------------------------------------------ half floats */
 
 static uint32_t bits_of(float f)
@@ -609,17 +690,13 @@ static bool load_checked(pfnn_network *net, const uint8_t *data, size_t size, co
             return false;
         }
     }
-    /* Xstd and Ystd come right after Xmean and Ymean; the doc says never 0. */
-    const size_t std_at[2] = {(size_t)n_in, 2 * (size_t)n_in + n_out};
-    const size_t std_n[2] = {n_in, n_out};
-    for (int g = 0; g < 2; g++)
-        for (size_t j = 0; j < std_n[g]; j++)
-            if (payload[std_at[g] + j] == 0.0f) {
-                log_error("%s: byte %zu: %s[%zu] is 0 (a divisor)", name,
-                          (size_t)PFNN_HEADER_BYTES + 4 * (std_at[g] + j), g ? "Ystd" : "Xstd", j);
-                free(payload);
-                return false;
-            }
+    /* Every value within its plausible range (Xstd and Ystd, divisors, at
+     * least PFNN_STD_MIN). */
+    const bool shipped = n_in == PFNN_N_IN && n_out == PFNN_N_OUT;
+    if (!check_ranges(name, payload, (int)n_in, (int)h0, (int)h1, (int)n_out, shipped)) {
+        free(payload);
+        return false;
+    }
     net->x_mean = malloc(((size_t)n_in * 2 + (size_t)n_out * 2) * sizeof(float));
     if (!net->x_mean) {
         free(payload);

@@ -21,6 +21,8 @@
 #ifndef STRIDER_PFNN_NETWORK_H
 #define STRIDER_PFNN_NETWORK_H
 
+#include "core/paths.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,7 +96,7 @@ typedef struct pfnn_network {
      * pfnn_release_mode / pfnn_free). */
     void *block32[PFNN_PHASE_MODE_COUNT], *block16[PFNN_PHASE_MODE_COUNT];
     void *block_b[PFNN_PHASE_MODE_COUNT];
-    char name[128]; /* file name, for messages */
+    char name[PATHS_MAX]; /* file name (whole), for messages */
     char *path;     /* the file loaded (pfnn_load_ex), to read released control points again; NULL from memory */
     uint32_t checksum; /* the payload's, from the header */
 } pfnn_network;

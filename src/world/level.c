@@ -16,7 +16,7 @@
 #define LEVEL_FILE_MAX_BYTES (1u << 20)
 #define LEVEL_LINE_MAX 256
 #define LEVEL_MAX_TOKENS 12
-#define LEVEL_ERROR_MAX 320
+#define LEVEL_ERROR_MAX 1024
 /* Plausibility limits (cm unless noted): values outside are typos or garbage. */
 #define LEVEL_COORD_LIMIT_CM 1.0e6f
 #define LEVEL_CELL_MIN_CM 1.0f
@@ -277,8 +277,11 @@ static bool level_parse_heightmap(level_parser *ps, char **tok, int n)
         level_fail("%s:%d: heightmap path too long", ps->source, ps->lineno);
         return false;
     }
-    if (!terrain_load_png(&ps->lvl->terrain, path, cell, lo, hi)) {
-        /* terrain has logged one line naming the PNG; keep it for callers. */
+    char context[LEVEL_ERROR_MAX];
+    snprintf(context, sizeof context, "%s:%d: heightmap", ps->source, ps->lineno);
+    if (!terrain_load_png_for(&ps->lvl->terrain, path, context, cell, lo, hi)) {
+        /* terrain has logged one line naming this line and the PNG; keep it
+         * for callers. */
         snprintf(g_level_error, sizeof g_level_error, "%s", terrain_last_error());
         return false;
     }
@@ -585,6 +588,12 @@ bool level_parse(level_t *lvl, const char *text, size_t len, const char *source,
     memset(lvl, 0, sizeof *lvl);
     g_level_error[0] = 0;
     level_parser ps = {.lvl = lvl, .source = source, .base_dir = base_dir};
+    size_t nul_column = 0;
+    int nul_line = text_nul_line(text, len, &nul_column);
+    if (nul_line) {
+        level_fail("%s:%d: NUL byte at column %zu; a text file holds none", source, nul_line, nul_column);
+        return false;
+    }
     if (!level_parse_lines(&ps, text, len)) {
         level_free(lvl);
         return false;
@@ -604,18 +613,10 @@ bool level_load(level_t *lvl, const char *path)
         return false;
     }
     char dir[LEVEL_PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    if (!slash) {
-        snprintf(dir, sizeof dir, ".");
-    } else {
-        size_t dlen = slash == path ? 1 : (size_t)(slash - path);
-        if (dlen >= sizeof dir) {
-            level_fail("%s: path too long", path);
-            file_free(data);
-            return false;
-        }
-        memcpy(dir, path, dlen);
-        dir[dlen] = 0;
+    if (!paths_dirname(path, dir, sizeof dir)) {
+        level_fail("%s: path too long", path);
+        file_free(data);
+        return false;
     }
     bool ok = level_parse(lvl, (const char *)data, size, path, dir);
     file_free(data);

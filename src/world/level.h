@@ -11,6 +11,7 @@
 #ifndef STRIDER_WORLD_LEVEL_H
 #define STRIDER_WORLD_LEVEL_H
 
+#include "core/paths.h"
 #include "world/terrain.h"
 
 #include <stdbool.h>
@@ -18,7 +19,7 @@
 
 enum {
     LEVEL_NAME_MAX = 64,
-    LEVEL_PATH_MAX = 512,
+    LEVEL_PATH_MAX = PATHS_MAX,
     LEVEL_MAX_CROUCH = 64,
     LEVEL_MAX_JUMP = 64,
     LEVEL_MAX_WALLS = 256,

@@ -2,6 +2,7 @@
 
 #include "core/file.h"
 #include "core/log.h"
+#include "core/paths.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "stb_image.h"
+#include <zlib.h>
 
 /* A 4096x4096 16-bit PNG stored without compression is 32 MiB plus framing;
  * anything bigger than this cannot be a heightmap we accept. */
@@ -19,18 +21,25 @@
 #define TERRAIN_CELL_MIN_CM 0.5f
 #define TERRAIN_CELL_MAX_CM 1000.0f
 #define TERRAIN_HEIGHT_LIMIT_CM 1.0e5f
-#define TERRAIN_ERROR_MAX 320
+#define TERRAIN_ERROR_MAX 1024
 
 static const uint8_t TERRAIN_PNG_SIGNATURE[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
 static char g_terrain_error[TERRAIN_ERROR_MAX];
+/* What asked for the heightmap ("x.lvl:3: heightmap"), prefixed to its line. */
+static const char *g_terrain_context;
 
 /* Records the message for terrain_last_error() and logs it as one line. */
 __attribute__((format(printf, 1, 2))) static void terrain_fail(const char *fmt, ...)
 {
+    size_t n = 0;
+    if (g_terrain_context) {
+        int k = snprintf(g_terrain_error, sizeof g_terrain_error, "%s: ", g_terrain_context);
+        n = k < 0 ? 0 : ((size_t)k < sizeof g_terrain_error ? (size_t)k : sizeof g_terrain_error - 1);
+    }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(g_terrain_error, sizeof g_terrain_error, fmt, ap);
+    vsnprintf(g_terrain_error + n, sizeof g_terrain_error - n, fmt, ap);
     va_end(ap);
     log_error("%s", g_terrain_error);
 }
@@ -112,9 +121,10 @@ typedef struct terrain_png_info {
 
 /* Walks the chunk structure before stb_image sees the file: every chunk
  * length must fit in the bytes that remain (stb_image grows its buffer to a
- * claimed length before reading it, so a forged length costs gigabytes), the
- * first chunk is a 16-bit greyscale, non-interlaced IHDR, IDAT data exists,
- * and IEND ends the file. Errors name the byte offset. */
+ * claimed length before reading it, so a forged length costs gigabytes),
+ * every chunk's CRC-32 must match its type and data (stb_image checks none),
+ * the first chunk is a 16-bit greyscale, non-interlaced IHDR, IDAT data
+ * exists, and IEND ends the file. Errors name the byte offset. */
 static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
                              terrain_png_info *info)
 {
@@ -143,6 +153,13 @@ static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
             return false;
         }
         const uint8_t *body = p + pos + 8;
+        uint32_t stored = terrain_be32(body + len);
+        uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), type, 4 + len);
+        if (crc != stored) {
+            terrain_fail("%s: corrupt PNG: chunk '%.4s' at byte %zu: CRC 0x%08x, its bytes hash to 0x%08x", name,
+                         (const char *)type, pos, stored, crc);
+            return false;
+        }
         if (first) {
             if (memcmp(type, "IHDR", 4) != 0 || len != IHDR_SIZE) {
                 terrain_fail("%s: corrupt PNG: first chunk at byte %zu is not a 13-byte IHDR",
@@ -183,10 +200,11 @@ static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
     return true;
 }
 
-/* Inflates the IDAT data into a buffer one byte larger than a WxH 16-bit
- * image needs: a stream that is corrupt, or that inflates to more (a
- * decompression bomb), fails here instead of inside stb_image's growing
- * buffer. */
+/* Inflates the IDAT data with zlib into a buffer one byte larger than a WxH
+ * 16-bit image needs: a stream that is corrupt (zlib checks the deflate
+ * data and its Adler-32, which stb_image does not), that inflates to more
+ * (a decompression bomb) or less, or that has bytes after its end, fails
+ * here, before stb_image decodes it. */
 static bool terrain_png_check_inflate(const uint8_t *p, size_t size, const char *name,
                                       const terrain_png_info *info)
 {
@@ -212,16 +230,35 @@ static bool terrain_png_check_inflate(const uint8_t *p, size_t size, const char 
         }
         pos += 12 + (size_t)len;
     }
-    int got = stbi_zlib_decode_buffer((char *)out, (int)(need + 1), (const char *)z, (int)zlen);
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    int rc = inflateInit(&zs);
+    if (rc == Z_OK) {
+        zs.next_in = z;
+        zs.avail_in = (uInt)zlen;
+        zs.next_out = out;
+        zs.avail_out = (uInt)(need + 1);
+        rc = inflate(&zs, Z_FINISH);
+    }
+    size_t got = zs.total_out, left = zs.avail_in;
+    const char *zmsg = zs.msg;
+    char why[96];
+    if (rc == Z_STREAM_END && got == need && left == 0)
+        why[0] = 0;
+    else if (rc == Z_STREAM_END && left > 0)
+        snprintf(why, sizeof why, "%zu bytes after the end of the zlib stream", left);
+    else if (rc == Z_STREAM_END || (rc == Z_BUF_ERROR && got > need))
+        snprintf(why, sizeof why, "stream %s", got > need ? "too long" : "too short");
+    else if (rc == Z_BUF_ERROR)
+        snprintf(why, sizeof why, "stream too short (cut off)");
+    else
+        snprintf(why, sizeof why, "zlib: %s", zmsg ? zmsg : "corrupt stream");
+    inflateEnd(&zs);
     free(z);
     free(out);
-    if (got < 0 || (size_t)got != need) {
-        /* got < 0 covers corrupt streams and streams longer than need + 1. */
-        const char *why = got < 0 ? stbi_failure_reason()
-                                  : ((size_t)got > need ? "stream too long" : "stream too short");
-        terrain_fail("%s: PNG image data does not inflate to the %zu bytes a %dx%d image needs "
-                     "(%s)",
-                     name, need, info->width, info->height, why);
+    if (why[0]) {
+        terrain_fail("%s: PNG image data does not inflate to the %zu bytes a %dx%d image needs (%s)", name, need,
+                     info->width, info->height, why);
         return false;
     }
     return true;
@@ -273,20 +310,28 @@ bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const 
     return true;
 }
 
-bool terrain_load_png(terrain_t *t, const char *path, float cell_cm, float min_cm, float max_cm)
+bool terrain_load_png_for(terrain_t *t, const char *path, const char *context, float cell_cm, float min_cm,
+                          float max_cm)
 {
     memset(t, 0, sizeof *t);
     g_terrain_error[0] = 0;
+    g_terrain_context = context;
     uint8_t *data = NULL;
     size_t size = 0;
-    if (!file_read_all(path, TERRAIN_FILE_MAX_BYTES, &data, &size)) {
-        /* file_read_all has logged the one line; keep a copy for callers. */
-        snprintf(g_terrain_error, sizeof g_terrain_error, "%s: cannot read heightmap", path);
-        return false;
-    }
-    bool ok = terrain_load_png_memory(t, data, size, path, cell_cm, min_cm, max_cm);
+    char why[PATHS_LINE_MAX];
+    bool ok = file_read_all_why(path, TERRAIN_FILE_MAX_BYTES, &data, &size, why, sizeof why);
+    if (!ok)
+        terrain_fail("%s", why);
+    else
+        ok = terrain_load_png_memory(t, data, size, path, cell_cm, min_cm, max_cm);
     file_free(data);
+    g_terrain_context = NULL;
     return ok;
+}
+
+bool terrain_load_png(terrain_t *t, const char *path, float cell_cm, float min_cm, float max_cm)
+{
+    return terrain_load_png_for(t, path, NULL, cell_cm, min_cm, max_cm);
 }
 
 bool terrain_create_flat(terrain_t *t, int width, int depth, float cell_cm, float height_cm)

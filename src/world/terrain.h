@@ -32,6 +32,10 @@ typedef struct terrain_t {
 /* Loads a 16-bit greyscale PNG: height = min_cm + v / 65535 * (max_cm - min_cm).
  * The grid is centred on the world origin. Errors: one line naming the file. */
 bool terrain_load_png(terrain_t *t, const char *path, float cell_cm, float min_cm, float max_cm);
+/* The same, for a file another one asked for: the one error line starts
+ * with CONTEXT (e.g. "x.lvl:3: heightmap"), then names the PNG. */
+bool terrain_load_png_for(terrain_t *t, const char *path, const char *context, float cell_cm, float min_cm,
+                          float max_cm);
 /* Same from bytes already in memory; NAME is used in error messages (fuzzer, tests). */
 bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const char *name,
                              float cell_cm, float min_cm, float max_cm);

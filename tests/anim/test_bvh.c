@@ -208,6 +208,21 @@ static void test_errors(void)
     expect_error(buf, n, "t.bvh:26:", "truncated: Frames: 3 but the data ends after 2");
     n = with_line(base, 25, "1 2 3 90 0 0 0 0 0 0 0", buf, sizeof buf);
     expect_error(buf, n, "t.bvh:25:", "truncated: frame 1 has 11 of 12 values");
+    /* Finite but implausible (bvh.h's limits), and just inside them. */
+    n = with_line(base, 25, "1e38 2 3 90 0 0 0 0 0 0 0 0", buf, sizeof buf);
+    expect_error(buf, n, "t.bvh:25:", "frame 1: joint 'root' Xposition 1e+38 outside +-100000");
+    n = with_line(base, 25, "1 2 3 90 0 0 0 0 -36001 0 0 0", buf, sizeof buf);
+    expect_error(buf, n, "t.bvh:25:", "frame 1: joint 'a' Zrotation -36001 outside +-36000");
+    n = with_line(base, 25, "99999 2 3 35999 0 0 0 0 -35999 0 0 0", buf, sizeof buf);
+    CHECK(parse_capture(buf, n, msg, sizeof msg));
+    n = with_line(base, 8, "OFFSET 0 1e38 0", buf, sizeof buf);
+    expect_error(buf, n, "t.bvh:8:", "OFFSET value 1e+38 outside +-1000");
+    n = with_line(base, 8, "OFFSET 0 999 0", buf, sizeof buf);
+    CHECK(parse_capture(buf, n, msg, sizeof msg));
+    /* A NUL byte: the rest of its line would be silently lost. */
+    memcpy(buf, base, size);
+    buf[size - 3] = 0;
+    expect_error(buf, size, "t.bvh:26:", "NUL byte at column");
     n = with_line(base, 25, "1 2 3 90 0 0 0 0 0 0 0 0 7", buf, sizeof buf);
     expect_error(buf, n, "t.bvh:25:", "more than 12 values");
     n = with_line(base, 9, "CHANNELS 4 Xrotation Yrotation Zrotation Xposition", buf, sizeof buf);

@@ -9,6 +9,7 @@
 #include "asset/character.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "capture.h"
 #include "check.h"
 
 #include <math.h>
@@ -17,38 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Captures what the loader (or the writer) prints so the message can be
- * checked: capture_begin() sends stderr to a temporary file, capture_end()
- * restores it and leaves the text in g_err. */
-static char g_err[1024];
-static FILE *g_capture;
-static int g_saved_stderr = -1;
-
-static void capture_begin(void)
-{
-    g_err[0] = 0;
-    fflush(stderr);
-    g_capture = tmpfile();
-    if (!g_capture)
-        return;
-    g_saved_stderr = dup(fileno(stderr));
-    dup2(fileno(g_capture), fileno(stderr));
-}
-
-static void capture_end(void)
-{
-    if (!g_capture)
-        return;
-    fflush(stderr);
-    dup2(g_saved_stderr, fileno(stderr));
-    close(g_saved_stderr);
-    rewind(g_capture);
-    size_t n = fread(g_err, 1, sizeof g_err - 1, g_capture);
-    g_err[n] = 0;
-    fclose(g_capture);
-    g_capture = NULL;
-}
-
+/* What the loader (or the writer) prints is captured (capture.h) so that
+ * the message can be checked. */
 static bool parse_capture(const uint8_t *data, size_t size, chr_character_t *c)
 {
     capture_begin();
@@ -153,12 +124,12 @@ static void expect_fail(uint8_t *d, size_t n, const char *needle)
     static chr_character_t c;
     bool ok = parse_capture(d, n, &c);
     CHECK(!ok);
-    if (!strstr(g_err, needle) || !strstr(g_err, "test.chr")) {
-        fprintf(stderr, "expected an error containing '%s', got: %s\n", needle, g_err);
+    if (!strstr(capture_text, needle) || !strstr(capture_text, "test.chr")) {
+        fprintf(stderr, "expected an error containing '%s', got: %s\n", needle, capture_text);
         check_failed++;
     }
     /* Exactly one line. */
-    char *nl = strchr(g_err, '\n');
+    char *nl = strchr(capture_text, '\n');
     CHECK(nl && nl[1] == 0);
 }
 
@@ -389,10 +360,10 @@ static void test_save(void)
 
     const char *missing = "/nonexistent-strider-folder/out.chr";
     CHECK(!save_capture(&tiny, missing));
-    CHECK(strstr(g_err, missing) && strstr(g_err, "cannot open for writing"));
+    CHECK(strstr(capture_text, missing) && strstr(capture_text, "cannot open for writing"));
     if (access("/dev/full", W_OK) == 0) {
         CHECK(!save_capture(&tiny, "/dev/full"));
-        CHECK(strstr(g_err, "/dev/full: write failed"));
+        CHECK(strstr(capture_text, "/dev/full: write failed"));
     }
 }
 
@@ -413,11 +384,11 @@ static bool read_capture(const char *path, size_t cap)
 static void test_read_errors(void)
 {
     CHECK(!read_capture("/nonexistent-strider-folder/a.chr", 1024));
-    CHECK(strstr(g_err, "/nonexistent-strider-folder/a.chr: cannot open"));
+    CHECK(strstr(capture_text, "/nonexistent-strider-folder/a.chr: cannot open"));
     CHECK(!read_capture("/", 1024));
-    CHECK(strstr(g_err, "/: is a folder, not a file"));
+    CHECK(strstr(capture_text, "/: is a folder, not a file"));
     CHECK(!read_capture("/dev/null", 1024));
-    CHECK(strstr(g_err, "/dev/null: not a regular file"));
+    CHECK(strstr(capture_text, "/dev/null: not a regular file"));
 
     char path[256];
     const char *tmp = getenv("TMPDIR");
@@ -426,14 +397,14 @@ static void test_read_errors(void)
     CHECK(file_write_all(path, bytes, sizeof bytes));
     CHECK(read_capture(path, sizeof bytes));
     CHECK(!read_capture(path, sizeof bytes - 1));
-    CHECK(strstr(g_err, "file is 100 bytes, more than the 99 allowed"));
+    CHECK(strstr(capture_text, "file is 100 bytes, more than the 99 allowed"));
 
     capture_begin();
     FILE *f = file_open_regular(path);
     FILE *dir = file_open_regular("/");
     capture_end();
     CHECK(f != NULL && dir == NULL);
-    CHECK(strstr(g_err, "/: is a folder, not a file"));
+    CHECK(strstr(capture_text, "/: is a folder, not a file"));
     if (f)
         fclose(f);
     remove(path);

@@ -15,6 +15,7 @@
 #include "core/file.h"
 #include "core/log.h"
 #include "kr.h"
+#include "capture.h"
 #include "check.h"
 
 #include <math.h>
@@ -26,24 +27,11 @@
 /* Float rounding between the reducer's sums and tween_run's (cm). */
 #define ROUNDING_CM 1e-5f
 
-static char g_err[1024];
-
 static bool parse_capture(const uint8_t *data, size_t size, clip_t *c)
 {
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    if (!tmp)
-        return clip_parse(c, data, size, "test.vac");
-    int saved = dup(fileno(stderr));
-    dup2(fileno(tmp), fileno(stderr));
+    capture_begin();
     bool ok = clip_parse(c, data, size, "test.vac");
-    fflush(stderr);
-    dup2(saved, fileno(stderr));
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(g_err, 1, sizeof g_err - 1, tmp);
-    g_err[n] = 0;
-    fclose(tmp);
+    capture_end();
     return ok;
 }
 
@@ -175,11 +163,11 @@ static void test_round_trip(void)
         CHECK(!ok);
         if (ok)
             clip_free(&x);
-        bool named = strstr(g_err, cases[i].message) != NULL && strstr(g_err, "test.vac") != NULL;
+        bool named = strstr(capture_text, cases[i].message) != NULL && strstr(capture_text, "test.vac") != NULL;
         if (!named)
-            fprintf(stderr, "case %zu: expected '%s' in: %s", i, cases[i].message, g_err);
+            fprintf(stderr, "case %zu: expected '%s' in: %s", i, cases[i].message, capture_text);
         CHECK(named);
-        CHECK(strchr(g_err, '\n') == g_err + strlen(g_err) - 1);
+        CHECK(strchr(capture_text, '\n') == capture_text + strlen(capture_text) - 1);
         free(bad);
     }
     /* Truncated: every shorter prefix fails. */

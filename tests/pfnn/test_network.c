@@ -680,7 +680,33 @@ static void test_bad_input(const char *fixture)
     memcpy(b, orig, size);
     testnet_put_f32(b, 64 + 4 * (PFNN_N_IN + 3), 0.0f);
     testnet_fix_checksum(b, size);
-    expect_bad(b, size, "Xstd 0", "Xstd");
+    expect_bad(b, size, "Xstd 0", "Xstd[3] = 0 is outside [1e-06, 25000] (trajectory positions (cm))");
+    /* Finite but implausible (docs/FORMATS_PFNN.md section 8): each block's
+     * first or last value at 1e38, then just inside its limit (accepted). */
+    const size_t in = PFNN_N_IN, out = PFNN_N_OUT, last = (size - 64) / 4 - 1;
+    const struct {
+        size_t at;
+        float inside;
+        const char *what, *want;
+    } huge[] = {
+        {24, 3.99f, "Xmean 1e38", "Xmean[24] = 1e+38 is outside [-4, 4] (trajectory directions)"},
+        {2 * in, 49.9f, "Ymean 1e38", "Ymean[0] = 1e+38 is outside [-50, 50] (root velocity (cm/frame))"},
+        {2 * in + out + 4, 39.9f, "Ystd 1e38", "Ystd[4] = 1e+38 is outside [1e-06, 40] (contacts)"},
+        {2 * in + 2 * out, -99.9f, "W0 1e38", "W0 of control point 0, value 0, = 1e+38 is outside [-100, 100]"},
+        {last, 99.9f, "b2 1e38", "b2 of control point 3, value 283, = 1e+38 is outside [-100, 100]"},
+    };
+    for (size_t k = 0; k < sizeof huge / sizeof huge[0]; k++) {
+        memcpy(b, orig, size);
+        testnet_put_f32(b, 64 + 4 * huge[k].at, 1e38f);
+        testnet_fix_checksum(b, size);
+        expect_bad(b, size, huge[k].what, huge[k].want);
+        testnet_put_f32(b, 64 + 4 * huge[k].at, huge[k].inside);
+        testnet_fix_checksum(b, size);
+        pfnn_network inside;
+        CHECKF(pfnn_load_memory(&inside, "inside.bin", b, size, NULL), "%s: %g inside the limit refused",
+               huge[k].what, (double)huge[k].inside);
+        pfnn_free(&inside);
+    }
 
     pfnn_network net;
     capture c;

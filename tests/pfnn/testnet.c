@@ -54,12 +54,14 @@ uint8_t *testnet_make(int n_in, int h0, int h1, int n_out, uint32_t seed, size_t
         testnet_put_f32(d, at, (v));     \
         at += 4;                         \
     } while (0)
+    /* Means within +-2 and deviations within 0.5..2.5: inside every
+     * group's plausible range (docs/FORMATS_PFNN.md section 8). */
     for (int i = 0; i < n_in; i++)
-        PUT(10.0f * rnd(&s));
+        PUT(2.0f * rnd(&s));
     for (int i = 0; i < n_in; i++)
         PUT(1.5f + rnd(&s));
     for (int i = 0; i < n_out; i++)
-        PUT(10.0f * rnd(&s));
+        PUT(2.0f * rnd(&s));
     for (int i = 0; i < n_out; i++)
         PUT(1.5f + rnd(&s));
     const int ins[3] = {n_in, h0, h1}, outs[3] = {h0, h1, n_out};

@@ -4,7 +4,8 @@
  *
  * Call order: testnet_make() -> pfnn_load_memory() -> free() the bytes.
  * Weights are uniform in +-sqrt(6 / (in + out)) (Glorot), different per
- * control point; normalisation is random but positive. Deterministic per seed.
+ * control point; normalisation is random, inside the plausible ranges.
+ * Deterministic per seed.
  * Does NOT: train anything; its outputs mean nothing as motion.
  */
 #ifndef STRIDER_TESTS_PFNN_TESTNET_H

@@ -1,8 +1,10 @@
 /* Tests for terrain and the 16-bit PNG writer: bilinear sampling is exact at
  * samples and linear in between, normals of a known slope, clamping outside
  * the grid, PNG round trips through stb_image, and every bad heightmap
- * (missing, truncated, 8-bit, RGB, too small, too large) fails with one
- * error line naming the file. */
+ * (missing, truncated, 8-bit, RGB, too small, too large, a chunk CRC or the
+ * zlib Adler-32 that does not match, flipped deflate bits) fails with one
+ * error line naming the file. Edits that test a check behind the CRCs
+ * re-seal the file first (reseal()). */
 #include "png16.h"
 
 #include "core/log.h"
@@ -16,6 +18,7 @@
 
 #include "stb_image.h"
 #include "stb_image_write.h"
+#include <zlib.h>
 #include "check.h"
 
 /* A 4x3 grid with distinct heights, cell 10 cm: row j, column i. */
@@ -195,6 +198,72 @@ static void mem_write(void *ctx, void *data, int size)
     }
 }
 
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+
+/* Recomputes every chunk's CRC-32, so that an edit reaches the checks that
+ * come after the CRC check. */
+static void reseal(uint8_t *png, size_t size)
+{
+    for (size_t pos = 8; pos + 12 <= size;) {
+        uint32_t len = be32(png + pos);
+        if (len > size - pos - 12)
+            return;
+        uint32_t crc = (uint32_t)crc32(0L, png + pos + 4, 4 + len);
+        for (int k = 0; k < 4; k++)
+            png[pos + 8 + len + k] = (uint8_t)(crc >> (24 - 8 * k));
+        pos += 12 + (size_t)len;
+    }
+}
+
+/* A chunk CRC, the zlib stream's Adler-32, and the deflate data itself:
+ * each damaged alone is refused with a line that says which (stb_image
+ * checks none of them and decodes the damaged pixels). */
+static void test_png_integrity(void)
+{
+    terrain_t t;
+    uint16_t px[8][8];
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 8; i++)
+            px[j][i] = (uint16_t)(1000 * j + i);
+    uint8_t *png = NULL;
+    size_t size = 0;
+    CHECK(png16_encode(8, 8, &px[0][0], &png, &size));
+    CHECK(terrain_load_png_memory(&t, png, size, "good.png", 20.0f, 0.0f, 1.0f));
+    terrain_free(&t);
+    /* The IHDR's CRC (bytes 29..32). */
+    png[32] ^= 0x01;
+    CHECK(!terrain_load_png_memory(&t, png, size, "crc.png", 20.0f, 0.0f, 1.0f));
+    CHECK(strstr(terrain_last_error(), "crc.png: corrupt PNG: chunk 'IHDR' at byte 8: CRC 0x") != NULL);
+    png[32] ^= 0x01;
+    /* The IDAT starts at byte 33: length, type, then the zlib stream, whose
+     * last 4 bytes are the Adler-32 of the raw scanlines. */
+    uint32_t idat = be32(png + 33);
+    size_t zlib_at = 33 + 8, adler_at = zlib_at + idat - 4;
+    png[adler_at] ^= 0x10;
+    reseal(png, size);
+    CHECK(!terrain_load_png_memory(&t, png, size, "adler.png", 20.0f, 0.0f, 1.0f));
+    CHECK(strstr(terrain_last_error(), "adler.png: PNG image data does not inflate") != NULL);
+    CHECK(strstr(terrain_last_error(), "incorrect data check") != NULL);
+    png[adler_at] ^= 0x10;
+    /* A stored block's data byte: the deflate stream stays well formed, only
+     * the Adler-32 tells (a pixel would silently change otherwise). */
+    png[zlib_at + 2 + 5 + 20] ^= 0x80;
+    reseal(png, size);
+    CHECK(!terrain_load_png_memory(&t, png, size, "pixel.png", 20.0f, 0.0f, 1.0f));
+    CHECK(strstr(terrain_last_error(), "incorrect data check") != NULL);
+    png[zlib_at + 2 + 5 + 20] ^= 0x80;
+    /* The stored block's length field (LEN and its complement NLEN). */
+    png[zlib_at + 2 + 1] ^= 0x04;
+    reseal(png, size);
+    CHECK(!terrain_load_png_memory(&t, png, size, "deflate.png", 20.0f, 0.0f, 1.0f));
+    CHECK(strstr(terrain_last_error(), "deflate.png: PNG image data does not inflate") != NULL);
+    png[zlib_at + 2 + 1] ^= 0x04;
+    reseal(png, size);
+    CHECK(terrain_load_png_memory(&t, png, size, "restored.png", 20.0f, 0.0f, 1.0f));
+    terrain_free(&t);
+    png16_free(png);
+}
+
 static void test_bad_pngs(void)
 {
     terrain_t t;
@@ -237,12 +306,14 @@ static void test_bad_pngs(void)
     CHECK(png16_encode(2, 2, &px[0][0], &png, &size));
     /* Layout: 8 signature + 25 IHDR chunk, then the IDAT length at byte 33. */
     png[33] = 0x40;
+    reseal(png, size);
     CHECK(!terrain_load_png_memory(&t, png, size, "forged.png", 20.0f, 0.0f, 1.0f));
     CHECK(strstr(terrain_last_error(), "chunk 'IDAT' at byte 33 claims 1073") != NULL);
     png16_free(png);
     CHECK(png16_encode(4, 4, &px[0][0], &png, &size));
     png[19] = 2; /* width 4 -> 2 */
     png[23] = 2; /* height 4 -> 2 */
+    reseal(png, size);
     CHECK(!terrain_load_png_memory(&t, png, size, "bomb.png", 20.0f, 0.0f, 1.0f));
     CHECK(strstr(terrain_last_error(), "the 10 bytes a 2x2 image needs") != NULL);
     png[13] = 0x20; /* chunk type 'IHDR' -> 'IH DR': not a letter */
@@ -251,6 +322,7 @@ static void test_bad_pngs(void)
     png16_free(png);
     CHECK(png16_encode(2, 2, &px[0][0], &png, &size));
     png[28] = 1; /* interlace method: Adam7 */
+    reseal(png, size);
     CHECK(!terrain_load_png_memory(&t, png, size, "adam7.png", 20.0f, 0.0f, 1.0f));
     CHECK(strstr(terrain_last_error(), "interlaced") != NULL);
     png16_free(png);
@@ -268,5 +340,6 @@ int main(void)
     test_create_flat_limits();
     test_png_roundtrip();
     test_bad_pngs();
+    test_png_integrity();
     return check_summary();
 }

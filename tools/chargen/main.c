@@ -7,7 +7,8 @@
  *
  * The committed asset is regenerated with
  *   build/release/tools/chargen/strider-chargen --out assets/characters/strider.chr
- * Exit status 0 on success, 1 with one error line otherwise.
+ * Exit status 0 on success (and for --help), 1 with one error line on a
+ * file or data error, 2 with one error line on a usage error.
  */
 #include "asset/character.h"
 #include "bvh_lite.h"
@@ -22,6 +23,8 @@
 #include <string.h>
 
 enum { MAX_SHAPE_ARGS = 16 };
+/* What parse_args() found: run, print the usage and exit 0, or exit 2. */
+enum { ARGS_RUN = -1, EXIT_OK = 0, EXIT_USAGE = 2 };
 
 typedef struct options_t {
     const char *skeleton;
@@ -37,13 +40,14 @@ typedef struct options_t {
     cg_params_t params;
 } options_t;
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: strider-chargen --out FILE [--density N] [--extra-bones N] [--shapes N] [--tiny]\n"
             "                       [--skeleton FILE] [--verbose]\n"
             "       strider-chargen --preview OUT.png [--in FILE.chr] [--view body|face|joints|expressions]\n"
-            "                       [--shape NAME[=W]]... [--pose FILE.bvh --pose-frame N] [--no-correctives]\n");
+            "                       [--shape NAME[=W]]... [--pose FILE.bvh --pose-frame N] [--no-correctives]\n"
+            "       strider-chargen --help\n");
 }
 
 static bool parse_int(const char *s, int lo, int hi, int *out)
@@ -56,7 +60,21 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
     return true;
 }
 
-static bool parse_args(int argc, char **argv, options_t *o)
+/* The options that take a value (the others are handled before). */
+static bool is_valued_option(const char *a)
+{
+    static const char *const valued[] = {"--out",   "--in",    "--skeleton", "--preview",     "--view",
+                                         "--pose",  "--shape", "--density",  "--extra-bones", "--shapes",
+                                         "--pose-frame"};
+    for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
+        if (!strcmp(a, valued[i]))
+            return true;
+    return false;
+}
+
+/* ARGS_RUN, EXIT_OK (--help: the usage printed) or EXIT_USAGE after one
+ * line. */
+static int parse_args(int argc, char **argv, options_t *o)
 {
     memset(o, 0, sizeof *o);
     o->skeleton = "assets/skeleton/cmu21.skel";
@@ -66,7 +84,10 @@ static bool parse_args(int argc, char **argv, options_t *o)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = true;
-        if (!strcmp(a, "--tiny")) {
+        if (!strcmp(a, "--help")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--tiny")) {
             o->params.tiny = true;
             takes = false;
         } else if (!strcmp(a, "--no-correctives")) {
@@ -76,9 +97,12 @@ static bool parse_args(int argc, char **argv, options_t *o)
             o->params.verbose = true;
             log_set_level(LOG_DEBUG);
             takes = false;
+        } else if (!is_valued_option(a)) {
+            log_error("chargen: unknown option '%s' (try --help)", a);
+            return EXIT_USAGE;
         } else if (!v) {
             log_error("chargen: %s needs a value", a);
-            return false;
+            return EXIT_USAGE;
         } else if (!strcmp(a, "--out")) {
             o->out = v;
         } else if (!strcmp(a, "--in")) {
@@ -88,18 +112,22 @@ static bool parse_args(int argc, char **argv, options_t *o)
         } else if (!strcmp(a, "--preview")) {
             o->preview = v;
         } else if (!strcmp(a, "--view")) {
+            if (strcmp(v, "body") && strcmp(v, "face") && strcmp(v, "joints") && strcmp(v, "expressions")) {
+                log_error("chargen: unknown --view '%s' (body, face, joints or expressions)", v);
+                return EXIT_USAGE;
+            }
             o->view = v;
         } else if (!strcmp(a, "--pose")) {
             o->pose = v;
         } else if (!strcmp(a, "--pose-frame")) {
             if (!parse_int(v, 0, 10000000, &o->pose_frame)) {
                 log_error("chargen: --pose-frame wants a frame number, got '%s'", v);
-                return false;
+                return EXIT_USAGE;
             }
         } else if (!strcmp(a, "--shape")) {
             if (o->shape_count == MAX_SHAPE_ARGS) {
                 log_error("chargen: more than %d --shape options", MAX_SHAPE_ARGS);
-                return false;
+                return EXIT_USAGE;
             }
             o->shape[o->shape_count++] = v;
         } else if (!strcmp(a, "--density")) {
@@ -107,31 +135,27 @@ static bool parse_args(int argc, char **argv, options_t *o)
             o->params.density = strtof(v, &e);
             if (e == v || *e || !(o->params.density >= 0.05f && o->params.density <= 64.0f)) {
                 log_error("chargen: --density wants a number in 0.05..64, got '%s'", v);
-                return false;
+                return EXIT_USAGE;
             }
         } else if (!strcmp(a, "--extra-bones")) {
             if (!parse_int(v, 0, SKEL_MAX_JOINTS, &o->params.extra_bones)) {
                 log_error("chargen: --extra-bones wants 0..%d, got '%s'", SKEL_MAX_JOINTS, v);
-                return false;
+                return EXIT_USAGE;
             }
         } else if (!strcmp(a, "--shapes")) {
             if (!parse_int(v, 0, CHR_MAX_SHAPES, &o->params.shapes)) {
                 log_error("chargen: --shapes wants 0..%d, got '%s'", CHR_MAX_SHAPES, v);
-                return false;
+                return EXIT_USAGE;
             }
-        } else {
-            log_error("chargen: unknown option '%s'", a);
-            usage();
-            return false;
         }
         if (takes)
             i++;
     }
     if (!o->out && !o->preview) {
-        usage();
-        return false;
+        log_error("chargen: nothing to do: give --out FILE or --preview OUT.png (try --help)");
+        return EXIT_USAGE;
     }
-    return true;
+    return ARGS_RUN;
 }
 
 /* Frames the posed figure: hip position and a distance for its height. */
@@ -261,8 +285,9 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
 int main(int argc, char **argv)
 {
     options_t o;
-    if (!parse_args(argc, argv, &o))
-        return 1;
+    int args = parse_args(argc, argv, &o);
+    if (args != ARGS_RUN)
+        return args;
     static chr_character_t chr;
     if (o.in) {
         if (!chr_load(&chr, o.in))

@@ -17,6 +17,7 @@
 #include "anim/excurve.h"
 #include "asset/character.h"
 #include "asset/clip.h"
+#include "core/file.h"
 #include "core/log.h"
 
 #include <math.h>
@@ -263,12 +264,9 @@ static int run(const options_t *o)
     }
     if (!clip_save(&clip, o->out))
         goto done;
-    FILE *f = fopen(o->out, "rb");
-    long bytes = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0)
-        bytes = ftell(f);
-    if (f)
-        fclose(f);
+    /* For the summary only: the clip was written by then. */
+    uint64_t written = 0;
+    long bytes = file_is_regular(o->out, &written) ? (long)written : -1;
     printf("%s: mesh '%s', %u of %u vertices animated, %u keys at %g fps (%s, %g s), largest offset %.3f cm, "
            "step %.4f cm, max quantisation error %.4f cm (normals %.4f, AO %.4f), %ld bytes\n",
            o->out, o->mesh, animated, s.vc, key_count, (double)o->fps, curve->loop ? "loop" : "clamped",

@@ -37,6 +37,16 @@ static void usage(FILE *f)
                "  --quiet     errors and warnings only\n");
 }
 
+/* A path the system could not open whole is a usage error, never truncated. */
+static bool path_fits(const char *what, const char *path)
+{
+    if (strlen(path) < PATHS_MAX)
+        return true;
+    log_error("import: %s: path of %zu bytes, longer than the %d the system allows", what, strlen(path),
+              PATHS_MAX - 1);
+    return false;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -64,12 +74,16 @@ int main(int argc, char **argv)
             }
             const char **dst = !strcmp(a, "--out") ? &out : (!strcmp(a, "--map") ? &map : &skeleton);
             *dst = argv[++i];
+            if (!path_fits(a, *dst))
+                return 2;
         } else if (a[0] == '-' && a[1] != '\0') {
             log_error("import: unknown option '%s'", a);
             usage(stderr);
             return 2;
         } else if (!in) {
             in = a;
+            if (!path_fits("the input", in))
+                return 2;
         } else {
             log_error("import: one input file only ('%s' and '%s')", in, a);
             return 2;
@@ -90,7 +104,7 @@ int main(int argc, char **argv)
     paths_init(NULL);
     if (dress) {
         if (skeleton)
-            snprintf(skel_path, sizeof skel_path, "%s", skeleton);
+            snprintf(skel_path, sizeof skel_path, "%s", skeleton); /* fits: checked by path_fits() */
         else if (!paths_join("assets/skeleton/cmu21.skel", skel_path, sizeof skel_path))
             return 1;
         if (!skel_load(&driver, skel_path))

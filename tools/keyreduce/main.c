@@ -10,6 +10,7 @@
  */
 #include "kr.h"
 
+#include "core/file.h"
 #include "core/log.h"
 
 #include <stdio.h>
@@ -26,15 +27,11 @@ static void usage(void)
                     "  --mode   reconstruction the player will use (default hermite)\n");
 }
 
+/* For the summary only: the files were read and written by then. */
 static long file_bytes(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    long n = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0)
-        n = ftell(f);
-    if (f)
-        fclose(f);
-    return n;
+    uint64_t n = 0;
+    return file_is_regular(path, &n) ? (long)n : -1;
 }
 
 int main(int argc, char **argv)
