@@ -35,8 +35,9 @@ static void usage(FILE *out)
           "  --seed N                         seed of the soak intents (default 1)\n"
           "  --mode cubic|linear|constant     phase mode (default cubic, as the game)\n"
           "  --no-ik                          foot IK off\n"
-          "  --check goals|invariants         what to hold the runs to (default goals; invariants: finite,\n"
-          "                                   bones, ceilings, edges, walls, jump flights)\n"
+          "  --check goals|placement|invariants  what to hold the runs to (default goals; placement: all\n"
+          "                                   but smoothness; invariants: finite, bones, ceilings, edges,\n"
+          "                                   walls, jump flights)\n"
           "  --network FILE                   weights (default assets/network/pfnn.bin)\n"
           "  --data DIR                       folder with assets/ (default: the source tree)\n"
           "  --csv PATH  --json PATH  --svg PATH   write the results\n"
@@ -386,18 +387,22 @@ static bool write_cycle_svg(const char *path, const eval_t *e, const char *scena
     return ok;
 }
 
-/* Plays scenario NAME with a trace and plots its first step cycle after 4 s. */
-static bool cycle_plot(eval_t *e, const char *name, const char *path)
+/* The scripted scenario called NAME, or NULL. */
+static const eval_scenario *scripted_scenario(const char *name)
 {
     int total;
-    const eval_scenario *all = eval_scenarios(&total), *s = NULL;
-    for (int i = 0; i < total && !s; i++)
+    const eval_scenario *all = eval_scenarios(&total);
+    for (int i = 0; i < total; i++)
         if (!strcmp(all[i].name, name))
-            s = &all[i];
-    if (!s || (s->flags & EVAL_SOAK)) {
-        log_error("eval: --cycle-scenario: '%s' is not a scripted scenario (see --list)", name);
-        return false;
-    }
+            return (all[i].flags & EVAL_SOAK) ? NULL : &all[i];
+    return NULL;
+}
+
+/* Plays scenario NAME (scripted) with a trace and plots its first step
+ * cycle after 4 s. */
+static bool cycle_plot(eval_t *e, const char *name, const char *path)
+{
+    const eval_scenario *s = scripted_scenario(name);
     eval_trace t = {.capacity = (int)lrintf(s->seconds * 60.0f)};
     t.phase_rad = malloc(sizeof *t.phase_rad * (size_t)t.capacity);
     t.rot_change_deg = malloc(sizeof *t.rot_change_deg * (size_t)t.capacity);
@@ -421,7 +426,7 @@ static bool cycle_plot(eval_t *e, const char *name, const char *path)
 
 static void print_goal_summary(const eval_row *rows, int n, eval_level level)
 {
-    const char *what = level == EVAL_GOALS ? "goal" : "invariant";
+    const char *what = level == EVAL_INVARIANTS ? "invariant" : (level == EVAL_PLACEMENT ? "placement goal" : "goal");
     int missed = 0;
     for (int i = 0; i < n; i++)
         if (rows[i].misses) {
@@ -484,10 +489,12 @@ static int run_motion(int argc, char **argv)
             const char *m = argv[++i];
             if (!strcmp(m, "goals"))
                 level = EVAL_GOALS;
+            else if (!strcmp(m, "placement"))
+                level = EVAL_PLACEMENT;
             else if (!strcmp(m, "invariants"))
                 level = EVAL_INVARIANTS;
             else {
-                fprintf(stderr, "strider eval: --check must be goals or invariants, got '%s'\n", m);
+                fprintf(stderr, "strider eval: --check must be goals, placement or invariants, got '%s'\n", m);
                 return EVAL_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--network")) {
@@ -511,6 +518,10 @@ static int run_motion(int argc, char **argv)
             return EVAL_EXIT_USAGE;
         }
     }
+    if (cycle_svg && !scripted_scenario(cycle_scenario)) {
+        fprintf(stderr, "strider eval: --cycle-scenario: '%s' is not a scripted scenario (see --list)\n", cycle_scenario);
+        return EVAL_EXIT_USAGE;
+    }
     int total;
     const eval_scenario *all = eval_scenarios(&total);
     static eval_row rows[EVAL_MAX_SCENARIOS];
@@ -528,8 +539,8 @@ static int run_motion(int argc, char **argv)
                    rows[i].s->flags & EVAL_SOAK ? "(random intents)" : "");
         return EVAL_EXIT_OK;
     }
-    /* The invariants hold without a reference; the goals need the IK-off run. */
-    opt.no_reference = level == EVAL_INVARIANTS;
+    /* Only the smoothness goals need the IK-off run. */
+    opt.no_reference = level != EVAL_GOALS;
     paths_init(data);
     bench_env env;
     bench_env_collect(&env, argc, argv);

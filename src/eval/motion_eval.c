@@ -516,7 +516,7 @@ int eval_check(const eval_t *e, const eval_scenario *s, const eval_result *res, 
     const mm_result *r = &res->on;
     int n = 0;
     text[0] = '\0';
-    bool goals = level == EVAL_GOALS;
+    bool goals = level != EVAL_INVARIANTS;
     float p95 = (s->flags & EVAL_FLAT) ? GOAL_SLIDE_FLAT_P95_CM : GOAL_SLIDE_P95_CM;
     for (int t = 0; t < 2 && goals; t++) {
         const char *what = t == MM_HEEL ? "heel" : "toe";
@@ -555,9 +555,9 @@ int eval_check(const eval_t *e, const eval_scenario *s, const eval_result *res, 
         snprintf(fmt, sizeof fmt, "%s %%.1f cm into a wall at step %d (<= 2)", what, r->wall_step);
         miss(text, text_size, &n, fmt, r->wall_max_cm);
     }
-    if (goals && !res->have_off)
+    if (level == EVAL_GOALS && !res->have_off)
         miss(text, text_size, &n, "smoothness not measured (no IK-off run)", 0.0);
-    else if (goals)
+    else if (level == EVAL_GOALS)
         check_smoothness(e, r, &res->off, text, text_size, &n);
     if (r->nonfinite_steps > 0 || r->nan_resets > 0)
         miss(text, text_size, &n, "%.0f non-finite steps or resets (0)", (double)(r->nonfinite_steps + r->nan_resets));
