@@ -144,12 +144,14 @@ static inline void quat_yaw(float yaw, float out[4])
     out[3] = cosf(0.5f * yaw);
 }
 
-/* The highest step up or down a leg takes (cm): ground further below the
- * root is a gap (a trench) that only a jump crosses, and steeper ground than
- * that within CTRL_LEDGE_SPAN_CM is a ledge that blocks walking. Feet over a
- * gap being jumped stand at the root's height. */
-#define CTRL_STEP_MAX_CM 50.0f
-#define CTRL_GAP_DEPTH_CM CTRL_STEP_MAX_CM
+/* The highest step up or down a leg takes (cm): ground that rises or falls
+ * more than that within CTRL_LEDGE_SPAN_CM is a ledge that blocks walking
+ * (32 cm: the 30 cm terraces of 'steps' are walked, the 35 and 45 cm
+ * obstacles of 'gaps' are jumped onto, not stepped up in a stride). Ground
+ * more than CTRL_GAP_DEPTH_CM below the root is a gap (a trench) that only
+ * a jump crosses; feet over a gap being jumped stand at the root's height. */
+#define CTRL_STEP_MAX_CM 32.0f
+#define CTRL_GAP_DEPTH_CM 50.0f
 
 /* Joint and end-site indices the controller needs, found by name at create. */
 typedef struct ctrl_joints {
