@@ -83,7 +83,7 @@ typedef struct eval_row {
 } eval_row;
 
 static const char *const COLUMNS[] = {
-    "scenario", "level", "steps", "heel_p95_cm", "heel_max_cm", "toe_p95_cm", "toe_max_cm", "sink_cm",
+    "scenario", "level", "steps", "heel_p95_cm", "heel_max_cm", "toe_p95_cm", "toe_max_cm", "sink_cm", "stand_cm",
     "flight_s", "jump_s", "ceiling_cm", "edge_cm", "wall_cm", "speed_pct", "head_pct", "flex_deg", "flex_event_deg",
     "flex_off_deg", "rot_p999_ratio", "rot_p999_deg", "rot_max_deg", "rot_off_max_deg", "foot_step_cm",
     "foot_step_off_cm", "foot_accel_cm", "foot_accel_off_cm", "net_diff_steps", "goals"};
@@ -148,7 +148,8 @@ static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_cal
     bench_table_note(t, "idle heights above the ground: heels %.2f / %.2f cm, toes %.2f / %.2f cm; standing head %.1f cm",
                      (double)cal->idle_height_cm[0], (double)cal->idle_height_cm[2], (double)cal->idle_height_cm[1],
                      (double)cal->idle_height_cm[3], (double)cal->stand_head_cm);
-    bench_table_note(t, "sink: below the idle height; ceiling: above a crouch ceiling (< 0 clear, - never under one); "
+    bench_table_note(t, "sink: below the idle height; stand: a held heel or toe off the root's ground, outside jumps; "
+                        "ceiling: above a crouch ceiling (< 0 clear, - never under one); "
                         "edge: closest root approach; wall: deepest joint (< 0 never inside)");
     bench_table_note(t, "smoothness per step, on the displayed pose: flex = knee/elbow flexion change (steady; within "
                         "0.3 s of a take-off, landing, wall push or crouch change); rot = local joint rotation change "
@@ -167,6 +168,7 @@ static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_cal
         bench_table_num(t, r->slide_p95_cm[MM_TOE], 2);
         bench_table_num(t, r->slide_max_cm[MM_TOE], 2);
         bench_table_num(t, r->sink_max_cm, 1);
+        bench_table_num(t, r->stand_off_cm, 1);
         bench_table_num(t, r->flight_max_s, 2);
         bench_table_num(t, r->jump_flight_max_s, 2);
         if (r->ceiling_max_cm > -1.0e8f)

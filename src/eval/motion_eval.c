@@ -28,6 +28,7 @@
 #define GOAL_SLIDE_P95_CM 2.0f
 #define GOAL_SLIDE_MAX_CM 4.0f
 #define GOAL_SINK_CM 1.0f
+#define GOAL_STAND_OFF_CM 32.0f
 #define GOAL_FLIGHT_S 0.3f
 #define GOAL_JUMP_FLIGHT_S 1.2f
 #define GOAL_CEILING_CM 0.0f
@@ -533,6 +534,12 @@ int eval_check(const eval_t *e, const eval_scenario *s, const eval_result *res, 
     }
     if (goals && r->sink_max_cm > GOAL_SINK_CM)
         miss(text, text_size, &n, "sink %.1f cm (<= 1)", r->sink_max_cm);
+    if (r->stand_off_cm > GOAL_STAND_OFF_CM) {
+        char sfmt[128];
+        snprintf(sfmt, sizeof sfmt, "a held foot stood %%.1f cm off the body's ground at step %d (<= %.0f)",
+                 r->stand_off_step, (double)GOAL_STAND_OFF_CM);
+        miss(text, text_size, &n, sfmt, r->stand_off_cm);
+    }
     static const char *const extra[] = {"head top", "left heel", "left toe", "right heel", "right toe"};
     char fmt[128];
     if (goals && r->flight_max_s > GOAL_FLIGHT_S) {

@@ -97,7 +97,8 @@ const char *eval_joint_name(const eval_t *e, int joint);
  * every goal but the smoothness ones (placement: slides, sinking, flights,
  * ceilings, edges, walls, speed, crouch, bones, NaN); or only the
  * invariants that must hold however long the run (finite values, no NaN
- * resets, bone lengths, ceilings, level edges, walls, jump flights). */
+ * resets, bone lengths, ceilings, level edges, walls, jump flights, a held
+ * foot within a step of the body's ground). */
 typedef enum eval_level { EVAL_GOALS = 0, EVAL_PLACEMENT, EVAL_INVARIANTS } eval_level;
 
 /* Writes what S missed with R into TEXT ("" when all is met); returns how

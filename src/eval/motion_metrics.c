@@ -222,6 +222,17 @@ void mm_add(mm_acc *a, const mm_frame *f)
     }
     r->sink_steps += sunk;
     s->jump = f->gait[CTRL_GAIT_JUMP] > MM_JUMP_GAIT;
+    /* A held foot point standing on ground a step or more from the body's
+     * (a foot up on a trench's cliff top from inside it): outside jumps. */
+    for (int k = 0; k < MM_POINTS && !s->jump; k++) {
+        if (!(s->flag & (1u << k)))
+            continue;
+        float off = fabsf(f->point[k][1] - a->cal.idle_height_cm[k] - f->root[1]);
+        if (off > r->stand_off_cm) {
+            r->stand_off_cm = off;
+            r->stand_off_step = i + 1;
+        }
+    }
 
     for (int b = 0; b < MM_JOINTS; b++)
         check_point(a, f->joint[b], f->root, b, i);

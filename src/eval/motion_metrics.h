@@ -7,6 +7,8 @@
  *           touch-down height, or (b) a run of 10+ steps where the point stays
  *           within 1 cm of its idle height above the ground, whatever the flags;
  *   sink    how far a heel or toe goes below its idle height above the ground;
+ *   stand   how far above or below the root's ground a held heel or toe stands
+ *           (outside jumps): a foot up on a cliff the body stands below;
  *   flight  runs of steps with every foot point more than 3 cm above its idle
  *           height (jump flights: the jump gait passed 0.3 during the run);
  *   ceiling how far a joint or the head top rises above a crouch area's ceiling;
@@ -97,6 +99,8 @@ typedef struct mm_result {
     int slide_max_step[2];           /* where the longest slide began */
     float sink_max_cm;               /* deepest below the idle height (<= 0: never below) */
     int sink_steps;                  /* steps with a point more than 1 cm below */
+    float stand_off_cm;              /* farthest a held heel or toe stood above or below the root's */
+    int stand_off_step;              /*   ground (less its idle height), outside jumps; and where */
     float flight_max_s;              /* longest flight that was not a jump */
     float jump_flight_max_s;         /* longest jump flight */
     int jumps;                       /* jump flights */

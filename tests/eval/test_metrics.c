@@ -161,6 +161,20 @@ static void crouching(mm_frame *f, int i)
     f->gait[CTRL_GAIT_STAND] = 1.0f - f->gait[CTRL_GAIT_CROUCH];
 }
 
+/* The left toe, held, stands 40 cm above the root's ground at step 30
+ * (a foot up on a cliff top); at step 60 50 cm up, but in a jump. */
+static void stands_high(mm_frame *f, int i)
+{
+    still(f, i);
+    if (i == 30)
+        f->point[1][1] += 40.0f;
+    if (i == 60) {
+        f->point[1][1] += 50.0f;
+        f->gait[CTRL_GAIT_JUMP] = 1.0f;
+        f->gait[CTRL_GAIT_STAND] = 0.0f;
+    }
+}
+
 /* The right heel jumps 5 cm forward at step 50 and stays. */
 static void heel_jumps(mm_frame *f, int i)
 {
@@ -220,6 +234,7 @@ int main(void)
     CHECK_NEAR(r.slide_max_cm[MM_TOE], 0.0f, 1e-4f);
     CHECK(r.contacts[MM_HEEL] == 2 && r.contacts[MM_TOE] == 2);
     CHECK(r.sink_max_cm <= 0.0f);
+    CHECK(r.stand_off_cm < 1e-3f);
     CHECK(r.flight_max_s == 0.0f && r.jump_flight_max_s == 0.0f);
     for (int b = 0; b < MM_JOINTS; b++)
         CHECK(r.rot_max_deg[b] < 1e-3f && r.rot_p999_deg[b] < 1e-3f);
@@ -289,6 +304,12 @@ int main(void)
 
     r = run(crouching);
     CHECK(r.events == 1);
+
+    r = run(stands_high);
+    printf("metrics: a held toe 40 cm above the root's ground: stand %.2f cm at step %d\n", (double)r.stand_off_cm,
+           r.stand_off_step);
+    CHECK_NEAR(r.stand_off_cm, 40.0f, 1e-3f);
+    CHECK(r.stand_off_step == 31);
 
     r = run(heel_jumps);
     printf("metrics: heel jumps: step %.2f cm (point %d, step %d), acceleration %.2f cm (step %d)\n",
