@@ -65,8 +65,12 @@
 #define CTRL_GROUND_SPEED_CM_S 40.0f
 #define CTRL_HEEL_STRIKE_SPEED_CM_S 150.0f
 /* A flagged point touches down only when shown moving slower than this over
- * the ground (caught at speed, it would stop dead as the body moves on). */
+ * the ground (caught at speed, it would stop dead as the body moves on), and
+ * once its foot has come within the second value (cm) of where the
+ * animation wants it: a foot still catching up after a hand-over, caught
+ * behind the body, had its leg pulled straight as the body ran on. */
 #define CTRL_TOUCH_SPEED_CM_S 100.0f
+#define CTRL_TOUCH_ARRIVE_CM 5.0f
 /* A contact ends when its animated point rises this far above its sole
  * height, or when it has not been wanted for this many steps. */
 #define CTRL_LIFT_OFF_CM 2.5f
@@ -390,7 +394,8 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
          * moves on and pulls the leg straight in a step. */
         float shown_speed = dist_xz(f->shown[k], f->prev_shown_pt[k]) / dt_s;
         bool want = (f->net_on[k] && above < CTRL_CONTACT_MAX_ABOVE_CM &&
-                     (f->on[k] || shown_speed < CTRL_TOUCH_SPEED_CM_S)) || ground;
+                     (f->on[k] || (shown_speed < CTRL_TOUCH_SPEED_CM_S && off_left(f, side) < CTRL_TOUCH_ARRIVE_CM))) ||
+                    ground;
         /* A toe behind a locked heel locks only once it is down: the foot
          * then lies along heel -> toe. */
         if (!heel && f->on[k - 1] && !f->on[k] &&
