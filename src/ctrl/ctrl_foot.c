@@ -71,6 +71,10 @@
  * behind the body, had its leg pulled straight as the body ran on. */
 #define CTRL_TOUCH_SPEED_CM_S 100.0f
 #define CTRL_TOUCH_ARRIVE_CM 5.0f
+/* Nor while shown more than this above its sole height: the lock would
+ * settle down through the air (a foot lifted over a ledge's top as the body
+ * drops off it, the ground falling away below). */
+#define CTRL_TOUCH_ABOVE_CM 8.0f
 /* A contact ends when its animated point rises this far above its sole
  * height, or when it has not been wanted for this many steps. */
 #define CTRL_LIFT_OFF_CM 2.5f
@@ -95,6 +99,13 @@
 #define CTRL_LOCK_SETTLE_HALFLIFE_S 0.05f
 /* A toe behind a locked heel locks once it is this close to its sole height. */
 #define CTRL_TOE_TOUCH_CM 1.0f
+/* A point touches down, and stays held, only on ground within a step
+ * (CTRL_STEP_MAX_CM) of the root's, less the most the root comes down in
+ * the step (it follows the ground down after the pose is made): a foot
+ * caught on a ledge's top as the body drops off it (or inside a trench, up
+ * on its cliff top) was held a metre above the hip, the leg folded back
+ * through the thigh. */
+#define CTRL_HOLD_STEP_CM (CTRL_STEP_MAX_CM - CTRL_ROOT_FALL_CM_S / CTRL_NET_FPS)
 
 /* ---- free feet ----------------------------------------------------------- */
 
@@ -137,6 +148,14 @@
 /* Times a free toe is lifted clear of the ground, each over the ground
  * where the last lift moved it. */
 #define CTRL_TOE_CLEAR_PASSES 3
+
+/* A free foot is kept off ground more than a step above the root's while
+ * below its top (the face of a ledge, a trench's wall from inside it): it is
+ * moved towards the root, in the ground plane, until it is clear, and comes
+ * back by a spring of this half-life once the animation lifts it over the
+ * top. Lifted onto it instead, it rose a metre in three steps. */
+#define CTRL_LEDGE_PUSH_HALFLIFE_S 0.1f
+#define CTRL_LEDGE_PUSH_ITERS 10
 
 /* ---- reach --------------------------------------------------------------- */
 
@@ -186,9 +205,25 @@
 #define CTRL_GROUND_DROP_CM_S 90.0f
 #define CTRL_GROUND_RELAX_TAU_S 0.15f
 
+/* The floor the feet stand on over a gap (ctrl_over_gap) goes by a spring
+ * of this half-life (s), and comes the same way when a point over the gap
+ * is more than the second value (cm) below it: at once, a toe hanging over
+ * a trench's rim was thrown up 8 cm in a step, its foot turned 41 degrees,
+ * when the root's landing over it began. (At a take-off the feet are at
+ * the floor's height: it comes at once, or they would step into the gap.) */
+#define CTRL_GAP_FLOOR_HALFLIFE_S 0.05f
+#define CTRL_GAP_FLOOR_SNAP_CM 3.0f
+
 /* Sole height of each contact point (heel, toe, heel, toe). */
 static const float SOLE_CM[CTRL_CONTACTS] = {CTRL_HEEL_SOLE_CM, CTRL_TOE_SOLE_CM, CTRL_HEEL_SOLE_CM,
                                              CTRL_TOE_SOLE_CM};
+
+/* The ground under a foot point (ctrl_gap_floor_ground: its gap floor as
+ * far as it has come). */
+static float foot_ground(const ctrl_t *c, float x, float z)
+{
+    return ctrl_gap_floor_ground(c, x, z, c->foot.gap_floor);
+}
 
 static float dist_xz(const float a[3], const float b[3]) { return hypotf(a[0] - b[0], a[2] - b[2]); }
 
@@ -365,6 +400,88 @@ static void step_out(ctrl_foot_state *f, int side)
     f->replant_steps[side] = CTRL_REPLANT_MAX_STEPS;
 }
 
+/* The ground under P is within a step of the root's (CTRL_HOLD_STEP_CM). */
+static bool within_step(const ctrl_t *c, const float p[3])
+{
+    return fabsf(foot_ground(c, p[0], p[2]) - c->traj.pos[CTRL_TRAJ_NOW][1]) <= CTRL_HOLD_STEP_CM;
+}
+
+/* P (sole height SOLE) is below the top of ground more than a step above
+ * the root's. */
+static bool in_ledge(const ctrl_t *c, const float p[3], float sole)
+{
+    float g = foot_ground(c, p[0], p[2]);
+    return g > c->traj.pos[CTRL_TRAJ_NOW][1] + CTRL_STEP_MAX_CM && p[1] - sole < g;
+}
+
+/* Keeps the free foot of SIDE (ankle A, rotation R) out of ground more than
+ * a step above the root's (CTRL_LEDGE_PUSH_HALFLIFE_S): the least move
+ * towards the root that clears its heel and toe, found by bisection,
+ * followed at once; no longer needed, it eases away. */
+static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float dt_s)
+{
+    ctrl_foot_state *f = &c->foot;
+    const float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    float toward[2] = {root[0] - a[0], root[2] - a[2]};
+    float need[2] = {0.0f, 0.0f};
+    float lo = 0.0f, hi = 1.0f;
+    for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS + 1; it++) {
+        float t = it == 0 ? 0.0f : 0.5f * (lo + hi);
+        float p[3] = {a[0] + t * toward[0], a[1], a[2] + t * toward[1]}, toe[3];
+        toe_of(c, side, p, r, toe);
+        bool inside = in_ledge(c, p, SOLE_CM[2 * side]) || in_ledge(c, toe, SOLE_CM[2 * side + 1]);
+        if (it == 0) {
+            if (!inside)
+                break;
+            /* From the root's own place too: nothing to push it out to. */
+            float q[3] = {root[0], a[1], root[2]}, qt[3];
+            toe_of(c, side, q, r, qt);
+            if (in_ledge(c, q, SOLE_CM[2 * side]) || in_ledge(c, qt, SOLE_CM[2 * side + 1]))
+                break;
+            continue;
+        }
+        if (inside)
+            lo = t;
+        else
+            hi = t;
+        need[0] = hi * toward[0];
+        need[1] = hi * toward[1];
+    }
+    float *b = f->ledge_push[side], *bv = f->ledge_push_vel[side];
+    if (need[0] != 0.0f || need[1] != 0.0f) {
+        bv[0] = (need[0] - b[0]) / dt_s;
+        bv[1] = (need[1] - b[1]) / dt_s;
+        b[0] = need[0];
+        b[1] = need[1];
+    } else {
+        ctrl_spring_decay(b, bv, 2, CTRL_LEDGE_PUSH_HALFLIFE_S, dt_s);
+    }
+    a[0] += b[0];
+    a[2] += b[1];
+}
+
+/* The feet's floor over a gap follows ctrl_over_gap() (CTRL_GAP_FLOOR_*). */
+static void gap_floor_step(ctrl_t *c, float dt_s)
+{
+    ctrl_foot_state *f = &c->foot;
+    float goal = ctrl_over_gap(c) ? 1.0f : 0.0f;
+    if (goal > f->gap_floor) {
+        float below = 0.0f;
+        for (int k = 0; k < CTRL_CONTACTS; k++) {
+            const float *p = f->shown[k];
+            below = fmaxf(below, ctrl_gap_floor_ground(c, p[0], p[2], 1.0f) - (p[1] - SOLE_CM[k]));
+        }
+        if (below <= CTRL_GAP_FLOOR_SNAP_CM) {
+            f->gap_floor = goal;
+            f->gap_floor_vel = 0.0f;
+            return;
+        }
+    }
+    float x = f->gap_floor - goal;
+    ctrl_spring_decay(&x, &f->gap_floor_vel, 1, CTRL_GAP_FLOOR_HALFLIFE_S, dt_s);
+    f->gap_floor = clampf(goal + x, 0.0f, 1.0f);
+}
+
 /* Contact state of every point from the network's flags and the animated
  * points ANIM (f->prev_anim: last step's); locks start at the shown points
  * and settle onto the ground. */
@@ -382,7 +499,7 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
         bool heel = !(k & 1);
         float v = c->y[4 + k];
         f->net_on[k] = f->net_on[k] ? v > CTRL_CONTACT_OFF : v > CTRL_CONTACT_ON;
-        float above = anim[k][1] - ctrl_foot_ground(c, anim[k][0], anim[k][2]) - SOLE_CM[k];
+        float above = anim[k][1] - foot_ground(c, anim[k][0], anim[k][2]) - SOLE_CM[k];
         float speed = dist_xz(anim[k], f->prev_anim[k]) / dt_s;
         f->speed[k] = speed;
         bool falling = anim[k][1] <= f->prev_anim[k][1];
@@ -399,7 +516,7 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
         /* A toe behind a locked heel locks only once it is down: the foot
          * then lies along heel -> toe. */
         if (!heel && f->on[k - 1] && !f->on[k] &&
-            f->shown[k][1] - ctrl_foot_ground(c, f->shown[k][0], f->shown[k][2]) - SOLE_CM[k] > CTRL_TOE_TOUCH_CM)
+            f->shown[k][1] - foot_ground(c, f->shown[k][0], f->shown[k][2]) - SOLE_CM[k] > CTRL_TOE_TOUCH_CM)
             want = false;
         /* A contact ends when the animated point lifts off the ground, or
          * once the flag has been off for a few steps: one step of a
@@ -407,6 +524,11 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
          * animation has slid it (a shuffle along the ground). A foot
          * re-planting lands only when it has arrived. */
         if (f->replant_steps[side] > 0)
+            want = false;
+        if (!within_step(c, f->on[k] ? f->lock[k] : f->shown[k]))
+            want = false;
+        if (!f->on[k] &&
+            f->shown[k][1] - foot_ground(c, f->shown[k][0], f->shown[k][2]) - SOLE_CM[k] > CTRL_TOUCH_ABOVE_CM)
             want = false;
         /* The network flags a heel or toe down for a while after the
          * animation has begun to lift it (its labels allow 10 cm and
@@ -445,9 +567,13 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
             if (c->base[0] > 0.5f)
                 f->replant_steps[side] = CTRL_REPLANT_MAX_STEPS;
         }
+        if (f->on[k] && !within_step(c, f->lock[k])) {
+            let_go(f, k);
+            let_go(f, k ^ 1);
+        }
         if (f->on[k]) {
             /* Settle onto the ground by a spring (never below it). */
-            float floor_y = ctrl_foot_ground(c, f->lock[k][0], f->lock[k][2]) + SOLE_CM[k];
+            float floor_y = foot_ground(c, f->lock[k][0], f->lock[k][2]) + SOLE_CM[k];
             float x = f->lock[k][1] - floor_y;
             ctrl_spring_decay(&x, &f->lock_vel[k], 1, CTRL_LOCK_SETTLE_HALFLIFE_S, dt_s);
             if (x < 0.0f) {
@@ -569,6 +695,12 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
     const int kh = 2 * side, kt = 2 * side + 1;
     float toe[3];
     free_foot(c, side, a, r);
+    if (foot_on(f, side)) {
+        memset(f->ledge_push[side], 0, sizeof f->ledge_push[side]);
+        memset(f->ledge_push_vel[side], 0, sizeof f->ledge_push_vel[side]);
+    } else {
+        ledge_push(c, side, a, r, dt_s);
+    }
     if (f->on[kh]) {
         /* Heel held: the ankle on its lock, the toe about the ankle. */
         memcpy(a, f->lock[kh], sizeof(float) * 3);
@@ -616,13 +748,13 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
     if (lift > 0.0f) {
         /* A step's arc lifts the whole foot, heel and toe, as it is. */
         toe_of(c, side, a, r, toe);
-        float low = fminf(a[1] - ctrl_foot_ground(c, a[0], a[2]) - SOLE_CM[kh],
-                          toe[1] - ctrl_foot_ground(c, toe[0], toe[2]) - SOLE_CM[kt]);
+        float low = fminf(a[1] - foot_ground(c, a[0], a[2]) - SOLE_CM[kh],
+                          toe[1] - foot_ground(c, toe[0], toe[2]) - SOLE_CM[kt]);
         if (low < lift)
             a[1] += lift - low;
     }
     float heel_speed = fmaxf(f->speed[kh], dist_xz(a, f->shown[kh]) / dt_s);
-    float ga = ctrl_foot_ground(c, a[0], a[2]) + SOLE_CM[kh] + lift_clearance(f, kh, a, heel_speed);
+    float ga = foot_ground(c, a[0], a[2]) + SOLE_CM[kh] + lift_clearance(f, kh, a, heel_speed);
     if (a[1] < ga) {
         if (f->on[kt]) {
             float raised[3], pivot[3];
@@ -641,7 +773,7 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
     float clear = lift_clearance(f, kt, toe, toe_speed);
     for (int pass = 0; pass < CTRL_TOE_CLEAR_PASSES; pass++) {
         toe_of(c, side, a, r, toe);
-        float gt = ctrl_foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] + clear;
+        float gt = foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] + clear;
         if (!(toe[1] < gt))
             break;
         /* A free foot rises whole: turned about its ankle, it would undo
@@ -891,7 +1023,7 @@ static bool ground_body(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float dt_
     float low = 1.0e9f;
     bool any_on = false;
     for (int k = 0; k < CTRL_CONTACTS; k++) {
-        low = fminf(low, anim[k][1] - ctrl_foot_ground(c, anim[k][0], anim[k][2]) - SOLE_CM[k]);
+        low = fminf(low, anim[k][1] - foot_ground(c, anim[k][0], anim[k][2]) - SOLE_CM[k]);
         any_on |= f->on[k];
     }
     bool airborne = !any_on && low > CTRL_GROUND_LIFT_CM && c->jump < CTRL_GROUND_JUMP_MAX && !c->ground_held;
@@ -964,8 +1096,11 @@ void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
             memcpy(f->prev_anim_rot[side], f->shown_rot[side], sizeof f->shown_rot[side]);
             f->held_pts[side] = 0;
         }
+        f->gap_floor = ctrl_over_gap(c) ? 1.0f : 0.0f;
+        f->gap_floor_vel = 0.0f;
         f->fresh = false;
     }
+    gap_floor_step(c, dt_s);
     float ang_vel[2][3];
     for (int side = 0; side < 2; side++)
         shown_turn(f, side, dt_s, ang_vel[side]);

@@ -152,6 +152,9 @@ static inline void quat_yaw(float yaw, float out[4])
  * a jump crosses; feet over a gap being jumped stand at the root's height. */
 #define CTRL_STEP_MAX_CM 32.0f
 #define CTRL_GAP_DEPTH_CM 50.0f
+/* Fastest descent of the root's height off a step (cm/s): a step down of
+ * 20-30 cm takes a few frames instead of one (ctrl_support_height). */
+#define CTRL_ROOT_FALL_CM_S 240.0f
 
 /* Joint and end-site indices the controller needs, found by name at create. */
 typedef struct ctrl_joints {
@@ -187,6 +190,7 @@ typedef struct ctrl_foot_state {
     float ioff[2][3], ioff_vel[2][3];   /* free foot: inertialized offset from its target, cm, cm/s */
     float iroff[2][3], iroff_vel[2][3]; /* and its rotation's (world rotation vector, rad, rad/s) */
     float span[2];                 /* how far (x, z) the offset had to go when the foot let go, cm (the arc) */
+    float ledge_push[2][2], ledge_push_vel[2][2]; /* free foot: pushed (x, z, cm) off ground a step above the root's */
     bool anchor_toe[2];            /* the offset is held at the toe (a push-off), else at the ankle */
     int replant_steps[2];          /* steps left of a standing re-plant: no landing until it ends */
     float shown_rot[2][4];         /* foot's world rotation as shown after the last step */
@@ -199,6 +203,7 @@ typedef struct ctrl_foot_state {
     float hip_drop, hip_drop_vel;  /* cm the hip is lowered so planted feet stay in reach, cm/s */
     float reach[2], reach_vel[2];  /* a held foot's allowed leg extension (allowed_reach), per s */
     float ground_drop;             /* cm the body is lowered so a foot reaches the ground */
+    float gap_floor, gap_floor_vel; /* weight of the floor over a gap under the feet (ctrl_over_gap), per s */
     float air_s;                   /* how long both feet have been off the ground without a jump */
     bool fresh;                    /* reset: the next step takes the feet from the network */
 } ctrl_foot_state;
