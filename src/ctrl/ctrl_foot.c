@@ -155,6 +155,12 @@
  * back by a spring of this half-life once the animation lifts it over the
  * top. Lifted onto it instead, it rose a metre in three steps. */
 #define CTRL_LEDGE_PUSH_HALFLIFE_S 0.1f
+/* What the ground lifts a free foot by eases away by a spring of this
+ * half-life (s) when it is no longer needed, instead of at once: a foot
+ * carried off a ledge's top, or over a crest, dropped to the animation's
+ * height in one step (31 cm off a ledge). It follows any growing need at
+ * once: no foot goes below the ground. */
+#define CTRL_LIFT_EASE_HALFLIFE_S 0.05f
 #define CTRL_LEDGE_PUSH_ITERS 10
 
 /* ---- reach --------------------------------------------------------------- */
@@ -400,18 +406,23 @@ static void step_out(ctrl_foot_state *f, int side)
     f->replant_steps[side] = CTRL_REPLANT_MAX_STEPS;
 }
 
-/* The ground under P is within a step of the root's (CTRL_HOLD_STEP_CM). */
-static bool within_step(const ctrl_t *c, const float p[3])
+/* Point K at P stands within a step of the root's ground
+ * (CTRL_HOLD_STEP_CM): the ground under it and its own sole. */
+static bool within_step(const ctrl_t *c, int k, const float p[3])
 {
-    return fabsf(foot_ground(c, p[0], p[2]) - c->traj.pos[CTRL_TRAJ_NOW][1]) <= CTRL_HOLD_STEP_CM;
+    float root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
+    return fabsf(foot_ground(c, p[0], p[2]) - root_h) <= CTRL_HOLD_STEP_CM &&
+           fabsf(p[1] - SOLE_CM[k] - root_h) <= CTRL_HOLD_STEP_CM;
 }
 
 /* P (sole height SOLE) is below the top of ground more than a step above
  * the root's. */
 static bool in_ledge(const ctrl_t *c, const float p[3], float sole)
 {
-    float g = foot_ground(c, p[0], p[2]);
-    return g > c->traj.pos[CTRL_TRAJ_NOW][1] + CTRL_STEP_MAX_CM && p[1] - sole < g;
+    float g = foot_ground(c, p[0], p[2]), root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
+    if (!(p[1] - sole < g))
+        return false;
+    return g > root_h + CTRL_STEP_MAX_CM;
 }
 
 /* Keeps the free foot of SIDE (ankle A, rotation R) out of ground more than
@@ -427,14 +438,14 @@ static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float 
     float lo = 0.0f, hi = 1.0f;
     for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS + 1; it++) {
         float t = it == 0 ? 0.0f : 0.5f * (lo + hi);
-        float p[3] = {a[0] + t * toward[0], a[1], a[2] + t * toward[1]}, toe[3];
+        float p[3] = {a[0] + t * toward[0], a[1] + f->ground_lift[side], a[2] + t * toward[1]}, toe[3];
         toe_of(c, side, p, r, toe);
         bool inside = in_ledge(c, p, SOLE_CM[2 * side]) || in_ledge(c, toe, SOLE_CM[2 * side + 1]);
         if (it == 0) {
             if (!inside)
                 break;
             /* From the root's own place too: nothing to push it out to. */
-            float q[3] = {root[0], a[1], root[2]}, qt[3];
+            float q[3] = {root[0], a[1] + f->ground_lift[side], root[2]}, qt[3];
             toe_of(c, side, q, r, qt);
             if (in_ledge(c, q, SOLE_CM[2 * side]) || in_ledge(c, qt, SOLE_CM[2 * side + 1]))
                 break;
@@ -525,7 +536,7 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
          * re-planting lands only when it has arrived. */
         if (f->replant_steps[side] > 0)
             want = false;
-        if (!within_step(c, f->on[k] ? f->lock[k] : f->shown[k]))
+        if (!within_step(c, k, f->on[k] ? f->lock[k] : f->shown[k]))
             want = false;
         if (!f->on[k] &&
             f->shown[k][1] - foot_ground(c, f->shown[k][0], f->shown[k][2]) - SOLE_CM[k] > CTRL_TOUCH_ABOVE_CM)
@@ -567,7 +578,7 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
             if (c->base[0] > 0.5f)
                 f->replant_steps[side] = CTRL_REPLANT_MAX_STEPS;
         }
-        if (f->on[k] && !within_step(c, f->lock[k])) {
+        if (f->on[k] && !within_step(c, k, f->lock[k])) {
             let_go(f, k);
             let_go(f, k ^ 1);
         }
@@ -701,6 +712,7 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
     } else {
         ledge_push(c, side, a, r, dt_s);
     }
+    float free_y = a[1];
     if (f->on[kh]) {
         /* Heel held: the ankle on its lock, the toe about the ankle. */
         memcpy(a, f->lock[kh], sizeof(float) * 3);
@@ -790,6 +802,26 @@ static void place_foot(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
         if (toe[1] < gt)
             a[1] += gt - toe[1];
     }
+    /* A free foot's lift over the ground (all of it: it rises whole) is
+     * followed at once as it grows and eases away by a spring as it
+     * shrinks (CTRL_LIFT_EASE_HALFLIFE_S). */
+    float *lift_y = &f->ground_lift[side], *lift_v = &f->ground_lift_vel[side];
+    if (foot_on(f, side)) {
+        *lift_y = 0.0f;
+        *lift_v = 0.0f;
+    } else {
+        float need = a[1] - free_y;
+        /* (The free foot rising uses up the lift one for one: no lag.) */
+        float x = *lift_y - fmaxf(0.0f, free_y - f->lift_free_y[side]) - need;
+        ctrl_spring_decay(&x, lift_v, 1, CTRL_LIFT_EASE_HALFLIFE_S, dt_s);
+        if (x < 0.0f) {
+            x = 0.0f;
+            *lift_v = fmaxf(*lift_v, 0.0f);
+        }
+        *lift_y = need + x;
+        a[1] = free_y + *lift_y;
+    }
+    f->lift_free_y[side] = free_y;
 }
 
 /* How far the hip must come down (cm) for the thigh of SIDE to reach
