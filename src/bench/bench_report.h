@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum { BENCH_TEXT_MAX = 160, BENCH_MAX_COLUMNS = 24, BENCH_MAX_NOTES = 24, BENCH_NOTE_MAX = 320 };
+enum { BENCH_TEXT_MAX = 160, BENCH_MAX_COLUMNS = 32, BENCH_MAX_NOTES = 24, BENCH_NOTE_MAX = 320 };
 
 typedef struct bench_env {
     char cpu[BENCH_TEXT_MAX];

@@ -29,28 +29,6 @@ void ctrl_quat_conj(const float q[4], float out[4])
     out[3] = q[3];
 }
 
-/* Q turned from PREV by at most MAX_RAD (along the shortest arc). */
-void ctrl_limit_turn(const float prev[4], float q[4], float max_rad)
-{
-    float d = prev[0] * q[0] + prev[1] * q[1] + prev[2] * q[2] + prev[3] * q[3];
-    float s = d < 0.0f ? -1.0f : 1.0f;
-    float ad = clampf(d * s, 0.0f, 1.0f);
-    float angle = 2.0f * acosf(ad);
-    if (!(angle > max_rad))
-        return;
-    /* Slerp from PREV towards Q by max_rad / angle. */
-    float t = max_rad / angle, half = 0.5f * angle, sh = sinf(half);
-    float wa = sinf((1.0f - t) * half) / sh, wb = s * sinf(t * half) / sh;
-    float n = 0.0f;
-    for (int k = 0; k < 4; k++) {
-        q[k] = wa * prev[k] + wb * q[k];
-        n += q[k] * q[k];
-    }
-    n = 1.0f / sqrtf(n);
-    for (int k = 0; k < 4; k++)
-        q[k] *= n;
-}
-
 void ctrl_head_top(const ctrl_t *c, float out[3])
 {
     const float *m = c->model[c->j.head];

@@ -37,8 +37,14 @@
  *   the fed previous pose is steered towards it (standing: towards the
  *   upright rest pose, which is also the reset seed; otherwise a vertical
  *   scale; crouching under a ceiling: low enough to clear it).
- * - Feet: heels lock while in contact, the hip lowers when a locked foot is
- *   out of reach, feet tilt to the terrain normal when flat.
+ * - Pops: a joint of the network's pose that departs from turning on as it
+ *   turned by more than 8 degrees in a step hands the excess to an offset a
+ *   spring takes away (inertialization); nothing limits a turn per step.
+ * - Feet: heels and toes lock while in contact; every hand-over (a lock
+ *   letting go, a foot stepping out) is inertialized, so a foot leaves a
+ *   lock at rest and catches up with the animation over a few steps; the
+ *   legs are kept out of the last per cent of their reach; the hip lowers a
+ *   little when a locked foot is out of reach.
  */
 #ifndef STRIDER_CTRL_CTRL_H
 #define STRIDER_CTRL_CTRL_H

@@ -53,6 +53,46 @@ static inline float finite_or0(float v) { return isfinite(v) ? v : 0.0f; }
 /* Fraction of the way to a target after dt with time constant tau. */
 static inline float smooth_alpha(float dt_s, float tau_s) { return 1.0f - expf(-dt_s / tau_s); }
 
+/* A critically damped spring (Holden, "Spring-It-On"; the Motion-Matching
+ * demo's inertialization) takes the N offsets X, with velocities V (per
+ * second), towards zero: x(t) = (x0 + (v0 + y x0) t) e^(-y t) with
+ * y = 2 ln 2 / HALFLIFE_S, exactly over DT_S. Half the offset is gone after
+ * about the half-life, it never overshoots from rest, and position and
+ * velocity stay continuous: what lets a foot hand over from one target to
+ * another without a jump. */
+static inline void ctrl_spring_decay(float *x, float *v, int n, float halflife_s, float dt_s)
+{
+    float y = 2.0f * 0.69314718f / halflife_s, e = expf(-y * dt_s);
+    for (int i = 0; i < n; i++) {
+        float j1 = v[i] + x[i] * y;
+        x[i] = e * (x[i] + j1 * dt_s);
+        v[i] = e * (v[i] - j1 * y * dt_s);
+    }
+}
+
+/* Unit quaternion (x y z w) <-> rotation vector (axis x angle, rad): the
+ * space a rotation offset decays in. */
+static inline void ctrl_quat_to_rotvec(const float q[4], float out[3])
+{
+    float s = q[3] < 0.0f ? -1.0f : 1.0f;
+    float x = s * q[0], y = s * q[1], z = s * q[2], w = s * q[3];
+    float sn = sqrtf(x * x + y * y + z * z);
+    float k = sn > 1e-7f ? 2.0f * atan2f(sn, w) / sn : 2.0f;
+    out[0] = x * k;
+    out[1] = y * k;
+    out[2] = z * k;
+}
+
+static inline void ctrl_rotvec_to_quat(const float v[3], float out[4])
+{
+    float a = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    float k = a > 1e-7f ? sinf(0.5f * a) / a : 0.5f;
+    out[0] = v[0] * k;
+    out[1] = v[1] * k;
+    out[2] = v[2] * k;
+    out[3] = cosf(0.5f * a);
+}
+
 static inline float wrap_2pi(float a)
 {
     a = fmodf(a, CTRL_TWO_PI);
@@ -104,12 +144,17 @@ static inline void quat_yaw(float yaw, float out[4])
     out[3] = cosf(0.5f * yaw);
 }
 
-/* The highest step up or down a leg takes (cm): ground further below the
- * root is a gap (a trench) that only a jump crosses, and steeper ground than
- * that within CTRL_LEDGE_SPAN_CM is a ledge that blocks walking. Feet over a
- * gap being jumped stand at the root's height. */
-#define CTRL_STEP_MAX_CM 50.0f
-#define CTRL_GAP_DEPTH_CM CTRL_STEP_MAX_CM
+/* The highest step up or down a leg takes (cm): ground that rises or falls
+ * more than that within CTRL_LEDGE_SPAN_CM is a ledge that blocks walking
+ * (32 cm: the 30 cm terraces of 'steps' are walked, the 35 and 45 cm
+ * obstacles of 'gaps' are jumped onto, not stepped up in a stride). Ground
+ * more than CTRL_GAP_DEPTH_CM below the root is a gap (a trench) that only
+ * a jump crosses; feet over a gap being jumped stand at the root's height. */
+#define CTRL_STEP_MAX_CM 32.0f
+#define CTRL_GAP_DEPTH_CM 50.0f
+/* Fastest descent of the root's height off a step (cm/s): a step down of
+ * 20-30 cm takes a few frames instead of one (ctrl_support_height). */
+#define CTRL_ROOT_FALL_CM_S 240.0f
 
 /* Joint and end-site indices the controller needs, found by name at create. */
 typedef struct ctrl_joints {
@@ -132,23 +177,37 @@ typedef struct ctrl_foot_state {
     float shown[CTRL_CONTACTS][3]; /* the points as shown after the last step */
     float prev_anim[CTRL_CONTACTS][3]; /* the animated points of the last step */
     float speed[CTRL_CONTACTS];    /* ground-plane speed of the animated points, cm/s */
+    float touch_above[CTRL_CONTACTS]; /* the animated point's height above its sole at touch-down, cm */
+    bool lift_block[CTRL_CONTACTS];   /* let go while wanted: no lock until it is down (let_go) */
+    float free_path[CTRL_CONTACTS];   /* ground (x, z) a point has covered since it let go, cm */
+    float lock_vel[CTRL_CONTACTS];    /* a lock's vertical speed settling onto the ground, cm/s */
+    float prev_shown_pt[CTRL_CONTACTS][3]; /* the points as shown the step before */
+    int flag_off_steps[CTRL_CONTACTS];     /* steps the network's flag has been off */
     /* Per foot: */
-    float off[2][2];               /* free foot: world x, z offset from the animation, cm */
-    float off_goal[2][2];          /* what that offset eases to (half the stance drift) */
-    float off_span[2];             /* how far the offset had to ease when the foot lifted, cm */
+    uint8_t held_pts[2];           /* the points held as the foot was shown last step: 1 heel, 2 toe */
+    float warp[2][2], warp_vel[2][2]; /* stride warp (world x, z, cm) following its goal by a spring */
+    float warp_goal[2][2];         /* CTRL_WARP_AHEAD of the stance drift, world x, z */
+    float ioff[2][3], ioff_vel[2][3];   /* free foot: inertialized offset from its target, cm, cm/s */
+    float iroff[2][3], iroff_vel[2][3]; /* and its rotation's (world rotation vector, rad, rad/s) */
+    float span[2];                 /* how far (x, z) the offset had to go when the foot let go, cm (the arc) */
+    float ledge_push[2][2], ledge_push_vel[2][2]; /* free foot: pushed (x, z, cm) off ground a step above the root's */
+    float ground_lift[2], ground_lift_vel[2]; /* free foot: raised over the ground by this much (cm), easing, cm/s */
+    float lift_free_y[2];          /* the free foot's height before that lift, last step (cm) */
+    bool anchor_toe[2];            /* the offset is held at the toe (a push-off), else at the ankle */
     int replant_steps[2];          /* steps left of a standing re-plant: no landing until it ends */
-    float rot_off[2][4];           /* free foot: rotation offset from the animation */
     float shown_rot[2][4];         /* foot's world rotation as shown after the last step */
+    float prev_shown_rot[2][4];    /* and the step before */
+    float prev_anim_rot[2][4];     /* the animated feet's world rotations of the last step */
     float drift[2][2];             /* stance drift of the animated foot, root frame x, z, cm */
     float touch_anim[2][3];        /* animated heel at the last touch-down */
     float target[2][3];            /* where the ankles were placed this step */
     float target_rot[2][4];        /* and the feet's world rotations */
-    float leg_rot[2][3][4];        /* thigh, shin, foot world rotations as shown last step */
-    float leg_rot_now[2][3][4];    /* the same as shown so far this step (the wall re-solves) */
-    bool have_leg_rot, have_leg_rot_now;
-    float hip_drop;                /* cm the hip is lowered so planted feet stay in reach */
+    float hip_drop, hip_drop_vel;  /* cm the hip is lowered so planted feet stay in reach, cm/s */
+    float reach[2], reach_vel[2];  /* a held foot's allowed leg extension (allowed_reach), per s */
     float ground_drop;             /* cm the body is lowered so a foot reaches the ground */
+    float gap_floor, gap_floor_vel; /* weight of the floor over a gap under the feet (ctrl_over_gap), per s */
     float air_s;                   /* how long both feet have been off the ground without a jump */
+    bool fresh;                    /* reset: the next step takes the feet from the network */
 } ctrl_foot_state;
 
 struct ctrl_t {
@@ -201,7 +260,12 @@ struct ctrl_t {
     float prev_root[3];
     float prev_yaw;
 
-    float net_rot[CTRL_JOINTS][4];     /* the network's world rotations as used last step */
+    /* The network's joint rotations (relative to the parent; the hip's in
+     * the root frame) of the last step, their turn then, and the offsets
+     * that take the network's pops out (ctrl_net.c, take_out_pop). */
+    float net_rot[CTRL_JOINTS][4];
+    float net_turn[CTRL_JOINTS][3];
+    float pop_off[CTRL_JOINTS][3], pop_off_vel[CTRL_JOINTS][3];
     bool have_net_rot;
 
     float x[PFNN_N_IN];
@@ -221,8 +285,6 @@ struct ctrl_t {
 
 /* Shared by every file: the model matrices and joint positions from c->pose. */
 void ctrl_update_model(ctrl_t *c);
-/* Q turned from PREV by at most MAX_RAD (along the shortest arc). */
-void ctrl_limit_turn(const float prev[4], float q[4], float max_rad);
 /* The head top (CTRL_HEAD_TOP_*) of the current model, world cm. */
 void ctrl_head_top(const ctrl_t *c, float out[3]);
 /* The two toe tips of the current model, world cm (left, right). */

@@ -35,10 +35,6 @@
 /* Steps after landing over a gap during which ledges do not block. */
 #define CTRL_LANDING_STEPS 20
 
-/* Fastest descent of the root's height otherwise (cm/s): a step down of
- * 20-30 cm takes a few frames instead of one. */
-#define CTRL_ROOT_FALL_CM_S 240.0f
-
 /* Ceilings: crouch this far ahead (s of trajectory) and behind; keep every
  * point this far below; lower the body at most this much (cm), and let it
  * back up with this time constant (s). */
@@ -58,14 +54,23 @@
 
 float ctrl_ground(const ctrl_t *c, float x, float z) { return terrain_height(&c->level->terrain, x, z); }
 
-float ctrl_foot_ground(const ctrl_t *c, float x, float z)
+bool ctrl_over_gap(const ctrl_t *c)
+{
+    /* Also just after landing: a foot still trailing over the gap would
+     * drop into it and snap back up when it lifts. */
+    return c->ground_held || c->landing_steps > 0;
+}
+
+float ctrl_gap_floor_ground(const ctrl_t *c, float x, float z, float w)
 {
     float g = ctrl_ground(c, x, z);
     float root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
-    /* Also just after landing: a foot still trailing over the gap would
-     * drop into it and snap back up when it lifts. */
-    bool over_gap = c->ground_held || c->landing_steps > 0;
-    return over_gap && g < root_h - CTRL_GAP_RELEASE_CM ? root_h : g;
+    return g < root_h - CTRL_GAP_RELEASE_CM ? g + w * (root_h - g) : g;
+}
+
+float ctrl_foot_ground(const ctrl_t *c, float x, float z)
+{
+    return ctrl_gap_floor_ground(c, x, z, ctrl_over_gap(c) ? 1.0f : 0.0f);
 }
 
 /* Keeps (x, z) at least MARGIN inside the terrain's edges. */

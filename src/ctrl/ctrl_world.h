@@ -13,6 +13,13 @@ float ctrl_ground(const ctrl_t *c, float x, float z);
  * (held, with the terrain more than CTRL_GAP_RELEASE_CM below it): the edge
  * it jumps from or lands on. */
 float ctrl_foot_ground(const ctrl_t *c, float x, float z);
+/* The root is held over a gap, or has just landed from one: the ground
+ * under a foot over the gap is the root's height. */
+bool ctrl_over_gap(const ctrl_t *c);
+/* The ground under a foot with that floor over the gap weighted by W
+ * (0: the terrain, 1: ctrl_foot_ground's): the feet's floor comes and goes
+ * smoothly (ctrl_foot.c). */
+float ctrl_gap_floor_ground(const ctrl_t *c, float x, float z, float w);
 /* (Re)builds what the controller knows of c->level's ground: the ledge map
  * (allocated here, kept across resets, freed by ctrl_world_free). */
 void ctrl_world_reset(ctrl_t *c);

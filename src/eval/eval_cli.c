@@ -25,8 +25,9 @@ static void usage(FILE *out)
     fputs("usage: strider eval motion [options]\n"
           "  plays named scenarios through the game's script -> input -> simulation -> controller\n"
           "  path (headless, fixed 60 Hz step) and measures the displayed pose against the goals of\n"
-          "  docs/MOTION_EVAL.md: foot slide, sinking, flights, ceilings, level edges, walls, pops,\n"
-          "  speed, crouch height, bone lengths, NaN\n"
+          "  docs/MOTION_EVAL.md: foot slide, sinking, flights, ceilings, level edges, walls, speed,\n"
+          "  crouch height, bone lengths, NaN, and smoothness (joint rotation, knee and elbow flexion,\n"
+          "  heel and toe steps per step) against the network alone (IK off) played in lockstep\n"
           "options:\n"
           "  --scenario PATTERN[,PATTERN...]  run the scenarios whose name or group matches (glob)\n"
           "  --list                           list the scenarios and exit\n"
@@ -34,12 +35,15 @@ static void usage(FILE *out)
           "  --seed N                         seed of the soak intents (default 1)\n"
           "  --mode cubic|linear|constant     phase mode (default cubic, as the game)\n"
           "  --no-ik                          foot IK off\n"
-          "  --check goals|invariants         what to hold the runs to (default goals; invariants: finite,\n"
-          "                                   bones, ceilings, edges, walls, jump flights)\n"
+          "  --check goals|placement|invariants  what to hold the runs to (default goals; placement: all\n"
+          "                                   but smoothness; invariants: finite, bones, ceilings, edges,\n"
+          "                                   walls, jump flights)\n"
           "  --network FILE                   weights (default assets/network/pfnn.bin)\n"
           "  --data DIR                       folder with assets/ (default: the source tree)\n"
           "  --csv PATH  --json PATH  --svg PATH   write the results\n"
-          "  --dump-dir DIR                   a pose CSV per scenario (see --dump-pose)\n"
+          "  --dump-dir DIR                   a pose CSV per scenario and NAME_ik_off.csv (see --dump-pose)\n"
+          "  --cycle-svg PATH                 plot one step cycle per joint, IK on against IK off\n"
+          "  --cycle-scenario NAME            the scenario of that plot (default flat_walk)\n"
           "exit codes: 0 every goal met, 1 a goal missed or a runtime failure, 2 usage error\n",
           out);
 }
@@ -73,15 +77,70 @@ static bool matches(const eval_scenario *s, const char *patterns)
 /* One row of results per scenario, for every output. */
 typedef struct eval_row {
     const eval_scenario *s;
-    mm_result r;
+    eval_result r;
     int misses;
     char text[EVAL_FAIL_TEXT];
 } eval_row;
 
 static const char *const COLUMNS[] = {
-    "scenario", "level", "steps", "heel_p95_cm", "heel_max_cm", "toe_p95_cm", "toe_max_cm", "sink_cm",
-    "flight_s", "jump_s", "ceiling_cm", "edge_cm", "wall_cm", "pop_deg", "speed_pct", "head_pct", "goals"};
+    "scenario", "level", "steps", "heel_p95_cm", "heel_max_cm", "toe_p95_cm", "toe_max_cm", "sink_cm", "stand_cm",
+    "flight_s", "jump_s", "ceiling_cm", "edge_cm", "wall_cm", "speed_pct", "head_pct", "flex_deg", "flex_event_deg",
+    "flex_off_deg", "rot_p999_ratio", "rot_p999_deg", "rot_max_deg", "rot_off_max_deg", "foot_step_cm",
+    "foot_step_off_cm", "foot_accel_cm", "foot_accel_off_cm", "net_diff_steps", "goals"};
 enum { COLUMN_COUNT = (int)(sizeof COLUMNS / sizeof COLUMNS[0]) };
+
+/* The worst joint's local rotation change p99.9 against the network alone's,
+ * and the largest p99.9 and change of any joint. */
+static float rot_ratio(const eval_result *r)
+{
+    float worst = 0.0f;
+    for (int b = 0; b < MM_JOINTS; b++)
+        if (r->off.rot_p999_deg[b] > 0.0f)
+            worst = fmaxf(worst, r->on.rot_p999_deg[b] / r->off.rot_p999_deg[b]);
+    return worst;
+}
+
+static float max_over_joints(const float v[MM_JOINTS])
+{
+    float m = 0.0f;
+    for (int b = 0; b < MM_JOINTS; b++)
+        m = fmaxf(m, v[b]);
+    return m;
+}
+
+static void smooth_cells(bench_table *t, const eval_result *r)
+{
+    const mm_result *on = &r->on, *off = &r->off;
+    bench_table_num(t, on->flex_max_deg[MM_STEADY], 1);
+    bench_table_num(t, on->flex_max_deg[MM_NEAR_EVENT], 1);
+    if (r->have_off)
+        bench_table_num(t, fmaxf(off->flex_max_deg[MM_STEADY], off->flex_max_deg[MM_NEAR_EVENT]), 1);
+    else
+        bench_table_str(t, "-");
+    if (r->have_off)
+        bench_table_num(t, rot_ratio(r), 2);
+    else
+        bench_table_str(t, "-");
+    bench_table_num(t, max_over_joints(on->rot_p999_deg), 1);
+    bench_table_num(t, max_over_joints(on->rot_max_deg), 1);
+    if (r->have_off)
+        bench_table_num(t, max_over_joints(off->rot_max_deg), 1);
+    else
+        bench_table_str(t, "-");
+    bench_table_num(t, on->point_step_max_cm, 1);
+    if (r->have_off)
+        bench_table_num(t, off->point_step_max_cm, 1);
+    else
+        bench_table_str(t, "-");
+    bench_table_num(t, on->point_accel_max_cm, 2);
+    if (r->have_off) {
+        bench_table_num(t, off->point_accel_max_cm, 2);
+        bench_table_num(t, r->net_diff_steps, 0);
+    } else {
+        bench_table_str(t, "-");
+        bench_table_str(t, "-");
+    }
+}
 
 static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_calibration *cal)
 {
@@ -89,10 +148,16 @@ static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_cal
     bench_table_note(t, "idle heights above the ground: heels %.2f / %.2f cm, toes %.2f / %.2f cm; standing head %.1f cm",
                      (double)cal->idle_height_cm[0], (double)cal->idle_height_cm[2], (double)cal->idle_height_cm[1],
                      (double)cal->idle_height_cm[3], (double)cal->stand_head_cm);
-    bench_table_note(t, "sink: below the idle height; ceiling: above a crouch ceiling (< 0 clear, - never under one); "
+    bench_table_note(t, "sink: below the idle height; stand: a held heel or toe off the root's ground, outside jumps; "
+                        "ceiling: above a crouch ceiling (< 0 clear, - never under one); "
                         "edge: closest root approach; wall: deepest joint (< 0 never inside)");
+    bench_table_note(t, "smoothness per step, on the displayed pose: flex = knee/elbow flexion change (steady; within "
+                        "0.3 s of a take-off, landing, wall push or crouch change); rot = local joint rotation change "
+                        "(p99.9 ratio: the worst joint's against the network alone's); foot = heel/toe displacement and "
+                        "acceleration; *_off: the network alone (IK off) from the same inputs; net_diff_steps: steps whose "
+                        "network input differed between the two");
     for (int i = 0; i < n; i++) {
-        const mm_result *r = &rows[i].r;
+        const mm_result *r = &rows[i].r.on;
         if (!bench_table_row_begin(t))
             break;
         bench_table_str(t, rows[i].s->name);
@@ -103,6 +168,7 @@ static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_cal
         bench_table_num(t, r->slide_p95_cm[MM_TOE], 2);
         bench_table_num(t, r->slide_max_cm[MM_TOE], 2);
         bench_table_num(t, r->sink_max_cm, 1);
+        bench_table_num(t, r->stand_off_cm, 1);
         bench_table_num(t, r->flight_max_s, 2);
         bench_table_num(t, r->jump_flight_max_s, 2);
         if (r->ceiling_max_cm > -1.0e8f)
@@ -111,7 +177,6 @@ static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_cal
             bench_table_str(t, "-");
         bench_table_num(t, r->edge_min_cm, 0);
         bench_table_num(t, r->wall_max_cm > -1.0e8f ? r->wall_max_cm : -999.0, 1);
-        bench_table_num(t, r->pop_max_deg, 1);
         if (r->want_speed_cm_s > 0.0f)
             bench_table_num(t, 100.0 * r->speed_cm_s / r->want_speed_cm_s, 0);
         else
@@ -120,6 +185,7 @@ static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_cal
             bench_table_num(t, r->head_crouch_cm > 0.0f ? 100.0 * (1.0 - r->head_crouch_cm / cal->stand_head_cm) : 0.0, 0);
         else
             bench_table_str(t, "-");
+        smooth_cells(t, &rows[i].r);
         bench_table_str(t, rows[i].misses ? "MISSED" : "met");
     }
 }
@@ -136,13 +202,16 @@ static const plot_metric PLOT_METRICS[] = {
     {"heel slide p95", 2.0f, false}, {"toe slide p95", 2.0f, false}, {"slide max", 4.0f, false},
     {"sink", 1.0f, false},           {"flight", 0.3f, false},        {"jump flight", 1.2f, false},
     {"ceiling", 0.0f, false},        {"edge", 50.0f, true},          {"wall", 2.0f, false},
-    {"pop", 30.0f, false},
+    {"flexion / step", 12.0f, false}, {"flexion near events", 20.0f, false},
+    {"rotation p99.9 / IK off", 1.5f, false}, {"rotation max / step", 20.0f, false},
+    {"foot step - IK off's", 2.0f, false},
 };
 enum { PLOT_METRIC_COUNT = (int)(sizeof PLOT_METRICS / sizeof PLOT_METRICS[0]) };
 
 static float plot_value(const eval_row *row, int m)
 {
-    const mm_result *r = &row->r;
+    const mm_result *r = &row->r.on;
+    bool off = row->r.have_off;
     switch (m) {
     case 0: return r->slide_p95_cm[MM_HEEL];
     case 1: return r->slide_p95_cm[MM_TOE];
@@ -153,7 +222,11 @@ static float plot_value(const eval_row *row, int m)
     case 6: return r->ceiling_max_cm > -1.0e8f ? r->ceiling_max_cm : NAN;
     case 7: return r->edge_min_cm;
     case 8: return r->wall_max_cm > -1.0e8f ? r->wall_max_cm : NAN;
-    default: return r->pop_max_deg;
+    case 9: return r->flex_max_deg[MM_STEADY];
+    case 10: return r->flex_max_deg[MM_NEAR_EVENT];
+    case 11: return off ? rot_ratio(&row->r) : NAN;
+    case 12: return max_over_joints(r->rot_max_deg);
+    default: return off ? r->point_step_max_cm - row->r.off.point_step_max_cm : NAN;
     }
 }
 
@@ -171,7 +244,7 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
                "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width, height);
     fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"15\">strider eval motion: each bar is the value against its "
-               "goal (dark line); green met, red missed</text>\n");
+               "goal (dark line); green met, red missed; smoothness per step, against the network alone (IK off)</text>\n");
     for (int m = 0; m < PLOT_METRIC_COUNT; m++) {
         int x = name_w + m * col_w;
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", x, top - 22, PLOT_METRICS[m].name);
@@ -217,9 +290,145 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
     return ok;
 }
 
+/* ---- the step cycle plot ----------------------------------------------------- */
+
+/* The first whole phase cycle (the phase wrapping from near 2 pi to near 0)
+ * that starts after FROM steps: [*a, *b). False when the trace has none. */
+static bool find_cycle(const eval_trace *t, int from, int *a, int *b)
+{
+    int first = -1;
+    for (int i = from > 1 ? from : 1; i < t->count; i++) {
+        if (!(t->phase_rad[i] < t->phase_rad[i - 1] - 3.14159265f))
+            continue;
+        if (first < 0) {
+            first = i;
+        } else {
+            *a = first;
+            *b = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One panel: the series ON and OFF (STRIDE floats apart) over N steps. */
+static void svg_panel(FILE *f, int x, int y, int w, int h, const char *title, const char *unit, const float *on,
+                      const float *off, int stride, int n)
+{
+    float top = 1.0f, lo = 0.0f;
+    bool angle = unit[0] == 'f';
+    if (angle)
+        lo = 1.0e9f;
+    for (int i = 0; i < n; i++) {
+        top = fmaxf(top, fmaxf(on[i * stride], off[i * stride]));
+        if (angle)
+            lo = fminf(lo, fminf(on[i * stride], off[i * stride]));
+    }
+    if (angle) {
+        lo = floorf(lo / 10.0f) * 10.0f;
+        top = fmaxf(lo + 10.0f, ceilf(top / 10.0f) * 10.0f);
+    } else {
+        top = ceilf(top);
+    }
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#bbb\"/>\n", x, y, w, h);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", x + 4, y + 13, title);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\" text-anchor=\"end\">%.0f</text>\n", x - 2, y + 10, (double)top);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\" text-anchor=\"end\">%.0f</text>\n", x - 2, y + h, (double)lo);
+    for (int run = 0; run < 2; run++) {
+        const float *v = run ? off : on;
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\"%s points=\"", run ? "#1f77b4" : "#d62728",
+                run ? " stroke-dasharray=\"4 2\"" : "");
+        for (int i = 0; i < n; i++) {
+            float px = (float)x + (float)w * (float)i / (float)(n > 1 ? n - 1 : 1);
+            float py = (float)(y + h) - (float)h * (v[i * stride] - lo) / (top - lo);
+            fprintf(f, "%.1f,%.1f ", (double)px, (double)py);
+        }
+        fputs("\"/>\n", f);
+    }
+}
+
+/* Small multiples over one step cycle of trace T: every joint's local
+ * rotation change per step, then the knees' and elbows' flexion; IK on
+ * solid red, the network alone dashed blue. */
+static bool write_cycle_svg(const char *path, const eval_t *e, const char *scenario, const eval_trace *t, int a, int b)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        log_error("%s: cannot create the plot: %s", path, strerror(errno));
+        return false;
+    }
+    const int cols = 5, pw = 220, ph = 90, gap_x = 40, gap_y = 28, top = 70, left = 40;
+    int panels = MM_JOINTS + MM_HINGES, rows = (panels + cols - 1) / cols;
+    int width = left + cols * (pw + gap_x), height = top + rows * (ph + gap_y) + 10;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width, height);
+    fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"15\">strider eval motion: one step cycle of %s (steps %d-%d, "
+               "%.2f s), per joint</text>\n", scenario, a + 1, b, (double)(b - a) / 60.0);
+    fprintf(f, "<text x=\"10\" y=\"40\">local rotation change per step (deg), then knee and elbow flexion (deg): "
+               "<tspan fill=\"#d62728\">IK on (solid)</tspan>, <tspan fill=\"#1f77b4\">network alone, IK off "
+               "(dashed)</tspan>, same inputs</text>\n");
+    for (int p = 0; p < panels; p++) {
+        int x = left + (p % cols) * (pw + gap_x), y = top + (p / cols) * (ph + gap_y);
+        char title[96];
+        if (p < MM_JOINTS) {
+            snprintf(title, sizeof title, "%s", eval_joint_name(e, p));
+            svg_panel(f, x, y, pw, ph, title, "deg", &t->rot_change_deg[a][0][p], &t->rot_change_deg[a][1][p],
+                      2 * MM_JOINTS, b - a);
+        } else {
+            int h = p - MM_JOINTS;
+            snprintf(title, sizeof title, "%s flexion", MM_HINGE_NAMES[h]);
+            svg_panel(f, x, y, pw, ph, title, "flex", &t->flex_deg[a][0][h], &t->flex_deg[a][1][h], 2 * MM_HINGES,
+                      b - a);
+        }
+    }
+    fputs("</svg>\n", f);
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok)
+        log_error("%s: writing the plot failed (disk full or I/O error)", path);
+    return ok;
+}
+
+/* The scripted scenario called NAME, or NULL. */
+static const eval_scenario *scripted_scenario(const char *name)
+{
+    int total;
+    const eval_scenario *all = eval_scenarios(&total);
+    for (int i = 0; i < total; i++)
+        if (!strcmp(all[i].name, name))
+            return (all[i].flags & EVAL_SOAK) ? NULL : &all[i];
+    return NULL;
+}
+
+/* Plays scenario NAME (scripted) with a trace and plots its first step
+ * cycle after 4 s. */
+static bool cycle_plot(eval_t *e, const char *name, const char *path)
+{
+    const eval_scenario *s = scripted_scenario(name);
+    eval_trace t = {.capacity = (int)lrintf(s->seconds * 60.0f)};
+    t.phase_rad = malloc(sizeof *t.phase_rad * (size_t)t.capacity);
+    t.rot_change_deg = malloc(sizeof *t.rot_change_deg * (size_t)t.capacity);
+    t.flex_deg = malloc(sizeof *t.flex_deg * (size_t)t.capacity);
+    eval_result r;
+    int a = 0, b = 0;
+    bool ok = t.phase_rad && t.rot_change_deg && t.flex_deg;
+    if (!ok)
+        log_error("eval: out of memory for the cycle trace");
+    ok = ok && eval_run_scenario(e, s, &r, &t);
+    if (ok && !find_cycle(&t, 240, &a, &b)) {
+        log_error("eval: %s: no whole step cycle after 4 s to plot", name);
+        ok = false;
+    }
+    ok = ok && write_cycle_svg(path, e, name, &t, a, b);
+    free(t.phase_rad);
+    free(t.rot_change_deg);
+    free(t.flex_deg);
+    return ok;
+}
+
 static void print_goal_summary(const eval_row *rows, int n, eval_level level)
 {
-    const char *what = level == EVAL_GOALS ? "goal" : "invariant";
+    const char *what = level == EVAL_INVARIANTS ? "invariant" : (level == EVAL_PLACEMENT ? "placement goal" : "goal");
     int missed = 0;
     for (int i = 0; i < n; i++)
         if (rows[i].misses) {
@@ -234,7 +443,8 @@ static void print_goal_summary(const eval_row *rows, int n, eval_level level)
 static int run_motion(int argc, char **argv)
 {
     eval_options opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1};
-    const char *patterns = NULL, *csv = NULL, *json = NULL, *svg = NULL, *data = NULL;
+    const char *patterns = NULL, *csv = NULL, *json = NULL, *svg = NULL, *data = NULL, *cycle_svg = NULL;
+    const char *cycle_scenario = "flat_walk";
     bool list = false;
     eval_level level = EVAL_GOALS;
     for (int i = 1; i < argc; i++) {
@@ -281,10 +491,12 @@ static int run_motion(int argc, char **argv)
             const char *m = argv[++i];
             if (!strcmp(m, "goals"))
                 level = EVAL_GOALS;
+            else if (!strcmp(m, "placement"))
+                level = EVAL_PLACEMENT;
             else if (!strcmp(m, "invariants"))
                 level = EVAL_INVARIANTS;
             else {
-                fprintf(stderr, "strider eval: --check must be goals or invariants, got '%s'\n", m);
+                fprintf(stderr, "strider eval: --check must be goals, placement or invariants, got '%s'\n", m);
                 return EVAL_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--network")) {
@@ -299,10 +511,18 @@ static int run_motion(int argc, char **argv)
             svg = argv[++i];
         } else if (!strcmp(a, "--dump-dir")) {
             opt.dump_dir = argv[++i];
+        } else if (!strcmp(a, "--cycle-svg")) {
+            cycle_svg = argv[++i];
+        } else if (!strcmp(a, "--cycle-scenario")) {
+            cycle_scenario = argv[++i];
         } else {
             fprintf(stderr, "strider eval: unknown option '%s' (see --help)\n", a);
             return EVAL_EXIT_USAGE;
         }
+    }
+    if (cycle_svg && !scripted_scenario(cycle_scenario)) {
+        fprintf(stderr, "strider eval: --cycle-scenario: '%s' is not a scripted scenario (see --list)\n", cycle_scenario);
+        return EVAL_EXIT_USAGE;
     }
     int total;
     const eval_scenario *all = eval_scenarios(&total);
@@ -321,6 +541,8 @@ static int run_motion(int argc, char **argv)
                    rows[i].s->flags & EVAL_SOAK ? "(random intents)" : "");
         return EVAL_EXIT_OK;
     }
+    /* Only the smoothness goals need the IK-off run. */
+    opt.no_reference = level != EVAL_GOALS;
     paths_init(data);
     bench_env env;
     bench_env_collect(&env, argc, argv);
@@ -329,7 +551,7 @@ static int run_motion(int argc, char **argv)
         return EVAL_EXIT_FAIL;
     int failures = 0;
     for (int i = 0; i < n; i++) {
-        if (!eval_run_scenario(e, rows[i].s, &rows[i].r)) {
+        if (!eval_run_scenario(e, rows[i].s, &rows[i].r, NULL)) {
             eval_close(e);
             return EVAL_EXIT_FAIL;
         }
@@ -352,6 +574,8 @@ static int run_motion(int argc, char **argv)
         io_ok = bench_table_write_json(&t, &env, json) && io_ok;
     if (svg)
         io_ok = write_svg(svg, rows, n) && io_ok;
+    if (cycle_svg)
+        io_ok = cycle_plot(e, cycle_scenario, cycle_svg) && io_ok;
     bench_table_free(&t);
     eval_close(e);
     return (failures || !io_ok) ? EVAL_EXIT_FAIL : EVAL_EXIT_OK;

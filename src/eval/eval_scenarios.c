@@ -96,6 +96,12 @@ static const eval_scenario SCENARIOS[] = {
      "0 move 0 1 speed 1\n1.3 jump 1\n1.4 jump 0\n5 quit\n", 5.0f, 0, 0, 0},
     {"gaps_jump_in_trench_stop", "jumps", "gaps", true, 0, -1700, 0,
      "0 move 0 1 speed 1\n1.4 move 0 0\n5 quit\n", 5.0f, 0, 0, 0},
+    /* The two obstacles of 'gaps' (35 cm at z -310..-250, 45 cm at z
+     * 1550..1610) run into away from their jump areas (x = 200), without a
+     * jump. */
+    {"gaps_box35_run", "jumps", "gaps", true, 200, -800, 0, RUN, 4.0f, 0, 0, 0},
+    {"gaps_box45_run", "jumps", "gaps", true, 200, 1050, 0, RUN, 4.0f, 0, 0, 0},
+    {"gaps_box45_walk", "jumps", "gaps", true, 200, 1250, 0, WALK, 6.0f, 0, 0, 0},
 
     {"tunnel_crouch_held", "crouch", "tunnel", false, 0, 0, 0, "0 move 0 1 speed 0 crouch 1\n", 30.0f, EVAL_CROUCH,
      0, 0},

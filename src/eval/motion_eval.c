@@ -28,12 +28,18 @@
 #define GOAL_SLIDE_P95_CM 2.0f
 #define GOAL_SLIDE_MAX_CM 4.0f
 #define GOAL_SINK_CM 1.0f
+#define GOAL_STAND_OFF_CM 32.0f
 #define GOAL_FLIGHT_S 0.3f
 #define GOAL_JUMP_FLIGHT_S 1.2f
 #define GOAL_CEILING_CM 0.0f
 #define GOAL_EDGE_CM 50.0f
 #define GOAL_WALL_CM 2.0f
-#define GOAL_POP_DEG 30.0f
+#define GOAL_FLEX_DEG 12.0f
+#define GOAL_FLEX_EVENT_DEG 20.0f
+#define GOAL_ROT_RATIO 1.5f
+#define GOAL_ROT_P999_DEG 12.0f
+#define GOAL_ROT_MAX_DEG 20.0f
+#define GOAL_POINT_STEP_OVER_CM 2.0f
 #define GOAL_SPEED_FRACTION 0.2f
 #define GOAL_HEAD_DROP 0.25f
 #define GOAL_BONE_ERROR 1e-4f
@@ -44,6 +50,7 @@ struct eval_t {
     pfnn_network net;
     bool net_loaded;
     ctrl_t *ctrl;
+    ctrl_t *ref; /* IK off, played in lockstep (NULL with no_reference) */
     level_t level[EVAL_LEVELS];
     bool level_loaded[EVAL_LEVELS];
     const char *level_name[EVAL_LEVELS];
@@ -78,6 +85,8 @@ static void frame_from_sim(const eval_t *e, const sim_t *sim, mm_frame *f)
 {
     ctrl_sample_t s;
     ctrl_sample(e->ctrl, &sim->pose, &s);
+    memcpy(f->joint_local, sim->pose.rot, sizeof f->joint_local);
+    f->wall_pushes = sim->stats.wall_pushes;
     const ctrl_stats *st = &sim->stats;
     memcpy(f->root, st->root_pos, sizeof f->root);
     memcpy(f->joint, s.joint, sizeof f->joint);
@@ -176,10 +185,41 @@ static char *soak_script(uint32_t seed, int steps)
 
 /* ---- running ----------------------------------------------------------------- */
 
-/* Plays SCRIPT on level LI from the given spawn for at most STEPS steps, and
- * hands each step's frame to ACC (and DUMP when open). */
-static bool play(eval_t *e, int li, const eval_scenario *s, script_t *script, int steps, mm_acc *acc,
-                 pose_dump *dump)
+/* One run of a scenario: its sim, accumulator and optional pose dump. */
+typedef struct eval_play {
+    sim_t sim;
+    mm_acc acc;
+    pose_dump dump;
+    bool dumping;
+} eval_play;
+
+static void play_reset(eval_t *e, eval_play *p, ctrl_t *c, level_t *lvl, bool ik)
+{
+    memset(&p->sim, 0, sizeof p->sim);
+    p->sim.ctrl = c;
+    p->sim.seed = 1;
+    sim_reset(&p->sim, lvl);
+    ctrl_set_ik(c, ik);
+    ctrl_set_mode(c, e->opt.mode);
+}
+
+static void trace_step(const eval_play *p, int run, eval_trace *t, int i)
+{
+    const pose_t *a = &p->sim.prev_pose, *b = &p->sim.pose;
+    for (int j = 0; j < MM_JOINTS; j++)
+        t->rot_change_deg[i][run][j] = i > 0 ? mm_quat_angle_deg(a->rot[j], b->rot[j]) : 0.0f;
+    ctrl_sample_t s;
+    ctrl_sample(p->sim.ctrl, b, &s);
+    for (int h = 0; h < MM_HINGES; h++)
+        t->flex_deg[i][run][h] = mm_hinge_flexion(&p->acc, h, (const float(*)[3])s.joint);
+}
+
+/* Plays SCRIPT on level LI from the given spawn for at most STEPS steps
+ * with the runs RUN[0] (as the options ask) and, unless NULL, RUN[1] (the
+ * IK-off reference) in lockstep, and hands each run's frames to its
+ * accumulator and dump; counts the steps whose network inputs differ. */
+static bool play(eval_t *e, int li, const eval_scenario *s, script_t *script, int steps, eval_play *run[2],
+                 eval_result *res, eval_trace *trace)
 {
     level_t *lvl = &e->level[li];
     float sx = lvl->spawn_x, sz = lvl->spawn_z, sh = lvl->spawn_heading_rad;
@@ -188,19 +228,17 @@ static bool play(eval_t *e, int li, const eval_scenario *s, script_t *script, in
         lvl->spawn_z = s->z;
         lvl->spawn_heading_rad = s->heading_deg * (EVAL_PI / 180.0f);
     }
-    sim_t sim;
-    memset(&sim, 0, sizeof sim);
-    sim.ctrl = e->ctrl;
-    sim.seed = 1;
-    sim_reset(&sim, lvl);
-    ctrl_set_ik(e->ctrl, !e->opt.no_ik);
-    ctrl_set_mode(e->ctrl, e->opt.mode);
+    play_reset(e, run[0], e->ctrl, lvl, !e->opt.no_ik);
+    if (run[1])
+        play_reset(e, run[1], e->ref, lvl, false);
+    if (trace)
+        trace->count = 0;
     input_frame none;
     memset(&none, 0, sizeof none);
     for (int i = 0; i < steps; i++) {
         const script_event *ev;
         bool quit = false;
-        while ((ev = script_next_due(script, sim.step)) != NULL) {
+        while ((ev = script_next_due(script, run[0]->sim.step)) != NULL) {
             if (ev->cmd == SCRIPT_QUIT)
                 quit = true;
             else
@@ -210,12 +248,30 @@ static bool play(eval_t *e, int li, const eval_scenario *s, script_t *script, in
             break;
         input_frame in;
         input_merge(&none, &script->held, &in);
-        sim_step(&sim, &in, true, EVAL_STEP_S);
-        mm_frame f;
-        frame_from_sim(e, &sim, &f);
-        mm_add(acc, &f);
-        if (dump)
-            pose_dump_row(dump, sim.step, e->ctrl, &sim.pose, &sim.stats);
+        for (int k = 0; k < 2 && run[k]; k++) {
+            eval_play *p = run[k];
+            sim_step(&p->sim, &in, true, EVAL_STEP_S);
+            mm_frame f;
+            frame_from_sim(e, &p->sim, &f);
+            mm_add(&p->acc, &f);
+            if (p->dumping)
+                pose_dump_row(&p->dump, p->sim.step, p->sim.ctrl, &p->sim.pose, &p->sim.stats);
+            if (trace && trace->count < trace->capacity)
+                trace_step(p, k, trace, trace->count);
+        }
+        if (trace && trace->count < trace->capacity) {
+            trace->phase_rad[trace->count] = run[0]->sim.stats.phase_rad;
+            if (!run[1]) {
+                memcpy(trace->rot_change_deg[trace->count][1], trace->rot_change_deg[trace->count][0],
+                       sizeof trace->rot_change_deg[0][0]);
+                memcpy(trace->flex_deg[trace->count][1], trace->flex_deg[trace->count][0], sizeof trace->flex_deg[0][0]);
+            }
+            trace->count++;
+        }
+        if (run[1] && memcmp(ctrl_last_input(e->ctrl), ctrl_last_input(e->ref), sizeof(float) * PFNN_N_IN) != 0) {
+            if (res->net_diff_steps++ == 0)
+                res->net_diff_first = i + 1;
+        }
     }
     lvl->spawn_x = sx;
     lvl->spawn_z = sz;
@@ -295,6 +351,11 @@ eval_t *eval_open(const eval_options *opt)
         ctrl_desc d = {.net = &e->net, .skel = &e->skel, .mode = opt->mode, .ik_off = opt->no_ik};
         e->ctrl = ctrl_create(&d);
         ok = e->ctrl != NULL;
+        if (ok && !opt->no_reference) {
+            d.ik_off = true;
+            e->ref = ctrl_create(&d);
+            ok = e->ref != NULL;
+        }
     }
     ok = ok && calibrate(e);
     if (!ok) {
@@ -309,6 +370,7 @@ void eval_close(eval_t *e)
     if (!e)
         return;
     ctrl_destroy(e->ctrl);
+    ctrl_destroy(e->ref);
     if (e->net_loaded)
         pfnn_free(&e->net);
     for (int i = 0; i < EVAL_LEVELS; i++)
@@ -318,9 +380,19 @@ void eval_close(eval_t *e)
 }
 
 const mm_calibration *eval_calibration(const eval_t *e) { return &e->cal; }
+const char *eval_joint_name(const eval_t *e, int joint) { return e->skel.joint_name[joint]; }
 
-bool eval_run_scenario(eval_t *e, const eval_scenario *s, mm_result *out)
+static bool open_dump(const eval_t *e, const eval_scenario *s, const char *suffix, eval_play *p)
 {
+    char path[PATHS_MAX];
+    snprintf(path, sizeof path, "%s/%s%s.csv", e->opt.dump_dir, s->name, suffix);
+    p->dumping = pose_dump_open(&p->dump, path, &e->skel);
+    return p->dumping;
+}
+
+bool eval_run_scenario(eval_t *e, const eval_scenario *s, eval_result *out, eval_trace *trace)
+{
+    memset(out, 0, sizeof *out);
     int li = level_index(e, s->level);
     if (li < 0)
         return false;
@@ -345,27 +417,35 @@ bool eval_run_scenario(eval_t *e, const eval_scenario *s, mm_result *out)
     free(text);
     if (!ok)
         return false;
-    mm_acc acc;
     int from = (int)lrintf(s->speed_from_s / EVAL_STEP_S), to = (int)lrintf(s->speed_to_s / EVAL_STEP_S);
     if (!(s->flags & EVAL_SPEED))
         from = to = 0;
-    if (!mm_begin(&acc, &e->level[li], &e->skel, &e->cal, steps, from, to)) {
-        script_free(&script);
-        return false;
+    /* The runs are large (two sims with their poses): off the stack. */
+    eval_play *runs = calloc(2, sizeof *runs);
+    eval_play *run[2] = {runs, e->ref && runs ? &runs[1] : NULL};
+    int nruns = run[1] ? 2 : 1, begun = 0;
+    ok = runs != NULL;
+    if (!ok)
+        log_error("eval: %s: out of memory", s->name);
+    while (ok && begun < nruns) {
+        ok = mm_begin(&run[begun]->acc, &e->level[li], &e->skel, &e->cal, steps, from, to);
+        begun += ok;
     }
-    pose_dump dump;
-    bool dumping = false;
-    if (e->opt.dump_dir) {
-        char path[PATHS_MAX];
-        snprintf(path, sizeof path, "%s/%s.csv", e->opt.dump_dir, s->name);
-        dumping = pose_dump_open(&dump, path, &e->skel);
-        ok = dumping;
+    if (ok && e->opt.dump_dir) {
+        ok = open_dump(e, s, "", run[0]);
+        if (ok && run[1])
+            ok = open_dump(e, s, "_ik_off", run[1]);
     }
-    ok = ok && play(e, li, s, &script, steps, &acc, dumping ? &dump : NULL);
-    if (dumping)
-        ok = pose_dump_close(&dump) && ok;
-    mm_finish(&acc, out);
-    mm_free(&acc);
+    ok = ok && play(e, li, s, &script, steps, run, out, trace);
+    for (int k = 0; k < nruns && runs; k++)
+        if (run[k]->dumping)
+            ok = pose_dump_close(&run[k]->dump) && ok;
+    for (int k = 0; k < begun; k++) {
+        mm_finish(&run[k]->acc, k == 0 ? &out->on : &out->off);
+        mm_free(&run[k]->acc);
+    }
+    out->have_off = nruns == 2 && ok;
+    free(runs);
     script_free(&script);
     return ok;
 }
@@ -382,12 +462,62 @@ static void miss(char *text, int size, int *n, const char *fmt, double v)
     (*n)++;
 }
 
-int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, eval_level level, char *text,
+/* The smoothness goals (docs/MOTION_EVAL.md) of R against the network
+ * alone, OFF. */
+static void check_smoothness(const eval_t *e, const mm_result *r, const mm_result *off, char *text, int text_size,
+                             int *n)
+{
+    char fmt[160];
+    static const char *const point_name[MM_POINTS] = {"left heel", "left toe", "right heel", "right toe"};
+    const float flex_goal[2] = {GOAL_FLEX_DEG, GOAL_FLEX_EVENT_DEG};
+    for (int c = 0; c < 2; c++)
+        if (r->flex_max_deg[c] > flex_goal[c]) {
+            snprintf(fmt, sizeof fmt, "%s flexion changed %%.1f deg in a step at step %d%s (<= %.0f)",
+                     MM_HINGE_NAMES[r->flex_hinge[c]], r->flex_step[c], c == MM_NEAR_EVENT ? " near an event" : "",
+                     (double)flex_goal[c]);
+            miss(text, text_size, n, fmt, r->flex_max_deg[c]);
+        }
+    int worst = -1;
+    float worst_ratio = 0.0f;
+    for (int b = 0; b < MM_JOINTS; b++) {
+        float ratio = off->rot_p999_deg[b] > 0.0f ? r->rot_p999_deg[b] / off->rot_p999_deg[b] : 0.0f;
+        bool over = r->rot_p999_deg[b] > GOAL_ROT_P999_DEG || (ratio > GOAL_ROT_RATIO);
+        if (over && (worst < 0 || ratio > worst_ratio)) {
+            worst = b;
+            worst_ratio = ratio;
+        }
+    }
+    if (worst >= 0) {
+        snprintf(fmt, sizeof fmt, "%s local rotation change p99.9 %%.2f deg, %.2fx the network alone's %.2f (<= %.1fx, <= %.0f)",
+                 eval_joint_name(e, worst), (double)worst_ratio, (double)off->rot_p999_deg[worst], (double)GOAL_ROT_RATIO,
+                 (double)GOAL_ROT_P999_DEG);
+        miss(text, text_size, n, fmt, r->rot_p999_deg[worst]);
+    }
+    worst = 0;
+    for (int b = 1; b < MM_JOINTS; b++)
+        if (r->rot_max_deg[b] > r->rot_max_deg[worst])
+            worst = b;
+    if (r->rot_max_deg[worst] > GOAL_ROT_MAX_DEG) {
+        snprintf(fmt, sizeof fmt, "%s turned %%.1f deg in a step at step %d (<= %.0f)", eval_joint_name(e, worst),
+                 r->rot_max_step[worst], (double)GOAL_ROT_MAX_DEG);
+        miss(text, text_size, n, fmt, r->rot_max_deg[worst]);
+    }
+    float step_goal = off->point_step_max_cm + GOAL_POINT_STEP_OVER_CM;
+    if (r->point_step_max_cm > step_goal) {
+        snprintf(fmt, sizeof fmt, "%s moved %%.1f cm in a step at step %d (<= the network alone's %.1f + %.0f)",
+                 point_name[r->point_step_point], r->point_step_step, (double)off->point_step_max_cm,
+                 (double)GOAL_POINT_STEP_OVER_CM);
+        miss(text, text_size, n, fmt, r->point_step_max_cm);
+    }
+}
+
+int eval_check(const eval_t *e, const eval_scenario *s, const eval_result *res, eval_level level, char *text,
                int text_size)
 {
+    const mm_result *r = &res->on;
     int n = 0;
     text[0] = '\0';
-    bool goals = level == EVAL_GOALS;
+    bool goals = level != EVAL_INVARIANTS;
     float p95 = (s->flags & EVAL_FLAT) ? GOAL_SLIDE_FLAT_P95_CM : GOAL_SLIDE_P95_CM;
     for (int t = 0; t < 2 && goals; t++) {
         const char *what = t == MM_HEEL ? "heel" : "toe";
@@ -404,6 +534,12 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, eval
     }
     if (goals && r->sink_max_cm > GOAL_SINK_CM)
         miss(text, text_size, &n, "sink %.1f cm (<= 1)", r->sink_max_cm);
+    if (r->stand_off_cm > GOAL_STAND_OFF_CM) {
+        char sfmt[128];
+        snprintf(sfmt, sizeof sfmt, "a held foot stood %%.1f cm off the body's ground at step %d (<= %.0f)",
+                 r->stand_off_step, (double)GOAL_STAND_OFF_CM);
+        miss(text, text_size, &n, sfmt, r->stand_off_cm);
+    }
     static const char *const extra[] = {"head top", "left heel", "left toe", "right heel", "right toe"};
     char fmt[128];
     if (goals && r->flight_max_s > GOAL_FLIGHT_S) {
@@ -426,10 +562,10 @@ int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, eval
         snprintf(fmt, sizeof fmt, "%s %%.1f cm into a wall at step %d (<= 2)", what, r->wall_step);
         miss(text, text_size, &n, fmt, r->wall_max_cm);
     }
-    if (goals && r->pop_max_deg > GOAL_POP_DEG) {
-        snprintf(fmt, sizeof fmt, "%s turned %%.0f deg at step %d (<= 30)", e->skel.joint_name[r->pop_joint], r->pop_step);
-        miss(text, text_size, &n, fmt, r->pop_max_deg);
-    }
+    if (level == EVAL_GOALS && !res->have_off)
+        miss(text, text_size, &n, "smoothness not measured (no IK-off run)", 0.0);
+    else if (level == EVAL_GOALS)
+        check_smoothness(e, r, &res->off, text, text_size, &n);
     if (r->nonfinite_steps > 0 || r->nan_resets > 0)
         miss(text, text_size, &n, "%.0f non-finite steps or resets (0)", (double)(r->nonfinite_steps + r->nan_resets));
     if (r->bone_error_max > GOAL_BONE_ERROR)

@@ -4,6 +4,12 @@
  * no window, no GL) and measures the displayed pose with motion_metrics
  * against the goals of docs/MOTION_EVAL.md.
  *
+ * Every scenario is played twice in lockstep from the same inputs: as the
+ * options ask (foot IK on), and by the network alone (IK off), the
+ * reference the smoothness goals are measured against. The runner compares
+ * the two controllers' network inputs every step and counts the steps where
+ * they differ (the IK feeds back into the network's state only through the
+ * wall pushes, which move the root out of walls by the shown legs).
  * Call order: eval_motion_main(argc, argv) with argv[0] = "motion"; or, from
  * tests, eval_open() -> eval_run_scenario() per scenario -> eval_close().
  * Output: an aligned table with a row per scenario, a table of the goals
@@ -21,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { EVAL_LEVELS = 6, EVAL_FAIL_TEXT = 256 };
+enum { EVAL_LEVELS = 6, EVAL_FAIL_TEXT = 640 };
 
 /* What a scenario is judged on beyond the invariants every one has. */
 enum {
@@ -52,8 +58,28 @@ typedef struct eval_options {
     bool no_ik;
     int soak_steps;          /* steps of each soak scenario */
     uint32_t seed;           /* soak intents */
-    const char *dump_dir;    /* a pose CSV per scenario, NULL = none */
+    const char *dump_dir;    /* a pose CSV per scenario (and NAME_ik_off.csv), NULL = none */
+    bool no_reference;       /* skip the lockstep IK-off run (the invariants need none) */
 } eval_options;
+
+/* What one scenario gave. */
+typedef struct eval_result {
+    mm_result on;            /* as played (IK on unless no_ik) */
+    mm_result off;           /* the network alone (IK off), same inputs, in lockstep */
+    bool have_off;
+    int net_diff_steps;      /* steps whose network input differed between the two runs */
+    int net_diff_first;      /* the first of them (1-based), 0 when none */
+} eval_result;
+
+/* Per-step values of the first CAPACITY steps of a scenario, both runs
+ * ([0] as played, [1] IK off), for plots: the phase, each joint's local
+ * rotation change and each hinge's flexion. The caller owns the arrays. */
+typedef struct eval_trace {
+    int capacity, count;
+    float *phase_rad;                /* capacity */
+    float (*rot_change_deg)[2][MM_JOINTS]; /* capacity */
+    float (*flex_deg)[2][MM_HINGES];       /* capacity */
+} eval_trace;
 
 typedef struct eval_t eval_t;
 
@@ -62,16 +88,22 @@ typedef struct eval_t eval_t;
 eval_t *eval_open(const eval_options *opt);
 void eval_close(eval_t *e);
 const mm_calibration *eval_calibration(const eval_t *e);
-/* Plays scenario S; false (one logged line) on a runtime failure. */
-bool eval_run_scenario(eval_t *e, const eval_scenario *s, mm_result *out);
-/* What eval_check() holds a run to: every goal of docs/MOTION_EVAL.md, or
- * only the invariants that must hold however long the run (finite values,
- * no NaN resets, bone lengths, ceilings, level edges, walls, jump flights). */
-typedef enum eval_level { EVAL_GOALS = 0, EVAL_INVARIANTS } eval_level;
+/* Plays scenario S (TRACE may be NULL); false (one logged line) on a
+ * runtime failure. */
+bool eval_run_scenario(eval_t *e, const eval_scenario *s, eval_result *out, eval_trace *trace);
+/* The skeleton's joint names (MM_JOINTS of them). */
+const char *eval_joint_name(const eval_t *e, int joint);
+/* What eval_check() holds a run to: every goal of docs/MOTION_EVAL.md;
+ * every goal but the smoothness ones (placement: slides, sinking, flights,
+ * ceilings, edges, walls, speed, crouch, bones, NaN); or only the
+ * invariants that must hold however long the run (finite values, no NaN
+ * resets, bone lengths, ceilings, level edges, walls, jump flights, a held
+ * foot within a step of the body's ground). */
+typedef enum eval_level { EVAL_GOALS = 0, EVAL_PLACEMENT, EVAL_INVARIANTS } eval_level;
 
 /* Writes what S missed with R into TEXT ("" when all is met); returns how
- * many were missed. */
-int eval_check(const eval_t *e, const eval_scenario *s, const mm_result *r, eval_level level, char *text,
+ * many were missed. The smoothness goals need R's IK-off run. */
+int eval_check(const eval_t *e, const eval_scenario *s, const eval_result *r, eval_level level, char *text,
                int text_size);
 
 int eval_main(int argc, char **argv);

@@ -1,6 +1,7 @@
-/* motion_metrics.c: the per-step checks (sink, ceiling, edge, wall, pop, bones,
- * speed, crouch height) run as frames arrive; contacts, slides and flights
- * need whole runs of steps, so mm_finish() finds them in the kept records. */
+/* motion_metrics.c: the per-step checks (sink, ceiling, edge, wall, joint
+ * rotation and heel/toe steps, bones, speed, crouch height) run as frames
+ * arrive; contacts, slides, flights and the flexion near events need whole
+ * runs of steps, so mm_finish() finds them in the kept records. */
 #include "eval/motion_metrics.h"
 
 #include "core/log.h"
@@ -11,10 +12,10 @@
 
 #define MM_PI 3.14159265358979323846f
 #define MM_STEP_S (1.0f / 60.0f)
-/* A joint turning more than this between two steps is a pop. */
-#define MM_POP_DEG 30.0f
 /* A point this far below its idle height counts in sink_steps. */
 #define MM_SINK_COUNT_CM 1.0f
+
+const char *const MM_HINGE_NAMES[MM_HINGES] = {"lShin", "rShin", "lForeArm", "rForeArm"};
 
 float mm_height_above_ground(const level_t *level, const float p[3])
 {
@@ -26,8 +27,10 @@ bool mm_begin(mm_acc *a, const level_t *level, const skel_t *skel, const mm_cali
 {
     memset(a, 0, sizeof *a);
     a->steps = capacity > 0 ? calloc((size_t)capacity, sizeof *a->steps) : NULL;
-    if (!a->steps) {
+    a->rot_hist = calloc((size_t)MM_JOINTS * MM_ROT_BINS, sizeof *a->rot_hist);
+    if (!a->steps || !a->rot_hist) {
         log_error("eval: out of memory for %d steps", capacity);
+        mm_free(a);
         return false;
     }
     a->level = level;
@@ -40,6 +43,19 @@ bool mm_begin(mm_acc *a, const level_t *level, const skel_t *skel, const mm_cali
         const float *o = skel->joint_offset[b];
         a->rest_len[b] = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
     }
+    for (int h = 0; h < MM_HINGES; h++) {
+        int j = skel_find(skel, MM_HINGE_NAMES[h]), child = -1;
+        for (int b = 0; j >= 0 && b < skel->joint_count && b < MM_JOINTS; b++)
+            if (skel->joint_parent[b] == j) {
+                child = b;
+                break;
+            }
+        bool ok = j > 0 && j < MM_JOINTS && child > 0;
+        a->hinge[h][0] = ok ? skel->joint_parent[j] : -1;
+        a->hinge[h][1] = ok ? j : -1;
+        a->hinge[h][2] = ok ? child : -1;
+    }
+    a->prev_wall_pushes = -1;
     a->r.sink_max_cm = -1.0e9f;
     a->r.ceiling_max_cm = -1.0e9f;
     a->r.edge_min_cm = 1.0e9f;
@@ -50,6 +66,7 @@ bool mm_begin(mm_acc *a, const level_t *level, const skel_t *skel, const mm_cali
 void mm_free(mm_acc *a)
 {
     free(a->steps);
+    free(a->rot_hist);
     memset(a, 0, sizeof *a);
 }
 
@@ -68,13 +85,86 @@ static bool frame_finite(const mm_frame *f)
            all_finite(f->head_top, 3) && all_finite(&f->head_height_cm, 1) && all_finite(f->gait, CTRL_GAITS);
 }
 
-/* Angle (degrees) of the rotation taking unit quaternion A to B. */
-static float quat_angle_deg(const float a[4], const float b[4])
+float mm_quat_angle_deg(const float a[4], const float b[4])
 {
     float d = fabsf(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
     if (d > 1.0f)
         d = 1.0f;
     return 2.0f * acosf(d) * (180.0f / MM_PI);
+}
+
+float mm_hinge_flexion(const mm_acc *a, int h, const float (*joint)[3])
+{
+    const int *j = a->hinge[h];
+    if (j[1] < 0)
+        return NAN;
+    float u[3], v[3];
+    for (int k = 0; k < 3; k++) {
+        u[k] = joint[j[1]][k] - joint[j[0]][k];
+        v[k] = joint[j[2]][k] - joint[j[1]][k];
+    }
+    float lu = sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), lv = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(lu > 1e-6f) || !(lv > 1e-6f))
+        return 0.0f;
+    float c = (u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) / (lu * lv);
+    return acosf(c < -1.0f ? -1.0f : (c > 1.0f ? 1.0f : c)) * (180.0f / MM_PI);
+}
+
+/* Per-step smoothness of a finite frame F at step I: local rotation
+ * changes, hinge flexion changes (kept per step for mm_finish's event
+ * pass), heel/toe displacement and acceleration; then F becomes the last. */
+static void add_smoothness(mm_acc *a, const mm_frame *f, mm_step *s, int i)
+{
+    mm_result *r = &a->r;
+    float flex[MM_HINGES];
+    for (int h = 0; h < MM_HINGES; h++) {
+        flex[h] = mm_hinge_flexion(a, h, f->joint);
+        s->flex_change[h] = a->have_prev && isfinite(flex[h]) ? fabsf(flex[h] - a->prev_flex[h]) : 0.0f;
+    }
+    if (a->have_prev) {
+        a->rot_count++;
+        for (int b = 0; b < MM_JOINTS; b++) {
+            float ang = mm_quat_angle_deg(a->prev_local[b], f->joint_local[b]);
+            int bin = (int)(ang / MM_ROT_BIN_DEG);
+            a->rot_hist[(size_t)b * MM_ROT_BINS + (size_t)(bin < MM_ROT_BINS ? bin : MM_ROT_BINS - 1)]++;
+            if (ang > r->rot_max_deg[b]) {
+                r->rot_max_deg[b] = ang;
+                r->rot_max_step[b] = i + 1;
+            }
+        }
+        for (int k = 0; k < MM_POINTS; k++) {
+            const float *p = f->point[k], *q = a->prev_point[0][k], *o = a->prev_point[1][k];
+            float d = sqrtf((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+            if (d > r->point_step_max_cm) {
+                r->point_step_max_cm = d;
+                r->point_step_point = k;
+                r->point_step_step = i + 1;
+            }
+            if (a->have_prev < 2)
+                continue;
+            float acc[3];
+            for (int c = 0; c < 3; c++)
+                acc[c] = p[c] - 2.0f * q[c] + o[c];
+            float ac = sqrtf(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2]);
+            if (ac > r->point_accel_max_cm) {
+                r->point_accel_max_cm = ac;
+                r->point_accel_point = k;
+                r->point_accel_step = i + 1;
+            }
+        }
+    }
+    /* Events: a wall changed the root's move, the crouch gait crossed. */
+    bool crouch = f->gait[CTRL_GAIT_CROUCH] > MM_CROUCH_GAIT;
+    s->event = (a->prev_wall_pushes >= 0 && f->wall_pushes != a->prev_wall_pushes) ||
+               (a->count > 1 && crouch != a->prev_crouch);
+    a->prev_wall_pushes = f->wall_pushes;
+    a->prev_crouch = crouch;
+    memcpy(a->prev_local, f->joint_local, sizeof a->prev_local);
+    memcpy(a->prev_flex, flex, sizeof a->prev_flex);
+    memcpy(a->prev_point[1], a->prev_point[0], sizeof a->prev_point[1]);
+    memcpy(a->prev_point[0], f->point, sizeof a->prev_point[0]);
+    if (a->have_prev < 2)
+        a->have_prev++;
 }
 
 /* Ceiling and wall checks of body point WHICH (see wall_point) at step I. */
@@ -106,12 +196,15 @@ void mm_add(mm_acc *a, const mm_frame *f)
     int i = a->count++;
     r->steps = a->count;
     r->nan_resets = f->nan_resets;
-    if (!frame_finite(f)) {
+    if (!frame_finite(f) || !all_finite(&f->joint_local[0][0], MM_JOINTS * 4)) {
         r->nonfinite_steps++;
-        a->have_prev = false;
+        a->have_prev = 0;
         /* Repeat the last good record so the run passes see no garbage. */
-        if (i > 0)
+        if (i > 0) {
             a->steps[i] = a->steps[i - 1];
+            memset(a->steps[i].flex_change, 0, sizeof a->steps[i].flex_change);
+            a->steps[i].event = 0;
+        }
         return;
     }
 
@@ -129,6 +222,17 @@ void mm_add(mm_acc *a, const mm_frame *f)
     }
     r->sink_steps += sunk;
     s->jump = f->gait[CTRL_GAIT_JUMP] > MM_JUMP_GAIT;
+    /* A held foot point standing on ground a step or more from the body's
+     * (a foot up on a trench's cliff top from inside it): outside jumps. */
+    for (int k = 0; k < MM_POINTS && !s->jump; k++) {
+        if (!(s->flag & (1u << k)))
+            continue;
+        float off = fabsf(f->point[k][1] - a->cal.idle_height_cm[k] - f->root[1]);
+        if (off > r->stand_off_cm) {
+            r->stand_off_cm = off;
+            r->stand_off_step = i + 1;
+        }
+    }
 
     for (int b = 0; b < MM_JOINTS; b++)
         check_point(a, f->joint[b], f->root, b, i);
@@ -137,28 +241,13 @@ void mm_add(mm_acc *a, const mm_frame *f)
         check_point(a, f->point[k], f->root, MM_JOINTS + 1 + k, i);
     r->edge_min_cm = fminf(r->edge_min_cm, level_edge_clearance(a->level, f->root[0], f->root[2]));
 
-    if (a->have_prev) {
-        float worst = 0.0f;
-        for (int b = 0; b < MM_JOINTS; b++) {
-            float ang = quat_angle_deg(a->prev_rot[b], f->joint_rot[b]);
-            if (ang > worst)
-                worst = ang;
-            if (ang > r->pop_max_deg) {
-                r->pop_max_deg = ang;
-                r->pop_joint = b;
-                r->pop_step = i + 1;
-            }
-        }
-        r->pop_steps += worst > MM_POP_DEG;
-        if (i > a->speed_from && i <= a->speed_to) {
-            a->speed_path_cm += hypotf(f->root[0] - a->prev_root[0], f->root[2] - a->prev_root[2]);
-            a->want_sum += f->want_speed_cm_s;
-            a->speed_n++;
-        }
+    if (a->have_prev && i > a->speed_from && i <= a->speed_to) {
+        a->speed_path_cm += hypotf(f->root[0] - a->prev_root[0], f->root[2] - a->prev_root[2]);
+        a->want_sum += f->want_speed_cm_s;
+        a->speed_n++;
     }
-    memcpy(a->prev_rot, f->joint_rot, sizeof a->prev_rot);
     memcpy(a->prev_root, f->root, sizeof a->prev_root);
-    a->have_prev = true;
+    add_smoothness(a, f, s, i);
 
     for (int b = 1; b < a->skel->joint_count && b < MM_JOINTS; b++) {
         if (a->rest_len[b] < 1e-3f)
@@ -234,7 +323,9 @@ static void point_contacts(const mm_acc *a, int k, uint8_t *mask, float *out, in
     }
 }
 
-static void flights(const mm_acc *a, mm_result *r)
+/* Flights (docs/MOTION_EVAL.md); a jump flight's first and last steps are
+ * events (take-off and landing) in EVENT. */
+static void flights(const mm_acc *a, mm_result *r, uint8_t *event)
 {
     const mm_step *st = a->steps;
     for (int i = 0; i < a->count;) {
@@ -257,6 +348,7 @@ static void flights(const mm_acc *a, mm_result *r)
         }
         float s = (float)(e - i) * MM_STEP_S;
         if (jump) {
+            event[i] = event[e - 1] = 1;
             r->jumps++;
             if (s > r->jump_flight_max_s) {
                 r->jump_flight_max_s = s;
@@ -267,6 +359,54 @@ static void flights(const mm_acc *a, mm_result *r)
             r->flight_step = i + 1;
         }
         i = e;
+    }
+}
+
+/* The largest hinge flexion change in steady play and within
+ * MM_EVENT_NEAR_S of an event (EVENT: a mask per step, counted here). */
+static void flexion(const mm_acc *a, mm_result *r, const uint8_t *event)
+{
+    int n = a->count, near = (int)lrintf(MM_EVENT_NEAR_S / MM_STEP_S);
+    int last = -1000000000, next = -1;
+    r->events = 0;
+    for (int i = 0; i < n; i++)
+        r->events += event[i];
+    for (int i = 0; i < n; i++) {
+        if (event[i])
+            last = i;
+        if (next < i)
+            for (next = i; next < n && !event[next]; next++)
+                ;
+        int ctx = (i - last <= near || (next < n && next - i <= near)) ? MM_NEAR_EVENT : MM_STEADY;
+        for (int h = 0; h < MM_HINGES; h++)
+            if (a->steps[i].flex_change[h] > r->flex_max_deg[ctx]) {
+                r->flex_max_deg[ctx] = a->steps[i].flex_change[h];
+                r->flex_hinge[ctx] = h;
+                r->flex_step[ctx] = i + 1;
+            }
+    }
+}
+
+/* Each joint's 99.9th percentile (nearest rank) of local rotation change:
+ * the upper edge of the histogram bin it falls in, or the largest change
+ * when that is the last bin. */
+static void rotation_percentiles(const mm_acc *a, mm_result *r)
+{
+    uint32_t n = a->rot_count;
+    if (n == 0)
+        return;
+    uint32_t rank = (uint32_t)ceil(0.999 * (double)n);
+    for (int b = 0; b < MM_JOINTS; b++) {
+        const uint32_t *h = &a->rot_hist[(size_t)b * MM_ROT_BINS];
+        uint32_t seen = 0;
+        int bin = 0;
+        for (; bin < MM_ROT_BINS - 1; bin++) {
+            seen += h[bin];
+            if (seen >= rank)
+                break;
+        }
+        r->rot_p999_deg[b] = bin < MM_ROT_BINS - 1 ? fminf((float)(bin + 1) * MM_ROT_BIN_DEG, r->rot_max_deg[b])
+                                                   : r->rot_max_deg[b];
     }
 }
 
@@ -291,8 +431,12 @@ void mm_finish(mm_acc *a, mm_result *out)
             r->slide_p95_cm[type] = percentile(slides, m, 0.95f);
             r->slide_max_cm[type] = m > 0 ? slides[m - 1] : 0.0f;
         }
-        flights(a, r);
+        for (int i = 0; i < n; i++)
+            mask[i] = a->steps[i].event;
+        flights(a, r, mask);
+        flexion(a, r, mask);
     }
+    rotation_percentiles(a, r);
     free(mask);
     free(slides);
     if (a->speed_n > 0) {

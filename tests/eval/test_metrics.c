@@ -27,6 +27,7 @@ static void stand_frame(mm_frame *f, float x, float z)
         f->joint[b][1] = 60.0f + (float)b;
         f->joint[b][2] = z;
         f->joint_rot[b][3] = 1.0f;
+        f->joint_local[b][3] = 1.0f;
     }
     for (int k = 0; k < MM_POINTS; k++) {
         f->point[k][0] = x + (k < 2 ? -10.0f : 10.0f);
@@ -110,15 +111,76 @@ static void sinking(mm_frame *f, int i)
         f->point[1][1] = cal.idle_height_cm[1] - 3.0f;
 }
 
-/* Joint 5 turns 40 degrees about y in one step at step 60. */
-static void popping(mm_frame *f, int i)
+/* Joint 5 turns 40 degrees about y (relative to its parent) in one step at
+ * step 60; joint 3 turns 2 degrees about x every step. */
+static void turning(mm_frame *f, int i)
 {
     still(f, i);
     if (i >= 60) {
         float h = 0.5f * 40.0f * 3.14159265f / 180.0f;
-        f->joint_rot[5][1] = sinf(h);
-        f->joint_rot[5][3] = cosf(h);
+        f->joint_local[5][1] = sinf(h);
+        f->joint_local[5][3] = cosf(h);
     }
+    float h = 0.5f * 2.0f * (float)i * 3.14159265f / 180.0f;
+    f->joint_local[3][0] = sinf(h);
+    f->joint_local[3][3] = cosf(h);
+}
+
+/* The knee (lShin, joint 2 of the test skeleton) bends 15 degrees in one
+ * step at step 100: the foot (joint 3) swings about it, the bone keeping its
+ * length. */
+static void knee_bends(mm_frame *f, int i)
+{
+    still(f, i);
+    if (i >= 100) {
+        float a = 15.0f * 3.14159265f / 180.0f;
+        f->joint[3][0] = f->joint[2][0] + sinf(a);
+        f->joint[3][1] = f->joint[2][1] + cosf(a);
+    }
+}
+
+/* The same, with a wall pushing the root at step 90 (within 0.3 s). */
+static void knee_bends_pushed(mm_frame *f, int i)
+{
+    knee_bends(f, i);
+    f->wall_pushes = i >= 90 ? 1 : 0;
+}
+
+/* The same, with the push at step 70 (0.5 s before). */
+static void knee_bends_pushed_early(mm_frame *f, int i)
+{
+    knee_bends(f, i);
+    f->wall_pushes = i >= 70 ? 1 : 0;
+}
+
+/* The crouch gait rises past 0.5 at step 120: a crouch change. */
+static void crouching(mm_frame *f, int i)
+{
+    still(f, i);
+    f->gait[CTRL_GAIT_CROUCH] = i >= 120 ? 0.8f : 0.0f;
+    f->gait[CTRL_GAIT_STAND] = 1.0f - f->gait[CTRL_GAIT_CROUCH];
+}
+
+/* The left toe, held, stands 40 cm above the root's ground at step 30
+ * (a foot up on a cliff top); at step 60 50 cm up, but in a jump. */
+static void stands_high(mm_frame *f, int i)
+{
+    still(f, i);
+    if (i == 30)
+        f->point[1][1] += 40.0f;
+    if (i == 60) {
+        f->point[1][1] += 50.0f;
+        f->gait[CTRL_GAIT_JUMP] = 1.0f;
+        f->gait[CTRL_GAIT_STAND] = 0.0f;
+    }
+}
+
+/* The right heel jumps 5 cm forward at step 50 and stays. */
+static void heel_jumps(mm_frame *f, int i)
+{
+    still(f, i);
+    if (i >= 50)
+        f->point[2][2] += 5.0f;
 }
 
 /* Standing under the crouch area's 100 cm ceiling (centre (0, 500)), head
@@ -153,25 +215,32 @@ int main(void)
 {
     static const char level_text[] = "strider-level 1\nname t\nflat 101 101 cell 20 height 0\nspawn 0 0 0\n"
                                      "crouch -100 400 100 600 100\nwall -500 -200 -500 200 10\n";
-    static const char skel_text[] = "strider-skeleton 1\njoint hip - 0 0 0\njoint a hip 0 1 0\n";
+    /* A leg (joints 1-3, 1 cm bones) for the knee's flexion. */
+    static const char skel_text[] = "strider-skeleton 1\njoint hip - 0 0 0\njoint lThigh hip 0 1 0\n"
+                                    "joint lShin lThigh 0 1 0\njoint lFoot lShin 0 1 0\n";
     if (!level_parse(&lvl, level_text, sizeof level_text - 1, "test.lvl", NULL) ||
         !skel_parse(&skel, skel_text, sizeof skel_text - 1, "test.skel")) {
         fprintf(stderr, "FAIL: fixtures\n");
         return 1;
     }
-    /* The test skeleton has no bone lengths to check beyond 'a' (rest 1 cm
-     * long; frames put it 1 cm above the hip). */
+    /* The test skeleton's bones are 1 cm long, as the frames put joints
+     * 1 cm apart. */
 
     mm_result r = run(still);
-    printf("metrics: still: heel p95 %.3f, toe p95 %.3f, sink %.2f, flight %.2f, pop %.1f\n",
+    printf("metrics: still: heel p95 %.3f, toe p95 %.3f, sink %.2f, flight %.2f, turn %.1f, flex %.1f\n",
            (double)r.slide_p95_cm[MM_HEEL], (double)r.slide_p95_cm[MM_TOE], (double)r.sink_max_cm,
-           (double)r.flight_max_s, (double)r.pop_max_deg);
+           (double)r.flight_max_s, (double)r.rot_max_deg[0], (double)r.flex_max_deg[MM_STEADY]);
     CHECK_NEAR(r.slide_max_cm[MM_HEEL], 0.0f, 1e-4f);
     CHECK_NEAR(r.slide_max_cm[MM_TOE], 0.0f, 1e-4f);
     CHECK(r.contacts[MM_HEEL] == 2 && r.contacts[MM_TOE] == 2);
     CHECK(r.sink_max_cm <= 0.0f);
+    CHECK(r.stand_off_cm < 1e-3f);
     CHECK(r.flight_max_s == 0.0f && r.jump_flight_max_s == 0.0f);
-    CHECK(r.pop_max_deg < 1e-3f && r.nonfinite_steps == 0);
+    for (int b = 0; b < MM_JOINTS; b++)
+        CHECK(r.rot_max_deg[b] < 1e-3f && r.rot_p999_deg[b] < 1e-3f);
+    CHECK(r.flex_max_deg[MM_STEADY] < 1e-3f && r.flex_max_deg[MM_NEAR_EVENT] < 1e-3f);
+    CHECK(r.point_step_max_cm < 1e-4f && r.point_accel_max_cm < 1e-4f && r.events == 0);
+    CHECK(r.nonfinite_steps == 0);
     CHECK(r.ceiling_max_cm < -1.0e8f);
     CHECK_NEAR(r.edge_min_cm, 1000.0f, 1e-3f);
 
@@ -198,15 +267,58 @@ int main(void)
     CHECK(r.flight_max_s == 0.0f);
     CHECK_NEAR(r.jump_flight_max_s, 0.5f, 1e-4f);
     CHECK(r.jumps == 1);
+    /* Its take-off and landing are events. */
+    CHECK(r.events == 2);
 
     r = run(sinking);
     CHECK_NEAR(r.sink_max_cm, 3.0f, 1e-4f);
     CHECK(r.sink_steps == 1);
 
-    r = run(popping);
-    printf("metrics: popping: %.2f deg (joint %d, step %d)\n", (double)r.pop_max_deg, r.pop_joint, r.pop_step);
-    CHECK_NEAR(r.pop_max_deg, 40.0f, 1e-2f);
-    CHECK(r.pop_joint == 5 && r.pop_step == 61 && r.pop_steps == 1);
+    r = run(turning);
+    printf("metrics: turning: joint 5 max %.2f deg at step %d, p99.9 %.2f; joint 3 p99.9 %.2f, max %.2f\n",
+           (double)r.rot_max_deg[5], r.rot_max_step[5], (double)r.rot_p999_deg[5], (double)r.rot_p999_deg[3],
+           (double)r.rot_max_deg[3]);
+    CHECK_NEAR(r.rot_max_deg[5], 40.0f, 1e-2f);
+    CHECK(r.rot_max_step[5] == 61);
+    /* 199 changes: the 99.9th percentile (nearest rank) is the largest. */
+    CHECK_NEAR(r.rot_p999_deg[5], 40.0f, 1e-2f);
+    CHECK_NEAR(r.rot_p999_deg[3], 2.0f, 0.011f);
+    CHECK_NEAR(r.rot_max_deg[3], 2.0f, 1e-2f);
+    CHECK(r.rot_max_deg[4] < 1e-3f);
+
+    r = run(knee_bends);
+    printf("metrics: knee bends: steady %.2f deg (hinge %d, step %d), near events %.2f\n",
+           (double)r.flex_max_deg[MM_STEADY], r.flex_hinge[MM_STEADY], r.flex_step[MM_STEADY],
+           (double)r.flex_max_deg[MM_NEAR_EVENT]);
+    CHECK_NEAR(r.flex_max_deg[MM_STEADY], 15.0f, 1e-2f);
+    CHECK(r.flex_hinge[MM_STEADY] == 0 && r.flex_step[MM_STEADY] == 101);
+    CHECK(r.flex_max_deg[MM_NEAR_EVENT] < 1e-3f && r.events == 0);
+    r = run(knee_bends_pushed);
+    printf("metrics: knee bends 10 steps after a wall push: steady %.2f, near events %.2f over %d events\n",
+           (double)r.flex_max_deg[MM_STEADY], (double)r.flex_max_deg[MM_NEAR_EVENT], r.events);
+    CHECK(r.flex_max_deg[MM_STEADY] < 1e-3f && r.events == 1);
+    CHECK_NEAR(r.flex_max_deg[MM_NEAR_EVENT], 15.0f, 1e-2f);
+    r = run(knee_bends_pushed_early);
+    CHECK_NEAR(r.flex_max_deg[MM_STEADY], 15.0f, 1e-2f);
+    CHECK(r.flex_max_deg[MM_NEAR_EVENT] < 1e-3f && r.events == 1);
+
+    r = run(crouching);
+    CHECK(r.events == 1);
+
+    r = run(stands_high);
+    printf("metrics: a held toe 40 cm above the root's ground: stand %.2f cm at step %d\n", (double)r.stand_off_cm,
+           r.stand_off_step);
+    CHECK_NEAR(r.stand_off_cm, 40.0f, 1e-3f);
+    CHECK(r.stand_off_step == 31);
+
+    r = run(heel_jumps);
+    printf("metrics: heel jumps: step %.2f cm (point %d, step %d), acceleration %.2f cm (step %d)\n",
+           (double)r.point_step_max_cm, r.point_step_point, r.point_step_step, (double)r.point_accel_max_cm,
+           r.point_accel_step);
+    CHECK_NEAR(r.point_step_max_cm, 5.0f, 1e-4f);
+    CHECK(r.point_step_point == 2 && r.point_step_step == 51);
+    CHECK_NEAR(r.point_accel_max_cm, 5.0f, 1e-4f);
+    CHECK(r.point_accel_step == 51);
 
     r = run(world_limits);
     printf("metrics: limits: ceiling %.2f, edge %.2f, wall %.2f (point %d, step %d)\n", (double)r.ceiling_max_cm,

@@ -369,5 +369,84 @@ class TestTrainResume(unittest.TestCase):
                     train.train(out, epochs=4, hidden=16, batch=32, resume=True)
 
 
+class TestRepeatable(unittest.TestCase):
+    """The same training command gives the same weights: seeds, thread counts, a budget in
+    samples, and a stop-and-resume that lands on the weights of an uninterrupted run."""
+
+    def _db(self, d):
+        os.makedirs(os.path.join(d, "train"))
+        with open(os.path.join(d, "train", "w.bvh"), "w") as f:
+            f.write(synthetic_walk_bvh(frames=120))
+        with open(os.path.join(d, "manifest.csv"), "w") as f:
+            f.write("file,cmu_clip,category\ntrain/w.bvh,w,walk\n")
+        out = os.path.join(d, "out")
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            prepare.build(d, out, SKEL)
+        return out
+
+    def _weights(self, out):
+        return torch.load(os.path.join(out, "ckpt.pt"))["model"]
+
+    def _same(self, a, b):
+        return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+    def test_same_command_same_weights(self):
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            out = self._db(d)
+            with contextlib.redirect_stdout(io.StringIO()):
+                train.train(out, epochs=2, hidden=8, batch=32, epoch_samples=64)
+                w1 = self._weights(out)
+                os.remove(os.path.join(out, "ckpt.pt"))
+                train.train(out, epochs=2, hidden=8, batch=32, epoch_samples=64)
+                w2 = self._weights(out)
+                os.remove(os.path.join(out, "ckpt.pt"))
+                train.train(out, epochs=2, hidden=8, batch=32, epoch_samples=64, seed=2)
+                w3 = self._weights(out)
+            self.assertTrue(self._same(w1, w2))
+            self.assertFalse(self._same(w1, w3))
+
+    def test_stop_and_resume_lands_on_the_same_weights(self):
+        import train
+        with tempfile.TemporaryDirectory() as d:
+            out = self._db(d)
+            with contextlib.redirect_stdout(io.StringIO()):
+                train.train(out, epochs=3, hidden=8, batch=32, epoch_samples=64)
+                whole = self._weights(out)
+                os.remove(os.path.join(out, "ckpt.pt"))
+                # A time limit that any epoch passes: stops after the first.
+                h = train.train(out, epochs=3, hidden=8, batch=32, epoch_samples=64, max_minutes=1e-9)
+                self.assertEqual(h["epoch"], [1])
+                train.train(out, epochs=3, hidden=8, batch=32, epoch_samples=64, resume=True)
+                resumed = self._weights(out)
+            self.assertTrue(self._same(whole, resumed))
+
+    def test_threads_are_honoured(self):
+        import threads
+        saved = {v: os.environ.get(v) for v in threads.ENV_VARS}
+        try:
+            threads.limit_env_from_argv(["--out", "x", "--threads", "3"])
+            self.assertTrue(all(os.environ[v] == "3" for v in threads.ENV_VARS))
+            threads.limit_env_from_argv(["--threads=2"])
+            self.assertTrue(all(os.environ[v] == "2" for v in threads.ENV_VARS))
+            threads.limit_torch(torch, 1)
+            self.assertEqual(torch.get_num_threads(), 1)
+        finally:
+            for v, x in saved.items():
+                if x is None:
+                    os.environ.pop(v, None)
+                else:
+                    os.environ[v] = x
+
+    def test_budget_in_minutes_is_refused(self):
+        import pipeline
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = pipeline.main(["--out", "unused", "--budget-minutes", "44"])
+        self.assertEqual(rc, 2)
+        self.assertEqual(len(err.getvalue().strip().splitlines()), 1)
+        self.assertIn("--epochs", err.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main()

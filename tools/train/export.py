@@ -235,9 +235,11 @@ def export(out, dest, ckpt=None, note=""):
         "val_clips": prep["val_clips"],
         "network": {"n_in": net.n_in, "hidden": net.hidden, "n_out": net.n_out,
                     "control_points": pfnn.CONTROL_POINTS, "activation": "elu", "keep_prob": pfnn.KEEP_PROB},
-        "epochs_planned": s.get("epochs_planned", 0), "budget_minutes": s.get("budget_minutes", 0.0),
+        "epochs_planned": s.get("epochs_planned", 0), "epoch_samples": s.get("epoch_samples", 0),
+        "seed": s.get("seed", 1), "threads": s.get("threads", 0),
         "training_seconds": round(float(sum(h["seconds"])), 1),
-        "samples_seen": int(round(sum(a * b for a, b in zip(h["samples_per_s"], h["seconds"])))),
+        "samples_seen": (len(h["epoch"]) * s["epoch_samples"] if s.get("epoch_samples")
+                         else int(round(sum(a * b for a, b in zip(h["samples_per_s"], h["seconds"]))))),
         "epochs_run": len(h["epoch"]), "exported_epoch": s["epoch"],
         "best_val_epoch": best_epoch, "train_loss": h["train_loss"], "val_loss": h["val_loss"],
         "checkpoint": os.path.basename(ckpt), "note": note,

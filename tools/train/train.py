@@ -1,12 +1,20 @@
 """Stage 2: train the PFNN on db.npz with checkpoints and resume.
 
-Usage: train.py --out DIR [--epochs 36] [--hidden 512] [--batch 512] [--lr 1e-3] [--cycles 2]
-            [--threads N] [--max-minutes M] [--budget-minutes M] [--epoch-samples N] [--resume]
+Usage: train.py --out DIR [--epochs 36] [--epoch-samples N] [--hidden 512] [--batch 512] [--lr 1e-3]
+            [--cycles 2] [--threads N] [--seed 1] [--max-minutes M] [--resume]
 Loss: mean squared error of the normalised outputs + L1_GAMMA * sum over layers of mean|W|
 (the paper's weight penalty). Optimiser: Adam; learning rate follows cosine warm restarts
 (AdamWR-style schedule, cycles of 1, 2, 4 ... units that end exactly at the last epoch).
+The budget is a number of samples: --epochs epochs of --epoch-samples samples (default: the
+whole training set), never a time, so the same command on the same machine (same --threads)
+gives the same weights bit for bit: the seed fixes the initial weights, the shuffles and the
+dropout, every thread count is honoured (torch's own, its inter-op pool, and the numerical
+libraries' through OMP/MKL/OpenBLAS_NUM_THREADS, see threads.py) and torch runs its
+deterministic algorithms. --max-minutes stops after the epoch that passes it; --resume then
+continues to exactly the weights an uninterrupted run gives (checkpoints hold the optimiser
+and the random state, and stop on an epoch boundary).
 Writes DIR/ckpt.pt after every epoch (atomic rename), DIR/best.pt (lowest validation loss)
-and DIR/history.json. CUDA is used when available.
+and DIR/history.json. CUDA is used when available (not bit-repeatable there).
 """
 import argparse
 import json
@@ -15,10 +23,17 @@ import os
 import sys
 import time
 
-import numpy as np
-import torch
+import threads as threads_mod
 
-import pfnn
+# Run as a script, the numerical libraries' thread counts are set before
+# numpy and torch load (they read them once).
+if __name__ == "__main__":
+    threads_mod.limit_env_from_argv(sys.argv[1:])
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import pfnn  # noqa: E402
 
 L1_GAMMA = 0.01
 
@@ -71,12 +86,11 @@ def evaluate(net, X, Y, P, device, batch=4096):
 
 
 def train(out, epochs=36, hidden=512, batch=512, lr=1e-3, cycles=2, threads=1, max_minutes=0.0,
-          resume=False, seed=1, max_samples=0, budget_minutes=0.0, epoch_samples=0):
-    """Train; progress (for the schedule) is epochs done / epochs, or, with budget_minutes > 0,
-    training seconds spent / budget: the run then stops when the budget is used, annealed,
-    whatever the machine's speed. epoch_samples > 0 makes an epoch that many samples
-    (more frequent checkpoints)."""
-    torch.set_num_threads(threads)
+          resume=False, seed=1, max_samples=0, epoch_samples=0):
+    """Train; progress (for the schedule) is epochs done / epochs. epoch_samples > 0 makes an
+    epoch that many samples (rounded down to whole batches): the budget is epochs x that."""
+    threads_mod.limit_torch(torch, threads)
+    torch.use_deterministic_algorithms(True)
     torch.manual_seed(seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     db = load_db(out)
@@ -111,21 +125,15 @@ def train(out, epochs=36, hidden=512, batch=512, lr=1e-3, cycles=2, threads=1, m
     t_start = time.time()
     n = len(Xt)
     steps = max(1, min(epoch_samples or n, n) // batch)
-    budget_s = budget_minutes * 60.0
     epoch = start_epoch
-    while (epoch < epochs) if not budget_s else (spent < budget_s):
+    while epoch < epochs:
         net.train()
         t0 = time.time()
         perm = torch.randperm(n).numpy()
         tot = 0.0
         done = 0
         for s in range(steps):
-            if budget_s:
-                frac = (spent + time.time() - t0) / budget_s
-                if frac >= 1.0:
-                    break
-            else:
-                frac = (epoch + s / steps) / epochs
+            frac = (epoch + s / steps) / epochs
             for g in opt.param_groups:
                 g["lr"] = lr_at(frac, lr, cycles)
             idx = perm[s * batch:(s + 1) * batch]
@@ -153,20 +161,20 @@ def train(out, epochs=36, hidden=512, batch=512, lr=1e-3, cycles=2, threads=1, m
         hist["samples_per_s"].append(done * batch / dt)
         state = {"model": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch + 1, "history": hist,
                  "best_val": min(best, vl), "hidden": hidden, "n_in": X.shape[1], "n_out": Y.shape[1],
-                 "rng": torch.get_rng_state(), "epochs_planned": epochs if not budget_s else 0,
-                 "budget_minutes": budget_minutes, "spent_s": spent}
+                 "rng": torch.get_rng_state(), "epochs_planned": epochs, "epoch_samples": steps * batch,
+                 "seed": seed, "threads": threads, "spent_s": spent}
         save_atomic(state, ck)
         if vl < best or not math.isfinite(best):
             best = vl
             save_atomic(state, os.path.join(out, "best.pt"))
         with open(os.path.join(out, "history.json"), "w") as f:
             json.dump(hist, f, indent=1)
-        total = f"{epochs}" if not budget_s else f"({spent / 60:.1f}/{budget_minutes:g} min)"
-        log(f"strider-train: epoch {epoch + 1} {total} train {tl:.4f} val {vl:.4f} "
+        log(f"strider-train: epoch {epoch + 1}/{epochs} train {tl:.4f} val {vl:.4f} "
             f"lr {hist['lr'][-1]:.2e} {dt:.0f} s ({done * batch / dt:.0f} samples/s)")
         epoch += 1
-        if max_minutes and (time.time() - t_start) / 60.0 > max_minutes:
-            log(f"strider-train: stopping after epoch {epoch}: time limit {max_minutes} min reached")
+        if max_minutes and epoch < epochs and (time.time() - t_start) / 60.0 > max_minutes:
+            log(f"strider-train: stopping after epoch {epoch}: time limit {max_minutes} min reached "
+                f"(--resume continues to the same weights)")
             break
     return hist
 
@@ -180,14 +188,14 @@ def main(argv=None):
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--cycles", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-minutes", type=float, default=0.0)
     ap.add_argument("--max-samples", type=int, default=0)
-    ap.add_argument("--budget-minutes", type=float, default=0.0)
     ap.add_argument("--epoch-samples", type=int, default=0)
     ap.add_argument("--resume", action="store_true")
     a = ap.parse_args(argv)
     train(a.out, a.epochs, a.hidden, a.batch, a.lr, a.cycles, a.threads, a.max_minutes, a.resume,
-          max_samples=a.max_samples, budget_minutes=a.budget_minutes, epoch_samples=a.epoch_samples)
+          seed=a.seed, max_samples=a.max_samples, epoch_samples=a.epoch_samples)
     return 0
 
 
