@@ -1,14 +1,12 @@
-/* bshape: CPU blend shapes (morph targets) of one mesh, in two layouts, and
- * the joint-angle weights of corrective shapes.
+/* bshape: CPU blend shapes (morph targets) of one mesh, in two layouts.
  *
- * A bshape_set_t gathers the targets of one chr mesh: first every chr shape
- * whose mesh is that mesh (in file order), then every corrective of that mesh.
- * Each target delta carries position, normal, tangent and AO (10 floats).
+ * A bshape_set_t gathers the targets of one mesh (asset/chr_bshape.h builds
+ * it from a chr: its shapes, then its correctives). Each target delta carries position, normal, tangent and AO (10 floats).
  *   dense:  target-major, target_count x vertex_count deltas (zeros included);
  *   sparse: vertex-major, per vertex an offset+count into (target, delta)
  *           pairs, built at load from the shape-major sparse file data.
- * Call order: bshape_set_build() once at load (all allocation happens here,
- * or in bshape_set_add_layouts() for a layout wanted later)
+ * Call order: chr_bshape_set_build() once at load (all allocation happens
+ * there, or in chr_bshape_set_add_layouts() for a layout wanted later)
  * -> per frame bshape_run() with an active list (target indices + weights;
  * weights need not sum to 1; duplicates add) -> bshape_set_free().
  * Result: p = base + sum w*dp; n = normalize(base_n + sum w*dn); t = the
@@ -24,19 +22,18 @@
 #define STRIDER_ANIM_BSHAPE_H
 
 #include "anim/pose.h"
-#include "asset/character.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 enum {
     BSHAPE_DELTA_FLOATS = 10, /* dpos xyz, dnormal xyz, dtangent xyz, dao */
-    BSHAPE_MAX_ACTIVE = CHR_MAX_SHAPES + CHR_MAX_CORRECTIVES
+    BSHAPE_MAX_ACTIVE = 4096 + 256 /* chr: every shape and corrective (asset/chr_bshape.h checks) */
 };
 
 typedef enum bshape_layout { BSHAPE_SPARSE = 0, BSHAPE_DENSE = 1 } bshape_layout;
 
-/* Which layouts bshape_set_build() makes. */
+/* Which layouts chr_bshape_set_build() makes. */
 enum { BSHAPE_BUILD_SPARSE = 1u << 0, BSHAPE_BUILD_DENSE = 1u << 1 };
 
 typedef struct bshape_set_t {
@@ -72,35 +69,17 @@ typedef struct bshape_job_t {
     float *out_ao;
 } bshape_job_t;
 
-/* Builds the targets of chr mesh MESH in the layouts named by BUILD_FLAGS.
- * Fails (one logged line) on a bad mesh index, an out-of-range delta vertex
- * or when memory runs out; the set is then empty. */
-bool bshape_set_build(bshape_set_t *set, const chr_character_t *c, uint32_t mesh, unsigned build_flags);
-/* Adds the layouts named by BUILD_FLAGS that SET (built from C) lacks, for
- * a layout wanted only later (the dense one is large); false (one logged
- * line) when memory runs out, the set keeping what it had. The dense layout
- * of a set with the sparse one is built from the sparse pairs, so C's
- * delta arrays may have been released by then (figure does). */
-bool bshape_set_add_layouts(bshape_set_t *set, const chr_character_t *c, unsigned build_flags);
 void bshape_set_free(bshape_set_t *set);
 
 /* Target index of chr shape SHAPE in SET, or -1 when it targets another mesh. */
 int bshape_set_find_shape(const bshape_set_t *set, uint32_t shape);
 /* Target index of chr corrective CORRECTIVE in SET, or -1 likewise. */
 int bshape_set_find_corrective(const bshape_set_t *set, uint32_t corrective);
-/* The deltas of TARGET as the chr stores them (ascending vertex order),
- * read back from the sparse layout: writes up to CAPACITY into OUT and
- * returns the target's delta count (0 without the sparse layout). */
-uint32_t bshape_set_target_deltas(const bshape_set_t *set, uint32_t target, chr_delta_t *out, uint32_t capacity);
-
 /* O(1) checks of pointers, counts and layout; O(active) checks of the list. */
 bool bshape_validate(const bshape_job_t *job);
 /* Validates, then writes every output vertex. */
 bool bshape_run(const bshape_job_t *job);
 
-/* Corrective weights of every chr corrective for the local pose POSE
- * (see chr_corrective_t): out_weights has c->corrective_count entries. */
-void bshape_corrective_weights(const chr_character_t *c, const pose_t *pose, float *out_weights);
 /* Angle in degrees of the rotation Q about the unit AXIS, as chr defines it:
  * 2 * atan2(dot(q.xyz, axis), q.w) with q flipped to q.w >= 0. */
 float bshape_twist_angle_deg(const float q[4], const float axis[3]);

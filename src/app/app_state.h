@@ -4,7 +4,7 @@
 #ifndef STRIDER_APP_APP_STATE_H
 #define STRIDER_APP_APP_STATE_H
 
-#include "anim/facemap.h"
+#include "asset/facemap.h"
 #include "app/cli.h"
 #include "app/figure.h"
 #include "app/input.h"
@@ -19,7 +19,7 @@
 #include "core/paths.h"
 #include "ctrl/ctrl.h"
 #include "pfnn/network.h"
-#include "render/debug_lines.h"
+#include "core/debug_lines.h"
 #include "world/level.h"
 
 #include <SDL2/SDL.h>

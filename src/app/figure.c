@@ -1,5 +1,6 @@
 #include "app/figure.h"
 
+#include "asset/chr_bshape.h"
 #include "asset/import_file.h"
 #include "core/log.h"
 
@@ -106,7 +107,7 @@ static bool prepare_mesh(figure_t *f, uint32_t index, const char *path)
     }
     /* The sparse layout; the dense one (26 MB for the shipped head) when the
      * menu first asks for it (figure_use_dense). */
-    if (!bshape_set_build(&m->set, &f->chr, index, BSHAPE_BUILD_SPARSE))
+    if (!chr_bshape_set_build(&m->set, &f->chr, index, BSHAPE_BUILD_SPARSE))
         return false;
     if (m->set.target_count > 0) {
         m->m_pos = xcalloc(n * 3, sizeof(float), &ok);
@@ -223,7 +224,7 @@ static bool use_dense(figure_t *f)
 {
     for (uint32_t m = 0; m < f->chr.mesh_count; m++)
         if (f->mesh[m].set.target_count > 0 && !f->mesh[m].set.dense &&
-            !bshape_set_add_layouts(&f->mesh[m].set, &f->chr, BSHAPE_BUILD_DENSE))
+            !chr_bshape_set_add_layouts(&f->mesh[m].set, &f->chr, BSHAPE_BUILD_DENSE))
             return false;
     return true;
 }
@@ -410,7 +411,7 @@ static bool pose_to_palette(figure_t *f, const pose_t *pose)
                              .dq = f->dq};
     if (!pose_palette_run(&pj))
         return false;
-    bshape_corrective_weights(&f->chr, pose, f->corrective_weight);
+    chr_bshape_corrective_weights(&f->chr, pose, f->corrective_weight);
     int active_shapes = 0;
     for (uint32_t s = 0; s < f->chr.shape_count; s++)
         active_shapes += f->shape_weight[s] != 0.0f;
@@ -747,7 +748,7 @@ static chr_delta_t *target_deltas(const figure_t *f, uint32_t mesh, int t, uint3
 {
     chr_delta_t *d = malloc((count ? count : 1) * sizeof *d);
     const bshape_set_t *set = mesh < f->chr.mesh_count ? &f->mesh[mesh].set : NULL;
-    if (!d || !set || t < 0 || bshape_set_target_deltas(set, (uint32_t)t, d, count) != count) {
+    if (!d || !set || t < 0 || chr_bshape_target_deltas(set, (uint32_t)t, d, count) != count) {
         log_error("%s: %s reading back the blend-shape deltas", path, d ? "mismatch" : "out of memory");
         free(d);
         return NULL;

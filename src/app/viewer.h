@@ -18,7 +18,7 @@
 
 #include "anim/bvh.h"
 #include "anim/excurve.h"
-#include "anim/facemap.h"
+#include "asset/facemap.h"
 #include "anim/pose.h"
 #include "anim/tween.h"
 #include "app/camera.h"

@@ -11,6 +11,7 @@
 #include "bench/bench_internal.h"
 
 #include "anim/bshape.h"
+#include "asset/chr_bshape.h"
 #include "asset/character.h"
 #include "asset/import_file.h"
 #include "bench/bench_gl.h"
@@ -357,7 +358,7 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
         goto out;
     }
     /* Sparse always: it is the reference every method is compared with. */
-    if (!bshape_set_build(&set, ch, (uint32_t)mesh, BSHAPE_BUILD_SPARSE | (want_dense ? BSHAPE_BUILD_DENSE : 0u))) {
+    if (!chr_bshape_set_build(&set, ch, (uint32_t)mesh, BSHAPE_BUILD_SPARSE | (want_dense ? BSHAPE_BUILD_DENSE : 0u))) {
         rc = BENCH_EXIT_RUNTIME;
         goto out;
     }

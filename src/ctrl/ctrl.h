@@ -52,7 +52,7 @@
 #include "anim/pose.h"
 #include "anim/skel.h"
 #include "pfnn/network.h"
-#include "render/debug_lines.h"
+#include "core/debug_lines.h"
 #include "world/level.h"
 
 #include <stdbool.h>

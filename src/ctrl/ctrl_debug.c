@@ -1,5 +1,5 @@
 /* ctrl_debug.c: the controller's debug drawing as plain line segments
- * (render/debug_lines.h); the renderer draws them. */
+ * (core/debug_lines.h); the renderer draws them. */
 #include "ctrl/ctrl_world.h"
 
 #include <math.h>

@@ -19,7 +19,7 @@
 #ifndef STRIDER_RENDER_GFX_H
 #define STRIDER_RENDER_GFX_H
 
-#include "render/debug_lines.h"
+#include "core/debug_lines.h"
 #include "world/level.h"
 
 #include <stdbool.h>

@@ -5,6 +5,7 @@
  * deltas read back from it equal the chr's. Uses a hand-built character
  * (no file). */
 #include "anim/bshape.h"
+#include "asset/chr_bshape.h"
 #include "check.h"
 
 #include <math.h>
@@ -156,7 +157,7 @@ static soa g_base, g_a, g_b;
 static void test_layouts(const chr_character_t *c)
 {
     bshape_set_t set;
-    CHECK(bshape_set_build(&set, c, 0, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE));
+    CHECK(chr_bshape_set_build(&set, c, 0, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE));
     CHECK(set.shape_count == SHAPES && set.corrective_count == 0 && set.target_count == SHAPES);
     uint32_t expected_pairs = 0;
     for (int s = 0; s < SHAPES; s++)
@@ -250,16 +251,16 @@ static void test_layouts(const chr_character_t *c)
     bshape_set_free(&set);
 
     /* A set built sparse-only refuses the dense layout. */
-    CHECK(bshape_set_build(&set, c, 0, BSHAPE_BUILD_SPARSE));
+    CHECK(chr_bshape_set_build(&set, c, 0, BSHAPE_BUILD_SPARSE));
     CHECK(!run(&set, BSHAPE_DENSE, &g_base, 1, &ok, &one, &g_a));
     bshape_set_free(&set);
-    CHECK(!bshape_set_build(&set, c, 7, BSHAPE_BUILD_SPARSE));
+    CHECK(!chr_bshape_set_build(&set, c, 7, BSHAPE_BUILD_SPARSE));
 }
 
 static void test_correctives(const chr_character_t *c)
 {
     bshape_set_t set;
-    CHECK(bshape_set_build(&set, c, 1, BSHAPE_BUILD_SPARSE | BSHAPE_BUILD_DENSE));
+    CHECK(chr_bshape_set_build(&set, c, 1, BSHAPE_BUILD_SPARSE | BSHAPE_BUILD_DENSE));
     CHECK(set.shape_count == 0 && set.corrective_count == CORRECTIVES);
     CHECK(bshape_set_find_shape(&set, 0) == -1);
 
@@ -272,7 +273,7 @@ static void test_correctives(const chr_character_t *c)
     pose_quat_axis_angle(x, 60.0f * 0.017453293f, pose.rot[1]); /* 60 of 90 degrees */
     pose_quat_axis_angle(y, 60.0f * 0.017453293f, pose.rot[2]); /* about another axis */
     float w[CORRECTIVES];
-    bshape_corrective_weights(c, &pose, w);
+    chr_bshape_corrective_weights(c, &pose, w);
     printf("bshape: corrective weights %.4f %.4f\n", (double)w[0], (double)w[1]);
     CHECK(fabsf(w[0] - 2.0f / 3.0f) < 1e-4f);
     CHECK(fabsf(w[1]) < 1e-6f);
@@ -280,10 +281,10 @@ static void test_correctives(const chr_character_t *c)
     float q[4] = {-pose.rot[1][0], -pose.rot[1][1], -pose.rot[1][2], -pose.rot[1][3]};
     CHECK(fabsf(bshape_twist_angle_deg(q, x) - 60.0f) < 1e-3f);
     pose_quat_axis_angle(x, 120.0f * 0.017453293f, pose.rot[1]);
-    bshape_corrective_weights(c, &pose, w);
+    chr_bshape_corrective_weights(c, &pose, w);
     CHECK(w[0] == 1.0f);
     pose_quat_axis_angle(x, -30.0f * 0.017453293f, pose.rot[1]);
-    bshape_corrective_weights(c, &pose, w);
+    chr_bshape_corrective_weights(c, &pose, w);
     CHECK(w[0] == 0.0f);
 
     /* Corrective targets apply like shapes: dense == sparse. */
@@ -304,8 +305,8 @@ static void test_read_back(const chr_character_t *c)
 {
     for (uint32_t mesh = 0; mesh < 2; mesh++) {
         bshape_set_t from_chr, from_pairs;
-        CHECK(bshape_set_build(&from_chr, c, mesh, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE));
-        CHECK(bshape_set_build(&from_pairs, c, mesh, BSHAPE_BUILD_SPARSE));
+        CHECK(chr_bshape_set_build(&from_chr, c, mesh, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE));
+        CHECK(chr_bshape_set_build(&from_pairs, c, mesh, BSHAPE_BUILD_SPARSE));
         /* A copy of the character without its delta arrays. */
         chr_character_t bare = *c;
         chr_shape_t shapes[SHAPES];
@@ -318,7 +319,7 @@ static void test_read_back(const chr_character_t *c)
             correctives[k].deltas = NULL;
         bare.shapes = shapes;
         bare.correctives = correctives;
-        CHECK(bshape_set_add_layouts(&from_pairs, &bare, BSHAPE_BUILD_DENSE));
+        CHECK(chr_bshape_set_add_layouts(&from_pairs, &bare, BSHAPE_BUILD_DENSE));
         size_t n = (size_t)from_chr.target_count * from_chr.vertex_count * BSHAPE_DELTA_FLOATS;
         CHECK(from_pairs.dense && memcmp(from_pairs.dense, from_chr.dense, n * sizeof(float)) == 0);
 
@@ -329,11 +330,11 @@ static void test_read_back(const chr_character_t *c)
             if (t < 0)
                 continue;
             uint32_t count = c->shapes[s].delta_count;
-            CHECK(bshape_set_target_deltas(&from_pairs, (uint32_t)t, back, VC) == count);
+            CHECK(chr_bshape_target_deltas(&from_pairs, (uint32_t)t, back, VC) == count);
             CHECK(memcmp(back, c->shapes[s].deltas, count * sizeof *back) == 0);
             /* A short buffer gets what fits; the count is still the whole. */
             memset(back, 0, sizeof back);
-            CHECK(bshape_set_target_deltas(&from_pairs, (uint32_t)t, back, 2) == count);
+            CHECK(chr_bshape_target_deltas(&from_pairs, (uint32_t)t, back, 2) == count);
             CHECK(memcmp(back, c->shapes[s].deltas, 2 * sizeof *back) == 0 && back[2].vertex == 0);
         }
         for (uint32_t k = 0; k < c->corrective_count; k++) {
@@ -342,10 +343,10 @@ static void test_read_back(const chr_character_t *c)
             if (t < 0)
                 continue;
             uint32_t count = c->correctives[k].delta_count;
-            CHECK(bshape_set_target_deltas(&from_pairs, (uint32_t)t, back, VC) == count);
+            CHECK(chr_bshape_target_deltas(&from_pairs, (uint32_t)t, back, VC) == count);
             CHECK(memcmp(back, c->correctives[k].deltas, count * sizeof *back) == 0);
         }
-        CHECK(bshape_set_target_deltas(&from_pairs, from_pairs.target_count, back, VC) == 0);
+        CHECK(chr_bshape_target_deltas(&from_pairs, from_pairs.target_count, back, VC) == 0);
         bshape_set_free(&from_chr);
         bshape_set_free(&from_pairs);
     }

@@ -36,6 +36,7 @@
  * usage: test_morph_gpu OUT_DIR STRIDER_CHARGEN
  */
 #include "app/figure.h"
+#include "asset/chr_bshape.h"
 #include "asset/clip.h"
 #include "core/paths.h"
 #include "render/gfx.h"
@@ -140,7 +141,7 @@ typedef struct ref_lists {
 
 static void build_lists(const figure_t *f, const pose_t *pose, float *corrective_w, ref_lists *l)
 {
-    bshape_corrective_weights(&f->chr, pose, corrective_w);
+    chr_bshape_corrective_weights(&f->chr, pose, corrective_w);
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
         const bshape_set_t *set = &f->mesh[mi].set;
         int n = 0;
@@ -168,7 +169,7 @@ static bool cpu_reference(figure_t *f, const ref_lists *l, bshape_layout layout,
         if (m->set.target_count > 0) {
             /* The figure builds the CPU's dense layout only when it morphs
              * dense on the CPU; the reference wants it now. */
-            if (layout == BSHAPE_DENSE && !bshape_set_add_layouts(&m->set, &f->chr, BSHAPE_BUILD_DENSE))
+            if (layout == BSHAPE_DENSE && !chr_bshape_set_add_layouts(&m->set, &f->chr, BSHAPE_BUILD_DENSE))
                 return false;
             bshape_job_t bj = {.set = &m->set,
                                .layout = layout,

@@ -1,6 +1,6 @@
 #include "cg_face.h"
 
-#include "anim/facemap.h"
+#include "asset/facemap.h"
 #include "asset/character.h"
 
 #include <math.h>

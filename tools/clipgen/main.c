@@ -14,6 +14,7 @@
  * Same inputs give the same bytes. Exit 0, or 1 with one error line.
  */
 #include "anim/bshape.h"
+#include "asset/chr_bshape.h"
 #include "anim/excurve.h"
 #include "asset/character.h"
 #include "asset/clip.h"
@@ -167,7 +168,7 @@ static int run(const options_t *o)
                   CLIP_MAX_KEYS);
         goto done;
     }
-    if (!bshape_set_build(&set, &chr, (uint32_t)mesh, BSHAPE_BUILD_SPARSE) ||
+    if (!chr_bshape_set_build(&set, &chr, (uint32_t)mesh, BSHAPE_BUILD_SPARSE) ||
         !sampler_init(&s, &chr.meshes[mesh], key_count))
         goto done;
     for (int t = 0; t < curve->track_count; t++) {

@@ -13,6 +13,7 @@
  * usage: test_morph_bench FILE.chr
  */
 #include "anim/bshape.h"
+#include "asset/chr_bshape.h"
 #include "asset/character.h"
 #include "bench/bench_gl.h"
 #include "bench/gpu/gfx_morph_bench.h"
@@ -118,7 +119,7 @@ int main(int argc, char **argv)
             mesh = (int)m;
     bshape_set_t set;
     CHECKF(mesh >= 0, "%s has no morphed mesh", argv[1]);
-    if (mesh < 0 || !bshape_set_build(&set, ch, (uint32_t)mesh, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE)) {
+    if (mesh < 0 || !chr_bshape_set_build(&set, ch, (uint32_t)mesh, BSHAPE_BUILD_DENSE | BSHAPE_BUILD_SPARSE)) {
         chr_free(ch);
         free(ch);
         bench_gl_close(&gl);

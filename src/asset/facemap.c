@@ -1,4 +1,4 @@
-#include "anim/facemap.h"
+#include "asset/facemap.h"
 
 #include <string.h>
 

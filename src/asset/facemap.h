@@ -12,8 +12,8 @@
  * tools/chargen builds its shapes from the same tables.
  * Does NOT: allocate, set weights itself, or know meshes.
  */
-#ifndef STRIDER_ANIM_FACEMAP_H
-#define STRIDER_ANIM_FACEMAP_H
+#ifndef STRIDER_ASSET_FACEMAP_H
+#define STRIDER_ASSET_FACEMAP_H
 
 #include "asset/character.h"
 

@@ -4,7 +4,7 @@
  * no shapes at all (nothing resolves). Also: the emotion table's mixes
  * name modifiers that exist and have positive weights.
  *   usage: test_facemap OUR_CHARACTER.chr */
-#include "anim/facemap.h"
+#include "asset/facemap.h"
 
 #include "check.h"
 

@@ -9,8 +9,8 @@
  * in 'dropped' so an undersized buffer shows up instead of corrupting memory.
  * The caller owns the storage.
  */
-#ifndef STRIDER_RENDER_DEBUG_LINES_H
-#define STRIDER_RENDER_DEBUG_LINES_H
+#ifndef STRIDER_CORE_DEBUG_LINES_H
+#define STRIDER_CORE_DEBUG_LINES_H
 
 #include <stdint.h>
 
