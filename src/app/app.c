@@ -115,7 +115,7 @@ static void drive_virtual_pad(app_t *app, const script_event *ev)
     if (ev->cmd == SCRIPT_PAD_AXIS) {
         float v = ev->a;
         /* SDL maps a full-range virtual axis onto the 0..1 trigger range. */
-        if (ev->index == SDL_CONTROLLER_AXIS_TRIGGERLEFT || ev->index == SDL_CONTROLLER_AXIS_TRIGGERRIGHT)
+        if (ev->index == SCRIPT_PAD_TRIGGERLEFT || ev->index == SCRIPT_PAD_TRIGGERRIGHT)
             v = v * 2.0f - 1.0f;
         float raw = v * 32767.0f;
         if (raw < -32768.0f)
@@ -174,7 +174,7 @@ static void poll_events(app_t *app)
 static void build_debug_lines(app_t *app, const sim_marker *m)
 {
     debug_lines_clear(&app->lines);
-    const intent_t *it = &app->sim.intent;
+    const ctrl_input *it = &app->sim.intent;
     float base[3] = {m->pos[0], m->pos[1] + 5.0f, m->pos[2]};
     float want[3] = {base[0] + it->move_x * 120.0f, base[1], base[2] + it->move_z * 120.0f};
     float vel[3] = {base[0] + m->vel[0] * 0.5f, base[1] + 2.0f, base[2] + m->vel[1] * 0.5f};

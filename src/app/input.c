@@ -1,9 +1,29 @@
 #include "app/input.h"
+#include "game/script.h"
 
 #include "core/log.h"
 
 #include <math.h>
 #include <string.h>
+
+/* Script lines name pad axes and buttons by SDL_GameController's numbers
+ * (game/script.h keeps its own copy to stay free of SDL). */
+#define SAME_PAD_NUMBER(ours, sdls) _Static_assert((int)(ours) == (int)(sdls), #ours " is " #sdls)
+SAME_PAD_NUMBER(SCRIPT_PAD_LEFTX, SDL_CONTROLLER_AXIS_LEFTX);
+SAME_PAD_NUMBER(SCRIPT_PAD_LEFTY, SDL_CONTROLLER_AXIS_LEFTY);
+SAME_PAD_NUMBER(SCRIPT_PAD_RIGHTX, SDL_CONTROLLER_AXIS_RIGHTX);
+SAME_PAD_NUMBER(SCRIPT_PAD_RIGHTY, SDL_CONTROLLER_AXIS_RIGHTY);
+SAME_PAD_NUMBER(SCRIPT_PAD_TRIGGERLEFT, SDL_CONTROLLER_AXIS_TRIGGERLEFT);
+SAME_PAD_NUMBER(SCRIPT_PAD_TRIGGERRIGHT, SDL_CONTROLLER_AXIS_TRIGGERRIGHT);
+SAME_PAD_NUMBER(SCRIPT_PAD_A, SDL_CONTROLLER_BUTTON_A);
+SAME_PAD_NUMBER(SCRIPT_PAD_B, SDL_CONTROLLER_BUTTON_B);
+SAME_PAD_NUMBER(SCRIPT_PAD_X, SDL_CONTROLLER_BUTTON_X);
+SAME_PAD_NUMBER(SCRIPT_PAD_Y, SDL_CONTROLLER_BUTTON_Y);
+SAME_PAD_NUMBER(SCRIPT_PAD_BACK, SDL_CONTROLLER_BUTTON_BACK);
+SAME_PAD_NUMBER(SCRIPT_PAD_START, SDL_CONTROLLER_BUTTON_START);
+SAME_PAD_NUMBER(SCRIPT_PAD_LEFTSHOULDER, SDL_CONTROLLER_BUTTON_LEFTSHOULDER);
+SAME_PAD_NUMBER(SCRIPT_PAD_RIGHTSHOULDER, SDL_CONTROLLER_BUTTON_RIGHTSHOULDER);
+#undef SAME_PAD_NUMBER
 
 /* SDL reports stick axes as int16; this maps them to [-1, 1]. */
 #define AXIS_SCALE (1.0f / 32767.0f)
@@ -257,29 +277,6 @@ void input_map_pad(const float *axes, const bool *buttons, const input_config *c
     input_frame merged;
     input_merge(out, &pad, &merged);
     *out = merged;
-}
-
-void input_merge(const input_frame *a, const input_frame *b, input_frame *out)
-{
-    input_frame r;
-    r.move_x = a->move_x + b->move_x;
-    r.move_y = a->move_y + b->move_y;
-    float len = sqrtf(r.move_x * r.move_x + r.move_y * r.move_y);
-    if (len > 1.0f) {
-        r.move_x /= len;
-        r.move_y /= len;
-    }
-    r.speed = a->speed > b->speed ? a->speed : b->speed;
-    r.strafe = a->strafe || b->strafe;
-    r.crouch = a->crouch || b->crouch;
-    r.jump = a->jump || b->jump;
-    r.orbit_yaw_rate = a->orbit_yaw_rate + b->orbit_yaw_rate;
-    r.orbit_pitch_rate = a->orbit_pitch_rate + b->orbit_pitch_rate;
-    r.zoom_rate = a->zoom_rate + b->zoom_rate;
-    r.orbit_yaw_impulse = a->orbit_yaw_impulse + b->orbit_yaw_impulse;
-    r.orbit_pitch_impulse = a->orbit_pitch_impulse + b->orbit_pitch_impulse;
-    r.zoom_impulse = a->zoom_impulse + b->zoom_impulse;
-    *out = r;
 }
 
 void input_sample(input_state *in, input_frame *out)

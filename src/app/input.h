@@ -12,7 +12,7 @@
 #ifndef STRIDER_APP_INPUT_H
 #define STRIDER_APP_INPUT_H
 
-#include "app/intent.h"
+#include "game/intent.h"
 
 #include <SDL2/SDL.h>
 #include <stdbool.h>
@@ -106,8 +106,5 @@ void input_map_keys(const bool keys[INPUT_KEY_COUNT], const input_config *cfg, i
 /* axes: SDL_CONTROLLER_AXIS_MAX values in [-1, 1] (triggers in [0, 1]);
  * buttons: SDL_CONTROLLER_BUTTON_MAX flags. Adds onto *out. */
 void input_map_pad(const float *axes, const bool *buttons, const input_config *cfg, input_frame *out);
-/* Combines two requests: moves add (clamped to unit length), flags OR,
- * speed takes the larger, camera requests add. */
-void input_merge(const input_frame *a, const input_frame *b, input_frame *out);
 
 #endif

@@ -117,7 +117,7 @@ static void draw_render(app_t *app)
 static void draw_input(app_t *app)
 {
     const sim_marker *m = &app->sim.marker;
-    const intent_t *it = &app->sim.intent;
+    const ctrl_input *it = &app->sim.intent;
     const char *pad = input_active_pad_name(&app->input);
     ui_text("gamepads: %d%s%s", input_pad_count(&app->input), pad ? ", active: " : "", pad ? pad : "");
     ui_text("intent move (%.2f, %.2f) speed %.2f%s%s%s", (double)it->move_x, (double)it->move_z, (double)it->speed,

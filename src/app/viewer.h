@@ -21,7 +21,7 @@
 #include "asset/facemap.h"
 #include "anim/pose.h"
 #include "anim/tween.h"
-#include "app/camera.h"
+#include "game/camera.h"
 #include "app/cli.h"
 #include "app/figure.h"
 #include "asset/clip.h"

@@ -97,7 +97,8 @@ typedef enum ctrl_gait {
 #define CTRL_HEAD_TOP_Z_CM 1.3f
 
 /* What the controller needs from the player this step, world space on the
- * ground plane. Mirrors app/intent.h's intent_t without depending on app. */
+ * ground plane: the intent (game/intent.h resolves a device's input_frame
+ * into it with the camera's yaw). */
 typedef struct ctrl_input {
     float move_x, move_z;     /* desired direction x magnitude, |move| <= 1 */
     float speed;              /* 0 = walk, 1 = run */

@@ -3,9 +3,9 @@
 #include "eval/motion_eval.h"
 
 #include "app/input.h"
-#include "app/pose_dump.h"
-#include "app/script.h"
-#include "app/sim.h"
+#include "game/pose_dump.h"
+#include "game/script.h"
+#include "game/sim.h"
 #include "core/log.h"
 #include "core/paths.h"
 
@@ -74,7 +74,7 @@ static int level_index(eval_t *e, const char *name)
 }
 
 /* The requested ground speed of an intent, as ctrl.c turns it into one. */
-static float want_speed(const intent_t *it)
+static float want_speed(const ctrl_input *it)
 {
     float mag = fminf(1.0f, hypotf(it->move_x, it->move_z));
     float s = it->crouch ? CTRL_CROUCH_SPEED_CM_S : CTRL_WALK_SPEED_CM_S + (CTRL_RUN_SPEED_CM_S - CTRL_WALK_SPEED_CM_S) * it->speed;

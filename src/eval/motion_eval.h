@@ -21,7 +21,7 @@
 #ifndef STRIDER_EVAL_MOTION_EVAL_H
 #define STRIDER_EVAL_MOTION_EVAL_H
 
-#include "eval/motion_metrics.h"
+#include "game/motion_metrics.h"
 #include "pfnn/network.h"
 
 #include <stdbool.h>

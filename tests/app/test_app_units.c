@@ -2,14 +2,14 @@
  * the fixed-step clock, scripts, the command line, the camera, the
  * profiler ring buffer and the drawn pose between two steps. No window, no
  * GL. */
-#include "app/camera.h"
+#include "game/camera.h"
 #include "app/cli.h"
 #include "app/input.h"
-#include "app/intent.h"
-#include "app/loop.h"
+#include "game/intent.h"
+#include "game/loop.h"
 #include "app/prof.h"
-#include "app/script.h"
-#include "app/sim.h"
+#include "game/script.h"
+#include "game/sim.h"
 #include "check.h"
 #include "core/log.h"
 
@@ -21,7 +21,7 @@
 static void test_intent(void)
 {
     input_frame in = {0};
-    intent_t it;
+    ctrl_input it;
     /* Camera looking along +Z: forward is +Z, screen-right is -X. */
     in.move_y = 1.0f;
     intent_resolve(&in, 0.0f, &it);

@@ -13,8 +13,8 @@
  * --trace prints the root, hip and jump gait every 5 steps. Runs from the repository root; prints "ctrl_sim: ..." lines.
  */
 #include "app/input.h"
-#include "app/script.h"
-#include "app/sim.h"
+#include "game/script.h"
+#include "game/sim.h"
 #include "ctrl/ctrl.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* The motion metrics on synthetic frames (no controller): each definition
  * of docs/MOTION_EVAL.md is fed a case with a known answer.
  * Usage: test_metrics (runs from the repository root; prints "metrics: ..." lines). */
-#include "eval/motion_metrics.h"
+#include "game/motion_metrics.h"
 
 #include "check.h"
 

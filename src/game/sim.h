@@ -18,12 +18,12 @@
  * Does NOT: read clocks or devices, draw, or allocate. The controller is
  * borrowed.
  */
-#ifndef STRIDER_APP_SIM_H
-#define STRIDER_APP_SIM_H
+#ifndef STRIDER_GAME_SIM_H
+#define STRIDER_GAME_SIM_H
 
 #include "anim/pose.h"
-#include "app/camera.h"
-#include "app/intent.h"
+#include "game/camera.h"
+#include "game/intent.h"
 #include "ctrl/ctrl.h"
 #include "world/level.h"
 
@@ -66,7 +66,7 @@ typedef struct sim_t {
     uint32_t seed;          /* --seed; kept by sim_reset */
     sim_marker marker, prev_marker;
     camera_t camera, prev_camera;
-    intent_t intent;        /* last resolved intent */
+    ctrl_input intent;        /* last resolved intent */
     uint64_t step;
     bool jump_latched;      /* the button must be released before the next hop */
     /* Controller mode only: */

@@ -1,4 +1,4 @@
-#include "app/loop.h"
+#include "game/loop.h"
 
 void loop_clock_init(loop_clock *c)
 {

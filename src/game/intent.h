@@ -2,11 +2,14 @@
  *
  * Keyboard, mouse, gamepads and --script all write into one input_frame
  * (camera-relative, device units removed); intent_resolve() turns it into a
- * world-space intent using the camera yaw. The simulation reads only intent_t.
+ * world-space intent using the camera yaw: the controller's own ctrl_input,
+ * which the simulation hands to the controller as it is.
  * Does NOT: read devices (see input.h) or move anything (see sim.h).
  */
-#ifndef STRIDER_APP_INTENT_H
-#define STRIDER_APP_INTENT_H
+#ifndef STRIDER_GAME_INTENT_H
+#define STRIDER_GAME_INTENT_H
+
+#include "ctrl/ctrl.h"
 
 #include <stdbool.h>
 
@@ -28,18 +31,13 @@ typedef struct input_frame {
     float zoom_impulse;      /* log-distance steps */
 } input_frame;
 
-/* World-space request, on the ground plane (x, z); |move| in [0, 1]. */
-typedef struct intent_t {
-    float move_x, move_z;
-    float speed;
-    bool strafe;
-    bool crouch;
-    bool jump;
-    float facing_x, facing_z; /* unit vector the character should face when strafing */
-} intent_t;
 
 /* camera_yaw_rad: the direction the camera looks along on the ground plane,
  * forward = (sin yaw, 0, cos yaw). */
-void intent_resolve(const input_frame *in, float camera_yaw_rad, intent_t *out);
+void intent_resolve(const input_frame *in, float camera_yaw_rad, ctrl_input *out);
+
+/* Combines two requests: moves add (clamped to unit length), flags OR,
+ * speed takes the larger, camera requests add. */
+void input_merge(const input_frame *a, const input_frame *b, input_frame *out);
 
 #endif

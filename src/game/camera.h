@@ -8,10 +8,10 @@
  * camera_matrices() when drawing.
  * Does NOT: read devices or clocks; dt comes from the fixed step.
  */
-#ifndef STRIDER_APP_CAMERA_H
-#define STRIDER_APP_CAMERA_H
+#ifndef STRIDER_GAME_CAMERA_H
+#define STRIDER_GAME_CAMERA_H
 
-#include "app/intent.h"
+#include "game/intent.h"
 #include "world/terrain.h"
 
 typedef struct camera_config {

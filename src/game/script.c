@@ -1,11 +1,10 @@
-#include "app/script.h"
+#include "game/script.h"
 
-#include "app/loop.h"
+#include "game/loop.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "core/text.h"
 
-#include <SDL2/SDL_gamecontroller.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,14 +60,12 @@ static int lookup(const char *tok, const char *const *names, int count)
 }
 
 static const char *const k_axis_names[] = {"leftx", "lefty", "rightx", "righty", "lefttrigger", "righttrigger"};
-static const int k_axis_ids[] = {SDL_CONTROLLER_AXIS_LEFTX, SDL_CONTROLLER_AXIS_LEFTY,
-                                 SDL_CONTROLLER_AXIS_RIGHTX, SDL_CONTROLLER_AXIS_RIGHTY,
-                                 SDL_CONTROLLER_AXIS_TRIGGERLEFT, SDL_CONTROLLER_AXIS_TRIGGERRIGHT};
+static const int k_axis_ids[] = {SCRIPT_PAD_LEFTX,  SCRIPT_PAD_LEFTY,       SCRIPT_PAD_RIGHTX,
+                                 SCRIPT_PAD_RIGHTY, SCRIPT_PAD_TRIGGERLEFT, SCRIPT_PAD_TRIGGERRIGHT};
 static const char *const k_button_names[] = {"a", "b", "x", "y", "back", "start", "leftshoulder", "rightshoulder"};
-static const int k_button_ids[] = {SDL_CONTROLLER_BUTTON_A,         SDL_CONTROLLER_BUTTON_B,
-                                   SDL_CONTROLLER_BUTTON_X,         SDL_CONTROLLER_BUTTON_Y,
-                                   SDL_CONTROLLER_BUTTON_BACK,      SDL_CONTROLLER_BUTTON_START,
-                                   SDL_CONTROLLER_BUTTON_LEFTSHOULDER, SDL_CONTROLLER_BUTTON_RIGHTSHOULDER};
+static const int k_button_ids[] = {SCRIPT_PAD_A,    SCRIPT_PAD_B,     SCRIPT_PAD_X,
+                                   SCRIPT_PAD_Y,    SCRIPT_PAD_BACK,  SCRIPT_PAD_START,
+                                   SCRIPT_PAD_LEFTSHOULDER, SCRIPT_PAD_RIGHTSHOULDER};
 
 /* Parses one command and its arguments at the cursor into ev. */
 static bool parse_command(cursor *c, const char *cmd, script_event *ev, const char *source, int line)

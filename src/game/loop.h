@@ -7,8 +7,8 @@
  * the render time lies between the last two steps (for interpolation).
  * Does NOT: read the wall clock itself; the platform measures frame_s.
  */
-#ifndef STRIDER_APP_LOOP_H
-#define STRIDER_APP_LOOP_H
+#ifndef STRIDER_GAME_LOOP_H
+#define STRIDER_GAME_LOOP_H
 
 #include <stdint.h>
 

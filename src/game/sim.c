@@ -1,4 +1,4 @@
-#include "app/sim.h"
+#include "game/sim.h"
 
 #include <math.h>
 #include <string.h>
@@ -110,15 +110,7 @@ void sim_begin_step(sim_t *s, const input_frame *in, ctrl_input *out)
     s->prev_camera = s->camera;
     s->prev_face = s->face;
     intent_resolve(in, s->camera.yaw_rad, &s->intent);
-    const intent_t *it = &s->intent;
-    *out = (ctrl_input){.move_x = it->move_x,
-                        .move_z = it->move_z,
-                        .speed = it->speed,
-                        .strafe = it->strafe,
-                        .crouch = it->crouch,
-                        .jump = it->jump,
-                        .facing_x = it->facing_x,
-                        .facing_z = it->facing_z};
+    *out = s->intent;
 }
 
 static void face_step(sim_face *f, const ctrl_stats *st, uint64_t step, float dt_s)
@@ -177,7 +169,7 @@ void sim_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float d
     sim_marker *m = &s->marker;
 
     intent_resolve(in, s->camera.yaw_rad, &s->intent);
-    const intent_t *it = &s->intent;
+    const ctrl_input *it = &s->intent;
 
     /* Crouch: by request, or forced under a ceiling lower than standing height. */
     float ceiling = level_crouch_ceiling(lvl, m->pos[0], m->pos[2]);

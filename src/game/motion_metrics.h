@@ -27,8 +27,8 @@
  * (about 120 bytes a step) and the rotation histograms (0.8 MB); mm_add()
  * never allocates.
  */
-#ifndef STRIDER_EVAL_MOTION_METRICS_H
-#define STRIDER_EVAL_MOTION_METRICS_H
+#ifndef STRIDER_GAME_MOTION_METRICS_H
+#define STRIDER_GAME_MOTION_METRICS_H
 
 #include "ctrl/ctrl.h"
 #include "world/level.h"

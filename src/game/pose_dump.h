@@ -10,8 +10,8 @@
  * pose_dump_close(), which reports whether every byte reached the file.
  * Does NOT: run the simulation or allocate per row.
  */
-#ifndef STRIDER_APP_POSE_DUMP_H
-#define STRIDER_APP_POSE_DUMP_H
+#ifndef STRIDER_GAME_POSE_DUMP_H
+#define STRIDER_GAME_POSE_DUMP_H
 
 #include "ctrl/ctrl.h"
 

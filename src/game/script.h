@@ -24,10 +24,10 @@
  * NULL, applying each event -> script_free().
  * Does NOT: read clocks; time is the fixed step count.
  */
-#ifndef STRIDER_APP_SCRIPT_H
-#define STRIDER_APP_SCRIPT_H
+#ifndef STRIDER_GAME_SCRIPT_H
+#define STRIDER_GAME_SCRIPT_H
 
-#include "app/intent.h"
+#include "game/intent.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,10 +48,32 @@ typedef enum script_cmd {
     SCRIPT_QUIT
 } script_cmd;
 
+/* The virtual gamepad's axes and buttons, numbered as SDL_GameController
+ * numbers them (its enum values are part of SDL's ABI; app/app.c checks
+ * them at compile time), so the headless game needs no SDL. */
+enum {
+    SCRIPT_PAD_LEFTX = 0,
+    SCRIPT_PAD_LEFTY = 1,
+    SCRIPT_PAD_RIGHTX = 2,
+    SCRIPT_PAD_RIGHTY = 3,
+    SCRIPT_PAD_TRIGGERLEFT = 4,
+    SCRIPT_PAD_TRIGGERRIGHT = 5
+};
+enum {
+    SCRIPT_PAD_A = 0,
+    SCRIPT_PAD_B = 1,
+    SCRIPT_PAD_X = 2,
+    SCRIPT_PAD_Y = 3,
+    SCRIPT_PAD_BACK = 4,
+    SCRIPT_PAD_START = 6,
+    SCRIPT_PAD_LEFTSHOULDER = 9,
+    SCRIPT_PAD_RIGHTSHOULDER = 10
+};
+
 typedef struct script_event {
     uint64_t step;
     script_cmd cmd;
-    int index;       /* pad axis or button (SDL_GameController numbering) */
+    int index;       /* pad axis or button: SCRIPT_PAD_* */
     float a, b;
 } script_event;
 

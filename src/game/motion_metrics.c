@@ -2,7 +2,7 @@
  * rotation and heel/toe steps, bones, speed, crouch height) run as frames
  * arrive; contacts, slides, flights and the flexion near events need whole
  * runs of steps, so mm_finish() finds them in the kept records. */
-#include "eval/motion_metrics.h"
+#include "game/motion_metrics.h"
 
 #include "core/log.h"
 

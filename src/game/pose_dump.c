@@ -1,4 +1,4 @@
-#include "app/pose_dump.h"
+#include "game/pose_dump.h"
 
 #include "core/file.h"
 #include "core/log.h"
