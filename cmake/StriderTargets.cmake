@@ -11,15 +11,13 @@ if(STRIDER_SANITIZE)
 endif()
 
 # strider_module(NAME SOURCES... [LIBS ...]): a static library strider_NAME
-# whose headers are included as "NAME/header.h" from src/. Every such library
-# is listed in the global property STRIDER_LIBRARIES (the executable links
-# them all as one group).
+# whose headers are included as "NAME/header.h" from src/, linking LIBS (the
+# modules below it in the layer order, and outside libraries).
 function(strider_module name)
   cmake_parse_arguments(M "" "" "SOURCES;LIBS" ${ARGN})
   add_library(strider_${name} STATIC ${M_SOURCES})
   target_include_directories(strider_${name} PUBLIC ${STRIDER_ROOT_DIR}/src ${STRIDER_ROOT_DIR})
   target_link_libraries(strider_${name} PUBLIC strider_options ${M_LIBS})
-  set_property(GLOBAL APPEND PROPERTY STRIDER_LIBRARIES strider_${name})
 endfunction()
 
 find_program(XVFB_RUN xvfb-run)

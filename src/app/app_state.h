@@ -4,27 +4,28 @@
 #ifndef STRIDER_APP_APP_STATE_H
 #define STRIDER_APP_APP_STATE_H
 
-#include "asset/facemap.h"
 #include "app/cli.h"
 #include "app/figure.h"
 #include "app/input.h"
-#include "game/loop.h"
 #include "app/platform.h"
-#include "game/pose_dump.h"
 #include "app/prof.h"
-#include "game/script.h"
 #include "app/settings.h"
-#include "game/sim.h"
 #include "app/viewer.h"
+#include "asset/facemap.h"
+#include "core/debug_lines.h"
 #include "core/paths.h"
 #include "ctrl/ctrl.h"
+#include "game/feet_stats.h"
+#include "game/loop.h"
+#include "game/pose_dump.h"
+#include "game/script.h"
+#include "game/sim.h"
 #include "pfnn/network.h"
-#include "core/debug_lines.h"
 #include "world/level.h"
 
 #include <SDL2/SDL.h>
 
-enum { APP_DEBUG_LINE_VERTICES = 8192, APP_MAX_CHARACTERS = 16, APP_FEET_CONTACTS_MAX = 2048 };
+enum { APP_DEBUG_LINE_VERTICES = 8192, APP_MAX_CHARACTERS = 16 };
 
 /* Blend shapes the game animates on the character's face. */
 typedef enum app_face_shape {
@@ -35,49 +36,12 @@ typedef enum app_face_shape {
     APP_FACE_SHAPE_COUNT
 } app_face_shape;
 
-/* The shown character's own feet and head as drawn (lockstep runs: one
- * per step), for --report: how far planted ankles move, against the
- * controller's own heels in the same frames, and the highest head top. */
-typedef struct app_feet_stats {
-    int frames, contact_frames;
-    bool have_prev;
-    float prev_ankle[2][3], prev_heel[2][3];
-    bool prev_contact[2];
-    double slide_cm[2], ctrl_slide_cm[2];
-    float slide_max_cm, ctrl_slide_max_cm;
-    /* Per contact of the drawn character's ankle or toe joint (a run of
-     * frames where the controller holds that heel or toe: flag and lock
-     * weight > 0.5), its horizontal path, as the motion goals count slide;
-     * the first APP_FEET_CONTACTS_MAX contacts go into the percentile, the
-     * maximum sees all. [side][ankle, toe]. */
-    bool point_prev_contact[2][2];
-    float point_prev[2][2][3];
-    float point_run_cm[2][2];
-    float contact_slide_cm[APP_FEET_CONTACTS_MAX];
-    int contacts;
-    float contact_slide_max_cm;
-    /* The same for the controller's own heel and toe-tip points. */
-    float ctrl_point_prev[2][2][3];
-    float ctrl_point_run_cm[2][2];
-    float ctrl_contact_slide_cm[APP_FEET_CONTACTS_MAX];
-    float ctrl_contact_slide_max_cm;
-    /* Deepest an ankle or toe joint went below its rest height above the
-     * terrain under it (> 0: sunk; the motion goals allow 1 cm). */
-    float sink_max_cm;
-    float ctrl_sink_max_cm;         /* the controller's heel and toe tip, likewise */
-    float head_top_max_cm;          /* highest head top above the terrain under the root */
-    float ceiling_clearance_min_cm; /* least room between head top and a crouch area's ceiling */
-    int ceiling_frames;
-    bool finite;
-} app_feet_stats;
-
 typedef struct app_t {
     const app_options *opt;
     platform_t platform;
     input_state input;
     script_t script;
     bool have_script;
-    SDL_Joystick *virtual_pad;     /* --virtual-gamepad, driven by script lines */
     level_t level;
     bool level_loaded;
     int pending_level;             /* level switch requested by key or menu, -1 none */
@@ -94,7 +58,7 @@ typedef struct app_t {
     int character_index;           /* the one shown */
     int pending_character;         /* requested by the menu, -1 none */
     char character_status[160];    /* the last switch's outcome, for the menu */
-    app_feet_stats feet;
+    feet_stats feet;               /* the shown character's feet and head, for --report */
     pfnn_network net;
     bool net_loaded;
     ctrl_t *ctrl;
@@ -127,5 +91,37 @@ typedef struct app_t {
 } app_t;
 
 void menu_draw(app_t *app);
+
+/* app_scene.c: the level and the characters. */
+/* Loads level file PATH (INDEX: the builtin level's index, or -1) with its
+ * GPU side and resets the simulation on it; the current level stays on
+ * failure (one logged line). */
+bool app_level_load_path(app_t *app, int index, const char *path);
+bool app_level_load(app_t *app, int index, const char *name);
+/* The builtin level named NAME, or -1. */
+int app_level_index(const char *name);
+/* GIVEN when set, else FALLBACK under the data folder; false after one
+ * logged line. */
+bool app_data_path(const char *given, const char *fallback, char out[PATHS_MAX]);
+/* The deformation flags of the command line onto F (game or viewer); the
+ * menu edits the same fields later. */
+void app_apply_skin_options(figure_t *f, const app_options *opt);
+/* The character given first, then every character file found. */
+void app_list_characters(app_t *app, const char *first);
+/* The game's files, before any window opens: the network, the character and
+ * the controller over both. 0, or EXIT_RUNTIME after one logged line. */
+int app_character_load(app_t *app, const app_options *opt);
+/* The menu's switches to character INDEX of the list (game, viewer). */
+void app_character_switch(app_t *app, int index);
+void app_viewer_switch(app_t *app, int index);
+/* Safe to call twice; the figure's GPU side must go before gfx_shutdown(). */
+void app_character_free(app_t *app);
+/* The game character's pose between the last two steps (ALPHA), its face,
+ * and the whole deformation into the renderer's stream; false when the
+ * figure could not be deformed (logged). */
+bool app_character_deform(app_t *app, float alpha);
+
+/* app_report.c: --report FILE; false after one logged line. */
+bool app_report_write(const app_t *app, const char *path);
 
 #endif

@@ -37,7 +37,7 @@ typedef struct cli_expression {
     float weight;
 } cli_expression;
 
-struct app_render_bench; /* app.h */
+struct gfx_switch_bench; /* render/gfx_switch_bench.h */
 
 typedef struct app_options {
     const char *level;          /* level name, NULL = first level */
@@ -86,7 +86,7 @@ typedef struct app_options {
     int width, height;
     bool hidden, fullscreen, no_vsync, menu, virtual_gamepad, verbose, quiet;
     /* Not an option: set by `strider bench render` only (app.h), else NULL. */
-    struct app_render_bench *render_bench;
+    struct gfx_switch_bench *render_bench;
 } app_options;
 
 cli_result cli_parse(int argc, char **argv, app_options *opt);

@@ -43,6 +43,7 @@
 #include "anim/skin.h"
 #include "asset/character.h"
 #include "core/paths.h"
+#include "ctrl/ctrl_pins.h"
 #include "render/gfx_character.h"
 
 #include <stdbool.h>
@@ -72,12 +73,7 @@ typedef struct figure_rig {
     float head_top[3];           /* the highest point the head joint carries, in its frame at rest */
     float floor_y_cm;            /* the figure's soles at rest (its lowest vertex) */
     pose_t pose;                 /* the last retargeted pose */
-    /* The game's toe pins and ankle offsets (anim/retarget.h), kept
-     * between frames: app.c, toe_pins_before(). */
-    float toe_pin[2][3];
-    bool toe_pinned[2];
-    float ankle_offset[2][3];
-    uint64_t toe_pin_step;       /* the controller step the offsets were last eased at */
+    ctrl_pins pins;              /* the game's toe pins and ankle offsets, kept between frames */
 } figure_rig;
 
 /* One chr mesh's bind-pose data in the layouts the jobs take. */

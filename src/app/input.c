@@ -4,6 +4,7 @@
 #include "core/log.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Script lines name pad axes and buttons by SDL_GameController's numbers
@@ -52,6 +53,11 @@ void input_shutdown(input_state *in)
         SDL_GameControllerClose(in->pads[i].controller);
     in->pad_count = 0;
     in->active_pad = -1;
+    if (in->virtual_pad) {
+        SDL_JoystickClose(in->virtual_pad);
+        SDL_JoystickDetachVirtual(0);
+        in->virtual_pad = NULL;
+    }
 }
 
 void input_release_all(input_state *in)
@@ -302,4 +308,48 @@ void input_sample(input_state *in, input_frame *out)
         input_map_pad(axes, buttons, &in->config, out);
     }
     in->pad_jump_pressed = false;
+}
+
+bool input_virtual_pad_attach(input_state *in)
+{
+    SDL_VirtualJoystickDesc desc;
+    SDL_zero(desc);
+    desc.version = SDL_VIRTUAL_JOYSTICK_DESC_VERSION;
+    desc.type = SDL_JOYSTICK_TYPE_GAMECONTROLLER;
+    desc.naxes = SDL_CONTROLLER_AXIS_MAX;
+    desc.nbuttons = SDL_CONTROLLER_BUTTON_MAX;
+    desc.name = "Strider virtual gamepad";
+    int index = SDL_JoystickAttachVirtualEx(&desc);
+    if (index < 0) {
+        log_error("cannot attach a virtual gamepad: %s", SDL_GetError());
+        return false;
+    }
+    in->virtual_pad = SDL_JoystickOpen(index);
+    if (!in->virtual_pad) {
+        log_error("cannot open the virtual gamepad: %s", SDL_GetError());
+        return false;
+    }
+    return true;
+}
+
+/* Script lines for the virtual pad go through SDL, so they reach the game by
+ * exactly the path a real pad's events take. */
+void input_virtual_pad_drive(input_state *in, const script_event *ev)
+{
+    if (!in->virtual_pad) {
+        log_warn("script gamepad line ignored: run with --virtual-gamepad");
+        return;
+    }
+    if (ev->cmd == SCRIPT_PAD_AXIS) {
+        float v = ev->a;
+        /* SDL maps a full-range virtual axis onto the 0..1 trigger range. */
+        if (ev->index == SCRIPT_PAD_TRIGGERLEFT || ev->index == SCRIPT_PAD_TRIGGERRIGHT)
+            v = v * 2.0f - 1.0f;
+        float raw = v * 32767.0f;
+        if (raw < -32768.0f)
+            raw = -32768.0f;
+        SDL_JoystickSetVirtualAxis(in->virtual_pad, ev->index, (Sint16)lrintf(raw));
+    } else {
+        SDL_JoystickSetVirtualButton(in->virtual_pad, ev->index, ev->a != 0.0f ? 1 : 0);
+    }
 }

@@ -13,6 +13,7 @@
 #define STRIDER_APP_INPUT_H
 
 #include "game/intent.h"
+#include "game/script.h"
 
 #include <SDL2/SDL.h>
 #include <stdbool.h>
@@ -84,6 +85,7 @@ typedef struct input_state {
     int pad_count;
     int active_pad;           /* index into pads, -1 when none */
     bool pad_jump_pressed;
+    SDL_Joystick *virtual_pad; /* --virtual-gamepad, driven by script lines */
 } input_state;
 
 void input_config_default(input_config *cfg);
@@ -97,6 +99,12 @@ void input_sample(input_state *in, input_frame *out);
  * takes the keyboard), so nothing stays stuck down. */
 void input_release_all(input_state *in);
 int input_pad_count(const input_state *in);
+/* --virtual-gamepad: attaches SDL's virtual gamepad (false after one logged
+ * line); script lines then drive it through SDL, so they reach the game by
+ * exactly the path a real pad's events take. input_shutdown() detaches it. */
+bool input_virtual_pad_attach(input_state *in);
+/* A script's 'pad' or 'button' line (game/script.h) onto the virtual pad. */
+void input_virtual_pad_drive(input_state *in, const script_event *ev);
 const char *input_active_pad_name(const input_state *in);
 
 /* Pure mappings (tested). */

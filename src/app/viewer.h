@@ -18,13 +18,13 @@
 
 #include "anim/bvh.h"
 #include "anim/excurve.h"
-#include "asset/facemap.h"
 #include "anim/pose.h"
 #include "anim/tween.h"
-#include "game/camera.h"
 #include "app/cli.h"
 #include "app/figure.h"
 #include "asset/clip.h"
+#include "asset/facemap.h"
+#include "game/camera.h"
 #include "world/terrain.h"
 
 #include <stdbool.h>

@@ -2,7 +2,7 @@
  * buys in the game's own frames. The game runs as usual (a level, the PFNN
  * character walking by a script, CPU skinning unless told otherwise) in a
  * hidden window, but frame k is drawn with the k-th variant in turn, each
- * render bracketed by glFinish (app.h's app_render_bench): a machine whose
+ * render bracketed by glFinish (render/gfx_switch_bench.h): a machine whose
  * load drifts slows every variant alike, so the ratios between the rows of a
  * level are measured under one condition. At the last frame the same scene is
  * drawn with every variant and its pixels compared with the first's: a
@@ -12,6 +12,7 @@
 #include "app/app.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "render/gfx_switch_bench.h"
 #include "world/level.h"
 
 #include <stdio.h>
@@ -28,7 +29,7 @@ enum {
     VARIANT_NO_SAVINGS,
     VARIANT_COUNT
 };
-_Static_assert((int)VARIANT_COUNT <= (int)APP_RENDER_BENCH_MAX_VARIANTS, "every variant fits one run");
+_Static_assert((int)VARIANT_COUNT <= (int)GFX_SWITCH_BENCH_MAX_VARIANTS, "every variant fits one run");
 
 /* A variant keeps the picture when no colour channel moves by more than
  * this many levels (of 255). */
@@ -93,7 +94,7 @@ static bool parse_size(const char *s, int *w, int *h)
 static bool run_level(const char *level, const int *variants, int nvariants, app_options opt, int frames,
                       int warmup, report_table *t, report_env *env, int *failures)
 {
-    app_render_bench rb;
+    gfx_switch_bench rb;
     memset(&rb, 0, sizeof rb);
     rb.count = nvariants;
     rb.warmup_frames = warmup;
@@ -196,9 +197,9 @@ int bench_render(int argc, char **argv, const report_env *env_in)
             i++;
         } else if (!strcmp(a, "--variants") && val) {
             ok = bench_parse_name_list(a, val, k_variants, VARIANT_COUNT, variants, &nvariants);
-            if (ok && nvariants > APP_RENDER_BENCH_MAX_VARIANTS) {
+            if (ok && nvariants > GFX_SWITCH_BENCH_MAX_VARIANTS) {
                 fprintf(stderr, "strider bench render: --variants takes at most %d names\n",
-                        APP_RENDER_BENCH_MAX_VARIANTS);
+                        GFX_SWITCH_BENCH_MAX_VARIANTS);
                 ok = false;
             }
             i++;

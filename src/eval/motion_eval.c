@@ -2,12 +2,11 @@
  * measures them (the runner; eval_cli.c prints and writes the results). */
 #include "eval/motion_eval.h"
 
-#include "app/input.h"
+#include "core/log.h"
+#include "core/paths.h"
 #include "game/pose_dump.h"
 #include "game/script.h"
 #include "game/sim.h"
-#include "core/log.h"
-#include "core/paths.h"
 
 #include <math.h>
 #include <stdio.h>

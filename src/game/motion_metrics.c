@@ -279,6 +279,14 @@ static float percentile(const float *sorted, int n, float q)
     return sorted[k < 0 ? 0 : (k >= n ? n - 1 : k)];
 }
 
+float mm_percentile(float *values, int n, float q)
+{
+    if (n <= 0)
+        return 0.0f;
+    qsort(values, (size_t)n, sizeof values[0], cmp_float);
+    return percentile(values, n, q);
+}
+
 /* Contacts of point K (docs/MOTION_EVAL.md): marks the steps in contact in
  * MASK (a or b), then adds the slide of each run of marked steps to OUT. */
 static void point_contacts(const mm_acc *a, int k, uint8_t *mask, float *out, int *out_n, float *max_cm, int *max_step)

@@ -22,9 +22,9 @@
 #define STRIDER_GAME_SIM_H
 
 #include "anim/pose.h"
+#include "ctrl/ctrl.h"
 #include "game/camera.h"
 #include "game/intent.h"
-#include "ctrl/ctrl.h"
 #include "world/level.h"
 
 #include <stdbool.h>

@@ -1,9 +1,13 @@
 #!/usr/bin/python3
 """The house rules of src/ that a compiler does not check:
 
-1. layers: the runtime modules (core, world, anim, asset, pfnn, ctrl, render)
-   never include a header of, nor link, a command layer (app, bench, eval):
-   what the game runs never knows about benchmarks or the program around it.
+1. layers: src/ is a stack of modules (docs/ARCHITECTURE.md)
+       core -> anim -> asset -> pfnn -> world -> ctrl -> game -> render -> ui
+       -> the commands: app, bench, eval
+   and a module includes headers of, and links, only modules below it (and
+   itself). The commands stand side by side and do not use each other, but
+   for ALLOWED_SIDEWAYS (bench render plays the game's own frames). So no
+   cycle can form, and the headless part (up to game) never sees a window.
 2. gl: every gl* call and every GL header lives in src/render/, in the GPU
    benchmark engines of src/bench/gpu/, or in the UI bridge
    src/ui/ui_bridge.cpp. Comments and string literals do not count.
@@ -22,8 +26,10 @@ import re
 import sys
 import tempfile
 
-RUNTIME = ["core", "world", "anim", "asset", "pfnn", "ctrl", "render"]
-COMMANDS = ["app", "bench", "eval"]
+LAYERS = [["core"], ["anim"], ["asset"], ["pfnn"], ["world"], ["ctrl"], ["game"], ["render"], ["ui"],
+          ["app", "bench", "eval"]]
+RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+ALLOWED_SIDEWAYS = {("bench", "app"): "bench render plays the game's frames through app_run()"}
 GL_ALLOWED_DIRS = ["src/render/", "src/bench/gpu/"]
 GL_ALLOWED_FILES = ["src/ui/ui_bridge.cpp"]
 MAX_C_LINES = 1500
@@ -32,7 +38,7 @@ SOURCE_EXT = (".c", ".h", ".cpp")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/[^"]*"', re.M)
 GL_CALL_RE = re.compile(r"\bgl[A-Z][A-Za-z0-9_]*\s*\(")
 GL_HEADER_RE = re.compile(r"^\s*#\s*include\s*<(GL/|GLES|SDL2?/SDL_opengl)", re.M)
-LINK_RE = re.compile(r"\bstrider_(" + "|".join(COMMANDS) + r")\w*\b")
+LINK_RE = re.compile(r"\bstrider_(" + "|".join(sorted(RANK)) + r")(_\w+)?\b")
 
 
 def strip_comments_and_strings(text):
@@ -75,6 +81,17 @@ def sources(root):
             yield os.path.relpath(path, root).replace(os.sep, "/"), path
 
 
+def layer_problem(module, used):
+    """Why MODULE may not use USED (a module name), or None when it may."""
+    if used not in RANK or used == module:
+        return None
+    if RANK[used] < RANK[module] or (module, used) in ALLOWED_SIDEWAYS:
+        return None
+    if RANK[used] == RANK[module]:
+        return "a command beside it"
+    return "a layer above it"
+
+
 def check(root):
     problems = []
     for rel, path in sources(root):
@@ -82,17 +99,20 @@ def check(root):
         module = parts[1] if len(parts) > 2 else ""
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
-        if rel.endswith("CMakeLists.txt") and module in RUNTIME:
+        if rel.endswith("CMakeLists.txt") and module in RANK:
             for m in LINK_RE.finditer(text):
-                problems.append("%s:%d: layers: the runtime module %s links %s" %
-                                (rel, line_of(text, m.start()), module, m.group(0)))
+                problem = layer_problem(module, m.group(1))
+                if problem:
+                    problems.append("%s:%d: layers: %s links %s (%s)" %
+                                    (rel, line_of(text, m.start()), module, m.group(0), problem))
         if not rel.endswith(SOURCE_EXT):
             continue
-        if module in RUNTIME:
+        if module in RANK:
             for m in INCLUDE_RE.finditer(text):
-                if m.group(1) in COMMANDS:
-                    problems.append("%s:%d: layers: the runtime module %s includes %s/ (a command layer)" %
-                                    (rel, line_of(text, m.start()), module, m.group(1)))
+                problem = layer_problem(module, m.group(1))
+                if problem:
+                    problems.append("%s:%d: layers: %s includes %s/ (%s)" %
+                                    (rel, line_of(text, m.start()), module, m.group(1), problem))
         gl_ok = rel in GL_ALLOWED_FILES or any(rel.startswith(d) for d in GL_ALLOWED_DIRS)
         if not gl_ok:
             code = strip_comments_and_strings(text)
@@ -116,6 +136,10 @@ def self_test():
         "src/anim/uses_bench.c": '#include "bench/skin_bench.h"\n',
         "src/render/uses_app.h": '#include "app/platform.h"\n',
         "src/pfnn/CMakeLists.txt": "strider_module(pfnn SOURCES a.c LIBS strider_core strider_bench_engines)\n",
+        "src/anim/uses_asset.h": '#include "asset/character.h"\n',
+        "src/ctrl/uses_render.h": '#include "render/gfx.h"\n',
+        "src/eval/uses_app.c": '#include "app/sim.h"\n',
+        "src/game/CMakeLists.txt": "strider_module(game SOURCES a.c LIBS strider_ctrl strider_render)\n",
         "src/world/draws.c": "void f(void)\n{\n    glDrawArrays(0, 0, 3);\n}\n",
         "src/app/gl_header.c": "#include <GL/glew.h>\n",
         "src/core/long.c": "int x;\n" * (MAX_C_LINES + 1),
@@ -124,17 +148,24 @@ def self_test():
                             "/* glFinish() brackets the time; see bench/gpu */\n"
                             '// glDrawArrays(...) in a comment\nconst char *s = "glClear(";\n'
                             "int bench_gl_open(void);\nint gl_test(void);\n"),
-        "src/app/app.c": '#include "bench/bench.h"\n#include "render/gfx.h"\n',
+        "src/app/app.c": '#include "game/sim.h"\n#include "render/gfx.h"\n',
+        "src/bench/bench_render.c": '#include "app/app.h"\n#include "core/report.h"\n',
+        "src/asset/chr.h": '#include "anim/skel.h"\n#include "asset/other.h"\n',
         "src/render/gfx.c": "#include <GL/glew.h>\nvoid g(void) { glClear(0); }\n",
         "src/bench/gpu/engine.c": "#include <GL/glew.h>\nvoid h(void) { glFinish(); }\n",
         "src/ui/ui_bridge.cpp": "void u() { glViewport(0, 0, 1, 1); }\n",
         "src/core/exact.c": "int y;\n" * MAX_C_LINES,
         "src/render/CMakeLists.txt": "strider_module(render SOURCES gfx.c LIBS strider_core strider_world)\n",
+        "src/eval/CMakeLists.txt": "strider_module(eval SOURCES a.c LIBS strider_game strider_core)\n",
     }
     expected = [
         "src/anim/uses_bench.c:1: layers:",
         "src/render/uses_app.h:1: layers:",
         "src/pfnn/CMakeLists.txt:1: layers:",
+        "src/anim/uses_asset.h:1: layers:",
+        "src/ctrl/uses_render.h:1: layers:",
+        "src/eval/uses_app.c:1: layers:",
+        "src/game/CMakeLists.txt:1: layers:",
         "src/world/draws.c:3: gl: glDrawArrays",
         "src/app/gl_header.c:1: gl: includes a GL header",
         "src/core/long.c:%d: size:" % (MAX_C_LINES + 1),
