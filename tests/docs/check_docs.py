@@ -9,7 +9,8 @@ Rules:
     any other .md outside build/, out/ and hidden folders) names a file or folder that exists,
     inside the repository (a link out of it, to ../shared say, breaks in any other clone);
   - a link's #fragment into a Markdown file names one of its headings (GitHub's anchors);
-  - README.md is at most 300 lines: it is the front door, the depth lives in docs/.
+  - README.md is at most 300 lines: it is the front door, the depth lives in docs/;
+  - every docs/*.md is linked from README.md (its "where to read on"), so no page is lost.
 
 What it reads as a link: [text](target), ![alt](target), [text](target "title"),
 reference definitions ([id]: target) and HTML src="..." / href="..." attributes; fenced code
@@ -130,6 +131,7 @@ def check(root, counts=None):
         if n > README_MAX_LINES:
             problems.append("README.md: %d lines, more than %d (move the depth to docs/)"
                             % (n, README_MAX_LINES))
+    linked = set()  # files README.md links to
     for path in markdown_files(root):
         rel = os.path.relpath(path, root)
         with open(path, encoding="utf-8") as f:
@@ -155,9 +157,17 @@ def check(root, counts=None):
                 if not os.path.exists(dest):
                     problems.append(where + ": no such file")
                     continue
+                if path == readme:
+                    linked.add(dest)
             if frag and dest.endswith(".md") and os.path.isfile(dest):
                 if urllib.parse.unquote(frag) not in anchors(dest, cache):
                     problems.append(where + ": no heading '#%s' in %s" % (frag, os.path.relpath(dest, root)))
+    docs = os.path.join(root, "docs")
+    if os.path.isfile(readme) and os.path.isdir(docs):
+        for f in sorted(os.listdir(docs)):
+            page = os.path.join(docs, f)
+            if f.endswith(".md") and os.path.isfile(page) and os.path.realpath(page) not in linked:
+                problems.append("README.md: docs/%s is not linked (add it to \"Where to read on\")" % f)
     return problems
 
 
@@ -190,6 +200,7 @@ def self_test():
         write(root, "README.md",
               "# R\n\n## Quick start\n\n![p](docs/images/gone.png) [g](docs/GUIDE.md#nowhere)\n"
               "[s](../shared/x.md) [abs](/etc/passwd) [m](docs/MISSING.md)\n" + "x\n" * 300)
+        write(root, "docs/ORPHAN.md", "# Nobody links here\n")
         write(root, "docs/GUIDE.md", "# Guide\n\n[ref]: images/b.png\n<img src=\"images/c.png\">\n[back](#guide) [no](#nope)\n")
         got = check(root)
         want = [
@@ -202,6 +213,7 @@ def self_test():
             "docs/GUIDE.md:3: link 'images/b.png': no such file",
             "docs/GUIDE.md:4: link 'images/c.png': no such file",
             "docs/GUIDE.md:5: link '#nope': no heading '#nope'",
+            "README.md: docs/ORPHAN.md is not linked",
         ]
         missing = [w for w in want if not any(g.startswith(w) for g in got)]
         extra = [g for g in got if not any(g.startswith(w) for w in want)]
