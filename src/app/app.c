@@ -72,22 +72,6 @@ static void poll_events(app_t *app)
         input_release_all(&app->input);
 }
 
-/* Simulation-side debug drawing: where the player asks to go, where the
- * character (or marker) is actually going, and the controller's own lines
- * (trajectory coloured by gait, contacts, joints). */
-static void build_debug_lines(app_t *app, const sim_marker *m)
-{
-    debug_lines_clear(&app->lines);
-    const ctrl_input *it = &app->sim.intent;
-    float base[3] = {m->pos[0], m->pos[1] + 5.0f, m->pos[2]};
-    float want[3] = {base[0] + it->move_x * 120.0f, base[1], base[2] + it->move_z * 120.0f};
-    float vel[3] = {base[0] + m->vel[0] * 0.5f, base[1] + 2.0f, base[2] + m->vel[1] * 0.5f};
-    debug_lines_add(&app->lines, base, want, DEBUG_RGBA(255, 220, 60, 255));
-    debug_lines_add(&app->lines, base, vel, DEBUG_RGBA(60, 200, 255, 255));
-    if (app->ctrl)
-        ctrl_debug_draw(app->ctrl, app->ctrl_draw, &app->lines);
-}
-
 static void sun_direction(const app_settings *s, float out[3])
 {
     float az = s->sun_azimuth_deg * DEG2RAD, el = s->sun_elevation_deg * DEG2RAD;
@@ -176,7 +160,7 @@ static void render(app_t *app, int width, int height, bool last_frame)
         prof_add(&app->prof, PROF_DEFORMATION, (float)((platform_now_s() - d0) * 1000.0));
     } else {
         camera_lerp(&app->sim.prev_camera, &app->sim.camera, alpha, &cam);
-        build_debug_lines(app, &m);
+        sim_debug_lines(&app->sim, &m, app->ctrl_draw, &app->lines);
         if (app->ctrl) {
             double d0 = platform_now_s();
             if (!app_character_deform(app, alpha)) {
@@ -342,9 +326,9 @@ static int app_loop(app_t *app)
     return exit_code;
 }
 
-int app_run(const app_options *opt)
+/* The state before anything is loaded: settings from the command line. */
+static void app_defaults(app_t *app, const app_options *opt)
 {
-    app_t *app = &g_app;
     memset(app, 0, sizeof *app);
     app->opt = opt;
     app->pending_level = -1;
@@ -361,10 +345,16 @@ int app_run(const app_options *opt)
     loop_clock_init(&app->clock);
     paths_init(opt->data_dir);
     app->sim.seed = opt->seed;
-
     app->viewer_mode = opt->view != NULL;
+}
+
+/* Files first, so bad input fails before any window opens: the viewer's or
+ * the game's character (not with --marker), the level's name and the
+ * script. 0, or the exit code after one logged line (everything loaded
+ * so far freed). */
+static int load_files(app_t *app, const app_options *opt, int *level_index)
+{
     if (app->viewer_mode) {
-        /* Files first: bad input fails before any window opens. */
         int rc = viewer_load(&app->viewer, opt);
         if (rc != 0) {
             viewer_shutdown(&app->viewer);
@@ -385,8 +375,8 @@ int app_run(const app_options *opt)
         app->settings.layers &= ~(unsigned)GFX_LAYER_MARKER;
     }
     const char *level_name = opt->level ? opt->level : level_builtin_name(0);
-    int level_index = app_level_index(level_name);
-    if (level_index < 0 && !app->viewer_mode) {
+    *level_index = app_level_index(level_name);
+    if (*level_index < 0 && !app->viewer_mode) {
         fprintf(stderr, "strider: unknown level '%s'; valid:", level_name);
         for (int i = 0; i < level_builtin_count(); i++)
             fprintf(stderr, " %s", level_builtin_name(i));
@@ -410,6 +400,45 @@ int app_run(const app_options *opt)
             return EXIT_USAGE;
         }
     }
+    return 0;
+}
+
+/* With the window open: the viewer's stage and GPU side (and --bake), or
+ * the game's level and the character's GPU side. False after one logged
+ * line. */
+static bool load_scene(app_t *app, const app_options *opt, int level_index)
+{
+    if (app->viewer_mode) {
+        char path[PATHS_MAX];
+        if (!paths_join(VIEWER_LEVEL, path, sizeof path) || !app_level_load_path(app, -1, path))
+            return false;
+        const level_t *lvl = &app->level;
+        float origin[3] = {lvl->spawn_x, terrain_height(&lvl->terrain, lvl->spawn_x, lvl->spawn_z), lvl->spawn_z};
+        if (!viewer_gpu_init(&app->viewer, origin, opt->face_closeup, &lvl->terrain))
+            return false;
+        /* --bake: the weights given on the command line, before the first
+         * frame; a bake that fails (one logged line naming the file) fails
+         * the run. */
+        if (opt->bake && !figure_bake_save(&app->viewer.fig, opt->bake))
+            return false;
+        if (opt->bake)
+            log_info("viewer: baked the start's shape weights into %s", opt->bake);
+        return true;
+    }
+    const char *level_name = opt->level ? opt->level : level_builtin_name(0);
+    if (!app_level_load(app, level_index, level_name))
+        return false;
+    return !app->ctrl || figure_gpu_init(app->fig, "player");
+}
+
+int app_run(const app_options *opt)
+{
+    app_t *app = &g_app;
+    app_defaults(app, opt);
+    int level_index = -1;
+    int rc = load_files(app, opt, &level_index);
+    if (rc != 0)
+        return rc;
 
     /* SDL drops gamepad input while no window has focus; a hidden window
      * never gets focus, so tests and benchmarks would see a dead pad. */
@@ -443,29 +472,9 @@ int app_run(const app_options *opt)
     input_init(&app->input);
     if (opt->virtual_gamepad && !input_virtual_pad_attach(&app->input))
         goto out_input;
-    if (app->viewer_mode) {
-        char path[PATHS_MAX];
-        if (!paths_join(VIEWER_LEVEL, path, sizeof path) || !app_level_load_path(app, -1, path))
-            goto out_input;
-        const level_t *lvl = &app->level;
-        float origin[3] = {lvl->spawn_x, terrain_height(&lvl->terrain, lvl->spawn_x, lvl->spawn_z), lvl->spawn_z};
-        if (!viewer_gpu_init(&app->viewer, origin, opt->face_closeup, &lvl->terrain))
-            goto out_level;
-        /* --bake: the weights given on the command line, before the first
-         * frame; a bake that fails (one logged line naming the file) fails
-         * the run. */
-        if (opt->bake && !figure_bake_save(&app->viewer.fig, opt->bake))
-            goto out_level;
-        if (opt->bake)
-            log_info("viewer: baked the start's shape weights into %s", opt->bake);
-    } else if (!app_level_load(app, level_index, level_name))
-        goto out_input;
-    else if (app->ctrl && !figure_gpu_init(app->fig, "player"))
-        goto out_level;
+    if (load_scene(app, opt, level_index))
+        exit_code = app_loop(app);
 
-    exit_code = app_loop(app);
-
-out_level:
     viewer_shutdown(&app->viewer);
     app_character_free(app);
     level_free(&app->level);

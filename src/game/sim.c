@@ -287,3 +287,19 @@ void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out)
     out->blink = a->blink + (b->blink - a->blink) * t;
     out->effort = a->effort + (b->effort - a->effort) * t;
 }
+
+/* Simulation-side debug drawing: where the player asks to go, where the
+ * character (or marker) is actually going, and the controller's own lines
+ * (trajectory coloured by gait, contacts, joints). */
+void sim_debug_lines(const sim_t *s, const sim_marker *m, unsigned ctrl_draw, debug_lines *lines)
+{
+    debug_lines_clear(lines);
+    const ctrl_input *it = &s->intent;
+    float base[3] = {m->pos[0], m->pos[1] + 5.0f, m->pos[2]};
+    float want[3] = {base[0] + it->move_x * 120.0f, base[1], base[2] + it->move_z * 120.0f};
+    float vel[3] = {base[0] + m->vel[0] * 0.5f, base[1] + 2.0f, base[2] + m->vel[1] * 0.5f};
+    debug_lines_add(lines, base, want, DEBUG_RGBA(255, 220, 60, 255));
+    debug_lines_add(lines, base, vel, DEBUG_RGBA(60, 200, 255, 255));
+    if (s->ctrl)
+        ctrl_debug_draw(s->ctrl, ctrl_draw, lines);
+}

@@ -22,6 +22,7 @@
 #define STRIDER_GAME_SIM_H
 
 #include "anim/pose.h"
+#include "core/debug_lines.h"
 #include "ctrl/ctrl.h"
 #include "game/camera.h"
 #include "game/intent.h"
@@ -90,6 +91,10 @@ void sim_lerp_marker(const sim_marker *a, const sim_marker *b, float t, sim_mark
 /* Per joint: translations lerped, rotations nlerped along the short arc. */
 void sim_lerp_pose(const pose_t *a, const pose_t *b, float t, pose_t *out);
 void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out);
+/* Simulation-side debug drawing into LINES (cleared first): where the
+ * player asks to go and where marker M is going, then the controller's own
+ * lines (CTRL_DRAW_* bits of CTRL_DRAW). */
+void sim_debug_lines(const sim_t *s, const sim_marker *m, unsigned ctrl_draw, debug_lines *lines);
 void sim_lerp_contacts(const float (*a)[3], const float (*b)[3], float t, float (*out)[3]);
 
 #endif
