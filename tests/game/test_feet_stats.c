@@ -11,14 +11,14 @@
 
 static level_t lvl;
 
-/* The controller holding every heel and toe (flag on, lock weight 1) or
- * none; its own points at rest heights 4 (heel) and 0.5 (toe) cm. */
-static void controller(ctrl_stats *st, float contact[CTRL_CONTACTS][3], bool held, float x)
+/* The controller flagging every heel and toe in contact (FLAG) with lock
+ * weight WEIGHT; its own points at rest heights 4 (heel) and 0.5 (toe) cm. */
+static void controller(ctrl_stats *st, float contact[CTRL_CONTACTS][3], bool flag, float weight, float x)
 {
     memset(st, 0, sizeof *st);
     for (int c = 0; c < CTRL_CONTACTS; c++) {
-        st->contact[c] = held;
-        st->lock_weight[c] = held ? 1.0f : 0.0f;
+        st->contact[c] = flag;
+        st->lock_weight[c] = weight;
         contact[c][0] = x;
         contact[c][1] = c % 2 == 0 ? 4.0f : 0.5f;
         contact[c][2] = (c / 2) * 20.0f;
@@ -59,20 +59,21 @@ int main(void)
     feet_shown sh;
 
     /* 10 steps held, the shown feet sliding 0.5 cm a step while the
-     * controller's stay; then 5 steps let go (a new place), then 10 held
+     * controller's stay; then 5 steps flagged but not locked (weight 0.2:
+     * not held, a new place), then 10 held
      * still at 1 cm below the rest height, the last contact still running. */
     for (int i = 0; i < 10; i++) {
-        controller(&st, contact, true, 0.0f);
+        controller(&st, contact, true, 1.0f, 0.0f);
         shown(&sh, 0.5f * (float)i, 0.0f, 0.0f, 0.0f, 150.0f);
         feet_stats_add(&fs, &sh, &st, (const float (*)[3])contact, &lvl);
     }
     for (int i = 0; i < 5; i++) {
-        controller(&st, contact, false, 30.0f);
+        controller(&st, contact, true, 0.2f, 30.0f);
         shown(&sh, 30.0f, 0.0f, 0.0f, 0.0f, 150.0f);
         feet_stats_add(&fs, &sh, &st, (const float (*)[3])contact, &lvl);
     }
     for (int i = 0; i < 10; i++) {
-        controller(&st, contact, true, 30.0f);
+        controller(&st, contact, true, 1.0f, 30.0f);
         shown(&sh, 30.0f, 1.0f, 0.0f, 500.0f, 90.0f); /* the head under the 100 cm ceiling */
         feet_stats_add(&fs, &sh, &st, (const float (*)[3])contact, &lvl);
     }
@@ -101,7 +102,7 @@ int main(void)
     CHECK_NEAR(fs.ceiling_clearance_min_cm, 10.0f, 1e-4f);
 
     /* A non-finite ankle is caught. */
-    controller(&st, contact, true, 30.0f);
+    controller(&st, contact, true, 1.0f, 30.0f);
     shown(&sh, 30.0f, 0.0f, 0.0f, 0.0f, 150.0f);
     sh.point[1][0][1] = NAN;
     feet_stats_add(&fs, &sh, &st, (const float (*)[3])contact, &lvl);
