@@ -189,6 +189,17 @@ static float plot_value(const eval_row *row, int m)
     }
 }
 
+/* Ends an SVG and closes it; false (one logged line) when any write failed. */
+static bool svg_close(FILE *f, const char *path)
+{
+    fputs("</svg>\n", f);
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok)
+        log_error("%s: writing the plot failed (disk full or I/O error)", path);
+    return ok;
+}
+
 /* A grid of bars: a row per scenario, a column per measure; each bar is the
  * value against its goal (the dark line), green when met, red when not. */
 static bool write_svg(const char *path, const eval_row *rows, int n)
@@ -241,12 +252,7 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
                     fabsf(v) < 100.0f ? 2 : 0, (double)v);
         }
     }
-    fputs("</svg>\n", f);
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok)
-        log_error("%s: writing the plot failed (disk full or I/O error)", path);
-    return ok;
+    return svg_close(f, path);
 }
 
 /* ---- the step cycle plot ----------------------------------------------------- */
@@ -340,12 +346,7 @@ static bool write_cycle_svg(const char *path, const eval_t *e, const char *scena
                       b - a);
         }
     }
-    fputs("</svg>\n", f);
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok)
-        log_error("%s: writing the plot failed (disk full or I/O error)", path);
-    return ok;
+    return svg_close(f, path);
 }
 
 /* The scripted scenario called NAME, or NULL. */
