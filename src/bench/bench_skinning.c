@@ -801,23 +801,36 @@ static void note_ratios(bench_table *t, const gpu_row *rows, int nrows)
     }
 }
 
-int bench_skinning(int argc, char **argv, const bench_env *env_in)
+/* The command line and its defaults. */
+typedef struct skin_cli {
+    bench_common c;
+    int sel[BENCH_LIST_MAX], nsel;
+    int verts[BENCH_LIST_MAX], nverts;
+    int infl[BENCH_LIST_MAX], ninfl;
+    int threads[BENCH_LIST_MAX], nthreads;
+    int keys[BENCH_LIST_MAX], nkeys;
+    int bones, target;
+    bool tangents;
+    int weights[BENCH_LIST_MAX], nweights; /* indices into k_weights */
+    const char *mesh_path, *clip_path;
+} skin_cli;
+
+/* Weightings: the kept weights renormalised, or used as given. */
+static const char *const k_weights[2] = {"renorm", "given"};
+
+/* Fills O from argv: -1 to go on, else the exit code. */
+static int skin_parse(skin_cli *o, int argc, char **argv)
 {
-    bench_common c = {.repeats = 51, .warmup = 5};
-    int sel[BENCH_LIST_MAX], nsel = 0;
-    int verts[BENCH_LIST_MAX] = {90000}, nverts = 1;
-    int infl[BENCH_LIST_MAX] = {1, 2, 3, 4}, ninfl = 4;
-    int threads[BENCH_LIST_MAX] = {1, 2}, nthreads = 2;
-    int keys[BENCH_LIST_MAX] = {2, 4, 8}, nkeys = 3;
-    int bones = 98, target = 0;
-    bool tangents = false;
-    /* Weightings, indices into k_weights: renorm, given. */
-    static const char *const k_weights[2] = {"renorm", "given"};
-    int weights[BENCH_LIST_MAX] = {0, 1}, nweights = 2;
-    const char *mesh_path = NULL, *clip_path = NULL;
+    *o = (skin_cli){.c = {.repeats = 51, .warmup = 5},
+                    .verts = {90000}, .nverts = 1,
+                    .infl = {1, 2, 3, 4}, .ninfl = 4,
+                    .threads = {1, 2}, .nthreads = 2,
+                    .keys = {2, 4, 8}, .nkeys = 3,
+                    .bones = 98,
+                    .weights = {0, 1}, .nweights = 2};
     const args_opt opts[] = {
-        BENCH_COMMON_OPTS(&c),
-        {.name = "--paths", .kind = ARGS_NAME_LIST, .dest = sel, .count = &nsel, .choices = k_paths,
+        BENCH_COMMON_OPTS(&o->c),
+        {.name = "--paths", .kind = ARGS_NAME_LIST, .dest = o->sel, .count = &o->nsel, .choices = k_paths,
          .nchoices = PATH_NAMES, .arg = "LIST",
          .help = "CPU (synthetic mesh, or --mesh):\n"
                  "  cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
@@ -839,28 +852,28 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
                  "  CPU-skinned keys; run once, keys skinned with 4 influences)\n"
                  "hybrid: CPU keys every N frames + lerp, error over a walk clip\n"
                  "groups: cpu, gpu; default: every CPU path this CPU runs"},
-        {.name = "--mesh", .kind = ARGS_PATH, .dest = &mesh_path, .arg = "PATH",
+        {.name = "--mesh", .kind = ARGS_PATH, .dest = &o->mesh_path, .arg = "PATH",
          .help = ".chr, .glb or .gltf mesh for the GPU paths and the hybrid (default\n"
                  "the shipped character) and, when given, for the CPU paths too"},
-        {.name = "--clip", .kind = ARGS_PATH, .dest = &clip_path, .arg = "PATH",
+        {.name = "--clip", .kind = ARGS_PATH, .dest = &o->clip_path, .arg = "PATH",
          .help = "BVH clip for the hybrid (default " DEFAULT_CLIP ")"},
-        {.name = "--keys", .kind = ARGS_INT_LIST, .dest = keys, .count = &nkeys, .lo = 1, .hi = 64, .arg = "LIST",
+        {.name = "--keys", .kind = ARGS_INT_LIST, .dest = o->keys, .count = &o->nkeys, .lo = 1, .hi = 64, .arg = "LIST",
          .help = "hybrid key spacings N in frames, default 2,4,8"},
-        {.name = "--vertices", .kind = ARGS_INT_LIST, .dest = verts, .count = &nverts, .lo = 1, .hi = 4000000,
+        {.name = "--vertices", .kind = ARGS_INT_LIST, .dest = o->verts, .count = &o->nverts, .lo = 1, .hi = 4000000,
          .arg = "LIST", .help = "synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)"},
-        {.name = "--bones", .kind = ARGS_INT, .dest = &bones, .lo = 1, .hi = 256, .arg = "N",
+        {.name = "--bones", .kind = ARGS_INT, .dest = &o->bones, .lo = 1, .hi = 256, .arg = "N",
          .help = "synthetic palette size, 1..256, default 98"},
-        {.name = "--influences", .kind = ARGS_INT_LIST, .dest = infl, .count = &ninfl, .lo = 1, .hi = 4,
+        {.name = "--influences", .kind = ARGS_INT_LIST, .dest = o->infl, .count = &o->ninfl, .lo = 1, .hi = 4,
          .arg = "LIST", .help = "1..4, default 1,2,3,4"},
-        {.name = "--threads", .kind = ARGS_INT_LIST, .dest = threads, .count = &nthreads, .lo = 1, .hi = 64,
+        {.name = "--threads", .kind = ARGS_INT_LIST, .dest = o->threads, .count = &o->nthreads, .lo = 1, .hi = 64,
          .arg = "LIST",
          .help = "CPU threads, 1..64, default 1,2 (the CPU rows of a vertex count, every\n"
                  "path, weighting, influence count and thread count, are timed in\n"
                  "alternation)"},
-        {.name = "--target", .kind = ARGS_INT, .dest = &target, .lo = 16, .hi = 4096, .arg = "N",
+        {.name = "--target", .kind = ARGS_INT, .dest = &o->target, .lo = 16, .hi = 4096, .arg = "N",
          .help = "pixels per side of the pass targets, 16..4096, default 512"},
-        {.name = "--tangents", .kind = ARGS_FLAG, .dest = &tangents, .help = "also skin tangents (CPU paths)"},
-        {.name = "--weights", .kind = ARGS_NAME_LIST, .dest = weights, .count = &nweights, .choices = k_weights,
+        {.name = "--tangents", .kind = ARGS_FLAG, .dest = &o->tangents, .help = "also skin tangents (CPU paths)"},
+        {.name = "--weights", .kind = ARGS_NAME_LIST, .dest = o->weights, .count = &o->nweights, .choices = k_weights,
          .nchoices = 2, .arg = "LIST",
          .help = "CPU weightings: renorm (the kept weights renormalised, output\n"
                  "directions too), given (prenormalized: weights normalised for the\n"
@@ -870,9 +883,21 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     };
     args_spec spec = bench_args_spec("strider bench skinning", "usage: strider bench skinning [options]\n", opts,
                                      (int)(sizeof opts / sizeof opts[0]));
-    int parsed = bench_parse_args(&spec, argc, argv);
+    return bench_parse_args(&spec, argc, argv);
+}
+
+int bench_skinning(int argc, char **argv, const bench_env *env_in)
+{
+    skin_cli cli;
+    int parsed = skin_parse(&cli, argc, argv);
     if (parsed >= 0)
         return parsed;
+    bench_common c = cli.c;
+    int *sel = cli.sel, nsel = cli.nsel, *verts = cli.verts, nverts = cli.nverts, *infl = cli.infl, ninfl = cli.ninfl;
+    int *threads = cli.threads, nthreads = cli.nthreads, *keys = cli.keys, nkeys = cli.nkeys, *weights = cli.weights;
+    int nweights = cli.nweights, bones = cli.bones, target = cli.target;
+    bool tangents = cli.tangents;
+    const char *mesh_path = cli.mesh_path, *clip_path = cli.clip_path;
     bool want[PATH_COUNT] = {false};
     if (nsel == 0)
         sel[nsel++] = PATH_ALL_CPU;

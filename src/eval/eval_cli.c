@@ -400,49 +400,56 @@ static void print_goal_summary(const eval_row *rows, int n, eval_level level)
     printf("\n%d of %d scenarios met every %s\n", n - missed, n, what);
 }
 
-static int run_motion(int argc, char **argv)
+/* The command line of `strider eval motion` and its defaults. */
+typedef struct motion_cli {
+    eval_options opt;
+    const char *patterns, *csv, *json, *svg, *data, *cycle_svg, *cycle_scenario;
+    bool list;
+    eval_level level;
+} motion_cli;
+
+/* Fills O from argv: -1 to go on, else the exit code. */
+static int motion_parse(motion_cli *o, int argc, char **argv)
 {
-    eval_options opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1};
-    const char *patterns = NULL, *csv = NULL, *json = NULL, *svg = NULL, *data = NULL, *cycle_svg = NULL;
-    const char *cycle_scenario = "flat_walk";
-    bool list = false;
-    eval_level level = EVAL_GOALS;
+    *o = (motion_cli){.opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1},
+                      .cycle_scenario = "flat_walk",
+                      .level = EVAL_GOALS};
     static const char *const MODES[] = {"cubic", "linear", "constant"};
     static const pfnn_mode MODE_VALUES[] = {PFNN_PHASE_CUBIC, PFNN_PHASE_LINEAR, PFNN_PHASE_CONSTANT};
     static const char *const CHECKS[] = {"goals", "placement", "invariants"};
     static const eval_level CHECK_VALUES[] = {EVAL_GOALS, EVAL_PLACEMENT, EVAL_INVARIANTS};
     int mode = 0, check = 0;
     const args_opt opts[] = {
-        {.name = "--scenario", .kind = ARGS_STRING, .dest = &patterns, .max_len = EVAL_PATTERNS_MAX - 1,
+        {.name = "--scenario", .kind = ARGS_STRING, .dest = &o->patterns, .max_len = EVAL_PATTERNS_MAX - 1,
          .label = "--scenario PATTERN[,PATTERN...]", .help = "run the scenarios whose name or group matches (glob)"},
-        {.name = "--list", .kind = ARGS_FLAG, .dest = &list, .help = "list the scenarios and exit"},
-        {.name = "--soak-steps", .kind = ARGS_INT, .dest = &opt.soak_steps, .lo = 1, .hi = EVAL_SOAK_STEPS_MAX,
+        {.name = "--list", .kind = ARGS_FLAG, .dest = &o->list, .help = "list the scenarios and exit"},
+        {.name = "--soak-steps", .kind = ARGS_INT, .dest = &o->opt.soak_steps, .lo = 1, .hi = EVAL_SOAK_STEPS_MAX,
          .arg = "N", .help = "steps of each random soak (default 20000)"},
-        {.name = "--seed", .kind = ARGS_U32, .dest = &opt.seed, .lo = 0, .hi = 4294967295L, .arg = "N",
+        {.name = "--seed", .kind = ARGS_U32, .dest = &o->opt.seed, .lo = 0, .hi = 4294967295L, .arg = "N",
          .help = "seed of the soak intents (default 1)"},
         {.name = "--mode", .kind = ARGS_CHOICE, .dest = &mode, .choices = MODES, .nchoices = 3,
          .label = "--mode cubic|linear|constant", .help = "phase mode (default cubic, as the game)",
          .error = "--mode must be cubic, linear or constant, got '%s'"},
-        {.name = "--no-ik", .kind = ARGS_FLAG, .dest = &opt.no_ik, .help = "foot IK off"},
+        {.name = "--no-ik", .kind = ARGS_FLAG, .dest = &o->opt.no_ik, .help = "foot IK off"},
         {.name = "--check", .kind = ARGS_CHOICE, .dest = &check, .choices = CHECKS, .nchoices = 3,
          .label = "--check goals|placement|invariants",
          .help = "what to hold the runs to (default goals; placement: all\n"
                  "but smoothness; invariants: finite, bones, ceilings, edges,\n"
                  "walls, jump flights)",
          .error = "--check must be goals, placement or invariants, got '%s'"},
-        {.name = "--network", .kind = ARGS_PATH, .dest = &opt.network, .arg = "FILE",
+        {.name = "--network", .kind = ARGS_PATH, .dest = &o->opt.network, .arg = "FILE",
          .help = "weights (default assets/network/pfnn.bin)"},
-        {.name = "--data", .kind = ARGS_PATH, .dest = &data, .arg = "DIR",
+        {.name = "--data", .kind = ARGS_PATH, .dest = &o->data, .arg = "DIR",
          .help = "folder with assets/ (default: the source tree)"},
-        {.name = "--csv", .kind = ARGS_PATH, .dest = &csv, .label = "--csv PATH  --json PATH  --svg PATH",
+        {.name = "--csv", .kind = ARGS_PATH, .dest = &o->csv, .label = "--csv PATH  --json PATH  --svg PATH",
          .help = "write the results"},
-        {.name = "--json", .kind = ARGS_PATH, .dest = &json},
-        {.name = "--svg", .kind = ARGS_PATH, .dest = &svg},
-        {.name = "--dump-dir", .kind = ARGS_PATH, .dest = &opt.dump_dir, .arg = "DIR",
+        {.name = "--json", .kind = ARGS_PATH, .dest = &o->json},
+        {.name = "--svg", .kind = ARGS_PATH, .dest = &o->svg},
+        {.name = "--dump-dir", .kind = ARGS_PATH, .dest = &o->opt.dump_dir, .arg = "DIR",
          .help = "a pose CSV per scenario and NAME_ik_off.csv (see --dump-pose)"},
-        {.name = "--cycle-svg", .kind = ARGS_PATH, .dest = &cycle_svg, .arg = "PATH",
+        {.name = "--cycle-svg", .kind = ARGS_PATH, .dest = &o->cycle_svg, .arg = "PATH",
          .help = "plot one step cycle per joint, IK on against IK off"},
-        {.name = "--cycle-scenario", .kind = ARGS_STRING, .dest = &cycle_scenario, .arg = "NAME",
+        {.name = "--cycle-scenario", .kind = ARGS_STRING, .dest = &o->cycle_scenario, .arg = "NAME",
          .help = "the scenario of that plot (default flat_walk)"},
     };
     const args_spec spec = {
@@ -465,8 +472,22 @@ static int run_motion(int argc, char **argv)
     case ARGS_ERROR: return EVAL_EXIT_USAGE;
     case ARGS_OK: break;
     }
-    opt.mode = MODE_VALUES[mode];
-    level = CHECK_VALUES[check];
+    o->opt.mode = MODE_VALUES[mode];
+    o->level = CHECK_VALUES[check];
+    return -1;
+}
+
+static int run_motion(int argc, char **argv)
+{
+    motion_cli cli;
+    int parsed = motion_parse(&cli, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    eval_options opt = cli.opt;
+    const char *patterns = cli.patterns, *csv = cli.csv, *json = cli.json, *svg = cli.svg, *data = cli.data;
+    const char *cycle_svg = cli.cycle_svg, *cycle_scenario = cli.cycle_scenario;
+    bool list = cli.list;
+    eval_level level = cli.level;
     if (cycle_svg && !scripted_scenario(cycle_scenario)) {
         fprintf(stderr, "strider eval: --cycle-scenario: '%s' is not a scripted scenario (see --list)\n", cycle_scenario);
         return EVAL_EXIT_USAGE;
