@@ -21,7 +21,7 @@ bool args_to_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-bool args_to_double(const char *s, double lo, double hi, double *out)
+static bool to_double(const char *s, double lo, double hi, double *out)
 {
     if (!s || !*s)
         return false;
@@ -32,14 +32,6 @@ bool args_to_double(const char *s, double lo, double hi, double *out)
         return false;
     *out = v;
     return true;
-}
-
-bool args_parse_long(const char *prog, const char *opt, const char *s, long lo, long hi, long *out)
-{
-    if (args_to_long(s, lo, hi, out))
-        return true;
-    fprintf(stderr, "%s: %s needs a whole number from %ld to %ld, got '%s'\n", prog, opt, lo, hi, s ? s : "(nothing)");
-    return false;
 }
 
 /* The items of a comma-separated list, in place: each call gives the next
@@ -80,7 +72,7 @@ static bool list_item_ok(const char *prog, const char *opt, const char *s, int k
     return true;
 }
 
-bool args_parse_int_list(const char *prog, const char *opt, const char *s, long lo, long hi, int *out, int *count)
+static bool parse_int_list(const char *prog, const char *opt, const char *s, long lo, long hi, int *out, int *count)
 {
     *count = 0;
     char valid[96];
@@ -108,8 +100,8 @@ bool args_parse_int_list(const char *prog, const char *opt, const char *s, long 
     return true;
 }
 
-bool args_parse_name_list(const char *prog, const char *opt, const char *s, const char *const *valid, int nvalid,
-                          int *out, int *count)
+static bool parse_name_list(const char *prog, const char *opt, const char *s, const char *const *valid, int nvalid,
+                            int *out, int *count)
 {
     *count = 0;
     if (!s || !*s) {
@@ -204,7 +196,7 @@ static args_result take_value(const args_spec *spec, const args_opt *o, const ch
             *(uint32_t *)o->dest = (uint32_t)n;
         return ARGS_OK;
     case ARGS_DOUBLE:
-        if (!args_to_double(v, o->flo, o->fhi, (double *)o->dest))
+        if (!to_double(v, o->flo, o->fhi, (double *)o->dest))
             return bad_value(spec, o, v, "%s needs a number from %g to %g, got '%s'", o->name, o->flo, o->fhi, v);
         return ARGS_OK;
     case ARGS_STRING:
@@ -231,11 +223,11 @@ static args_result take_value(const args_spec *spec, const args_opt *o, const ch
         break;
     }
     case ARGS_INT_LIST:
-        if (!args_parse_int_list(spec->prog, o->name, v, o->lo, o->hi, (int *)o->dest, o->count))
+        if (!parse_int_list(spec->prog, o->name, v, o->lo, o->hi, (int *)o->dest, o->count))
             return ARGS_ERROR;
         break;
     case ARGS_NAME_LIST:
-        if (!args_parse_name_list(spec->prog, o->name, v, o->choices, o->nchoices, (int *)o->dest, o->count))
+        if (!parse_name_list(spec->prog, o->name, v, o->choices, o->nchoices, (int *)o->dest, o->count))
             return ARGS_ERROR;
         break;
     case ARGS_CUSTOM:

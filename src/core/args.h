@@ -86,14 +86,8 @@ void args_usage(const args_spec *spec, FILE *out);
  * checks after args_parse(); returns ARGS_ERROR. */
 args_result args_error(const args_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The parsers behind the kinds, for values that come from elsewhere: each
- * prints the kind's error line (PROG and OPT name it) and returns false. */
-bool args_parse_long(const char *prog, const char *opt, const char *s, long lo, long hi, long *out);
-bool args_parse_int_list(const char *prog, const char *opt, const char *s, long lo, long hi, int *out, int *count);
-bool args_parse_name_list(const char *prog, const char *opt, const char *s, const char *const *valid, int nvalid,
-                          int *out, int *count);
-/* strtol/strtod over the whole of S within [lo, hi]; nothing printed. */
+/* strtol over the whole of S within [lo, hi]; nothing printed (for values
+ * made of parts, such as WxH). */
 bool args_to_long(const char *s, long lo, long hi, long *out);
-bool args_to_double(const char *s, double lo, double hi, double *out);
 
 #endif
