@@ -22,15 +22,15 @@ static void usage(FILE *out)
           out);
 }
 
-int bench_finish(bench_table *t, const bench_env *env, const bench_common *c, int failures)
+int bench_finish(report_table *t, const report_env *env, const bench_common *c, int failures)
 {
-    bench_table_print(t, stdout);
+    report_table_print(t, stdout);
     bool io_ok = true;
     if (c->csv)
-        io_ok = bench_table_write_csv(t, env, c->csv) && io_ok;
+        io_ok = report_table_write_csv(t, env, c->csv) && io_ok;
     if (c->json)
-        io_ok = bench_table_write_json(t, env, c->json) && io_ok;
-    bench_table_free(t);
+        io_ok = report_table_write_json(t, env, c->json) && io_ok;
+    report_table_free(t);
     if (failures) {
         fprintf(stderr, "strider bench: FAILED: %d disagreement%s between methods (see above)\n", failures,
                 failures > 1 ? "s" : "");
@@ -46,8 +46,8 @@ int bench_main(int argc, char **argv)
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }
     paths_init(NULL);
-    bench_env env;
-    bench_env_collect(&env, argc, argv);
+    report_env env;
+    report_env_collect(&env, argc, argv);
     if (!strcmp(argv[1], "skinning"))
         return bench_skinning(argc, argv, &env);
     if (!strcmp(argv[1], "pfnn"))

@@ -302,7 +302,7 @@ static int shapes_parse(shapes_cli *o, int argc, char **argv)
     return bench_parse_args(&spec, argc, argv);
 }
 
-int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
+int bench_blendshapes(int argc, char **argv, const report_env *env_in)
 {
     shapes_cli cli;
     int parsed = shapes_parse(&cli, argc, argv);
@@ -328,7 +328,7 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
         used[METHOD_CPU_DENSE] || used[METHOD_GPU_SSBO_DENSE] || used[METHOD_GPU_COMPUTE_DENSE] || used[METHOD_GPU_TF];
 
     /* A copy: the GL context fills in its renderer. */
-    bench_env env = *env_in;
+    report_env env = *env_in;
     bench_gl gl = {0};
     if (any_gpu && !bench_gl_open(&gl, &env))
         return BENCH_EXIT_RUNTIME;
@@ -399,36 +399,36 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
                                        "ns_per_vertex", "gpu_query_us",  "gpu_pipelined_us", "query_vs_wall", "timer",
                                        "max_diff_cm",   "max_dir_diff",  "tf_over_this", "tf_over_this_min",
                                        "checksum"};
-    bench_table t;
-    bench_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
+    report_table t;
+    report_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
                      cols);
-    bench_table_note(&t, "character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) "
+    report_table_note(&t, "character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) "
                          "pairs", path, cm->name, n, height, shapes, set.pair_count);
-    bench_table_note(&t, "reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh "
+    report_table_note(&t, "reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh "
                          "height), normals/tangents/AO %.0e", BSHAPE_AGREE_CM, gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
-    bench_table_note(&t, "%d warm-up + %d timed repeats per row, %s", c.warmup, c.repeats,
+    report_table_note(&t, "%d warm-up + %d timed repeats per row, %s", c.warmup, c.repeats,
                      interleave ? "methods taking turns repeat by repeat (--interleave)"
                                 : "each method's repeats back to back");
     if (used[METHOD_GPU_TF])
-        bench_table_note(&t, "tf_over_this = gpu-tf-multipass time / this method's time (median; _min: of the "
+        report_table_note(&t, "tf_over_this = gpu-tf-multipass time / this method's time (median; _min: of the "
                              "minimum times)");
     if (any_gpu)
-        bench_table_note(&t, "gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
+        report_table_note(&t, "gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
                              "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time; "
                              "gpu_pipelined_us = GPU time per frame of as many frames queued back to back "
                              "(GL_TIMESTAMP before the first and after the last; the GPU's clocks up, as in a game)",
                          TIMER_AGREE_FACTOR);
     for (int m = 0; m < METHOD_COUNT; m++) {
         if (used[m] && is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m])) {
-            bench_table_note(&t, "%s skipped: %s", k_methods[m], gfx_morph_bench_reason(&gb, k_gpu_method[m]));
+            report_table_note(&t, "%s skipped: %s", k_methods[m], gfx_morph_bench_reason(&gb, k_gpu_method[m]));
             fprintf(stderr, "strider bench blendshapes: %s skipped: %s\n", k_methods[m],
                     gfx_morph_bench_reason(&gb, k_gpu_method[m]));
         }
     }
     for (int ci = 0; ci < ncounts; ci++)
         if ((uint32_t)counts[ci] > shapes)
-            bench_table_note(&t, "%d active shapes requested, capped at the mesh's %u", counts[ci], shapes);
-    bench_env_print(&env, stdout);
+            report_table_note(&t, "%d active shapes requested, capped at the mesh's %u", counts[ci], shapes);
+    report_env_print(&env, stdout);
     uint32_t *active = malloc((shapes ? shapes : 1) * sizeof *active);
     float *weight = malloc((shapes ? shapes : 1) * sizeof *weight);
     int failures = 0;
@@ -537,28 +537,28 @@ int bench_blendshapes(int argc, char **argv, const bench_env *env_in)
             }
             char sum[16];
             snprintf(sum, sizeof sum, "%08x", res.checksum);
-            if (!bench_table_row_begin(&t)) {
+            if (!report_table_row_begin(&t)) {
                 rc = BENCH_EXIT_RUNTIME;
                 goto out_table;
             }
-            bench_table_str(&t, k_methods[m]);
-            bench_table_num(&t, n, 0);
-            bench_table_num(&t, counts[ci], 0);
-            bench_table_num(&t, count, 0);
-            bench_table_num(&t, res.passes, 0);
-            bench_table_num(&t, res.med * 1e6, 2);
-            bench_table_num(&t, res.mn * 1e6, 2);
-            bench_table_num(&t, res.mx * 1e6, 2);
-            bench_table_num(&t, res.med * 1e9 / (double)(n ? n : 1), 3);
-            bench_table_num(&t, res.query_med * 1e6, 2);
-            bench_table_num(&t, res.pipelined_ms * 1e3, 2);
-            bench_table_num(&t, res.query_ratio, 3);
-            bench_table_str(&t, !is_gpu(m) ? "-" : (res.query_suspect ? "suspect" : "ok"));
-            bench_table_num(&t, diff, 7);
-            bench_table_num(&t, dir, 7);
-            bench_table_num(&t, tf_med / res.med, 3);
-            bench_table_num(&t, tf_min / res.mn, 3);
-            bench_table_str(&t, sum);
+            report_table_str(&t, k_methods[m]);
+            report_table_num(&t, n, 0);
+            report_table_num(&t, counts[ci], 0);
+            report_table_num(&t, count, 0);
+            report_table_num(&t, res.passes, 0);
+            report_table_num(&t, res.med * 1e6, 2);
+            report_table_num(&t, res.mn * 1e6, 2);
+            report_table_num(&t, res.mx * 1e6, 2);
+            report_table_num(&t, res.med * 1e9 / (double)(n ? n : 1), 3);
+            report_table_num(&t, res.query_med * 1e6, 2);
+            report_table_num(&t, res.pipelined_ms * 1e3, 2);
+            report_table_num(&t, res.query_ratio, 3);
+            report_table_str(&t, !is_gpu(m) ? "-" : (res.query_suspect ? "suspect" : "ok"));
+            report_table_num(&t, diff, 7);
+            report_table_num(&t, dir, 7);
+            report_table_num(&t, tf_med / res.med, 3);
+            report_table_num(&t, tf_min / res.mn, 3);
+            report_table_str(&t, sum);
         }
     }
     if (suspect_rows)
@@ -572,7 +572,7 @@ out_table:
     if (rc == BENCH_EXIT_OK)
         rc = bench_finish(&t, &env, &c, failures);
     else
-        bench_table_free(&t);
+        report_table_free(&t);
 out:
     if (have_gb)
         gfx_morph_bench_destroy(&gb);

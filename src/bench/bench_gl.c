@@ -10,7 +10,7 @@
  * framebuffer, which the benchmarks do not draw into. */
 enum { BENCH_GL_WINDOW_W = 64, BENCH_GL_WINDOW_H = 64 };
 
-bool bench_gl_open(bench_gl *g, bench_env *env)
+bool bench_gl_open(bench_gl *g, report_env *env)
 {
     memset(g, 0, sizeof *g);
     platform_desc pd = {.title = "strider bench", .width = BENCH_GL_WINDOW_W, .height = BENCH_GL_WINDOW_H,
@@ -23,7 +23,7 @@ bool bench_gl_open(bench_gl *g, bench_env *env)
     bool have_renderer = have_context && gfx_init(&(gfx_desc){0});
     log_set_level(saved);
     if (!have_renderer) {
-        char why[BENCH_TEXT_MAX * 2];
+        char why[REPORT_TEXT_MAX * 2];
         if (have_context) {
             snprintf(why, sizeof why, "the renderer could not start on OpenGL %d.%d", g->platform.gl_major,
                      g->platform.gl_minor);
@@ -40,7 +40,7 @@ bool bench_gl_open(bench_gl *g, bench_env *env)
     }
     g->open = true;
     if (env)
-        bench_env_set_gl(env, gfx_get_info()->renderer, gfx_get_info()->version);
+        report_env_set_gl(env, gfx_get_info()->renderer, gfx_get_info()->version);
     return true;
 }
 

@@ -2,7 +2,7 @@
  * `strider bench` (blend shapes, skinning).
  * bench_gl_open() opens a hidden SDL window with a GL 4.3+ core context via
  * app/platform (the demo's --hidden path), runs gfx_init (GLEW, version
- * check, limits) and writes GL_RENDERER / GL_VERSION into the bench_env so
+ * check, limits) and writes GL_RENDERER / GL_VERSION into the report_env so
  * every output header names the GPU. On failure: one line "strider bench:
  * GPU methods need an OpenGL 4.3+ core context: <why>", false; the caller
  * exits 1 (CPU methods never open GL). Under Xvfb this is Mesa llvmpipe.
@@ -15,7 +15,7 @@
 #define STRIDER_BENCH_BENCH_GL_H
 
 #include "app/platform.h"
-#include "bench/bench_report.h"
+#include "core/report.h"
 
 #include <stdbool.h>
 
@@ -25,7 +25,7 @@ typedef struct bench_gl {
 } bench_gl;
 
 /* ENV may be NULL; otherwise its gl_renderer / gl_version are filled. */
-bool bench_gl_open(bench_gl *g, bench_env *env);
+bool bench_gl_open(bench_gl *g, report_env *env);
 void bench_gl_close(bench_gl *g);
 
 #endif

@@ -3,19 +3,19 @@
 #define STRIDER_BENCH_BENCH_INTERNAL_H
 
 #include "bench/bench_args.h"
-#include "bench/bench_report.h"
+#include "core/report.h"
 #include "bench/bench_time.h"
 
 enum { BENCH_EXIT_OK = 0, BENCH_EXIT_RUNTIME = 1, BENCH_EXIT_USAGE = 2 };
 
 /* Each command: argv[0] = "bench", argv[1] = its name. */
-int bench_skinning(int argc, char **argv, const bench_env *env);
-int bench_pfnn(int argc, char **argv, const bench_env *env);
-int bench_blendshapes(int argc, char **argv, const bench_env *env);
-int bench_render(int argc, char **argv, const bench_env *env);
+int bench_skinning(int argc, char **argv, const report_env *env);
+int bench_pfnn(int argc, char **argv, const report_env *env);
+int bench_blendshapes(int argc, char **argv, const report_env *env);
+int bench_render(int argc, char **argv, const report_env *env);
 
 /* Prints the table, writes --csv / --json, frees the table, and turns the
  * failure count into the exit code (failures are reported loudly). */
-int bench_finish(bench_table *t, const bench_env *env, const bench_common *c, int failures);
+int bench_finish(report_table *t, const report_env *env, const bench_common *c, int failures);
 
 #endif

@@ -23,7 +23,7 @@
 #define PFNN_AGREE_F16 2e-2
 #define PFNN_AGREE_APPROX 3.0
 
-int bench_pfnn(int argc, char **argv, const bench_env *env)
+int bench_pfnn(int argc, char **argv, const report_env *env)
 {
     bench_common c = {.repeats = 1001, .warmup = 50};
     const char *path = NULL;
@@ -67,7 +67,7 @@ int bench_pfnn(int argc, char **argv, const bench_env *env)
     if (!ok)
         return BENCH_EXIT_RUNTIME;
 
-    bench_env_print(env, stdout);
+    report_env_print(env, stdout);
     printf("# network: %s (%d -> %d -> %d -> %d)\n", path, r.n_in, r.h0, r.h1, r.n_out);
     printf("# copy bandwidth (read + write): %.2f GB/s DRAM-sized buffer, %.2f GB/s cache-sized\n", r.copy_gb_s,
            r.copy_l3_gb_s);
@@ -77,8 +77,8 @@ int bench_pfnn(int argc, char **argv, const bench_env *env)
                                        "memory_mb", "bytes_per_inference", "roofline_ms", "roofline_ratio",
                                        "max_err_vs_cubic_fp32_std", "copy_gb_s", "read_gb_s",
                                        "read_roofline_ms", "read_roofline_ratio"};
-    bench_table t;
-    bench_table_init(&t, "pfnn: ms per inference (phase advancing through the cycle)",
+    report_table t;
+    report_table_init(&t, "pfnn: ms per inference (phase advancing through the cycle)",
                      (int)(sizeof cols / sizeof cols[0]), cols);
     int failures = 0;
     for (int i = 0; i < r.row_count; i++) {
@@ -91,24 +91,24 @@ int bench_pfnn(int argc, char **argv, const bench_env *env)
                     pfnn_mode_name(w->mode), pfnn_dtype_name(w->dtype), w->max_err_vs_cubic32, bound);
             failures++;
         }
-        if (!bench_table_row_begin(&t))
+        if (!report_table_row_begin(&t))
             break;
-        bench_table_str(&t, pfnn_mode_name(w->mode));
-        bench_table_str(&t, pfnn_dtype_name(w->dtype));
-        bench_table_str(&t, pfnn_isa_name(w->isa));
-        bench_table_num(&t, w->median_ms, 4);
-        bench_table_num(&t, w->min_ms, 4);
-        bench_table_num(&t, w->max_ms, 4);
-        bench_table_num(&t, w->fixed_median_ms, 4);
-        bench_table_num(&t, (double)w->mode_bytes / (1024.0 * 1024.0), 2);
-        bench_table_num(&t, (double)w->bytes_per_inference, 0);
-        bench_table_num(&t, w->roofline_ms, 4);
-        bench_table_num(&t, w->roofline_ratio, 2);
-        bench_table_num(&t, w->max_err_vs_cubic32, 6);
-        bench_table_num(&t, r.copy_gb_s, 2);
-        bench_table_num(&t, r.read_gb_s, 2);
-        bench_table_num(&t, w->read_roofline_ms, 4);
-        bench_table_num(&t, w->read_roofline_ratio, 2);
+        report_table_str(&t, pfnn_mode_name(w->mode));
+        report_table_str(&t, pfnn_dtype_name(w->dtype));
+        report_table_str(&t, pfnn_isa_name(w->isa));
+        report_table_num(&t, w->median_ms, 4);
+        report_table_num(&t, w->min_ms, 4);
+        report_table_num(&t, w->max_ms, 4);
+        report_table_num(&t, w->fixed_median_ms, 4);
+        report_table_num(&t, (double)w->mode_bytes / (1024.0 * 1024.0), 2);
+        report_table_num(&t, (double)w->bytes_per_inference, 0);
+        report_table_num(&t, w->roofline_ms, 4);
+        report_table_num(&t, w->roofline_ratio, 2);
+        report_table_num(&t, w->max_err_vs_cubic32, 6);
+        report_table_num(&t, r.copy_gb_s, 2);
+        report_table_num(&t, r.read_gb_s, 2);
+        report_table_num(&t, w->read_roofline_ms, 4);
+        report_table_num(&t, w->read_roofline_ratio, 2);
     }
     return bench_finish(&t, env, &c, failures);
 }

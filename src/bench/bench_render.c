@@ -65,7 +65,7 @@ static bool parse_size(const char *s, void *dest)
 
 /* One level's rows; false on a runtime failure (logged). */
 static bool run_level(const char *level, const int *variants, int nvariants, app_options opt, int frames,
-                      int warmup, bench_table *t, bench_env *env, int *failures)
+                      int warmup, report_table *t, report_env *env, int *failures)
 {
     app_render_bench rb;
     memset(&rb, 0, sizeof rb);
@@ -90,7 +90,7 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
     int rc = ok ? app_run(&opt) : 1;
     ok = ok && rc == 0;
     if (ok) {
-        bench_env_set_gl(env, rb.renderer, rb.version);
+        report_env_set_gl(env, rb.renderer, rb.version);
         double first = 0.0;
         for (int v = 0; v < nvariants && ok; v++) {
             if (rb.samples[v] < 1) {
@@ -114,21 +114,21 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
                         k_variants[variants[0]], rb.max_channel_diff[v]);
                 (*failures)++;
             }
-            if (!bench_table_row_begin(t)) {
+            if (!report_table_row_begin(t)) {
                 ok = false;
                 break;
             }
-            bench_table_str(t, level);
-            bench_table_str(t, k_variants[variants[v]]);
-            bench_table_num(t, rb.width, 0);
-            bench_table_num(t, rb.height, 0);
-            bench_table_num(t, rb.samples[v], 0);
-            bench_table_num(t, median, 2);
-            bench_table_num(t, lo, 2);
-            bench_table_num(t, hi, 2);
-            bench_table_num(t, median / first, 3);
-            bench_table_num(t, (double)rb.differing[v], 0);
-            bench_table_num(t, rb.max_channel_diff[v], 0);
+            report_table_str(t, level);
+            report_table_str(t, k_variants[variants[v]]);
+            report_table_num(t, rb.width, 0);
+            report_table_num(t, rb.height, 0);
+            report_table_num(t, rb.samples[v], 0);
+            report_table_num(t, median, 2);
+            report_table_num(t, lo, 2);
+            report_table_num(t, hi, 2);
+            report_table_num(t, median / first, 3);
+            report_table_num(t, (double)rb.differing[v], 0);
+            report_table_num(t, rb.max_channel_diff[v], 0);
         }
     }
     for (int v = 0; v < nvariants; v++)
@@ -138,9 +138,9 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
     return ok;
 }
 
-int bench_render(int argc, char **argv, const bench_env *env_in)
+int bench_render(int argc, char **argv, const report_env *env_in)
 {
-    bench_env env = *env_in;
+    report_env env = *env_in;
     bench_common c = {.repeats = 60, .warmup = 20};
     int levels[BENCH_LIST_MAX] = {0}, nlevels = 0;
     int variants[BENCH_LIST_MAX], nvariants = VARIANT_COUNT;
@@ -235,14 +235,14 @@ int bench_render(int argc, char **argv, const bench_env *env_in)
     static const char *const cols[] = {"level",  "variant", "width",     "height",   "frames",
                                        "median_ms", "min_ms", "max_ms", "over_first", "differing_pixels",
                                        "max_channel_diff"};
-    bench_table t;
-    bench_table_init(&t, "render: the game's frames, each variant in turn (glFinish-bracketed gfx_render_frame)",
+    report_table t;
+    report_table_init(&t, "render: the game's frames, each variant in turn (glFinish-bracketed gfx_render_frame)",
                      (int)(sizeof cols / sizeof cols[0]), cols);
-    bench_table_note(&t, "script %s, %s skinning, %d untimed frames first, then the variants frame by frame in turn",
+    report_table_note(&t, "script %s, %s skinning, %d untimed frames first, then the variants frame by frame in turn",
                      opt.script, opt.skin_gpu ? "GPU" : "CPU", c.warmup);
-    bench_table_note(&t, "over_first: the row's median over its level's first row's (above 1: switching the "
+    report_table_note(&t, "over_first: the row's median over its level's first row's (above 1: switching the "
                          "saving off costs that much more)");
-    bench_table_note(&t, "differing_pixels: at the last frame the same scene drawn with every variant; pixels whose "
+    report_table_note(&t, "differing_pixels: at the last frame the same scene drawn with every variant; pixels whose "
                          "colour differs from the first variant's picture; max_channel_diff: by how many levels at "
                          "most (over %d is a failure)", RENDER_SAME_LEVELS);
     /* The game's informational lines would bury the table. */
@@ -251,9 +251,9 @@ int bench_render(int argc, char **argv, const bench_env *env_in)
     for (int l = 0; l < nlevels; l++)
         if (!run_level(level_builtin_name(levels[l]), variants, nvariants, opt, c.repeats, c.warmup, &t, &env,
                        &failures)) {
-            bench_table_free(&t);
+            report_table_free(&t);
             return BENCH_EXIT_RUNTIME;
         }
-    bench_env_print(&env, stdout);
+    report_env_print(&env, stdout);
     return bench_finish(&t, &env, &c, failures);
 }

@@ -587,29 +587,29 @@ static bool gpu_measure(gpu_state *g, const int *paths, const int *influences, i
     return ok;
 }
 
-static void print_hybrid_row(bench_table *t, const char *method, const char *clip, int n, const skin_hybrid_error_t *e,
+static void print_hybrid_row(report_table *t, const char *method, const char *clip, int n, const skin_hybrid_error_t *e,
                              double height)
 {
-    if (!bench_table_row_begin(t))
+    if (!report_table_row_begin(t))
         return;
-    bench_table_str(t, method);
-    bench_table_str(t, clip);
-    bench_table_num(t, n, 0);
-    bench_table_num(t, e->frames, 0);
-    bench_table_num(t, e->keys, 0);
-    bench_table_num(t, e->max_cm, 4);
-    bench_table_num(t, e->mean_cm, 4);
-    bench_table_num(t, e->max_cm / height, 6);
-    bench_table_num(t, e->max_key_cm, 4);
-    bench_table_num(t, e->max_normal_deg, 3);
-    bench_table_num(t, 100.0 / n, 1);
+    report_table_str(t, method);
+    report_table_str(t, clip);
+    report_table_num(t, n, 0);
+    report_table_num(t, e->frames, 0);
+    report_table_num(t, e->keys, 0);
+    report_table_num(t, e->max_cm, 4);
+    report_table_num(t, e->mean_cm, 4);
+    report_table_num(t, e->max_cm / height, 6);
+    report_table_num(t, e->max_key_cm, 4);
+    report_table_num(t, e->max_normal_deg, 3);
+    report_table_num(t, 100.0 / n, 1);
 }
 
 /* Cebenoyan's hybrid over the clip: CPU keys every N frames, lerp between.
  * Fills T (initialised here; the caller prints and frees it) and adds one
  * summary note per method to MAIN_T, so the CSV and JSON carry it too. */
-static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, int nkeys, bench_table *main_t,
-                       bench_table *t)
+static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, int nkeys, report_table *main_t,
+                       report_table *t)
 {
     static bvh_t clip;
     if (!bvh_load(&clip, clip_path))
@@ -629,16 +629,16 @@ static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, 
     static const char *const cols[] = {"method", "clip", "key_every", "frames", "keys", "max_err_cm",
                                        "mean_err_cm", "max_err_of_height", "max_err_at_keys_cm", "max_normal_deg",
                                        "cpu_skinned_pct"};
-    char title[BENCH_TEXT_MAX];
+    char title[REPORT_TEXT_MAX];
     snprintf(title, sizeof title, "skinning: CPU keys + lerp (Cebenoyan) vs skinning every frame, %s, %.0f fps, "
                                   "frames %d..%d",
              mesh->name, 1.0 / clip.frame_time_s, first, first + frames - 1);
-    bench_table_init(t, title, 11, cols);
+    report_table_init(t, title, 11, cols);
     const char *base = strrchr(clip_path, '/');
     base = base ? base + 1 : clip_path;
     for (int mi = 0; ok && mi < 2; mi++) {
         skin_method method = mi ? SKIN_DQS : SKIN_LBS_MATRIX;
-        char note[BENCH_NOTE_MAX];
+        char note[REPORT_NOTE_MAX];
         int len = snprintf(note, sizeof note,
                            "hybrid %s, CPU keys every N frames + lerp vs every frame, %s frames %d..%d: max / mean "
                            "error (cm):",
@@ -659,7 +659,7 @@ static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, 
             }
         }
         if (ok)
-            bench_table_note(main_t, "%s", note);
+            report_table_note(main_t, "%s", note);
     }
     free(pal);
     free(dq);
@@ -673,23 +673,23 @@ static void print_vcompress(const gpu_state *g)
     static const char *const cols[] = {"mesh", "bytes_before", "bytes_after", "max_pos_err_cm", "pos_bound_cm",
                                        "max_pos_err_of_height", "max_normal_deg", "max_tangent_deg",
                                        "handedness_flips", "max_weight_err", "joint_mismatches"};
-    bench_table t;
-    bench_table_init(&t, "skinning: compressed vertex stream (Gosselin) vs the source", 11, cols);
-    if (bench_table_row_begin(&t)) {
-        bench_table_str(&t, g->mesh->name);
-        bench_table_num(&t, e->bytes_before, 0);
-        bench_table_num(&t, e->bytes_after, 0);
-        bench_table_num(&t, e->max_pos_cm, 5);
-        bench_table_num(&t, e->pos_bound_cm, 5);
-        bench_table_num(&t, e->max_pos_cm / g->mesh->m.height_cm, 8);
-        bench_table_num(&t, e->max_normal_deg, 4);
-        bench_table_num(&t, e->max_tangent_deg, 4);
-        bench_table_num(&t, e->handedness_flips, 0);
-        bench_table_num(&t, e->max_weight, 5);
-        bench_table_num(&t, e->joint_mismatches, 0);
+    report_table t;
+    report_table_init(&t, "skinning: compressed vertex stream (Gosselin) vs the source", 11, cols);
+    if (report_table_row_begin(&t)) {
+        report_table_str(&t, g->mesh->name);
+        report_table_num(&t, e->bytes_before, 0);
+        report_table_num(&t, e->bytes_after, 0);
+        report_table_num(&t, e->max_pos_cm, 5);
+        report_table_num(&t, e->pos_bound_cm, 5);
+        report_table_num(&t, e->max_pos_cm / g->mesh->m.height_cm, 8);
+        report_table_num(&t, e->max_normal_deg, 4);
+        report_table_num(&t, e->max_tangent_deg, 4);
+        report_table_num(&t, e->handedness_flips, 0);
+        report_table_num(&t, e->max_weight, 5);
+        report_table_num(&t, e->joint_mismatches, 0);
     }
-    bench_table_print(&t, stdout);
-    bench_table_free(&t);
+    report_table_print(&t, stdout);
+    report_table_free(&t);
 }
 
 /* The CPU rows of one vertex count, timed together as one set: every
@@ -701,40 +701,40 @@ _Static_assert((int)MAX_CPU_SET <= (int)SKIN_BENCH_MAX_SET, "every CPU row of a 
 /* One CPU row of the main table; INFLUENCES NaN for the copy floor. */
 _Static_assert((int)BENCH_LIST_MAX <= (int)SKIN_BENCH_MAX_THREAD_COUNTS, "every --threads count fits one interleaved run");
 
-static bool add_cpu_row(bench_table *t, int path, const char *method, const char *weights,
+static bool add_cpu_row(report_table *t, int path, const char *method, const char *weights,
                         const skin_bench_result_t *r, double speedup, double influences, const char *mesh_name)
 {
     char sum[16];
     snprintf(sum, sizeof sum, "%08x", r->checksum);
     int threads = r->desc.threads;
     bool copy = path == PATH_COPY;
-    if (!bench_table_row_begin(t))
+    if (!report_table_row_begin(t))
         return false;
-    bench_table_str(t, k_paths[path]);
-    bench_table_str(t, method);
-    bench_table_str(t, copy ? "-" : skin_isa_name(r->isa));
-    bench_table_str(t, weights);
-    bench_table_num(t, threads, 0);
-    bench_table_num(t, r->desc.vertex_count, 0);
-    bench_table_num(t, copy ? NAN : r->desc.joint_count, 0);
-    bench_table_num(t, influences, 0);
-    bench_table_num(t, r->median_s * 1e6, 1);
-    bench_table_num(t, r->min_s * 1e6, 1);
-    bench_table_num(t, r->max_s * 1e6, 1);
-    bench_table_num(t, r->median_mverts_s, 1);
-    bench_table_num(t, r->median_mverts_s / threads, 1);
-    bench_table_num(t, speedup, 2);
-    bench_table_num(t, copy ? NAN : r->max_pos_err_cm, 6);
-    bench_table_num(t, copy ? NAN : r->max_nrm_err, 7);
-    bench_table_str(t, sum);
-    bench_table_str(t, mesh_name ? mesh_name : "synthetic");
-    bench_table_num(t, NAN, 1);
-    bench_table_num(t, NAN, 3);
-    bench_table_num(t, NAN, 1);
+    report_table_str(t, k_paths[path]);
+    report_table_str(t, method);
+    report_table_str(t, copy ? "-" : skin_isa_name(r->isa));
+    report_table_str(t, weights);
+    report_table_num(t, threads, 0);
+    report_table_num(t, r->desc.vertex_count, 0);
+    report_table_num(t, copy ? NAN : r->desc.joint_count, 0);
+    report_table_num(t, influences, 0);
+    report_table_num(t, r->median_s * 1e6, 1);
+    report_table_num(t, r->min_s * 1e6, 1);
+    report_table_num(t, r->max_s * 1e6, 1);
+    report_table_num(t, r->median_mverts_s, 1);
+    report_table_num(t, r->median_mverts_s / threads, 1);
+    report_table_num(t, speedup, 2);
+    report_table_num(t, copy ? NAN : r->max_pos_err_cm, 6);
+    report_table_num(t, copy ? NAN : r->max_nrm_err, 7);
+    report_table_str(t, sum);
+    report_table_str(t, mesh_name ? mesh_name : "synthetic");
+    report_table_num(t, NAN, 1);
+    report_table_num(t, NAN, 3);
+    report_table_num(t, NAN, 1);
     return true;
 }
 
-static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
+static void add_gpu_row(report_table *t, const gpu_state *g, const gpu_row *row)
 {
     static const char *const methods[] = {[PATH_GPU_POINTS] = "lbs-points",  [PATH_GPU_MATRIX] = "lbs-matrix",
                                           [PATH_GPU_DQS] = "dqs",            [PATH_GPU_COMPUTE] = "lbs-matrix",
@@ -745,34 +745,34 @@ static void add_gpu_row(bench_table *t, const gpu_state *g, const gpu_row *row)
     char sum[16];
     snprintf(sum, sizeof sum, "%08x", row->checksum);
     double mverts = 1e-6 * g->mesh->nv / row->r.wall_median_s;
-    if (!bench_table_row_begin(t))
+    if (!report_table_row_begin(t))
         return;
-    bench_table_str(t, k_paths[row->path]);
-    bench_table_str(t, methods[row->path]);
-    bench_table_str(t, "gpu");
-    bench_table_str(t, "renorm");
-    bench_table_num(t, 1, 0);
-    bench_table_num(t, g->mesh->nv, 0);
-    bench_table_num(t, g->mesh->m.joint_count, 0);
-    bench_table_num(t, row->influences, 0);
-    bench_table_num(t, row->r.wall_median_s * 1e6, 1);
-    bench_table_num(t, row->r.wall_min_s * 1e6, 1);
-    bench_table_num(t, row->r.wall_max_s * 1e6, 1);
-    bench_table_num(t, mverts, 1);
-    bench_table_num(t, mverts, 1);
-    bench_table_num(t, NAN, 2);
-    bench_table_num(t, row->pos_err, 6);
-    bench_table_num(t, row->dir_err, 7);
-    bench_table_str(t, sum);
-    bench_table_str(t, g->mesh->name);
-    bench_table_num(t, row->r.query_median_s * 1e6, 1);
-    bench_table_num(t, row->r.query_median_s / row->r.wall_median_s, 3);
-    bench_table_num(t, row->r.pipelined_median_s * 1e6, 1);
+    report_table_str(t, k_paths[row->path]);
+    report_table_str(t, methods[row->path]);
+    report_table_str(t, "gpu");
+    report_table_str(t, "renorm");
+    report_table_num(t, 1, 0);
+    report_table_num(t, g->mesh->nv, 0);
+    report_table_num(t, g->mesh->m.joint_count, 0);
+    report_table_num(t, row->influences, 0);
+    report_table_num(t, row->r.wall_median_s * 1e6, 1);
+    report_table_num(t, row->r.wall_min_s * 1e6, 1);
+    report_table_num(t, row->r.wall_max_s * 1e6, 1);
+    report_table_num(t, mverts, 1);
+    report_table_num(t, mverts, 1);
+    report_table_num(t, NAN, 2);
+    report_table_num(t, row->pos_err, 6);
+    report_table_num(t, row->dir_err, 7);
+    report_table_str(t, sum);
+    report_table_str(t, g->mesh->name);
+    report_table_num(t, row->r.query_median_s * 1e6, 1);
+    report_table_num(t, row->r.query_median_s / row->r.wall_median_s, 3);
+    report_table_num(t, row->r.pipelined_median_s * 1e6, 1);
 }
 
 /* The ratios the benchmark exists for (median times of rows of the same
  * influence count), one note per pair of paths. */
-static void note_ratios(bench_table *t, const gpu_row *rows, int nrows)
+static void note_ratios(report_table *t, const gpu_row *rows, int nrows)
 {
     static const struct {
         int a, b;
@@ -783,7 +783,7 @@ static void note_ratios(bench_table *t, const gpu_row *rows, int nrows)
                  {PATH_GPU_COMPRESSED, PATH_GPU_MATRIX, "compressed / lbs-matrix"},
                  {PATH_GPU_LERP, PATH_GPU_MATRIX, "hybrid lerp / lbs-matrix"}};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
-        char text[BENCH_NOTE_MAX];
+        char text[REPORT_NOTE_MAX];
         int len = snprintf(text, sizeof text, "ratio %s, median wall time [min] (timer query):", pairs[k].what),
             found = 0;
         for (int i = 0; i < nrows; i++)
@@ -797,7 +797,7 @@ static void note_ratios(bench_table *t, const gpu_row *rows, int nrows)
                     found++;
                 }
         if (found)
-            bench_table_note(t, "%s", text);
+            report_table_note(t, "%s", text);
     }
 }
 
@@ -886,7 +886,7 @@ static int skin_parse(skin_cli *o, int argc, char **argv)
     return bench_parse_args(&spec, argc, argv);
 }
 
-int bench_skinning(int argc, char **argv, const bench_env *env_in)
+int bench_skinning(int argc, char **argv, const report_env *env_in)
 {
     skin_cli cli;
     int parsed = skin_parse(&cli, argc, argv);
@@ -960,7 +960,7 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
         mesh_free(&mesh);
         return BENCH_EXIT_RUNTIME;
     }
-    bench_env env = *env_in;
+    report_env env = *env_in;
     bench_gl gl = {0};
     static gpu_state gpu;
     if (any_gpu) {
@@ -983,21 +983,21 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
         }
     }
 
-    bench_env_print(&env, stdout);
+    report_env_print(&env, stdout);
     static const char *const cols[] = {"path", "method", "isa", "weights", "threads", "vertices", "bones",
                                        "influences", "median_us", "min_us", "max_us", "mverts_s",
                                        "mverts_s_per_thread", "speedup", "max_pos_err_cm", "max_nrm_err", "checksum", "mesh",
                                        "gpu_query_us", "query_over_wall", "gpu_pipelined_us"};
-    bench_table t;
-    bench_table_init(&t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
+    report_table t;
+    report_table_init(&t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
                          "wall clock)", (int)(sizeof cols / sizeof cols[0]), cols);
     int failures = 0, rc = BENCH_EXIT_OK;
     if (need_mesh)
-        bench_table_note(&t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", mesh_path, mesh.nv,
+        report_table_note(&t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", mesh_path, mesh.nv,
                          mesh.ni / 3, mesh.m.joint_count, (double)mesh.m.height_cm,
                          mesh_path && any_cpu ? " (CPU paths too)" : "");
     if (any_gpu)
-        bench_table_note(&t,
+        report_table_note(&t,
                          "GPU: pose of random joint turns up to %.1f rad; influence bins (non-zero weights): 1: %d, "
                          "2: %d, 3: %d, 4: %d vertices; binned/unbinned/compressed/passes use lbs-matrix",
                          (double)GPU_POSE_MAX_RAD, gpu.bins.count[0], gpu.bins.count[1], gpu.bins.count[2],
@@ -1014,7 +1014,7 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
             if (!add_cpu_row(&t, PATH_COPY, "-", "-", &r[ti], r[0].median_s / r[ti].median_s, NAN,
                              mesh_path ? mesh.name : NULL))
                 rc = BENCH_EXIT_RUNTIME;
-        bench_table_note(&t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves%s",
+        report_table_note(&t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves%s",
                          r[0].desc.vertex_count, r[0].kernel,
                          nthreads > 1 ? "; on several threads split as the pool splits a job: how far this "
                                         "machine's memory scales for these bytes"
@@ -1090,14 +1090,14 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
         for (int wi = 0; want[p] && wi < nweights; wi++)
             for (int k = 0; k < SKIN_MAX_INFLUENCES; k++)
                 if (kernels[p][weights[wi]][k][0])
-                    bench_table_note(&t, "%s, weights %s, %d influence%s: %s", k_paths[p], k_weights[weights[wi]],
+                    report_table_note(&t, "%s, weights %s, %d influence%s: %s", k_paths[p], k_weights[weights[wi]],
                                      k + 1, k ? "s" : "", kernels[p][weights[wi]][k]);
     if (any_cpu)
-        bench_table_note(&t, "the CPU rows of a vertex count, the copy floor aside, are timed in alternation: each "
+        report_table_note(&t, "the CPU rows of a vertex count, the copy floor aside, are timed in alternation: each "
                              "round runs every path, weighting, influence count and thread count once (an untimed "
                              "run before the timed one), so any two of them compare under one condition");
     if (any_cpu && nthreads > 1)
-        bench_table_note(&t, "speedup: the median time at %d thread%s over the row's, the thread counts timed in "
+        report_table_note(&t, "speedup: the median time at %d thread%s over the row's, the thread counts timed in "
                              "alternation (the copy floor's by its own rounds)",
                          threads[0], threads[0] == 1 ? "" : "s");
     enum { MAX_GPU_ROWS = PATH_COUNT * BENCH_LIST_MAX };
@@ -1120,24 +1120,24 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     }
     if (any_gpu && nrows > 0) {
         note_ratios(&t, rows, nrows);
-        bench_table_note(&t, "GL_TIME_ELAPSED / glFinish wall time: %.3f to %.3f over %d rows%s", gpu.query_ratio_min,
+        report_table_note(&t, "GL_TIME_ELAPSED / glFinish wall time: %.3f to %.3f over %d rows%s", gpu.query_ratio_min,
                          gpu.query_ratio_max, gpu.query_rows,
                          gpu.query_ratio_min < 0.5 || gpu.query_ratio_max > 1.5
                              ? " (timer queries disagree: trust the wall time)"
                              : "");
         if (want[PATH_GPU_COMPRESSED])
-            bench_table_note(&t,
+            report_table_note(&t,
                              "gpu-compressed vs the uncompressed CPU reference: %.4f cm (%.2g of the height), "
                              "directions %.4f; worst vertex at %.2f of its quantisation bound",
                              gpu.comp_err_cm, gpu.comp_err_cm / mesh.m.height_cm, gpu.comp_err_dir,
                              gpu.comp_bound_ratio);
         if (gpu.image_compares)
-            bench_table_note(&t, "skin-once vs per-pass main pass: at most %ld of %d pixels differ by > %d (the "
+            report_table_note(&t, "skin-once vs per-pass main pass: at most %ld of %d pixels differ by > %d (the "
                                  "figure covers %ld)",
                              gpu.image_diff_px, gfx_skin_bench_target_size(gpu.bench) * gfx_skin_bench_target_size(gpu.bench),
                              IMAGE_PIXEL_TOL, gpu.image_covered_px);
     }
-    bench_table hybrid = {0};
+    report_table hybrid = {0};
     if (rc == BENCH_EXIT_OK && want[PATH_HYBRID] && !run_hybrid(&mesh, clip_path, keys, nkeys, &t, &hybrid))
         rc = BENCH_EXIT_RUNTIME;
     /* The main table first (it is what --csv / --json hold), then the
@@ -1145,12 +1145,12 @@ int bench_skinning(int argc, char **argv, const bench_env *env_in)
     if (rc == BENCH_EXIT_OK)
         rc = bench_finish(&t, &env, &c, failures);
     else
-        bench_table_free(&t);
+        report_table_free(&t);
     if (want[PATH_GPU_COMPRESSED] && gpu.bench)
         print_vcompress(&gpu);
     if (hybrid.rows > 0)
-        bench_table_print(&hybrid, stdout);
-    bench_table_free(&hybrid);
+        report_table_print(&hybrid, stdout);
+    report_table_free(&hybrid);
     if (any_gpu) {
         gpu_free(&gpu);
         bench_gl_close(&gl);

@@ -5,7 +5,7 @@
 
 #include "eval/motion_eval.h"
 
-#include "bench/bench_report.h"
+#include "core/report.h"
 #include "core/args.h"
 #include "core/log.h"
 #include "core/paths.h"
@@ -67,85 +67,85 @@ static float max_over_joints(const float v[MM_JOINTS])
     return m;
 }
 
-static void smooth_cells(bench_table *t, const eval_result *r)
+static void smooth_cells(report_table *t, const eval_result *r)
 {
     const mm_result *on = &r->on, *off = &r->off;
-    bench_table_num(t, on->flex_max_deg[MM_STEADY], 1);
-    bench_table_num(t, on->flex_max_deg[MM_NEAR_EVENT], 1);
+    report_table_num(t, on->flex_max_deg[MM_STEADY], 1);
+    report_table_num(t, on->flex_max_deg[MM_NEAR_EVENT], 1);
     if (r->have_off)
-        bench_table_num(t, fmaxf(off->flex_max_deg[MM_STEADY], off->flex_max_deg[MM_NEAR_EVENT]), 1);
+        report_table_num(t, fmaxf(off->flex_max_deg[MM_STEADY], off->flex_max_deg[MM_NEAR_EVENT]), 1);
     else
-        bench_table_str(t, "-");
+        report_table_str(t, "-");
     if (r->have_off)
-        bench_table_num(t, rot_ratio(r), 2);
+        report_table_num(t, rot_ratio(r), 2);
     else
-        bench_table_str(t, "-");
-    bench_table_num(t, max_over_joints(on->rot_p999_deg), 1);
-    bench_table_num(t, max_over_joints(on->rot_max_deg), 1);
+        report_table_str(t, "-");
+    report_table_num(t, max_over_joints(on->rot_p999_deg), 1);
+    report_table_num(t, max_over_joints(on->rot_max_deg), 1);
     if (r->have_off)
-        bench_table_num(t, max_over_joints(off->rot_max_deg), 1);
+        report_table_num(t, max_over_joints(off->rot_max_deg), 1);
     else
-        bench_table_str(t, "-");
-    bench_table_num(t, on->point_step_max_cm, 1);
+        report_table_str(t, "-");
+    report_table_num(t, on->point_step_max_cm, 1);
     if (r->have_off)
-        bench_table_num(t, off->point_step_max_cm, 1);
+        report_table_num(t, off->point_step_max_cm, 1);
     else
-        bench_table_str(t, "-");
-    bench_table_num(t, on->point_accel_max_cm, 2);
+        report_table_str(t, "-");
+    report_table_num(t, on->point_accel_max_cm, 2);
     if (r->have_off) {
-        bench_table_num(t, off->point_accel_max_cm, 2);
-        bench_table_num(t, r->net_diff_steps, 0);
+        report_table_num(t, off->point_accel_max_cm, 2);
+        report_table_num(t, r->net_diff_steps, 0);
     } else {
-        bench_table_str(t, "-");
-        bench_table_str(t, "-");
+        report_table_str(t, "-");
+        report_table_str(t, "-");
     }
 }
 
-static void fill_table(bench_table *t, const eval_row *rows, int n, const mm_calibration *cal)
+static void fill_table(report_table *t, const eval_row *rows, int n, const mm_calibration *cal)
 {
-    bench_table_init(t, "motion evaluation (cm, s, deg; goals in docs/MOTION_EVAL.md)", COLUMN_COUNT, COLUMNS);
-    bench_table_note(t, "idle heights above the ground: heels %.2f / %.2f cm, toes %.2f / %.2f cm; standing head %.1f cm",
+    report_table_init(t, "motion evaluation (cm, s, deg; goals in docs/MOTION_EVAL.md)", COLUMN_COUNT, COLUMNS);
+    report_table_note(t, "idle heights above the ground: heels %.2f / %.2f cm, toes %.2f / %.2f cm; standing head %.1f cm",
                      (double)cal->idle_height_cm[0], (double)cal->idle_height_cm[2], (double)cal->idle_height_cm[1],
                      (double)cal->idle_height_cm[3], (double)cal->stand_head_cm);
-    bench_table_note(t, "sink: below the idle height; stand: a held heel or toe off the root's ground, outside jumps; "
+    report_table_note(t, "sink: below the idle height; stand: a held heel or toe off the root's ground, outside jumps; "
                         "ceiling: above a crouch ceiling (< 0 clear, - never under one); "
                         "edge: closest root approach; wall: deepest joint (< 0 never inside)");
-    bench_table_note(t, "smoothness per step, on the displayed pose: flex = knee/elbow flexion change (steady; within "
+    report_table_note(t, "smoothness per step, on the displayed pose: flex = knee/elbow flexion change (steady; within "
                         "0.3 s of a take-off, landing, wall push or crouch change); rot = local joint rotation change "
                         "(p99.9 ratio: the worst joint's against the network alone's); foot = heel/toe displacement and "
                         "acceleration; *_off: the network alone (IK off) from the same inputs; net_diff_steps: steps whose "
                         "network input differed between the two");
     for (int i = 0; i < n; i++) {
         const mm_result *r = &rows[i].r.on;
-        if (!bench_table_row_begin(t))
+        if (!report_table_row_begin(t))
             break;
-        bench_table_str(t, rows[i].s->name);
-        bench_table_str(t, rows[i].s->level);
-        bench_table_num(t, r->steps, 0);
-        bench_table_num(t, r->slide_p95_cm[MM_HEEL], 2);
-        bench_table_num(t, r->slide_max_cm[MM_HEEL], 2);
-        bench_table_num(t, r->slide_p95_cm[MM_TOE], 2);
-        bench_table_num(t, r->slide_max_cm[MM_TOE], 2);
-        bench_table_num(t, r->sink_max_cm, 1);
-        bench_table_num(t, r->stand_off_cm, 1);
-        bench_table_num(t, r->flight_max_s, 2);
-        bench_table_num(t, r->jump_flight_max_s, 2);
+        report_table_str(t, rows[i].s->name);
+        report_table_str(t, rows[i].s->level);
+        report_table_num(t, r->steps, 0);
+        report_table_num(t, r->slide_p95_cm[MM_HEEL], 2);
+        report_table_num(t, r->slide_max_cm[MM_HEEL], 2);
+        report_table_num(t, r->slide_p95_cm[MM_TOE], 2);
+        report_table_num(t, r->slide_max_cm[MM_TOE], 2);
+        report_table_num(t, r->sink_max_cm, 1);
+        report_table_num(t, r->stand_off_cm, 1);
+        report_table_num(t, r->flight_max_s, 2);
+        report_table_num(t, r->jump_flight_max_s, 2);
         if (r->ceiling_max_cm > -1.0e8f)
-            bench_table_num(t, r->ceiling_max_cm, 1);
+            report_table_num(t, r->ceiling_max_cm, 1);
         else
-            bench_table_str(t, "-");
-        bench_table_num(t, r->edge_min_cm, 0);
-        bench_table_num(t, r->wall_max_cm > -1.0e8f ? r->wall_max_cm : -999.0, 1);
+            report_table_str(t, "-");
+        report_table_num(t, r->edge_min_cm, 0);
+        report_table_num(t, r->wall_max_cm > -1.0e8f ? r->wall_max_cm : -999.0, 1);
         if (r->want_speed_cm_s > 0.0f)
-            bench_table_num(t, 100.0 * r->speed_cm_s / r->want_speed_cm_s, 0);
+            report_table_num(t, 100.0 * r->speed_cm_s / r->want_speed_cm_s, 0);
         else
-            bench_table_str(t, "-");
+            report_table_str(t, "-");
         if (rows[i].s->flags & EVAL_CROUCH)
-            bench_table_num(t, r->head_crouch_cm > 0.0f ? 100.0 * (1.0 - r->head_crouch_cm / cal->stand_head_cm) : 0.0, 0);
+            report_table_num(t, r->head_crouch_cm > 0.0f ? 100.0 * (1.0 - r->head_crouch_cm / cal->stand_head_cm) : 0.0, 0);
         else
-            bench_table_str(t, "-");
+            report_table_str(t, "-");
         smooth_cells(t, &rows[i].r);
-        bench_table_str(t, rows[i].misses ? "MISSED" : "met");
+        report_table_str(t, rows[i].misses ? "MISSED" : "met");
     }
 }
 
@@ -512,8 +512,8 @@ static int run_motion(int argc, char **argv)
     /* Only the smoothness goals need the IK-off run. */
     opt.no_reference = level != EVAL_GOALS;
     paths_init(data);
-    bench_env env;
-    bench_env_collect(&env, argc, argv);
+    report_env env;
+    report_env_collect(&env, argc, argv);
     eval_t *e = eval_open(&opt);
     if (!e)
         return EVAL_EXIT_FAIL;
@@ -526,25 +526,25 @@ static int run_motion(int argc, char **argv)
         rows[i].misses = eval_check(e, rows[i].s, &rows[i].r, level, rows[i].text, EVAL_FAIL_TEXT);
         failures += rows[i].misses > 0;
     }
-    bench_env_print(&env, stdout);
-    bench_table t;
+    report_env_print(&env, stdout);
+    report_table t;
     fill_table(&t, rows, n, eval_calibration(e));
-    bench_table_print(&t, stdout);
+    report_table_print(&t, stdout);
     print_goal_summary(rows, n, level);
     /* The files carry the misses too, as notes. */
     for (int i = 0; i < n; i++)
         if (rows[i].misses)
-            bench_table_note(&t, "%s: %s", rows[i].s->name, rows[i].text);
+            report_table_note(&t, "%s: %s", rows[i].s->name, rows[i].text);
     bool io_ok = true;
     if (csv)
-        io_ok = bench_table_write_csv(&t, &env, csv) && io_ok;
+        io_ok = report_table_write_csv(&t, &env, csv) && io_ok;
     if (json)
-        io_ok = bench_table_write_json(&t, &env, json) && io_ok;
+        io_ok = report_table_write_json(&t, &env, json) && io_ok;
     if (svg)
         io_ok = write_svg(svg, rows, n) && io_ok;
     if (cycle_svg)
         io_ok = cycle_plot(e, cycle_scenario, cycle_svg) && io_ok;
-    bench_table_free(&t);
+    report_table_free(&t);
     eval_close(e);
     return (failures || !io_ok) ? EVAL_EXIT_FAIL : EVAL_EXIT_OK;
 }

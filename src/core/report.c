@@ -1,7 +1,7 @@
 /* gmtime_r is POSIX, not C11. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench/bench_report.h"
+#include "core/report.h"
 
 #include "core/file.h"
 #include "core/log.h"
@@ -62,7 +62,7 @@ static void read_isa(char *out, size_t size)
 #endif
 }
 
-void bench_env_collect(bench_env *env, int argc, char **argv)
+void report_env_collect(report_env *env, int argc, char **argv)
 {
     memset(env, 0, sizeof *env);
     read_cpu_model(env->cpu, sizeof env->cpu);
@@ -89,13 +89,13 @@ void bench_env_collect(bench_env *env, int argc, char **argv)
     }
 }
 
-void bench_env_set_gl(bench_env *env, const char *renderer, const char *version)
+void report_env_set_gl(report_env *env, const char *renderer, const char *version)
 {
     snprintf(env->gl_renderer, sizeof env->gl_renderer, "%s", renderer ? renderer : "unknown");
     snprintf(env->gl_version, sizeof env->gl_version, "%s", version ? version : "unknown");
 }
 
-void bench_env_print(const bench_env *env, FILE *out)
+void report_env_print(const report_env *env, FILE *out)
 {
     fprintf(out, "# command: %s\n", env->command);
     fprintf(out, "# date: %s\n", env->date);
@@ -104,43 +104,43 @@ void bench_env_print(const bench_env *env, FILE *out)
     fprintf(out, "# build: %s\n", env->build);
 }
 
-void bench_table_init(bench_table *t, const char *title, int columns, const char *const *names)
+void report_table_init(report_table *t, const char *title, int columns, const char *const *names)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->title, sizeof t->title, "%s", title);
-    t->columns = columns > BENCH_MAX_COLUMNS ? BENCH_MAX_COLUMNS : columns;
+    t->columns = columns > REPORT_MAX_COLUMNS ? REPORT_MAX_COLUMNS : columns;
     for (int c = 0; c < t->columns; c++)
         snprintf(t->names[c], sizeof t->names[c], "%s", names[c]);
 }
 
-void bench_table_free(bench_table *t)
+void report_table_free(report_table *t)
 {
     free(t->cells);
     t->cells = NULL;
     t->rows = t->capacity_rows = 0;
 }
 
-void bench_table_note(bench_table *t, const char *fmt, ...)
+void report_table_note(report_table *t, const char *fmt, ...)
 {
-    if (t->note_count >= BENCH_MAX_NOTES)
+    if (t->note_count >= REPORT_MAX_NOTES)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t->notes[t->note_count++], BENCH_NOTE_MAX, fmt, ap);
+    vsnprintf(t->notes[t->note_count++], REPORT_NOTE_MAX, fmt, ap);
     va_end(ap);
 }
 
-static void print_notes(const bench_table *t, FILE *out)
+static void print_notes(const report_table *t, FILE *out)
 {
     for (int i = 0; i < t->note_count; i++)
         fprintf(out, "# %s\n", t->notes[i]);
 }
 
-bool bench_table_row_begin(bench_table *t)
+bool report_table_row_begin(report_table *t)
 {
     if (t->rows == t->capacity_rows) {
         int cap = t->capacity_rows ? t->capacity_rows * 2 : 32;
-        bench_cell *grown = realloc(t->cells, (size_t)cap * (size_t)t->columns * sizeof *grown);
+        report_cell *grown = realloc(t->cells, (size_t)cap * (size_t)t->columns * sizeof *grown);
         if (!grown) {
             log_error("bench: out of memory for result rows");
             return false;
@@ -154,35 +154,35 @@ bool bench_table_row_begin(bench_table *t)
     return true;
 }
 
-static bench_cell *next_cell(bench_table *t)
+static report_cell *next_cell(report_table *t)
 {
     if (t->rows == 0 || t->cursor >= t->columns)
         return NULL;
     return &t->cells[(size_t)(t->rows - 1) * (size_t)t->columns + (size_t)t->cursor++];
 }
 
-void bench_table_str(bench_table *t, const char *s)
+void report_table_str(report_table *t, const char *s)
 {
-    bench_cell *c = next_cell(t);
+    report_cell *c = next_cell(t);
     if (!c)
         return;
-    c->kind = BENCH_CELL_STR;
+    c->kind = REPORT_CELL_STR;
     snprintf(c->str, sizeof c->str, "%s", s);
 }
 
-void bench_table_num(bench_table *t, double v, int decimals)
+void report_table_num(report_table *t, double v, int decimals)
 {
-    bench_cell *c = next_cell(t);
+    report_cell *c = next_cell(t);
     if (!c)
         return;
-    c->kind = BENCH_CELL_NUM;
+    c->kind = REPORT_CELL_NUM;
     c->num = v;
     c->decimals = decimals;
 }
 
-static void cell_text(const bench_cell *c, char *buf, size_t size)
+static void cell_text(const report_cell *c, char *buf, size_t size)
 {
-    if (c->kind == BENCH_CELL_STR)
+    if (c->kind == REPORT_CELL_STR)
         snprintf(buf, size, "%s", c->str);
     else if (!isfinite(c->num))
         snprintf(buf, size, "-");
@@ -190,10 +190,10 @@ static void cell_text(const bench_cell *c, char *buf, size_t size)
         snprintf(buf, size, "%.*f", c->decimals, c->num);
 }
 
-void bench_table_print(const bench_table *t, FILE *out)
+void report_table_print(const report_table *t, FILE *out)
 {
-    int width[BENCH_MAX_COLUMNS];
-    char buf[BENCH_TEXT_MAX];
+    int width[REPORT_MAX_COLUMNS];
+    char buf[REPORT_TEXT_MAX];
     for (int c = 0; c < t->columns; c++) {
         width[c] = (int)strlen(t->names[c]);
         for (int r = 0; r < t->rows; r++) {
@@ -216,10 +216,10 @@ void bench_table_print(const bench_table *t, FILE *out)
     fputc('\n', out);
     for (int r = 0; r < t->rows; r++) {
         for (int c = 0; c < t->columns; c++) {
-            const bench_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            const report_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
             cell_text(cell, buf, sizeof buf);
             /* Text left-aligned, numbers right-aligned. */
-            int w = cell->kind == BENCH_CELL_STR ? -width[c] : width[c];
+            int w = cell->kind == REPORT_CELL_STR ? -width[c] : width[c];
             fprintf(out, "%s%*s", c ? "  " : "", w, buf);
         }
         fputc('\n', out);
@@ -251,22 +251,22 @@ static bool finish_file(FILE *f, const char *path)
     return ok;
 }
 
-bool bench_table_write_csv(const bench_table *t, const bench_env *env, const char *path)
+bool report_table_write_csv(const report_table *t, const report_env *env, const char *path)
 {
     FILE *f = file_open_write(path);
     if (!f)
         return false;
     /* The header travels with the numbers as '#' comment lines. */
-    bench_env_print(env, f);
+    report_env_print(env, f);
     print_notes(t, f);
     for (int c = 0; c < t->columns; c++)
         fprintf(f, "%s%s", c ? "," : "", t->names[c]);
     fputc('\n', f);
-    char buf[BENCH_TEXT_MAX];
+    char buf[REPORT_TEXT_MAX];
     for (int r = 0; r < t->rows; r++) {
         for (int c = 0; c < t->columns; c++) {
-            const bench_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
-            if (cell->kind == BENCH_CELL_NUM && isfinite(cell->num))
+            const report_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            if (cell->kind == REPORT_CELL_NUM && isfinite(cell->num))
                 snprintf(buf, sizeof buf, "%.9g", cell->num);
             else
                 cell_text(cell, buf, sizeof buf);
@@ -277,7 +277,7 @@ bool bench_table_write_csv(const bench_table *t, const bench_env *env, const cha
     return finish_file(f, path);
 }
 
-bool bench_table_write_json(const bench_table *t, const bench_env *env, const char *path)
+bool report_table_write_json(const report_table *t, const report_env *env, const char *path)
 {
     FILE *f = file_open_write(path);
     if (!f)
@@ -307,11 +307,11 @@ bool bench_table_write_json(const bench_table *t, const bench_env *env, const ch
     for (int r = 0; r < t->rows; r++) {
         fprintf(f, "    {");
         for (int c = 0; c < t->columns; c++) {
-            const bench_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            const report_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
             fprintf(f, "%s", c ? ", " : "");
             json_string(f, t->names[c]);
             fputs(": ", f);
-            if (cell->kind == BENCH_CELL_STR)
+            if (cell->kind == REPORT_CELL_STR)
                 json_string(f, cell->str);
             else if (isfinite(cell->num))
                 fprintf(f, "%.9g", cell->num);
