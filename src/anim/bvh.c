@@ -45,14 +45,9 @@ static bool bvh_fail(const bvh_lex_t *lx, int line, const char *fmt, ...)
 
 static bool bvh_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
-/* Next whitespace-separated token across lines; false at the end of text. */
-static bool bvh_next(bvh_lex_t *lx, bvh_tok_t *t)
+/* The token starting at the cursor, up to a blank or the line's end. */
+static bool bvh_take(bvh_lex_t *lx, bvh_tok_t *t)
 {
-    while (lx->p < lx->end && (bvh_blank(*lx->p) || *lx->p == '\n')) {
-        if (*lx->p == '\n')
-            lx->line++;
-        lx->p++;
-    }
     t->s = lx->p;
     t->line = lx->line;
     while (lx->p < lx->end && !bvh_blank(*lx->p) && *lx->p != '\n')
@@ -61,17 +56,23 @@ static bool bvh_next(bvh_lex_t *lx, bvh_tok_t *t)
     return t->n > 0;
 }
 
+/* Next whitespace-separated token across lines; false at the end of text. */
+static bool bvh_next(bvh_lex_t *lx, bvh_tok_t *t)
+{
+    while (lx->p < lx->end && (bvh_blank(*lx->p) || *lx->p == '\n')) {
+        if (*lx->p == '\n')
+            lx->line++;
+        lx->p++;
+    }
+    return bvh_take(lx, t);
+}
+
 /* Next token on the current line only; false at the end of the line. */
 static bool bvh_next_on_line(bvh_lex_t *lx, bvh_tok_t *t)
 {
     while (lx->p < lx->end && bvh_blank(*lx->p))
         lx->p++;
-    t->s = lx->p;
-    t->line = lx->line;
-    while (lx->p < lx->end && !bvh_blank(*lx->p) && *lx->p != '\n')
-        lx->p++;
-    t->n = (size_t)(lx->p - t->s);
-    return t->n > 0;
+    return bvh_take(lx, t);
 }
 
 /* Moves past the end of the current line. */

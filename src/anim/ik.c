@@ -1,6 +1,7 @@
 #include "anim/ik.h"
 
 #include "anim/pose.h"
+#include "core/mathx.h"
 
 #include <math.h>
 
@@ -33,8 +34,6 @@ static bool normalize3(float a[3])
         a[i] /= l;
     return true;
 }
-
-static float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 void ik_quat_between(const float a_in[3], const float b_in[3], float out[4])
 {

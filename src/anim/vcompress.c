@@ -1,6 +1,7 @@
 #include "anim/vcompress.h"
 
 #include "core/log.h"
+#include "core/mathx.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,8 +15,6 @@
 _Static_assert(sizeof(vcompress_vertex_t) == 24, "the GPU reads 24-byte vertices");
 /* Weights below this are treated as unused slots when checking joints. */
 #define WEIGHT_UNUSED 1e-6f
-
-static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* GL's snorm decode (GL 4.2+): max(c / (2^(b-1) - 1), -1). */
 static float snorm_decode(int c, float max) { return fmaxf((float)c / max, -1.0f); }

@@ -1,5 +1,7 @@
 #include "asset/character.h"
 
+#include "asset/weld.h"
+
 #include "core/file.h"
 #include "core/log.h"
 
@@ -893,26 +895,11 @@ void chr_shape_scatter_dense(const chr_shape_t *shape, uint32_t vertex_count, fl
 
 /* ---- closed surfaces ------------------------------------------------------ */
 
-/* A vertex position and its index over all meshes, for welding. */
-typedef struct weld_entry {
-    float p[3];
-    uint32_t index;
-} weld_entry;
-
 /* A directed edge between welded positions, and the mesh of its triangle. */
 typedef struct edge_entry {
     uint64_t key; /* from << 32 | to */
     uint32_t mesh;
 } edge_entry;
-
-static int weld_cmp(const void *pa, const void *pb)
-{
-    const weld_entry *a = pa, *b = pb;
-    for (int k = 0; k < 3; k++)
-        if (a->p[k] != b->p[k])
-            return a->p[k] < b->p[k] ? -1 : 1;
-    return 0;
-}
 
 static int edge_cmp(const void *pa, const void *pb)
 {
@@ -944,29 +931,21 @@ uint32_t chr_closed_meshes(const chr_character_t *c)
         nv += c->meshes[m].vertex_count;
         ne += c->meshes[m].index_count;
     }
-    weld_entry *w = malloc(nv * sizeof *w);
-    uint32_t *id = malloc(nv * sizeof *id);
-    edge_entry *e = malloc(ne * sizeof *e);
-    if (!w || !id || !e || nv > UINT32_MAX) {
-        free(w);
+    float(*pos)[3] = malloc((nv ? nv : 1) * sizeof *pos);
+    uint32_t *id = malloc((nv ? nv : 1) * sizeof *id);
+    edge_entry *e = malloc((ne ? ne : 1) * sizeof *e);
+    /* Vertices at the same position are one (seams split them for their
+     * normals and uvs, meshes for their use). */
+    size_t at = 0;
+    for (uint32_t m = 0; pos && nv <= UINT32_MAX && m < c->mesh_count; m++)
+        for (uint32_t v = 0; v < c->meshes[m].vertex_count; v++, at++)
+            memcpy(pos[at], c->meshes[m].vertices[v].pos, sizeof pos[at]);
+    uint32_t groups;
+    if (!pos || !id || !e || nv > UINT32_MAX || !weld_positions((const float(*)[3])pos, (uint32_t)nv, id, &groups)) {
+        free(pos);
         free(id);
         free(e);
         return 0u;
-    }
-    /* Vertices at the same position are one (seams split them for their
-     * normals and uvs, meshes for their use), numbered in sorted order. */
-    size_t at = 0;
-    for (uint32_t m = 0; m < c->mesh_count; m++)
-        for (uint32_t v = 0; v < c->meshes[m].vertex_count; v++, at++) {
-            memcpy(w[at].p, c->meshes[m].vertices[v].pos, sizeof w[at].p);
-            w[at].index = (uint32_t)at;
-        }
-    qsort(w, nv, sizeof *w, weld_cmp);
-    uint32_t next = 0;
-    for (size_t k = 0; k < nv; k++) {
-        if (k > 0 && weld_cmp(&w[k - 1], &w[k]) != 0)
-            next++;
-        id[w[k].index] = next;
     }
     /* Every edge of every triangle that has an area, from -> to in its
      * winding. */
@@ -1002,7 +981,7 @@ uint32_t chr_closed_meshes(const chr_character_t *c)
     for (uint32_t m = 0; m < c->mesh_count; m++)
         if (c->meshes[m].index_count >= 3 && !(open & (1u << m)))
             closed |= 1u << m;
-    free(w);
+    free(pos);
     free(id);
     free(e);
     return closed;

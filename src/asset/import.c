@@ -1,5 +1,7 @@
 #include "asset/import.h"
 
+#include "asset/weld.h"
+
 #include "core/log.h"
 
 #include <math.h>
@@ -764,22 +766,6 @@ static bool finish_space(build_t *b)
 
 /* ---------------------------------------------------------------- normals, tangents */
 
-static int cmp_pos_index(const void *pa, const void *pb, const float (*pos)[3])
-{
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    for (int k = 0; k < 3; k++) {
-        if (pos[a][k] < pos[b][k])
-            return -1;
-        if (pos[a][k] > pos[b][k])
-            return 1;
-    }
-    return a < b ? -1 : (a > b ? 1 : 0);
-}
-
-/* qsort has no context argument in C11; the sort runs once per import. */
-static const float (*g_sort_pos)[3];
-static int cmp_weld(const void *a, const void *b) { return cmp_pos_index(a, b, g_sort_pos); }
-
 /* CSR table from KEY (n entries, values < key_count) to the triangle of
  * each entry (entry e belongs to triangle e / 3). */
 static bool csr_build(const uint32_t *key, uint32_t n, uint32_t key_count, uint32_t **offset, uint32_t **items)
@@ -807,27 +793,13 @@ static bool build_adjacency(build_t *b)
 {
     uint32_t vc = b->vertex_count, n = b->triangle_count * 3;
     bool ok = true;
-    uint32_t *order = xcalloc(vc, sizeof *order, &ok);
     b->weld = xcalloc(vc, sizeof *b->weld, &ok);
     uint32_t *key = xcalloc(n, sizeof *key, &ok);
     b->base_n = xcalloc(vc, sizeof *b->base_n, &ok);
-    if (!ok) {
-        free(order);
+    if (!ok || !weld_positions((const float (*)[3])b->pos, vc, b->weld, &b->group_count)) {
         free(key);
         return false;
     }
-    for (uint32_t v = 0; v < vc; v++)
-        order[v] = v;
-    g_sort_pos = (const float (*)[3])b->pos;
-    qsort(order, vc, sizeof *order, cmp_weld);
-    uint32_t groups = 0;
-    for (uint32_t i = 0; i < vc; i++) {
-        if (i > 0 && memcmp(b->pos[order[i]], b->pos[order[i - 1]], sizeof b->pos[0]) != 0)
-            groups++;
-        b->weld[order[i]] = groups;
-    }
-    b->group_count = vc ? groups + 1 : 0;
-    free(order);
     const uint32_t *corner = &b->tri[0][0];
     for (uint32_t e = 0; e < n; e++)
         key[e] = b->weld[corner[e]];

@@ -1,5 +1,7 @@
 #include "asset/import_look.h"
 
+#include "asset/weld.h"
+
 #include "core/log.h"
 
 #include <math.h>
@@ -76,7 +78,8 @@ typedef struct look_t {
     uint32_t n;
     uint32_t first[CHR_MAX_MESHES + 1];
     uint32_t *comp;          /* vertex -> component root */
-    uint32_t *order;
+    uint32_t *weld;          /* vertex -> its position's number (asset/weld.h) */
+    uint32_t weld_count;
     uint8_t *mat;            /* vertex -> look_material */
 } look_t;
 
@@ -105,29 +108,25 @@ static void join(uint32_t *p, uint32_t a, uint32_t b)
         p[a < b ? b : a] = a < b ? a : b;
 }
 
-static const look_t *g_sort;
-static int cmp_pos(const void *pa, const void *pb)
-{
-    const chr_vertex_t *a = vert(g_sort, *(const uint32_t *)pa), *b = vert(g_sort, *(const uint32_t *)pb);
-    for (int k = 0; k < 3; k++)
-        if (a->pos[k] != b->pos[k])
-            return a->pos[k] < b->pos[k] ? -1 : 1;
-    return 0;
-}
-
 /* Connected components over triangles, welded across identical positions
  * (UV seams and the head/body split copy vertices). */
-static void components(look_t *L)
+static bool components(look_t *L)
 {
+    /* The first vertex seen at each position. */
+    uint32_t *first = malloc(((size_t)L->weld_count + 1) * sizeof *first);
+    if (!first)
+        return false;
+    for (uint32_t g = 0; g < L->weld_count; g++)
+        first[g] = UINT32_MAX;
     for (uint32_t v = 0; v < L->n; v++) {
         L->comp[v] = v;
-        L->order[v] = v;
+        uint32_t *f = &first[L->weld[v]];
+        if (*f == UINT32_MAX)
+            *f = v;
+        else
+            join(L->comp, v, *f);
     }
-    g_sort = L;
-    qsort(L->order, L->n, sizeof *L->order, cmp_pos);
-    for (uint32_t i = 1; i < L->n; i++)
-        if (cmp_pos(&L->order[i], &L->order[i - 1]) == 0)
-            join(L->comp, L->order[i], L->order[i - 1]);
+    free(first);
     for (uint32_t m = 0; m < L->c->mesh_count; m++) {
         const chr_mesh_t *mesh = &L->c->meshes[m];
         for (uint32_t i = 0; i + 2 < mesh->index_count; i += 3) {
@@ -137,6 +136,7 @@ static void components(look_t *L)
     }
     for (uint32_t v = 0; v < L->n; v++)
         L->comp[v] = find_root(L->comp, v);
+    return true;
 }
 
 typedef struct part_t {
@@ -242,17 +242,10 @@ static void smooth_edges(look_t *L)
 {
     if (L->n > SMOOTH_MAX_VERTICES)
         return;
-    uint32_t *weld = malloc((size_t)L->n * sizeof *weld);
+    const uint32_t *weld = L->weld;
     uint16_t (*votes)[LOOK_COUNT] = malloc((size_t)L->n * sizeof *votes);
     uint8_t *next = malloc(L->n);
-    if (weld && votes && next) {
-        /* L->order is sorted by position: equal runs are one weld group. */
-        uint32_t g = 0;
-        for (uint32_t i = 0; i < L->n; i++) {
-            if (i > 0 && cmp_pos(&L->order[i], &L->order[i - 1]) != 0)
-                g++;
-            weld[L->order[i]] = g;
-        }
+    if (votes && next) {
         for (int round = 0; round < SMOOTH_ROUNDS; round++) {
             memset(votes, 0, (size_t)L->n * sizeof *votes);
             for (uint32_t m = 0; m < L->c->mesh_count; m++) {
@@ -280,7 +273,6 @@ static void smooth_edges(look_t *L)
             memcpy(L->mat, next, L->n);
         }
     }
-    free(weld);
     free(votes);
     free(next);
 }
@@ -311,18 +303,22 @@ bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *m
         L.first[m] = L.first[c->mesh_count];
     L.n = L.first[c->mesh_count];
     L.comp = malloc((size_t)L.n * sizeof *L.comp);
-    L.order = malloc((size_t)L.n * sizeof *L.order);
+    L.weld = malloc((size_t)L.n * sizeof *L.weld);
     L.mat = malloc(L.n);
+    float(*pos)[3] = malloc(((size_t)L.n + 1) * sizeof *pos);
+    for (uint32_t v = 0; pos && v < L.n; v++)
+        memcpy(pos[v], vert(&L, v)->pos, sizeof pos[v]);
+    bool ok = L.comp && L.weld && L.mat && pos && weld_positions((const float(*)[3])pos, L.n, L.weld, &L.weld_count);
+    free(pos);
     part_t *parts = NULL;
-    if (!L.comp || !L.order || !L.mat) {
+    if (!ok || !components(&L)) {
         free(L.comp);
-        free(L.order);
+        free(L.weld);
         free(L.mat);
         log_error("%s: out of memory dressing the character", name);
         return false;
     }
     memset(L.mat, LOOK_COUNT, L.n);
-    components(&L);
 
     /* Small parts: their bounds and centres, gathered in one pass per root. */
     int count = 0, cap = 64;
@@ -538,7 +534,7 @@ bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *m
     }
     free(parts);
     free(L.comp);
-    free(L.order);
+    free(L.weld);
     free(L.mat);
     return true;
 }

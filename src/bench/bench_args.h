@@ -1,16 +1,21 @@
-/* bench_args: option parsing shared by the benchmarks: common options
- * (--repeats, --warmup, --csv, --json, --smoke) and comma-separated lists of
- * whole numbers or names, each checked against its valid range or set.
- * Errors print one usage line naming the option, the bad value and the
- * valid values, and make the benchmark exit 2.
+/* bench_args: what the benchmark commands share of core/args: the common
+ * options (--repeats, --warmup, --csv, --json, --smoke) as table rows, and
+ * one call that parses a command's table. Value errors print one line
+ * "strider bench: ..." naming the option, the bad value and the valid
+ * values; an unknown option prints "strider bench <what>: unknown option"
+ * and the command's usage; both make the benchmark exit 2.
+ * Call order: a command lists BENCH_COMMON_OPTS(&c) and its own rows ->
+ * bench_parse_args() -> its own checks across options (args_error()).
  * Does NOT: allocate.
  */
 #ifndef STRIDER_BENCH_BENCH_ARGS_H
 #define STRIDER_BENCH_BENCH_ARGS_H
 
+#include "core/args.h"
+
 #include <stdbool.h>
 
-enum { BENCH_LIST_MAX = 32 };
+enum { BENCH_LIST_MAX = ARGS_LIST_MAX };
 
 typedef struct bench_common {
     int repeats;       /* timed runs per row */
@@ -20,14 +25,19 @@ typedef struct bench_common {
     bool smoke;        /* tiny sizes: checks that everything runs and agrees */
 } bench_common;
 
-/* Parses a comma-separated list of whole numbers in [lo, hi]. */
-bool bench_parse_int_list(const char *opt, const char *s, long lo, long hi, int *out, int *count);
-/* Parses a comma-separated list of names out of valid[0..nvalid). out gets indices. */
-bool bench_parse_name_list(const char *opt, const char *s, const char *const *valid, int nvalid, int *out,
-                           int *count);
-bool bench_parse_int(const char *opt, const char *s, long lo, long hi, int *out);
-/* Consumes a common option at argv[*i]; returns 1 if consumed, 0 if not a
- * common option, -1 on a bad value. */
-int bench_parse_common(int argc, char **argv, int *i, bench_common *c);
+/* The common options' rows (not listed in the usage: each command says
+ * where they go with an ARGS_TEXT row, BENCH_COMMON_HELP at the end). */
+#define BENCH_COMMON_OPTS(c)                                                                                     \
+    {.name = "--repeats", .kind = ARGS_INT, .dest = &(c)->repeats, .lo = 3, .hi = 100000},                        \
+        {.name = "--warmup", .kind = ARGS_INT, .dest = &(c)->warmup, .lo = 0, .hi = 100000},                      \
+        {.name = "--csv", .kind = ARGS_PATH, .dest = &(c)->csv}, {.name = "--json", .kind = ARGS_PATH, .dest = &(c)->json}, \
+        {.name = "--smoke", .kind = ARGS_FLAG, .dest = &(c)->smoke}
+#define BENCH_COMMON_HELP "  --repeats N --warmup N --csv PATH --json PATH --smoke\n"
+
+/* The spec of `strider bench COMMAND` (COMMAND: "strider bench pfnn"). */
+args_spec bench_args_spec(const char *command, const char *head, const args_opt *opts, int count);
+/* Parses argv[2..] (argv[1] names the command): -1 to go on, else the
+ * exit code (0 after --help, 2 after a usage error). */
+int bench_parse_args(const args_spec *spec, int argc, char **argv);
 
 #endif

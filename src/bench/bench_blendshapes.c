@@ -65,30 +65,6 @@ static const int k_default_counts[] = {0, 1, 2, 4, 8, 16, 32, 50, 64, 128, 256};
 
 static bool is_gpu(int m) { return m >= METHOD_GPU_SSBO_DENSE; }
 
-static void usage(FILE *out)
-{
-    fputs("usage: strider bench blendshapes [options]\n"
-          "  --methods LIST      cpu-dense, cpu-sparse, gpu-ssbo-dense, gpu-ssbo-sparse (one pass in a\n"
-          "                      vertex shader, captured by transform feedback), gpu-compute-dense,\n"
-          "                      gpu-compute-sparse (the same shader code in a compute pass),\n"
-          "                      gpu-tf-multipass (default: all; gpu-* open a hidden OpenGL 4.3+\n"
-          "                      context and fail with exit 1 when there is none)\n"
-          "  --counts LIST       active shapes, 0..4096, default 0,1,2,4,8,16,32,50,64,128,256;\n"
-          "                      a count above the mesh's shape count is capped at it (the table\n"
-          "                      shows requested and active)\n"
-          "  --mesh PATH|dawn    .chr, .glb or .gltf file (default assets/characters/strider.chr,\n"
-          "                      61 shapes);\n"
-          "                      dawn = the Dawn-scale variant (strider-chargen --density 6\n"
-          "                      --extra-bones 80 --shapes 256), made once into the build tree by\n"
-          "                      cmake --build --preset release --target bench_dawn_mesh (~100 s)\n"
-          "  --character PATH    same as --mesh PATH\n"
-          "  --seed N            active-set seed (default 1)\n"
-          "  --interleave        methods take turns repeat by repeat (for a machine whose load\n"
-          "                      changes; default: each method's repeats back to back)\n"
-          "  --repeats N --warmup N --csv PATH --json PATH --smoke\n",
-          out);
-}
-
 static uint32_t lcg(uint32_t *s)
 {
     *s = *s * 1664525u + 1013904223u;
@@ -274,47 +250,69 @@ static bool mesh_path(const char *arg, char *out, size_t size)
     return paths_copy(arg, out, size);
 }
 
+/* The command line and its defaults. */
+typedef struct shapes_cli {
+    bench_common c;
+    int methods[BENCH_LIST_MAX], nmethods;
+    int counts[BENCH_LIST_MAX], ncounts;
+    const char *mesh_arg;
+    int seed;
+    bool interleave;
+} shapes_cli;
+
+/* Fills O from argv: -1 to go on, else the exit code. */
+static int shapes_parse(shapes_cli *o, int argc, char **argv)
+{
+    *o = (shapes_cli){.c = {.repeats = 51, .warmup = 5},
+                      .methods = {METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE, METHOD_GPU_SSBO_SPARSE,
+                                  METHOD_GPU_COMPUTE_DENSE, METHOD_GPU_COMPUTE_SPARSE, METHOD_GPU_TF},
+                      .nmethods = METHOD_COUNT,
+                      .ncounts = (int)(sizeof k_default_counts / sizeof k_default_counts[0]),
+                      .seed = 1};
+    memcpy(o->counts, k_default_counts, sizeof k_default_counts);
+    const args_opt opts[] = {
+        BENCH_COMMON_OPTS(&o->c),
+        {.name = "--methods", .kind = ARGS_NAME_LIST, .dest = o->methods, .count = &o->nmethods, .choices = k_methods,
+         .nchoices = METHOD_COUNT, .arg = "LIST",
+         .help = "cpu-dense, cpu-sparse, gpu-ssbo-dense, gpu-ssbo-sparse (one pass in a\n"
+                 "vertex shader, captured by transform feedback), gpu-compute-dense,\n"
+                 "gpu-compute-sparse (the same shader code in a compute pass),\n"
+                 "gpu-tf-multipass (default: all; gpu-* open a hidden OpenGL 4.3+\n"
+                 "context and fail with exit 1 when there is none)"},
+        {.name = "--counts", .kind = ARGS_INT_LIST, .dest = o->counts, .count = &o->ncounts, .lo = 0, .hi = CHR_MAX_SHAPES,
+         .arg = "LIST",
+         .help = "active shapes, 0..4096, default 0,1,2,4,8,16,32,50,64,128,256;\n"
+                 "a count above the mesh's shape count is capped at it (the table\n"
+                 "shows requested and active)"},
+        {.name = "--mesh", .kind = ARGS_PATH, .dest = &o->mesh_arg, .arg = "PATH|dawn",
+         .help = ".chr, .glb or .gltf file (default assets/characters/strider.chr,\n"
+                 "61 shapes);\n"
+                 "dawn = the Dawn-scale variant (strider-chargen --density 6\n"
+                 "--extra-bones 80 --shapes 256), made once into the build tree by\n"
+                 "cmake --build --preset release --target bench_dawn_mesh (~100 s)"},
+        {.name = "--character", .kind = ARGS_PATH, .dest = &o->mesh_arg, .arg = "PATH", .help = "same as --mesh PATH"},
+        {.name = "--seed", .kind = ARGS_INT, .dest = &o->seed, .lo = 0, .hi = 2147483647, .arg = "N",
+         .help = "active-set seed (default 1)"},
+        {.name = "--interleave", .kind = ARGS_FLAG, .dest = &o->interleave,
+         .help = "methods take turns repeat by repeat (for a machine whose load\n"
+                 "changes; default: each method's repeats back to back)"},
+        {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
+    };
+    args_spec spec = bench_args_spec("strider bench blendshapes", "usage: strider bench blendshapes [options]\n", opts,
+                                     (int)(sizeof opts / sizeof opts[0]));
+    return bench_parse_args(&spec, argc, argv);
+}
+
 int bench_blendshapes(int argc, char **argv, const report_env *env_in)
 {
-    bench_common c = {.repeats = 51, .warmup = 5};
-    int methods[BENCH_LIST_MAX] = {METHOD_CPU_DENSE,         METHOD_CPU_SPARSE,         METHOD_GPU_SSBO_DENSE,
-                                   METHOD_GPU_SSBO_SPARSE,   METHOD_GPU_COMPUTE_DENSE,  METHOD_GPU_COMPUTE_SPARSE,
-                                   METHOD_GPU_TF};
-    int nmethods = METHOD_COUNT;
-    int counts[BENCH_LIST_MAX], ncounts = (int)(sizeof k_default_counts / sizeof k_default_counts[0]);
-    memcpy(counts, k_default_counts, sizeof k_default_counts);
-    const char *mesh_arg = NULL;
-    int seed = 1;
-    bool interleave = false;
-    for (int i = 2; i < argc; i++) {
-        int r = bench_parse_common(argc, argv, &i, &c);
-        if (r < 0)
-            return BENCH_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        if (!strcmp(a, "--methods"))
-            ok = bench_parse_name_list(a, v, k_methods, METHOD_COUNT, methods, &nmethods), i++;
-        else if (!strcmp(a, "--counts"))
-            ok = bench_parse_int_list(a, v, 0, CHR_MAX_SHAPES, counts, &ncounts), i++;
-        else if (!strcmp(a, "--seed"))
-            ok = bench_parse_int(a, v, 0, 2147483647, &seed), i++;
-        else if (!strcmp(a, "--interleave"))
-            interleave = true;
-        else if ((!strcmp(a, "--character") || !strcmp(a, "--mesh")) && v)
-            mesh_arg = v, i++;
-        else if (!strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "strider bench blendshapes: unknown option '%s'\n", a);
-            usage(stderr);
-            return BENCH_EXIT_USAGE;
-        }
-        if (!ok)
-            return BENCH_EXIT_USAGE;
-    }
+    shapes_cli cli;
+    int parsed = shapes_parse(&cli, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    bench_common c = cli.c;
+    int *methods = cli.methods, nmethods = cli.nmethods, *counts = cli.counts, ncounts = cli.ncounts, seed = cli.seed;
+    const char *mesh_arg = cli.mesh_arg;
+    bool interleave = cli.interleave;
     char path[PATHS_MAX];
     if (!mesh_path(mesh_arg, path, sizeof path))
         return BENCH_EXIT_RUNTIME;

@@ -23,39 +23,24 @@
 #define PFNN_AGREE_F16 2e-2
 #define PFNN_AGREE_APPROX 3.0
 
-static void usage(FILE *out)
-{
-    fputs("usage: strider bench pfnn [options]\n"
-          "  --network PATH      weights (default assets/network/pfnn.bin)\n"
-          "  --no-fp16           skip the fp16 rows\n"
-          "  --repeats N --warmup N --csv PATH --json PATH --smoke\n",
-          out);
-}
-
 int bench_pfnn(int argc, char **argv, const report_env *env)
 {
     bench_common c = {.repeats = 1001, .warmup = 50};
     const char *path = NULL;
-    bool fp16 = true;
-    for (int i = 2; i < argc; i++) {
-        int r = bench_parse_common(argc, argv, &i, &c);
-        if (r < 0)
-            return BENCH_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (!strcmp(argv[i], "--network") && i + 1 < argc) {
-            path = argv[++i];
-        } else if (!strcmp(argv[i], "--no-fp16")) {
-            fp16 = false;
-        } else if (!strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "strider bench pfnn: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return BENCH_EXIT_USAGE;
-        }
-    }
+    bool no_fp16 = false;
+    const args_opt opts[] = {
+        BENCH_COMMON_OPTS(&c),
+        {.name = "--network", .kind = ARGS_PATH, .dest = &path, .arg = "PATH",
+         .help = "weights (default assets/network/pfnn.bin)"},
+        {.name = "--no-fp16", .kind = ARGS_FLAG, .dest = &no_fp16, .help = "skip the fp16 rows"},
+        {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
+    };
+    args_spec spec = bench_args_spec("strider bench pfnn", "usage: strider bench pfnn [options]\n", opts,
+                                     (int)(sizeof opts / sizeof opts[0]));
+    int parsed = bench_parse_args(&spec, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    bool fp16 = !no_fp16;
     char default_path[PATHS_MAX];
     if (!path) {
         if (!paths_join("assets/network/pfnn.bin", default_path, sizeof default_path))

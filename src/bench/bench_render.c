@@ -50,43 +50,17 @@ static gfx_switches variant_switches(int v)
 }
 
 enum { MAX_SIDE = 4096, MAX_FRAMES = 100000 };
-
-static void usage(FILE *out)
-{
-    fputs("usage: strider bench render [options]   (needs a display: xvfb-run -a on a headless machine)\n"
-          "  --levels LIST       built-in levels, default hills\n"
-          "  --variants LIST     renderer variants, drawn frame by frame in turn (the first is the\n"
-          "                      reference of the ratios and pictures), default all, in this order:\n"
-          "                        shipped (every saving on), lookup-everywhere (every terrain chunk\n"
-          "                        looks up the shadow map), fog-everywhere (every terrain chunk and\n"
-          "                        the figure compute the fog), uncached-shadows (the terrain, walls and\n"
-          "                        areas drawn into the shadow map every frame), all-skirts (every\n"
-          "                        terrain chunk's four skirts, also those hidden under the surfaces),\n"
-          "                        all-triangles (the figure sends every triangle, also those that\n"
-          "                        cover no pixel or texel centre), no-savings (all five)\n"
-          "  --frames N          timed frames per variant, default 60 (--repeats is the same)\n"
-          "  --warmup N          untimed frames at the start, default 20\n"
-          "  --size WxH          window, default 720x480\n"
-          "  --script PATH       input script, default assets/scripts/walk_turn.script\n"
-          "  --character PATH    .chr, .glb or .gltf (default the shipped character)\n"
-          "  --map PATH          its joint map, for rigs without the CMU joint names (as the game's)\n"
-          "  --skin cpu|gpu      skinning path, default cpu\n"
-          "  --screenshot PATH   PNG of the last frame, drawn with the first variant (the last\n"
-          "                      level's, with --levels LIST)\n"
-          "  --csv PATH --json PATH --smoke\n"
-          "times: gfx_render_frame (shadow and main pass, rasterisation included) between two glFinish;\n"
-          "deformation, menu and swap are outside\n",
-          out);
-}
+_Static_assert(CLI_MIN_SIZE == 64 && MAX_SIDE == 4096, "--size's error line names the range");
 
 /* --size: the game's WxH, no larger than the picture scratch allows here. */
-static bool parse_size(const char *s, int *w, int *h)
+static bool parse_size(const char *s, void *dest)
 {
-    if (!cli_parse_size(s, w, h) || *w > MAX_SIDE || *h > MAX_SIDE) {
-        fprintf(stderr, "strider bench render: --size needs WxH, each from %d to %d, got '%s'\n", CLI_MIN_SIZE,
-                MAX_SIDE, s ? s : "(nothing)");
+    app_options *o = dest;
+    int w, h;
+    if (!cli_parse_size(s, &w, &h) || w > MAX_SIDE || h > MAX_SIDE)
         return false;
-    }
+    o->width = w;
+    o->height = h;
     return true;
 }
 
@@ -184,52 +158,55 @@ int bench_render(int argc, char **argv, const report_env *env_in)
     int nlevel_names = level_builtin_count() < 64 ? level_builtin_count() : 64;
     for (int i = 0; i < nlevel_names; i++)
         level_names[i] = level_builtin_name(i);
-    for (int i = 2; i < argc; i++) {
-        int r = bench_parse_common(argc, argv, &i, &c);
-        if (r < 0)
-            return BENCH_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        if (!strcmp(a, "--levels") && val) {
-            ok = bench_parse_name_list(a, val, level_names, nlevel_names, levels, &nlevels);
-            i++;
-        } else if (!strcmp(a, "--variants") && val) {
-            ok = bench_parse_name_list(a, val, k_variants, VARIANT_COUNT, variants, &nvariants);
-            if (ok && nvariants > GFX_SWITCH_BENCH_MAX_VARIANTS) {
-                fprintf(stderr, "strider bench render: --variants takes at most %d names\n",
-                        GFX_SWITCH_BENCH_MAX_VARIANTS);
-                ok = false;
-            }
-            i++;
-        } else if (!strcmp(a, "--frames") && val) {
-            ok = bench_parse_int(a, val, 1, MAX_FRAMES, &c.repeats);
-            i++;
-        } else if (!strcmp(a, "--size") && val) {
-            ok = parse_size(val, &opt.width, &opt.height);
-            i++;
-        } else if (!strcmp(a, "--script") && val) {
-            opt.script = argv[++i];
-        } else if (!strcmp(a, "--screenshot") && val) {
-            opt.screenshot = argv[++i];
-        } else if (!strcmp(a, "--character") && val) {
-            opt.character = argv[++i];
-        } else if (!strcmp(a, "--map") && val) {
-            opt.map = argv[++i];
-        } else if (!strcmp(a, "--skin") && val && (!strcmp(val, "cpu") || !strcmp(val, "gpu"))) {
-            opt.skin_gpu = !strcmp(val, "gpu");
-            i++;
-        } else if (!strcmp(a, "--help")) {
-            usage(stdout);
-            return BENCH_EXIT_OK;
-        } else {
-            fprintf(stderr, "strider bench render: unknown option or missing value '%s'\n", a);
-            usage(stderr);
-            return BENCH_EXIT_USAGE;
-        }
-        if (!ok)
-            return BENCH_EXIT_USAGE;
+    static const char *const skins[] = {"cpu", "gpu"};
+    int skin = 0;
+    const args_opt opts[] = {
+        BENCH_COMMON_OPTS(&c),
+        {.name = "--levels", .kind = ARGS_NAME_LIST, .dest = levels, .count = &nlevels, .choices = level_names,
+         .nchoices = nlevel_names, .arg = "LIST", .help = "built-in levels, default hills"},
+        {.name = "--variants", .kind = ARGS_NAME_LIST, .dest = variants, .count = &nvariants, .choices = k_variants,
+         .nchoices = VARIANT_COUNT, .arg = "LIST",
+         .help = "renderer variants, drawn frame by frame in turn (the first is the\n"
+                 "reference of the ratios and pictures), default all, in this order:\n"
+                 "  shipped (every saving on), lookup-everywhere (every terrain chunk\n"
+                 "  looks up the shadow map), fog-everywhere (every terrain chunk and\n"
+                 "  the figure compute the fog), uncached-shadows (the terrain, walls and\n"
+                 "  areas drawn into the shadow map every frame), all-skirts (every\n"
+                 "  terrain chunk's four skirts, also those hidden under the surfaces),\n"
+                 "  all-triangles (the figure sends every triangle, also those that\n"
+                 "  cover no pixel or texel centre), no-savings (all five)"},
+        {.name = "--frames", .kind = ARGS_INT, .dest = &c.repeats, .lo = 1, .hi = MAX_FRAMES, .arg = "N",
+         .help = "timed frames per variant, default 60 (--repeats is the same)"},
+        {.kind = ARGS_TEXT, .help = "  --warmup N          untimed frames at the start, default 20\n"},
+        {.name = "--size", .kind = ARGS_CUSTOM, .dest = &opt, .parse = parse_size, .arg = "WxH",
+         .help = "window, default 720x480", .error = "--size needs WxH, each from 64 to 4096, got '%s'"},
+        {.name = "--script", .kind = ARGS_PATH, .dest = &opt.script, .arg = "PATH",
+         .help = "input script, default assets/scripts/walk_turn.script"},
+        {.name = "--character", .kind = ARGS_PATH, .dest = &opt.character, .arg = "PATH",
+         .help = ".chr, .glb or .gltf (default the shipped character)"},
+        {.name = "--map", .kind = ARGS_PATH, .dest = &opt.map, .arg = "PATH",
+         .help = "its joint map, for rigs without the CMU joint names (as the game's)"},
+        {.name = "--skin", .kind = ARGS_CHOICE, .dest = &skin, .choices = skins, .nchoices = 2,
+         .label = "--skin cpu|gpu", .help = "skinning path, default cpu"},
+        {.name = "--screenshot", .kind = ARGS_PATH, .dest = &opt.screenshot, .arg = "PATH",
+         .help = "PNG of the last frame, drawn with the first variant (the last\n"
+                 "level's, with --levels LIST)"},
+        {.kind = ARGS_TEXT,
+         .help = "  --csv PATH --json PATH --smoke\n"
+                 "times: gfx_render_frame (shadow and main pass, rasterisation included) between two glFinish;\n"
+                 "deformation, menu and swap are outside\n"},
+    };
+    args_spec spec = bench_args_spec("strider bench render",
+                                     "usage: strider bench render [options]   (needs a display: xvfb-run -a on a "
+                                     "headless machine)\n",
+                                     opts, (int)(sizeof opts / sizeof opts[0]));
+    int parsed = bench_parse_args(&spec, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    opt.skin_gpu = skin == 1;
+    if (nvariants > GFX_SWITCH_BENCH_MAX_VARIANTS) {
+        args_error(&spec, "--variants takes at most %d names", GFX_SWITCH_BENCH_MAX_VARIANTS);
+        return BENCH_EXIT_USAGE;
     }
     for (int i = 0; nlevels == 0 && i < nlevel_names; i++)
         if (!strcmp(level_names[i], "hills"))

@@ -86,49 +86,6 @@ static const char *const k_paths[PATH_NAMES] = {
 
 static bool is_gpu(int p) { return p >= PATH_GPU_POINTS && p <= PATH_GPU_LERP; }
 
-static void usage(FILE *out)
-{
-    fputs("usage: strider bench skinning [options]\n"
-          "  --paths LIST        CPU (synthetic mesh, or --mesh):\n"
-          "                        cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
-          "                        cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA),\n"
-          "                        cpu-copy (the memory floor: memcpy of the positions and normals plus a\n"
-          "                        read of the joint indices, the bytes a 1-influence kernel moves; at\n"
-          "                        each --threads count, split as a job is: how far memory scales)\n"
-          "                      GPU (a GL 4.3+ context; the character mesh, vertex shader skin.glsl):\n"
-          "                        gpu-lbs-points, gpu-lbs-matrix, gpu-dqs (the game's variants,\n"
-          "                        captured by transform feedback),\n"
-          "                        gpu-compute (gpu-lbs-matrix's shader code in a compute pass: how\n"
-          "                        the game's skin once deforms),\n"
-          "                        gpu-unbinned (one variant compiled for N influences, all vertices),\n"
-          "                        gpu-binned (vertices grouped by influence count, a variant per bin),\n"
-          "                        gpu-compressed (24-byte stream decoded in the shader),\n"
-          "                        gpu-skin-once (skin into a buffer, then depth + main pass),\n"
-          "                        gpu-per-pass (depth + main pass each skin),\n"
-          "                        gpu-hybrid-lerp (an in-between frame of the hybrid: lerp two\n"
-          "                        CPU-skinned keys; run once, keys skinned with 4 influences)\n"
-          "                      hybrid: CPU keys every N frames + lerp, error over a walk clip\n"
-          "                      groups: cpu, gpu; default: every CPU path this CPU runs\n"
-          "  --mesh PATH         .chr, .glb or .gltf mesh for the GPU paths and the hybrid (default\n"
-          "                      the shipped character) and, when given, for the CPU paths too\n"
-          "  --clip PATH         BVH clip for the hybrid (default " DEFAULT_CLIP ")\n"
-          "  --keys LIST         hybrid key spacings N in frames, default 2,4,8\n"
-          "  --vertices LIST     synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)\n"
-          "  --bones N           synthetic palette size, 1..256, default 98\n"
-          "  --influences LIST   1..4, default 1,2,3,4\n"
-          "  --threads LIST      CPU threads, 1..64, default 1,2 (the CPU rows of a vertex count, every\n"
-          "                      path, weighting, influence count and thread count, are timed in\n"
-          "                      alternation)\n"
-          "  --target N          pixels per side of the pass targets, 16..4096, default 512\n"
-          "  --tangents          also skin tangents (CPU paths)\n"
-          "  --weights LIST      CPU weightings: renorm (the kept weights renormalised, output\n"
-          "                      directions too), given (prenormalized: weights normalised for the\n"
-          "                      count and used as given, no output renormalisation: the work of\n"
-          "                      ozz-animation's SkinningJob); default renorm,given\n"
-          "  --repeats N --warmup N --csv PATH --json PATH --smoke\n",
-          out);
-}
-
 /* A .chr mesh (all meshes in one numbering), posed, with everything the
  * GPU paths need. */
 typedef struct mesh_data {
@@ -844,63 +801,103 @@ static void note_ratios(report_table *t, const gpu_row *rows, int nrows)
     }
 }
 
+/* The command line and its defaults. */
+typedef struct skin_cli {
+    bench_common c;
+    int sel[BENCH_LIST_MAX], nsel;
+    int verts[BENCH_LIST_MAX], nverts;
+    int infl[BENCH_LIST_MAX], ninfl;
+    int threads[BENCH_LIST_MAX], nthreads;
+    int keys[BENCH_LIST_MAX], nkeys;
+    int bones, target;
+    bool tangents;
+    int weights[BENCH_LIST_MAX], nweights; /* indices into k_weights */
+    const char *mesh_path, *clip_path;
+} skin_cli;
+
+/* Weightings: the kept weights renormalised, or used as given. */
+static const char *const k_weights[2] = {"renorm", "given"};
+
+/* Fills O from argv: -1 to go on, else the exit code. */
+static int skin_parse(skin_cli *o, int argc, char **argv)
+{
+    *o = (skin_cli){.c = {.repeats = 51, .warmup = 5},
+                    .verts = {90000}, .nverts = 1,
+                    .infl = {1, 2, 3, 4}, .ninfl = 4,
+                    .threads = {1, 2}, .nthreads = 2,
+                    .keys = {2, 4, 8}, .nkeys = 3,
+                    .bones = 98,
+                    .weights = {0, 1}, .nweights = 2};
+    const args_opt opts[] = {
+        BENCH_COMMON_OPTS(&o->c),
+        {.name = "--paths", .kind = ARGS_NAME_LIST, .dest = o->sel, .count = &o->nsel, .choices = k_paths,
+         .nchoices = PATH_NAMES, .arg = "LIST",
+         .help = "CPU (synthetic mesh, or --mesh):\n"
+                 "  cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
+                 "  cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA),\n"
+                 "  cpu-copy (the memory floor: memcpy of the positions and normals plus a\n"
+                 "  read of the joint indices, the bytes a 1-influence kernel moves; at\n"
+                 "  each --threads count, split as a job is: how far memory scales)\n"
+                 "GPU (a GL 4.3+ context; the character mesh, vertex shader skin.glsl):\n"
+                 "  gpu-lbs-points, gpu-lbs-matrix, gpu-dqs (the game's variants,\n"
+                 "  captured by transform feedback),\n"
+                 "  gpu-compute (gpu-lbs-matrix's shader code in a compute pass: how\n"
+                 "  the game's skin once deforms),\n"
+                 "  gpu-unbinned (one variant compiled for N influences, all vertices),\n"
+                 "  gpu-binned (vertices grouped by influence count, a variant per bin),\n"
+                 "  gpu-compressed (24-byte stream decoded in the shader),\n"
+                 "  gpu-skin-once (skin into a buffer, then depth + main pass),\n"
+                 "  gpu-per-pass (depth + main pass each skin),\n"
+                 "  gpu-hybrid-lerp (an in-between frame of the hybrid: lerp two\n"
+                 "  CPU-skinned keys; run once, keys skinned with 4 influences)\n"
+                 "hybrid: CPU keys every N frames + lerp, error over a walk clip\n"
+                 "groups: cpu, gpu; default: every CPU path this CPU runs"},
+        {.name = "--mesh", .kind = ARGS_PATH, .dest = &o->mesh_path, .arg = "PATH",
+         .help = ".chr, .glb or .gltf mesh for the GPU paths and the hybrid (default\n"
+                 "the shipped character) and, when given, for the CPU paths too"},
+        {.name = "--clip", .kind = ARGS_PATH, .dest = &o->clip_path, .arg = "PATH",
+         .help = "BVH clip for the hybrid (default " DEFAULT_CLIP ")"},
+        {.name = "--keys", .kind = ARGS_INT_LIST, .dest = o->keys, .count = &o->nkeys, .lo = 1, .hi = 64, .arg = "LIST",
+         .help = "hybrid key spacings N in frames, default 2,4,8"},
+        {.name = "--vertices", .kind = ARGS_INT_LIST, .dest = o->verts, .count = &o->nverts, .lo = 1, .hi = 4000000,
+         .arg = "LIST", .help = "synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)"},
+        {.name = "--bones", .kind = ARGS_INT, .dest = &o->bones, .lo = 1, .hi = 256, .arg = "N",
+         .help = "synthetic palette size, 1..256, default 98"},
+        {.name = "--influences", .kind = ARGS_INT_LIST, .dest = o->infl, .count = &o->ninfl, .lo = 1, .hi = 4,
+         .arg = "LIST", .help = "1..4, default 1,2,3,4"},
+        {.name = "--threads", .kind = ARGS_INT_LIST, .dest = o->threads, .count = &o->nthreads, .lo = 1, .hi = 64,
+         .arg = "LIST",
+         .help = "CPU threads, 1..64, default 1,2 (the CPU rows of a vertex count, every\n"
+                 "path, weighting, influence count and thread count, are timed in\n"
+                 "alternation)"},
+        {.name = "--target", .kind = ARGS_INT, .dest = &o->target, .lo = 16, .hi = 4096, .arg = "N",
+         .help = "pixels per side of the pass targets, 16..4096, default 512"},
+        {.name = "--tangents", .kind = ARGS_FLAG, .dest = &o->tangents, .help = "also skin tangents (CPU paths)"},
+        {.name = "--weights", .kind = ARGS_NAME_LIST, .dest = o->weights, .count = &o->nweights, .choices = k_weights,
+         .nchoices = 2, .arg = "LIST",
+         .help = "CPU weightings: renorm (the kept weights renormalised, output\n"
+                 "directions too), given (prenormalized: weights normalised for the\n"
+                 "count and used as given, no output renormalisation: the work of\n"
+                 "ozz-animation's SkinningJob); default renorm,given"},
+        {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
+    };
+    args_spec spec = bench_args_spec("strider bench skinning", "usage: strider bench skinning [options]\n", opts,
+                                     (int)(sizeof opts / sizeof opts[0]));
+    return bench_parse_args(&spec, argc, argv);
+}
+
 int bench_skinning(int argc, char **argv, const report_env *env_in)
 {
-    bench_common c = {.repeats = 51, .warmup = 5};
-    int sel[BENCH_LIST_MAX], nsel = 0;
-    int verts[BENCH_LIST_MAX] = {90000}, nverts = 1;
-    int infl[BENCH_LIST_MAX] = {1, 2, 3, 4}, ninfl = 4;
-    int threads[BENCH_LIST_MAX] = {1, 2}, nthreads = 2;
-    int keys[BENCH_LIST_MAX] = {2, 4, 8}, nkeys = 3;
-    int bones = 98, target = 0;
-    bool tangents = false;
-    /* Weightings, indices into k_weights: renorm, given. */
-    static const char *const k_weights[2] = {"renorm", "given"};
-    int weights[BENCH_LIST_MAX] = {0, 1}, nweights = 2;
-    const char *mesh_path = NULL, *clip_path = NULL;
-    for (int i = 2; i < argc; i++) {
-        int r = bench_parse_common(argc, argv, &i, &c);
-        if (r < 0)
-            return BENCH_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        if (!strcmp(a, "--paths"))
-            ok = bench_parse_name_list(a, v, k_paths, PATH_NAMES, sel, &nsel), i++;
-        else if (!strcmp(a, "--vertices"))
-            ok = bench_parse_int_list(a, v, 1, 4000000, verts, &nverts), i++;
-        else if (!strcmp(a, "--influences"))
-            ok = bench_parse_int_list(a, v, 1, 4, infl, &ninfl), i++;
-        else if (!strcmp(a, "--threads"))
-            ok = bench_parse_int_list(a, v, 1, 64, threads, &nthreads), i++;
-        else if (!strcmp(a, "--keys"))
-            ok = bench_parse_int_list(a, v, 1, 64, keys, &nkeys), i++;
-        else if (!strcmp(a, "--weights"))
-            ok = bench_parse_name_list(a, v, k_weights, 2, weights, &nweights), i++;
-        else if (!strcmp(a, "--bones"))
-            ok = bench_parse_int(a, v, 1, 256, &bones), i++;
-        else if (!strcmp(a, "--target"))
-            ok = bench_parse_int(a, v, 16, 4096, &target), i++;
-        else if (!strcmp(a, "--mesh") || !strcmp(a, "--clip")) {
-            ok = v != NULL;
-            if (!ok)
-                fprintf(stderr, "strider bench: option %s needs a value\n", a);
-            *(!strcmp(a, "--mesh") ? &mesh_path : &clip_path) = v;
-            i++;
-        } else if (!strcmp(a, "--tangents"))
-            tangents = true;
-        else if (!strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "strider bench skinning: unknown option '%s'\n", a);
-            usage(stderr);
-            return BENCH_EXIT_USAGE;
-        }
-        if (!ok)
-            return BENCH_EXIT_USAGE;
-    }
+    skin_cli cli;
+    int parsed = skin_parse(&cli, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    bench_common c = cli.c;
+    int *sel = cli.sel, nsel = cli.nsel, *verts = cli.verts, nverts = cli.nverts, *infl = cli.infl, ninfl = cli.ninfl;
+    int *threads = cli.threads, nthreads = cli.nthreads, *keys = cli.keys, nkeys = cli.nkeys, *weights = cli.weights;
+    int nweights = cli.nweights, bones = cli.bones, target = cli.target;
+    bool tangents = cli.tangents;
+    const char *mesh_path = cli.mesh_path, *clip_path = cli.clip_path;
     bool want[PATH_COUNT] = {false};
     if (nsel == 0)
         sel[nsel++] = PATH_ALL_CPU;

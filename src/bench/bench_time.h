@@ -13,7 +13,7 @@
 
 /* Monotonic clock in seconds. */
 double bench_now_s(void);
-/* Median, min and max of v[0..n) (v is sorted in place); an even n gives the
+/* Median (core/stats.h), min and max of v[0..n) (v is sorted in place); an even n gives the
  * mean of the two middle values. n <= 0 gives NaN for all three. */
 void bench_stats(double *v, int n, double *median, double *min, double *max);
 

@@ -6,6 +6,7 @@
 #include "eval/motion_eval.h"
 
 #include "core/report.h"
+#include "core/args.h"
 #include "core/log.h"
 #include "core/paths.h"
 
@@ -19,48 +20,6 @@
 enum { EVAL_EXIT_OK = 0, EVAL_EXIT_FAIL = 1, EVAL_EXIT_USAGE = 2, EVAL_MAX_SCENARIOS = 128, EVAL_PATTERNS_MAX = 4096 };
 #define EVAL_SOAK_STEPS_DEFAULT 20000
 #define EVAL_SOAK_STEPS_MAX 1000000
-
-static void usage(FILE *out)
-{
-    fputs("usage: strider eval motion [options]\n"
-          "  plays named scenarios through the game's script -> input -> simulation -> controller\n"
-          "  path (headless, fixed 60 Hz step) and measures the displayed pose against the goals of\n"
-          "  docs/MOTION_EVAL.md: foot slide, sinking, flights, ceilings, level edges, walls, speed,\n"
-          "  crouch height, bone lengths, NaN, and smoothness (joint rotation, knee and elbow flexion,\n"
-          "  heel and toe steps per step) against the network alone (IK off) played in lockstep\n"
-          "options:\n"
-          "  --scenario PATTERN[,PATTERN...]  run the scenarios whose name or group matches (glob)\n"
-          "  --list                           list the scenarios and exit\n"
-          "  --soak-steps N                   steps of each random soak (default 20000)\n"
-          "  --seed N                         seed of the soak intents (default 1)\n"
-          "  --mode cubic|linear|constant     phase mode (default cubic, as the game)\n"
-          "  --no-ik                          foot IK off\n"
-          "  --check goals|placement|invariants  what to hold the runs to (default goals; placement: all\n"
-          "                                   but smoothness; invariants: finite, bones, ceilings, edges,\n"
-          "                                   walls, jump flights)\n"
-          "  --network FILE                   weights (default assets/network/pfnn.bin)\n"
-          "  --data DIR                       folder with assets/ (default: the source tree)\n"
-          "  --csv PATH  --json PATH  --svg PATH   write the results\n"
-          "  --dump-dir DIR                   a pose CSV per scenario and NAME_ik_off.csv (see --dump-pose)\n"
-          "  --cycle-svg PATH                 plot one step cycle per joint, IK on against IK off\n"
-          "  --cycle-scenario NAME            the scenario of that plot (default flat_walk)\n"
-          "exit codes: 0 every goal met, 1 a goal missed or a runtime failure, 2 usage error\n",
-          out);
-}
-
-static bool parse_long(const char *opt, const char *s, long lo, long hi, long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || !*s || errno || *end || v < lo || v > hi) {
-        fprintf(stderr, "strider eval: %s needs a whole number from %ld to %ld, got '%s'\n", opt, lo, hi,
-                s ? s : "(nothing)");
-        return false;
-    }
-    *out = v;
-    return true;
-}
 
 static bool matches(const eval_scenario *s, const char *patterns)
 {
@@ -230,6 +189,17 @@ static float plot_value(const eval_row *row, int m)
     }
 }
 
+/* Ends an SVG and closes it; false (one logged line) when any write failed. */
+static bool svg_close(FILE *f, const char *path)
+{
+    fputs("</svg>\n", f);
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok)
+        log_error("%s: writing the plot failed (disk full or I/O error)", path);
+    return ok;
+}
+
 /* A grid of bars: a row per scenario, a column per measure; each bar is the
  * value against its goal (the dark line), green when met, red when not. */
 static bool write_svg(const char *path, const eval_row *rows, int n)
@@ -282,12 +252,7 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
                     fabsf(v) < 100.0f ? 2 : 0, (double)v);
         }
     }
-    fputs("</svg>\n", f);
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok)
-        log_error("%s: writing the plot failed (disk full or I/O error)", path);
-    return ok;
+    return svg_close(f, path);
 }
 
 /* ---- the step cycle plot ----------------------------------------------------- */
@@ -381,12 +346,7 @@ static bool write_cycle_svg(const char *path, const eval_t *e, const char *scena
                       b - a);
         }
     }
-    fputs("</svg>\n", f);
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok)
-        log_error("%s: writing the plot failed (disk full or I/O error)", path);
-    return ok;
+    return svg_close(f, path);
 }
 
 /* The scripted scenario called NAME, or NULL. */
@@ -440,86 +400,94 @@ static void print_goal_summary(const eval_row *rows, int n, eval_level level)
     printf("\n%d of %d scenarios met every %s\n", n - missed, n, what);
 }
 
+/* The command line of `strider eval motion` and its defaults. */
+typedef struct motion_cli {
+    eval_options opt;
+    const char *patterns, *csv, *json, *svg, *data, *cycle_svg, *cycle_scenario;
+    bool list;
+    eval_level level;
+} motion_cli;
+
+/* Fills O from argv: -1 to go on, else the exit code. */
+static int motion_parse(motion_cli *o, int argc, char **argv)
+{
+    *o = (motion_cli){.opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1},
+                      .cycle_scenario = "flat_walk",
+                      .level = EVAL_GOALS};
+    static const char *const MODES[] = {"cubic", "linear", "constant"};
+    static const pfnn_mode MODE_VALUES[] = {PFNN_PHASE_CUBIC, PFNN_PHASE_LINEAR, PFNN_PHASE_CONSTANT};
+    static const char *const CHECKS[] = {"goals", "placement", "invariants"};
+    static const eval_level CHECK_VALUES[] = {EVAL_GOALS, EVAL_PLACEMENT, EVAL_INVARIANTS};
+    int mode = 0, check = 0;
+    const args_opt opts[] = {
+        {.name = "--scenario", .kind = ARGS_STRING, .dest = &o->patterns, .max_len = EVAL_PATTERNS_MAX - 1,
+         .label = "--scenario PATTERN[,PATTERN...]", .help = "run the scenarios whose name or group matches (glob)"},
+        {.name = "--list", .kind = ARGS_FLAG, .dest = &o->list, .help = "list the scenarios and exit"},
+        {.name = "--soak-steps", .kind = ARGS_INT, .dest = &o->opt.soak_steps, .lo = 1, .hi = EVAL_SOAK_STEPS_MAX,
+         .arg = "N", .help = "steps of each random soak (default 20000)"},
+        {.name = "--seed", .kind = ARGS_U32, .dest = &o->opt.seed, .lo = 0, .hi = 4294967295L, .arg = "N",
+         .help = "seed of the soak intents (default 1)"},
+        {.name = "--mode", .kind = ARGS_CHOICE, .dest = &mode, .choices = MODES, .nchoices = 3,
+         .label = "--mode cubic|linear|constant", .help = "phase mode (default cubic, as the game)",
+         .error = "--mode must be cubic, linear or constant, got '%s'"},
+        {.name = "--no-ik", .kind = ARGS_FLAG, .dest = &o->opt.no_ik, .help = "foot IK off"},
+        {.name = "--check", .kind = ARGS_CHOICE, .dest = &check, .choices = CHECKS, .nchoices = 3,
+         .label = "--check goals|placement|invariants",
+         .help = "what to hold the runs to (default goals; placement: all\n"
+                 "but smoothness; invariants: finite, bones, ceilings, edges,\n"
+                 "walls, jump flights)",
+         .error = "--check must be goals, placement or invariants, got '%s'"},
+        {.name = "--network", .kind = ARGS_PATH, .dest = &o->opt.network, .arg = "FILE",
+         .help = "weights (default assets/network/pfnn.bin)"},
+        {.name = "--data", .kind = ARGS_PATH, .dest = &o->data, .arg = "DIR",
+         .help = "folder with assets/ (default: the source tree)"},
+        {.name = "--csv", .kind = ARGS_PATH, .dest = &o->csv, .label = "--csv PATH  --json PATH  --svg PATH",
+         .help = "write the results"},
+        {.name = "--json", .kind = ARGS_PATH, .dest = &o->json},
+        {.name = "--svg", .kind = ARGS_PATH, .dest = &o->svg},
+        {.name = "--dump-dir", .kind = ARGS_PATH, .dest = &o->opt.dump_dir, .arg = "DIR",
+         .help = "a pose CSV per scenario and NAME_ik_off.csv (see --dump-pose)"},
+        {.name = "--cycle-svg", .kind = ARGS_PATH, .dest = &o->cycle_svg, .arg = "PATH",
+         .help = "plot one step cycle per joint, IK on against IK off"},
+        {.name = "--cycle-scenario", .kind = ARGS_STRING, .dest = &o->cycle_scenario, .arg = "NAME",
+         .help = "the scenario of that plot (default flat_walk)"},
+    };
+    const args_spec spec = {
+        .prog = "strider eval",
+        .hint = " (see --help)",
+        .label_width = 32,
+        .head = "usage: strider eval motion [options]\n"
+                "  plays named scenarios through the game's script -> input -> simulation -> controller\n"
+                "  path (headless, fixed 60 Hz step) and measures the displayed pose against the goals of\n"
+                "  docs/MOTION_EVAL.md: foot slide, sinking, flights, ceilings, level edges, walls, speed,\n"
+                "  crouch height, bone lengths, NaN, and smoothness (joint rotation, knee and elbow flexion,\n"
+                "  heel and toe steps per step) against the network alone (IK off) played in lockstep\n"
+                "options:\n",
+        .tail = "exit codes: 0 every goal met, 1 a goal missed or a runtime failure, 2 usage error\n",
+        .opts = opts,
+        .count = (int)(sizeof opts / sizeof opts[0]),
+    };
+    switch (args_parse(&spec, argc, argv, 1)) {
+    case ARGS_HELP: return EVAL_EXIT_OK;
+    case ARGS_ERROR: return EVAL_EXIT_USAGE;
+    case ARGS_OK: break;
+    }
+    o->opt.mode = MODE_VALUES[mode];
+    o->level = CHECK_VALUES[check];
+    return -1;
+}
+
 static int run_motion(int argc, char **argv)
 {
-    eval_options opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1};
-    const char *patterns = NULL, *csv = NULL, *json = NULL, *svg = NULL, *data = NULL, *cycle_svg = NULL;
-    const char *cycle_scenario = "flat_walk";
-    bool list = false;
-    eval_level level = EVAL_GOALS;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return EVAL_EXIT_OK;
-        } else if (!strcmp(a, "--list")) {
-            list = true;
-        } else if (!strcmp(a, "--no-ik")) {
-            opt.no_ik = true;
-        } else if (!v) {
-            fprintf(stderr, "strider eval: unknown option or missing value: '%s' (see --help)\n", a);
-            return EVAL_EXIT_USAGE;
-        } else if (!strcmp(a, "--scenario")) {
-            patterns = argv[++i];
-            if (strlen(patterns) >= EVAL_PATTERNS_MAX) {
-                fprintf(stderr, "strider eval: --scenario takes at most %d characters\n", EVAL_PATTERNS_MAX - 1);
-                return EVAL_EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--soak-steps")) {
-            if (!parse_long(a, argv[++i], 1, EVAL_SOAK_STEPS_MAX, &n))
-                return EVAL_EXIT_USAGE;
-            opt.soak_steps = (int)n;
-        } else if (!strcmp(a, "--seed")) {
-            if (!parse_long(a, argv[++i], 0, 4294967295L, &n))
-                return EVAL_EXIT_USAGE;
-            opt.seed = (uint32_t)n;
-        } else if (!strcmp(a, "--mode")) {
-            const char *m = argv[++i];
-            if (!strcmp(m, "cubic"))
-                opt.mode = PFNN_PHASE_CUBIC;
-            else if (!strcmp(m, "linear"))
-                opt.mode = PFNN_PHASE_LINEAR;
-            else if (!strcmp(m, "constant"))
-                opt.mode = PFNN_PHASE_CONSTANT;
-            else {
-                fprintf(stderr, "strider eval: --mode must be cubic, linear or constant, got '%s'\n", m);
-                return EVAL_EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--check")) {
-            const char *m = argv[++i];
-            if (!strcmp(m, "goals"))
-                level = EVAL_GOALS;
-            else if (!strcmp(m, "placement"))
-                level = EVAL_PLACEMENT;
-            else if (!strcmp(m, "invariants"))
-                level = EVAL_INVARIANTS;
-            else {
-                fprintf(stderr, "strider eval: --check must be goals, placement or invariants, got '%s'\n", m);
-                return EVAL_EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--network")) {
-            opt.network = argv[++i];
-        } else if (!strcmp(a, "--data")) {
-            data = argv[++i];
-        } else if (!strcmp(a, "--csv")) {
-            csv = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = argv[++i];
-        } else if (!strcmp(a, "--svg")) {
-            svg = argv[++i];
-        } else if (!strcmp(a, "--dump-dir")) {
-            opt.dump_dir = argv[++i];
-        } else if (!strcmp(a, "--cycle-svg")) {
-            cycle_svg = argv[++i];
-        } else if (!strcmp(a, "--cycle-scenario")) {
-            cycle_scenario = argv[++i];
-        } else {
-            fprintf(stderr, "strider eval: unknown option '%s' (see --help)\n", a);
-            return EVAL_EXIT_USAGE;
-        }
-    }
+    motion_cli cli;
+    int parsed = motion_parse(&cli, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    eval_options opt = cli.opt;
+    const char *patterns = cli.patterns, *csv = cli.csv, *json = cli.json, *svg = cli.svg, *data = cli.data;
+    const char *cycle_svg = cli.cycle_svg, *cycle_scenario = cli.cycle_scenario;
+    bool list = cli.list;
+    eval_level level = cli.level;
     if (cycle_svg && !scripted_scenario(cycle_scenario)) {
         fprintf(stderr, "strider eval: --cycle-scenario: '%s' is not a scripted scenario (see --list)\n", cycle_scenario);
         return EVAL_EXIT_USAGE;

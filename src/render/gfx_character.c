@@ -186,7 +186,7 @@ static void make_vaos(gfx_character *gc)
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         char what[32];
         snprintf(what, sizeof what, "vao[%d]", s);
-        gc->slot[s].vao.id = gfx_char_make_vao(gc, gc->stream.id, (GLintptr)((size_t)s * gc->slot_bytes), what);
+        gc->slot[s].vao.id = gfx_char_make_vao(gc, gc->stream.buffer.id, (GLintptr)((size_t)s * gc->slot_bytes), what);
     }
 }
 
@@ -203,10 +203,8 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     }
     snprintf(gc->label, sizeof gc->label, "%s", label ? label : "character");
     gc->chr = c;
-    gc->writing = -1;
-    gc->ready = -1;
-    gc->key_writing = -1;
-    gc->key_last = -1;
+    gfx_ring_init(&gc->stream);
+    gfx_ring_init(&gc->keys);
     gc->hybrid_t = -1.0f;
     gc->visible = true;
     for (int k = 0; k < 16; k++)
@@ -293,14 +291,8 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     gfx_char_morph_create(gc, morph);
     gfx_char_set_materials(gc, &gc->lit);
 
-    GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-    GLsizeiptr total = (GLsizeiptr)(gc->slot_bytes * GFX_CHARACTER_SLOTS);
-    glCreateBuffers(1, &gc->stream.id);
-    glNamedBufferStorage(gc->stream.id, total, NULL, flags);
-    gfx_char_label(GL_BUFFER, gc->stream.id, gc->label, "deformed_stream");
-    gc->mapped = glMapNamedBufferRange(gc->stream.id, 0, total, flags);
-    if (!gc->mapped) {
-        log_error("render: %s: cannot map the %lld-byte vertex stream", gc->label, (long long)total);
+    if (!gfx_ring_create(&gc->stream, GFX_CHARACTER_SLOTS, gc->slot_bytes, gc->label, "deformed_stream",
+                         "vertex stream")) {
         gfx_character_destroy(gc);
         return NULL;
     }
@@ -332,12 +324,9 @@ void gfx_character_destroy(gfx_character *gc)
     if (!gc)
         return;
     gfx_remove_draw_hook(draw_hook, gc);
-    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
-        if (gc->slot[s].fence)
-            glDeleteSync(gc->slot[s].fence);
+    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
         if (gc->slot[s].vao.id)
             glDeleteVertexArrays(1, &gc->slot[s].vao.id);
-    }
     if (gc->gpu_time_query[0][0])
         glDeleteQueries(GPU_TIME_FRAMES * 6, &gc->gpu_time_query[0][0]);
     gfx_char_once_destroy(gc);
@@ -345,10 +334,9 @@ void gfx_character_destroy(gfx_character *gc)
     gfx_char_hybrid_destroy(gc);
     gfx_char_morph_destroy(gc);
     gfx_char_skin_destroy(gc);
-    if (gc->mapped)
-        glUnmapNamedBuffer(gc->stream.id);
-    GLuint bufs[4] = {gc->stream.id, gc->static_vbo.id, gc->ibo.id, gc->skin_vbo.id};
-    glDeleteBuffers(4, bufs);
+    gfx_ring_destroy(&gc->stream);
+    GLuint bufs[3] = {gc->static_vbo.id, gc->ibo.id, gc->skin_vbo.id};
+    glDeleteBuffers(3, bufs);
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++)
         if (gc->slot[s].frame_data.id)
             glDeleteBuffers(1, &gc->slot[s].frame_data.id);
@@ -421,14 +409,14 @@ bool gfx_character_begin_update(gfx_character *gc, const gfx_character_desc *des
 {
     if (!take_desc(gc, desc))
         return false;
-    int s = (gc->ready + 1) % GFX_CHARACTER_SLOTS;
-    if (!gfx_char_wait_fence(gc, &gc->slot[s].fence, "vertex stream"))
+    int s = gfx_ring_next(&gc->stream);
+    if (!gfx_char_wait_fence(gc, &gc->stream.fence[s], "vertex stream"))
         return false;
-    gc->writing = s;
+    gfx_ring_begin(&gc->stream, s);
     gc->reach[3] = -1.0f;
     memset(gc->active_written, 0, sizeof gc->active_written);
     memset(gc->stream_bind, 0, sizeof gc->stream_bind);
-    uint8_t *base = gc->mapped + (size_t)s * gc->slot_bytes;
+    uint8_t *base = gfx_ring_slot(&gc->stream, s);
     out->vertex_count = gc->vertex_count;
     /* With the sample cull, positions go to cacheable memory first: it reads them. */
     out->positions = gc->slot[s].pos ? gc->slot[s].pos : (float *)base;
@@ -443,35 +431,36 @@ bool gfx_character_begin_update(gfx_character *gc, const gfx_character_desc *des
 
 void gfx_character_end_update(gfx_character *gc)
 {
-    if (gc->writing < 0)
+    if (gc->stream.writing < 0)
         return;
-    gc->ready = gc->writing;
+    gfx_ring_end(&gc->stream);
+    int s = gc->stream.last;
+    char_slot *sl = &gc->slot[s];
     /* The slot's palettes and lists into device memory, before the draws. */
-    glCopyNamedBufferSubData(gc->stream.id, gc->slot[gc->ready].frame_data.id,
-                             (GLintptr)((size_t)gc->ready * gc->slot_bytes + gc->off_palette), 0,
+    glCopyNamedBufferSubData(gc->stream.buffer.id, sl->frame_data.id,
+                             (GLintptr)((size_t)s * gc->slot_bytes + gc->off_palette), 0,
                              (GLsizeiptr)gc->frame_data_bytes);
-    if (gc->slot[gc->ready].pos)
-        memcpy(gc->mapped + (size_t)gc->ready * gc->slot_bytes, gc->slot[gc->ready].pos,
+    if (sl->pos)
+        memcpy(gfx_ring_slot(&gc->stream, s), sl->pos,
                (size_t)gc->vertex_count * 3 * sizeof(float));
-    gc->slot[gc->ready].mode = gc->mode;
-    memcpy(gc->slot[gc->ready].reach, gc->reach, sizeof gc->reach);
-    memcpy(gc->slot[gc->ready].model, gc->next_model, sizeof gc->next_model);
-    gc->slot[gc->ready].influences = gc->influences;
-    gc->slot[gc->ready].joints = gc->joint_count;
+    sl->mode = gc->mode;
+    memcpy(sl->reach, gc->reach, sizeof gc->reach);
+    memcpy(sl->model, gc->next_model, sizeof gc->next_model);
+    sl->influences = gc->influences;
+    sl->joints = gc->joint_count;
     /* CPU skinning takes vertices the CPU has morphed. */
-    gc->slot[gc->ready].morph = gc->mode == GFX_SKIN_CPU ? GFX_CHARACTER_MORPH_CPU : gc->morph_mode;
+    sl->morph = gc->mode == GFX_SKIN_CPU ? GFX_CHARACTER_MORPH_CPU : gc->morph_mode;
     for (uint32_t m = 0; m < gc->mesh_count; m++)
-        gc->slot[gc->ready].active[m] = gc->active_written[m] ? gc->active_now[m] : 0;
-    memcpy(gc->slot[gc->ready].stream_bind, gc->stream_bind, sizeof gc->stream_bind);
+        sl->active[m] = gc->active_written[m] ? gc->active_now[m] : 0;
+    memcpy(sl->stream_bind, gc->stream_bind, sizeof gc->stream_bind);
     /* Skin once needs the compute programs (built with the GPU ones). */
-    gc->slot[gc->ready].skin_once = gc->skin_once && gc->mode != GFX_SKIN_CPU && gc->slot[gc->ready].skinned.id;
-    gc->slot[gc->ready].deformed = false;
+    sl->skin_once = gc->skin_once && gc->mode != GFX_SKIN_CPU && sl->skinned.id;
+    sl->deformed = false;
     /* The hybrid blends keys on the CPU path only, once a key exists. */
-    bool hybrid = gc->hybrid_t >= 0.0f && gc->mode == GFX_SKIN_CPU && gc->key_last >= 0;
-    gc->slot[gc->ready].hybrid_t = hybrid ? gc->hybrid_t : -1.0f;
-    gc->slot[gc->ready].key = gc->key_last;
-    gc->slot[gc->ready].key_single = gc->key_single;
-    gc->writing = -1;
+    bool hybrid = gc->hybrid_t >= 0.0f && gc->mode == GFX_SKIN_CPU && gc->keys.last >= 0;
+    sl->hybrid_t = hybrid ? gc->hybrid_t : -1.0f;
+    sl->key = gc->keys.last;
+    sl->key_single = gc->key_single;
     gc->stats.frames_updated++;
 }
 
@@ -635,7 +624,7 @@ static void draw_slot(gfx_character *gc, const gfx_pass_info *info);
 static void draw_hook(const gfx_pass_info *info, void *user)
 {
     gfx_character *gc = user;
-    if (!gc->visible || gc->ready < 0)
+    if (!gc->visible || gc->stream.last < 0)
         return;
     int f = gc->gpu_time_frame, pass = info->pass == GFX_PASS_MAIN;
     glQueryCounter(gc->gpu_time_query[f][2 * pass], GL_TIMESTAMP);
@@ -654,7 +643,7 @@ static void draw_hook(const gfx_pass_info *info, void *user)
  * of the slot's bind pose, or the CPU's deformed vertices). */
 static void draw_slot(gfx_character *gc, const gfx_pass_info *info)
 {
-    int s = gc->ready;
+    int s = gc->stream.last;
     int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
                : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT
                                                            : KIND_NOSHADOW;
@@ -702,9 +691,7 @@ static void draw_slot(gfx_character *gc, const gfx_pass_info *info)
     }
     if (main_pass) {
         /* The main pass is the slot's last reader this frame. */
-        if (gc->slot[s].fence)
-            glDeleteSync(gc->slot[s].fence);
-        gc->slot[s].fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        gfx_ring_fence(&gc->stream, s);
         if (gc->slot[s].hybrid_t >= 0.0f)
             gfx_char_hybrid_fence_keys(gc, s);
     }

@@ -66,7 +66,7 @@ static bool capture_hybrid(gfx_character *gc, int s, GLuint buf)
 
 bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao)
 {
-    int s = gc->ready;
+    int s = gc->stream.last;
     if (s >= 0 && gc->slot[s].hybrid_t >= 0.0f) {
         GLuint buf;
         glCreateBuffers(1, &buf);

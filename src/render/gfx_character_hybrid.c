@@ -22,7 +22,7 @@ static void add_key0(const gfx_character *gc, GLuint vao, GLintptr base)
                 {ATTR_KEY0_AO, BIND_KEY0_AO, 1, sizeof(float)}};
     const size_t off[] = {0, gc->off_normal, gc->off_tangent, gc->off_ao};
     for (size_t i = 0; i < sizeof key0 / sizeof key0[0]; i++) {
-        glVertexArrayVertexBuffer(vao, key0[i].binding, gc->keys.id, base + (GLintptr)off[i], key0[i].stride);
+        glVertexArrayVertexBuffer(vao, key0[i].binding, gc->keys.buffer.id, base + (GLintptr)off[i], key0[i].stride);
         glEnableVertexArrayAttrib(vao, key0[i].attr);
         glVertexArrayAttribFormat(vao, key0[i].attr, (GLint)key0[i].size, GL_FLOAT, GL_FALSE, 0);
         glVertexArrayAttribBinding(vao, key0[i].attr, key0[i].binding);
@@ -57,23 +57,14 @@ bool gfx_char_hybrid_build(gfx_character *gc)
             gfx_char_set_materials(gc, &gc->hybrid_prog[k]);
     }
     /* A key is a slot's vertex arrays (positions .. AO), without palettes. */
-    gc->key_bytes = gc->off_palette;
-    GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-    GLsizeiptr total = (GLsizeiptr)(gc->key_bytes * KEY_SLOTS);
-    glCreateBuffers(1, &gc->keys.id);
-    glNamedBufferStorage(gc->keys.id, total, NULL, flags);
-    gfx_char_label(GL_BUFFER, gc->keys.id, gc->label, "hybrid_keys");
-    gc->keys_mapped = glMapNamedBufferRange(gc->keys.id, 0, total, flags);
-    if (!gc->keys_mapped) {
-        log_error("render: %s: cannot map the %lld-byte hybrid key ring", gc->label, (long long)total);
+    if (!gfx_ring_create(&gc->keys, KEY_SLOTS, gc->off_palette, gc->label, "hybrid_keys", "hybrid key ring"))
         return false;
-    }
     /* Key k's VAO reads k as the newer key and k - 1 as the older. */
     for (int k = 0; k < KEY_SLOTS; k++) {
         char what[32];
         snprintf(what, sizeof what, "hybrid_vao[%d]", k);
-        GLuint vao = gfx_char_make_vao(gc, gc->keys.id, (GLintptr)((size_t)k * gc->key_bytes), what);
-        add_key0(gc, vao, (GLintptr)((size_t)((k + KEY_SLOTS - 1) % KEY_SLOTS) * gc->key_bytes));
+        GLuint vao = gfx_char_make_vao(gc, gc->keys.buffer.id, (GLintptr)((size_t)k * gc->keys.slot_bytes), what);
+        add_key0(gc, vao, (GLintptr)((size_t)((k + KEY_SLOTS - 1) % KEY_SLOTS) * gc->keys.slot_bytes));
         gc->hybrid_vao[k].id = vao;
     }
     gc->hybrid_failed = false;
@@ -83,16 +74,10 @@ bool gfx_char_hybrid_build(gfx_character *gc)
 
 void gfx_char_hybrid_destroy(gfx_character *gc)
 {
-    for (int k = 0; k < KEY_SLOTS; k++) {
-        if (gc->key_fence[k])
-            glDeleteSync(gc->key_fence[k]);
+    for (int k = 0; k < KEY_SLOTS; k++)
         if (gc->hybrid_vao[k].id)
             glDeleteVertexArrays(1, &gc->hybrid_vao[k].id);
-    }
-    if (gc->keys_mapped)
-        glUnmapNamedBuffer(gc->keys.id);
-    if (gc->keys.id)
-        glDeleteBuffers(1, &gc->keys.id);
+    gfx_ring_destroy(&gc->keys);
     for (int k = 0; k < KINDS; k++)
         gfx_shader_program_free(&gc->hybrid_prog[k].prog);
 }
@@ -101,11 +86,11 @@ bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out)
 {
     if (!gfx_char_hybrid_build(gc))
         return false;
-    int k = (gc->key_last + 1) % KEY_SLOTS;
-    if (!gfx_char_wait_fence(gc, &gc->key_fence[k], "hybrid key"))
+    int k = gfx_ring_next(&gc->keys);
+    if (!gfx_char_wait_fence(gc, &gc->keys.fence[k], "hybrid key"))
         return false;
-    gc->key_writing = k;
-    uint8_t *base = gc->keys_mapped + (size_t)k * gc->key_bytes;
+    gfx_ring_begin(&gc->keys, k);
+    uint8_t *base = gfx_ring_slot(&gc->keys, k);
     memset(out, 0, sizeof *out);
     out->vertex_count = gc->vertex_count;
     out->positions = (float *)base;
@@ -118,11 +103,10 @@ bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out)
 
 void gfx_character_end_key(gfx_character *gc, bool first)
 {
-    if (gc->key_writing < 0)
+    if (gc->keys.writing < 0)
         return;
-    gc->key_last = gc->key_writing;
+    gfx_ring_end(&gc->keys);
     gc->key_single = first;
-    gc->key_writing = -1;
     gc->stats.keys_written++;
 }
 
@@ -143,9 +127,6 @@ void gfx_char_hybrid_fence_keys(gfx_character *gc, int s)
 {
     /* The main pass is also the last reader of the slot's two keys. */
     int keys[2] = {gc->slot[s].key, (gc->slot[s].key + KEY_SLOTS - 1) % KEY_SLOTS};
-    for (int i = 0; i < 2; i++) {
-        if (gc->key_fence[keys[i]])
-            glDeleteSync(gc->key_fence[keys[i]]);
-        gc->key_fence[keys[i]] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    }
+    for (int i = 0; i < 2; i++)
+        gfx_ring_fence(&gc->keys, keys[i]);
 }

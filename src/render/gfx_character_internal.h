@@ -24,6 +24,7 @@
 #define STRIDER_RENDER_GFX_CHARACTER_INTERNAL_H
 
 #include "render/gfx_character.h"
+#include "render/gfx_ring.h"
 #include "render/gfx_shader.h"
 #include "render/sample_cull.h"
 #include "shaders/shader_interface.h"
@@ -126,7 +127,7 @@ typedef struct morph_mesh {
 /* One stream slot: what a frame in flight owns (its GL objects, fenced by
  * the main pass that read it last) and how end_update said to deform and
  * draw it. Slot s's vertex arrays and palettes live in `stream` at
- * s * slot_bytes. */
+ * s * slot_bytes; its fence is stream.fence[s]. */
 typedef struct char_slot {
     gfx_vertex_array vao;   /* the slot's vertex arrays, with the static and skin attributes */
     /* A device-local copy of the slot's tail [off_palette, slot_bytes):
@@ -135,7 +136,6 @@ typedef struct char_slot {
      * memory, which on NVIDIA is the CPU's own memory: a shader reading it
      * per vertex crosses the bus. */
     gfx_buffer frame_data;
-    GLsync fence;           /* the main pass that last read the slot */
     /* Sample culling: the positions as the CPU wrote them (cacheable
      * memory, read by the cull; end_update copies them into the mapped
      * slot); NULL where the cull does not run. */
@@ -172,7 +172,7 @@ struct gfx_character {
     /* Bit M: mesh M is part of a closed surface or authored one-sided
      * (chr_cullable_meshes): its back faces never show, and are culled. */
     uint32_t cull_meshes;
-    gfx_buffer stream;            /* GFX_CHARACTER_SLOTS x slot_bytes, persistently mapped */
+    gfx_ring stream;              /* GFX_CHARACTER_SLOTS x slot_bytes; last: the slot ready to draw */
     char_slot slot[GFX_CHARACTER_SLOTS];
     size_t frame_data_bytes;      /* a slot's tail [off_palette, slot_bytes) */
     /* The character, kept (the caller's) for the GPU techniques' vertex
@@ -180,8 +180,7 @@ struct gfx_character {
      * first needed, not at create: the CPU path reads neither. */
     const chr_character_t *chr;
     gfx_buffer static_vbo, ibo, skin_vbo;
-    uint8_t *mapped;
-    size_t slot_bytes;
+    size_t slot_bytes;            /* one stream slot (gfx_ring) */
     size_t off_normal, off_tangent, off_ao; /* inside a slot; positions at 0 */
     size_t off_palette, off_dq;   /* inside a slot: GPU skinning palettes */
     size_t palette_bytes, dq_bytes;
@@ -199,8 +198,6 @@ struct gfx_character {
     gfx_skin_mode mode;
     int influences, joint_count;
     float next_model[16];
-    int writing;                  /* slot handed out by begin_update, -1 none */
-    int ready;                    /* slot drawn, -1 until the first end_update */
     /* The CPU path's programs; lit_noshadow is built the first time
      * shadows are off (failed: a shader error, logged once). Its shadow
      * pass draws with the renderer's depth program (gfx_pass_info.caster,
@@ -241,12 +238,8 @@ struct gfx_character {
      * (vertex arrays laid out as in a stream slot), one VAO per key k that
      * reads k as the newer key and k - 1 as the older, and per slot the
      * pair and t it was ended with (t < 0: not a hybrid slot). */
-    gfx_buffer keys;
-    uint8_t *keys_mapped;
-    size_t key_bytes;
+    gfx_ring keys;                 /* KEY_SLOTS keys of a slot's vertex arrays */
     gfx_vertex_array hybrid_vao[KEY_SLOTS];
-    GLsync key_fence[KEY_SLOTS];
-    int key_writing, key_last;     /* -1: none */
     bool key_single;               /* the last key has no older partner yet */
     float hybrid_t;
     program_locs hybrid_prog[KINDS]; /* DEFORM unused */

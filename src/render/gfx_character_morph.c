@@ -346,13 +346,13 @@ bool gfx_char_morph_check_active(const gfx_character *gc, uint32_t mesh, int cou
 bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
                                 const float *weights)
 {
-    if (gc->writing < 0) {
+    if (gc->stream.writing < 0) {
         log_error("render: %s: write_active outside begin_update/end_update", gc->label);
         return false;
     }
     if (!gfx_char_morph_check_active(gc, mesh, count, targets, weights))
         return false;
-    uint8_t *base = gc->mapped + (size_t)gc->writing * gc->slot_bytes;
+    uint8_t *base = gfx_ring_slot(&gc->stream, gc->stream.writing);
     const morph_mesh *mm = &gc->morph[mesh];
     gc->active_now[mesh] =
         gfx_char_morph_fill_lists(gc, mesh, count, targets, weights, base + mm->off_active, (float *)(base + mm->off_weights));
@@ -362,7 +362,7 @@ bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, con
 
 bool gfx_character_use_stream_bind(gfx_character *gc, uint32_t mesh)
 {
-    if (gc->writing < 0 || mesh >= gc->mesh_count) {
+    if (gc->stream.writing < 0 || mesh >= gc->mesh_count) {
         log_error("render: %s: use_stream_bind: mesh %u outside begin_update/end_update or out of range", gc->label,
                   mesh);
         return false;

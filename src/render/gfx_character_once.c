@@ -90,7 +90,7 @@ void gfx_char_once_bind_source(const gfx_character *gc, int s, bool stream)
 {
     size_t bytes = gc->off_ao + (size_t)gc->vertex_count * sizeof(float);
     if (stream)
-        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, gc->stream.id,
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, gc->stream.buffer.id,
                           (GLintptr)((size_t)s * gc->slot_bytes), (GLsizeiptr)bytes);
     else
         glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, gc->bind_vbo.id, 0, (GLsizeiptr)bytes);

@@ -328,6 +328,17 @@ def main():
     run([s, "bench", "blendshapes", "--character", os.path.join(a.out, "missing.chr")], expect=1)
     q = run([s, "bench", "blendshapes", "--methods", "gpu-warp"], expect=2)
     check("gpu-tf-multipass" in q.stderr, "unknown blend-shape method lists the GPU ones")
+    # Every command reads its options through one table (core/args.h): an
+    # option without its value is named as such, in one line, whatever the
+    # command (it was once taken for an unknown option).
+    for cmd, opt in (("pfnn", "--network"), ("skinning", "--bones"), ("blendshapes", "--mesh"),
+                     ("render", "--frames")):
+        q = run([s, "bench", cmd, opt], expect=2)
+        check(q.stderr == "strider bench: option %s needs a value\n" % opt and q.stdout == "",
+              "bench %s %s without a value: one line (%s)" % (cmd, opt, q.stderr.strip()))
+    q = run([s, "bench", "pfnn", "--bogus"], expect=2)
+    check(q.stderr.startswith("strider bench pfnn: unknown option '--bogus'\nusage: strider bench pfnn"),
+          "an unknown option is named, then the command's usage")
 
     print("%d passed, %d failed" % (0 if failures else 1, len(failures)))
     return 1 if failures else 0

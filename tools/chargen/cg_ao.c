@@ -1,5 +1,7 @@
 #include "cg_ao.h"
 
+#include "core/mathx.h"
+
 #include <float.h>
 #include <stdbool.h>
 #include <math.h>
@@ -19,8 +21,6 @@ static void *xmalloc(size_t n)
     }
     return p;
 }
-
-static int clampi(int x, int lo, int hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 void cg_ao_scene_build(cg_ao_scene_t *s, int nv, const float (*p)[3], int nt, const int (*t)[3],
                        float cell_cm)

@@ -6,6 +6,7 @@
 #include "cg_mesh.h"
 #include "cg_rig.h"
 #include "core/log.h"
+#include "core/mathx.h"
 
 #include <float.h>
 #include <math.h>
@@ -79,7 +80,6 @@ static void *xcalloc(size_t n, size_t s)
     return p;
 }
 
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 static float smoothstep(float a, float b, float x)
 {
     float t = clampf((x - a) / (b - a), 0.0f, 1.0f);

@@ -2,6 +2,7 @@
 
 #include "asset/facemap.h"
 #include "asset/character.h"
+#include "core/mathx.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,8 +21,6 @@ typedef facemap_modifier modifier_id;
 int cg_face_builtin_count(void) { return FACEMAP_MODIFIER_COUNT + EMOTION_COUNT; }
 
 /* ---------------------------------------------------------------- helpers */
-
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 static float smoothstep(float a, float b, float x)
 {

@@ -1,6 +1,7 @@
 #include "cg_figure.h"
 
 #include "core/log.h"
+#include "core/mathx.h"
 
 #include <float.h>
 #include <math.h>
@@ -34,7 +35,6 @@ static void v3_cross(const float a[3], const float b[3], float o[3])
     float t[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
     memcpy(o, t, sizeof t);
 }
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 static float smin(float a, float b, float k)
 {

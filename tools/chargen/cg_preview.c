@@ -1,6 +1,7 @@
 #include "cg_preview.h"
 
 #include "core/log.h"
+#include "core/mathx.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -79,8 +80,6 @@ static void project(const camera_t *c, const float p[3], float o[3])
     o[1] = c->cy - c->focal * y / z;
 }
 
-static float clamp01(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
-
 static void shade(const camera_t *cam, const float n_in[3], const float col[3], float ao,
                   float out[3])
 {
@@ -103,17 +102,17 @@ static void shade(const camera_t *cam, const float n_in[3], const float col[3], 
     float df = (n[0] * fill[0] + n[1] * fill[1] + n[2] * fill[2]) / fl;
     float dr = (n[0] * rim[0] + n[1] * rim[1] + n[2] * rim[2]) / rl;
     /* Half-wrapped key (softer terminator, reads as skin/cloth). */
-    float k = clamp01((dk + 0.25f) / 1.25f);
+    float k = clamp01f((dk + 0.25f) / 1.25f);
     float sky = 0.5f + 0.5f * n[1];
     float amb = (0.22f + 0.16f * sky) * ao;
-    float lit = 1.05f * k * (0.35f + 0.65f * ao) + 0.28f * clamp01(df) * ao + 0.35f * clamp01(dr) * ao;
+    float lit = 1.05f * k * (0.35f + 0.65f * ao) + 0.28f * clamp01f(df) * ao + 0.35f * clamp01f(dr) * ao;
     for (int i = 0; i < 3; i++)
         out[i] = col[i] * (amb + lit);
 }
 
 static uint8_t to_srgb8(float v)
 {
-    v = clamp01(v);
+    v = clamp01f(v);
     float s = v <= 0.0031308f ? 12.92f * v : 1.055f * powf(v, 1.0f / 2.4f) - 0.055f;
     return (uint8_t)(s * 255.0f + 0.5f);
 }

@@ -1,5 +1,7 @@
 #include "cg_rig.h"
 
+#include "core/mathx.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -179,8 +181,6 @@ static void move_weight(cg_skin_t *skin, int v, int from, int to, float share)
         skin->weight[v][k] = wout[k];
     }
 }
-
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 int cg_rig_extend(skel_t *s, const cg_figure_t *f, int extra, const cg_mesh_t *m, cg_skin_t *skin)
 {

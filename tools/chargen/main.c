@@ -10,8 +10,8 @@
  * Exit status 0 on success (and for --help), 1 with one error line on a
  * file or data error, 2 with one error line on a usage error.
  */
+#include "anim/bvh.h"
 #include "asset/character.h"
-#include "bvh_lite.h"
 #include "cg_build.h"
 #include "cg_preview.h"
 #include "cg_show.h"
@@ -199,18 +199,26 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
     for (int i = 0; i < o->shape_count && ok; i++)
         ok = cg_show_set_shape(&sh, o->shape[i]);
     if (ok && o->pose) {
-        bvh_lite_t bvh;
-        ok = bvh_lite_load(&bvh, o->pose);
+        /* The runtime's reader (anim/bvh.h): the clip's joints mapped by
+         * name onto the character's skeleton. */
+        static bvh_t bvh;
+        static pose_t pose;
+        bvh_map_t map;
+        ok = bvh_load(&bvh, o->pose);
         if (ok) {
-            static float q[SKEL_MAX_JOINTS][4];
+            ok = bvh_map_skel(&bvh, &chr->skel, &map);
+            if (ok && o->pose_frame >= bvh.frame_count) {
+                log_error("%s: frame %d out of range (0..%d)", o->pose, o->pose_frame, bvh.frame_count - 1);
+                ok = false;
+            }
+            ok = ok && bvh_frame_pose(&bvh, &chr->skel, &map, o->pose_frame, &pose);
+            /* cg_show adds the root's rest offset to its translation. */
             float t[3];
-            ok = bvh_lite_pose(&bvh, &chr->skel, o->pose_frame, q, t);
-            if (!ok)
-                log_error("%s: frame %d out of range (0..%d)", o->pose, o->pose_frame,
-                          bvh.frame_count - 1);
-            else
-                cg_show_pose(&sh, (const float(*)[4])q, t);
-            bvh_lite_free(&bvh);
+            for (int k = 0; k < 3; k++)
+                t[k] = pose.trans[0][k] - chr->skel.joint_offset[0][k];
+            if (ok)
+                cg_show_pose(&sh, (const float(*)[4])pose.rot, t);
+            bvh_free(&bvh);
         }
     }
     cg_image_t img = {0};

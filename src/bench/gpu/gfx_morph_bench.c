@@ -486,13 +486,10 @@ static int run_tf(gfx_morph_bench *b, int n)
     return passes + 1;
 }
 
-bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
-                         const float *weights, gfx_morph_time *out_time)
+/* Every active entry names a target of the mesh with a finite weight; one
+ * logged line on the first that does not. */
+static bool active_ok(const gfx_morph_bench *b, int active_count, const uint32_t *targets, const float *weights)
 {
-    if (!gfx_morph_bench_ready(b, m)) {
-        log_error("gfx_morph_bench: method %d is not ready: %s", (int)m, gfx_morph_bench_reason(b, m));
-        return false;
-    }
     for (int i = 0; i < active_count; i++) {
         if (targets[i] >= b->target_count || !isfinite(weights[i])) {
             log_error("gfx_morph_bench: active entry %d: target %u (of %u), weight %g", i, targets[i],
@@ -500,6 +497,18 @@ bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_coun
             return false;
         }
     }
+    return true;
+}
+
+bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
+                         const float *weights, gfx_morph_time *out_time)
+{
+    if (!gfx_morph_bench_ready(b, m)) {
+        log_error("gfx_morph_bench: method %d is not ready: %s", (int)m, gfx_morph_bench_reason(b, m));
+        return false;
+    }
+    if (!active_ok(b, active_count, targets, weights))
+        return false;
     glFinish();
     double t0 = bench_now_s();
     int n = prepare_active(b, active_count, targets, weights);
@@ -542,13 +551,8 @@ bool gfx_morph_bench_run_pipelined(gfx_morph_bench *b, gfx_morph_method m, int a
                   gfx_morph_bench_reason(b, m));
         return false;
     }
-    for (int i = 0; i < active_count; i++) {
-        if (targets[i] >= b->target_count || !isfinite(weights[i])) {
-            log_error("gfx_morph_bench: active entry %d: target %u (of %u), weight %g", i, targets[i],
-                      b->target_count, (double)weights[i]);
-            return false;
-        }
-    }
+    if (!active_ok(b, active_count, targets, weights))
+        return false;
     glFinish();
     for (int s = 0; s < GFX_MORPH_RING; s++)
         if (!ring_wait(b, s)) {
