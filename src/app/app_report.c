@@ -10,6 +10,7 @@
 #include "app/app_state.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "core/stats.h"
 #include "render/gfx.h"
 
 #include <math.h>
@@ -18,20 +19,13 @@
 
 #define DEG2RAD 0.017453292519943295f
 
-static int compare_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of STAGE (or the whole frame: PROF_STAGE_COUNT) over the profiler's
- * history, ms; 0 with no frames. */
+/* Median of the N values V (sorts them); 0 with none. */
 static double median_of(float *v, int n)
 {
     if (n == 0)
         return 0.0;
-    qsort(v, (size_t)n, sizeof v[0], compare_float);
-    return 0.5 * ((double)v[(n - 1) / 2] + (double)v[n / 2]);
+    stats_sort_f(v, n);
+    return stats_median_f(v, n);
 }
 
 static double median_ms(const prof_t *p, int stage)

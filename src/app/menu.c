@@ -1,29 +1,18 @@
 /* menu: the F1 debug menu, in C on top of the ui bridge. It reads the app
  * state and edits app->settings; the loop applies the settings. */
 #include "app/app_state.h"
+#include "core/stats.h"
 #include "render/gfx.h"
 #include "ui/ui.h"
 
 #include <math.h>
 #include <stdio.h>
 
-/* Partially sorts v (insertion sort; n <= PROF_HISTORY) and returns the
- * q-quantile. */
+/* The nearest-rank Q-percentile of the N values V (sorts them). */
 static float percentile(float *v, int n, float q)
 {
-    if (n == 0)
-        return 0.0f;
-    for (int i = 1; i < n; i++) {
-        float x = v[i];
-        int j = i - 1;
-        while (j >= 0 && v[j] > x) {
-            v[j + 1] = v[j];
-            j--;
-        }
-        v[j + 1] = x;
-    }
-    int k = (int)(q * (float)(n - 1));
-    return v[k];
+    stats_sort_f(v, n);
+    return stats_percentile(v, n, q);
 }
 
 static void draw_timings(app_t *app)

@@ -12,6 +12,7 @@
 #ifndef STRIDER_CTRL_INTERNAL_H
 #define STRIDER_CTRL_INTERNAL_H
 
+#include "core/mathx.h"
 #include "ctrl/ctrl.h"
 
 #include <math.h>
@@ -46,7 +47,6 @@ enum {
     IX_H_L = 120, IX_H_C = 132, IX_H_R = 144, IX_JPOS = 156, IX_JVEL = 219
 };
 
-static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 static inline float lerpf(float a, float b, float t) { return a + (b - a) * t; }
 static inline float finite_or0(float v) { return isfinite(v) ? v : 0.0f; }
 

@@ -1,5 +1,7 @@
 #include "game/camera.h"
 
+#include "core/mathx.h"
+
 #include <cglm/cglm.h>
 #include <math.h>
 #include <string.h>
@@ -17,8 +19,6 @@ void camera_config_default(camera_config *cfg)
     cfg->near_cm = 10.0f;
     cfg->far_cm = 20000.0f;
 }
-
-static float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 /* Steps along focus->eye and raises the eye until every sample clears the
  * terrain; raising the eye (rather than shortening the arm) keeps the

@@ -2,8 +2,8 @@
  * feet_stats.h). */
 #include "game/feet_stats.h"
 
+#include "core/stats.h"
 #include "ctrl/ctrl_pins.h"
-#include "game/motion_metrics.h"
 #include "world/terrain.h"
 
 #include <math.h>
@@ -31,8 +31,10 @@ void feet_stats_contact_p95(feet_stats *fs, float *shown_cm, float *ctrl_cm)
                 fs->point_prev_contact[side][k] = false;
             }
     int n = fs->contacts < FEET_CONTACTS_MAX ? fs->contacts : FEET_CONTACTS_MAX;
-    *shown_cm = mm_percentile(fs->contact_slide_cm, n, 0.95f);
-    *ctrl_cm = mm_percentile(fs->ctrl_contact_slide_cm, n, 0.95f);
+    stats_sort_f(fs->contact_slide_cm, n);
+    stats_sort_f(fs->ctrl_contact_slide_cm, n);
+    *shown_cm = stats_percentile(fs->contact_slide_cm, n, 0.95f);
+    *ctrl_cm = stats_percentile(fs->ctrl_contact_slide_cm, n, 0.95f);
 }
 
 /* The ankle and toe joints against the motion goals: slide per contact

@@ -1,8 +1,8 @@
 #include "game/intent.h"
 
-#include <math.h>
+#include "core/mathx.h"
 
-static float clamp01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }
+#include <math.h>
 
 void intent_resolve(const input_frame *in, float camera_yaw_rad, ctrl_input *out)
 {
@@ -20,7 +20,7 @@ void intent_resolve(const input_frame *in, float camera_yaw_rad, ctrl_input *out
     }
     out->move_x = rx * mx + fx * my;
     out->move_z = rz * mx + fz * my;
-    out->speed = clamp01(in->speed);
+    out->speed = clamp01f(in->speed);
     out->strafe = in->strafe;
     out->crouch = in->crouch;
     out->jump = in->jump;

@@ -4,6 +4,8 @@
  * runs of steps, so mm_finish() finds them in the kept records. */
 #include "game/motion_metrics.h"
 
+#include "core/stats.h"
+
 #include "core/log.h"
 
 #include <math.h>
@@ -264,29 +266,6 @@ void mm_add(mm_acc *a, const mm_frame *f)
     }
 }
 
-static int cmp_float(const void *pa, const void *pb)
-{
-    float a = *(const float *)pa, b = *(const float *)pb;
-    return (a > b) - (a < b);
-}
-
-/* Nearest-rank percentile of N sorted values (0 when empty). */
-static float percentile(const float *sorted, int n, float q)
-{
-    if (n <= 0)
-        return 0.0f;
-    int k = (int)ceilf(q * (float)n) - 1;
-    return sorted[k < 0 ? 0 : (k >= n ? n - 1 : k)];
-}
-
-float mm_percentile(float *values, int n, float q)
-{
-    if (n <= 0)
-        return 0.0f;
-    qsort(values, (size_t)n, sizeof values[0], cmp_float);
-    return percentile(values, n, q);
-}
-
 /* Contacts of point K (docs/MOTION_EVAL.md): marks the steps in contact in
  * MASK (a or b), then adds the slide of each run of marked steps to OUT. */
 static void point_contacts(const mm_acc *a, int k, uint8_t *mask, float *out, int *out_n, float *max_cm, int *max_step)
@@ -433,10 +412,10 @@ void mm_finish(mm_acc *a, mm_result *out)
             float mx = -1.0f;
             point_contacts(a, type, mask, slides, &m, &mx, &r->slide_max_step[type]);     /* left */
             point_contacts(a, 2 + type, mask, slides, &m, &mx, &r->slide_max_step[type]); /* right */
-            qsort(slides, (size_t)m, sizeof *slides, cmp_float);
+            stats_sort_f(slides, m);
             r->contacts[type] = m;
-            r->slide_p50_cm[type] = percentile(slides, m, 0.50f);
-            r->slide_p95_cm[type] = percentile(slides, m, 0.95f);
+            r->slide_p50_cm[type] = stats_percentile(slides, m, 0.50f);
+            r->slide_p95_cm[type] = stats_percentile(slides, m, 0.95f);
             r->slide_max_cm[type] = m > 0 ? slides[m - 1] : 0.0f;
         }
         for (int i = 0; i < n; i++)

@@ -179,8 +179,6 @@ float mm_hinge_flexion(const mm_acc *a, int h, const float (*joint)[3]);
 
 /* Height of (x, y, z) above the terrain under it. */
 float mm_height_above_ground(const level_t *level, const float p[3]);
-/* Sorts the N VALUES and returns their nearest-rank percentile Q (0..1;
- * 0 when N is 0): the one percentile of the motion measures. */
-float mm_percentile(float *values, int n, float q);
+
 
 #endif
