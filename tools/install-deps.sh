@@ -18,6 +18,9 @@ packages=(
   libassimp-dev
   # headless OpenGL 4.5 for the GL tests: Xvfb + Mesa llvmpipe
   xvfb xauth libgl1-mesa-dri libglx-mesa0
+  # the format check (tools/format.sh --check; its version is pinned, as
+  # another major version formats some constructs differently)
+  clang-format-14
   # fuzz targets (libFuzzer)
   clang libclang-rt-dev
   # the hostile-input test traces the importer's openat calls
