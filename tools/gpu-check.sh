@@ -6,7 +6,7 @@
 # With strider and strider-chargen on PATH (the GPU machine: `.gpu/run
 # tools/gpu-check.sh $OUT/gpu`, see ../shared/gpu/README.md) or in
 # build/release (a checkout). Writes into OUT_DIR:
-#   summary.txt          the tables of the README's "On a real GPU" section
+#   summary.txt          the tables of docs/GPU.md
 #   sweep.txt            every deformation switch (game and viewer) against the
 #                        CPU path: exit codes and differing pixels
 #   *.csv / *.json       the benchmarks' own outputs; bench_blendshapes*.png

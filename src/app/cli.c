@@ -170,7 +170,7 @@ static args_spec cli_spec(const args_opt *t, int n)
         .hint = " (try --help)",
         .label_width = 19,
         .head = "usage: strider [options]\n"
-                "       strider bench <blendshapes|skinning|pfnn> [options]   (see strider bench --help)\n"
+                "       strider bench <blendshapes|skinning|pfnn|render> [options]   (see strider bench --help)\n"
                 "\n"
                 "options:\n",
         .tail = "\n"

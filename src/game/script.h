@@ -1,7 +1,7 @@
 /* script: timed intents from a text file (--script FILE), for tests,
  * benchmarks and reproducible demos.
  *
- * Format (docs in README "Scripts"): one event line per time stamp,
+ * Format (docs/COMMAND_LINE.md, "Scripts"): one event line per time stamp,
  *   TIME COMMAND ARGS [COMMAND ARGS ...]     # comment
  * TIME is in seconds from the start and must not decrease; an event fires on
  * the first fixed step at or after round(TIME * 60). Values persist until
