@@ -886,47 +886,54 @@ static int skin_parse(skin_cli *o, int argc, char **argv)
     return bench_parse_args(&spec, argc, argv);
 }
 
-int bench_skinning(int argc, char **argv, const report_env *env_in)
-{
+/* One `strider bench skinning` run: its options, the paths they select, its
+ * inputs and its table, handed from step to step. */
+typedef struct skinning_run {
     skin_cli cli;
-    int parsed = skin_parse(&cli, argc, argv);
-    if (parsed >= 0)
-        return parsed;
-    bench_common c = cli.c;
-    int *sel = cli.sel, nsel = cli.nsel, *verts = cli.verts, nverts = cli.nverts, *infl = cli.infl, ninfl = cli.ninfl;
-    int *threads = cli.threads, nthreads = cli.nthreads, *keys = cli.keys, nkeys = cli.nkeys, *weights = cli.weights;
-    int nweights = cli.nweights, bones = cli.bones, target = cli.target;
-    bool tangents = cli.tangents;
-    const char *mesh_path = cli.mesh_path, *clip_path = cli.clip_path;
-    bool want[PATH_COUNT] = {false};
-    if (nsel == 0)
-        sel[nsel++] = PATH_ALL_CPU;
-    for (int s = 0; s < nsel; s++) {
-        /* "cpu": every CPU path this CPU runs. */
-        for (int p = PATH_REFERENCE; sel[s] == PATH_ALL_CPU && p <= PATH_COPY; p++)
-            want[p] = want[p] || !((p == PATH_SSE2 && !skin_isa_supported(SKIN_ISA_SSE2)) ||
-                                   (p == PATH_AVX2 && !skin_isa_supported(SKIN_ISA_AVX2)));
-        for (int p = PATH_GPU_POINTS; sel[s] == PATH_ALL_GPU && p <= PATH_GPU_LERP; p++)
-            want[p] = true;
-        if (sel[s] < PATH_COUNT)
-            want[sel[s]] = true;
+    bench_common c;
+    bool want[PATH_COUNT];
+    bool any_gpu, any_cpu, need_mesh;
+    const char *mesh_path, *clip_path;
+    char default_mesh[PATHS_MAX], default_clip[PATHS_MAX];
+    mesh_data *mesh;
+    gpu_state *gpu;
+    report_table t;
+    int failures;
+    int rc;
+} skinning_run;
+
+/* The paths the options select ("cpu": every CPU path this CPU runs), the
+ * smoke run's sizes, and the checks of what can run: -1 to go on, else
+ * the exit code. */
+static int select_paths(skinning_run *r)
+{
+    skin_cli *o = &r->cli;
+    if (o->nsel == 0)
+        o->sel[o->nsel++] = PATH_ALL_CPU;
+    for (int s = 0; s < o->nsel; s++) {
+        for (int p = PATH_REFERENCE; o->sel[s] == PATH_ALL_CPU && p <= PATH_COPY; p++)
+            r->want[p] = r->want[p] || !((p == PATH_SSE2 && !skin_isa_supported(SKIN_ISA_SSE2)) ||
+                                         (p == PATH_AVX2 && !skin_isa_supported(SKIN_ISA_AVX2)));
+        for (int p = PATH_GPU_POINTS; o->sel[s] == PATH_ALL_GPU && p <= PATH_GPU_LERP; p++)
+            r->want[p] = true;
+        if (o->sel[s] < PATH_COUNT)
+            r->want[o->sel[s]] = true;
     }
-    if (c.smoke) {
-        verts[0] = 3001;
-        nverts = 1;
-        c.repeats = 3;
-        c.warmup = 1;
-        if (!target)
-            target = SMOKE_TARGET_SIZE;
+    if (r->c.smoke) {
+        o->verts[0] = 3001;
+        o->nverts = 1;
+        r->c.repeats = 3;
+        r->c.warmup = 1;
+        if (!o->target)
+            o->target = SMOKE_TARGET_SIZE;
     }
-    bool any_gpu = false, any_cpu = false;
     for (int p = 0; p < PATH_COUNT; p++) {
-        any_gpu = any_gpu || (want[p] && is_gpu(p));
-        any_cpu = any_cpu || (want[p] && p <= PATH_COPY);
+        r->any_gpu = r->any_gpu || (r->want[p] && is_gpu(p));
+        r->any_cpu = r->any_cpu || (r->want[p] && p <= PATH_COPY);
     }
     int cpu_rows = 0;
     for (int p = PATH_REFERENCE; p <= PATH_DQS; p++)
-        cpu_rows += want[p] ? nweights * ninfl : 0;
+        cpu_rows += r->want[p] ? o->nweights * o->ninfl : 0;
     if (cpu_rows > MAX_CPU_SET) {
         fprintf(stderr, "strider bench skinning: %d CPU rows per vertex count (paths x weightings x influence "
                         "counts); at most %d are timed together\n",
@@ -935,227 +942,289 @@ int bench_skinning(int argc, char **argv, const report_env *env_in)
     }
     for (int p = PATH_REFERENCE; p <= PATH_COPY; p++) {
         skin_isa isa = p == PATH_SSE2 ? SKIN_ISA_SSE2 : p == PATH_AVX2 ? SKIN_ISA_AVX2 : SKIN_ISA_SCALAR;
-        if (want[p] && !skin_isa_supported(isa)) {
+        if (r->want[p] && !skin_isa_supported(isa)) {
             fprintf(stderr, "strider bench skinning: %s needs an instruction set this CPU lacks\n", k_paths[p]);
             return BENCH_EXIT_RUNTIME;
         }
     }
+    return -1;
+}
 
-    /* The character mesh: for the GPU paths and the hybrid, and for the CPU
-     * paths when --mesh is given. */
-    static mesh_data mesh;
-    bool need_mesh = any_gpu || want[PATH_HYBRID] || mesh_path;
-    char default_mesh[PATHS_MAX], default_clip[PATHS_MAX];
-    if (!mesh_path && need_mesh) {
-        if (!paths_join(DEFAULT_MESH, default_mesh, sizeof default_mesh))
+/* The character mesh (for the GPU paths and the hybrid, and for the CPU
+ * paths when --mesh is given), the clip, and the GL context with the GPU
+ * engine: -1 to go on, else the exit code (what was opened closed again). */
+static int open_inputs(skinning_run *r, bench_gl *gl, report_env *env)
+{
+    r->mesh_path = r->cli.mesh_path;
+    r->clip_path = r->cli.clip_path;
+    r->need_mesh = r->any_gpu || r->want[PATH_HYBRID] || r->mesh_path;
+    if (!r->mesh_path && r->need_mesh) {
+        if (!paths_join(DEFAULT_MESH, r->default_mesh, sizeof r->default_mesh))
             return BENCH_EXIT_RUNTIME;
-        mesh_path = default_mesh;
+        r->mesh_path = r->default_mesh;
     }
-    if (!clip_path) {
-        if (!paths_join(DEFAULT_CLIP, default_clip, sizeof default_clip))
+    if (!r->clip_path) {
+        if (!paths_join(DEFAULT_CLIP, r->default_clip, sizeof r->default_clip))
             return BENCH_EXIT_RUNTIME;
-        clip_path = default_clip;
+        r->clip_path = r->default_clip;
     }
-    if (need_mesh && !mesh_load(&mesh, mesh_path)) {
-        mesh_free(&mesh);
+    if (r->need_mesh && !mesh_load(r->mesh, r->mesh_path)) {
+        mesh_free(r->mesh);
         return BENCH_EXIT_RUNTIME;
     }
-    report_env env = *env_in;
-    bench_gl gl = {0};
-    static gpu_state gpu;
-    if (any_gpu) {
-        char msg[256];
-        if (!bench_gl_open(&gl, &env)) {
-            mesh_free(&mesh);
-            return BENCH_EXIT_RUNTIME;
-        }
-        if (!gfx_skin_bench_limits_ok(gfx_get_info(), mesh.m.joint_count, msg, sizeof msg)) {
-            fprintf(stderr, "strider bench skinning: %s: %s\n", mesh_path, msg);
-            bench_gl_close(&gl);
-            mesh_free(&mesh);
-            return BENCH_EXIT_RUNTIME;
-        }
-        if (!gpu_setup(&gpu, &mesh, target)) {
-            gpu_free(&gpu);
-            bench_gl_close(&gl);
-            mesh_free(&mesh);
-            return BENCH_EXIT_RUNTIME;
-        }
+    if (!r->any_gpu)
+        return -1;
+    char msg[256];
+    if (!bench_gl_open(gl, env)) {
+        mesh_free(r->mesh);
+        return BENCH_EXIT_RUNTIME;
     }
+    if (!gfx_skin_bench_limits_ok(gfx_get_info(), r->mesh->m.joint_count, msg, sizeof msg)) {
+        fprintf(stderr, "strider bench skinning: %s: %s\n", r->mesh_path, msg);
+        bench_gl_close(gl);
+        mesh_free(r->mesh);
+        return BENCH_EXIT_RUNTIME;
+    }
+    if (!gpu_setup(r->gpu, r->mesh, r->cli.target)) {
+        gpu_free(r->gpu);
+        bench_gl_close(gl);
+        mesh_free(r->mesh);
+        return BENCH_EXIT_RUNTIME;
+    }
+    return -1;
+}
 
-    report_env_print(&env, stdout);
-    static const char *const cols[] = {"path", "method", "isa", "weights", "threads", "vertices", "bones",
-                                       "influences", "median_us", "min_us", "max_us", "mverts_s",
-                                       "mverts_s_per_thread", "speedup", "max_pos_err_cm", "max_nrm_err", "checksum", "mesh",
-                                       "gpu_query_us", "query_over_wall", "gpu_pipelined_us"};
-    report_table t;
-    report_table_init(&t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
-                         "wall clock)", (int)(sizeof cols / sizeof cols[0]), cols);
-    int failures = 0, rc = BENCH_EXIT_OK;
-    if (need_mesh)
-        report_table_note(&t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", mesh_path, mesh.nv,
-                         mesh.ni / 3, mesh.m.joint_count, (double)mesh.m.height_cm,
-                         mesh_path && any_cpu ? " (CPU paths too)" : "");
-    if (any_gpu)
-        report_table_note(&t,
-                         "GPU: pose of random joint turns up to %.1f rad; influence bins (non-zero weights): 1: %d, "
-                         "2: %d, 3: %d, 4: %d vertices; binned/unbinned/compressed/passes use lbs-matrix",
-                         (double)GPU_POSE_MAX_RAD, gpu.bins.count[0], gpu.bins.count[1], gpu.bins.count[2],
-                         gpu.bins.count[3]);
-    for (int vi = 0; want[PATH_COPY] && vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
-        skin_bench_desc_t d = {.vertex_count = mesh_path ? mesh.nv : verts[vi], .warmup = c.warmup,
-                               .repeats = c.repeats};
-        static skin_bench_result_t r[SKIN_BENCH_MAX_THREAD_COUNTS];
-        if (!skin_bench_copy_floor_threads(&d, threads, nthreads, r)) {
-            rc = BENCH_EXIT_RUNTIME;
+/* cpu-copy: the memory floor of the bytes a 1-influence kernel moves. */
+static void run_copy_floor(skinning_run *r)
+{
+    const skin_cli *o = &r->cli;
+    const mesh_data *mesh = r->mesh;
+    for (int vi = 0; r->want[PATH_COPY] && vi < (r->mesh_path ? 1 : o->nverts) && r->rc == BENCH_EXIT_OK; vi++) {
+        skin_bench_desc_t d = {.vertex_count = r->mesh_path ? mesh->nv : o->verts[vi], .warmup = r->c.warmup,
+                               .repeats = r->c.repeats};
+        static skin_bench_result_t res[SKIN_BENCH_MAX_THREAD_COUNTS];
+        if (!skin_bench_copy_floor_threads(&d, o->threads, o->nthreads, res)) {
+            r->rc = BENCH_EXIT_RUNTIME;
             break;
         }
-        for (int ti = 0; ti < nthreads && rc == BENCH_EXIT_OK; ti++)
-            if (!add_cpu_row(&t, PATH_COPY, "-", "-", &r[ti], r[0].median_s / r[ti].median_s, NAN,
-                             mesh_path ? mesh.name : NULL))
-                rc = BENCH_EXIT_RUNTIME;
-        report_table_note(&t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves%s",
-                         r[0].desc.vertex_count, r[0].kernel,
-                         nthreads > 1 ? "; on several threads split as the pool splits a job: how far this "
-                                        "machine's memory scales for these bytes"
-                                      : "");
+        for (int ti = 0; ti < o->nthreads && r->rc == BENCH_EXIT_OK; ti++)
+            if (!add_cpu_row(&r->t, PATH_COPY, "-", "-", &res[ti], res[0].median_s / res[ti].median_s, NAN,
+                             r->mesh_path ? mesh->name : NULL))
+                r->rc = BENCH_EXIT_RUNTIME;
+        report_table_note(&r->t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves%s",
+                          res[0].desc.vertex_count, res[0].kernel,
+                          o->nthreads > 1 ? "; on several threads split as the pool splits a job: how far this "
+                                            "machine's memory scales for these bytes"
+                                          : "");
     }
-    /* Every CPU path, weighting and influence count of one vertex count is
-     * one set timed in alternation (skin_bench_run_set), so every ratio
-     * between rows of that vertex count is measured under one condition. */
+}
+
+/* Which kernel ran for each path, weighting and influence count (names from skin_kernel_name). */
+typedef char skin_kernel_names[PATH_COUNT][2][SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel];
+
+/* The rows of one timed set: agreement with the reference, the same result
+ * on every thread count, and the kernel names. */
+static void add_cpu_set_rows(skinning_run *r, const skin_bench_result_t *set_out, const int *set_path,
+                             const int *set_weights, int nset, skin_kernel_names kernels)
+{
+    const skin_cli *o = &r->cli;
+    for (int k = 0; k < nset && r->rc == BENCH_EXIT_OK; k++) {
+        const skin_bench_result_t *res = set_out + (size_t)k * (size_t)o->nthreads;
+        int p = set_path[k];
+        const char *wname = k_weights[set_weights[k]];
+        snprintf(kernels[p][set_weights[k]][res[0].desc.influences - 1], sizeof kernels[0][0][0], "%s",
+                 res[0].kernel);
+        for (int ti = 0; ti < o->nthreads; ti++) {
+            bool agree = res[ti].max_pos_err_cm <= SKIN_AGREE_POS_CM && res[ti].max_nrm_err <= SKIN_AGREE_NRM;
+            if (!agree) {
+                fprintf(stderr,
+                        "strider bench skinning: %s (weights %s) disagrees with the reference: %.3g cm, "
+                        "normal %.3g\n",
+                        k_paths[p], wname, res[ti].max_pos_err_cm, res[ti].max_nrm_err);
+                r->failures++;
+            }
+            if (res[ti].checksum != res[0].checksum) {
+                fprintf(stderr, "strider bench skinning: %s with %d threads changed the result "
+                                "(checksum %08x vs %08x with %d)\n",
+                        k_paths[p], o->threads[ti], res[ti].checksum, res[0].checksum, o->threads[0]);
+                r->failures++;
+            }
+            if (!add_cpu_row(&r->t, p, skin_method_name(res[ti].desc.method), wname, &res[ti],
+                             res[0].median_s / res[ti].median_s, res[ti].desc.influences,
+                             r->mesh_path ? r->mesh->name : NULL)) {
+                r->rc = BENCH_EXIT_RUNTIME;
+                break;
+            }
+        }
+    }
+}
+
+/* Every CPU path, weighting and influence count of one vertex count is
+ * one set timed in alternation (skin_bench_run_set), so every ratio
+ * between rows of that vertex count is measured under one condition. */
+static void run_cpu_sets(skinning_run *r)
+{
+    const skin_cli *o = &r->cli;
     static skin_bench_desc_t set[MAX_CPU_SET];
     static int set_path[MAX_CPU_SET], set_weights[MAX_CPU_SET];
     static skin_bench_result_t set_out[MAX_CPU_SET * SKIN_BENCH_MAX_THREAD_COUNTS];
-    /* Which kernel ran for each path, weighting and influence count (names from skin_kernel_name). */
-    static char kernels[PATH_COUNT][2][SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel];
+    static skin_kernel_names kernels;
     memset(kernels, 0, sizeof kernels);
-    for (int vi = 0; any_cpu && vi < (mesh_path ? 1 : nverts) && rc == BENCH_EXIT_OK; vi++) {
+    for (int vi = 0; r->any_cpu && vi < (r->mesh_path ? 1 : o->nverts) && r->rc == BENCH_EXIT_OK; vi++) {
         int nset = 0;
         for (int p = PATH_REFERENCE; p <= PATH_DQS; p++) {
-            if (!want[p])
+            if (!r->want[p])
                 continue;
             skin_method method = p == PATH_REFERENCE ? SKIN_LBS_POINTS : p == PATH_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
             skin_isa isa = p == PATH_SCALAR || p == PATH_REFERENCE ? SKIN_ISA_SCALAR
                            : p == PATH_SSE2                        ? SKIN_ISA_SSE2
                            : p == PATH_AVX2                        ? SKIN_ISA_AVX2
                                                                    : SKIN_ISA_AUTO;
-            for (int wi = 0; wi < nweights; wi++)
-                for (int ii = 0; ii < ninfl; ii++) {
-                    set[nset] = (skin_bench_desc_t){.vertex_count = verts[vi], .joint_count = bones,
-                                                    .influences = infl[ii], .warmup = c.warmup,
-                                                    .repeats = c.repeats, .method = method, .isa = isa,
-                                                    .tangents = tangents, .prenormalized = weights[wi] == 1,
-                                                    .mesh = mesh_path ? &mesh.m : NULL};
+            for (int wi = 0; wi < o->nweights; wi++)
+                for (int ii = 0; ii < o->ninfl; ii++) {
+                    set[nset] = (skin_bench_desc_t){.vertex_count = o->verts[vi], .joint_count = o->bones,
+                                                    .influences = o->infl[ii], .warmup = r->c.warmup,
+                                                    .repeats = r->c.repeats, .method = method, .isa = isa,
+                                                    .tangents = o->tangents, .prenormalized = o->weights[wi] == 1,
+                                                    .mesh = r->mesh_path ? &r->mesh->m : NULL};
                     set_path[nset] = p;
-                    set_weights[nset++] = weights[wi];
+                    set_weights[nset++] = o->weights[wi];
                 }
         }
         if (nset == 0)
             break;
-        if (!skin_bench_run_set(set, nset, threads, nthreads, set_out)) {
-            rc = BENCH_EXIT_RUNTIME;
+        if (!skin_bench_run_set(set, nset, o->threads, o->nthreads, set_out)) {
+            r->rc = BENCH_EXIT_RUNTIME;
             break;
         }
-        for (int k = 0; k < nset && rc == BENCH_EXIT_OK; k++) {
-            const skin_bench_result_t *r = set_out + (size_t)k * (size_t)nthreads;
-            int p = set_path[k];
-            const char *wname = k_weights[set_weights[k]];
-            snprintf(kernels[p][set_weights[k]][r[0].desc.influences - 1], sizeof kernels[0][0][0], "%s",
-                     r[0].kernel);
-            for (int ti = 0; ti < nthreads; ti++) {
-                bool agree = r[ti].max_pos_err_cm <= SKIN_AGREE_POS_CM && r[ti].max_nrm_err <= SKIN_AGREE_NRM;
-                if (!agree) {
-                    fprintf(stderr,
-                            "strider bench skinning: %s (weights %s) disagrees with the reference: %.3g cm, "
-                            "normal %.3g\n",
-                            k_paths[p], wname, r[ti].max_pos_err_cm, r[ti].max_nrm_err);
-                    failures++;
-                }
-                if (r[ti].checksum != r[0].checksum) {
-                    fprintf(stderr, "strider bench skinning: %s with %d threads changed the result "
-                                    "(checksum %08x vs %08x with %d)\n",
-                            k_paths[p], threads[ti], r[ti].checksum, r[0].checksum, threads[0]);
-                    failures++;
-                }
-                if (!add_cpu_row(&t, p, skin_method_name(r[ti].desc.method), wname, &r[ti],
-                                 r[0].median_s / r[ti].median_s, r[ti].desc.influences,
-                                 mesh_path ? mesh.name : NULL)) {
-                    rc = BENCH_EXIT_RUNTIME;
-                    break;
-                }
-            }
-        }
+        add_cpu_set_rows(r, set_out, set_path, set_weights, nset, kernels);
     }
-    for (int p = PATH_REFERENCE; any_cpu && p <= PATH_DQS && rc == BENCH_EXIT_OK; p++)
-        for (int wi = 0; want[p] && wi < nweights; wi++)
+    for (int p = PATH_REFERENCE; r->any_cpu && p <= PATH_DQS && r->rc == BENCH_EXIT_OK; p++)
+        for (int wi = 0; r->want[p] && wi < o->nweights; wi++)
             for (int k = 0; k < SKIN_MAX_INFLUENCES; k++)
-                if (kernels[p][weights[wi]][k][0])
-                    report_table_note(&t, "%s, weights %s, %d influence%s: %s", k_paths[p], k_weights[weights[wi]],
-                                     k + 1, k ? "s" : "", kernels[p][weights[wi]][k]);
-    if (any_cpu)
-        report_table_note(&t, "the CPU rows of a vertex count, the copy floor aside, are timed in alternation: each "
-                             "round runs every path, weighting, influence count and thread count once (an untimed "
-                             "run before the timed one), so any two of them compare under one condition");
-    if (any_cpu && nthreads > 1)
-        report_table_note(&t, "speedup: the median time at %d thread%s over the row's, the thread counts timed in "
-                             "alternation (the copy floor's by its own rounds)",
-                         threads[0], threads[0] == 1 ? "" : "s");
+                if (kernels[p][o->weights[wi]][k][0])
+                    report_table_note(&r->t, "%s, weights %s, %d influence%s: %s", k_paths[p],
+                                      k_weights[o->weights[wi]], k + 1, k ? "s" : "", kernels[p][o->weights[wi]][k]);
+    if (r->any_cpu)
+        report_table_note(&r->t, "the CPU rows of a vertex count, the copy floor aside, are timed in alternation: each "
+                                 "round runs every path, weighting, influence count and thread count once (an untimed "
+                                 "run before the timed one), so any two of them compare under one condition");
+    if (r->any_cpu && o->nthreads > 1)
+        report_table_note(&r->t, "speedup: the median time at %d thread%s over the row's, the thread counts timed in "
+                                 "alternation (the copy floor's by its own rounds)",
+                          o->threads[0], o->threads[0] == 1 ? "" : "s");
+}
+
+/* Every selected GPU path at every influence count (the lerp once), and
+ * the notes on timer queries, compression and skin-once pictures. */
+static void run_gpu_rows(skinning_run *r)
+{
+    const skin_cli *o = &r->cli;
+    gpu_state *gpu = r->gpu;
     enum { MAX_GPU_ROWS = PATH_COUNT * BENCH_LIST_MAX };
     static gpu_row rows[MAX_GPU_ROWS];
     static int row_path[MAX_GPU_ROWS], row_infl[MAX_GPU_ROWS];
     int nrows = 0;
-    for (int p = PATH_GPU_POINTS; any_gpu && p <= PATH_GPU_LERP; p++) {
+    for (int p = PATH_GPU_POINTS; r->any_gpu && p <= PATH_GPU_LERP; p++) {
         /* The lerp does not depend on the influence count: one row. */
-        int count = p == PATH_GPU_LERP ? 1 : ninfl;
-        for (int ii = 0; want[p] && ii < count && nrows < MAX_GPU_ROWS; ii++) {
+        int count = p == PATH_GPU_LERP ? 1 : o->ninfl;
+        for (int ii = 0; r->want[p] && ii < count && nrows < MAX_GPU_ROWS; ii++) {
             row_path[nrows] = p;
-            row_infl[nrows++] = p == PATH_GPU_LERP ? SKIN_MAX_INFLUENCES : infl[ii];
+            row_infl[nrows++] = p == PATH_GPU_LERP ? SKIN_MAX_INFLUENCES : o->infl[ii];
         }
     }
-    if (rc == BENCH_EXIT_OK && nrows > 0) {
-        if (!gpu_measure(&gpu, row_path, row_infl, nrows, &c, rows, &failures))
-            rc = BENCH_EXIT_RUNTIME;
-        for (int k = 0; rc == BENCH_EXIT_OK && k < nrows; k++)
-            add_gpu_row(&t, &gpu, &rows[k]);
+    if (r->rc == BENCH_EXIT_OK && nrows > 0) {
+        if (!gpu_measure(gpu, row_path, row_infl, nrows, &r->c, rows, &r->failures))
+            r->rc = BENCH_EXIT_RUNTIME;
+        for (int k = 0; r->rc == BENCH_EXIT_OK && k < nrows; k++)
+            add_gpu_row(&r->t, gpu, &rows[k]);
     }
-    if (any_gpu && nrows > 0) {
-        note_ratios(&t, rows, nrows);
-        report_table_note(&t, "GL_TIME_ELAPSED / glFinish wall time: %.3f to %.3f over %d rows%s", gpu.query_ratio_min,
-                         gpu.query_ratio_max, gpu.query_rows,
-                         gpu.query_ratio_min < 0.5 || gpu.query_ratio_max > 1.5
-                             ? " (timer queries disagree: trust the wall time)"
-                             : "");
-        if (want[PATH_GPU_COMPRESSED])
-            report_table_note(&t,
-                             "gpu-compressed vs the uncompressed CPU reference: %.4f cm (%.2g of the height), "
-                             "directions %.4f; worst vertex at %.2f of its quantisation bound",
-                             gpu.comp_err_cm, gpu.comp_err_cm / mesh.m.height_cm, gpu.comp_err_dir,
-                             gpu.comp_bound_ratio);
-        if (gpu.image_compares)
-            report_table_note(&t, "skin-once vs per-pass main pass: at most %ld of %d pixels differ by > %d (the "
+    if (!r->any_gpu || nrows == 0)
+        return;
+    note_ratios(&r->t, rows, nrows);
+    report_table_note(&r->t, "GL_TIME_ELAPSED / glFinish wall time: %.3f to %.3f over %d rows%s", gpu->query_ratio_min,
+                      gpu->query_ratio_max, gpu->query_rows,
+                      gpu->query_ratio_min < 0.5 || gpu->query_ratio_max > 1.5
+                          ? " (timer queries disagree: trust the wall time)"
+                          : "");
+    if (r->want[PATH_GPU_COMPRESSED])
+        report_table_note(&r->t,
+                          "gpu-compressed vs the uncompressed CPU reference: %.4f cm (%.2g of the height), "
+                          "directions %.4f; worst vertex at %.2f of its quantisation bound",
+                          gpu->comp_err_cm, gpu->comp_err_cm / r->mesh->m.height_cm, gpu->comp_err_dir,
+                          gpu->comp_bound_ratio);
+    if (gpu->image_compares)
+        report_table_note(&r->t, "skin-once vs per-pass main pass: at most %ld of %d pixels differ by > %d (the "
                                  "figure covers %ld)",
-                             gpu.image_diff_px, gfx_skin_bench_target_size(gpu.bench) * gfx_skin_bench_target_size(gpu.bench),
-                             IMAGE_PIXEL_TOL, gpu.image_covered_px);
-    }
+                          gpu->image_diff_px,
+                          gfx_skin_bench_target_size(gpu->bench) * gfx_skin_bench_target_size(gpu->bench),
+                          IMAGE_PIXEL_TOL, gpu->image_covered_px);
+}
+
+int bench_skinning(int argc, char **argv, const report_env *env_in)
+{
+    /* Large: static, as the steps' own tables are. */
+    static skinning_run run;
+    static mesh_data mesh;
+    static gpu_state gpu;
+    skinning_run *r = &run;
+    memset(r, 0, sizeof *r);
+    int parsed = skin_parse(&r->cli, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    r->c = r->cli.c;
+    r->mesh = &mesh;
+    r->gpu = &gpu;
+    int rc = select_paths(r);
+    if (rc >= 0)
+        return rc;
+    report_env env = *env_in;
+    bench_gl gl = {0};
+    rc = open_inputs(r, &gl, &env);
+    if (rc >= 0)
+        return rc;
+
+    report_env_print(&env, stdout);
+    static const char *const cols[] = {"path", "method", "isa", "weights", "threads", "vertices", "bones",
+                                       "influences", "median_us", "min_us", "max_us", "mverts_s",
+                                       "mverts_s_per_thread", "speedup", "max_pos_err_cm", "max_nrm_err", "checksum", "mesh",
+                                       "gpu_query_us", "query_over_wall", "gpu_pipelined_us"};
+    report_table_init(&r->t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
+                             "wall clock)", (int)(sizeof cols / sizeof cols[0]), cols);
+    r->rc = BENCH_EXIT_OK;
+    if (r->need_mesh)
+        report_table_note(&r->t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", r->mesh_path,
+                          mesh.nv, mesh.ni / 3, mesh.m.joint_count, (double)mesh.m.height_cm,
+                          r->mesh_path && r->any_cpu ? " (CPU paths too)" : "");
+    if (r->any_gpu)
+        report_table_note(&r->t,
+                          "GPU: pose of random joint turns up to %.1f rad; influence bins (non-zero weights): 1: %d, "
+                          "2: %d, 3: %d, 4: %d vertices; binned/unbinned/compressed/passes use lbs-matrix",
+                          (double)GPU_POSE_MAX_RAD, gpu.bins.count[0], gpu.bins.count[1], gpu.bins.count[2],
+                          gpu.bins.count[3]);
+    run_copy_floor(r);
+    run_cpu_sets(r);
+    run_gpu_rows(r);
     report_table hybrid = {0};
-    if (rc == BENCH_EXIT_OK && want[PATH_HYBRID] && !run_hybrid(&mesh, clip_path, keys, nkeys, &t, &hybrid))
-        rc = BENCH_EXIT_RUNTIME;
+    if (r->rc == BENCH_EXIT_OK && r->want[PATH_HYBRID] &&
+        !run_hybrid(&mesh, r->clip_path, r->cli.keys, r->cli.nkeys, &r->t, &hybrid))
+        r->rc = BENCH_EXIT_RUNTIME;
     /* The main table first (it is what --csv / --json hold), then the
      * error tables. */
-    if (rc == BENCH_EXIT_OK)
-        rc = bench_finish(&t, &env, &c, failures);
+    if (r->rc == BENCH_EXIT_OK)
+        r->rc = bench_finish(&r->t, &env, &r->c, r->failures);
     else
-        report_table_free(&t);
-    if (want[PATH_GPU_COMPRESSED] && gpu.bench)
+        report_table_free(&r->t);
+    if (r->want[PATH_GPU_COMPRESSED] && gpu.bench)
         print_vcompress(&gpu);
     if (hybrid.rows > 0)
         report_table_print(&hybrid, stdout);
     report_table_free(&hybrid);
-    if (any_gpu) {
+    if (r->any_gpu) {
         gpu_free(&gpu);
         bench_gl_close(&gl);
     }
-    if (need_mesh)
+    if (r->need_mesh)
         mesh_free(&mesh);
-    return rc;
+    return r->rc;
 }
