@@ -1,5 +1,6 @@
-/* skin_internal: what skin.c (the kernels) and skin_pool.c (the threads that
- * run them) share. Not part of the interface: only src/anim/skin*.c include
+/* skin_internal: what skin.c (validation, palette layout, scalar kernels,
+ * dispatch), skin_simd.c (the SSE2/AVX2 kernels) and skin_pool.c (the threads
+ * that run them) share. Not part of the interface: only src/anim/skin*.c include
  * it. A validated job is bound once, by skin_bind(): the ISA resolved, the
  * palette copied into the SIMD layout its kernel reads, the kernel chosen;
  * the kernel then runs on any split of [0, vertex_count) into ranges and
@@ -10,6 +11,12 @@
 #define STRIDER_ANIM_SKIN_INTERNAL_H
 
 #include "anim/skin.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SKIN_X86 1
+#else
+#define SKIN_X86 0
+#endif
 
 /* Prepared palette entries: every uint8 index lands inside, and clamped uint16
  * indices land on the last entry, which stays zero (no contribution). */
@@ -42,5 +49,36 @@ typedef void (*skin_range_fn)(const skin_ctx_t *c, int begin, int end);
 /* Binds the validated JOB: fills CTX, prepares PREP when the kernel is a SIMD
  * one (PREP is left alone for the scalar kernels) and returns the kernel. */
 skin_range_fn skin_bind(const skin_job_t *job, skin_prepared_t *prep, skin_ctx_t *ctx);
+
+/* The kept weights: renormalised when truncated (K < 4), as given otherwise;
+ * PRENORM: the first K as given (they sum to 1). A single kept weight is 1
+ * either way (w / w), and is not read. */
+static inline void skin_weights(const float *w, int k, bool prenorm, float out[4])
+{
+    if (k == 1 || prenorm) {
+        for (int i = 0; i < 4; i++)
+            out[i] = k == 1 ? (i == 0 ? 1.0f : 0.0f) : i < k ? w[i] : 0.0f;
+        return;
+    }
+    if (k == SKIN_MAX_INFLUENCES) {
+        out[0] = w[0];
+        out[1] = w[1];
+        out[2] = w[2];
+        out[3] = w[3];
+        return;
+    }
+    float sum = w[0];
+    for (int i = 1; i < k; i++)
+        sum += w[i];
+    float inv = 1.0f / sum;
+    for (int i = 0; i < 4; i++)
+        out[i] = i < k ? w[i] * inv : 0.0f;
+}
+
+#if SKIN_X86
+/* skin_simd.c: the SIMD kernel for the validated, non-points JOB on ISA
+ * (SSE2 or AVX2, already resolved). */
+skin_range_fn skin_simd_kernel(const skin_job_t *job, skin_isa isa);
+#endif
 
 #endif

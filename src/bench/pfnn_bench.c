@@ -164,9 +164,9 @@ static void bench_pattern(bench_ctx *c, pfnn_job *job, int warmup, int repeats, 
     bench_stats(c->sorted, repeats, &out[0], &out[1], &out[2]);
 }
 
-bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_bench_result *out)
+/* DESC with every zero field at its default. */
+static pfnn_bench_desc with_defaults(const pfnn_bench_desc *desc)
 {
-    memset(out, 0, sizeof *out);
     pfnn_bench_desc d = desc ? *desc : (pfnn_bench_desc){0};
     if (!d.warmup)
         d.warmup = PFNN_BENCH_DEFAULT_WARMUP;
@@ -182,6 +182,57 @@ bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_b
         d.copy_bytes_l3 = PFNN_BENCH_DEFAULT_COPY_L3;
     if (!d.seed)
         d.seed = 1;
+    return d;
+}
+
+/* One row (JOB set to its mode, dtype and ISA): the largest error against
+ * the cubic fp32 reference REF on the check inputs (in output standard
+ * deviations), the cycling and the fixed-phase timings, and the rooflines
+ * of OUT's measured bandwidths. */
+static void measure_row(bench_ctx *c, pfnn_job *job, pfnn_bench_row *row, const float *ref, const pfnn_bench_desc *d,
+                        const pfnn_bench_result *out)
+{
+    const size_t n_in = (size_t)c->net->n_in, n_out = (size_t)c->net->n_out;
+    job->y = c->y;
+    for (int k = 0; k < PFNN_BENCH_INPUTS; k++) {
+        job->x = c->x + (size_t)k * n_in;
+        job->phase = d->fixed_phase + d->phase_step * (float)k;
+        pfnn_run_unchecked(job);
+        for (size_t o = 0; o < n_out; o++) {
+            double e = fabs((double)c->y[o] - ref[(size_t)k * n_out + o]) / c->net->y_std[o];
+            /* NaN compares false: count it as an infinite error. */
+            if (!(e <= row->max_err_vs_cubic32))
+                row->max_err_vs_cubic32 = isnan(e) ? INFINITY : e;
+        }
+    }
+    double r3[3];
+    bench_pattern(c, job, d->warmup, d->repeats, true, d->phase_step, d->fixed_phase, r3, &row->checksum);
+    row->median_ms = r3[0];
+    row->min_ms = r3[1];
+    row->max_ms = r3[2];
+    bench_pattern(c, job, d->warmup, d->repeats, false, d->phase_step, d->fixed_phase, r3, &row->checksum);
+    row->fixed_median_ms = r3[0];
+    row->fixed_min_ms = r3[1];
+    row->fixed_max_ms = r3[2];
+    row->mode_bytes = pfnn_mode_bytes(c->net, row->mode, row->dtype);
+    row->bytes_per_inference = pfnn_bytes_per_inference(c->net, row->mode, row->dtype);
+    if (out->copy_gb_s > 0.0) {
+        row->roofline_ms = (double)row->bytes_per_inference / (out->copy_gb_s * 1e9) * 1e3;
+        row->roofline_ratio = row->median_ms / row->roofline_ms;
+    }
+    if (out->read_gb_s > 0.0) {
+        row->read_roofline_ms = (double)row->bytes_per_inference / (out->read_gb_s * 1e9) * 1e3;
+        row->read_roofline_ratio = row->median_ms / row->read_roofline_ms;
+    }
+    if (out->copy_l3_gb_s > 0.0)
+        row->roofline_l3_ratio =
+            row->fixed_median_ms / ((double)row->bytes_per_inference / (out->copy_l3_gb_s * 1e9) * 1e3);
+}
+
+bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_bench_result *out)
+{
+    memset(out, 0, sizeof *out);
+    pfnn_bench_desc d = with_defaults(desc);
     if (!net || !net->sets || d.warmup < 0 || d.repeats < 1 || d.repeats > PFNN_BENCH_MAX_REPEATS ||
         !isfinite(d.phase_step) || !isfinite(d.fixed_phase)) {
         log_error("pfnn bench: needs a loaded network, 1..%d repeats and a finite phase step",
@@ -243,41 +294,7 @@ bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_b
             job.mode = row->mode;
             job.dtype = row->dtype;
             job.isa = row->isa;
-            job.y = c.y;
-            for (int k = 0; k < PFNN_BENCH_INPUTS; k++) {
-                job.x = c.x + (size_t)k * n_in;
-                job.phase = d.fixed_phase + d.phase_step * (float)k;
-                pfnn_run_unchecked(&job);
-                for (size_t o = 0; o < n_out; o++) {
-                    double e = fabs((double)c.y[o] - ref[(size_t)k * n_out + o]) / net->y_std[o];
-                    /* NaN compares false: count it as an infinite error. */
-                    if (!(e <= row->max_err_vs_cubic32))
-                        row->max_err_vs_cubic32 = isnan(e) ? INFINITY : e;
-                }
-            }
-            double r3[3];
-            bench_pattern(&c, &job, d.warmup, d.repeats, true, d.phase_step, d.fixed_phase, r3, &row->checksum);
-            row->median_ms = r3[0];
-            row->min_ms = r3[1];
-            row->max_ms = r3[2];
-            bench_pattern(&c, &job, d.warmup, d.repeats, false, d.phase_step, d.fixed_phase, r3,
-                          &row->checksum);
-            row->fixed_median_ms = r3[0];
-            row->fixed_min_ms = r3[1];
-            row->fixed_max_ms = r3[2];
-            row->mode_bytes = pfnn_mode_bytes(net, row->mode, row->dtype);
-            row->bytes_per_inference = pfnn_bytes_per_inference(net, row->mode, row->dtype);
-            if (out->copy_gb_s > 0.0) {
-                row->roofline_ms = (double)row->bytes_per_inference / (out->copy_gb_s * 1e9) * 1e3;
-                row->roofline_ratio = row->median_ms / row->roofline_ms;
-            }
-            if (out->read_gb_s > 0.0) {
-                row->read_roofline_ms = (double)row->bytes_per_inference / (out->read_gb_s * 1e9) * 1e3;
-                row->read_roofline_ratio = row->median_ms / row->read_roofline_ms;
-            }
-            if (out->copy_l3_gb_s > 0.0)
-                row->roofline_l3_ratio =
-                    row->fixed_median_ms / ((double)row->bytes_per_inference / (out->copy_l3_gb_s * 1e9) * 1e3);
+            measure_row(&c, &job, row, ref, &d, out);
         }
     }
 done:

@@ -6,7 +6,9 @@
  *   ctrl_world.c  where the character may be: ground, gaps, ceilings,
  *                 level edges, walls (ctrl_world.h);
  *   ctrl_net.c    the network's input and output (ctrl_net.h);
- *   ctrl_foot.c   foot contacts and leg IK (ctrl_foot.h);
+ *   ctrl_foot.c   foot contacts and leg IK (ctrl_foot.h), with
+ *                 ctrl_foot_place.c (where a foot goes) and ctrl_foot_leg.c
+ *                 (reach and IK), sharing ctrl_foot_internal.h;
  *   ctrl_debug.c  debug lines.
  */
 #ifndef STRIDER_CTRL_INTERNAL_H

@@ -190,6 +190,87 @@ static void make_vaos(gfx_character *gc)
     }
 }
 
+/* The meshes' ranges in the shared vertex and index arrays, their names
+ * and blend-shape target counts, and the totals, checked against the
+ * format's limits; false (one line logged) when out of them. */
+static bool count_meshes(gfx_character *gc, const chr_character_t *c, const gfx_character_targets *morph)
+{
+    uint64_t vcount = 0, icount = 0;
+    gc->mesh_count = c->mesh_count;
+    gc->cull_meshes = chr_cullable_meshes(c);
+    for (uint32_t m = 0; m < c->mesh_count; m++) {
+        gc->mesh_first[m] = (uint32_t)vcount;
+        gc->mesh_vertices[m] = c->meshes[m].vertex_count;
+        memcpy(gc->mesh_name[m], c->meshes[m].name, CHR_NAME_MAX);
+        gc->mesh_name[m][CHR_NAME_MAX - 1] = '\0';
+        gc->index_first[m] = (uint32_t)icount;
+        gc->index_counts[m] = c->meshes[m].index_count;
+        vcount += c->meshes[m].vertex_count;
+        icount += c->meshes[m].index_count;
+        uint32_t tc = morph ? morph[m].target_count : 0;
+        if (tc > CHR_MAX_SHAPES + CHR_MAX_CORRECTIVES) {
+            log_error("render: %s: mesh %u has %u blend-shape targets, at most %d", gc->label, m, tc,
+                      CHR_MAX_SHAPES + CHR_MAX_CORRECTIVES);
+            return false;
+        }
+        gc->morph[m].target_count = tc;
+        gc->max_targets = tc > gc->max_targets ? tc : gc->max_targets;
+    }
+    if (vcount == 0 || icount == 0 || vcount > CHR_MAX_VERTICES || icount > (uint64_t)CHR_MAX_INDICES * 2) {
+        log_error("render: %s: %llu vertices, %llu indices: nothing to draw or too many", gc->label,
+                  (unsigned long long)vcount, (unsigned long long)icount);
+        return false;
+    }
+    gc->vertex_count = (uint32_t)vcount;
+    gc->index_count = (uint32_t)icount;
+    return true;
+}
+
+/* One stream slot's layout: the deformed positions, normals, tangents and
+ * AO, the joint palette and dual quaternions (the frame data), then each
+ * morphed mesh's active list (dense) and weight table (sparse). */
+static void lay_out_slot(gfx_character *gc)
+{
+    size_t v = gc->vertex_count;
+    gc->off_normal = gfx_char_align(v * 3 * sizeof(float));
+    gc->off_tangent = gc->off_normal + gfx_char_align(v * 3 * sizeof(float));
+    gc->off_ao = gc->off_tangent + gfx_char_align(v * 4 * sizeof(float));
+    gc->off_palette = gc->off_ao + gfx_char_align(v * sizeof(float));
+    gc->palette_bytes = (size_t)GFX_CHARACTER_MAX_JOINTS * GFX_CHARACTER_MAT_FLOATS * sizeof(float);
+    gc->off_dq = gc->off_palette + gfx_char_align(gc->palette_bytes);
+    gc->dq_bytes = (size_t)GFX_CHARACTER_MAX_JOINTS * GFX_CHARACTER_DQ_FLOATS * sizeof(float);
+    gc->slot_bytes = gc->off_dq + gfx_char_align(gc->dq_bytes);
+    for (uint32_t m = 0; m < gc->mesh_count; m++) {
+        morph_mesh *mm = &gc->morph[m];
+        if (mm->target_count == 0)
+            continue;
+        mm->off_active = gc->slot_bytes;
+        gc->slot_bytes += gfx_char_align(MORPH_ACTIVE_HEADER_BYTES + (size_t)mm->target_count * sizeof(morph_entry));
+        mm->off_weights = gc->slot_bytes;
+        gc->slot_bytes += gfx_char_align((size_t)mm->target_count * sizeof(float));
+    }
+}
+
+/* The persistently mapped vertex stream (GFX_CHARACTER_SLOTS slots), the
+ * slots' VAOs and their frame-data buffers; false (logged) when the stream
+ * cannot be mapped. */
+static bool create_stream(gfx_character *gc)
+{
+    if (!gfx_ring_create(&gc->stream, GFX_CHARACTER_SLOTS, gc->slot_bytes, gc->label, "deformed_stream",
+                         "vertex stream"))
+        return false;
+    make_vaos(gc);
+    gc->frame_data_bytes = gc->slot_bytes - gc->off_palette;
+    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
+        char what[32];
+        glCreateBuffers(1, &gc->slot[s].frame_data.id);
+        glNamedBufferStorage(gc->slot[s].frame_data.id, (GLsizeiptr)gc->frame_data_bytes, NULL, 0);
+        snprintf(what, sizeof what, "frame_data[%d]", s);
+        gfx_char_label(GL_BUFFER, gc->slot[s].frame_data.id, gc->label, what);
+    }
+    return true;
+}
+
 gfx_character *gfx_character_create(const chr_character_t *c, const gfx_character_targets *morph, const char *label)
 {
     if (!c || c->mesh_count == 0 || c->mesh_count > CHR_MAX_MESHES) {
@@ -209,56 +290,11 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     gc->visible = true;
     for (int k = 0; k < 16; k++)
         gc->next_model[k] = (k % 5 == 0) ? 1.0f : 0.0f;
-    uint64_t vcount = 0, icount = 0;
-    gc->mesh_count = c->mesh_count;
-    gc->cull_meshes = chr_cullable_meshes(c);
-    for (uint32_t m = 0; m < c->mesh_count; m++) {
-        gc->mesh_first[m] = (uint32_t)vcount;
-        gc->mesh_vertices[m] = c->meshes[m].vertex_count;
-        memcpy(gc->mesh_name[m], c->meshes[m].name, CHR_NAME_MAX);
-        gc->mesh_name[m][CHR_NAME_MAX - 1] = '\0';
-        gc->index_first[m] = (uint32_t)icount;
-        gc->index_counts[m] = c->meshes[m].index_count;
-        vcount += c->meshes[m].vertex_count;
-        icount += c->meshes[m].index_count;
-        uint32_t tc = morph ? morph[m].target_count : 0;
-        if (tc > CHR_MAX_SHAPES + CHR_MAX_CORRECTIVES) {
-            log_error("render: %s: mesh %u has %u blend-shape targets, at most %d", gc->label, m, tc,
-                      CHR_MAX_SHAPES + CHR_MAX_CORRECTIVES);
-            free(gc);
-            return NULL;
-        }
-        gc->morph[m].target_count = tc;
-        gc->max_targets = tc > gc->max_targets ? tc : gc->max_targets;
-    }
-    if (vcount == 0 || icount == 0 || vcount > CHR_MAX_VERTICES || icount > (uint64_t)CHR_MAX_INDICES * 2) {
-        log_error("render: %s: %llu vertices, %llu indices: nothing to draw or too many", gc->label,
-                  (unsigned long long)vcount, (unsigned long long)icount);
+    if (!count_meshes(gc, c, morph)) {
         free(gc);
         return NULL;
     }
-    gc->vertex_count = (uint32_t)vcount;
-    gc->index_count = (uint32_t)icount;
-
-    size_t v = gc->vertex_count;
-    gc->off_normal = gfx_char_align(v * 3 * sizeof(float));
-    gc->off_tangent = gc->off_normal + gfx_char_align(v * 3 * sizeof(float));
-    gc->off_ao = gc->off_tangent + gfx_char_align(v * 4 * sizeof(float));
-    gc->off_palette = gc->off_ao + gfx_char_align(v * sizeof(float));
-    gc->palette_bytes = (size_t)GFX_CHARACTER_MAX_JOINTS * GFX_CHARACTER_MAT_FLOATS * sizeof(float);
-    gc->off_dq = gc->off_palette + gfx_char_align(gc->palette_bytes);
-    gc->dq_bytes = (size_t)GFX_CHARACTER_MAX_JOINTS * GFX_CHARACTER_DQ_FLOATS * sizeof(float);
-    gc->slot_bytes = gc->off_dq + gfx_char_align(gc->dq_bytes);
-    /* Each morphed mesh's active list (dense) and weight table (sparse). */
-    for (uint32_t m = 0; m < gc->mesh_count; m++) {
-        morph_mesh *mm = &gc->morph[m];
-        if (mm->target_count == 0)
-            continue;
-        mm->off_active = gc->slot_bytes;
-        gc->slot_bytes += gfx_char_align(MORPH_ACTIVE_HEADER_BYTES + (size_t)mm->target_count * sizeof(morph_entry));
-        mm->off_weights = gc->slot_bytes;
-        gc->slot_bytes += gfx_char_align((size_t)mm->target_count * sizeof(float));
-    }
+    lay_out_slot(gc);
     gc->mode = GFX_SKIN_CPU;
     gc->morph_mode = GFX_CHARACTER_MORPH_CPU;
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
@@ -291,19 +327,9 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     gfx_char_morph_create(gc, morph);
     gfx_char_set_materials(gc, &gc->lit);
 
-    if (!gfx_ring_create(&gc->stream, GFX_CHARACTER_SLOTS, gc->slot_bytes, gc->label, "deformed_stream",
-                         "vertex stream")) {
+    if (!create_stream(gc)) {
         gfx_character_destroy(gc);
         return NULL;
-    }
-    make_vaos(gc);
-    gc->frame_data_bytes = gc->slot_bytes - gc->off_palette;
-    for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
-        char what[32];
-        glCreateBuffers(1, &gc->slot[s].frame_data.id);
-        glNamedBufferStorage(gc->slot[s].frame_data.id, (GLsizeiptr)gc->frame_data_bytes, NULL, 0);
-        snprintf(what, sizeof what, "frame_data[%d]", s);
-        gfx_char_label(GL_BUFFER, gc->slot[s].frame_data.id, gc->label, what);
     }
     if (!gfx_add_draw_hook(draw_hook, gc)) {
         gfx_character_destroy(gc);

@@ -1,6 +1,7 @@
 /* gfx_level: turns a level_t (plain data) into GPU meshes: the terrain grid,
  * wall boxes, crouch-tunnel roofs on pillars and jump discs; and builds the
- * marker mesh. Used by gfx.c only (the public entry is gfx_level_load).
+ * marker mesh. Used by gfx.c (build, free) and gfx_frame.c (draw) only (the
+ * public entry is gfx_level_load).
  *
  * The terrain is cut into square chunks, each with index lists at four
  * levels of detail (every sample, every 2nd, 4th, 8th) plus skirts that hide
@@ -13,7 +14,7 @@
  * gfx_level_draw_culled_skirts() their skirts once every surface is drawn.
  * Call order: gfx_level_build() -> gfx_level_cull_terrain() ->
  * gfx_level_draw_culled() for each group, then gfx_level_draw_culled_skirts()
- * for each / draw the other meshes (gfx.c) -> gfx_level_gpu_free().
+ * for each / draw the other meshes (gfx_frame.c) -> gfx_level_gpu_free().
  * Does NOT: keep pointers into the level or set GL state beyond binding its
  * vertex array; all allocation happens in gfx_level_build().
  */
@@ -116,7 +117,7 @@ typedef struct gfx_terrain_split {
 int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
                            const gfx_terrain_split *split, int group_count[GFX_TERRAIN_GROUPS]);
 /* Draws the surfaces of COUNT chunks of the latest cull's list from FIRST;
- * gfx_level_draw_culled_skirts() their skirts. The main pass (gfx.c) draws
+ * gfx_level_draw_culled_skirts() their skirts. The main pass (gfx_frame.c) draws
  * every surface before any skirt, the skirts pushed back by a polygon
  * offset: a skirt then loses every depth tie, and every near tie that
  * rounding could turn, to the surface in front of it, as if it were not

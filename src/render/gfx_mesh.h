@@ -7,7 +7,7 @@
  * Builder growth uses realloc: load-time only, never in the frame loop. A
  * failed allocation latches 'failed' and later adds do nothing, so callers
  * test once before uploading.
- * Does NOT: own shaders or set uniforms; gfx.c binds the program.
+ * Does NOT: own shaders or set uniforms; the renderer (gfx_frame.c) binds the program.
  */
 #ifndef STRIDER_RENDER_GFX_MESH_H
 #define STRIDER_RENDER_GFX_MESH_H

@@ -12,6 +12,13 @@
    benchmark engines of src/bench/gpu/, or in the UI bridge
    src/ui/ui_bridge.cpp. Comments and string literals do not count.
 3. size: no .c file in src/ is longer than MAX_C_LINES lines.
+4. function: no function in a .c file of src/ is longer than
+   MAX_FUNCTION_LINES lines, from the line of its name to its closing brace
+   (as ctags counts), found by matching the braces of top-level bodies with
+   comments, strings and preprocessor lines blanked.
+Files and functions still being split in other branches are listed in
+ALLOWED_LONG (path, or path:function -> why); an entry that no longer breaks
+its rule is reported too, so the list is emptied as the work lands.
 
 usage: check_structure.py ROOT      check ROOT/src; exit 1 with one line per
                                     broken rule (file:line: rule: what)
@@ -32,7 +39,17 @@ RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 ALLOWED_SIDEWAYS = {("bench", "app"): "bench render plays the game's frames through app_run()"}
 GL_ALLOWED_DIRS = ["src/render/", "src/bench/gpu/"]
 GL_ALLOWED_FILES = ["src/ui/ui_bridge.cpp"]
-MAX_C_LINES = 1500
+MAX_C_LINES = 1000
+MAX_FUNCTION_LINES = 120
+# issue 31: being split in other branches; empty this as they merge.
+ALLOWED_LONG = {
+    # Left for later rounds (docs/ARCHITECTURE.md, "What is left"); each entry
+    # fails the check once it no longer breaks the rule, so the list only shrinks.
+    "src/asset/import.c": "1,266 lines: glTF scene to chr, to split by stage (nodes, meshes, skin, shapes)",
+    "src/bench/bench_skinning.c": "1,230 lines: the GPU rows to their own file",
+    "src/asset/import_look.c:imp_dress": "245 lines: dressing in named steps",
+    "src/bench/bench_blendshapes.c:bench_blendshapes": "283 lines: in named steps as bench_skinning",
+}
 SOURCE_EXT = (".c", ".h", ".cpp")
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/[^"]*"', re.M)
@@ -69,6 +86,63 @@ def strip_comments_and_strings(text):
     return "".join(out)
 
 
+PREPROCESSOR_RE = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
+NAME_BEFORE_PAREN_RE = re.compile(r"([A-Za-z_]\w*)\s*$")
+POINTER_DECLARATOR_RE = re.compile(r"\s*\*\s*([A-Za-z_]\w*)\s*\(")
+
+
+def function_before(code, brace):
+    """(name, line of the name) when the '{' at BRACE opens a function body:
+    it follows the ')' of a parameter list, and the name is the identifier
+    before that list's '('. None for initialisers (= {), struct, union and
+    enum bodies."""
+    def back_over(j, close, open_):
+        """The index of the OPEN_ matching the CLOSE at J (-1 if none)."""
+        level = 0
+        while j >= 0:
+            level += {close: 1, open_: -1}.get(code[j], 0)
+            if level == 0:
+                return j
+            j -= 1
+        return -1
+
+    j = brace - 1
+    while j >= 0 and code[j].isspace():
+        j -= 1
+    returns_array = j >= 0 and code[j] == "]"
+    while j >= 0 and code[j] == "]":  # const float (*f(void))[3] {
+        j = back_over(j, "]", "[") - 1
+        while j >= 0 and code[j].isspace():
+            j -= 1
+    if j < 0 or code[j] != ")":
+        return None
+    k = back_over(j, ")", "(")
+    if returns_array:
+        m = POINTER_DECLARATOR_RE.match(code, k + 1, j)
+    else:
+        m = NAME_BEFORE_PAREN_RE.search(code, 0, max(k, 0))
+    return (m.group(1), line_of(code, m.start(1))) if k > 0 and m else None
+
+
+def functions(code):
+    """(name, first line, last line) of each function defined at the top
+    level of CODE (comments and strings already blanked; preprocessor lines
+    are blanked here, so a macro's braces do not count)."""
+    code = PREPROCESSOR_RE.sub(lambda m: "\n" * m.group(0).count("\n"), code)
+    found, depth, current = [], 0, None
+    for i, c in enumerate(code):
+        if c == "{":
+            if depth == 0:
+                current = function_before(code, i)
+            depth += 1
+        elif c == "}" and depth > 0:
+            depth -= 1
+            if depth == 0 and current:
+                found.append((current[0], current[1], line_of(code, i)))
+                current = None
+    return found
+
+
 def line_of(text, pos):
     return text.count("\n", 0, pos) + 1
 
@@ -92,7 +166,9 @@ def layer_problem(module, used):
     return "a layer above it"
 
 
-def check(root):
+def check(root, allowed=None):
+    allowed = ALLOWED_LONG if allowed is None else allowed
+    used = set()
     problems = []
     for rel, path in sources(root):
         parts = rel.split("/")
@@ -126,7 +202,22 @@ def check(root):
         if rel.endswith(".c"):
             lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
             if lines > MAX_C_LINES:
-                problems.append("%s:%d: size: %d lines, more than %d" % (rel, lines, lines, MAX_C_LINES))
+                if rel in allowed:
+                    used.add(rel)
+                else:
+                    problems.append("%s:%d: size: %d lines, more than %d" % (rel, lines, lines, MAX_C_LINES))
+            for name, first, last in functions(strip_comments_and_strings(text)):
+                length = last - first + 1
+                if length <= MAX_FUNCTION_LINES:
+                    continue
+                key = "%s:%s" % (rel, name)
+                if key in allowed:
+                    used.add(key)
+                else:
+                    problems.append("%s:%d: function: %s is %d lines, more than %d" %
+                                    (rel, first, name, length, MAX_FUNCTION_LINES))
+    for key in sorted(set(allowed) - used):
+        problems.append("%s: allowed: no longer too long; remove it from ALLOWED_LONG" % key)
     return problems
 
 
@@ -155,6 +246,19 @@ def self_test():
         "src/bench/gpu/engine.c": "#include <GL/glew.h>\nvoid h(void) { glFinish(); }\n",
         "src/ui/ui_bridge.cpp": "void u() { glViewport(0, 0, 1, 1); }\n",
         "src/core/exact.c": "int y;\n" * MAX_C_LINES,
+        "src/core/long_fn.c": ("static int\nlong_fn(int a,\n        int b)\n{\n    (void)\"}\";\n    /* } */\n"
+                               + "    a += b;\n" * (MAX_FUNCTION_LINES - 6) + "    return a;\n}\n"),
+        "src/core/exact_fn.c": ("/* { a brace in a comment } */\nint exact_fn(void)\n{\n    const char *s = \"}}\";\n"
+                                + "    (void)s;\n" * (MAX_FUNCTION_LINES - 5) + "    return '}';\n}\n"
+                                + "#define DEFINE_LONG(name) int name(void) { \\\n"
+                                + "        ; \\\n" * (MAX_FUNCTION_LINES + 5) + "    }\n"
+                                + "static const int table[] = {\n" + "    1,\n" * (MAX_FUNCTION_LINES + 5) + "};\n"
+                                + "struct big {\n" + "    int f;\n" * (MAX_FUNCTION_LINES + 5) + "};\n"
+                                + "int after(void) { return 0; }\n"),
+        "src/core/long_rows.c": ("const float (*long_rows(void))[3]\n{\n" + "    ;\n" * MAX_FUNCTION_LINES
+                                 + "    return 0;\n}\n"),
+        "src/core/allowed_fn.c": "void allowed_fn(void)\n{\n" + "    ;\n" * MAX_FUNCTION_LINES + "}\n",
+        "src/core/allowed_long.c": "int z;\n" * (MAX_C_LINES + 1),
         "src/render/CMakeLists.txt": "strider_module(render SOURCES gfx.c LIBS strider_core strider_world)\n",
         "src/eval/CMakeLists.txt": "strider_module(eval SOURCES a.c LIBS strider_game strider_core)\n",
     }
@@ -169,14 +273,19 @@ def self_test():
         "src/world/draws.c:3: gl: glDrawArrays",
         "src/app/gl_header.c:1: gl: includes a GL header",
         "src/core/long.c:%d: size:" % (MAX_C_LINES + 1),
+        "src/core/long_fn.c:2: function: long_fn is %d lines" % (MAX_FUNCTION_LINES + 1),
+        "src/core/long_rows.c:1: function: long_rows is %d lines" % (MAX_FUNCTION_LINES + 4),
+        "src/core/stale.c:gone: allowed: no longer too long",
     ]
+    allowed = {"src/core/allowed_fn.c:allowed_fn": "test", "src/core/allowed_long.c": "test",
+               "src/core/stale.c:gone": "test"}
     with tempfile.TemporaryDirectory() as root:
         for rel, text in planted.items():
             path = os.path.join(root, rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:
                 f.write(text)
-        got = check(root)
+        got = check(root, allowed)
     failures = 0
     for e in expected:
         hits = [p for p in got if p.startswith(e)]

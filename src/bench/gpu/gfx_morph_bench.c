@@ -170,12 +170,10 @@ static void build_vertex_arrays(gfx_morph_bench *b, const char *label)
 
 static size_t align_up(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v; }
 
-bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
+/* The methods asked for, each with a reason when it cannot run for want of
+ * the deltas it reads. */
+static void pick_methods(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
 {
-    memset(b, 0, sizeof *b);
-    const char *label = d->label ? d->label : "morph_bench";
-    b->vertex_count = d->vertex_count;
-    b->target_count = d->target_count;
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
         b->ready[m] = d->methods[m];
         if (!d->methods[m])
@@ -188,23 +186,15 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
         if (b->ready[m] && !dense && !d->vertex_offset)
             set_reason(b, (gfx_morph_method)m, "no sparse deltas given");
     }
+}
 
-    uint32_t tc = d->target_count ? d->target_count : 1;
-    b->weight_scratch = calloc(tc, sizeof *b->weight_scratch);
-    b->list_target = calloc(tc, sizeof *b->list_target);
-    b->list_weight = calloc(tc, sizeof *b->list_weight);
-    if (!b->weight_scratch || !b->list_target || !b->list_weight) {
-        log_error("%s: out of memory for %u targets", label, d->target_count);
-        gfx_morph_bench_destroy(b);
-        return false;
-    }
-    while (glGetError() != GL_NO_ERROR) {
-    }
+/* One glBindBufferRange must cover a whole layout: a method whose deltas
+ * exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE gets a reason; the layouts the
+ * others need are *NEED_DENSE_OUT and *NEED_SPARSE_OUT. */
+static void fit_blocks(gfx_morph_bench *b, size_t dense_bytes, size_t sparse_bytes, bool *need_dense_out,
+                       bool *need_sparse_out)
+{
     const gfx_info *info = gfx_get_info();
-    size_t vbytes = (size_t)d->vertex_count * MORPH_BENCH_VERTEX_BYTES;
-    size_t dense_bytes = (size_t)d->target_count * d->vertex_count * RECORD_BYTES;
-    size_t sparse_bytes = (size_t)d->pair_count * RECORD_BYTES;
-    /* One glBindBufferRange must cover a whole layout. */
     char why[GFX_MORPH_REASON_MAX];
     bool need_dense = b->ready[GFX_MORPH_TF_MULTIPASS], need_sparse = false;
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
@@ -222,15 +212,15 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
         need_dense |= dense;
         need_sparse |= !dense;
     }
+    *need_dense_out = need_dense;
+    *need_sparse_out = need_sparse;
+}
 
-    if (!upload_records(&b->base, vbytes, d, write_base, label, "base") ||
-        (need_dense && !upload_records(&b->dense, dense_bytes, d, write_dense, label, "dense_deltas")) ||
-        (need_sparse && !upload_records(&b->sparse, sparse_bytes, d, write_sparse, label, "sparse_deltas")) ||
-        (need_sparse && !upload_records(&b->offsets, ((size_t)d->vertex_count + 1 + d->pair_count) * sizeof(uint32_t),
-                                        d, write_offsets, label, "sparse_offsets"))) {
-        gfx_morph_bench_destroy(b);
-        return false;
-    }
+/* The running sums (two ping-pong accumulators, the output, a buffer of
+ * zeros), the persistently mapped ring of active lists and its per-frame
+ * copies; false (logged) when the ring cannot be made. */
+static bool create_sums_and_ring(gfx_morph_bench *b, const char *label, size_t vbytes, uint32_t tc)
+{
     static const char *const sum_names[4] = {"tf_acc0", "tf_acc1", "out", "tf_zero"};
     gfx_buffer *sums[4] = {&b->acc[0], &b->acc[1], &b->out, &b->zero};
     for (int k = 0; k < 4; k++) {
@@ -261,10 +251,14 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
     }
     if (!b->ring_map || glGetError() != GL_NO_ERROR) {
         log_error("%s: cannot create the persistent-mapped active-list ring", label);
-        gfx_morph_bench_destroy(b);
         return false;
     }
+    return true;
+}
 
+/* The programs of the methods still ready; false when one fails to build. */
+static bool build_programs(gfx_morph_bench *b, const char *label)
+{
     bool progs_ok = true;
     char lbl[128];
     if (b->ready[GFX_MORPH_SSBO_DENSE]) {
@@ -294,10 +288,52 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
         snprintf(lbl, sizeof lbl, "%s.tf_finish", label);
         progs_ok &= load_vertex_program(&b->tf_finish, "morph_tf.vert", "#define MORPH_TF_FINISH", lbl);
     }
-    if (!progs_ok) {
+    return progs_ok;
+}
+
+bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
+{
+    memset(b, 0, sizeof *b);
+    const char *label = d->label ? d->label : "morph_bench";
+    b->vertex_count = d->vertex_count;
+    b->target_count = d->target_count;
+    pick_methods(b, d);
+
+    uint32_t tc = d->target_count ? d->target_count : 1;
+    b->weight_scratch = calloc(tc, sizeof *b->weight_scratch);
+    b->list_target = calloc(tc, sizeof *b->list_target);
+    b->list_weight = calloc(tc, sizeof *b->list_weight);
+    if (!b->weight_scratch || !b->list_target || !b->list_weight) {
+        log_error("%s: out of memory for %u targets", label, d->target_count);
         gfx_morph_bench_destroy(b);
         return false;
     }
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    size_t vbytes = (size_t)d->vertex_count * MORPH_BENCH_VERTEX_BYTES;
+    size_t dense_bytes = (size_t)d->target_count * d->vertex_count * RECORD_BYTES;
+    size_t sparse_bytes = (size_t)d->pair_count * RECORD_BYTES;
+    bool need_dense, need_sparse;
+    fit_blocks(b, dense_bytes, sparse_bytes, &need_dense, &need_sparse);
+
+    if (!upload_records(&b->base, vbytes, d, write_base, label, "base") ||
+        (need_dense && !upload_records(&b->dense, dense_bytes, d, write_dense, label, "dense_deltas")) ||
+        (need_sparse && !upload_records(&b->sparse, sparse_bytes, d, write_sparse, label, "sparse_deltas")) ||
+        (need_sparse && !upload_records(&b->offsets, ((size_t)d->vertex_count + 1 + d->pair_count) * sizeof(uint32_t),
+                                        d, write_offsets, label, "sparse_offsets"))) {
+        gfx_morph_bench_destroy(b);
+        return false;
+    }
+    if (!create_sums_and_ring(b, label, vbytes, tc)) {
+        gfx_morph_bench_destroy(b);
+        return false;
+    }
+
+    if (!build_programs(b, label)) {
+        gfx_morph_bench_destroy(b);
+        return false;
+    }
+    char lbl[128];
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
         GLuint p = b->prog[m].id;
         if (!p || m == GFX_MORPH_TF_MULTIPASS)

@@ -1,0 +1,340 @@
+/* ctrl_foot_place.c: where each foot goes in a step, before the leg
+ * reaches for it: the free foot (the animation, its inertialized hand-over
+ * offset and the stride warp), pushed off ledges a step above the root,
+ * held on its heel and toe locks, kept out of walls and clear of the ground
+ * (swing clearance, a step's arc), and the ground's lift easing away.
+ * Does NOT: decide contacts (ctrl_foot.c) or move the leg (ctrl_foot_leg.c).
+ */
+#include "ctrl/ctrl_foot.h"
+#include "ctrl/ctrl_foot_internal.h"
+
+#include "ctrl/ctrl_world.h"
+
+#include "anim/ik.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Turns the foot (ankle A, rotation R) about PIVOT by the shortest rotation
+ * taking FROM - PIVOT onto TO - PIVOT. */
+static void turn_about(float a[3], float r[4], const float pivot[3], const float from[3], const float to[3])
+{
+    float u[3] = {from[0] - pivot[0], from[1] - pivot[1], from[2] - pivot[2]};
+    float v[3] = {to[0] - pivot[0], to[1] - pivot[1], to[2] - pivot[2]};
+    float p[3] = {pivot[0], pivot[1], pivot[2]};
+    float q[4], tmp[4], d[3], nd[3];
+    ik_quat_between(u, v, q);
+    pose_quat_mul(q, r, tmp);
+    memcpy(r, tmp, sizeof tmp);
+    for (int k = 0; k < 3; k++)
+        d[k] = a[k] - p[k];
+    pose_quat_rotate(q, d, nd);
+    for (int k = 0; k < 3; k++)
+        a[k] = p[k] + nd[k];
+}
+
+/* The point at the same distance from PIVOT as P, in the same vertical
+ * plane, at height Y (as close as that distance allows): where P goes when
+ * the foot turns about PIVOT to lift it to Y. */
+static void lifted_about(const float pivot[3], const float p[3], float y, float out[3])
+{
+    float v[3] = {p[0] - pivot[0], p[1] - pivot[1], p[2] - pivot[2]};
+    float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    float hl = hypotf(v[0], v[2]);
+    if (!(len > 1e-4f)) {
+        memcpy(out, p, sizeof(float) * 3);
+        return;
+    }
+    float sy = clampf((y - pivot[1]) / len, -1.0f, 1.0f);
+    float cy = sqrtf(1.0f - sy * sy);
+    float hx = hl > 1e-6f ? v[0] / hl : 0.0f, hz = hl > 1e-6f ? v[2] / hl : 0.0f;
+    out[0] = pivot[0] + len * cy * hx;
+    out[1] = pivot[1] + len * sy;
+    out[2] = pivot[2] + len * cy * hz;
+}
+
+static float swing_clearance(float speed_cm_s)
+{
+    float t = (speed_cm_s - CTRL_SWING_SLOW_CM_S) / (CTRL_SWING_FAST_CM_S - CTRL_SWING_SLOW_CM_S);
+    return CTRL_SWING_CLEARANCE_CM * clampf(t, 0.0f, 1.0f);
+}
+
+/* The swing clearance of point K, now at P and moving at SPEED: at most
+ * CTRL_LIFT_SLOPE times the ground the point has covered since it let go
+ * (f->free_path, with this step's move to P), so a point leaving the ground
+ * rises as it starts to move, its path leaving the ground at a slant: not
+ * lifted at once (a jump), not dragged along it (a slide). Over the first
+ * CTRL_LIFT_PATH_CM it is a lift-off, the full clearance however slowly it
+ * moves; then, over as much again, the clearance comes to follow its speed
+ * (swing_clearance: a foot slowing down to land comes down). */
+static float lift_clearance(const ctrl_foot_state *f, int k, const float p[3], float speed_cm_s)
+{
+    if (f->on[k])
+        return 0.0f;
+    float path = f->free_path[k] + dist_xz(p, f->shown[k]);
+    float w = clampf(path / CTRL_LIFT_PATH_CM - 1.0f, 0.0f, 1.0f);
+    return fminf(lerpf(CTRL_SWING_CLEARANCE_CM, swing_clearance(speed_cm_s), w), CTRL_LIFT_SLOPE * path);
+}
+
+/* How high (cm) above the ground the free foot of SIDE is kept while it
+ * covers ground on its own, easing back to the animation: an arc over the
+ * distance, a step. Over the ground, not added to the animated foot: a
+ * walking foot the animation lifts itself needs none, a re-plant the
+ * animation holds on the ground (or below it: a crouch, a slope) is a step,
+ * not a shuffle. */
+static float step_lift(const ctrl_foot_state *f, int side)
+{
+    float from = f->span[side];
+    if (!(from > CTRL_STEP_MIN_SPAN_CM))
+        return 0.0f;
+    float p = clampf(1.0f - hypotf(f->ioff[side][0], f->ioff[side][2]) / from, 0.0f, 1.0f);
+    float peak = fminf(CTRL_STEP_LIFT_MAX_CM, CTRL_STEP_LIFT_BASE_CM + CTRL_STEP_LIFT_PER_CM * from);
+    return peak * 4.0f * p * (1.0f - p);
+}
+
+/* The free foot of SIDE: the animated foot, warped, plus its inertialized
+ * offsets. */
+static void free_foot(const ctrl_t *c, int side, float a[3], float r[4])
+{
+    const ctrl_foot_state *f = &c->foot;
+    int foot = c->j.foot[side];
+    float q[4], p[3];
+    ctrl_rotvec_to_quat(f->iroff[side], q);
+    pose_quat_mul(q, c->model_rot[foot], r);
+    /* The offset holds at the point the foot last left the ground by (its
+     * toe after a push-off), and the ankle hangs from there. */
+    if (f->anchor_toe[side])
+        toe_of(c, side, c->joint_pos[foot], c->model_rot[foot], p);
+    else
+        memcpy(p, c->joint_pos[foot], sizeof p);
+    p[0] += f->warp[side][0] + f->ioff[side][0];
+    p[1] += f->ioff[side][1];
+    p[2] += f->warp[side][1] + f->ioff[side][2];
+    if (f->anchor_toe[side]) {
+        /* toe_of() from P gives P + R o: the ankle is P - R o. */
+        float toe[3];
+        toe_of(c, side, p, r, toe);
+        for (int k = 0; k < 3; k++)
+            a[k] = p[k] - (toe[k] - p[k]);
+    } else {
+        memcpy(a, p, sizeof p);
+    }
+}
+
+/* P (sole height SOLE) is below the top of ground more than a step above
+ * the root's. */
+static bool in_ledge(const ctrl_t *c, const float p[3], float sole)
+{
+    float g = foot_ground(c, p[0], p[2]), root_h = c->traj.pos[CTRL_TRAJ_NOW][1];
+    if (!(p[1] - sole < g))
+        return false;
+    return g > root_h + CTRL_STEP_MAX_CM;
+}
+
+/* Keeps the free foot of SIDE (ankle A, rotation R) out of ground more than
+ * a step above the root's (CTRL_LEDGE_PUSH_HALFLIFE_S): the least move
+ * towards the root that clears its heel and toe, found by bisection,
+ * followed at once; no longer needed, it eases away. */
+static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float dt_s)
+{
+    ctrl_foot_state *f = &c->foot;
+    const float *root = c->traj.pos[CTRL_TRAJ_NOW];
+    float toward[2] = {root[0] - a[0], root[2] - a[2]};
+    float need[2] = {0.0f, 0.0f};
+    float lo = 0.0f, hi = 1.0f;
+    for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS + 1; it++) {
+        float t = it == 0 ? 0.0f : 0.5f * (lo + hi);
+        float p[3] = {a[0] + t * toward[0], a[1] + f->ground_lift[side], a[2] + t * toward[1]}, toe[3];
+        toe_of(c, side, p, r, toe);
+        bool inside = in_ledge(c, p, SOLE_CM[2 * side]) || in_ledge(c, toe, SOLE_CM[2 * side + 1]);
+        if (it == 0) {
+            if (!inside)
+                break;
+            /* From the root's own place too: nothing to push it out to. */
+            float q[3] = {root[0], a[1] + f->ground_lift[side], root[2]}, qt[3];
+            toe_of(c, side, q, r, qt);
+            if (in_ledge(c, q, SOLE_CM[2 * side]) || in_ledge(c, qt, SOLE_CM[2 * side + 1]))
+                break;
+            continue;
+        }
+        if (inside)
+            lo = t;
+        else
+            hi = t;
+        need[0] = hi * toward[0];
+        need[1] = hi * toward[1];
+    }
+    float *b = f->ledge_push[side], *bv = f->ledge_push_vel[side];
+    if (need[0] != 0.0f || need[1] != 0.0f) {
+        bv[0] = (need[0] - b[0]) / dt_s;
+        bv[1] = (need[1] - b[1]) / dt_s;
+        b[0] = need[0];
+        b[1] = need[1];
+    } else {
+        ctrl_spring_decay(b, bv, 2, CTRL_LEDGE_PUSH_HALFLIFE_S, dt_s);
+    }
+    a[0] += b[0];
+    a[2] += b[1];
+}
+
+/* A foot held by its heel stands on the heel's lock, its toe turned about
+ * the ankle onto the toe's lock when that is held too; held by its toe only,
+ * it hangs from it. */
+static void hold_on_locks(ctrl_t *c, int side, float a[3], float r[4])
+{
+    ctrl_foot_state *f = &c->foot;
+    const int kh = 2 * side, kt = 2 * side + 1;
+    float toe[3];
+    if (f->on[kh]) {
+        /* Heel held: the ankle on its lock, the toe about the ankle. */
+        memcpy(a, f->lock[kh], sizeof(float) * 3);
+        if (f->on[kt]) {
+            float pivot[3] = {a[0], a[1], a[2]};
+            toe_of(c, side, a, r, toe);
+            turn_about(a, r, pivot, toe, f->lock[kt]);
+            /* The toe's lock is where the foot puts it (the foot's length
+             * keeps it on a sphere about the ankle as it settles), so
+             * letting the heel go later moves nothing. */
+            toe_of(c, side, a, r, f->lock[kt]);
+        }
+    } else if (f->on[kt]) {
+        /* Toe held: the foot hangs from it. */
+        toe_of(c, side, a, r, toe);
+        for (int k = 0; k < 3; k++)
+            a[k] += f->lock[kt][k] - toe[k];
+    }
+}
+
+/* Never into a wall (a warped stride may reach further than the body's
+ * own push-out accounted for). */
+static void out_of_walls(const ctrl_t *c, int side, float a[3], const float r[4])
+{
+    float toe[3];
+    for (int pass = 0; pass < 2; pass++) {
+        toe_of(c, side, a, r, toe);
+        float ax, az, ta, th = ctrl_wall_depth(c, a, &ax, &az);
+        float tx, tz;
+        ta = ctrl_wall_depth(c, toe, &tx, &tz);
+        if (ta > th) {
+            th = ta;
+            ax = tx;
+            az = tz;
+        }
+        if (!(th > 0.0f))
+            break;
+        a[0] += ax * th;
+        a[2] += az * th;
+    }
+}
+
+/* Never below the ground, and a free point clear of it by its swing
+ * clearance, or by a step's arc: over the ground, not over the animated
+ * foot, which a crouch or a slope may hold below it (a re-plant along
+ * the ground would be a shuffle). The heel rises about a held toe (or
+ * with the whole foot), the toe about the ankle. A free point is as
+ * clear as it moves fast over the ground, the animation's way or its
+ * own: a foot turning on its held toe sweeps the heel round, on its held
+ * heel the toe; raised, as a foot pivots, the point does not drag. */
+static void heel_clear(const ctrl_t *c, int side, float a[3], float r[4], float dt_s)
+{
+    const ctrl_foot_state *f = &c->foot;
+    const int kh = 2 * side, kt = 2 * side + 1;
+    float toe[3];
+    float lift = foot_on(f, side) ? 0.0f : step_lift(f, side);
+    if (lift > 0.0f) {
+        /* A step's arc lifts the whole foot, heel and toe, as it is. */
+        toe_of(c, side, a, r, toe);
+        float low = fminf(a[1] - foot_ground(c, a[0], a[2]) - SOLE_CM[kh],
+                          toe[1] - foot_ground(c, toe[0], toe[2]) - SOLE_CM[kt]);
+        if (low < lift)
+            a[1] += lift - low;
+    }
+    float heel_speed = fmaxf(f->speed[kh], dist_xz(a, f->shown[kh]) / dt_s);
+    float ga = foot_ground(c, a[0], a[2]) + SOLE_CM[kh] + lift_clearance(f, kh, a, heel_speed);
+    if (a[1] < ga) {
+        if (f->on[kt]) {
+            float raised[3], pivot[3];
+            toe_of(c, side, a, r, pivot);
+            lifted_about(pivot, a, ga, raised);
+            float from[3] = {a[0], a[1], a[2]};
+            turn_about(a, r, pivot, from, raised);
+        }
+        a[1] = fmaxf(a[1], ga);
+    }
+}
+
+/* Turning the toe up moves it along the ground plane too (forward, from
+ * a toe pointing down), over other ground: a ramp's rising ground is
+ * looked up again where it went. */
+static void toe_clear(const ctrl_t *c, int side, float a[3], float r[4], float dt_s)
+{
+    const ctrl_foot_state *f = &c->foot;
+    const int kh = 2 * side, kt = 2 * side + 1;
+    float toe[3];
+    toe_of(c, side, a, r, toe);
+    float toe_speed = fmaxf(f->speed[kt], dist_xz(toe, f->shown[kt]) / dt_s);
+    float clear = lift_clearance(f, kt, toe, toe_speed);
+    for (int pass = 0; pass < CTRL_TOE_CLEAR_PASSES; pass++) {
+        toe_of(c, side, a, r, toe);
+        float gt = foot_ground(c, toe[0], toe[2]) + SOLE_CM[kt] + clear;
+        if (!(toe[1] < gt))
+            break;
+        /* A free foot rises whole: turned about its ankle, it would undo
+         * the turn its hand-over carries on. */
+        if (!f->on[kh]) {
+            a[1] += gt - toe[1];
+            continue;
+        }
+        float raised[3], pivot[3] = {a[0], a[1], a[2]};
+        lifted_about(pivot, toe, gt, raised);
+        turn_about(a, r, pivot, toe, raised);
+        /* A toe the ankle cannot lift that far lifts the whole foot. */
+        toe_of(c, side, a, r, toe);
+        if (toe[1] < gt)
+            a[1] += gt - toe[1];
+    }
+}
+
+/* A free foot's lift over the ground (all of it: it rises whole) is
+ * followed at once as it grows and eases away by a spring as it shrinks
+ * (CTRL_LIFT_EASE_HALFLIFE_S). FREE_Y: the free foot's height before the
+ * ground lifted it. */
+static void ease_ground_lift(ctrl_t *c, int side, float a[3], float free_y, float dt_s)
+{
+    ctrl_foot_state *f = &c->foot;
+    float *lift_y = &f->ground_lift[side], *lift_v = &f->ground_lift_vel[side];
+    if (foot_on(f, side)) {
+        *lift_y = 0.0f;
+        *lift_v = 0.0f;
+    } else {
+        float need = a[1] - free_y;
+        /* (The free foot rising uses up the lift one for one: no lag.) */
+        float x = *lift_y - fmaxf(0.0f, free_y - f->lift_free_y[side]) - need;
+        ctrl_spring_decay(&x, lift_v, 1, CTRL_LIFT_EASE_HALFLIFE_S, dt_s);
+        if (x < 0.0f) {
+            x = 0.0f;
+            *lift_v = fmaxf(*lift_v, 0.0f);
+        }
+        *lift_y = need + x;
+        a[1] = free_y + *lift_y;
+    }
+    f->lift_free_y[side] = free_y;
+}
+
+void ctrl_foot_place(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
+{
+    ctrl_foot_state *f = &c->foot;
+    free_foot(c, side, a, r);
+    if (foot_on(f, side)) {
+        memset(f->ledge_push[side], 0, sizeof f->ledge_push[side]);
+        memset(f->ledge_push_vel[side], 0, sizeof f->ledge_push_vel[side]);
+    } else {
+        ledge_push(c, side, a, r, dt_s);
+    }
+    float free_y = a[1];
+    hold_on_locks(c, side, a, r);
+    out_of_walls(c, side, a, r);
+    heel_clear(c, side, a, r, dt_s);
+    toe_clear(c, side, a, r, dt_s);
+    ease_ground_lift(c, side, a, free_y, dt_s);
+}
