@@ -1,6 +1,6 @@
 /* frame.glsl: the per-frame uniform block and the lighting, shadow, sky, fog
  * and output helpers shared by every lit shader (scene, character).
- * The block layout must match gfx_frame_ubo in src/render/gfx.c (std140).
+ * The block layout must match gfx_frame_ubo_t in src/render/gfx.c (std140).
  * Colours in the block are linear; shaders output sRGB-encoded colour
  * (the framebuffer is a plain RGBA8 target, gamma is applied here). */
 #include "shader_interface.h"

@@ -21,7 +21,7 @@
  *   vec3 nrm      dnormal.xyz      uint target  (sparse: the target index)
  *   vec3 tan      dtangent.xyz     float pad
  * Layouts (MORPH_LAYOUT, defined before the include; values in
- * shader_interface.h, equal to bshape_layout):
+ * shader_interface.h, equal to bshape_layout_t):
  *   MORPH_LAYOUT_DENSE   SSBO_BLEND_DELTAS holds target_count x vertex_count
  *       records, target-major (record t * vertex_count + v, zeros included);
  *       SSBO_BLEND_WEIGHTS holds the frame's active list: uint count, uint

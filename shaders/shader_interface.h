@@ -19,7 +19,7 @@
 #define ATTR_COLOR 7
 
 /* Uniform buffer bindings. */
-/* Per-frame block (struct frame_block in frame.glsl / gfx_frame_ubo in gfx.c). */
+/* Per-frame block (struct frame_block in frame.glsl / gfx_frame_ubo_t in gfx.c). */
 #define UBO_FRAME 0
 
 /* Shader storage buffer bindings, reserved for the character. */
@@ -35,7 +35,7 @@
  * (vertex_count + 1 uints) into SSBO_BLEND_DELTAS's (target, delta) records,
  * then each record's target (one uint a record). */
 #define SSBO_BLEND_OFFSETS 4
-/* MORPH_LAYOUT values; equal to anim/bshape.h's bshape_layout. */
+/* MORPH_LAYOUT values; equal to anim/bshape.h's bshape_layout_t. */
 #define MORPH_LAYOUT_SPARSE 0
 #define MORPH_LAYOUT_DENSE 1
 /* One delta record: pos.xyz + dao, normal.xyz + target, tangent.xyz + pad. */

@@ -17,7 +17,7 @@ int main(int argc, char **argv)
         return bench_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "eval") == 0)
         return eval_main(argc - 1, argv + 1);
-    app_options opt;
+    app_options_t opt;
     switch (cli_parse(argc, argv, &opt)) {
     case CLI_EXIT_OK: return 0;
     case CLI_USAGE_ERROR: return EXIT_USAGE;

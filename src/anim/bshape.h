@@ -31,7 +31,7 @@ enum {
     BSHAPE_MAX_ACTIVE = 4096 + 256 /* chr: every shape and corrective (asset/chr_bshape.h checks) */
 };
 
-typedef enum bshape_layout { BSHAPE_SPARSE = 0, BSHAPE_DENSE = 1 } bshape_layout;
+typedef enum bshape_layout_t { BSHAPE_SPARSE = 0, BSHAPE_DENSE = 1 } bshape_layout_t;
 
 /* Which layouts chr_bshape_set_build() makes. */
 enum { BSHAPE_BUILD_SPARSE = 1u << 0, BSHAPE_BUILD_DENSE = 1u << 1 };
@@ -53,7 +53,7 @@ typedef struct bshape_set_t {
 
 typedef struct bshape_job_t {
     bshape_set_t *set;
-    bshape_layout layout;         /* must have been built */
+    bshape_layout_t layout;         /* must have been built */
     int active_count;             /* 0..BSHAPE_MAX_ACTIVE */
     const uint32_t *active_target;/* < set->target_count */
     const float *active_weight;   /* finite */

@@ -288,11 +288,11 @@ static bool bvh_hierarchy(bvh_t *b, bvh_lex_t *lx)
 }
 
 /* One column of the frame data: its joint and channel, and the limit. */
-typedef struct bvh_column {
+typedef struct bvh_column_t {
     int joint;
     const char *name;
     double limit;
-} bvh_column;
+} bvh_column_t;
 
 static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
 {
@@ -334,10 +334,10 @@ static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
     /* What each column is, for the range check and its message. */
     static const char *const channel_names[] = {"Xposition", "Yposition", "Zposition",
                                                 "Xrotation", "Yrotation", "Zrotation"};
-    bvh_column cols[BVH_MAX_JOINTS * BVH_MAX_JOINT_CHANNELS];
+    bvh_column_t cols[BVH_MAX_JOINTS * BVH_MAX_JOINT_CHANNELS];
     for (int j = 0; j < b->joint_count; j++)
         for (int c = 0; c < b->channel_count[j]; c++) {
-            bvh_column *col = &cols[b->channel_first[j] + c];
+            bvh_column_t *col = &cols[b->channel_first[j] + c];
             col->joint = j;
             col->name = channel_names[b->channel[j][c]];
             col->limit = b->channel[j][c] <= BVH_ZPOS ? BVH_MAX_POSITION : BVH_MAX_ROTATION_DEG;
@@ -362,7 +362,7 @@ static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
             if (!bvh_number(&t, &row[n]))
                 return bvh_fail(lx, line, "frame %d: '%.*s' is not a finite number", f,
                                 bvh_show_len(&t), t.s);
-            const bvh_column *col = &cols[n];
+            const bvh_column_t *col = &cols[n];
             if (fabsf(row[n]) > (float)col->limit)
                 return bvh_fail(lx, line, "frame %d: joint '%s' %s %g outside +-%g", f, b->joint_name[col->joint],
                                 col->name, (double)row[n], col->limit);

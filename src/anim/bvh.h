@@ -39,14 +39,14 @@ enum {
 #define BVH_MAX_POSITION 100000.0
 #define BVH_MAX_ROTATION_DEG 36000.0
 
-typedef enum bvh_channel {
+typedef enum bvh_channel_t {
     BVH_XPOS = 0,
     BVH_YPOS,
     BVH_ZPOS,
     BVH_XROT,
     BVH_YROT,
     BVH_ZROT
-} bvh_channel;
+} bvh_channel_t;
 
 typedef struct bvh_t {
     char source[BVH_SOURCE_MAX]; /* file name for messages */
@@ -56,7 +56,7 @@ typedef struct bvh_t {
     float joint_offset[BVH_MAX_JOINTS][3]; /* OFFSET, file units (about cm) */
     int channel_count[BVH_MAX_JOINTS];     /* 3 or 6 */
     int channel_first[BVH_MAX_JOINTS];     /* column of the joint's first channel */
-    unsigned char channel[BVH_MAX_JOINTS][BVH_MAX_JOINT_CHANNELS]; /* bvh_channel, file order */
+    unsigned char channel[BVH_MAX_JOINTS][BVH_MAX_JOINT_CHANNELS]; /* bvh_channel_t, file order */
     int end_count;
     int end_parent[BVH_MAX_ENDS];
     float end_offset[BVH_MAX_ENDS][3];

@@ -12,15 +12,15 @@
 /* skin_check_vertices: tolerated |sum of weights - 1|. */
 #define SKIN_WEIGHT_SUM_TOL 1.0e-3f
 
-typedef enum skin_layout {
+typedef enum skin_layout_t {
     SKIN_LAYOUT_COLS,
     SKIN_LAYOUT_DUP,
     SKIN_LAYOUT_DQ
-} skin_layout;
+} skin_layout_t;
 
 /* ---------------------------------------------------------------- CPU ISA */
 
-bool skin_isa_supported(skin_isa isa)
+bool skin_isa_supported(skin_isa_t isa)
 {
     switch (isa) {
     case SKIN_ISA_AUTO:
@@ -42,7 +42,7 @@ bool skin_isa_supported(skin_isa isa)
     return false;
 }
 
-skin_isa skin_isa_best(void)
+skin_isa_t skin_isa_best(void)
 {
     if (skin_isa_supported(SKIN_ISA_AVX2))
         return SKIN_ISA_AVX2;
@@ -51,7 +51,7 @@ skin_isa skin_isa_best(void)
     return SKIN_ISA_SCALAR;
 }
 
-const char *skin_isa_name(skin_isa isa)
+const char *skin_isa_name(skin_isa_t isa)
 {
     switch (isa) {
     case SKIN_ISA_AUTO: return "auto";
@@ -62,7 +62,7 @@ const char *skin_isa_name(skin_isa isa)
     return "?";
 }
 
-const char *skin_method_name(skin_method method)
+const char *skin_method_name(skin_method_t method)
 {
     switch (method) {
     case SKIN_LBS_POINTS: return "lbs-points";
@@ -187,7 +187,7 @@ static inline void skin_direction_out(const float in[3], bool prenorm, float out
 }
 
 /* The palette layout the job's SIMD kernel reads. */
-static skin_layout skin_layout_of(const skin_job_t *job, skin_isa isa)
+static skin_layout_t skin_layout_of(const skin_job_t *job, skin_isa_t isa)
 {
     if (job->method == SKIN_DQS)
         return SKIN_LAYOUT_DQ;
@@ -196,10 +196,10 @@ static skin_layout skin_layout_of(const skin_job_t *job, skin_isa isa)
     return SKIN_LAYOUT_COLS;
 }
 
-static void skin_prepare(const skin_job_t *job, skin_isa isa, skin_prepared_t *prep)
+static void skin_prepare(const skin_job_t *job, skin_isa_t isa, skin_prepared_t *prep)
 {
     int n = job->joint_count;
-    skin_layout layout = skin_layout_of(job, isa);
+    skin_layout_t layout = skin_layout_of(job, isa);
     if (layout == SKIN_LAYOUT_DQ) {
         memcpy(prep->u.dq, job->dq_palette, sizeof(float) * 8 * (size_t)n);
         memset(prep->u.dq[n], 0, sizeof(float) * 8 * (size_t)(SKIN_PAD_JOINTS - n));
@@ -382,7 +382,7 @@ static void skin_dqs_scalar(const skin_ctx_t *c, int begin, int end)
 
 /* ------------------------------------------------------------- dispatch */
 
-static skin_range_fn skin_select(const skin_job_t *job, skin_isa isa)
+static skin_range_fn_t skin_select(const skin_job_t *job, skin_isa_t isa)
 {
     if (job->method == SKIN_LBS_POINTS)
         return skin_lbs_points_scalar;
@@ -395,7 +395,7 @@ static skin_range_fn skin_select(const skin_job_t *job, skin_isa isa)
     return job->method == SKIN_LBS_MATRIX ? skin_lbs_matrix_scalar : skin_dqs_scalar;
 }
 
-static skin_isa skin_resolve_isa(const skin_job_t *job)
+static skin_isa_t skin_resolve_isa(const skin_job_t *job)
 {
     if (job->method == SKIN_LBS_POINTS)
         return SKIN_ISA_SCALAR;
@@ -416,7 +416,7 @@ void skin_kernel_name(const skin_job_t *job, char *out, size_t size)
         return;
     }
     static const char *const attrs[3] = {"pos", "pos+nrm", "pos+nrm+tan"};
-    skin_isa isa = skin_resolve_isa(job);
+    skin_isa_t isa = skin_resolve_isa(job);
     int k = job->influences;
     const char *attr = attrs[job->tangents ? 2 : job->normals ? 1 : 0];
     bool avx2_lbs = isa == SKIN_ISA_AVX2 && job->method == SKIN_LBS_MATRIX;
@@ -433,9 +433,9 @@ void skin_kernel_name(const skin_job_t *job, char *out, size_t size)
              attr, job->prenormalized ? "weights as given" : "renormalising", shape);
 }
 
-skin_range_fn skin_bind(const skin_job_t *job, skin_prepared_t *prep, skin_ctx_t *ctx)
+skin_range_fn_t skin_bind(const skin_job_t *job, skin_prepared_t *prep, skin_ctx_t *ctx)
 {
-    skin_isa isa = skin_resolve_isa(job);
+    skin_isa_t isa = skin_resolve_isa(job);
     *ctx = (skin_ctx_t){.job = job, .prep = NULL, .isa = isa};
     if (isa != SKIN_ISA_SCALAR) {
         skin_prepare(job, isa, prep);

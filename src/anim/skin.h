@@ -32,18 +32,18 @@ enum {
     SKIN_POOL_MAX_THREADS = 64
 };
 
-typedef enum skin_method {
+typedef enum skin_method_t {
     SKIN_LBS_POINTS = 0, /* transform by every joint, then blend the points (reference) */
     SKIN_LBS_MATRIX,     /* blend the matrices, then transform once (Dawn 4.4.1) */
     SKIN_DQS             /* blend dual quaternions (Kavan); no candy-wrapper collapse */
-} skin_method;
+} skin_method_t;
 
-typedef enum skin_isa {
+typedef enum skin_isa_t {
     SKIN_ISA_AUTO = 0, /* the widest this CPU runs */
     SKIN_ISA_SCALAR,
     SKIN_ISA_SSE2,
     SKIN_ISA_AVX2 /* AVX2 + FMA */
-} skin_isa;
+} skin_isa_t;
 
 typedef struct skin_job_t {
     int vertex_count;
@@ -54,8 +54,8 @@ typedef struct skin_job_t {
      * output directions are left as the blended matrix makes them (unit
      * where it is a rotation). The work of ozz-animation's SkinningJob. */
     bool prenormalized;
-    skin_method method;
-    skin_isa isa;         /* ignored by SKIN_LBS_POINTS, which is scalar only */
+    skin_method_t method;
+    skin_isa_t isa;         /* ignored by SKIN_LBS_POINTS, which is scalar only */
     const float *positions;    /* 3 per vertex, bind space, cm */
     const float *normals;      /* 3 per vertex (unit), or NULL */
     const float *tangents;     /* 4 per vertex (xyz unit, w = +-1), or NULL; needs normals */
@@ -82,10 +82,10 @@ bool skin_run(const skin_job_t *job);
 bool skin_check_vertices(const skin_job_t *job);
 
 /* The ISA that AUTO resolves to on this CPU, and whether ISA can run here. */
-skin_isa skin_isa_best(void);
-bool skin_isa_supported(skin_isa isa);
-const char *skin_isa_name(skin_isa isa);
-const char *skin_method_name(skin_method method);
+skin_isa_t skin_isa_best(void);
+bool skin_isa_supported(skin_isa_t isa);
+const char *skin_isa_name(skin_isa_t isa);
+const char *skin_method_name(skin_method_t method);
 /* Names into OUT the kernel skin_run() picks for JOB on this CPU, e.g.
  * "avx2 lbs-matrix 2 influences, pos+nrm, weights as given, 8-vertex blocks".
  * Reads only the method, ISA, influence count, prenormalized and which

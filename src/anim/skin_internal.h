@@ -41,14 +41,14 @@ typedef struct skin_prepared_t {
 typedef struct skin_ctx_t {
     const skin_job_t *job;
     const skin_prepared_t *prep;
-    skin_isa isa; /* resolved, never AUTO */
+    skin_isa_t isa; /* resolved, never AUTO */
 } skin_ctx_t;
 
-typedef void (*skin_range_fn)(const skin_ctx_t *c, int begin, int end);
+typedef void (*skin_range_fn_t)(const skin_ctx_t *c, int begin, int end);
 
 /* Binds the validated JOB: fills CTX, prepares PREP when the kernel is a SIMD
  * one (PREP is left alone for the scalar kernels) and returns the kernel. */
-skin_range_fn skin_bind(const skin_job_t *job, skin_prepared_t *prep, skin_ctx_t *ctx);
+skin_range_fn_t skin_bind(const skin_job_t *job, skin_prepared_t *prep, skin_ctx_t *ctx);
 
 /* The kept weights: renormalised when truncated (K < 4), as given otherwise;
  * PRENORM: the first K as given (they sum to 1). A single kept weight is 1
@@ -78,7 +78,7 @@ static inline void skin_weights(const float *w, int k, bool prenorm, float out[4
 #if SKIN_X86
 /* skin_simd.c: the SIMD kernel for the validated, non-points JOB on ISA
  * (SSE2 or AVX2, already resolved). */
-skin_range_fn skin_simd_kernel(const skin_job_t *job, skin_isa isa);
+skin_range_fn_t skin_simd_kernel(const skin_job_t *job, skin_isa_t isa);
 #endif
 
 #endif

@@ -43,7 +43,7 @@ typedef struct skin_worker_t {
 struct skin_pool_t {
     skin_prepared_t prep; /* first member: keeps its 64-byte alignment */
     skin_ctx_t ctx;
-    skin_range_fn fn;
+    skin_range_fn_t fn;
     int vertex_count;
     uint32_t chunk_count;
     /* Job number, chunk count and next chunk in one word (SKIN_STATE): a

@@ -883,7 +883,7 @@ SKIN_AVX2 SKIN_INLINE void skin_dqs_avx2_kernel(const skin_ctx_t *c, int begin, 
     SKIN_V_NT(P, ATTR, KERNEL, 2)                                                                  \
     SKIN_V_NT(P, ATTR, KERNEL, 3)                                                                  \
     SKIN_V_NT(P, ATTR, KERNEL, 4)                                                                  \
-    static const skin_range_fn P##_table[4][3][2] = {SKIN_T_NT(P, 1), SKIN_T_NT(P, 2),            \
+    static const skin_range_fn_t P##_table[4][3][2] = {SKIN_T_NT(P, 1), SKIN_T_NT(P, 2),            \
                                                      SKIN_T_NT(P, 3), SKIN_T_NT(P, 4)};
 
 #define SKIN_NO_ATTR
@@ -892,7 +892,7 @@ SKIN_VARIANTS(skin_lbs_avx2, SKIN_AVX2, skin_lbs_avx2_kernel)
 SKIN_VARIANTS(skin_dqs_sse2, SKIN_NO_ATTR, skin_dqs_sse2_kernel)
 SKIN_VARIANTS(skin_dqs_avx2, SKIN_AVX2, skin_dqs_avx2_kernel)
 
-skin_range_fn skin_simd_kernel(const skin_job_t *job, skin_isa isa)
+skin_range_fn_t skin_simd_kernel(const skin_job_t *job, skin_isa_t isa)
 {
     int k = job->influences - 1;
     int nt = job->tangents ? 2 : job->normals ? 1 : 0;

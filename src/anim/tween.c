@@ -8,19 +8,19 @@
 /* Normals shorter than this (squared) after interpolation keep key[1]'s. */
 #define TWEEN_MIN_NORMAL_SQ 1e-20f
 
-static double key_time(const tween_timing *t, int idx)
+static double key_time(const tween_timing_t *t, int idx)
 {
     return t->key_times ? (double)t->key_times[idx] : idx / (double)t->fps;
 }
 
-static double loop_period(const tween_timing *t)
+static double loop_period(const tween_timing_t *t)
 {
     return t->key_times ? (double)t->duration_s : t->key_count / (double)t->fps;
 }
 
-static bool timing_uses_fps(const tween_timing *t) { return t->key_times == NULL; }
+static bool timing_uses_fps(const tween_timing_t *t) { return t->key_times == NULL; }
 
-bool tween_timing_check(const tween_timing *t)
+bool tween_timing_check(const tween_timing_t *t)
 {
     if (!t || t->key_count < 1 || t->key_count > TWEEN_MAX_KEYS) {
         log_error("tween: key count %d outside 1..%d", t ? t->key_count : 0, TWEEN_MAX_KEYS);
@@ -52,7 +52,7 @@ bool tween_timing_check(const tween_timing *t)
 }
 
 /* Index and unwrapped time of key J (any integer near the segment). */
-static void neighbour(const tween_timing *t, int j, int *idx, double *time)
+static void neighbour(const tween_timing_t *t, int j, int *idx, double *time)
 {
     int n = t->key_count;
     if (t->loop) {
@@ -66,7 +66,7 @@ static void neighbour(const tween_timing *t, int j, int *idx, double *time)
 }
 
 /* Largest k with key_times[k] <= x (x >= key_times[0]). */
-static int search_key(const tween_timing *t, double x)
+static int search_key(const tween_timing_t *t, double x)
 {
     int lo = 0, hi = t->key_count - 1;
     while (lo < hi) {
@@ -79,7 +79,7 @@ static int search_key(const tween_timing *t, double x)
     return lo;
 }
 
-void tween_locate(const tween_timing *t, double time_s, tween_span *out)
+void tween_locate(const tween_timing_t *t, double time_s, tween_span_t *out)
 {
     int n = t->key_count;
     int k = 0;
@@ -129,7 +129,7 @@ void tween_locate(const tween_timing *t, double time_s, tween_span *out)
     out->frac = f;
 }
 
-void tween_weights(tween_mode mode, const tween_span *span, float out_w[TWEEN_SPAN_KEYS])
+void tween_weights(tween_mode_t mode, const tween_span_t *span, float out_w[TWEEN_SPAN_KEYS])
 {
     double s = span->frac;
     double w[TWEEN_SPAN_KEYS] = {0.0, 1.0 - s, s, 0.0};
@@ -157,7 +157,7 @@ bool tween_validate(const tween_job_t *job)
         log_error("tween: no job");
         return false;
     }
-    const tween_timing *t = &job->timing;
+    const tween_timing_t *t = &job->timing;
     if ((unsigned)job->mode >= TWEEN_MODE_COUNT) {
         log_error("tween: unknown mode %d", (int)job->mode);
         return false;
@@ -211,7 +211,7 @@ bool tween_run(const tween_job_t *job)
 {
     if (!tween_validate(job))
         return false;
-    tween_span span;
+    tween_span_t span;
     tween_locate(&job->timing, job->time_s, &span);
     if (span.frac == 0.0) {
         /* At a key: the key itself, bit for bit. */
@@ -279,7 +279,7 @@ bool tween_skin_run(const tween_job_t *tween, const skin_job_t *skin)
     return tween_run(tween) && skin_run(skin);
 }
 
-const char *tween_mode_name(tween_mode mode)
+const char *tween_mode_name(tween_mode_t mode)
 {
     switch (mode) {
     case TWEEN_LINEAR:

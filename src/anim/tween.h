@@ -27,31 +27,31 @@ enum { TWEEN_MAX_KEYS = 65536, TWEEN_SPAN_KEYS = 4 };
  * so k / fps lands on key k despite rounding in time * fps. */
 #define TWEEN_SNAP 1e-6
 
-typedef enum tween_mode { TWEEN_LINEAR = 0, TWEEN_HERMITE = 1, TWEEN_MODE_COUNT } tween_mode;
+typedef enum tween_mode_t { TWEEN_LINEAR = 0, TWEEN_HERMITE = 1, TWEEN_MODE_COUNT } tween_mode_t;
 
 /* When the keys are. */
-typedef struct tween_timing {
+typedef struct tween_timing_t {
     int key_count;          /* 1..TWEEN_MAX_KEYS */
     float fps;              /* uniform keys (key_times NULL): key k at k / fps s; loop period key_count / fps */
     const float *key_times; /* or key_count times in s: [0] = 0, strictly increasing */
     float duration_s;       /* with key_times and loop: the period (> last time; key 0 repeats there) */
     bool loop;              /* wrap the time; otherwise clamp to the first/last key */
-} tween_timing;
+} tween_timing_t;
 
 /* Where a time falls: the segment key[1] -> key[2] at fraction frac in
  * [0, 1), with neighbours key[0] (before) and key[3] (after), already
  * wrapped or clamped to valid key indices. time[] are the four keys' times
  * unwrapped around the segment (so time[0] <= time[1] < time[2] <= time[3],
  * equal where a clamped end repeats a key). */
-typedef struct tween_span {
+typedef struct tween_span_t {
     int key[TWEEN_SPAN_KEYS];
     double time[TWEEN_SPAN_KEYS];
     double frac;
-} tween_span;
+} tween_span_t;
 
 typedef struct tween_job_t {
-    tween_mode mode;
-    tween_timing timing;
+    tween_mode_t mode;
+    tween_timing_t timing;
     double time_s;               /* any finite time; wrapped or clamped per timing.loop */
     int vertex_count;            /* vertices per key, >= 1 */
     const float *positions;      /* key_count x vertex_count x 3, cm */
@@ -68,13 +68,13 @@ typedef struct tween_job_t {
 
 /* O(keys): counts, fps/duration finite and > 0 where used, key times
  * finite, starting at 0, strictly increasing, below the loop period. */
-bool tween_timing_check(const tween_timing *t);
+bool tween_timing_check(const tween_timing_t *t);
 /* The segment and neighbours at TIME_S (TIME_S finite; T already checked). */
-void tween_locate(const tween_timing *t, double time_s, tween_span *out);
+void tween_locate(const tween_timing_t *t, double time_s, tween_span_t *out);
 /* Weights of the span's four keys (they sum to 1): LINEAR puts 1 - frac and
  * frac on key[1] and key[2]; HERMITE is the cubic Hermite with Catmull-Rom
  * tangents (p[k+1] - p[k-1]) / (t[k+1] - t[k-1]), one-sided at clamped ends. */
-void tween_weights(tween_mode mode, const tween_span *span, float out_w[TWEEN_SPAN_KEYS]);
+void tween_weights(tween_mode_t mode, const tween_span_t *span, float out_w[TWEEN_SPAN_KEYS]);
 
 /* O(1) checks of pointers, counts and mode; one logged line on failure. */
 bool tween_validate(const tween_job_t *job);
@@ -85,6 +85,6 @@ bool tween_run(const tween_job_t *job);
  * normals), so the skinning reads the tweened keys. */
 bool tween_skin_run(const tween_job_t *tween, const skin_job_t *skin);
 
-const char *tween_mode_name(tween_mode mode);
+const char *tween_mode_name(tween_mode_t mode);
 
 #endif

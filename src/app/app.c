@@ -30,9 +30,9 @@ static app_t g_app;
 /* Smoothing of the menu's network time: weight of the newest step. */
 #define NET_MS_SMOOTHING 0.05f
 
-static void handle_action(app_t *app, input_action action)
+static void handle_action(app_t *app, input_action_t action)
 {
-    app_settings *s = &app->settings;
+    app_settings_t *s = &app->settings;
     switch (action) {
     case INPUT_ACTION_NONE: break;
     case INPUT_ACTION_QUIT: app->quit = true; break;
@@ -72,7 +72,7 @@ static void poll_events(app_t *app)
         input_release_all(&app->input);
 }
 
-static void sun_direction(const app_settings *s, float out[3])
+static void sun_direction(const app_settings_t *s, float out[3])
 {
     float az = s->sun_azimuth_deg * DEG2RAD, el = s->sun_elevation_deg * DEG2RAD;
     out[0] = sinf(az) * cosf(el);
@@ -81,9 +81,9 @@ static void sun_direction(const app_settings *s, float out[3])
 }
 
 /* sim_step() with the controller step timed (sim and ctrl read no clocks). */
-static void step_character(app_t *app, const input_frame *in, bool first_step_of_frame)
+static void step_character(app_t *app, const input_frame_t *in, bool first_step_of_frame)
 {
-    ctrl_input ci;
+    ctrl_input_t ci;
     sim_begin_step(&app->sim, in, &ci);
     double t0 = platform_now_s();
     ctrl_step(app->ctrl, &ci, (float)LOOP_STEP_S);
@@ -95,10 +95,10 @@ static void step_character(app_t *app, const input_frame *in, bool first_step_of
     pose_dump_row(&app->dump, app->sim.step, app->ctrl, &app->sim.pose, &app->sim.stats);
 }
 
-static void run_steps(app_t *app, int steps, const input_frame *devices)
+static void run_steps(app_t *app, int steps, const input_frame_t *devices)
 {
     for (int i = 0; i < steps; i++) {
-        const script_event *ev;
+        const script_event_t *ev;
         while (app->have_script && (ev = script_next_due(&app->script, app->sim.step)) != NULL) {
             if (ev->cmd == SCRIPT_QUIT) {
                 /* A quit at time T means T seconds were simulated. */
@@ -119,7 +119,7 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
             else
                 script_apply(&app->script, ev);
         }
-        input_frame merged = *devices;
+        input_frame_t merged = *devices;
         if (app->have_script)
             input_merge(devices, &app->script.held, &merged);
         if (app->settings.pause)
@@ -140,13 +140,13 @@ static void run_steps(app_t *app, int steps, const input_frame *devices)
 
 static void render(app_t *app, int width, int height, bool last_frame)
 {
-    const app_options *opt = app->opt;
+    const app_options_t *opt = app->opt;
     /* Real-time runs draw between the last two steps; lockstep runs draw
      * the step just taken. */
     float alpha = app->lockstep ? 1.0f : loop_clock_alpha(&app->clock);
     if (alpha > 1.0f)
         alpha = 1.0f;
-    sim_marker m;
+    sim_marker_t m;
     camera_t cam;
     sim_lerp_marker(&app->sim.prev_marker, &app->sim.marker, alpha, &m);
     if (app->viewer_mode) {
@@ -171,7 +171,7 @@ static void render(app_t *app, int width, int height, bool last_frame)
         }
     }
 
-    gfx_frame_desc f;
+    gfx_frame_desc_t f;
     memset(&f, 0, sizeof f);
     f.width = width;
     f.height = height;
@@ -185,7 +185,7 @@ static void render(app_t *app, int width, int height, bool last_frame)
     f.marker.heading_rad = m.heading_rad;
     f.lines = &app->lines;
 
-    gfx_switch_bench *rb = opt->render_bench;
+    gfx_switch_bench_t *rb = opt->render_bench;
     int variant = rb ? (int)(app->frame_index % rb->count) : 0;
     if (rb)
         gfx_switch_bench_apply(&rb->variants[variant], app->fig ? app->fig->gfx : NULL);
@@ -232,7 +232,7 @@ static void render(app_t *app, int width, int height, bool last_frame)
 
 static int app_loop(app_t *app)
 {
-    const app_options *opt = app->opt;
+    const app_options_t *opt = app->opt;
     /* Automated runs step once per frame: deterministic on any machine. */
     bool lockstep = opt->frames > 0 || opt->script != NULL;
     app->lockstep = lockstep;
@@ -269,7 +269,7 @@ static int app_loop(app_t *app)
             platform_sleep_ms(MINIMIZED_SLEEP_MS);
             continue;
         }
-        input_frame devices;
+        input_frame_t devices;
         input_sample(&app->input, &devices);
         double t_input = platform_now_s();
         prof_add(&app->prof, PROF_INPUT, (float)((t_input - now) * 1000.0));
@@ -292,7 +292,7 @@ static int app_loop(app_t *app)
             render(app, w, h, last_frame);
         const figure_t *shown = app->viewer_mode ? &app->viewer.fig : app->ctrl ? app->fig : NULL;
         prof_set_gpu(&app->prof, PROF_GPU_FRAME, gfx_last_gpu_ms() > 0.0 ? (float)gfx_last_gpu_ms() : -1.0f);
-        const gfx_character_stats *cs = shown && shown->gfx ? gfx_character_get_stats(shown->gfx) : NULL;
+        const gfx_character_stats_t *cs = shown && shown->gfx ? gfx_character_get_stats(shown->gfx) : NULL;
         prof_set_gpu(&app->prof, PROF_GPU_CHARACTER, cs ? (float)cs->gpu_ms : -1.0f);
         prof_set_gpu(&app->prof, PROF_GPU_CHARACTER_DEFORM, cs && cs->gpu_ms >= 0.0 ? (float)cs->gpu_deform_ms : -1.0f);
         double t_swap = platform_now_s();
@@ -327,7 +327,7 @@ static int app_loop(app_t *app)
 }
 
 /* The state before anything is loaded: settings from the command line. */
-static void app_defaults(app_t *app, const app_options *opt)
+static void app_defaults(app_t *app, const app_options_t *opt)
 {
     memset(app, 0, sizeof *app);
     app->opt = opt;
@@ -352,7 +352,7 @@ static void app_defaults(app_t *app, const app_options *opt)
  * the game's character (not with --marker), the level's name and the
  * script. 0, or the exit code after one logged line (everything loaded
  * so far freed). */
-static int load_files(app_t *app, const app_options *opt, int *level_index)
+static int load_files(app_t *app, const app_options_t *opt, int *level_index)
 {
     if (app->viewer_mode) {
         int rc = viewer_load(&app->viewer, opt);
@@ -406,7 +406,7 @@ static int load_files(app_t *app, const app_options *opt, int *level_index)
 /* With the window open: the viewer's stage and GPU side (and --bake), or
  * the game's level and the character's GPU side. False after one logged
  * line. */
-static bool load_scene(app_t *app, const app_options *opt, int level_index)
+static bool load_scene(app_t *app, const app_options_t *opt, int level_index)
 {
     if (app->viewer_mode) {
         char path[PATHS_MAX];
@@ -431,7 +431,7 @@ static bool load_scene(app_t *app, const app_options *opt, int level_index)
     return !app->ctrl || figure_gpu_init(app->fig, "player");
 }
 
-int app_run(const app_options *opt)
+int app_run(const app_options_t *opt)
 {
     app_t *app = &g_app;
     app_defaults(app, opt);
@@ -446,7 +446,7 @@ int app_run(const app_options *opt)
         SDL_SetHint(SDL_HINT_JOYSTICK_ALLOW_BACKGROUND_EVENTS, "1");
 
     int exit_code = EXIT_RUNTIME;
-    platform_desc pd = {.title = "Strider",
+    platform_desc_t pd = {.title = "Strider",
                         .width = opt->width,
                         .height = opt->height,
                         .hidden = opt->hidden,
@@ -459,7 +459,7 @@ int app_run(const app_options *opt)
     if (!platform_init(&app->platform, &pd))
         goto out_script;
     /* The renderer's line buffer holds what the app's storage can. */
-    gfx_desc gd = {.line_vertices = APP_DEBUG_LINE_VERTICES};
+    gfx_desc_t gd = {.line_vertices = APP_DEBUG_LINE_VERTICES};
 #ifndef NDEBUG
     gd.debug = true;
 #endif

@@ -15,6 +15,6 @@
 #include "app/cli.h"
 
 
-int app_run(const app_options *opt);
+int app_run(const app_options_t *opt);
 
 #endif

@@ -35,7 +35,7 @@ static double median_ms(const prof_t *p, int stage)
 }
 
 /* Median of a GPU time over the frames that knew it; -1 if none did. */
-static double median_gpu_ms(const prof_t *p, prof_gpu which)
+static double median_gpu_ms(const prof_t *p, prof_gpu_t which)
 {
     float v[PROF_HISTORY];
     int n = prof_gpu_history(p, which, v);
@@ -48,7 +48,7 @@ static void write_report_figure(const app_t *app, FILE *f)
 {
     const figure_t *fig = app->viewer_mode ? &app->viewer.fig : app->ctrl ? app->fig : NULL;
     if (fig && fig->gfx) {
-        const gfx_character_stats *st = gfx_character_get_stats(fig->gfx);
+        const gfx_character_stats_t *st = gfx_character_get_stats(fig->gfx);
         fprintf(f,
                 ",\n  \"figure\": {\"gpu_skin\": %s, \"gpu_morph\": %s, \"morph_on_gpu\": %s, \"skin_once\": %s, "
                 "\"hybrid_every\": %d, \"method\": %d, \"morph_draws\": %u, \"fog_free\": %s, \"deforms\": %llu, "
@@ -64,7 +64,7 @@ static void write_report_figure(const app_t *app, FILE *f)
     fprintf(f, ",\n  \"timings\": {\"frames\": %d, \"frame_ms_median\": %.3f", app->prof.filled,
             median_ms(&app->prof, PROF_STAGE_COUNT));
     for (int s = 0; s < PROF_STAGE_COUNT; s++) {
-        const char *name = s == PROF_DEFORMATION ? "deform" : prof_stage_name((prof_stage)s);
+        const char *name = s == PROF_DEFORMATION ? "deform" : prof_stage_name((prof_stage_t)s);
         fprintf(f, ", \"%s_ms_median\": %.3f", name, median_ms(&app->prof, s));
     }
     /* GPU timer queries (-1: none came back); on llvmpipe they have read
@@ -87,7 +87,7 @@ bool app_report_write(const app_t *app, const char *path)
         log_error("%s: out of memory for the report", path);
         return false;
     }
-    const sim_marker *m = &app->sim.marker;
+    const sim_marker_t *m = &app->sim.marker;
     const camera_t *c = &app->sim.camera;
     const char *pad = input_active_pad_name(&app->input);
     fprintf(f,
@@ -105,7 +105,7 @@ bool app_report_write(const app_t *app, const char *path)
             pad ? pad : "");
     if (app->ctrl) {
         /* The marker keys above mirror the character's root. */
-        const ctrl_stats *st = &app->sim.stats;
+        const ctrl_stats_t *st = &app->sim.stats;
         fprintf(f,
                 ",\n  \"character\": {\"x\": %.3f, \"y\": %.3f, \"z\": %.3f, \"heading_deg\": %.3f, "
                 "\"head_height_cm\": %.3f, \"hip_height_cm\": %.3f, \"speed_cm_s\": %.3f, \"phase_rad\": %.4f, "
@@ -120,8 +120,8 @@ bool app_report_write(const app_t *app, const char *path)
     }
     if (app->ctrl && app->fig) {
         /* A copy: the percentile sorts, and contacts still running end here. */
-        feet_stats feet = app->feet;
-        const feet_stats *fs = &feet;
+        feet_stats_t feet = app->feet;
+        const feet_stats_t *fs = &feet;
         const figure_t *fig = app->fig;
         float contact_p95_cm, ctrl_contact_p95_cm;
         feet_stats_contact_p95(&feet, &contact_p95_cm, &ctrl_contact_p95_cm);

@@ -41,7 +41,7 @@ _Static_assert((int)CLI_SKIN_POINTS == (int)SKIN_LBS_POINTS && (int)CLI_SKIN_MAT
 
 /* The deformation flags of the command line onto F (game or viewer); the
  * menu edits the same fields later. */
-void app_apply_skin_options(figure_t *f, const app_options *opt)
+void app_apply_skin_options(figure_t *f, const app_options_t *opt)
 {
     f->gpu_skin = opt->skin_gpu;
     if (opt->skin_method != CLI_SKIN_METHOD_DEFAULT)
@@ -158,7 +158,7 @@ static figure_t *new_figure(const char *path, const char *map_path, bool upload)
         log_error("%s: out of memory", path);
         return NULL;
     }
-    figure_desc fd = {.path = path, .map_path = map_path, .skeleton_path = skel_path};
+    figure_desc_t fd = {.path = path, .map_path = map_path, .skeleton_path = skel_path};
     if (!app_data_path(NULL, FIGURE_DRIVER_SKELETON, skel_path) || !figure_load(f, &fd) ||
         (upload && !figure_gpu_init(f, "player"))) {
         figure_free(f);
@@ -177,18 +177,18 @@ static void resolve_face(app_t *app)
 
 /* The game's files, before any window opens: the network, the character and
  * the controller over both. 0, or EXIT_RUNTIME after one logged line. */
-int app_character_load(app_t *app, const app_options *opt)
+int app_character_load(app_t *app, const app_options_t *opt)
 {
     char path[PATHS_MAX];
     /* Cubic (the control points) only: the constant and linear modes' slices
      * (127 MB of the shipped network) are built when picked. */
-    pfnn_load_desc cubic = {.modes = 1u << PFNN_PHASE_CUBIC};
+    pfnn_load_desc_t cubic = {.modes = 1u << PFNN_PHASE_CUBIC};
     if (!app_data_path(opt->network, GAME_NETWORK, path) || !pfnn_load_ex(&app->net, path, &cubic))
         return EXIT_RUNTIME;
-    pfnn_mode mode = PFNN_PHASE_CUBIC;
+    pfnn_mode_t mode = PFNN_PHASE_CUBIC;
     for (int m = 0; opt->phase_mode && m < PFNN_PHASE_MODE_COUNT; m++)
-        if (strcmp(opt->phase_mode, pfnn_mode_name((pfnn_mode)m)) == 0)
-            mode = (pfnn_mode)m;
+        if (strcmp(opt->phase_mode, pfnn_mode_name((pfnn_mode_t)m)) == 0)
+            mode = (pfnn_mode_t)m;
     app->net_loaded = true;
     if (!pfnn_prepare_mode(&app->net, mode))
         return EXIT_RUNTIME;
@@ -206,7 +206,7 @@ int app_character_load(app_t *app, const app_options *opt)
     /* The controller drives its own 21-joint skeleton; the figure's rig
      * carries its poses onto the character's, whichever is shown. */
     app->driver = app->fig->rig.source;
-    ctrl_desc d = {.net = &app->net, .skel = &app->driver, .mode = mode, .ik_off = opt->no_ik};
+    ctrl_desc_t d = {.net = &app->net, .skel = &app->driver, .mode = mode, .ik_off = opt->no_ik};
     app->ctrl = ctrl_create(&d);
     if (!app->ctrl)
         return EXIT_RUNTIME;
@@ -258,7 +258,7 @@ void app_character_switch(app_t *app, int index)
  * fails (one logged line), the current character is loaded back. */
 static bool load_viewer(app_t *app, const char *path)
 {
-    app_options o = *app->opt;
+    app_options_t o = *app->opt;
     o.character = path;
     o.expression_count = 0;
     o.clip = NULL;
@@ -318,7 +318,7 @@ static void shown_feet_add(app_t *app, float ground_y)
     const figure_t *f = app->fig;
     if (f->hybrid_every > 0 && !f->gpu_skin)
         return; /* the hybrid poses only every Nth frame */
-    feet_shown sh = {.ground_y_cm = ground_y};
+    feet_shown_t sh = {.ground_y_cm = ground_y};
     for (int side = 0; side < 2; side++)
         for (int k = 0; k < 2; k++) {
             int j = k == 0 ? f->rig.foot[side] : f->rig.toe[side];
@@ -345,7 +345,7 @@ bool app_character_deform(app_t *app, float alpha)
 {
     static const float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     sim_lerp_pose(&app->sim.prev_pose, &app->sim.pose, alpha, &app->draw_pose);
-    sim_face face;
+    sim_face_t face;
     sim_lerp_face(&app->sim.prev_face, &app->sim.face, alpha, &face);
     const float weight[APP_FACE_SHAPE_COUNT] = {face.blink, face.blink, face.effort * FACE_JAW_PER_EFFORT,
                                                 face.effort * FACE_DETERMINED_PER_EFFORT};
@@ -364,7 +364,7 @@ bool app_character_deform(app_t *app, float alpha)
     retarget_job_t job = {.source = &app->draw_pose, .scale_xz = 1.0f, .ik = true};
     float contact[CTRL_CONTACTS][3], ankle[2][3];
     sim_lerp_contacts((const float (*)[3])app->sim.prev_contact, (const float (*)[3])app->sim.contact, alpha, contact);
-    sim_marker m;
+    sim_marker_t m;
     sim_lerp_marker(&app->sim.prev_marker, &app->sim.marker, alpha, &m);
     job.ground_y_cm = m.pos[1];
     for (int side = 0; side < 2; side++) {
@@ -374,7 +374,7 @@ bool app_character_deform(app_t *app, float alpha)
     }
     job.feet_ground_given = true;
     job.foot_target = (const float (*)[3])ankle;
-    figure_rig *rig = &app->fig->rig;
+    figure_rig_t *rig = &app->fig->rig;
     if (!rig->identity)
         ctrl_pins_before(&rig->pins, &app->sim.stats, &job);
     const pose_t *pose = figure_rig_pose(app->fig, &job);

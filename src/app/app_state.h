@@ -28,18 +28,18 @@
 enum { APP_DEBUG_LINE_VERTICES = 8192, APP_MAX_CHARACTERS = 16 };
 
 /* Blend shapes the game animates on the character's face. */
-typedef enum app_face_shape {
+typedef enum app_face_shape_t {
     APP_FACE_BLINK_L,
     APP_FACE_BLINK_R,
     APP_FACE_JAW_OPEN,
     APP_FACE_DETERMINED,
     APP_FACE_SHAPE_COUNT
-} app_face_shape;
+} app_face_shape_t;
 
 typedef struct app_t {
-    const app_options *opt;
+    const app_options_t *opt;
     platform_t platform;
-    input_state input;
+    input_state_t input;
     script_t script;
     bool have_script;
     level_t level;
@@ -58,24 +58,24 @@ typedef struct app_t {
     int character_index;           /* the one shown */
     int pending_character;         /* requested by the menu, -1 none */
     char character_status[160];    /* the last switch's outcome, for the menu */
-    feet_stats feet;               /* the shown character's feet and head, for --report */
-    pfnn_network net;
+    feet_stats_t feet;               /* the shown character's feet and head, for --report */
+    pfnn_network_t net;
     bool net_loaded;
     ctrl_t *ctrl;
     pose_t draw_pose;              /* the pose drawn this frame (between the last two steps) */
-    pose_dump dump;                /* --dump-pose */
+    pose_dump_t dump;                /* --dump-pose */
     float net_ms;                  /* controller step wall time, ms, smoothed over steps */
     float net_ms_last;
     unsigned ctrl_draw;            /* CTRL_DRAW_* bits for the debug lines */
     /* Per face channel, the character's shapes that show it (anim/facemap.h:
      * its own shape of that name, or the ARKit shapes it stands for). */
-    facemap_term face_term[APP_FACE_SHAPE_COUNT][FACEMAP_TERMS_MAX];
+    facemap_term_t face_term[APP_FACE_SHAPE_COUNT][FACEMAP_TERMS_MAX];
     int face_terms[APP_FACE_SHAPE_COUNT];
-    loop_clock clock;
+    loop_clock_t clock;
     prof_t prof;
-    app_settings settings;
-    debug_lines lines;
-    debug_line_vertex line_storage[APP_DEBUG_LINE_VERTICES];
+    app_settings_t settings;
+    debug_lines_t lines;
+    debug_line_vertex_t line_storage[APP_DEBUG_LINE_VERTICES];
     long frame_index;
     double fps_smoothed;
     bool lockstep;                 /* one fixed step per frame (automated runs) */
@@ -105,12 +105,12 @@ int app_level_index(const char *name);
 bool app_data_path(const char *given, const char *fallback, char out[PATHS_MAX]);
 /* The deformation flags of the command line onto F (game or viewer); the
  * menu edits the same fields later. */
-void app_apply_skin_options(figure_t *f, const app_options *opt);
+void app_apply_skin_options(figure_t *f, const app_options_t *opt);
 /* The character given first, then every character file found. */
 void app_list_characters(app_t *app, const char *first);
 /* The game's files, before any window opens: the network, the character and
  * the controller over both. 0, or EXIT_RUNTIME after one logged line. */
-int app_character_load(app_t *app, const app_options *opt);
+int app_character_load(app_t *app, const app_options_t *opt);
 /* The menu's switches to character INDEX of the list (game, viewer). */
 void app_character_switch(app_t *app, int index);
 void app_viewer_switch(app_t *app, int index);

@@ -20,13 +20,13 @@ static const char *const PHASE_MODES[] = {"cubic", "linear", "constant"};
 
 static bool parse_size_value(const char *v, void *dest)
 {
-    app_options *o = dest;
+    app_options_t *o = dest;
     return cli_parse_size(v, &o->width, &o->height);
 }
 
 static bool parse_expression_value(const char *v, void *dest)
 {
-    app_options *o = dest;
+    app_options_t *o = dest;
     int count = cli_parse_expressions(v, o->expressions, CLI_MAX_EXPRESSIONS);
     if (count < 0)
         return false;
@@ -34,18 +34,18 @@ static bool parse_expression_value(const char *v, void *dest)
     return true;
 }
 
-/* What cli_parse() learns beyond app_options. */
-typedef struct cli_seen {
+/* What cli_parse() learns beyond app_options_t. */
+typedef struct cli_seen_t {
     bool pose_frame, skin;
     int skin_choice;
-} cli_seen;
+} cli_seen_t;
 
 enum { CLI_OPT_COUNT = 64 };
 
 /* The options, their destinations in O and S, and the usage text. */
-static int cli_table(args_opt *t, app_options *o, cli_seen *s)
+static int cli_table(args_opt_t *t, app_options_t *o, cli_seen_t *s)
 {
-    const args_opt opts[] = {
+    const args_opt_t opts[] = {
         {.name = "--level", .kind = ARGS_STRING, .dest = &o->level, .arg = "NAME",
          .help = "start on level NAME (flat, hills, tunnel, gaps, course, steps)"},
         {.name = "--view", .kind = ARGS_CHOICE, .text = &o->view, CHOICES(VIEWS), .arg = "WHAT",
@@ -163,9 +163,9 @@ static int cli_table(args_opt *t, app_options *o, cli_seen *s)
     return n;
 }
 
-static args_spec cli_spec(const args_opt *t, int n)
+static args_spec_t cli_spec(const args_opt_t *t, int n)
 {
-    return (args_spec){
+    return (args_spec_t){
         .prog = "strider",
         .hint = " (try --help)",
         .label_width = 19,
@@ -183,11 +183,11 @@ static args_spec cli_spec(const args_opt *t, int n)
 
 void cli_print_usage(FILE *out)
 {
-    static app_options scratch;
-    cli_seen seen;
-    args_opt t[CLI_OPT_COUNT];
+    static app_options_t scratch;
+    cli_seen_t seen;
+    args_opt_t t[CLI_OPT_COUNT];
     int n = cli_table(t, &scratch, &seen);
-    args_spec spec = cli_spec(t, n);
+    args_spec_t spec = cli_spec(t, n);
     args_usage(&spec, out);
 }
 
@@ -212,7 +212,7 @@ bool cli_parse_size(const char *s, int *w, int *h)
     return true;
 }
 
-int cli_parse_expressions(const char *list, cli_expression *out, int max)
+int cli_parse_expressions(const char *list, cli_expression_t *out, int max)
 {
     if (!list || !*list)
         return -1;
@@ -249,23 +249,23 @@ int cli_parse_expressions(const char *list, cli_expression *out, int max)
     }
 }
 
-static cli_result usage_error(const args_spec *spec, const char *msg)
+static cli_result_t usage_error(const args_spec_t *spec, const char *msg)
 {
     args_error(spec, "%s", msg);
     return CLI_USAGE_ERROR;
 }
 
-cli_result cli_parse(int argc, char **argv, app_options *opt)
+cli_result_t cli_parse(int argc, char **argv, app_options_t *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->width = 1280;
     opt->height = 720;
     opt->seed = 1;
     opt->skin_method = CLI_SKIN_METHOD_DEFAULT;
-    cli_seen seen = {0};
-    args_opt t[CLI_OPT_COUNT];
+    cli_seen_t seen = {0};
+    args_opt_t t[CLI_OPT_COUNT];
     int n = cli_table(t, opt, &seen);
-    args_spec spec = cli_spec(t, n);
+    args_spec_t spec = cli_spec(t, n);
     switch (args_parse(&spec, argc, argv, 1)) {
     case ARGS_HELP: return CLI_EXIT_OK;
     case ARGS_ERROR: return CLI_USAGE_ERROR;

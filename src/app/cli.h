@@ -1,6 +1,6 @@
 /* cli: command-line options of the demo (and the `view` mode).
  *
- * cli_parse() fills a zero-initialised app_options from argv; unknown
+ * cli_parse() fills a zero-initialised app_options_t from argv; unknown
  * options, missing or absurd values print one line plus a usage hint and
  * return CLI_USAGE_ERROR. --help prints the full usage and returns CLI_EXIT_OK.
  * Exit codes of the program (documented in the README):
@@ -16,7 +16,7 @@
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
-typedef enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_USAGE_ERROR } cli_result;
+typedef enum cli_result_t { CLI_RUN, CLI_EXIT_OK, CLI_USAGE_ERROR } cli_result_t;
 
 enum { CLI_MAX_EXPRESSIONS = 64, CLI_EXPRESSION_NAME_MAX = 32 };
 /* --active-shapes and --influences ranges. */
@@ -32,14 +32,14 @@ enum { CLI_HYBRID_MAX = 8 };
 #define CLI_EXPRESSION_WEIGHT_MAX 2.0f
 
 /* One NAME[=W] item of --expression (W defaults to 1). */
-typedef struct cli_expression {
+typedef struct cli_expression_t {
     char name[CLI_EXPRESSION_NAME_MAX];
     float weight;
-} cli_expression;
+} cli_expression_t;
 
-struct gfx_switch_bench; /* render/gfx_switch_bench.h */
+struct gfx_switch_bench_t; /* render/gfx_switch_bench.h */
 
-typedef struct app_options {
+typedef struct app_options_t {
     const char *level;          /* level name, NULL = first level */
     const char *screenshot;     /* PNG path written after the last frame */
     const char *script;
@@ -68,7 +68,7 @@ typedef struct app_options {
     /* Viewer only (--view character): */
     const char *pose;           /* BVH clip, NULL = rest pose */
     long pose_frame;            /* 0-based frame of the clip */
-    cli_expression expressions[CLI_MAX_EXPRESSIONS];
+    cli_expression_t expressions[CLI_MAX_EXPRESSIONS];
     int expression_count;
     bool face_closeup;          /* --face: frame the head instead of the whole figure */
     bool play;                  /* --play: start playing the clip (from --pose-frame) */
@@ -86,10 +86,10 @@ typedef struct app_options {
     int width, height;
     bool hidden, fullscreen, no_vsync, menu, virtual_gamepad, verbose, quiet;
     /* Not an option: set by `strider bench render` only (app.h), else NULL. */
-    struct gfx_switch_bench *render_bench;
-} app_options;
+    struct gfx_switch_bench_t *render_bench;
+} app_options_t;
 
-cli_result cli_parse(int argc, char **argv, app_options *opt);
+cli_result_t cli_parse(int argc, char **argv, app_options_t *opt);
 /* Window sides --size accepts, pixels. */
 enum { CLI_MIN_SIZE = 64, CLI_MAX_SIZE = 16384 };
 /* Parses "WxH" (each side CLI_MIN_SIZE..CLI_MAX_SIZE) into *W, *H; false
@@ -97,7 +97,7 @@ enum { CLI_MIN_SIZE = 64, CLI_MAX_SIZE = 16384 };
 bool cli_parse_size(const char *s, int *w, int *h);
 /* Parses "NAME[=W],NAME[=W],..." into out (at most MAX items); returns the
  * count, or -1 on a syntax error (empty or over-long name, bad weight). */
-int cli_parse_expressions(const char *list, cli_expression *out, int max);
+int cli_parse_expressions(const char *list, cli_expression_t *out, int max);
 void cli_print_usage(FILE *out);
 
 #endif

@@ -17,7 +17,7 @@ static void *xcalloc(size_t n, size_t size, bool *ok)
     return p;
 }
 
-static void free_mesh(figure_mesh *m)
+static void free_mesh(figure_mesh_t *m)
 {
     free(m->pos);
     free(m->nrm);
@@ -37,9 +37,9 @@ static void free_mesh(figure_mesh *m)
     memset(m, 0, sizeof *m);
 }
 
-/* M's joint_reach and target_reach (see figure_mesh), from its bind pose
+/* M's joint_reach and target_reach (see figure_mesh_t), from its bind pose
  * and the chr's deltas (still loaded). */
-static bool mesh_reach(figure_t *f, figure_mesh *m, const char *path)
+static bool mesh_reach(figure_t *f, figure_mesh_t *m, const char *path)
 {
     int joints = f->chr.skel.joint_count;
     bool ok = true;
@@ -82,7 +82,7 @@ static bool mesh_reach(figure_t *f, figure_mesh *m, const char *path)
 static bool prepare_mesh(figure_t *f, uint32_t index, const char *path)
 {
     const chr_mesh_t *src = &f->chr.meshes[index];
-    figure_mesh *m = &f->mesh[index];
+    figure_mesh_t *m = &f->mesh[index];
     size_t n = src->vertex_count;
     bool ok = true;
     m->vertex_count = src->vertex_count;
@@ -157,7 +157,7 @@ static void release_chr_deltas(figure_t *f)
     }
 }
 
-bool figure_load(figure_t *f, const figure_desc *desc)
+bool figure_load(figure_t *f, const figure_desc_t *desc)
 {
     memset(f, 0, sizeof *f);
     const char *path = desc->path;
@@ -205,12 +205,12 @@ _Static_assert((int)GFX_CHARACTER_MORPH_DENSE == (int)BSHAPE_DENSE &&
                "gfx morph layouts must match bshape's");
 
 /* Every mesh's blend-shape targets as the renderer takes them. */
-static void gpu_targets(const figure_t *f, gfx_character_targets morph[CHR_MAX_MESHES])
+static void gpu_targets(const figure_t *f, gfx_character_targets_t morph[CHR_MAX_MESHES])
 {
-    memset(morph, 0, sizeof(gfx_character_targets) * CHR_MAX_MESHES);
+    memset(morph, 0, sizeof(gfx_character_targets_t) * CHR_MAX_MESHES);
     for (uint32_t m = 0; m < f->chr.mesh_count; m++) {
         const bshape_set_t *set = &f->mesh[m].set;
-        morph[m] = (gfx_character_targets){.target_count = set->target_count,
+        morph[m] = (gfx_character_targets_t){.target_count = set->target_count,
                                            .vertex_offset = set->vertex_offset,
                                            .pair_target = set->pair_target,
                                            .pair_delta = set->pair_delta,
@@ -231,18 +231,18 @@ static bool use_dense(figure_t *f)
 
 /* Whether LAYOUT can morph on the GPU, its deltas and programs built there
  * the first time (the game, skinning on the CPU, never asks). */
-static bool gpu_layout_ready(figure_t *f, gfx_character_morph layout)
+static bool gpu_layout_ready(figure_t *f, gfx_character_morph_t layout)
 {
     if (!gfx_character_morph_supported(f->gfx, layout))
         return false;
-    gfx_character_targets morph[CHR_MAX_MESHES];
+    gfx_character_targets_t morph[CHR_MAX_MESHES];
     gpu_targets(f, morph);
     return gfx_character_prepare_morph(f->gfx, layout, morph);
 }
 
 bool figure_gpu_init(figure_t *f, const char *label)
 {
-    gfx_character_targets morph[CHR_MAX_MESHES];
+    gfx_character_targets_t morph[CHR_MAX_MESHES];
     gpu_targets(f, morph);
     f->gfx = gfx_character_create(&f->chr, morph, label);
     if (!f->gfx)
@@ -270,7 +270,7 @@ int figure_shape(const figure_t *f, const char *name) { return chr_find_shape(&f
  * rest (bind frames are world-aligned: a plain offset). */
 static void head_top(figure_t *f)
 {
-    figure_rig *r = &f->rig;
+    figure_rig_t *r = &f->rig;
     if (r->head < 0)
         return;
     float jp[SKEL_MAX_JOINTS][3], best = -INFINITY;
@@ -290,7 +290,7 @@ static void head_top(figure_t *f)
  * stand above the soles at rest: what --report measures sinking against. */
 static void feet_rest(figure_t *f)
 {
-    figure_rig *r = &f->rig;
+    figure_rig_t *r = &f->rig;
     float jp[SKEL_MAX_JOINTS][3];
     skel_rest_positions(&f->chr.skel, jp);
     for (int side = 0; side < 2; side++) {
@@ -324,7 +324,7 @@ static void feet_rest(figure_t *f)
  * retargeting. */
 static bool rig_init(figure_t *f, const char *map_path)
 {
-    figure_rig *r = &f->rig;
+    figure_rig_t *r = &f->rig;
     if (!retarget_map_resolve(map_path, &r->source, &f->chr.skel, f->path, &r->map))
         return false;
     r->floor_y_cm = INFINITY;
@@ -380,7 +380,7 @@ void figure_fk(figure_t *f, const pose_t *pose)
 }
 
 /* The active list of mesh M: non-zero shape weights, then correctives. */
-static void build_active(const figure_t *f, figure_mesh *m)
+static void build_active(const figure_t *f, figure_mesh_t *m)
 {
     int n = 0;
     for (uint32_t t = 0; t < m->set.target_count; t++) {
@@ -424,11 +424,11 @@ static bool pose_to_palette(figure_t *f, const pose_t *pose)
  * with blend shapes and of those edited per frame (live_bind), handed in
  * with use_stream_bind, and the other meshes are skinned from the bind
  * pose the renderer keeps. */
-static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_skin)
+static bool cpu_deform(figure_t *f, const gfx_character_stream_t *out, bool gpu_skin)
 {
     bool ok = true;
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
-        figure_mesh *m = &f->mesh[mi];
+        figure_mesh_t *m = &f->mesh[mi];
         const float *pos = m->pos, *nrm = m->nrm, *tan = m->tan, *ao = m->ao;
         if (m->set.target_count > 0) {
             build_active(f, m);
@@ -464,7 +464,7 @@ static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_sk
         }
         skin_job_t sj = {.vertex_count = (int)m->vertex_count,
                          .influences = f->influences,
-                         .method = (skin_method)f->method,
+                         .method = (skin_method_t)f->method,
                          .isa = SKIN_ISA_AUTO,
                          .positions = pos,
                          .normals = nrm,
@@ -485,11 +485,11 @@ static bool cpu_deform(figure_t *f, const gfx_character_stream *out, bool gpu_sk
 
 /* GPU blend shapes: each morphed mesh's active list into the slot, and the
  * bind pose of every live_bind mesh (edited since create) into OUT's spans. */
-static bool gpu_morph_lists(figure_t *f, const gfx_character_stream *out)
+static bool gpu_morph_lists(figure_t *f, const gfx_character_stream_t *out)
 {
     bool ok = true;
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
-        figure_mesh *m = &f->mesh[mi];
+        figure_mesh_t *m = &f->mesh[mi];
         if (m->live_bind) {
             memcpy(out->positions + (size_t)m->first * 3, m->pos, m->vertex_count * 3 * sizeof(float));
             memcpy(out->normals + (size_t)m->first * 3, m->nrm, m->vertex_count * 3 * sizeof(float));
@@ -534,7 +534,7 @@ static float deform_reach(const figure_t *f, float center[3])
     memcpy(center, jp[0], sizeof jp[0]);
     float reach = 0.0f;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
-        const figure_mesh *m = &f->mesh[mi];
+        const figure_mesh_t *m = &f->mesh[mi];
         if (m->live_bind)
             return -1.0f;
         float morph = 0.0f;
@@ -560,7 +560,7 @@ static bool deform_hybrid(figure_t *f, const pose_t *pose)
     int n = f->hybrid_every;
     bool restart = f->hybrid_key_every == 0, ok = true;
     if (restart || n != f->hybrid_key_every || f->hybrid_phase + 1 >= n) {
-        gfx_character_stream key;
+        gfx_character_stream_t key;
         ok = pose_to_palette(f, pose) && gfx_character_begin_key(f->gfx, &key);
         ok = ok && cpu_deform(f, &key, false);
         if (ok)
@@ -576,9 +576,9 @@ static bool deform_hybrid(figure_t *f, const pose_t *pose)
 }
 
 /* The update's description: how this frame is deformed and drawn. */
-static gfx_character_desc deform_desc(const figure_t *f, bool hybrid, const float world[16])
+static gfx_character_desc_t deform_desc(const figure_t *f, bool hybrid, const float world[16])
 {
-    gfx_character_desc d = {.gpu_skin = f->gpu_skin,
+    gfx_character_desc_t d = {.gpu_skin = f->gpu_skin,
                             .method = f->method,
                             .influences = f->influences,
                             .joint_count = f->chr.skel.joint_count,
@@ -597,7 +597,7 @@ static gfx_character_desc deform_desc(const figure_t *f, bool hybrid, const floa
  * the menu asks for it). */
 static void choose_morph(figure_t *f)
 {
-    gfx_character_morph layout = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
+    gfx_character_morph_t layout = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
     f->morph_on_gpu = f->gpu_skin && f->gpu_morph && gpu_layout_ready(f, layout);
     if (f->dense && !f->morph_on_gpu && !use_dense(f))
         f->dense = false;
@@ -625,8 +625,8 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
             return false;
     }
     choose_morph(f);
-    gfx_character_desc desc = deform_desc(f, hybrid, world);
-    gfx_character_stream out;
+    gfx_character_desc_t desc = deform_desc(f, hybrid, world);
+    gfx_character_stream_t out;
     if (!gfx_character_begin_update(f->gfx, &desc, &out)) {
         /* A refused GPU mode (limits or a shader, logged) falls back to the
          * CPU for good. */
@@ -663,7 +663,7 @@ bool figure_deform(figure_t *f, const pose_t *pose, const float world[16])
 }
 
 /* Mesh M's shape-only active list (no correctives) into TARGETS/WEIGHTS. */
-static int shape_active(const figure_t *f, const figure_mesh *m, uint32_t *targets, float *weights)
+static int shape_active(const figure_t *f, const figure_mesh_t *m, uint32_t *targets, float *weights)
 {
     int n = 0;
     for (uint32_t t = 0; t < m->set.shape_count; t++) {
@@ -682,7 +682,7 @@ static int shape_active(const figure_t *f, const figure_mesh *m, uint32_t *targe
 static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, const float *weights,
                       chr_vertex_t *out, const char *path)
 {
-    figure_mesh *m = &f->mesh[mi];
+    figure_mesh_t *m = &f->mesh[mi];
     size_t vc = m->vertex_count;
     bool ok = true;
     float *pos = xcalloc(vc * 3, sizeof(float), &ok), *nrm = xcalloc(vc * 3, sizeof(float), &ok);
@@ -692,12 +692,12 @@ static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, 
     } else {
         /* The user's layout first, then the other one; the CPU job if the
          * GPU has neither (same math, see anim/bshape.h). */
-        gfx_character_morph first = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
-        gfx_character_morph other =
+        gfx_character_morph_t first = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
+        gfx_character_morph_t other =
             first == GFX_CHARACTER_MORPH_DENSE ? GFX_CHARACTER_MORPH_SPARSE : GFX_CHARACTER_MORPH_DENSE;
-        gfx_character_morph layout = gpu_layout_ready(f, first) ? first : other;
+        gfx_character_morph_t layout = gpu_layout_ready(f, first) ? first : other;
         if (gpu_layout_ready(f, layout)) {
-            gfx_character_bake_job job = {.mesh = mi,
+            gfx_character_bake_job_t job = {.mesh = mi,
                                           .layout = layout,
                                           .active_count = n,
                                           .active_target = targets,
@@ -811,7 +811,7 @@ bool figure_bake_save(figure_t *f, const char *path)
     chr_vertex_t *baked[CHR_MAX_MESHES] = {0};
     bool ok = restore_deltas(f, &out, path);
     for (uint32_t mi = 0; mi < f->chr.mesh_count && ok; mi++) {
-        figure_mesh *m = &f->mesh[mi];
+        figure_mesh_t *m = &f->mesh[mi];
         if (m->set.shape_count == 0)
             continue;
         uint32_t *targets = xcalloc(m->set.shape_count, sizeof *targets, &ok);

@@ -60,7 +60,7 @@
 /* How poses of the controller's skeleton drive the figure (anim/retarget.h):
  * unchanged when the figure's skeleton is that skeleton (the generated
  * character), retargeted otherwise (an imported character). */
-typedef struct figure_rig {
+typedef struct figure_rig_t {
     skel_t source;               /* the controller's 21-joint skeleton */
     retarget_map_t map;
     retarget_t rt;
@@ -73,11 +73,11 @@ typedef struct figure_rig {
     float head_top[3];           /* the highest point the head joint carries, in its frame at rest */
     float floor_y_cm;            /* the figure's soles at rest (its lowest vertex) */
     pose_t pose;                 /* the last retargeted pose */
-    ctrl_pins pins;              /* the game's toe pins and ankle offsets, kept between frames */
-} figure_rig;
+    ctrl_pins_t pins;              /* the game's toe pins and ankle offsets, kept between frames */
+} figure_rig_t;
 
 /* One chr mesh's bind-pose data in the layouts the jobs take. */
-typedef struct figure_mesh {
+typedef struct figure_mesh_t {
     uint32_t vertex_count;
     uint32_t first;              /* first vertex in the renderer's stream */
     float *pos, *nrm, *tan, *ao; /* bind pose: 3, 3, 4, 1 floats per vertex */
@@ -98,16 +98,16 @@ typedef struct figure_mesh {
      * longest position delta (cm). */
     float *joint_reach;
     float *target_reach;
-} figure_mesh;
+} figure_mesh_t;
 
 typedef struct figure_t {
     chr_character_t chr;       /* shapes' and correctives' deltas released (see Memory) */
     bool chr_loaded;
     char path[PATHS_MAX];      /* the character file, for messages */
-    figure_rig rig;            /* when loaded with a skeleton */
+    figure_rig_t rig;            /* when loaded with a skeleton */
     bool rigged;
-    gfx_character *gfx;
-    figure_mesh mesh[CHR_MAX_MESHES];
+    gfx_character_t *gfx;
+    figure_mesh_t mesh[CHR_MAX_MESHES];
     float *shape_weight;       /* chr.shape_count values the caller sets */
     float *corrective_weight;  /* chr.corrective_count, from the pose */
     int active_shapes;         /* shapes with a non-zero weight at the last deform */
@@ -137,18 +137,18 @@ typedef struct figure_t {
     float reach_center[3], reach_radius;
 } figure_t;
 
-typedef struct figure_desc {
+typedef struct figure_desc_t {
     const char *path;          /* .chr, or .glb/.gltf imported on the fly (asset/import_file.h) */
     const char *map_path;      /* joint map for rigs without known joint names, or NULL */
     const char *skeleton_path; /* the controller's skeleton, bound as f->rig; NULL: no rig */
-} figure_desc;
+} figure_desc_t;
 
 /* Loads the character and prepares every mesh; with a skeleton, binds it
  * (f->rig: a joint map from map_path or the joint names; an imported
  * character is then also dressed by region). False after one logged line
  * naming the file and the problem (missing, corrupt, no usable joint map,
  * legs not chains...). F must be zeroed or freed before. */
-bool figure_load(figure_t *f, const figure_desc *desc);
+bool figure_load(figure_t *f, const figure_desc_t *desc);
 /* A pose of the controller's skeleton as the figure's pose: JOB->source
  * itself when the rig is the identity, else retargeted (the caller fills
  * the job's source, floor, anchor, scale_xz, foot targets and ik; the

@@ -29,7 +29,7 @@ SAME_PAD_NUMBER(SCRIPT_PAD_RIGHTSHOULDER, SDL_CONTROLLER_BUTTON_RIGHTSHOULDER);
 /* SDL reports stick axes as int16; this maps them to [-1, 1]. */
 #define AXIS_SCALE (1.0f / 32767.0f)
 
-void input_config_default(input_config *cfg)
+void input_config_default(input_config_t *cfg)
 {
     cfg->stick_deadzone = 0.18f;
     cfg->trigger_deadzone = 0.08f;
@@ -40,14 +40,14 @@ void input_config_default(input_config *cfg)
     cfg->key_zoom_rate = 1.2f;
 }
 
-void input_init(input_state *in)
+void input_init(input_state_t *in)
 {
     memset(in, 0, sizeof *in);
     input_config_default(&in->config);
     in->active_pad = -1;
 }
 
-void input_shutdown(input_state *in)
+void input_shutdown(input_state_t *in)
 {
     for (int i = 0; i < in->pad_count; i++)
         SDL_GameControllerClose(in->pads[i].controller);
@@ -60,7 +60,7 @@ void input_shutdown(input_state *in)
     }
 }
 
-void input_release_all(input_state *in)
+void input_release_all(input_state_t *in)
 {
     memset(in->keys, 0, sizeof in->keys);
     in->mouse_dragging = false;
@@ -68,9 +68,9 @@ void input_release_all(input_state *in)
     in->jump_pressed = false;
 }
 
-int input_pad_count(const input_state *in) { return in->pad_count; }
+int input_pad_count(const input_state_t *in) { return in->pad_count; }
 
-const char *input_active_pad_name(const input_state *in)
+const char *input_active_pad_name(const input_state_t *in)
 {
     if (in->active_pad < 0)
         return NULL;
@@ -78,7 +78,7 @@ const char *input_active_pad_name(const input_state *in)
     return name ? name : "unnamed gamepad";
 }
 
-static int find_pad(const input_state *in, SDL_JoystickID id)
+static int find_pad(const input_state_t *in, SDL_JoystickID id)
 {
     for (int i = 0; i < in->pad_count; i++)
         if (in->pads[i].instance_id == id)
@@ -86,7 +86,7 @@ static int find_pad(const input_state *in, SDL_JoystickID id)
     return -1;
 }
 
-static void pad_added(input_state *in, int device_index)
+static void pad_added(input_state_t *in, int device_index)
 {
     if (!SDL_IsGameController(device_index))
         return;
@@ -110,7 +110,7 @@ static void pad_added(input_state *in, int device_index)
     log_info("gamepad connected: %s", name ? name : "unnamed");
 }
 
-static void pad_removed(input_state *in, SDL_JoystickID id)
+static void pad_removed(input_state_t *in, SDL_JoystickID id)
 {
     int i = find_pad(in, id);
     if (i < 0)
@@ -154,10 +154,10 @@ static int key_for_scancode(SDL_Scancode sc)
     }
 }
 
-static input_action action_for_keydown(SDL_Scancode sc)
+static input_action_t action_for_keydown(SDL_Scancode sc)
 {
     if (sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_9)
-        return (input_action)(INPUT_ACTION_LEVEL_1 + (sc - SDL_SCANCODE_1));
+        return (input_action_t)(INPUT_ACTION_LEVEL_1 + (sc - SDL_SCANCODE_1));
     switch (sc) {
     case SDL_SCANCODE_ESCAPE: return INPUT_ACTION_QUIT;
     case SDL_SCANCODE_F1: return INPUT_ACTION_TOGGLE_MENU;
@@ -169,7 +169,7 @@ static input_action action_for_keydown(SDL_Scancode sc)
     }
 }
 
-input_action input_handle_event(input_state *in, const SDL_Event *ev)
+input_action_t input_handle_event(input_state_t *in, const SDL_Event *ev)
 {
     switch (ev->type) {
     case SDL_QUIT: return INPUT_ACTION_QUIT;
@@ -242,7 +242,7 @@ void input_deadzone(float x, float y, float deadzone, float *out_x, float *out_y
     *out_y = y * scale;
 }
 
-void input_map_keys(const bool keys[INPUT_KEY_COUNT], const input_config *cfg, input_frame *out)
+void input_map_keys(const bool keys[INPUT_KEY_COUNT], const input_config_t *cfg, input_frame_t *out)
 {
     memset(out, 0, sizeof *out);
     out->move_x = (float)keys[INPUT_KEY_RIGHT] - (float)keys[INPUT_KEY_LEFT];
@@ -258,13 +258,13 @@ void input_map_keys(const bool keys[INPUT_KEY_COUNT], const input_config *cfg, i
     out->zoom_rate = cfg->key_zoom_rate * ((float)keys[INPUT_KEY_ZOOM_IN] - (float)keys[INPUT_KEY_ZOOM_OUT]);
 }
 
-void input_map_pad(const float *axes, const bool *buttons, const input_config *cfg, input_frame *out)
+void input_map_pad(const float *axes, const bool *buttons, const input_config_t *cfg, input_frame_t *out)
 {
     float lx, ly, rx, ry;
     input_deadzone(axes[SDL_CONTROLLER_AXIS_LEFTX], axes[SDL_CONTROLLER_AXIS_LEFTY], cfg->stick_deadzone, &lx, &ly);
     input_deadzone(axes[SDL_CONTROLLER_AXIS_RIGHTX], axes[SDL_CONTROLLER_AXIS_RIGHTY], cfg->stick_deadzone, &rx,
                    &ry);
-    input_frame pad = {0};
+    input_frame_t pad = {0};
     /* SDL's stick Y grows downwards; pushing the stick up means "forward". */
     pad.move_x = lx;
     pad.move_y = -ly;
@@ -280,12 +280,12 @@ void input_map_pad(const float *axes, const bool *buttons, const input_config *c
     pad.zoom_rate = cfg->key_zoom_rate *
                     ((float)buttons[SDL_CONTROLLER_BUTTON_RIGHTSHOULDER] -
                      (float)buttons[SDL_CONTROLLER_BUTTON_LEFTSHOULDER]);
-    input_frame merged;
+    input_frame_t merged;
     input_merge(out, &pad, &merged);
     *out = merged;
 }
 
-void input_sample(input_state *in, input_frame *out)
+void input_sample(input_state_t *in, input_frame_t *out)
 {
     input_map_keys(in->keys, &in->config, out);
     out->jump = out->jump || in->jump_pressed;
@@ -310,7 +310,7 @@ void input_sample(input_state *in, input_frame *out)
     in->pad_jump_pressed = false;
 }
 
-bool input_virtual_pad_attach(input_state *in)
+bool input_virtual_pad_attach(input_state_t *in)
 {
     SDL_VirtualJoystickDesc desc;
     SDL_zero(desc);
@@ -334,7 +334,7 @@ bool input_virtual_pad_attach(input_state *in)
 
 /* Script lines for the virtual pad go through SDL, so they reach the game by
  * exactly the path a real pad's events take. */
-void input_virtual_pad_drive(input_state *in, const script_event *ev)
+void input_virtual_pad_drive(input_state_t *in, const script_event_t *ev)
 {
     if (!in->virtual_pad) {
         log_warn("script gamepad line ignored: run with --virtual-gamepad");

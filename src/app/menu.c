@@ -25,8 +25,8 @@ static void draw_timings(app_t *app)
     ui_text("frame %.2f ms (%.0f FPS), average of %d frames", (double)frame_ms,
             frame_ms > 0.0f ? 1000.0 / (double)frame_ms : 0.0, p->filled);
     for (int s = 0; s < PROF_STAGE_COUNT; s++)
-        ui_text_colored(colors[s][0], colors[s][1], colors[s][2], "  %-12s %7.3f ms", prof_stage_name((prof_stage)s),
-                        (double)prof_average_ms(p, (prof_stage)s));
+        ui_text_colored(colors[s][0], colors[s][1], colors[s][2], "  %-12s %7.3f ms", prof_stage_name((prof_stage_t)s),
+                        (double)prof_average_ms(p, (prof_stage_t)s));
     ui_text("  gpu (render) %6.3f ms  [%s]", gfx_last_gpu_ms(),
             app->settings.finish_timing ? "glFinish wall time" : "timer queries");
 
@@ -74,8 +74,8 @@ static void draw_levels(app_t *app)
 
 static void draw_render(app_t *app)
 {
-    app_settings *s = &app->settings;
-    const gfx_info *gi = gfx_get_info();
+    app_settings_t *s = &app->settings;
+    const gfx_info_t *gi = gfx_get_info();
     ui_text("%s", gi->renderer);
     ui_text("OpenGL %s, GLSL %s", gi->version, gi->glsl_version);
     ui_text("MSAA %dx, shadow map %d, %s", gi->msaa_samples, gi->shadow_map_size,
@@ -105,8 +105,8 @@ static void draw_render(app_t *app)
 
 static void draw_input(app_t *app)
 {
-    const sim_marker *m = &app->sim.marker;
-    const ctrl_input *it = &app->sim.intent;
+    const sim_marker_t *m = &app->sim.marker;
+    const ctrl_input_t *it = &app->sim.intent;
     const char *pad = input_active_pad_name(&app->input);
     ui_text("gamepads: %d%s%s", input_pad_count(&app->input), pad ? ", active: " : "", pad ? pad : "");
     ui_text("intent move (%.2f, %.2f) speed %.2f%s%s%s", (double)it->move_x, (double)it->move_z, (double)it->speed,
@@ -143,7 +143,7 @@ static void skin_controls(figure_t *f)
             ui_text("  shows the pose %d frame(s) back, t %.2f", f->hybrid_every - 1, (double)f->hybrid_t);
     }
     if (f->gfx) {
-        const gfx_character_stats *st = gfx_character_get_stats(f->gfx);
+        const gfx_character_stats_t *st = gfx_character_get_stats(f->gfx);
         ui_text("blend deltas %.1f MB on the GPU, %u morphing draws", (double)st->delta_bytes / (1024.0 * 1024.0),
                 st->morph_draws);
         ui_text("skin-once passes %llu, hybrid keys %llu", (unsigned long long)st->feedback_passes,
@@ -174,7 +174,7 @@ static void draw_character(app_t *app)
     character_combo(app);
     const chr_character_t *c = &v->fig.chr;
     if (v->fig.gfx) {
-        const gfx_character_stats *st = gfx_character_get_stats(v->fig.gfx);
+        const gfx_character_stats_t *st = gfx_character_get_stats(v->fig.gfx);
         ui_text("%u vertices, %u triangles, %d joints, %u meshes", st->vertex_count, st->triangle_count,
                 c->skel.joint_count, c->mesh_count);
         ui_text("stream %.1f KB x %d slots, %llu fence waits (last %.2f ms)", st->stream_bytes / 1024.0,
@@ -206,7 +206,7 @@ static void draw_facial(app_t *app)
 {
     static const char *const modes[TWEEN_MODE_COUNT] = {"linear (Gosselin)", "Hermite (Cebenoyan)"};
     viewer_t *v = &app->viewer;
-    viewer_vclip *vc = &v->vclip;
+    viewer_vclip_t *vc = &v->vclip;
     if (vc->loaded) {
         const clip_t *c = &vc->clip;
         ui_text("vertex clip %s: mesh '%s', %u of %u vertices", vc->name, c->mesh, c->vertex_count,
@@ -236,7 +236,7 @@ static void draw_facial(app_t *app)
         count = MAX_CURVES;
     for (int i = 0; i < count; i++)
         names[i] = excurve_builtin(i)->name;
-    viewer_curve *cv = &v->curve;
+    viewer_curve_t *cv = &v->curve;
     int current = cv->index;
     if (ui_combo("expression curve", &current, names, count) && current != cv->index) {
         viewer_set_curve(v, current);
@@ -336,9 +336,9 @@ static void draw_game_character(app_t *app)
                                                              "cubic (exact)"};
     static const char *const gaits[CTRL_GAITS - 1] = {"stand", "walk", "run", "crouch", "jump"};
     ctrl_t *c = app->ctrl;
-    const ctrl_stats *st = &app->sim.stats;
+    const ctrl_stats_t *st = &app->sim.stats;
     character_combo(app);
-    const figure_rig *rig = &app->fig->rig;
+    const figure_rig_t *rig = &app->fig->rig;
     if (!rig->identity)
         ui_text("retargeted (%s): legs %.0f cm, %.2fx the controller's", rig->map.how, (double)rig->rt.dst_leg_cm,
                 (double)rig->rt.scale);
@@ -347,11 +347,11 @@ static void draw_game_character(app_t *app)
         /* A mode is built when picked (a menu choice, not a per-frame cost;
          * released control points are read from the file again) and every
          * other is freed: the game holds only the mode it runs. */
-        if (pfnn_prepare_mode(&app->net, (pfnn_mode)mode)) {
-            ctrl_set_mode(c, (pfnn_mode)mode);
+        if (pfnn_prepare_mode(&app->net, (pfnn_mode_t)mode)) {
+            ctrl_set_mode(c, (pfnn_mode_t)mode);
             for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
                 if (m != mode)
-                    pfnn_release_mode(&app->net, (pfnn_mode)m);
+                    pfnn_release_mode(&app->net, (pfnn_mode_t)m);
         }
     }
     bool ik = ctrl_get_ik(c);

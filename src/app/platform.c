@@ -41,7 +41,7 @@ static SDL_GLContext create_context(SDL_Window *w, int major, int minor, bool de
     return SDL_GL_CreateContext(w);
 }
 
-bool platform_init(platform_t *p, const platform_desc *desc)
+bool platform_init(platform_t *p, const platform_desc_t *desc)
 {
     memset(p, 0, sizeof *p);
     /* Controllers are initialised here too so hot-plug events arrive. */

@@ -15,11 +15,11 @@
 #include <SDL2/SDL.h>
 #include <stdbool.h>
 
-typedef struct platform_desc {
+typedef struct platform_desc_t {
     const char *title;
     int width, height;
     bool hidden, fullscreen, vsync, debug_context;
-} platform_desc;
+} platform_desc_t;
 
 typedef struct platform_t {
     SDL_Window *window;
@@ -31,7 +31,7 @@ typedef struct platform_t {
     char error[256];
 } platform_t;
 
-bool platform_init(platform_t *p, const platform_desc *desc);
+bool platform_init(platform_t *p, const platform_desc_t *desc);
 void platform_shutdown(platform_t *p);
 void platform_swap(platform_t *p);
 /* Drawable size in pixels (may differ from window size on high-DPI). */

@@ -11,13 +11,13 @@ void prof_begin_frame(prof_t *p)
         p->gpu_current[g] = -1.0f;
 }
 
-void prof_set_gpu(prof_t *p, prof_gpu which, float ms)
+void prof_set_gpu(prof_t *p, prof_gpu_t which, float ms)
 {
     if (which < PROF_GPU_COUNT)
         p->gpu_current[which] = ms;
 }
 
-void prof_add(prof_t *p, prof_stage stage, float ms) { p->current[stage] += ms; }
+void prof_add(prof_t *p, prof_stage_t stage, float ms) { p->current[stage] += ms; }
 
 void prof_end_frame(prof_t *p, float frame_ms)
 {
@@ -43,7 +43,7 @@ static float average(const float *v, int filled)
 
 /* Slots [0, filled) hold data before the ring wraps; after that all do, so
  * averaging over the first 'filled' slots is correct either way. */
-float prof_average_ms(const prof_t *p, prof_stage stage) { return average(p->ms[stage], p->filled); }
+float prof_average_ms(const prof_t *p, prof_stage_t stage) { return average(p->ms[stage], p->filled); }
 float prof_average_frame_ms(const prof_t *p) { return average(p->frame_ms, p->filled); }
 
 int prof_history(const prof_t *p, int stage, float *out)
@@ -55,14 +55,14 @@ int prof_history(const prof_t *p, int stage, float *out)
     return p->filled;
 }
 
-const char *prof_stage_name(prof_stage stage)
+const char *prof_stage_name(prof_stage_t stage)
 {
     static const char *names[PROF_STAGE_COUNT] = {"input", "simulation", "controller", "deformation",
                                                   "render",    "ui",         "present"};
     return stage < PROF_STAGE_COUNT ? names[stage] : "?";
 }
 
-int prof_gpu_history(const prof_t *p, prof_gpu which, float *out)
+int prof_gpu_history(const prof_t *p, prof_gpu_t which, float *out)
 {
     if (which >= PROF_GPU_COUNT)
         return 0;

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-typedef struct app_settings {
+typedef struct app_settings_t {
     bool show_menu;
     bool vsync;
     bool fullscreen;
@@ -19,6 +19,6 @@ typedef struct app_settings {
     float sun_azimuth_deg;    /* sun direction around Y, 0 = from +Z */
     float sun_elevation_deg;  /* above the horizon */
     int level_index;          /* index into the builtin levels; -1 = loaded by path */
-} app_settings;
+} app_settings_t;
 
 #endif

@@ -31,10 +31,10 @@
 
 /* --expression NAME=W: the character's shape NAME, or the shapes the
  * demo's NAME stands for on it (an ARKit face, anim/facemap.h). */
-static bool apply_expressions(viewer_t *v, const app_options *opt, const char *path)
+static bool apply_expressions(viewer_t *v, const app_options_t *opt, const char *path)
 {
     for (int i = 0; i < opt->expression_count; i++) {
-        facemap_term term[FACEMAP_TERMS_MAX];
+        facemap_term_t term[FACEMAP_TERMS_MAX];
         int n = facemap_resolve(&v->fig.chr, opt->expressions[i].name, term, FACEMAP_TERMS_MAX);
         if (n == 0) {
             log_error("--expression: %s has no blend shape '%s' (nor ARKit shapes for it)", path,
@@ -58,9 +58,9 @@ static bool apply_expressions(viewer_t *v, const app_options *opt, const char *p
  * exists and fits this character (otherwise the viewer runs without one,
  * unless --play-clip / --clip-time asked for it). Absolute keys and the
  * mesh's own bind pose of the animated vertices are made here, once. */
-static int load_vclip(viewer_t *v, const app_options *opt)
+static int load_vclip(viewer_t *v, const app_options_t *opt)
 {
-    viewer_vclip *c = &v->vclip;
+    viewer_vclip_t *c = &v->vclip;
     c->mode = opt->tween && strcmp(opt->tween, "linear") == 0 ? TWEEN_LINEAR : TWEEN_HERMITE;
     bool needed = opt->clip || opt->play_clip || opt->clip_time_given;
     char path[PATHS_MAX];
@@ -105,7 +105,7 @@ static int load_vclip(viewer_t *v, const app_options *opt)
         log_error("%s: out of memory for the clip's keys", path);
         return EXIT_RUNTIME;
     }
-    const figure_mesh *m = &v->fig.mesh[mesh];
+    const figure_mesh_t *m = &v->fig.mesh[mesh];
     clip_keys_absolute(&c->clip, m->pos, c->keys);
     for (uint32_t i = 0; i < c->clip.vertex_count; i++) {
         memcpy(&c->rest_pos[i * 3], &m->pos[(size_t)c->clip.vertex[i] * 3], 3 * sizeof(float));
@@ -121,7 +121,7 @@ static int load_vclip(viewer_t *v, const app_options *opt)
     return 0;
 }
 
-static void free_vclip(viewer_vclip *c)
+static void free_vclip(viewer_vclip_t *c)
 {
     if (c->loaded)
         clip_free(&c->clip);
@@ -139,13 +139,13 @@ static void free_vclip(viewer_vclip *c)
  * vertex shader morphs from it. */
 static bool apply_vclip(viewer_t *v, bool on)
 {
-    viewer_vclip *c = &v->vclip;
+    viewer_vclip_t *c = &v->vclip;
     if (!c->loaded)
         return true;
-    figure_mesh *m = &v->fig.mesh[c->mesh];
+    figure_mesh_t *m = &v->fig.mesh[c->mesh];
     m->live_bind = on;
     if (on) {
-        tween_job_t job = {.mode = (tween_mode)c->mode,
+        tween_job_t job = {.mode = (tween_mode_t)c->mode,
                            .timing = clip_timing(&c->clip),
                            .time_s = c->time_s,
                            .vertex_count = (int)c->clip.vertex_count,
@@ -172,7 +172,7 @@ static bool apply_vclip(viewer_t *v, bool on)
 
 void viewer_set_curve(viewer_t *v, int index)
 {
-    viewer_curve *c = &v->curve;
+    viewer_curve_t *c = &v->curve;
     c->clip = excurve_builtin(index);
     c->index = c->clip ? index : -1;
     for (int t = 0; t < EXCURVE_MAX_TRACKS; t++)
@@ -189,7 +189,7 @@ void viewer_set_curve(viewer_t *v, int index)
 
 bool viewer_shape_locked(const viewer_t *v, uint32_t s)
 {
-    const viewer_curve *c = &v->curve;
+    const viewer_curve_t *c = &v->curve;
     if (!c->clip || !c->playing)
         return false;
     for (int t = 0; t < c->clip->track_count; t++)
@@ -211,7 +211,7 @@ static int builtin_curve_index(const char *name)
 /* The driven shapes' weights at the curve's time. */
 static void apply_curve(viewer_t *v)
 {
-    const viewer_curve *c = &v->curve;
+    const viewer_curve_t *c = &v->curve;
     /* Tracks may share shapes (an ARKit face): clear, then add. */
     for (int t = 0; c->clip && t < c->clip->track_count; t++)
         for (int k = 0; k < c->terms[t]; k++)
@@ -288,7 +288,7 @@ static void update_pose(viewer_t *v)
     v->lift_cm = v->rest_foot_y_cm - foot_height(v);
 }
 
-int viewer_load(viewer_t *v, const app_options *opt)
+int viewer_load(viewer_t *v, const app_options_t *opt)
 {
     memset(v, 0, sizeof *v);
     v->auto_orbit = true;
@@ -304,7 +304,7 @@ int viewer_load(viewer_t *v, const app_options *opt)
     char skel_path[PATHS_MAX];
     if (!paths_join(FIGURE_DRIVER_SKELETON, skel_path, sizeof skel_path))
         return EXIT_RUNTIME;
-    figure_desc fd = {.path = path, .map_path = opt->map, .skeleton_path = skel_path};
+    figure_desc_t fd = {.path = path, .map_path = opt->map, .skeleton_path = skel_path};
     if (!figure_load(&v->fig, &fd))
         return EXIT_RUNTIME;
     v->fig.show = !opt->no_character;
@@ -374,7 +374,7 @@ bool viewer_gpu_init(viewer_t *v, const float origin[3], bool face_closeup, cons
     if (face_closeup)
         v->camera_target[2] += FACE_FORWARD_CM;
     camera_init(&v->camera, v->camera_target, face_closeup ? FACE_YAW_RAD : VIEW_YAW_RAD);
-    camera_config *cfg = &v->camera.config;
+    camera_config_t *cfg = &v->camera.config;
     if (face_closeup) {
         int head = v->fig.rig.head;
         /* Focus a little above the head joint (the joint sits at the skull
@@ -437,7 +437,7 @@ void viewer_reset_shapes(viewer_t *v)
         v->fig.shape_weight[s] = 0.0f;
 }
 
-void viewer_step(viewer_t *v, const input_frame *in, bool first_step_of_frame, const terrain_t *terrain,
+void viewer_step(viewer_t *v, const input_frame_t *in, bool first_step_of_frame, const terrain_t *terrain,
                  float dt_s)
 {
     v->prev_camera = v->camera;
@@ -447,7 +447,7 @@ void viewer_step(viewer_t *v, const input_frame *in, bool first_step_of_frame, c
     v->idle_s = user ? 0.0f : v->idle_s + dt_s;
     if (user)
         v->camera_touched = true;
-    input_frame cam_in = *in;
+    input_frame_t cam_in = *in;
     if (v->auto_orbit && !user && (!v->camera_touched || v->idle_s >= AUTO_ORBIT_RESUME_S))
         cam_in.orbit_yaw_rate += AUTO_ORBIT_RAD_S;
     camera_update(&v->camera, &cam_in, first_step_of_frame, v->camera_target, terrain, dt_s);
@@ -459,10 +459,10 @@ void viewer_step(viewer_t *v, const input_frame *in, bool first_step_of_frame, c
         if (v->frame >= v->bvh.frame_count)
             v->frame = v->bvh.frame_count - 1;
     }
-    viewer_vclip *vc = &v->vclip;
+    viewer_vclip_t *vc = &v->vclip;
     if (vc->loaded && vc->on && vc->playing)
         vc->time_s = advance(vc->time_s, dt_s, (vc->clip.flags & CLIP_LOOP) != 0, vc->clip.duration_s);
-    viewer_curve *cv = &v->curve;
+    viewer_curve_t *cv = &v->curve;
     if (cv->clip && cv->playing) {
         cv->time_s = advance(cv->time_s, dt_s, cv->clip->loop, cv->clip->duration_s);
         apply_curve(v);

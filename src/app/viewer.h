@@ -34,7 +34,7 @@
 #define VIEWER_DEFAULT_CLIP "assets/clips/talk.vac"
 
 /* A vertex-animated clip on one mesh of the figure. */
-typedef struct viewer_vclip {
+typedef struct viewer_vclip_t {
     clip_t clip;
     bool loaded;
     char name[64];              /* file name for the menu */
@@ -44,21 +44,21 @@ typedef struct viewer_vclip {
     bool on;                    /* tween the mesh from the clip */
     bool playing;               /* the fixed step advances time_s */
     bool applied;               /* the mesh arrays hold a tweened pose (restore when off) */
-    int mode;                   /* tween_mode */
+    int mode;                   /* tween_mode_t */
     double time_s;
-} viewer_vclip;
+} viewer_vclip_t;
 
 /* An expression curve driving some shape weights. */
-typedef struct viewer_curve {
+typedef struct viewer_curve_t {
     int index;                  /* built-in curve (excurve_builtin), -1 = none */
-    const excurve_clip *clip;
+    const excurve_clip_t *clip;
     /* Per track, the character's shapes that show it (anim/facemap.h); none
      * when the character cannot. */
-    facemap_term term[EXCURVE_MAX_TRACKS][FACEMAP_TERMS_MAX];
+    facemap_term_t term[EXCURVE_MAX_TRACKS][FACEMAP_TERMS_MAX];
     int terms[EXCURVE_MAX_TRACKS];
     bool playing;
     double time_s;
-} viewer_curve;
+} viewer_curve_t;
 
 /* The expression curve the menu offers first (paused) without --curve. */
 #define VIEWER_DEFAULT_CURVE "smile-surprise-blink"
@@ -80,8 +80,8 @@ typedef struct viewer_t {
     float rest_foot_y_cm;      /* lowest ankle's height above the soles at rest */
     float lift_cm;             /* model -> world offset that keeps that foot at that height */
     int foot_joint[2];
-    viewer_vclip vclip;
-    viewer_curve curve;
+    viewer_vclip_t vclip;
+    viewer_curve_t curve;
     /* Bake (figure_bake_save): the path, a request for the next frame, the last outcome */
     char bake_path[PATHS_MAX];
     bool bake_pending;
@@ -102,12 +102,12 @@ typedef struct viewer_t {
  * --curve and the clip options; returns 0, or EXIT_RUNTIME (missing/corrupt
  * file, a --clip that does not fit) / EXIT_USAGE (unknown shape or curve
  * name, frame out of range) after one logged line. */
-int viewer_load(viewer_t *v, const app_options *opt);
+int viewer_load(viewer_t *v, const app_options_t *opt);
 /* Uploads to the renderer and places the camera around ORIGIN (feet, cm). */
 bool viewer_gpu_init(viewer_t *v, const float origin[3], bool face_closeup, const terrain_t *terrain);
 void viewer_shutdown(viewer_t *v);
 
-void viewer_step(viewer_t *v, const input_frame *in, bool first_step_of_frame, const terrain_t *terrain,
+void viewer_step(viewer_t *v, const input_frame_t *in, bool first_step_of_frame, const terrain_t *terrain,
                  float dt_s);
 /* Pose -> blend shapes -> skinning -> the renderer's stream. */
 bool viewer_deform(viewer_t *v);

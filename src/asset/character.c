@@ -896,19 +896,19 @@ void chr_shape_scatter_dense(const chr_shape_t *shape, uint32_t vertex_count, fl
 /* ---- closed surfaces ------------------------------------------------------ */
 
 /* A directed edge between welded positions, and the mesh of its triangle. */
-typedef struct edge_entry {
+typedef struct edge_entry_t {
     uint64_t key; /* from << 32 | to */
     uint32_t mesh;
-} edge_entry;
+} edge_entry_t;
 
 static int edge_cmp(const void *pa, const void *pb)
 {
-    uint64_t a = ((const edge_entry *)pa)->key, b = ((const edge_entry *)pb)->key;
+    uint64_t a = ((const edge_entry_t *)pa)->key, b = ((const edge_entry_t *)pb)->key;
     return (a > b) - (a < b);
 }
 
 /* How many edges in the sorted E[0..N) have KEY. */
-static size_t edge_count(const edge_entry *e, size_t n, uint64_t key)
+static size_t edge_count(const edge_entry_t *e, size_t n, uint64_t key)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -933,7 +933,7 @@ uint32_t chr_closed_meshes(const chr_character_t *c)
     }
     float(*pos)[3] = malloc((nv ? nv : 1) * sizeof *pos);
     uint32_t *id = malloc((nv ? nv : 1) * sizeof *id);
-    edge_entry *e = malloc((ne ? ne : 1) * sizeof *e);
+    edge_entry_t *e = malloc((ne ? ne : 1) * sizeof *e);
     /* Vertices at the same position are one (seams split them for their
      * normals and uvs, meshes for their use). */
     size_t at = 0;

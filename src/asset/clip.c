@@ -25,13 +25,13 @@ enum {
 static uint64_t pad4(uint64_t n) { return (n + 3u) & ~(uint64_t)3u; }
 
 /* Byte offsets of the arrays, and the file size, for the given counts. */
-typedef struct clip_layout {
+typedef struct clip_layout_t {
     uint64_t vertex_at, time_at, keys_at, end, file_size;
-} clip_layout;
+} clip_layout_t;
 
-static clip_layout layout_of(uint32_t vertex_count, uint32_t key_count)
+static clip_layout_t layout_of(uint32_t vertex_count, uint32_t key_count)
 {
-    clip_layout l;
+    clip_layout_t l;
     l.vertex_at = CLIP_HEADER_BYTES;
     l.time_at = l.vertex_at + 4u * (uint64_t)vertex_count;
     l.keys_at = l.time_at + 4u * (uint64_t)key_count;
@@ -134,7 +134,7 @@ static bool times_ok(const clip_t *c, const char *src)
 
 static bool quantised_ok(const clip_t *c, const char *src)
 {
-    clip_layout l = layout_of(c->vertex_count, c->key_count);
+    clip_layout_t l = layout_of(c->vertex_count, c->key_count);
     size_t per_key = (size_t)c->vertex_count * 3;
     for (uint32_t k = 0; k < c->key_count; k++)
         for (uint32_t i = 0; i < c->vertex_count; i++) {
@@ -305,7 +305,7 @@ bool clip_parse(clip_t *c, const uint8_t *data, size_t size, const char *source)
         }
     if (!reader_ok(&r) || !header_ok(&h, source))
         return false;
-    clip_layout l = layout_of(h.vertex_count, h.key_count);
+    clip_layout_t l = layout_of(h.vertex_count, h.key_count);
     if (l.file_size != size) {
         log_error("%s: %u vertices x %u keys need %llu bytes, file has %zu", source, h.vertex_count, h.key_count,
                   (unsigned long long)l.file_size, size);
@@ -381,7 +381,7 @@ bool clip_serialize(const clip_t *c, uint8_t **data, size_t *size)
     *size = 0;
     if (!clip_validate(c, "clip_serialize"))
         return false;
-    clip_layout l = layout_of(c->vertex_count, c->key_count);
+    clip_layout_t l = layout_of(c->vertex_count, c->key_count);
     uint8_t *b = calloc((size_t)l.file_size, 1);
     if (!b) {
         log_error("clip_serialize: out of memory (%llu bytes)", (unsigned long long)l.file_size);
@@ -433,9 +433,9 @@ bool clip_save(const clip_t *c, const char *path)
 
 /* ---------------------------------------------------------------- use */
 
-tween_timing clip_timing(const clip_t *c)
+tween_timing_t clip_timing(const clip_t *c)
 {
-    tween_timing t = {.key_count = (int)c->key_count,
+    tween_timing_t t = {.key_count = (int)c->key_count,
                       .fps = c->fps,
                       .key_times = c->key_time,
                       .duration_s = c->duration_s,

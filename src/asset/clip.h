@@ -80,7 +80,7 @@ bool clip_serialize(const clip_t *c, uint8_t **data, size_t *size);
 bool clip_save(const clip_t *c, const char *path);
 
 /* The key timing for anim/tween (points into C). */
-tween_timing clip_timing(const clip_t *c);
+tween_timing_t clip_timing(const clip_t *c);
 /* Absolute key positions: bind_pos[vertex[i]] + offset, for every key:
  * out_pos has key_count x vertex_count x 3 floats; BIND_POS has
  * mesh_vertex_count x 3. */

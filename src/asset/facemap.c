@@ -14,7 +14,7 @@ static const char *const MODIFIER_NAME[FACEMAP_MODIFIER_COUNT] = {
 /* Emotions: weighted mixes of modifiers ("BOTH" means both sides). */
 #define ONE(a, w) {FACEMAP_##a, w}
 #define BOTH(a, w) {FACEMAP_##a##_L, w}, {FACEMAP_##a##_R, w}
-static const facemap_emotion EMOTIONS[] = {
+static const facemap_emotion_t EMOTIONS[] = {
     {"happy", {BOTH(SMILE, 1.0f), BOTH(SQUINT, 0.3f), ONE(BROW_INNER_UP, 0.15f)}},
     {"joyful", {BOTH(SMILE, 1.0f), ONE(JAW_OPEN, 0.5f), BOTH(SQUINT, 0.6f), ONE(LIP_UPPER_UP, 0.3f)}},
     {"content", {BOTH(SMILE, 0.5f), BOTH(BLINK, 0.25f)}},
@@ -65,11 +65,11 @@ enum { EMOTION_COUNT = (int)(sizeof EMOTIONS / sizeof EMOTIONS[0]) };
  * characters' targets) that each modifier stands for. "Left" is the
  * character's left, as in our "_L". */
 enum { ARKIT_PER_MODIFIER = 2 };
-typedef struct arkit_term {
+typedef struct arkit_term_t {
     const char *name;
     float weight;
-} arkit_term;
-static const arkit_term ARKIT[FACEMAP_MODIFIER_COUNT][ARKIT_PER_MODIFIER] = {
+} arkit_term_t;
+static const arkit_term_t ARKIT[FACEMAP_MODIFIER_COUNT][ARKIT_PER_MODIFIER] = {
     [FACEMAP_BROW_UP_L] = {{"browOuterUpLeft", 1.0f}, {"browInnerUp", 0.3f}},
     [FACEMAP_BROW_UP_R] = {{"browOuterUpRight", 1.0f}, {"browInnerUp", 0.3f}},
     [FACEMAP_BROW_DOWN_L] = {{"browDownLeft", 1.0f}},
@@ -102,20 +102,20 @@ static const arkit_term ARKIT[FACEMAP_MODIFIER_COUNT][ARKIT_PER_MODIFIER] = {
     [FACEMAP_MOUTH_FUNNEL] = {{"mouthFunnel", 1.0f}},
 };
 
-const char *facemap_modifier_name(facemap_modifier m)
+const char *facemap_modifier_name(facemap_modifier_t m)
 {
     return (int)m >= 0 && m < FACEMAP_MODIFIER_COUNT ? MODIFIER_NAME[m] : "?";
 }
 
 int facemap_emotion_count(void) { return EMOTION_COUNT; }
 
-const facemap_emotion *facemap_emotion_get(int index)
+const facemap_emotion_t *facemap_emotion_get(int index)
 {
     return index >= 0 && index < EMOTION_COUNT ? &EMOTIONS[index] : NULL;
 }
 
 /* Adds SHAPE at WEIGHT to the N terms of OUT (merging), within MAX. */
-static int add_term(facemap_term *out, int n, int max, int shape, float weight)
+static int add_term(facemap_term_t *out, int n, int max, int shape, float weight)
 {
     for (int i = 0; i < n; i++)
         if (out[i].shape == shape) {
@@ -130,7 +130,7 @@ static int add_term(facemap_term *out, int n, int max, int shape, float weight)
 }
 
 /* MODIFIER at WEIGHT on C: its own shape, else its ARKit shapes. */
-static int add_modifier(const chr_character_t *c, facemap_modifier m, float weight, facemap_term *out, int n, int max)
+static int add_modifier(const chr_character_t *c, facemap_modifier_t m, float weight, facemap_term_t *out, int n, int max)
 {
     int s = chr_find_shape(c, MODIFIER_NAME[m]);
     if (s >= 0)
@@ -143,14 +143,14 @@ static int add_modifier(const chr_character_t *c, facemap_modifier m, float weig
     return n;
 }
 
-int facemap_resolve(const chr_character_t *c, const char *name, facemap_term *out, int max)
+int facemap_resolve(const chr_character_t *c, const char *name, facemap_term_t *out, int max)
 {
     int s = chr_find_shape(c, name);
     if (s >= 0)
         return add_term(out, 0, max, s, 1.0f);
     for (int m = 0; m < FACEMAP_MODIFIER_COUNT; m++)
         if (strcmp(MODIFIER_NAME[m], name) == 0)
-            return add_modifier(c, (facemap_modifier)m, 1.0f, out, 0, max);
+            return add_modifier(c, (facemap_modifier_t)m, 1.0f, out, 0, max);
     for (int e = 0; e < EMOTION_COUNT; e++) {
         if (strcmp(EMOTIONS[e].name, name) != 0)
             continue;

@@ -17,7 +17,7 @@
 
 #include "asset/character.h"
 
-typedef enum facemap_modifier {
+typedef enum facemap_modifier_t {
     FACEMAP_BROW_UP_L, FACEMAP_BROW_UP_R, FACEMAP_BROW_DOWN_L, FACEMAP_BROW_DOWN_R, FACEMAP_BROW_INNER_UP,
     FACEMAP_BLINK_L, FACEMAP_BLINK_R, FACEMAP_EYE_WIDE_L, FACEMAP_EYE_WIDE_R, FACEMAP_SQUINT_L, FACEMAP_SQUINT_R,
     FACEMAP_SMILE_L, FACEMAP_SMILE_R, FACEMAP_FROWN_L, FACEMAP_FROWN_R, FACEMAP_SMIRK_L, FACEMAP_SMIRK_R,
@@ -25,33 +25,33 @@ typedef enum facemap_modifier {
     FACEMAP_NOSE_SNEER_L, FACEMAP_NOSE_SNEER_R, FACEMAP_LIP_UPPER_UP, FACEMAP_LIP_LOWER_DOWN,
     FACEMAP_MOUTH_LEFT, FACEMAP_MOUTH_RIGHT, FACEMAP_LIPS_PRESS, FACEMAP_MOUTH_FUNNEL,
     FACEMAP_MODIFIER_COUNT
-} facemap_modifier;
+} facemap_modifier_t;
 
 enum { FACEMAP_MIX_MAX = 10, FACEMAP_TERMS_MAX = 32 };
 
 /* One modifier of an emotion's mix. */
-typedef struct facemap_mix {
-    facemap_modifier id;
+typedef struct facemap_mix_t {
+    facemap_modifier_t id;
     float weight;             /* > 0; entries after the last have weight 0 */
-} facemap_mix;
+} facemap_mix_t;
 
-typedef struct facemap_emotion {
+typedef struct facemap_emotion_t {
     const char *name;
-    facemap_mix mix[FACEMAP_MIX_MAX];
-} facemap_emotion;
+    facemap_mix_t mix[FACEMAP_MIX_MAX];
+} facemap_emotion_t;
 
 /* One blend shape of a resolved name and its share of the name's weight. */
-typedef struct facemap_term {
+typedef struct facemap_term_t {
     int shape;                /* chr shape index */
     float weight;
-} facemap_term;
+} facemap_term_t;
 
-const char *facemap_modifier_name(facemap_modifier m);
+const char *facemap_modifier_name(facemap_modifier_t m);
 int facemap_emotion_count(void);
-const facemap_emotion *facemap_emotion_get(int index);
+const facemap_emotion_t *facemap_emotion_get(int index);
 
 /* The shapes of C that show NAME (see the header), duplicates merged, at
  * most MAX; returns how many (0: C cannot show NAME). */
-int facemap_resolve(const chr_character_t *c, const char *name, facemap_term *out, int max);
+int facemap_resolve(const chr_character_t *c, const char *name, facemap_term_t *out, int max);
 
 #endif

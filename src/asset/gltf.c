@@ -25,7 +25,7 @@ enum { GLB_HEADER = 12, GLB_CHUNK_HEADER = 8 };
 /* ------------------------------------------------------------------ the container */
 
 /* The JSON text and BIN chunk of a .glb. */
-static bool glb_split(gcheck *c, const uint8_t *data, size_t size, const uint8_t **json, size_t *json_size)
+static bool glb_split(gcheck_t *c, const uint8_t *data, size_t size, const uint8_t **json, size_t *json_size)
 {
     if (size < GLB_HEADER || gltf_le32(data) != GLB_MAGIC)
         return gltf_bad(c, "not a binary glTF file (no 'glTF' header)");
@@ -109,7 +109,7 @@ static bool percent_decode(const char *uri, char *out, size_t size)
  * empty, no scheme (file:, http:, a drive letter), not absolute, and no
  * ".." that climbs above the model's folder. REL gets the percent-decoded
  * relative path. */
-static bool uri_relative(const gcheck *c, const char *what, const char *uri, char *rel, size_t rel_size)
+static bool uri_relative(const gcheck_t *c, const char *what, const char *uri, char *rel, size_t rel_size)
 {
     static const char only[] = "only relative paths inside the model's folder, or data: URIs, are read";
     size_t scheme = 0;
@@ -212,7 +212,7 @@ static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
  * the JSON; a data: URI is decoded into *DATA and *SIZE as well (both
  * tracked), any other uri must be a file name of at most GLTF_MAX_URI - 1
  * bytes (*DATA stays NULL). */
-static bool uri_text(gcheck *c, const char *what, uint32_t u, char **text, uint8_t **data, size_t *size)
+static bool uri_text(gcheck_t *c, const char *what, uint32_t u, char **text, uint8_t **data, size_t *size)
 {
     *data = NULL;
     *size = 0;
@@ -238,10 +238,10 @@ static bool uri_text(gcheck *c, const char *what, uint32_t u, char **text, uint8
 }
 
 /* Registers the bytes of an external uri (once per uri) as a resource. */
-static const gltf_resource *add_resource(gcheck *c, const char *uri, uint8_t *data, size_t size)
+static const gltf_resource_t *add_resource(gcheck_t *c, const char *uri, uint8_t *data, size_t size)
 {
-    gltf_package *p = c->pkg;
-    gltf_resource *r = realloc(p->res, (p->res_count + 1) * sizeof *r);
+    gltf_package_t *p = c->pkg;
+    gltf_resource_t *r = realloc(p->res, (p->res_count + 1) * sizeof *r);
     char *name = malloc(strlen(uri) + 1);
     if (!r || !name) {
         if (r)
@@ -253,11 +253,11 @@ static const gltf_resource *add_resource(gcheck *c, const char *uri, uint8_t *da
     }
     p->res = r;
     strcpy(name, uri);
-    r[p->res_count] = (gltf_resource){.uri = name, .data = data, .size = size};
+    r[p->res_count] = (gltf_resource_t){.uri = name, .data = data, .size = size};
     return &p->res[p->res_count++];
 }
 
-static bool gltf_check_buffers(gcheck *c)
+static bool gltf_check_buffers(gcheck_t *c)
 {
     uint32_t arr;
     if (!gltf_top_array(c, "buffers", GLTF_MAX_BUFFERS, &arr, &c->n_buf, &c->buf_v))
@@ -291,7 +291,7 @@ static bool gltf_check_buffers(gcheck *c)
         uint32_t u;
         if (!gltf_member(c, c->buf_v[b], "uri", what, &u))
             return false;
-        gbuf *g = &c->buf[b];
+        gbuf_t *g = &c->buf[b];
         if (u == JSON_NONE) {
             if (b != 0 || !c->bin)
                 return gltf_bad(c, "%s has no uri (only a .glb's first buffer is its BIN chunk)", what);
@@ -337,7 +337,7 @@ static bool gltf_check_buffers(gcheck *c)
         char what[32];
         snprintf(what, sizeof what, "buffer %u", b);
         const char *uri = file_uri[b];
-        const gltf_resource *known = gltf_package_find(c->pkg, uri);
+        const gltf_resource_t *known = gltf_package_find(c->pkg, uri);
         if (!known) {
             uint8_t *data = NULL;
             size_t size = 0;
@@ -348,7 +348,7 @@ static bool gltf_check_buffers(gcheck *c)
             if (!known)
                 return false;
         }
-        gbuf *g = &c->buf[b];
+        gbuf_t *g = &c->buf[b];
         if (known->size < g->length)
             return gltf_bad(c, "%s: '%s' is %zu bytes, byteLength says %llu", what, uri, known->size,
                             (unsigned long long)g->length);
@@ -357,7 +357,7 @@ static bool gltf_check_buffers(gcheck *c)
     return true;
 }
 
-static bool gltf_check_images(gcheck *c)
+static bool gltf_check_images(gcheck_t *c)
 {
     uint32_t arr, n, *img;
     if (!gltf_top_array(c, "images", GLTF_MAX_IMAGES, &arr, &n, &img))
@@ -391,27 +391,27 @@ static bool gltf_check_images(gcheck *c)
 
 /* ------------------------------------------------------------------ the rewrite */
 
-typedef struct edit {
+typedef struct edit_t {
     uint32_t at, cut; /* replace [at, at + cut) */
     char *text;
-} edit;
+} edit_t;
 
-typedef struct edits {
-    edit *e;
+typedef struct edits_t {
+    edit_t *e;
     uint32_t n;
     bool failed;
-} edits;
+} edits_t;
 
-static void add_edit(edits *ed, uint32_t at, uint32_t cut, char *text)
+static void add_edit(edits_t *ed, uint32_t at, uint32_t cut, char *text)
 {
-    edit *e = text ? realloc(ed->e, (ed->n + 1) * sizeof *e) : NULL;
+    edit_t *e = text ? realloc(ed->e, (ed->n + 1) * sizeof *e) : NULL;
     if (!e) {
         free(text);
         ed->failed = true;
         return;
     }
     ed->e = e;
-    ed->e[ed->n++] = (edit){.at = at, .cut = cut, .text = text};
+    ed->e[ed->n++] = (edit_t){.at = at, .cut = cut, .text = text};
 }
 
 static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -432,7 +432,7 @@ static char *dup_printf(const char *fmt, ...)
 
 /* Appends ITEMS (malloc'd; freed here) to top-level array KEY (ARR, or
  * JSON_NONE: a new member of the root object). */
-static void append_items(gcheck *c, edits *ed, uint32_t arr, const char *key, char *items)
+static void append_items(gcheck_t *c, edits_t *ed, uint32_t arr, const char *key, char *items)
 {
     if (!items) {
         ed->failed = true;
@@ -447,7 +447,7 @@ static void append_items(gcheck *c, edits *ed, uint32_t arr, const char *key, ch
 
 static int cmp_edit(const void *a, const void *b)
 {
-    const edit *x = a, *y = b;
+    const edit_t *x = a, *y = b;
     return x->at < y->at ? -1 : x->at > y->at;
 }
 
@@ -486,9 +486,9 @@ static char *identity_base64(uint32_t n, size_t *bytes)
 /* The document's JSON with identity inverse bind matrices for the skins
  * without them (one new buffer and view, an accessor per such skin) and no
  * animations, as new text in *OUT (malloc'd). */
-static bool rewrite_json(gcheck *c, uint32_t max_joints, char **out, size_t *out_size)
+static bool rewrite_json(gcheck_t *c, uint32_t max_joints, char **out, size_t *out_size)
 {
-    edits ed = {0};
+    edits_t ed = {0};
     if (c->a_anim != JSON_NONE && c->j.v[c->a_anim].count > 0)
         add_edit(&ed, c->j.v[c->a_anim].start, c->j.v[c->a_anim].end - c->j.v[c->a_anim].start, dup_printf("[]"));
     if (max_joints > 0) {
@@ -527,7 +527,7 @@ static bool rewrite_json(gcheck *c, uint32_t max_joints, char **out, size_t *out
     /* Stable for equal positions: two insertions at one place keep their order. */
     for (uint32_t i = 1; i < ed.n; i++)
         for (uint32_t k = i; k > 0 && cmp_edit(&ed.e[k - 1], &ed.e[k]) > 0; k--) {
-            edit t = ed.e[k];
+            edit_t t = ed.e[k];
             ed.e[k] = ed.e[k - 1];
             ed.e[k - 1] = t;
         }
@@ -568,11 +568,11 @@ static void put32(uint8_t *p, uint32_t v)
 
 /* Checks DATA (the file NAME) and builds PKG: the document assimp reads,
  * and the external buffers FETCH supplies. */
-static bool package_build(gltf_package *pkg, const char *name, const uint8_t *data, size_t size, gltf_fetch_fn fetch,
+static bool package_build(gltf_package_t *pkg, const char *name, const uint8_t *data, size_t size, gltf_fetch_fn_t fetch,
                           void *ctx)
 {
     memset(pkg, 0, sizeof *pkg);
-    gcheck c = {.source = name, .fetch = fetch, .ctx = ctx, .pkg = pkg};
+    gcheck_t c = {.source = name, .fetch = fetch, .ctx = ctx, .pkg = pkg};
     c.a_anim = JSON_NONE;
     pkg->binary = file_has_suffix(name, ".glb");
     const uint8_t *json = NULL;
@@ -592,7 +592,7 @@ static bool package_build(gltf_package *pkg, const char *name, const uint8_t *da
         json_size = size;
     }
     char err[160];
-    json_limits lim = {.max_depth = GLTF_MAX_JSON_DEPTH, .max_values = GLTF_MAX_JSON_VALUES};
+    json_limits_t lim = {.max_depth = GLTF_MAX_JSON_DEPTH, .max_values = GLTF_MAX_JSON_VALUES};
     if (ok && !json_parse(&c.j, (const char *)json, json_size, &lim, err, sizeof err))
         ok = gltf_bad(&c, "invalid JSON%s: %s", pkg->binary ? " chunk" : "", err);
     uint32_t dummy, missing_ibm = 0, max_joints = 0;
@@ -610,7 +610,7 @@ static bool package_build(gltf_package *pkg, const char *name, const uint8_t *da
     ok = ok && rewrite_json(&c, max_joints, &text, &text_size);
     if (ok) {
         /* What assimp will parse must pass the same parser. */
-        json_doc again;
+        json_doc_t again;
         if (!json_parse(&again, text, text_size, &lim, err, sizeof err))
             ok = gltf_bad(&c, "rewritten JSON is invalid (a bug): %s", err);
         json_free(&again);
@@ -655,7 +655,7 @@ static bool package_build(gltf_package *pkg, const char *name, const uint8_t *da
     return ok;
 }
 
-void gltf_package_free(gltf_package *pkg)
+void gltf_package_free(gltf_package_t *pkg)
 {
     free(pkg->doc);
     for (uint32_t i = 0; i < pkg->res_count; i++) {
@@ -666,7 +666,7 @@ void gltf_package_free(gltf_package *pkg)
     memset(pkg, 0, sizeof *pkg);
 }
 
-const gltf_resource *gltf_package_find(const gltf_package *pkg, const char *uri)
+const gltf_resource_t *gltf_package_find(const gltf_package_t *pkg, const char *uri)
 {
     for (uint32_t i = 0; pkg && i < pkg->res_count; i++)
         if (strcmp(pkg->res[i].uri, uri) == 0)
@@ -675,14 +675,14 @@ const gltf_resource *gltf_package_find(const gltf_package *pkg, const char *uri)
 }
 
 /* External files from the model's folder (its realpath). */
-typedef struct folder_ctx {
+typedef struct folder_ctx_t {
     char folder[PATHS_MAX];
-} folder_ctx;
+} folder_ctx_t;
 
-static bool folder_fetch(void *ctx, const char *source, const char *what, const char *rel, gltf_fetch_mode mode,
+static bool folder_fetch(void *ctx, const char *source, const char *what, const char *rel, gltf_fetch_mode_t mode,
                          uint8_t **data, size_t *size)
 {
-    const folder_ctx *f = ctx;
+    const folder_ctx_t *f = ctx;
     char joined[PATHS_MAX], real[PATH_MAX];
     int n = snprintf(joined, sizeof joined, "%s/%s", f->folder, rel);
     if (n < 0 || (size_t)n >= sizeof joined) {
@@ -722,10 +722,10 @@ static bool folder_fetch(void *ctx, const char *source, const char *what, const 
     return true;
 }
 
-bool gltf_package_load(gltf_package *pkg, const char *path)
+bool gltf_package_load(gltf_package_t *pkg, const char *path)
 {
     memset(pkg, 0, sizeof *pkg);
-    folder_ctx f;
+    folder_ctx_t f;
     char dir[PATHS_MAX];
     if (!paths_dirname(path, dir, sizeof dir)) {
         log_error("%s: path too long", path);
@@ -745,15 +745,15 @@ bool gltf_package_load(gltf_package *pkg, const char *path)
 }
 
 /* External files from a list (tests, fuzzing). */
-typedef struct memory_ctx {
-    const gltf_memory_file *files;
+typedef struct memory_ctx_t {
+    const gltf_memory_file_t *files;
     uint32_t count;
-} memory_ctx;
+} memory_ctx_t;
 
-static bool memory_fetch(void *ctx, const char *source, const char *what, const char *rel, gltf_fetch_mode mode,
+static bool memory_fetch(void *ctx, const char *source, const char *what, const char *rel, gltf_fetch_mode_t mode,
                          uint8_t **data, size_t *size)
 {
-    const memory_ctx *m = ctx;
+    const memory_ctx_t *m = ctx;
     for (uint32_t i = 0; i < m->count; i++) {
         if (strcmp(m->files[i].name, rel) != 0)
             continue;
@@ -776,10 +776,10 @@ static bool memory_fetch(void *ctx, const char *source, const char *what, const 
     return false;
 }
 
-bool gltf_package_memory(gltf_package *pkg, const char *name, const uint8_t *data, size_t size,
-                         const gltf_memory_file *files, uint32_t file_count)
+bool gltf_package_memory(gltf_package_t *pkg, const char *name, const uint8_t *data, size_t size,
+                         const gltf_memory_file_t *files, uint32_t file_count)
 {
-    memory_ctx m = {.files = files, .count = file_count};
+    memory_ctx_t m = {.files = files, .count = file_count};
     if (size > GLTF_MAX_FILE_BYTES) {
         memset(pkg, 0, sizeof *pkg);
         log_error("%s: file is %zu bytes, more than the %zu allowed", name, size, GLTF_MAX_FILE_BYTES);

@@ -49,38 +49,38 @@ enum {
 
 /* One external resource, named as the document's uri (JSON-decoded): the
  * name assimp asks for. */
-typedef struct gltf_resource {
+typedef struct gltf_resource_t {
     char *uri;
     uint8_t *data;
     size_t size;
-} gltf_resource;
+} gltf_resource_t;
 
-typedef struct gltf_package {
+typedef struct gltf_package_t {
     uint8_t *doc;              /* the (possibly rewritten) .glb or .gltf bytes assimp reads */
     size_t doc_size;
     bool binary;               /* .glb */
-    gltf_resource *res;
+    gltf_resource_t *res;
     uint32_t res_count;
     uint32_t identity_skins;   /* skins given identity inverse bind matrices */
     uint32_t nodes, node_depth;
-} gltf_package;
+} gltf_package_t;
 
 /* A named file for gltf_package_memory(). */
-typedef struct gltf_memory_file {
+typedef struct gltf_memory_file_t {
     const char *name;          /* as a uri names it */
     const uint8_t *data;
     size_t size;
-} gltf_memory_file;
+} gltf_memory_file_t;
 
 /* Reads PATH (.glb or .gltf, by its name) and the external buffers it
  * names from PATH's folder. */
-bool gltf_package_load(gltf_package *pkg, const char *path);
+bool gltf_package_load(gltf_package_t *pkg, const char *path);
 /* The same checks on DATA (binary when NAME ends in .glb); external
  * buffers come from FILES only (the uri rules still apply). */
-bool gltf_package_memory(gltf_package *pkg, const char *name, const uint8_t *data, size_t size,
-                         const gltf_memory_file *files, uint32_t file_count);
-void gltf_package_free(gltf_package *pkg);
+bool gltf_package_memory(gltf_package_t *pkg, const char *name, const uint8_t *data, size_t size,
+                         const gltf_memory_file_t *files, uint32_t file_count);
+void gltf_package_free(gltf_package_t *pkg);
 /* The resource a uri names, or NULL. */
-const gltf_resource *gltf_package_find(const gltf_package *pkg, const char *uri);
+const gltf_resource_t *gltf_package_find(const gltf_package_t *pkg, const char *uri);
 
 #endif

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-__attribute__((format(printf, 2, 3))) bool gltf_bad(const gcheck *c, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) bool gltf_bad(const gcheck_t *c, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -25,14 +25,14 @@ __attribute__((format(printf, 2, 3))) bool gltf_bad(const gcheck *c, const char 
 }
 
 /* The JSON text of V, for messages (at most SHOWN bytes). */
-int gltf_shown_len(const gcheck *c, uint32_t v)
+int gltf_shown_len(const gcheck_t *c, uint32_t v)
 {
     size_t n = c->j.v[v].end - c->j.v[v].start;
     return (int)(n > SHOWN ? SHOWN : n);
 }
-const char *gltf_shown(const gcheck *c, uint32_t v) { return c->j.text + c->j.v[v].start; }
+const char *gltf_shown(const gcheck_t *c, uint32_t v) { return c->j.text + c->j.v[v].start; }
 
-void *gltf_track(gcheck *c, void *p)
+void *gltf_track(gcheck_t *c, void *p)
 {
     if (!p)
         return NULL;
@@ -50,7 +50,7 @@ void *gltf_track(gcheck *c, void *p)
 
 /* Member KEY of OBJ; a duplicate key fails (assimp's parser would take one
  * of them, and it must be the one checked here). */
-bool gltf_member(const gcheck *c, uint32_t obj, const char *key, const char *what, uint32_t *out)
+bool gltf_member(const gcheck_t *c, uint32_t obj, const char *key, const char *what, uint32_t *out)
 {
     bool dup = false;
     *out = json_get(&c->j, obj, key, &dup);
@@ -60,7 +60,7 @@ bool gltf_member(const gcheck *c, uint32_t obj, const char *key, const char *wha
 }
 
 /* An optional index member: JSON_NONE when absent, else < LIMIT. */
-bool gltf_index(const gcheck *c, uint32_t obj, const char *key, uint32_t limit, const char *limit_name,
+bool gltf_index(const gcheck_t *c, uint32_t obj, const char *key, uint32_t limit, const char *limit_name,
                 const char *what, bool required, uint32_t *out)
 {
     uint32_t v;
@@ -81,7 +81,7 @@ bool gltf_index(const gcheck *c, uint32_t obj, const char *key, uint32_t limit, 
 }
 
 /* An optional whole number member in [LO, HI] (DEF when absent). */
-bool gltf_whole(const gcheck *c, uint32_t obj, const char *key, uint64_t lo, uint64_t hi, uint64_t def,
+bool gltf_whole(const gcheck_t *c, uint32_t obj, const char *key, uint64_t lo, uint64_t hi, uint64_t def,
                 const char *what, bool required, uint64_t *out)
 {
     uint32_t v;
@@ -97,13 +97,13 @@ bool gltf_whole(const gcheck *c, uint32_t obj, const char *key, uint64_t lo, uin
 }
 
 /* An optional member that must be an array (of N numbers when N > 0). */
-bool gltf_array(const gcheck *c, uint32_t obj, const char *key, uint32_t numbers, const char *what, uint32_t *out)
+bool gltf_array(const gcheck_t *c, uint32_t obj, const char *key, uint32_t numbers, const char *what, uint32_t *out)
 {
     if (!gltf_member(c, obj, key, what, out))
         return false;
     if (*out == JSON_NONE)
         return true;
-    const json_value *a = &c->j.v[*out];
+    const json_value_t *a = &c->j.v[*out];
     if (a->type != JSON_ARRAY)
         return gltf_bad(c, "%s: '%s' is not an array", what, key);
     if (numbers) {
@@ -118,7 +118,7 @@ bool gltf_array(const gcheck *c, uint32_t obj, const char *key, uint32_t numbers
 }
 
 /* Top-level array KEY: its items' values in *ITEMS (malloc'd, tracked). */
-bool gltf_top_array(gcheck *c, const char *key, uint32_t max, uint32_t *arr, uint32_t *n, uint32_t **items)
+bool gltf_top_array(gcheck_t *c, const char *key, uint32_t max, uint32_t *arr, uint32_t *n, uint32_t **items)
 {
     *n = 0;
     if (items)
@@ -146,7 +146,7 @@ bool gltf_top_array(gcheck *c, const char *key, uint32_t max, uint32_t *arr, uin
 
 /* ------------------------------------------------------------------ the checks */
 
-bool gltf_check_asset(gcheck *c)
+bool gltf_check_asset(gcheck_t *c)
 {
     if (c->j.v[0].type != JSON_OBJECT)
         return gltf_bad(c, "not a glTF file (the JSON is not an object)");
@@ -172,7 +172,7 @@ bool gltf_check_asset(gcheck *c)
 }
 
 /* Nodes: indices in range, one parent each, no cycle, depth limited. */
-bool gltf_check_nodes(gcheck *c)
+bool gltf_check_nodes(gcheck_t *c)
 {
     uint32_t arr;
     if (!gltf_top_array(c, "nodes", UINT32_MAX, &arr, &c->n_node, &c->node))
@@ -240,7 +240,7 @@ bool gltf_check_nodes(gcheck *c)
     return ok;
 }
 
-bool gltf_check_scenes(gcheck *c)
+bool gltf_check_scenes(gcheck_t *c)
 {
     uint32_t arr, *scene, dummy;
     if (!gltf_top_array(c, "scenes", GLTF_MAX_SCENES, &arr, &c->n_scene, &scene) ||
@@ -271,7 +271,7 @@ bool gltf_check_scenes(gcheck *c)
     return true;
 }
 
-bool gltf_check_views(gcheck *c)
+bool gltf_check_views(gcheck_t *c)
 {
     uint32_t arr;
     if (!gltf_top_array(c, "bufferViews", UINT32_MAX, &arr, &c->n_view, &c->view_v))
@@ -283,7 +283,7 @@ bool gltf_check_views(gcheck *c)
     for (uint32_t i = 0; i < c->n_view; i++) {
         char what[32];
         snprintf(what, sizeof what, "bufferView %u", i);
-        gview *v = &c->view[i];
+        gview_t *v = &c->view[i];
         if (!gltf_index(c, c->view_v[i], "buffer", c->n_buf, "buffers", what, true, &v->buffer) ||
             !gltf_whole(c, c->view_v[i], "byteOffset", 0, GLTF_MAX_BUFFER_BYTES, 0, what, false, &v->offset) ||
             !gltf_whole(c, c->view_v[i], "byteLength", 1, GLTF_MAX_BUFFER_BYTES, 0, what, true, &v->length) ||
@@ -317,10 +317,10 @@ static uint32_t comp_size(uint32_t ctype)
 }
 
 /* Bytes of BYTES..BYTES+SIZE inside view VIEW; fails naming WHAT. */
-static bool view_span(const gcheck *c, const char *what, uint32_t view, uint64_t offset, uint64_t size,
+static bool view_span(const gcheck_t *c, const char *what, uint32_t view, uint64_t offset, uint64_t size,
                       const uint8_t **out)
 {
-    const gview *v = &c->view[view];
+    const gview_t *v = &c->view[view];
     if (offset > v->length || size > v->length - offset)
         return gltf_bad(c, "%s: needs bytes %llu..%llu of bufferView %u, which has %llu", what,
                         (unsigned long long)offset, (unsigned long long)(offset + size), view,
@@ -334,7 +334,7 @@ static uint32_t read_uint(const uint8_t *p, uint32_t csize)
     return csize == 1 ? p[0] : csize == 2 ? (uint32_t)(p[0] | p[1] << 8) : gltf_le32(p);
 }
 
-static bool check_sparse(gcheck *c, const char *acc_what, uint32_t sparse, gacc *a)
+static bool check_sparse(gcheck_t *c, const char *acc_what, uint32_t sparse, gacc_t *a)
 {
     char what[48];
     snprintf(what, sizeof what, "%s sparse", acc_what);
@@ -368,7 +368,7 @@ static bool check_sparse(gcheck *c, const char *acc_what, uint32_t sparse, gacc 
     return true;
 }
 
-bool gltf_check_accessors(gcheck *c)
+bool gltf_check_accessors(gcheck_t *c)
 {
     uint32_t arr;
     if (!gltf_top_array(c, "accessors", UINT32_MAX, &arr, &c->n_acc, &c->acc_v))
@@ -382,7 +382,7 @@ bool gltf_check_accessors(gcheck *c)
     for (uint32_t i = 0; i < c->n_acc; i++) {
         char what[32];
         snprintf(what, sizeof what, "accessor %u", i);
-        gacc *a = &c->acc[i];
+        gacc_t *a = &c->acc[i];
         uint32_t o = c->acc_v[i], t, view, sparse;
         uint64_t ctype, offset;
         if (!gltf_whole(c, o, "componentType", 0, UINT32_MAX, 0, what, true, &ctype) ||
@@ -415,7 +415,7 @@ bool gltf_check_accessors(gcheck *c)
             return gltf_bad(c, "%s: byteOffset %llu is not a multiple of its %u-byte components", what,
                             (unsigned long long)offset, a->csize);
         if (view != JSON_NONE) {
-            const gview *v = &c->view[view];
+            const gview_t *v = &c->view[view];
             a->stride = v->stride ? (uint32_t)v->stride : a->elem;
             if (a->stride < a->elem)
                 return gltf_bad(c, "%s: elements of %u bytes, bufferView %u's byteStride is %u", what, a->elem, view,
@@ -436,9 +436,9 @@ bool gltf_check_accessors(gcheck *c)
 
 /* Accessor K for WHAT: its type and component types must be one of the
  * listed ones (TYPE, then CTYPES ending in 0). */
-static bool accessor_is(const gcheck *c, const char *what, uint32_t k, const char *type, const uint32_t *ctypes)
+static bool accessor_is(const gcheck_t *c, const char *what, uint32_t k, const char *type, const uint32_t *ctypes)
 {
-    const gacc *a = &c->acc[k];
+    const gacc_t *a = &c->acc[k];
     bool ctype_ok = false;
     for (int i = 0; ctypes[i]; i++)
         ctype_ok |= a->ctype == ctypes[i];
@@ -449,9 +449,9 @@ static bool accessor_is(const gcheck *c, const char *what, uint32_t k, const cha
 }
 
 /* Every value of unsigned accessor K is below LIMIT (what it indexes). */
-static bool values_below(const gcheck *c, const char *what, uint32_t k, uint64_t limit, const char *limit_name)
+static bool values_below(const gcheck_t *c, const char *what, uint32_t k, uint64_t limit, const char *limit_name)
 {
-    const gacc *a = &c->acc[k];
+    const gacc_t *a = &c->acc[k];
     if (a->sparse)
         return gltf_bad(c, "%s: accessor %u is sparse (not read for indices or joints)", what, k);
     if (!a->data)
@@ -478,7 +478,7 @@ static const uint32_t COLOR_TYPES[] = {GL_FLOAT, GL_UNSIGNED_BYTE, GL_UNSIGNED_S
  * names by prefix ("POSITIONS" counts as POSITION) and numbers each indexed
  * semantic in the order it meets them, so only the spec's exact names pass,
  * numbered 0, 1, ... in order. */
-typedef enum attr_kind {
+typedef enum attr_kind_t {
     A_POSITION,
     A_NORMAL,
     A_TANGENT,
@@ -488,16 +488,16 @@ typedef enum attr_kind {
     A_WEIGHTS,
     A_CUSTOM,
     A_BAD
-} attr_kind;
+} attr_kind_t;
 
-static attr_kind attribute_kind(const char *name, uint32_t *index)
+static attr_kind_t attribute_kind(const char *name, uint32_t *index)
 {
     static const char *const plain[] = {"POSITION", "NORMAL", "TANGENT"};
     static const char *const indexed[] = {"TEXCOORD_", "COLOR_", "JOINTS_", "WEIGHTS_"};
     *index = 0;
     for (int k = 0; k < 3; k++)
         if (!strcmp(name, plain[k]))
-            return (attr_kind)k;
+            return (attr_kind_t)k;
     if (name[0] == '_')
         return A_CUSTOM;
     for (int k = 0; k < 4; k++) {
@@ -509,13 +509,13 @@ static attr_kind attribute_kind(const char *name, uint32_t *index)
         if (digits == 0 || digits > 2 || d[digits] || (d[0] == '0' && digits > 1))
             return A_BAD;
         *index = (uint32_t)atoi(d);
-        return (attr_kind)(A_TEXCOORD + k);
+        return (attr_kind_t)(A_TEXCOORD + k);
     }
     return A_BAD;
 }
 
 /* The spec's accessor type for a vertex attribute of KIND. */
-static bool attribute_ok(const gcheck *c, const char *what, attr_kind kind, uint32_t k)
+static bool attribute_ok(const gcheck_t *c, const char *what, attr_kind_t kind, uint32_t k)
 {
     switch (kind) {
     case A_POSITION:
@@ -539,7 +539,7 @@ static bool attribute_ok(const gcheck *c, const char *what, attr_kind kind, uint
 /* A primitive's attributes (or one morph target's): names the spec
  * defines, accessors in range and of the spec's types, each as long as
  * POSITION (VCOUNT, or set from it). */
-static bool check_attributes(gcheck *c, const char *what, uint32_t attrs, bool target, uint64_t *vcount)
+static bool check_attributes(gcheck_t *c, const char *what, uint32_t attrs, bool target, uint64_t *vcount)
 {
     if (attrs == JSON_NONE || c->j.v[attrs].type != JSON_OBJECT)
         return gltf_bad(c, "%s: no attributes object", what);
@@ -555,7 +555,7 @@ static bool check_attributes(gcheck *c, const char *what, uint32_t attrs, bool t
         if (!json_key(&c->j, m, name, sizeof name))
             return gltf_bad(c, "%s: an attribute name longer than %zu bytes", what, sizeof name - 1);
         uint32_t index;
-        attr_kind kind = attribute_kind(name, &index);
+        attr_kind_t kind = attribute_kind(name, &index);
         if (kind == A_BAD)
             return gltf_bad(c,
                             "%s: attribute '%s' is not one of glTF 2.0's (POSITION, NORMAL, TANGENT, TEXCOORD_n, "
@@ -580,7 +580,7 @@ static bool check_attributes(gcheck *c, const char *what, uint32_t attrs, bool t
     return true;
 }
 
-bool gltf_check_meshes(gcheck *c)
+bool gltf_check_meshes(gcheck_t *c)
 {
     uint32_t arr;
     if (!gltf_top_array(c, "meshes", IMP_MAX_MESHES, &arr, &c->n_mesh, &c->mesh))
@@ -633,7 +633,7 @@ bool gltf_check_meshes(gcheck *c)
     return true;
 }
 
-bool gltf_check_skins(gcheck *c, uint32_t *missing_ibm, uint32_t *max_joints)
+bool gltf_check_skins(gcheck_t *c, uint32_t *missing_ibm, uint32_t *max_joints)
 {
     *missing_ibm = 0;
     *max_joints = 0;
@@ -670,7 +670,7 @@ bool gltf_check_skins(gcheck *c, uint32_t *missing_ibm, uint32_t *max_joints)
 }
 
 /* The JOINTS_n values of a mesh used with a skin index that skin's joints. */
-bool gltf_check_joint_values(gcheck *c)
+bool gltf_check_joint_values(gcheck_t *c)
 {
     for (uint32_t i = 0; i < c->n_node; i++) {
         uint32_t m, s;

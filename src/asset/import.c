@@ -111,9 +111,9 @@ static void *xcalloc(size_t n, size_t size, bool *ok)
 
 /* ---------------------------------------------------------------- validation */
 
-static bool validate_bone(const imp_scene_t *s, const imp_mesh *m, uint32_t b, const char *src)
+static bool validate_bone(const imp_scene_t *s, const imp_mesh_t *m, uint32_t b, const char *src)
 {
-    const imp_bone *bone = &m->bones[b];
+    const imp_bone_t *bone = &m->bones[b];
     if (bone->node >= s->node_count) {
         log_error("%s: mesh '%s' bone %u: node %u >= node count %u", src, m->name, b, bone->node, s->node_count);
         return false;
@@ -152,7 +152,7 @@ static bool validate_bone(const imp_scene_t *s, const imp_mesh *m, uint32_t b, c
 
 static bool validate_mesh(const imp_scene_t *s, uint32_t mi, const char *src)
 {
-    const imp_mesh *m = &s->meshes[mi];
+    const imp_mesh_t *m = &s->meshes[mi];
     if (!m->name) {
         log_error("%s: mesh %u has no name", src, mi);
         return false;
@@ -212,7 +212,7 @@ static bool validate_mesh(const imp_scene_t *s, uint32_t mi, const char *src)
         return false;
     }
     for (uint32_t t = 0; t < m->target_count; t++) {
-        const imp_target *tg = &m->targets[t];
+        const imp_target_t *tg = &m->targets[t];
         size_t n = tg->name ? strlen(tg->name) : 0;
         if (n < 1 || n >= CHR_NAME_MAX) {
             log_error("%s: mesh '%s' morph target %u: name empty or longer than %d characters", src, m->name, t,
@@ -243,7 +243,7 @@ bool imp_validate(const imp_scene_t *s, const char *src)
         return false;
     }
     for (uint32_t i = 0; i < s->node_count; i++) {
-        const imp_node *n = &s->nodes[i];
+        const imp_node_t *n = &s->nodes[i];
         if (!n->name || n->parent < -1 || n->parent >= (int)i) {
             log_error("%s: node %u: no name, or parent %d not listed before it", src, i, n->parent);
             return false;
@@ -254,7 +254,7 @@ bool imp_validate(const imp_scene_t *s, const char *src)
         }
     }
     for (uint32_t i = 0; i < s->material_count; i++) {
-        const imp_material *m = &s->materials[i];
+        const imp_material_t *m = &s->materials[i];
         if (!m->name || !finite_n(m->color, 4, IMP_MATRIX_LIMIT) || !finite_n(&m->roughness, 1, IMP_MATRIX_LIMIT)) {
             log_error("%s: material %u: no name, or NaN colour/roughness", src, i);
             return false;
@@ -287,7 +287,7 @@ typedef struct build_t {
     int joint_count;
     uint32_t joint_node[SKEL_MAX_JOINTS];
     float joint_pos[SKEL_MAX_JOINTS][3]; /* model space, cm after finish_space() */
-    const imp_mesh *skin;      /* the reference skinned mesh */
+    const imp_mesh_t *skin;      /* the reference skinned mesh */
     /* Merged vertices (all meshes), model space. */
     uint32_t vertex_count, triangle_count;
     uint32_t *mesh_first;      /* mesh_count + 1: first merged vertex of each mesh */
@@ -312,7 +312,7 @@ typedef struct build_t {
     char (*target_name)[CHR_NAME_MAX];
     chr_delta_t **target_delta;
     uint32_t *target_delta_count;
-    imp_info info;
+    imp_info_t info;
 } build_t;
 
 static void build_free(build_t *b)
@@ -355,7 +355,7 @@ static bool same_bind(const float a[16], const float b[16])
 }
 
 /* The bone of MESH bound to NODE, or NULL. */
-static const imp_bone *find_bone(const imp_mesh *m, uint32_t node)
+static const imp_bone_t *find_bone(const imp_mesh_t *m, uint32_t node)
 {
     for (uint32_t i = 0; i < m->bone_count; i++)
         if (m->bones[i].node == node)
@@ -369,7 +369,7 @@ static bool find_skin(build_t *b)
 {
     const imp_scene_t *s = b->scene;
     for (uint32_t mi = 0; mi < s->mesh_count; mi++) {
-        const imp_mesh *m = &s->meshes[mi];
+        const imp_mesh_t *m = &s->meshes[mi];
         if (m->bone_count == 0)
             continue;
         for (uint32_t i = 0; i < m->bone_count; i++)
@@ -384,7 +384,7 @@ static bool find_skin(build_t *b)
         }
         bool same = m->bone_count == b->skin->bone_count;
         for (uint32_t i = 0; same && i < m->bone_count; i++) {
-            const imp_bone *o = find_bone(b->skin, m->bones[i].node);
+            const imp_bone_t *o = find_bone(b->skin, m->bones[i].node);
             same = o && same_bind(o->inverse_bind, m->bones[i].inverse_bind);
         }
         if (!same) {
@@ -428,7 +428,7 @@ static bool build_skeleton(build_t *b)
         return false;
     }
     for (uint32_t i = 0; i < nc; i++) {
-        const imp_node *n = &s->nodes[i];
+        const imp_node_t *n = &s->nodes[i];
         if (n->parent < 0) {
             memcpy(b->world[i], n->local, sizeof b->world[i]);
             depth[i] = 0;
@@ -612,13 +612,13 @@ typedef struct joint_skin_t {
 static bool place_mesh(build_t *b, uint32_t mi, joint_skin_t *js, gather_t *g)
 {
     const imp_scene_t *s = b->scene;
-    const imp_mesh *m = &s->meshes[mi];
+    const imp_mesh_t *m = &s->meshes[mi];
     uint32_t first = b->mesh_first[mi], vc = m->vertex_count;
     memset(g, 0, (size_t)vc * sizeof *g);
     if (m->bone_count > 0) {
         b->info.skinned_meshes++;
         for (uint32_t bi = 0; bi < m->bone_count; bi++) {
-            const imp_bone *bone = &m->bones[bi];
+            const imp_bone_t *bone = &m->bones[bi];
             int j = b->joint_of_node[bone->node];
             for (uint32_t i = 0; i < bone->weight_count; i++)
                 gather_add(&g[bone->weight_vertex[i]], j, bone->weight_value[i]);
@@ -708,7 +708,7 @@ static bool place_vertices(build_t *b)
     /* Joints that are not bones of the skin (the path to the root) carry no
      * weight; their S is the identity. */
     for (int j = 0; j < b->joint_count; j++) {
-        const imp_bone *bone = find_bone(b->skin, b->joint_node[j]);
+        const imp_bone_t *bone = find_bone(b->skin, b->joint_node[j]);
         static const float id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
         if (bone)
             mat4_mul(b->world[b->joint_node[j]], bone->inverse_bind, js[j].s);
@@ -1027,9 +1027,9 @@ static bool build_targets(build_t *b)
         ts.id = t + 1;
         uint32_t moved = 0;
         for (uint32_t mi = 0; mi < s->mesh_count; mi++) {
-            const imp_mesh *m = &s->meshes[mi];
+            const imp_mesh_t *m = &s->meshes[mi];
             for (uint32_t k = 0; k < m->target_count; k++) {
-                const imp_target *tg = &m->targets[k];
+                const imp_target_t *tg = &m->targets[k];
                 if (strcmp(tg->name, b->target_name[t]) != 0 || !tg->positions)
                     continue;
                 for (uint32_t i = 0; i < m->vertex_count; i++) {
@@ -1094,7 +1094,7 @@ static bool build_materials(const build_t *b, chr_character_t *c, uint32_t *rema
             log_error("%s: more than %d materials", b->src, CHR_MAX_MATERIALS);
             return false;
         }
-        const imp_material *m = &s->materials[src];
+        const imp_material_t *m = &s->materials[src];
         chr_material_t *o = &c->materials[c->material_count];
         snprintf(o->name, CHR_NAME_MAX, "%s", m->name[0] ? m->name : "material");
         for (int k = 0; k < 4; k++)
@@ -1234,7 +1234,7 @@ static void build_chr_skeleton(const build_t *b, chr_character_t *c)
     }
 }
 
-bool imp_build(const imp_scene_t *scene, const char *src, chr_character_t *out, imp_info *info)
+bool imp_build(const imp_scene_t *scene, const char *src, chr_character_t *out, imp_info_t *info)
 {
     memset(out, 0, sizeof *out);
     if (info)

@@ -50,26 +50,26 @@ enum {
 /* Largest |coordinate| accepted from the file, metres (before scaling). */
 #define IMP_COORD_LIMIT_M 100.0f
 
-typedef struct imp_node {
+typedef struct imp_node_t {
     const char *name;      /* NUL-terminated */
     int parent;            /* -1 for a root, else < own index (parents first) */
     float local[16];       /* parent-relative rest transform, column-major */
-} imp_node;
+} imp_node_t;
 
-typedef struct imp_bone {
+typedef struct imp_bone_t {
     uint32_t node;            /* < node_count: the joint */
     float inverse_bind[16];   /* mesh space -> joint space at bind, column-major */
     uint32_t weight_count;
     const uint32_t *weight_vertex; /* < the mesh's vertex_count */
     const float *weight_value;     /* 0..1 */
-} imp_bone;
+} imp_bone_t;
 
-typedef struct imp_target {
+typedef struct imp_target_t {
     const char *name;         /* NUL-terminated, 1..CHR_NAME_MAX-1 characters */
     const float *positions;   /* vertex_count x 3: the target's absolute positions, or NULL (no motion) */
-} imp_target;
+} imp_target_t;
 
-typedef struct imp_mesh {
+typedef struct imp_mesh_t {
     const char *name;
     uint32_t node;            /* node the mesh hangs from */
     uint32_t material;        /* < material_count */
@@ -81,29 +81,29 @@ typedef struct imp_mesh {
     const uint32_t *face_size;   /* corners of each face (3: triangles only) */
     const uint32_t *face_index;  /* the faces' corners, one after the other */
     uint32_t bone_count;         /* 0: unskinned */
-    const imp_bone *bones;
+    const imp_bone_t *bones;
     uint32_t target_count;
-    const imp_target *targets;
-} imp_mesh;
+    const imp_target_t *targets;
+} imp_mesh_t;
 
-typedef struct imp_material {
+typedef struct imp_material_t {
     const char *name;
     float color[4];           /* linear RGBA base colour factor */
     float roughness;          /* 0..1 */
     bool double_sided;        /* glTF doubleSided: its back faces show (else they may be culled) */
-} imp_material;
+} imp_material_t;
 
 typedef struct imp_scene_t {
     uint32_t node_count;
-    const imp_node *nodes;
+    const imp_node_t *nodes;
     uint32_t mesh_count;
-    const imp_mesh *meshes;
+    const imp_mesh_t *meshes;
     uint32_t material_count;
-    const imp_material *materials;
+    const imp_material_t *materials;
 } imp_scene_t;
 
 /* What the import did, for the converter's summary and the tests. */
-typedef struct imp_info {
+typedef struct imp_info_t {
     uint32_t source_vertices, source_triangles;
     uint32_t skinned_meshes, rigid_meshes;
     uint32_t joints;               /* in the character's skeleton */
@@ -115,12 +115,12 @@ typedef struct imp_info {
     uint32_t dropped_triangles;    /* triangles repeating a corner (they draw nothing) */
     int eyes, mouth_parts;         /* found by the dressing (import_look.h), when dressed */
     float height_cm;               /* rest-pose height, soles to the top */
-} imp_info;
+} imp_info_t;
 
 /* Checks every count, index, float, weight and the node hierarchy of
  * SCENE; one logged line naming SOURCE on the first problem. */
 bool imp_validate(const imp_scene_t *scene, const char *source);
 /* Validates SCENE and builds OUT (zeroed first). INFO may be NULL. */
-bool imp_build(const imp_scene_t *scene, const char *source, chr_character_t *out, imp_info *info);
+bool imp_build(const imp_scene_t *scene, const char *source, chr_character_t *out, imp_info_t *info);
 
 #endif

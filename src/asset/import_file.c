@@ -31,7 +31,7 @@ _Static_assert(sizeof(struct aiVector3D) == 3 * sizeof(float), "aiVector3D must 
 #endif
 
 /* The calls used, as the headers declare them. */
-typedef struct assimp_api {
+typedef struct assimp_api_t {
     const struct aiScene *(*import_file)(const char *path, unsigned int flags, struct aiFileIO *io);
     void (*release_import)(const struct aiScene *scene);
     const char *(*error_string)(void);
@@ -41,10 +41,10 @@ typedef struct assimp_api {
                                     unsigned int index, struct aiColor4D *out);
     enum aiReturn (*material_floats)(const struct aiMaterial *m, const char *key, unsigned int type,
                                      unsigned int index, ai_real *out, unsigned int *max);
-} assimp_api;
+} assimp_api_t;
 
 /* Checked against the headers' prototypes without referencing the symbols. */
-#define SAME_TYPE(fn, member) __builtin_types_compatible_p(__typeof__(&fn), __typeof__(((assimp_api *)0)->member))
+#define SAME_TYPE(fn, member) __builtin_types_compatible_p(__typeof__(&fn), __typeof__(((assimp_api_t *)0)->member))
 _Static_assert(SAME_TYPE(aiImportFileEx, import_file) && SAME_TYPE(aiReleaseImport, release_import) &&
                    SAME_TYPE(aiGetErrorString, error_string) && SAME_TYPE(aiGetMaterialString, material_string) &&
                    SAME_TYPE(aiGetMaterialColor, material_color) &&
@@ -52,7 +52,7 @@ _Static_assert(SAME_TYPE(aiImportFileEx, import_file) && SAME_TYPE(aiReleaseImpo
                "assimp_api must match assimp's C API");
 #undef SAME_TYPE
 
-static assimp_api g_ai;
+static assimp_api_t g_ai;
 
 /* Opens assimp once (it stays loaded); false with one line naming PATH, the
  * file that needed it, when the library or a call is missing. */
@@ -99,10 +99,10 @@ bool imp_is_gltf_path(const char *path) { return file_has_suffix(path, ".glb") |
  * the document's folder + uri). Any other name it asks for does not exist. */
 #define MEMORY_FOLDER "/strider-package/"
 
-typedef struct memory_file {
+typedef struct memory_file_t {
     const uint8_t *data;
     size_t size, pos;
-} memory_file;
+} memory_file_t;
 
 /* The open files of one import, in fixed slots: the callbacks allocate
  * nothing (so a leak check that ignores assimp's own allocations still
@@ -110,16 +110,16 @@ typedef struct memory_file {
  * open at once. */
 enum { IO_MAX_OPEN = 32 };
 
-typedef struct io_state {
-    const gltf_package *pkg;
+typedef struct io_state_t {
+    const gltf_package_t *pkg;
     struct aiFile file[IO_MAX_OPEN];
-    memory_file mem[IO_MAX_OPEN];
+    memory_file_t mem[IO_MAX_OPEN];
     bool used[IO_MAX_OPEN];
-} io_state;
+} io_state_t;
 
 static size_t io_read(struct aiFile *f, char *buf, size_t size, size_t count)
 {
-    memory_file *m = (memory_file *)f->UserData;
+    memory_file_t *m = (memory_file_t *)f->UserData;
     if (size == 0 || count == 0)
         return 0;
     size_t n = (m->size - m->pos) / size;
@@ -136,15 +136,15 @@ static size_t io_write(struct aiFile *f, const char *buf, size_t size, size_t co
     return 0;
 }
 
-static size_t io_tell(struct aiFile *f) { return ((memory_file *)f->UserData)->pos; }
+static size_t io_tell(struct aiFile *f) { return ((memory_file_t *)f->UserData)->pos; }
 
-static size_t io_size(struct aiFile *f) { return ((memory_file *)f->UserData)->size; }
+static size_t io_size(struct aiFile *f) { return ((memory_file_t *)f->UserData)->size; }
 
 static void io_flush(struct aiFile *f) { (void)f; }
 
 static enum aiReturn io_seek(struct aiFile *f, size_t offset, enum aiOrigin origin)
 {
-    memory_file *m = (memory_file *)f->UserData;
+    memory_file_t *m = (memory_file_t *)f->UserData;
     size_t base = origin == aiOrigin_SET ? 0 : origin == aiOrigin_CUR ? m->pos : m->size;
     if (offset > m->size || base > m->size - offset)
         return aiReturn_FAILURE;
@@ -154,8 +154,8 @@ static enum aiReturn io_seek(struct aiFile *f, size_t offset, enum aiOrigin orig
 
 static struct aiFile *io_open(struct aiFileIO *io, const char *name, const char *mode)
 {
-    io_state *st = (io_state *)io->UserData;
-    const gltf_package *pkg = st->pkg;
+    io_state_t *st = (io_state_t *)io->UserData;
+    const gltf_package_t *pkg = st->pkg;
     const char *doc_name = pkg->binary ? MEMORY_FOLDER "model.glb" : MEMORY_FOLDER "model.gltf";
     const uint8_t *data = NULL;
     size_t size = 0;
@@ -165,7 +165,7 @@ static struct aiFile *io_open(struct aiFileIO *io, const char *name, const char 
         data = pkg->doc;
         size = pkg->doc_size;
     } else if (strncmp(name, MEMORY_FOLDER, strlen(MEMORY_FOLDER)) == 0) {
-        const gltf_resource *r = gltf_package_find(pkg, name + strlen(MEMORY_FOLDER));
+        const gltf_resource_t *r = gltf_package_find(pkg, name + strlen(MEMORY_FOLDER));
         if (!r)
             return NULL;
         data = r->data;
@@ -177,7 +177,7 @@ static struct aiFile *io_open(struct aiFileIO *io, const char *name, const char 
         if (st->used[i])
             continue;
         st->used[i] = true;
-        st->mem[i] = (memory_file){.data = data, .size = size};
+        st->mem[i] = (memory_file_t){.data = data, .size = size};
         st->file[i] = (struct aiFile){.ReadProc = io_read,
                                       .WriteProc = io_write,
                                       .TellProc = io_tell,
@@ -192,7 +192,7 @@ static struct aiFile *io_open(struct aiFileIO *io, const char *name, const char 
 
 static void io_close(struct aiFileIO *io, struct aiFile *f)
 {
-    io_state *st = (io_state *)io->UserData;
+    io_state_t *st = (io_state_t *)io->UserData;
     if (f >= st->file && f < st->file + IO_MAX_OPEN)
         st->used[f - st->file] = false;
 }
@@ -213,10 +213,10 @@ static void matrix_from_ai(const struct aiMatrix4x4 *m, float out[16])
 typedef struct file_scene_t {
     imp_scene_t scene;
     const struct aiScene *ai;
-    imp_node *nodes;
+    imp_node_t *nodes;
     const struct aiNode **ai_node;
-    imp_mesh *meshes;
-    imp_material *materials;
+    imp_mesh_t *meshes;
+    imp_material_t *materials;
     char (*material_name)[64];
     void **owned;          /* every other allocation, freed together */
     size_t owned_count, owned_cap;
@@ -283,7 +283,7 @@ static bool read_nodes(file_scene_t *fs, const char *path)
             log_error("%s: more than %d nodes", path, IMP_MAX_NODES);
             return false;
         }
-        imp_node *node = &fs->nodes[n];
+        imp_node_t *node = &fs->nodes[n];
         node->name = an->mName.data;
         node->parent = parent[top];
         matrix_from_ai(&an->mTransformation, node->local);
@@ -327,7 +327,7 @@ static int node_named(const file_scene_t *fs, const char *name)
 }
 
 /* One placed mesh: assimp's mesh MI as hung from node NODE. */
-static bool read_mesh(file_scene_t *fs, const char *path, unsigned mi, uint32_t node, imp_mesh *out)
+static bool read_mesh(file_scene_t *fs, const char *path, unsigned mi, uint32_t node, imp_mesh_t *out)
 {
     const struct aiMesh *am = fs->ai->mMeshes[mi];
     out->name = am->mName.data;
@@ -360,7 +360,7 @@ static bool read_mesh(file_scene_t *fs, const char *path, unsigned mi, uint32_t 
     out->face_size = size;
     out->face_index = index;
     out->bone_count = am->mNumBones;
-    imp_bone *bones = own(fs, am->mNumBones, sizeof *bones);
+    imp_bone_t *bones = own(fs, am->mNumBones, sizeof *bones);
     for (unsigned b = 0; bones && b < am->mNumBones; b++) {
         const struct aiBone *ab = am->mBones[b];
         int n = node_named(fs, ab->mName.data);
@@ -386,7 +386,7 @@ static bool read_mesh(file_scene_t *fs, const char *path, unsigned mi, uint32_t 
     }
     out->bones = bones;
     out->target_count = am->mNumAnimMeshes;
-    imp_target *targets = own(fs, am->mNumAnimMeshes, sizeof *targets);
+    imp_target_t *targets = own(fs, am->mNumAnimMeshes, sizeof *targets);
     for (unsigned t = 0; targets && t < am->mNumAnimMeshes; t++) {
         const struct aiAnimMesh *an = am->mAnimMeshes[t];
         if (an->mNumVertices != am->mNumVertices) {
@@ -456,7 +456,7 @@ static bool read_materials(file_scene_t *fs, const char *path)
     }
     for (unsigned i = 0; i < n; i++) {
         const struct aiMaterial *am = fs->ai->mMaterials[i];
-        imp_material *m = &fs->materials[i];
+        imp_material_t *m = &fs->materials[i];
         struct aiString name;
         if (g_ai.material_string(am, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS)
             snprintf(fs->material_name[i], sizeof fs->material_name[i], "%.63s", name.data);
@@ -484,12 +484,12 @@ static bool read_materials(file_scene_t *fs, const char *path)
     return true;
 }
 
-bool imp_load_gltf_package(const gltf_package *pkg, const char *source, chr_character_t *out, imp_info *info)
+bool imp_load_gltf_package(const gltf_package_t *pkg, const char *source, chr_character_t *out, imp_info_t *info)
 {
     memset(out, 0, sizeof *out);
     if (!assimp_ready(source))
         return false;
-    io_state st;
+    io_state_t st;
     memset(&st, 0, sizeof st);
     st.pkg = pkg;
     struct aiFileIO io = {.OpenProc = io_open, .CloseProc = io_close, .UserData = (aiUserData)&st};
@@ -517,14 +517,14 @@ bool imp_load_gltf_package(const gltf_package *pkg, const char *source, chr_char
     return ok;
 }
 
-bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info)
+bool imp_load_gltf(const char *path, chr_character_t *out, imp_info_t *info)
 {
     memset(out, 0, sizeof *out);
     if (!imp_is_gltf_path(path)) {
         log_error("%s: not a glTF file name (.glb or .gltf expected)", path);
         return false;
     }
-    gltf_package pkg;
+    gltf_package_t pkg;
     if (!gltf_package_load(&pkg, path))
         return false;
     bool ok = imp_load_gltf_package(&pkg, path, out, info);
@@ -533,18 +533,18 @@ bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info)
 }
 
 bool imp_load_character(const char *path, const char *map_path, const skel_t *driver, chr_character_t *out,
-                        imp_info *info)
+                        imp_info_t *info)
 {
     if (!imp_is_gltf_path(path))
         return chr_load(out, path);
-    imp_info local;
+    imp_info_t local;
     if (!info)
         info = &local;
     if (!imp_load_gltf(path, out, info))
         return false;
     if (driver) {
         static retarget_map_t map;
-        imp_look_info look;
+        imp_look_info_t look;
         if (!retarget_map_resolve(map_path, driver, &out->skel, path, &map) ||
             !imp_dress(out, driver, &map, path, &look)) {
             chr_free(out);

@@ -31,11 +31,11 @@
 /* Whether PATH names a glTF file (.glb or .gltf, any case). */
 bool imp_is_gltf_path(const char *path);
 /* Reads and imports the glTF file PATH; INFO may be NULL. Not dressed. */
-bool imp_load_gltf(const char *path, chr_character_t *out, imp_info *info);
+bool imp_load_gltf(const char *path, chr_character_t *out, imp_info_t *info);
 /* Imports a checked package (asset/gltf.h; messages name SOURCE): assimp
  * reads it from memory and opens no file. imp_load_gltf() is
  * gltf_package_load() then this; the fuzz target calls it directly. */
-bool imp_load_gltf_package(const gltf_package *pkg, const char *source, chr_character_t *out, imp_info *info);
+bool imp_load_gltf_package(const gltf_package_t *pkg, const char *source, chr_character_t *out, imp_info_t *info);
 /* Any character: .chr through chr_load(), glTF through imp_load_gltf();
  * with DRIVER (the controller's skeleton, or NULL) a glTF character must
  * map onto it (MAP_PATH: a joint map file for rigs without known names, or
@@ -43,6 +43,6 @@ bool imp_load_gltf_package(const gltf_package *pkg, const char *source, chr_char
  * (renormalised weights) comes only once everything has passed. INFO (may
  * be NULL) is filled for glTF only. */
 bool imp_load_character(const char *path, const char *map_path, const skel_t *driver, chr_character_t *out,
-                        imp_info *info);
+                        imp_info_t *info);
 
 #endif

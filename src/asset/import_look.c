@@ -11,10 +11,10 @@
 
 /* The outfit (linear RGB, roughness, subsurface), in the generated
  * character's palette so both read alike under the same lights. */
-typedef enum look_material {
+typedef enum look_material_t {
     LOOK_SKIN, LOOK_SHIRT, LOOK_TROUSERS, LOOK_SHOES, LOOK_HAIR, LOOK_BROWS, LOOK_LIPS,
     LOOK_SCLERA, LOOK_IRIS, LOOK_PUPIL, LOOK_TEETH, LOOK_MOUTH, LOOK_COUNT
-} look_material;
+} look_material_t;
 
 static const chr_material_t LOOK[LOOK_COUNT] = {
     [LOOK_SKIN] = {"skin", {0.60f, 0.36f, 0.25f, 1.0f}, 0.50f, 0.60f},
@@ -32,14 +32,14 @@ static const chr_material_t LOOK[LOOK_COUNT] = {
 };
 
 /* Body parts, from the controller's joint each character joint follows. */
-typedef enum look_part {
+typedef enum look_part_t {
     PART_NONE, PART_PELVIS, PART_TORSO, PART_COLLAR, PART_NECK, PART_HEAD, PART_UPPER_ARM, PART_FOREARM, PART_HAND,
     PART_THIGH, PART_SHIN, PART_FOOT, PART_COUNT
-} look_part;
+} look_part_t;
 
 static const struct {
     const char *joint;
-    look_part part;
+    look_part_t part;
 } PART_OF[] = {
     {"hip", PART_PELVIS},       {"abdomen", PART_TORSO},     {"chest", PART_TORSO},     {"neck", PART_NECK},
     {"head", PART_HEAD},        {"lCollar", PART_COLLAR},    {"rCollar", PART_COLLAR},  {"lShldr", PART_UPPER_ARM},
@@ -80,7 +80,7 @@ typedef struct look_t {
     uint32_t *comp;          /* vertex -> component root */
     uint32_t *weld;          /* vertex -> its position's number (asset/weld.h) */
     uint32_t weld_count;
-    uint8_t *mat;            /* vertex -> look_material */
+    uint8_t *mat;            /* vertex -> look_material_t */
 } look_t;
 
 static chr_vertex_t *vert(const look_t *L, uint32_t g)
@@ -294,7 +294,7 @@ static float smoothstep(float a, float b, float x)
 }
 
 bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *map, const char *name,
-               imp_look_info *info)
+               imp_look_info_t *info)
 {
     look_t L = {.c = c};
     for (uint32_t m = 0; m < c->mesh_count; m++)
@@ -362,7 +362,7 @@ bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *m
 
     /* Joint parts: mapped joints by their source joint, others as parents. */
     const skel_t *s = &c->skel;
-    look_part part[SKEL_MAX_JOINTS];
+    look_part_t part[SKEL_MAX_JOINTS];
     float jp[SKEL_MAX_JOINTS][3];
     skel_rest_positions(s, jp);
     int at[PART_COUNT];
@@ -437,11 +437,11 @@ bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *m
         float share[PART_COUNT] = {0};
         for (int k = 0; k < CHR_MAX_INFLUENCES; k++)
             share[part[x->joints[k]]] += x->weights[k];
-        look_part pt = PART_NONE;
+        look_part_t pt = PART_NONE;
         for (int k = 1; k < PART_COUNT; k++)
             if (share[k] > share[pt])
-                pt = (look_part)k;
-        look_material m = LOOK_SKIN;
+                pt = (look_part_t)k;
+        look_material_t m = LOOK_SKIN;
         switch (pt) {
         case PART_PELVIS:
         case PART_THIGH: m = LOOK_TROUSERS; break;

@@ -26,16 +26,16 @@
 #include <stdbool.h>
 
 /* What imp_dress() found, for the summary and the tests. */
-typedef struct imp_look_info {
+typedef struct imp_look_info_t {
     int eyes;          /* eyeballs found (0 or 2) */
     int mouth_parts;   /* teeth and tongue parts found */
     uint32_t vertices_by_material[CHR_MAX_MATERIALS];
-} imp_look_info;
+} imp_look_info_t;
 
 /* Replaces C's materials with the outfit's and assigns every vertex one.
  * SOURCE is the controller's skeleton MAP refers to. False (one logged
  * line naming NAME) only when memory runs out. INFO may be NULL. */
 bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *map, const char *name,
-               imp_look_info *info);
+               imp_look_info_t *info);
 
 #endif

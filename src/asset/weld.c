@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct weld_entry {
+typedef struct weld_entry_t {
     float p[3];
     uint32_t index;
-} weld_entry;
+} weld_entry_t;
 
-static int cmp_place(const weld_entry *a, const weld_entry *b)
+static int cmp_place(const weld_entry_t *a, const weld_entry_t *b)
 {
     for (int k = 0; k < 3; k++)
         if (a->p[k] != b->p[k])
@@ -20,14 +20,14 @@ static int cmp_place(const weld_entry *a, const weld_entry *b)
  * C library. */
 static int cmp_entry(const void *pa, const void *pb)
 {
-    const weld_entry *a = pa, *b = pb;
+    const weld_entry_t *a = pa, *b = pb;
     int c = cmp_place(a, b);
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
 bool weld_positions(const float (*pos)[3], uint32_t n, uint32_t *group, uint32_t *group_count)
 {
-    weld_entry *e = malloc((n ? n : 1) * sizeof *e);
+    weld_entry_t *e = malloc((n ? n : 1) * sizeof *e);
     if (!e)
         return false;
     for (uint32_t v = 0; v < n; v++) {

@@ -22,7 +22,7 @@ static void usage(FILE *out)
           out);
 }
 
-int bench_finish(report_table *t, const report_env *env, const bench_common *c, int failures)
+int bench_finish(report_table_t *t, const report_env_t *env, const bench_common_t *c, int failures)
 {
     report_table_print(t, stdout);
     bool io_ok = true;
@@ -46,7 +46,7 @@ int bench_main(int argc, char **argv)
         return argc < 2 ? BENCH_EXIT_USAGE : BENCH_EXIT_OK;
     }
     paths_init(NULL);
-    report_env env;
+    report_env_t env;
     report_env_collect(&env, argc, argv);
     if (!strcmp(argv[1], "skinning"))
         return bench_skinning(argc, argv, &env);

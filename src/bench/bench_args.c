@@ -1,8 +1,8 @@
 #include "bench/bench_args.h"
 
-args_spec bench_args_spec(const char *command, const char *head, const args_opt *opts, int count)
+args_spec_t bench_args_spec(const char *command, const char *head, const args_opt_t *opts, int count)
 {
-    return (args_spec){.prog = "strider bench",
+    return (args_spec_t){.prog = "strider bench",
                        .command = command,
                        .usage_on_error = true,
                        .head = head,
@@ -11,7 +11,7 @@ args_spec bench_args_spec(const char *command, const char *head, const args_opt 
                        .count = count};
 }
 
-int bench_parse_args(const args_spec *spec, int argc, char **argv)
+int bench_parse_args(const args_spec_t *spec, int argc, char **argv)
 {
     switch (args_parse(spec, argc, argv, 2)) {
     case ARGS_HELP: return 0;

@@ -17,13 +17,13 @@
 
 enum { BENCH_LIST_MAX = ARGS_LIST_MAX };
 
-typedef struct bench_common {
+typedef struct bench_common_t {
     int repeats;       /* timed runs per row */
     int warmup;        /* untimed runs per row */
     const char *csv;
     const char *json;
     bool smoke;        /* tiny sizes: checks that everything runs and agrees */
-} bench_common;
+} bench_common_t;
 
 /* The common options' rows (not listed in the usage: each command says
  * where they go with an ARGS_TEXT row, BENCH_COMMON_HELP at the end). */
@@ -35,9 +35,9 @@ typedef struct bench_common {
 #define BENCH_COMMON_HELP "  --repeats N --warmup N --csv PATH --json PATH --smoke\n"
 
 /* The spec of `strider bench COMMAND` (COMMAND: "strider bench pfnn"). */
-args_spec bench_args_spec(const char *command, const char *head, const args_opt *opts, int count);
+args_spec_t bench_args_spec(const char *command, const char *head, const args_opt_t *opts, int count);
 /* Parses argv[2..] (argv[1] names the command): -1 to go on, else the
  * exit code (0 after --help, 2 after a usage error). */
-int bench_parse_args(const args_spec *spec, int argc, char **argv);
+int bench_parse_args(const args_spec_t *spec, int argc, char **argv);
 
 #endif

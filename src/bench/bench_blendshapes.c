@@ -58,7 +58,7 @@ enum {
 static const char *const k_methods[METHOD_COUNT] = {"cpu-dense",         "cpu-sparse",         "gpu-ssbo-dense",
                                                     "gpu-ssbo-sparse",   "gpu-compute-dense",  "gpu-compute-sparse",
                                                     "gpu-tf-multipass"};
-static const gfx_morph_method k_gpu_method[METHOD_COUNT] = {
+static const gfx_morph_method_t k_gpu_method[METHOD_COUNT] = {
     GFX_MORPH_METHOD_COUNT,  GFX_MORPH_METHOD_COUNT,   GFX_MORPH_SSBO_DENSE,  GFX_MORPH_SSBO_SPARSE,
     GFX_MORPH_COMPUTE_DENSE, GFX_MORPH_COMPUTE_SPARSE, GFX_MORPH_TF_MULTIPASS};
 static const int k_default_counts[] = {0, 1, 2, 4, 8, 16, 32, 50, 64, 128, 256};
@@ -72,20 +72,20 @@ static uint32_t lcg(uint32_t *s)
 }
 
 /* One method's output, unpacked like the CPU job's. */
-typedef struct bs_out {
+typedef struct bs_out_t {
     float *pos, *nrm, *tan, *ao;
-} bs_out;
+} bs_out_t;
 
-typedef struct bs_buffers {
+typedef struct bs_buffers_t {
     float *pos, *nrm, *tan, *ao;
-    bs_out ref;              /* CPU sparse job, untimed */
-    bs_out out[METHOD_COUNT];
+    bs_out_t ref;              /* CPU sparse job, untimed */
+    bs_out_t out[METHOD_COUNT];
     float *gpu_vertices;     /* GFX_MORPH_VERTEX_FLOATS per vertex */
     float *packed_pos;       /* 3 per vertex, for checksums of GPU output */
     double *times[METHOD_COUNT], *query_times[METHOD_COUNT]; /* seconds, per repeat */
-} bs_buffers;
+} bs_buffers_t;
 
-static void out_free(bs_out *o)
+static void out_free(bs_out_t *o)
 {
     free(o->pos);
     free(o->nrm);
@@ -93,7 +93,7 @@ static void out_free(bs_out *o)
     free(o->ao);
 }
 
-static bool out_alloc(bs_out *o, uint32_t n)
+static bool out_alloc(bs_out_t *o, uint32_t n)
 {
     o->pos = malloc((size_t)n * 3 * sizeof(float));
     o->nrm = malloc((size_t)n * 3 * sizeof(float));
@@ -102,7 +102,7 @@ static bool out_alloc(bs_out *o, uint32_t n)
     return o->pos && o->nrm && o->tan && o->ao;
 }
 
-static void bs_free(bs_buffers *b)
+static void bs_free(bs_buffers_t *b)
 {
     free(b->pos);
     free(b->nrm);
@@ -119,7 +119,7 @@ static void bs_free(bs_buffers *b)
     }
 }
 
-static bool bs_alloc(bs_buffers *b, uint32_t n, int repeats, const bool *used)
+static bool bs_alloc(bs_buffers_t *b, uint32_t n, int repeats, const bool *used)
 {
     memset(b, 0, sizeof *b);
     if (n == 0)
@@ -143,7 +143,7 @@ static bool bs_alloc(bs_buffers *b, uint32_t n, int repeats, const bool *used)
 }
 
 /* GPU morph vertices -> separate arrays like the CPU job's. */
-static void unpack_gpu(const float *v, uint32_t n, const bs_out *o)
+static void unpack_gpu(const float *v, uint32_t n, const bs_out_t *o)
 {
     for (uint32_t i = 0; i < n; i++, v += GFX_MORPH_VERTEX_FLOATS) {
         memcpy(o->pos + (size_t)i * 3, v, 3 * sizeof(float));
@@ -170,15 +170,15 @@ static uint32_t positions_checksum(const float *vertices, uint32_t n, float *pac
     return file_checksum32(packed, (size_t)n * 3 * sizeof(float));
 }
 
-typedef struct bs_result {
+typedef struct bs_result_t {
     double med, mn, mx, query_med, query_ratio, pipelined_ms;
     int passes;
     bool query_suspect;
     uint32_t checksum;
-} bs_result;
+} bs_result_t;
 
 /* One run of CPU method M into its outputs; returns false if the job fails. */
-static bool run_cpu(bshape_job_t *job, int m, const bs_out *o, double *wall_s)
+static bool run_cpu(bshape_job_t *job, int m, const bs_out_t *o, double *wall_s)
 {
     job->layout = m == METHOD_CPU_DENSE ? BSHAPE_DENSE : BSHAPE_SPARSE;
     job->out_positions = o->pos;
@@ -194,11 +194,11 @@ static bool run_cpu(bshape_job_t *job, int m, const bs_out *o, double *wall_s)
 /* One run of a GPU method. Timed repeats (r >= 0) clear the output first,
  * then read it back and checksum it (untimed), so a repeat that did not
  * write every vertex, or wrote different ones, is caught. */
-static bool run_gpu(gfx_morph_bench *gb, gfx_morph_method gm, const char *name, int count, const uint32_t *active,
-                    const float *weight, int r, bs_buffers *b, int *failures, bs_result *res, double *wall_s,
+static bool run_gpu(gfx_morph_bench_t *gb, gfx_morph_method_t gm, const char *name, int count, const uint32_t *active,
+                    const float *weight, int r, bs_buffers_t *b, int *failures, bs_result_t *res, double *wall_s,
                     double *query_s)
 {
-    gfx_morph_time t;
+    gfx_morph_time_t t;
     if (r >= 0 && !gfx_morph_bench_clear_output(gb))
         return false;
     if (!gfx_morph_bench_run(gb, gm, count, active, weight, &t))
@@ -251,26 +251,26 @@ static bool mesh_path(const char *arg, char *out, size_t size)
 }
 
 /* The command line and its defaults. */
-typedef struct shapes_cli {
-    bench_common c;
+typedef struct shapes_cli_t {
+    bench_common_t c;
     int methods[BENCH_LIST_MAX], nmethods;
     int counts[BENCH_LIST_MAX], ncounts;
     const char *mesh_arg;
     int seed;
     bool interleave;
-} shapes_cli;
+} shapes_cli_t;
 
 /* Fills O from argv: -1 to go on, else the exit code. */
-static int shapes_parse(shapes_cli *o, int argc, char **argv)
+static int shapes_parse(shapes_cli_t *o, int argc, char **argv)
 {
-    *o = (shapes_cli){.c = {.repeats = 51, .warmup = 5},
+    *o = (shapes_cli_t){.c = {.repeats = 51, .warmup = 5},
                       .methods = {METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE, METHOD_GPU_SSBO_SPARSE,
                                   METHOD_GPU_COMPUTE_DENSE, METHOD_GPU_COMPUTE_SPARSE, METHOD_GPU_TF},
                       .nmethods = METHOD_COUNT,
                       .ncounts = (int)(sizeof k_default_counts / sizeof k_default_counts[0]),
                       .seed = 1};
     memcpy(o->counts, k_default_counts, sizeof k_default_counts);
-    const args_opt opts[] = {
+    const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&o->c),
         {.name = "--methods", .kind = ARGS_NAME_LIST, .dest = o->methods, .count = &o->nmethods, .choices = k_methods,
          .nchoices = METHOD_COUNT, .arg = "LIST",
@@ -298,18 +298,18 @@ static int shapes_parse(shapes_cli *o, int argc, char **argv)
                  "changes; default: each method's repeats back to back)"},
         {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
     };
-    args_spec spec = bench_args_spec("strider bench blendshapes", "usage: strider bench blendshapes [options]\n", opts,
+    args_spec_t spec = bench_args_spec("strider bench blendshapes", "usage: strider bench blendshapes [options]\n", opts,
                                      (int)(sizeof opts / sizeof opts[0]));
     return bench_parse_args(&spec, argc, argv);
 }
 
-int bench_blendshapes(int argc, char **argv, const report_env *env_in)
+int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
 {
-    shapes_cli cli;
+    shapes_cli_t cli;
     int parsed = shapes_parse(&cli, argc, argv);
     if (parsed >= 0)
         return parsed;
-    bench_common c = cli.c;
+    bench_common_t c = cli.c;
     int *methods = cli.methods, nmethods = cli.nmethods, *counts = cli.counts, ncounts = cli.ncounts, seed = cli.seed;
     const char *mesh_arg = cli.mesh_arg;
     bool interleave = cli.interleave;
@@ -329,16 +329,16 @@ int bench_blendshapes(int argc, char **argv, const report_env *env_in)
         used[METHOD_CPU_DENSE] || used[METHOD_GPU_SSBO_DENSE] || used[METHOD_GPU_COMPUTE_DENSE] || used[METHOD_GPU_TF];
 
     /* A copy: the GL context fills in its renderer. */
-    report_env env = *env_in;
-    bench_gl gl = {0};
+    report_env_t env = *env_in;
+    bench_gl_t gl = {0};
     if (any_gpu && !bench_gl_open(&gl, &env))
         return BENCH_EXIT_RUNTIME;
 
     int rc = BENCH_EXIT_OK;
     chr_character_t *ch = calloc(1, sizeof *ch);
     bshape_set_t set = {0};
-    gfx_morph_bench gb = {0};
-    bs_buffers b = {0};
+    gfx_morph_bench_t gb = {0};
+    bs_buffers_t b = {0};
     bool have_gb = false, have_set = false, have_buffers = false;
     /* A .chr, or a glTF character imported as the game imports it. */
     if (!ch || !imp_load_character(path, NULL, NULL, ch, NULL)) {
@@ -380,7 +380,7 @@ int bench_blendshapes(int argc, char **argv, const report_env *env_in)
     double height = mesh_height(b.pos, n);
     double gpu_tol = GPU_AGREE_REL_HEIGHT * height;
     if (any_gpu) {
-        gfx_morph_bench_desc gd = {.vertex_count = n, .positions = b.pos, .normals = b.nrm, .tangents = b.tan,
+        gfx_morph_bench_desc_t gd = {.vertex_count = n, .positions = b.pos, .normals = b.nrm, .tangents = b.tan,
                                    .ao = b.ao, .target_count = set.target_count, .dense = set.dense,
                                    .vertex_offset = set.vertex_offset, .pair_target = set.pair_target,
                                    .pair_delta = set.pair_delta, .pair_count = set.pair_count,
@@ -400,7 +400,7 @@ int bench_blendshapes(int argc, char **argv, const report_env *env_in)
                                        "ns_per_vertex", "gpu_query_us",  "gpu_pipelined_us", "query_vs_wall", "timer",
                                        "max_diff_cm",   "max_dir_diff",  "tf_over_this", "tf_over_this_min",
                                        "checksum"};
-    report_table t;
+    report_table_t t;
     report_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
                      cols);
     report_table_note(&t, "character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) "
@@ -464,7 +464,7 @@ int bench_blendshapes(int argc, char **argv, const report_env *env_in)
          * caches and GL state). --interleave: methods take turns repeat by
          * repeat, so a change in the machine's load during the row hits
          * every method alike (each run then starts after another method). */
-        bs_result results[METHOD_COUNT];
+        bs_result_t results[METHOD_COUNT];
         memset(results, 0, sizeof results);
         for (int block = 0; block < (interleave ? 1 : nmethods); block++)
         for (int r = -c.warmup; r < c.repeats; r++) {
@@ -502,8 +502,8 @@ int bench_blendshapes(int argc, char **argv, const report_env *env_in)
             int m = methods[mi];
             if (is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m]))
                 continue;
-            bs_out *o = &b.out[m];
-            bs_result res = results[m];
+            bs_out_t *o = &b.out[m];
+            bs_result_t res = results[m];
             bench_stats(b.times[m], c.repeats, &res.med, &res.mn, &res.mx);
             if (is_gpu(m)) {
                 double qmn, qmx;

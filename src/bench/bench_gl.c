@@ -10,17 +10,17 @@
  * framebuffer, which the benchmarks do not draw into. */
 enum { BENCH_GL_WINDOW_W = 64, BENCH_GL_WINDOW_H = 64 };
 
-bool bench_gl_open(bench_gl *g, report_env *env)
+bool bench_gl_open(bench_gl_t *g, report_env_t *env)
 {
     memset(g, 0, sizeof *g);
-    platform_desc pd = {.title = "strider bench", .width = BENCH_GL_WINDOW_W, .height = BENCH_GL_WINDOW_H,
+    platform_desc_t pd = {.title = "strider bench", .width = BENCH_GL_WINDOW_W, .height = BENCH_GL_WINDOW_H,
                         .hidden = true};
     /* The platform and renderer log their own lines (the version found,
      * "render: llvmpipe ..."); the benchmark says it in one line instead. */
-    log_level saved = log_get_level();
+    log_level_t saved = log_get_level();
     log_set_level(LOG_QUIET);
     bool have_context = platform_init(&g->platform, &pd);
-    bool have_renderer = have_context && gfx_init(&(gfx_desc){0});
+    bool have_renderer = have_context && gfx_init(&(gfx_desc_t){0});
     log_set_level(saved);
     if (!have_renderer) {
         char why[REPORT_TEXT_MAX * 2];
@@ -44,7 +44,7 @@ bool bench_gl_open(bench_gl *g, report_env *env)
     return true;
 }
 
-void bench_gl_close(bench_gl *g)
+void bench_gl_close(bench_gl_t *g)
 {
     if (!g->open)
         return;

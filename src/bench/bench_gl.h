@@ -2,7 +2,7 @@
  * `strider bench` (blend shapes, skinning).
  * bench_gl_open() opens a hidden SDL window with a GL 4.3+ core context via
  * app/platform (the demo's --hidden path), runs gfx_init (GLEW, version
- * check, limits) and writes GL_RENDERER / GL_VERSION into the report_env so
+ * check, limits) and writes GL_RENDERER / GL_VERSION into the report_env_t so
  * every output header names the GPU. On failure: one line "strider bench:
  * GPU methods need an OpenGL 4.3+ core context: <why>", false; the caller
  * exits 1 (CPU methods never open GL). Under Xvfb this is Mesa llvmpipe.
@@ -19,13 +19,13 @@
 
 #include <stdbool.h>
 
-typedef struct bench_gl {
+typedef struct bench_gl_t {
     platform_t platform;
     bool open;
-} bench_gl;
+} bench_gl_t;
 
 /* ENV may be NULL; otherwise its gl_renderer / gl_version are filled. */
-bool bench_gl_open(bench_gl *g, report_env *env);
-void bench_gl_close(bench_gl *g);
+bool bench_gl_open(bench_gl_t *g, report_env_t *env);
+void bench_gl_close(bench_gl_t *g);
 
 #endif

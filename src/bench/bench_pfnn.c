@@ -23,19 +23,19 @@
 #define PFNN_AGREE_F16 2e-2
 #define PFNN_AGREE_APPROX 3.0
 
-int bench_pfnn(int argc, char **argv, const report_env *env)
+int bench_pfnn(int argc, char **argv, const report_env_t *env)
 {
-    bench_common c = {.repeats = 1001, .warmup = 50};
+    bench_common_t c = {.repeats = 1001, .warmup = 50};
     const char *path = NULL;
     bool no_fp16 = false;
-    const args_opt opts[] = {
+    const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&c),
         {.name = "--network", .kind = ARGS_PATH, .dest = &path, .arg = "PATH",
          .help = "weights (default assets/network/pfnn.bin)"},
         {.name = "--no-fp16", .kind = ARGS_FLAG, .dest = &no_fp16, .help = "skip the fp16 rows"},
         {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
     };
-    args_spec spec = bench_args_spec("strider bench pfnn", "usage: strider bench pfnn [options]\n", opts,
+    args_spec_t spec = bench_args_spec("strider bench pfnn", "usage: strider bench pfnn [options]\n", opts,
                                      (int)(sizeof opts / sizeof opts[0]));
     int parsed = bench_parse_args(&spec, argc, argv);
     if (parsed >= 0)
@@ -51,17 +51,17 @@ int bench_pfnn(int argc, char **argv, const report_env *env)
         c.repeats = 5;
         c.warmup = 1;
     }
-    pfnn_network net;
-    pfnn_load_desc ld = {.fp16 = fp16, .any_dims = true};
+    pfnn_network_t net;
+    pfnn_load_desc_t ld = {.fp16 = fp16, .any_dims = true};
     if (!pfnn_load_ex(&net, path, &ld))
         return BENCH_EXIT_RUNTIME;
-    pfnn_bench_desc d = {.warmup = c.warmup, .repeats = c.repeats};
+    pfnn_bench_desc_t d = {.warmup = c.warmup, .repeats = c.repeats};
     if (c.smoke) {
         /* Small copy buffers: the smoke run checks plumbing, not bandwidth. */
         d.copy_bytes = 1u << 20;
         d.copy_bytes_l3 = 1u << 16;
     }
-    pfnn_bench_result r;
+    pfnn_bench_result_t r;
     bool ok = pfnn_bench_run(&net, &d, &r);
     pfnn_free(&net);
     if (!ok)
@@ -77,12 +77,12 @@ int bench_pfnn(int argc, char **argv, const report_env *env)
                                        "memory_mb", "bytes_per_inference", "roofline_ms", "roofline_ratio",
                                        "max_err_vs_cubic_fp32_std", "copy_gb_s", "read_gb_s",
                                        "read_roofline_ms", "read_roofline_ratio"};
-    report_table t;
+    report_table_t t;
     report_table_init(&t, "pfnn: ms per inference (phase advancing through the cycle)",
                      (int)(sizeof cols / sizeof cols[0]), cols);
     int failures = 0;
     for (int i = 0; i < r.row_count; i++) {
-        const pfnn_bench_row *w = &r.rows[i];
+        const pfnn_bench_row_t *w = &r.rows[i];
         double bound = w->mode != PFNN_PHASE_CUBIC ? PFNN_AGREE_APPROX
                        : w->dtype == PFNN_F16      ? PFNN_AGREE_F16
                                                    : PFNN_AGREE_CUBIC;

@@ -39,10 +39,10 @@ static const char *const k_variants[VARIANT_COUNT] = {"shipped",          "looku
                                                       "uncached-shadows", "all-skirts",        "all-triangles",
                                                       "no-savings"};
 
-static gfx_switches variant_switches(int v)
+static gfx_switches_t variant_switches(int v)
 {
     bool all = v == VARIANT_NO_SAVINGS;
-    return (gfx_switches){.lookup_everywhere = all || v == VARIANT_LOOKUP_EVERYWHERE,
+    return (gfx_switches_t){.lookup_everywhere = all || v == VARIANT_LOOKUP_EVERYWHERE,
                           .fog_everywhere = all || v == VARIANT_FOG_EVERYWHERE,
                           .uncached_shadows = all || v == VARIANT_UNCACHED_SHADOWS,
                           .all_skirts = all || v == VARIANT_ALL_SKIRTS,
@@ -55,7 +55,7 @@ _Static_assert(CLI_MIN_SIZE == 64 && MAX_SIDE == 4096, "--size's error line name
 /* --size: the game's WxH, no larger than the picture scratch allows here. */
 static bool parse_size(const char *s, void *dest)
 {
-    app_options *o = dest;
+    app_options_t *o = dest;
     int w, h;
     if (!cli_parse_size(s, &w, &h) || w > MAX_SIDE || h > MAX_SIDE)
         return false;
@@ -65,10 +65,10 @@ static bool parse_size(const char *s, void *dest)
 }
 
 /* One level's rows; false on a runtime failure (logged). */
-static bool run_level(const char *level, const int *variants, int nvariants, app_options opt, int frames,
-                      int warmup, report_table *t, report_env *env, int *failures)
+static bool run_level(const char *level, const int *variants, int nvariants, app_options_t opt, int frames,
+                      int warmup, report_table_t *t, report_env_t *env, int *failures)
 {
-    gfx_switch_bench rb;
+    gfx_switch_bench_t rb;
     memset(&rb, 0, sizeof rb);
     rb.count = nvariants;
     rb.warmup_frames = warmup;
@@ -139,15 +139,15 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
     return ok;
 }
 
-int bench_render(int argc, char **argv, const report_env *env_in)
+int bench_render(int argc, char **argv, const report_env_t *env_in)
 {
-    report_env env = *env_in;
-    bench_common c = {.repeats = 60, .warmup = 20};
+    report_env_t env = *env_in;
+    bench_common_t c = {.repeats = 60, .warmup = 20};
     int levels[BENCH_LIST_MAX] = {0}, nlevels = 0;
     int variants[BENCH_LIST_MAX], nvariants = VARIANT_COUNT;
     for (int v = 0; v < VARIANT_COUNT; v++)
         variants[v] = v;
-    app_options opt;
+    app_options_t opt;
     memset(&opt, 0, sizeof opt);
     opt.width = 720;
     opt.height = 480;
@@ -160,7 +160,7 @@ int bench_render(int argc, char **argv, const report_env *env_in)
         level_names[i] = level_builtin_name(i);
     static const char *const skins[] = {"cpu", "gpu"};
     int skin = 0;
-    const args_opt opts[] = {
+    const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&c),
         {.name = "--levels", .kind = ARGS_NAME_LIST, .dest = levels, .count = &nlevels, .choices = level_names,
          .nchoices = nlevel_names, .arg = "LIST", .help = "built-in levels, default hills"},
@@ -196,7 +196,7 @@ int bench_render(int argc, char **argv, const report_env *env_in)
                  "times: gfx_render_frame (shadow and main pass, rasterisation included) between two glFinish;\n"
                  "deformation, menu and swap are outside\n"},
     };
-    args_spec spec = bench_args_spec("strider bench render",
+    args_spec_t spec = bench_args_spec("strider bench render",
                                      "usage: strider bench render [options]   (needs a display: xvfb-run -a on a "
                                      "headless machine)\n",
                                      opts, (int)(sizeof opts / sizeof opts[0]));
@@ -236,7 +236,7 @@ int bench_render(int argc, char **argv, const report_env *env_in)
     static const char *const cols[] = {"level",  "variant", "width",     "height",   "frames",
                                        "median_ms", "min_ms", "max_ms", "over_first", "differing_pixels",
                                        "max_channel_diff"};
-    report_table t;
+    report_table_t t;
     report_table_init(&t, "render: the game's frames, each variant in turn (glFinish-bracketed gfx_render_frame)",
                      (int)(sizeof cols / sizeof cols[0]), cols);
     report_table_note(&t, "script %s, %s skinning, %d untimed frames first, then the variants frame by frame in turn",

@@ -88,7 +88,7 @@ static bool is_gpu(int p) { return p >= PATH_GPU_POINTS && p <= PATH_GPU_LERP; }
 
 /* A .chr mesh (all meshes in one numbering), posed, with everything the
  * GPU paths need. */
-typedef struct mesh_data {
+typedef struct mesh_data_t {
     chr_character_t chr;
     int nv, ni;
     float *pos, *nrm, *tan, *w;
@@ -98,9 +98,9 @@ typedef struct mesh_data {
     float dq[SKEL_MAX_JOINTS * POSE_DQ_FLOATS];
     skin_bench_mesh_t m;
     char name[64];
-} mesh_data;
+} mesh_data_t;
 
-static void mesh_free(mesh_data *d)
+static void mesh_free(mesh_data_t *d)
 {
     free(d->pos);
     free(d->nrm);
@@ -119,7 +119,7 @@ static float frand(void)
 }
 
 /* A reproducible bent pose: the rest pose with every joint turned. */
-static bool mesh_pose(mesh_data *d)
+static bool mesh_pose(mesh_data_t *d)
 {
     static pose_t pose;
     static pose_bind_t bind;
@@ -149,7 +149,7 @@ static bool mesh_pose(mesh_data *d)
     return pose_model_run(&mj) && pose_palette_run(&pj);
 }
 
-static bool mesh_load(mesh_data *d, const char *path)
+static bool mesh_load(mesh_data_t *d, const char *path)
 {
     memset(d, 0, sizeof *d);
     /* A .chr, or a glTF character imported as the game imports it. */
@@ -221,7 +221,7 @@ static void compare_out(const float *gpu, const float *ref, const uint8_t *cover
 }
 
 /* The scalar CPU reference of the GPU output layout (10 floats a vertex). */
-static bool cpu_reference(const skin_bench_mesh_t *m, skin_method method, int influences, float *out, float *scratch)
+static bool cpu_reference(const skin_bench_mesh_t *m, skin_method_t method, int influences, float *out, float *scratch)
 {
     size_t n = (size_t)m->vertex_count;
     float *p = scratch, *nr = scratch + 3 * n, *t = scratch + 6 * n;
@@ -241,9 +241,9 @@ static bool cpu_reference(const skin_bench_mesh_t *m, skin_method method, int in
 }
 
 /* Everything the GPU paths share. */
-typedef struct gpu_state {
-    mesh_data *mesh;
-    gfx_skin_bench *bench;
+typedef struct gpu_state_t {
+    mesh_data_t *mesh;
+    gfx_skin_bench_t *bench;
     int *order;
     skin_bench_bins_t bins;
     vcompress_vertex_t *packed;
@@ -263,9 +263,9 @@ typedef struct gpu_state {
     double comp_bound_ratio, comp_err_cm, comp_err_dir; /* compressed vs uncompressed */
     long image_diff_px, image_covered_px;               /* skin-once vs per-pass */
     int image_compares;
-} gpu_state;
+} gpu_state_t;
 
-static void gpu_free(gpu_state *g)
+static void gpu_free(gpu_state_t *g)
 {
     gfx_skin_bench_destroy(g->bench);
     free(g->order);
@@ -306,7 +306,7 @@ static void view_sphere(const float *ref10, int n, float c[3], float *r)
     *r = 0.55f * sqrtf(d2) + 1.0f;
 }
 
-static bool gpu_setup(gpu_state *g, mesh_data *mesh, int target_size)
+static bool gpu_setup(gpu_state_t *g, mesh_data_t *mesh, int target_size)
 {
     memset(g, 0, sizeof *g);
     g->mesh = mesh;
@@ -347,7 +347,7 @@ static bool gpu_setup(gpu_state *g, mesh_data *mesh, int target_size)
     g->unpacked.tangents = g->u_tan;
     g->unpacked.joints = g->u_j;
     g->unpacked.weights = g->u_w;
-    gfx_skin_bench_desc d = {.vertex_count = mesh->nv, .joint_count = mesh->m.joint_count, .positions = mesh->pos,
+    gfx_skin_bench_desc_t d = {.vertex_count = mesh->nv, .joint_count = mesh->m.joint_count, .positions = mesh->pos,
                              .normals = mesh->nrm, .tangents = mesh->tan, .joints = mesh->j, .weights = mesh->w,
                              .palette = mesh->palette, .dq_palette = mesh->dq, .indices = mesh->idx,
                              .index_count = mesh->ni, .bin_order = g->order, .packed = g->packed,
@@ -383,7 +383,7 @@ static bool gpu_setup(gpu_state *g, mesh_data *mesh, int target_size)
  * |w'_i - w_i| |M_i p - M_0 p| per vertex (rigid M_i; the weights of both
  * sum to 1). Returns the largest ratio of the actual difference to its
  * bound (+ the float tolerance TOL), over the vertices; <= 1 passes. */
-static double compressed_bound_ratio(const gpu_state *g, int influences, const float *gpu, double tol)
+static double compressed_bound_ratio(const gpu_state_t *g, int influences, const float *gpu, double tol)
 {
     const skin_bench_mesh_t *m = &g->mesh->m;
     double worst = 0;
@@ -432,14 +432,14 @@ static long image_diff(const uint8_t *a, const uint8_t *b, int px)
     return n;
 }
 
-typedef struct gpu_row {
+typedef struct gpu_row_t {
     int path, influences;
-    gfx_skin_bench_result r;
+    gfx_skin_bench_result_t r;
     double pos_err, dir_err;
     uint32_t checksum;
-} gpu_row;
+} gpu_row_t;
 
-static gfx_skin_bench_run_desc gpu_desc(int p, int influences, int warmup, int repeats)
+static gfx_skin_bench_run_desc_t gpu_desc(int p, int influences, int warmup, int repeats)
 {
     static const int k_map[] = {[PATH_GPU_POINTS] = GFX_SKIN_BENCH_SKIN, [PATH_GPU_MATRIX] = GFX_SKIN_BENCH_SKIN,
                                 [PATH_GPU_DQS] = GFX_SKIN_BENCH_SKIN,    [PATH_GPU_COMPUTE] = GFX_SKIN_BENCH_COMPUTE,
@@ -450,7 +450,7 @@ static gfx_skin_bench_run_desc gpu_desc(int p, int influences, int warmup, int r
                                 [PATH_GPU_PER_PASS] = GFX_SKIN_BENCH_PER_PASS,
                                 [PATH_GPU_LERP] = GFX_SKIN_BENCH_LERP};
     int method = p == PATH_GPU_POINTS ? SKIN_LBS_POINTS : p == PATH_GPU_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
-    gfx_skin_bench_run_desc rd = {.path = (gfx_skin_bench_path)k_map[p], .method = method,
+    gfx_skin_bench_run_desc_t rd = {.path = (gfx_skin_bench_path_t)k_map[p], .method = method,
                                   .influences = influences, .warmup = warmup, .repeats = repeats,
                                   .lerp_t = HYBRID_LERP_T};
     return rd;
@@ -459,11 +459,11 @@ static gfx_skin_bench_run_desc gpu_desc(int p, int influences, int warmup, int r
 /* Runs GPU path P at INFLUENCES once more, reads it back and checks it
  * (ROW's times come from the round-robin timing); false on a GL or set-up
  * failure (disagreements are counted in *failures). */
-static bool gpu_check(gpu_state *g, int p, int influences, gpu_row *row, int *failures)
+static bool gpu_check(gpu_state_t *g, int p, int influences, gpu_row_t *row, int *failures)
 {
     int method = p == PATH_GPU_POINTS ? SKIN_LBS_POINTS : p == PATH_GPU_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
-    gfx_skin_bench_run_desc rd = gpu_desc(p, influences, 0, 1);
-    gfx_skin_bench_result once;
+    gfx_skin_bench_run_desc_t rd = gpu_desc(p, influences, 0, 1);
+    gfx_skin_bench_result_t once;
     if (!gfx_skin_bench_run(g->bench, &rd, &once) || !gfx_skin_bench_read(g->bench, g->out, g->covered))
         return false;
     const skin_bench_mesh_t *m = p == PATH_GPU_COMPRESSED ? &g->unpacked : &g->mesh->m;
@@ -542,8 +542,8 @@ static bool gpu_check(gpu_state *g, int p, int influences, gpu_row *row, int *fa
 /* Times every (path, influences) pair round-robin: repeat i of each pair runs
  * before repeat i + 1 of any, so a change in the shared machine's load hits
  * every path alike; then checks each pair and appends its row. */
-static bool gpu_measure(gpu_state *g, const int *paths, const int *influences, int n, const bench_common *c,
-                        gpu_row *rows, int *failures)
+static bool gpu_measure(gpu_state_t *g, const int *paths, const int *influences, int n, const bench_common_t *c,
+                        gpu_row_t *rows, int *failures)
 {
     size_t reps = (size_t)c->repeats;
     double *wall = malloc((size_t)n * reps * 2 * sizeof *wall);
@@ -554,21 +554,21 @@ static bool gpu_measure(gpu_state *g, const int *paths, const int *influences, i
     double *query = wall + (size_t)n * reps;
     bool ok = true;
     for (int k = 0; ok && k < n; k++) {
-        gfx_skin_bench_run_desc rd = gpu_desc(paths[k], influences[k], c->warmup, 1);
-        gfx_skin_bench_result r;
+        gfx_skin_bench_run_desc_t rd = gpu_desc(paths[k], influences[k], c->warmup, 1);
+        gfx_skin_bench_result_t r;
         ok = gfx_skin_bench_run(g->bench, &rd, &r);
     }
     for (size_t i = 0; ok && i < reps; i++) {
         for (int k = 0; ok && k < n; k++) {
-            gfx_skin_bench_run_desc rd = gpu_desc(paths[k], influences[k], 0, 1);
-            gfx_skin_bench_result r;
+            gfx_skin_bench_run_desc_t rd = gpu_desc(paths[k], influences[k], 0, 1);
+            gfx_skin_bench_result_t r;
             ok = gfx_skin_bench_run(g->bench, &rd, &r);
             wall[(size_t)k * reps + i] = r.wall_median_s;
             query[(size_t)k * reps + i] = r.query_median_s;
         }
     }
     for (int k = 0; ok && k < n; k++) {
-        gpu_row *row = &rows[k];
+        gpu_row_t *row = &rows[k];
         memset(row, 0, sizeof *row);
         row->path = paths[k];
         row->influences = influences[k];
@@ -577,8 +577,8 @@ static bool gpu_measure(gpu_state *g, const int *paths, const int *influences, i
         bench_stats(query + (size_t)k * reps, c->repeats, &row->r.query_median_s, &row->r.query_min_s,
                     &row->r.query_max_s);
         /* The repeats queued back to back (the GPU's clocks up). */
-        gfx_skin_bench_run_desc rd = gpu_desc(paths[k], influences[k], 0, c->repeats);
-        gfx_skin_bench_result r;
+        gfx_skin_bench_run_desc_t rd = gpu_desc(paths[k], influences[k], 0, c->repeats);
+        gfx_skin_bench_result_t r;
         ok = gfx_skin_bench_run(g->bench, &rd, &r);
         row->r.pipelined_median_s = r.pipelined_median_s;
         ok = ok && gpu_check(g, paths[k], influences[k], row, failures);
@@ -587,7 +587,7 @@ static bool gpu_measure(gpu_state *g, const int *paths, const int *influences, i
     return ok;
 }
 
-static void print_hybrid_row(report_table *t, const char *method, const char *clip, int n, const skin_hybrid_error_t *e,
+static void print_hybrid_row(report_table_t *t, const char *method, const char *clip, int n, const skin_hybrid_error_t *e,
                              double height)
 {
     if (!report_table_row_begin(t))
@@ -608,8 +608,8 @@ static void print_hybrid_row(report_table *t, const char *method, const char *cl
 /* Cebenoyan's hybrid over the clip: CPU keys every N frames, lerp between.
  * Fills T (initialised here; the caller prints and frees it) and adds one
  * summary note per method to MAIN_T, so the CSV and JSON carry it too. */
-static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, int nkeys, report_table *main_t,
-                       report_table *t)
+static bool run_hybrid(mesh_data_t *mesh, const char *clip_path, const int *keys, int nkeys, report_table_t *main_t,
+                       report_table_t *t)
 {
     static bvh_t clip;
     if (!bvh_load(&clip, clip_path))
@@ -637,7 +637,7 @@ static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, 
     const char *base = strrchr(clip_path, '/');
     base = base ? base + 1 : clip_path;
     for (int mi = 0; ok && mi < 2; mi++) {
-        skin_method method = mi ? SKIN_DQS : SKIN_LBS_MATRIX;
+        skin_method_t method = mi ? SKIN_DQS : SKIN_LBS_MATRIX;
         char note[REPORT_NOTE_MAX];
         int len = snprintf(note, sizeof note,
                            "hybrid %s, CPU keys every N frames + lerp vs every frame, %s frames %d..%d: max / mean "
@@ -667,13 +667,13 @@ static bool run_hybrid(mesh_data *mesh, const char *clip_path, const int *keys, 
     return ok;
 }
 
-static void print_vcompress(const gpu_state *g)
+static void print_vcompress(const gpu_state_t *g)
 {
     const vcompress_error_t *e = &g->packed_err;
     static const char *const cols[] = {"mesh", "bytes_before", "bytes_after", "max_pos_err_cm", "pos_bound_cm",
                                        "max_pos_err_of_height", "max_normal_deg", "max_tangent_deg",
                                        "handedness_flips", "max_weight_err", "joint_mismatches"};
-    report_table t;
+    report_table_t t;
     report_table_init(&t, "skinning: compressed vertex stream (Gosselin) vs the source", 11, cols);
     if (report_table_row_begin(&t)) {
         report_table_str(&t, g->mesh->name);
@@ -701,7 +701,7 @@ _Static_assert((int)MAX_CPU_SET <= (int)SKIN_BENCH_MAX_SET, "every CPU row of a 
 /* One CPU row of the main table; INFLUENCES NaN for the copy floor. */
 _Static_assert((int)BENCH_LIST_MAX <= (int)SKIN_BENCH_MAX_THREAD_COUNTS, "every --threads count fits one interleaved run");
 
-static bool add_cpu_row(report_table *t, int path, const char *method, const char *weights,
+static bool add_cpu_row(report_table_t *t, int path, const char *method, const char *weights,
                         const skin_bench_result_t *r, double speedup, double influences, const char *mesh_name)
 {
     char sum[16];
@@ -734,7 +734,7 @@ static bool add_cpu_row(report_table *t, int path, const char *method, const cha
     return true;
 }
 
-static void add_gpu_row(report_table *t, const gpu_state *g, const gpu_row *row)
+static void add_gpu_row(report_table_t *t, const gpu_state_t *g, const gpu_row_t *row)
 {
     static const char *const methods[] = {[PATH_GPU_POINTS] = "lbs-points",  [PATH_GPU_MATRIX] = "lbs-matrix",
                                           [PATH_GPU_DQS] = "dqs",            [PATH_GPU_COMPUTE] = "lbs-matrix",
@@ -772,7 +772,7 @@ static void add_gpu_row(report_table *t, const gpu_state *g, const gpu_row *row)
 
 /* The ratios the benchmark exists for (median times of rows of the same
  * influence count), one note per pair of paths. */
-static void note_ratios(report_table *t, const gpu_row *rows, int nrows)
+static void note_ratios(report_table_t *t, const gpu_row_t *rows, int nrows)
 {
     static const struct {
         int a, b;
@@ -802,8 +802,8 @@ static void note_ratios(report_table *t, const gpu_row *rows, int nrows)
 }
 
 /* The command line and its defaults. */
-typedef struct skin_cli {
-    bench_common c;
+typedef struct skin_cli_t {
+    bench_common_t c;
     int sel[BENCH_LIST_MAX], nsel;
     int verts[BENCH_LIST_MAX], nverts;
     int infl[BENCH_LIST_MAX], ninfl;
@@ -813,22 +813,22 @@ typedef struct skin_cli {
     bool tangents;
     int weights[BENCH_LIST_MAX], nweights; /* indices into k_weights */
     const char *mesh_path, *clip_path;
-} skin_cli;
+} skin_cli_t;
 
 /* Weightings: the kept weights renormalised, or used as given. */
 static const char *const k_weights[2] = {"renorm", "given"};
 
 /* Fills O from argv: -1 to go on, else the exit code. */
-static int skin_parse(skin_cli *o, int argc, char **argv)
+static int skin_parse(skin_cli_t *o, int argc, char **argv)
 {
-    *o = (skin_cli){.c = {.repeats = 51, .warmup = 5},
+    *o = (skin_cli_t){.c = {.repeats = 51, .warmup = 5},
                     .verts = {90000}, .nverts = 1,
                     .infl = {1, 2, 3, 4}, .ninfl = 4,
                     .threads = {1, 2}, .nthreads = 2,
                     .keys = {2, 4, 8}, .nkeys = 3,
                     .bones = 98,
                     .weights = {0, 1}, .nweights = 2};
-    const args_opt opts[] = {
+    const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&o->c),
         {.name = "--paths", .kind = ARGS_NAME_LIST, .dest = o->sel, .count = &o->nsel, .choices = k_paths,
          .nchoices = PATH_NAMES, .arg = "LIST",
@@ -881,33 +881,33 @@ static int skin_parse(skin_cli *o, int argc, char **argv)
                  "ozz-animation's SkinningJob); default renorm,given"},
         {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
     };
-    args_spec spec = bench_args_spec("strider bench skinning", "usage: strider bench skinning [options]\n", opts,
+    args_spec_t spec = bench_args_spec("strider bench skinning", "usage: strider bench skinning [options]\n", opts,
                                      (int)(sizeof opts / sizeof opts[0]));
     return bench_parse_args(&spec, argc, argv);
 }
 
 /* One `strider bench skinning` run: its options, the paths they select, its
  * inputs and its table, handed from step to step. */
-typedef struct skinning_run {
-    skin_cli cli;
-    bench_common c;
+typedef struct skinning_run_t {
+    skin_cli_t cli;
+    bench_common_t c;
     bool want[PATH_COUNT];
     bool any_gpu, any_cpu, need_mesh;
     const char *mesh_path, *clip_path;
     char default_mesh[PATHS_MAX], default_clip[PATHS_MAX];
-    mesh_data *mesh;
-    gpu_state *gpu;
-    report_table t;
+    mesh_data_t *mesh;
+    gpu_state_t *gpu;
+    report_table_t t;
     int failures;
     int rc;
-} skinning_run;
+} skinning_run_t;
 
 /* The paths the options select ("cpu": every CPU path this CPU runs), the
  * smoke run's sizes, and the checks of what can run: -1 to go on, else
  * the exit code. */
-static int select_paths(skinning_run *r)
+static int select_paths(skinning_run_t *r)
 {
-    skin_cli *o = &r->cli;
+    skin_cli_t *o = &r->cli;
     if (o->nsel == 0)
         o->sel[o->nsel++] = PATH_ALL_CPU;
     for (int s = 0; s < o->nsel; s++) {
@@ -941,7 +941,7 @@ static int select_paths(skinning_run *r)
         return BENCH_EXIT_USAGE;
     }
     for (int p = PATH_REFERENCE; p <= PATH_COPY; p++) {
-        skin_isa isa = p == PATH_SSE2 ? SKIN_ISA_SSE2 : p == PATH_AVX2 ? SKIN_ISA_AVX2 : SKIN_ISA_SCALAR;
+        skin_isa_t isa = p == PATH_SSE2 ? SKIN_ISA_SSE2 : p == PATH_AVX2 ? SKIN_ISA_AVX2 : SKIN_ISA_SCALAR;
         if (r->want[p] && !skin_isa_supported(isa)) {
             fprintf(stderr, "strider bench skinning: %s needs an instruction set this CPU lacks\n", k_paths[p]);
             return BENCH_EXIT_RUNTIME;
@@ -953,7 +953,7 @@ static int select_paths(skinning_run *r)
 /* The character mesh (for the GPU paths and the hybrid, and for the CPU
  * paths when --mesh is given), the clip, and the GL context with the GPU
  * engine: -1 to go on, else the exit code (what was opened closed again). */
-static int open_inputs(skinning_run *r, bench_gl *gl, report_env *env)
+static int open_inputs(skinning_run_t *r, bench_gl_t *gl, report_env_t *env)
 {
     r->mesh_path = r->cli.mesh_path;
     r->clip_path = r->cli.clip_path;
@@ -995,10 +995,10 @@ static int open_inputs(skinning_run *r, bench_gl *gl, report_env *env)
 }
 
 /* cpu-copy: the memory floor of the bytes a 1-influence kernel moves. */
-static void run_copy_floor(skinning_run *r)
+static void run_copy_floor(skinning_run_t *r)
 {
-    const skin_cli *o = &r->cli;
-    const mesh_data *mesh = r->mesh;
+    const skin_cli_t *o = &r->cli;
+    const mesh_data_t *mesh = r->mesh;
     for (int vi = 0; r->want[PATH_COPY] && vi < (r->mesh_path ? 1 : o->nverts) && r->rc == BENCH_EXIT_OK; vi++) {
         skin_bench_desc_t d = {.vertex_count = r->mesh_path ? mesh->nv : o->verts[vi], .warmup = r->c.warmup,
                                .repeats = r->c.repeats};
@@ -1020,14 +1020,14 @@ static void run_copy_floor(skinning_run *r)
 }
 
 /* Which kernel ran for each path, weighting and influence count (names from skin_kernel_name). */
-typedef char skin_kernel_names[PATH_COUNT][2][SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel];
+typedef char skin_kernel_names_t[PATH_COUNT][2][SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel];
 
 /* The rows of one timed set: agreement with the reference, the same result
  * on every thread count, and the kernel names. */
-static void add_cpu_set_rows(skinning_run *r, const skin_bench_result_t *set_out, const int *set_path,
-                             const int *set_weights, int nset, skin_kernel_names kernels)
+static void add_cpu_set_rows(skinning_run_t *r, const skin_bench_result_t *set_out, const int *set_path,
+                             const int *set_weights, int nset, skin_kernel_names_t kernels)
 {
-    const skin_cli *o = &r->cli;
+    const skin_cli_t *o = &r->cli;
     for (int k = 0; k < nset && r->rc == BENCH_EXIT_OK; k++) {
         const skin_bench_result_t *res = set_out + (size_t)k * (size_t)o->nthreads;
         int p = set_path[k];
@@ -1062,21 +1062,21 @@ static void add_cpu_set_rows(skinning_run *r, const skin_bench_result_t *set_out
 /* Every CPU path, weighting and influence count of one vertex count is
  * one set timed in alternation (skin_bench_run_set), so every ratio
  * between rows of that vertex count is measured under one condition. */
-static void run_cpu_sets(skinning_run *r)
+static void run_cpu_sets(skinning_run_t *r)
 {
-    const skin_cli *o = &r->cli;
+    const skin_cli_t *o = &r->cli;
     static skin_bench_desc_t set[MAX_CPU_SET];
     static int set_path[MAX_CPU_SET], set_weights[MAX_CPU_SET];
     static skin_bench_result_t set_out[MAX_CPU_SET * SKIN_BENCH_MAX_THREAD_COUNTS];
-    static skin_kernel_names kernels;
+    static skin_kernel_names_t kernels;
     memset(kernels, 0, sizeof kernels);
     for (int vi = 0; r->any_cpu && vi < (r->mesh_path ? 1 : o->nverts) && r->rc == BENCH_EXIT_OK; vi++) {
         int nset = 0;
         for (int p = PATH_REFERENCE; p <= PATH_DQS; p++) {
             if (!r->want[p])
                 continue;
-            skin_method method = p == PATH_REFERENCE ? SKIN_LBS_POINTS : p == PATH_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
-            skin_isa isa = p == PATH_SCALAR || p == PATH_REFERENCE ? SKIN_ISA_SCALAR
+            skin_method_t method = p == PATH_REFERENCE ? SKIN_LBS_POINTS : p == PATH_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
+            skin_isa_t isa = p == PATH_SCALAR || p == PATH_REFERENCE ? SKIN_ISA_SCALAR
                            : p == PATH_SSE2                        ? SKIN_ISA_SSE2
                            : p == PATH_AVX2                        ? SKIN_ISA_AVX2
                                                                    : SKIN_ISA_AUTO;
@@ -1117,12 +1117,12 @@ static void run_cpu_sets(skinning_run *r)
 
 /* Every selected GPU path at every influence count (the lerp once), and
  * the notes on timer queries, compression and skin-once pictures. */
-static void run_gpu_rows(skinning_run *r)
+static void run_gpu_rows(skinning_run_t *r)
 {
-    const skin_cli *o = &r->cli;
-    gpu_state *gpu = r->gpu;
+    const skin_cli_t *o = &r->cli;
+    gpu_state_t *gpu = r->gpu;
     enum { MAX_GPU_ROWS = PATH_COUNT * BENCH_LIST_MAX };
-    static gpu_row rows[MAX_GPU_ROWS];
+    static gpu_row_t rows[MAX_GPU_ROWS];
     static int row_path[MAX_GPU_ROWS], row_infl[MAX_GPU_ROWS];
     int nrows = 0;
     for (int p = PATH_GPU_POINTS; r->any_gpu && p <= PATH_GPU_LERP; p++) {
@@ -1161,13 +1161,13 @@ static void run_gpu_rows(skinning_run *r)
                           IMAGE_PIXEL_TOL, gpu->image_covered_px);
 }
 
-int bench_skinning(int argc, char **argv, const report_env *env_in)
+int bench_skinning(int argc, char **argv, const report_env_t *env_in)
 {
     /* Large: static, as the steps' own tables are. */
-    static skinning_run run;
-    static mesh_data mesh;
-    static gpu_state gpu;
-    skinning_run *r = &run;
+    static skinning_run_t run;
+    static mesh_data_t mesh;
+    static gpu_state_t gpu;
+    skinning_run_t *r = &run;
     memset(r, 0, sizeof *r);
     int parsed = skin_parse(&r->cli, argc, argv);
     if (parsed >= 0)
@@ -1178,8 +1178,8 @@ int bench_skinning(int argc, char **argv, const report_env *env_in)
     int rc = select_paths(r);
     if (rc >= 0)
         return rc;
-    report_env env = *env_in;
-    bench_gl gl = {0};
+    report_env_t env = *env_in;
+    bench_gl_t gl = {0};
     rc = open_inputs(r, &gl, &env);
     if (rc >= 0)
         return rc;
@@ -1205,7 +1205,7 @@ int bench_skinning(int argc, char **argv, const report_env *env_in)
     run_copy_floor(r);
     run_cpu_sets(r);
     run_gpu_rows(r);
-    report_table hybrid = {0};
+    report_table_t hybrid = {0};
     if (r->rc == BENCH_EXIT_OK && r->want[PATH_HYBRID] &&
         !run_hybrid(&mesh, r->clip_path, r->cli.keys, r->cli.nkeys, &r->t, &hybrid))
         r->rc = BENCH_EXIT_RUNTIME;

@@ -87,7 +87,7 @@ __attribute__((target("avx2,fma"))) static float read_sum_avx2(const float *v, s
 
 /* Sum of v[0..n) (n a multiple of 32), streaming, with the loads the gemv
  * of ISA uses (the scalar sum stands in for SSE2). */
-static float read_sum(pfnn_isa isa, const float *v, size_t n)
+static float read_sum(pfnn_isa_t isa, const float *v, size_t n)
 {
 #if PFNN_BENCH_X86
     if (isa == PFNN_ISA_AVX2)
@@ -105,7 +105,7 @@ static float read_sum(pfnn_isa isa, const float *v, size_t n)
  * (ISA), from 2 MiB pages as the weights use (network.c); bytes read per
  * second. */
 #define PFNN_BENCH_HUGE_PAGE ((size_t)2 << 20)
-static double bench_read_gb_s(size_t bytes, pfnn_isa isa)
+static double bench_read_gb_s(size_t bytes, pfnn_isa_t isa)
 {
     size_t n_bytes = (bytes + PFNN_BENCH_HUGE_PAGE - 1) / PFNN_BENCH_HUGE_PAGE * PFNN_BENCH_HUGE_PAGE;
     float *a = aligned_alloc(PFNN_BENCH_HUGE_PAGE, n_bytes);
@@ -133,19 +133,19 @@ static double bench_read_gb_s(size_t bytes, pfnn_isa isa)
     return (double)n_bytes / best * 1e-9;
 }
 
-typedef struct bench_ctx {
-    const pfnn_network *net;
-    pfnn_workspace ws;
+typedef struct bench_ctx_t {
+    const pfnn_network_t *net;
+    pfnn_workspace_t ws;
     float *x; /* PFNN_BENCH_INPUTS * n_in */
     float *y;
     double *sorted;
-} bench_ctx;
+} bench_ctx_t;
 
 /* Times REPEATS inferences; fills median/min/max (ms) and adds to *sum. */
-static void bench_pattern(bench_ctx *c, pfnn_job *job, int warmup, int repeats, bool cycle, float step,
+static void bench_pattern(bench_ctx_t *c, pfnn_job_t *job, int warmup, int repeats, bool cycle, float step,
                           float fixed, double out[3], double *sum)
 {
-    const pfnn_network *net = c->net;
+    const pfnn_network_t *net = c->net;
     float phase = fixed;
     for (int r = -warmup; r < repeats; r++) {
         job->x = c->x + (size_t)((r + warmup) % PFNN_BENCH_INPUTS) * (size_t)net->n_in;
@@ -165,9 +165,9 @@ static void bench_pattern(bench_ctx *c, pfnn_job *job, int warmup, int repeats, 
 }
 
 /* DESC with every zero field at its default. */
-static pfnn_bench_desc with_defaults(const pfnn_bench_desc *desc)
+static pfnn_bench_desc_t with_defaults(const pfnn_bench_desc_t *desc)
 {
-    pfnn_bench_desc d = desc ? *desc : (pfnn_bench_desc){0};
+    pfnn_bench_desc_t d = desc ? *desc : (pfnn_bench_desc_t){0};
     if (!d.warmup)
         d.warmup = PFNN_BENCH_DEFAULT_WARMUP;
     if (!d.repeats)
@@ -189,8 +189,8 @@ static pfnn_bench_desc with_defaults(const pfnn_bench_desc *desc)
  * the cubic fp32 reference REF on the check inputs (in output standard
  * deviations), the cycling and the fixed-phase timings, and the rooflines
  * of OUT's measured bandwidths. */
-static void measure_row(bench_ctx *c, pfnn_job *job, pfnn_bench_row *row, const float *ref, const pfnn_bench_desc *d,
-                        const pfnn_bench_result *out)
+static void measure_row(bench_ctx_t *c, pfnn_job_t *job, pfnn_bench_row_t *row, const float *ref, const pfnn_bench_desc_t *d,
+                        const pfnn_bench_result_t *out)
 {
     const size_t n_in = (size_t)c->net->n_in, n_out = (size_t)c->net->n_out;
     job->y = c->y;
@@ -229,10 +229,10 @@ static void measure_row(bench_ctx *c, pfnn_job *job, pfnn_bench_row *row, const 
             row->fixed_median_ms / ((double)row->bytes_per_inference / (out->copy_l3_gb_s * 1e9) * 1e3);
 }
 
-bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_bench_result *out)
+bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pfnn_bench_result_t *out)
 {
     memset(out, 0, sizeof *out);
-    pfnn_bench_desc d = with_defaults(desc);
+    pfnn_bench_desc_t d = with_defaults(desc);
     if (!net || !net->sets || d.warmup < 0 || d.repeats < 1 || d.repeats > PFNN_BENCH_MAX_REPEATS ||
         !isfinite(d.phase_step) || !isfinite(d.fixed_phase)) {
         log_error("pfnn bench: needs a loaded network, 1..%d repeats and a finite phase step",
@@ -245,7 +245,7 @@ bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_b
     out->h1 = net->h1;
     out->n_out = net->n_out;
 
-    bench_ctx c = {.net = net};
+    bench_ctx_t c = {.net = net};
     const size_t n_in = (size_t)net->n_in, n_out = (size_t)net->n_out;
     c.x = malloc(PFNN_BENCH_INPUTS * n_in * sizeof(float));
     c.y = malloc(n_out * sizeof(float));
@@ -263,7 +263,7 @@ bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_b
             c.x[k * n_in + i] = net->x_mean[i] + net->x_std[i] * bench_rnd(&s);
 
     /* Cubic fp32 on the check inputs (phases of the cycle pattern). */
-    pfnn_job job = {.net = net, .ws = &c.ws, .mode = PFNN_PHASE_CUBIC, .dtype = PFNN_F32, .isa = d.isa,
+    pfnn_job_t job = {.net = net, .ws = &c.ws, .mode = PFNN_PHASE_CUBIC, .dtype = PFNN_F32, .isa = d.isa,
                     .x = c.x, .y = ref};
     if (!pfnn_validate(&job)) {
         ok = false;
@@ -282,12 +282,12 @@ bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_b
 
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
         for (int t = 0; t < PFNN_DTYPE_COUNT; t++) {
-            if (!pfnn_has_mode(net, (pfnn_mode)m, (pfnn_dtype)t) ||
-                !pfnn_isa_supported(d.isa, (pfnn_dtype)t))
+            if (!pfnn_has_mode(net, (pfnn_mode_t)m, (pfnn_dtype_t)t) ||
+                !pfnn_isa_supported(d.isa, (pfnn_dtype_t)t))
                 continue;
-            pfnn_bench_row *row = &out->rows[out->row_count++];
-            row->mode = (pfnn_mode)m;
-            row->dtype = (pfnn_dtype)t;
+            pfnn_bench_row_t *row = &out->rows[out->row_count++];
+            row->mode = (pfnn_mode_t)m;
+            row->dtype = (pfnn_dtype_t)t;
             row->isa = d.isa;
             if (row->isa == PFNN_ISA_AUTO)
                 row->isa = pfnn_isa_supported(PFNN_ISA_AVX2, row->dtype) ? PFNN_ISA_AVX2 : pfnn_isa_best();
@@ -306,7 +306,7 @@ done:
     return ok;
 }
 
-void pfnn_bench_format(const pfnn_bench_result *r, char *buf, size_t size)
+void pfnn_bench_format(const pfnn_bench_result_t *r, char *buf, size_t size)
 {
     size_t n = 0;
 #define PFNN_BENCH_PUT(...)                                               \
@@ -327,7 +327,7 @@ void pfnn_bench_format(const pfnn_bench_result *r, char *buf, size_t size)
                    "cyc_med", "cyc_min", "cyc_max", "fix_med", "fix_min", "fix_max", "mem_MB", "MB/inf",
                    "roof_x", "l3_x", "max_err", "checksum");
     for (int i = 0; i < r->row_count; i++) {
-        const pfnn_bench_row *w = &r->rows[i];
+        const pfnn_bench_row_t *w = &r->rows[i];
         PFNN_BENCH_PUT("%-8s %-4s %-6s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %8.1f %8.3f %7.2f %7.2f %9.2e %13.6e\n",
                        pfnn_mode_name(w->mode), pfnn_dtype_name(w->dtype), pfnn_isa_name(w->isa), w->median_ms,
                        w->min_ms, w->max_ms, w->fixed_median_ms, w->fixed_min_ms, w->fixed_max_ms,

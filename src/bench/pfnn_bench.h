@@ -1,7 +1,7 @@
 /* pfnn_bench: the network benchmark behind `strider bench pfnn`.
  *
  * Call order: load a network (with pfnn_load_desc.fp16 to time fp16 too) ->
- * fill a pfnn_bench_desc (zero fields take the defaults below) ->
+ * fill a pfnn_bench_desc_t (zero fields take the defaults below) ->
  * pfnn_bench_run() -> pfnn_bench_format() to print.
  * For every prepared mode x dtype it warms up, then times REPEATS single
  * inferences with a monotonic clock in two phase patterns: "cycle" (the
@@ -27,21 +27,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct pfnn_bench_desc {
+typedef struct pfnn_bench_desc_t {
     int warmup;           /* 0: 50 untimed inferences per row */
     int repeats;          /* 0: 1001 timed inferences per row and pattern */
     float phase_step;     /* rad per inference in the cycle pattern; 0: 2 pi / 60 (1 s cycle at 60 Hz) */
     float fixed_phase;    /* phase of the fixed pattern; 0: 0.3 rad (all 4 control points weigh in) */
-    pfnn_isa isa;         /* 0: AUTO */
+    pfnn_isa_t isa;         /* 0: AUTO */
     size_t copy_bytes;    /* DRAM copy buffer; 0: 128 MiB (4x a 32 MiB L3) */
     size_t copy_bytes_l3; /* cache copy buffer; 0: 4 MiB */
     uint32_t seed;        /* inputs; 0: 1 */
-} pfnn_bench_desc;
+} pfnn_bench_desc_t;
 
-typedef struct pfnn_bench_row {
-    pfnn_mode mode;
-    pfnn_dtype dtype;
-    pfnn_isa isa;                    /* what AUTO resolved to */
+typedef struct pfnn_bench_row_t {
+    pfnn_mode_t mode;
+    pfnn_dtype_t dtype;
+    pfnn_isa_t isa;                    /* what AUTO resolved to */
     double median_ms, min_ms, max_ms; /* cycle pattern */
     double fixed_median_ms, fixed_min_ms, fixed_max_ms;
     size_t mode_bytes;               /* memory held for the mode */
@@ -54,12 +54,12 @@ typedef struct pfnn_bench_row {
     double read_roofline_ratio;      /* median_ms / read_roofline_ms */
     double max_err_vs_cubic32;       /* max |y - y_cubic_fp32| / Ystd over the check inputs */
     double checksum;                 /* sum of every output of the timed runs */
-} pfnn_bench_row;
+} pfnn_bench_row_t;
 
 enum { PFNN_BENCH_MAX_ROWS = PFNN_PHASE_MODE_COUNT * PFNN_DTYPE_COUNT };
 
-typedef struct pfnn_bench_result {
-    pfnn_bench_desc desc; /* with the defaults filled in */
+typedef struct pfnn_bench_result_t {
+    pfnn_bench_desc_t desc; /* with the defaults filled in */
     int n_in, h0, h1, n_out;
     /* memcpy bandwidth counting bytes read + bytes written (STREAM "copy"
      * convention); the weights are only read, so a ratio below 1 is possible. */
@@ -69,11 +69,11 @@ typedef struct pfnn_bench_result {
      * over weights that are not in cache does), bytes read per second. */
     double read_gb_s;
     int row_count;
-    pfnn_bench_row rows[PFNN_BENCH_MAX_ROWS];
-} pfnn_bench_result;
+    pfnn_bench_row_t rows[PFNN_BENCH_MAX_ROWS];
+} pfnn_bench_result_t;
 
-bool pfnn_bench_run(const pfnn_network *net, const pfnn_bench_desc *desc, pfnn_bench_result *out);
+bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pfnn_bench_result_t *out);
 /* An aligned table, one line per row plus a header line with sizes and bandwidth. */
-void pfnn_bench_format(const pfnn_bench_result *r, char *buf, size_t size);
+void pfnn_bench_format(const pfnn_bench_result_t *r, char *buf, size_t size);
 
 #endif

@@ -55,8 +55,8 @@ typedef struct skin_bench_desc_t {
     int threads;         /* 0: 1 (the calling thread only, through skin_run) */
     int warmup;          /* 0: 5 untimed runs */
     int repeats;         /* 0: 51 timed runs */
-    skin_method method;  /* 0: SKIN_LBS_POINTS */
-    skin_isa isa;        /* 0: AUTO */
+    skin_method_t method;  /* 0: SKIN_LBS_POINTS */
+    skin_isa_t isa;        /* 0: AUTO */
     bool positions_only; /* false: positions + normals */
     bool tangents;       /* also tangents (implies normals) */
     bool u16_indices;    /* uint16 joint indices instead of uint8 */
@@ -67,7 +67,7 @@ typedef struct skin_bench_desc_t {
 
 typedef struct skin_bench_result_t {
     skin_bench_desc_t desc; /* with the defaults filled in */
-    skin_isa isa;           /* what AUTO resolved to */
+    skin_isa_t isa;           /* what AUTO resolved to */
     double median_s, min_s, max_s;
     double median_mverts_s; /* million vertices per second at the median time */
     double best_mverts_s;   /* at the min time */

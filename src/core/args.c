@@ -38,12 +38,12 @@ static bool to_double(const char *s, double lo, double hi, double *out)
  * item's start and length; false at the end. Empty items are items (of
  * length 0), so that the callers can refuse them; nothing is copied, so a
  * list of any length is read whole. */
-typedef struct list_cursor {
+typedef struct list_cursor_t {
     const char *p;
     bool done;
-} list_cursor;
+} list_cursor_t;
 
-static bool list_next(list_cursor *c, const char **item, size_t *len)
+static bool list_next(list_cursor_t *c, const char **item, size_t *len)
 {
     if (c->done)
         return false;
@@ -81,7 +81,7 @@ static bool parse_int_list(const char *prog, const char *opt, const char *s, lon
         fprintf(stderr, "%s: %s needs %s\n", prog, opt, valid);
         return false;
     }
-    list_cursor c = {.p = s};
+    list_cursor_t c = {.p = s};
     const char *item;
     size_t len;
     while (list_next(&c, &item, &len)) {
@@ -108,7 +108,7 @@ static bool parse_name_list(const char *prog, const char *opt, const char *s, co
         fprintf(stderr, "%s: %s needs at least one value\n", prog, opt);
         return false;
     }
-    list_cursor c = {.p = s};
+    list_cursor_t c = {.p = s};
     const char *item;
     size_t len;
     while (list_next(&c, &item, &len)) {
@@ -130,12 +130,12 @@ static bool parse_name_list(const char *prog, const char *opt, const char *s, co
     return true;
 }
 
-static const char *hint(const args_spec *s)
+static const char *hint(const args_spec_t *s)
 {
     return s->hint ? s->hint : "";
 }
 
-static args_result verror(const args_spec *spec, const char *fmt, va_list ap)
+static args_result_t verror(const args_spec_t *spec, const char *fmt, va_list ap)
 {
     fprintf(stderr, "%s: ", spec->prog);
     vfprintf(stderr, fmt, ap);
@@ -143,7 +143,7 @@ static args_result verror(const args_spec *spec, const char *fmt, va_list ap)
     return ARGS_ERROR;
 }
 
-args_result args_error(const args_spec *spec, const char *fmt, ...)
+args_result_t args_error(const args_spec_t *spec, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -153,7 +153,7 @@ args_result args_error(const args_spec *spec, const char *fmt, ...)
 }
 
 /* The option's own error line for a bad VALUE, or the kind's. */
-static args_result bad_value(const args_spec *spec, const args_opt *o, const char *value, const char *kind_fmt, ...)
+static args_result_t bad_value(const args_spec_t *spec, const args_opt_t *o, const char *value, const char *kind_fmt, ...)
 {
     if (o->error)
         return args_error(spec, o->error, value);
@@ -165,7 +165,7 @@ static args_result bad_value(const args_spec *spec, const args_opt *o, const cha
 }
 
 /* "A, B or C" for a choice's line. */
-static void choice_list(const args_opt *o, char *out, size_t size)
+static void choice_list(const args_opt_t *o, char *out, size_t size)
 {
     size_t n = 0;
     out[0] = 0;
@@ -178,7 +178,7 @@ static void choice_list(const args_opt *o, char *out, size_t size)
     }
 }
 
-static args_result take_value(const args_spec *spec, const args_opt *o, const char *v)
+static args_result_t take_value(const args_spec_t *spec, const args_opt_t *o, const char *v)
 {
     long n = 0;
     switch (o->kind) {
@@ -243,7 +243,7 @@ static args_result take_value(const args_spec *spec, const args_opt *o, const ch
     return ARGS_OK;
 }
 
-args_result args_parse(const args_spec *spec, int argc, char **argv, int first)
+args_result_t args_parse(const args_spec_t *spec, int argc, char **argv, int first)
 {
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
@@ -251,7 +251,7 @@ args_result args_parse(const args_spec *spec, int argc, char **argv, int first)
             args_usage(spec, stdout);
             return ARGS_HELP;
         }
-        const args_opt *o = NULL;
+        const args_opt_t *o = NULL;
         for (int k = 0; k < spec->count && !o; k++)
             if (spec->opts[k].kind != ARGS_TEXT && strcmp(a, spec->opts[k].name) == 0)
                 o = &spec->opts[k];
@@ -294,12 +294,12 @@ static void print_help(FILE *out, const char *help, int indent)
     }
 }
 
-void args_usage(const args_spec *spec, FILE *out)
+void args_usage(const args_spec_t *spec, FILE *out)
 {
     if (spec->head)
         fputs(spec->head, out);
     for (int k = 0; k < spec->count; k++) {
-        const args_opt *o = &spec->opts[k];
+        const args_opt_t *o = &spec->opts[k];
         if (!o->help)
             continue;
         if (o->kind == ARGS_TEXT) {

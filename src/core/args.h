@@ -14,7 +14,7 @@
  * value out of range or not in the set), and args_parse() returns
  * ARGS_ERROR: the program exits 2. --help (and -h) print the usage on stdout
  * and return ARGS_HELP.
- * Call order: fill an args_spec (static tables) -> args_parse() -> the
+ * Call order: fill an args_spec_t (static tables) -> args_parse() -> the
  * program's own checks across options, reported with args_error().
  * Does NOT: allocate, open files, or keep pointers past the call (string
  * destinations point into argv).
@@ -29,7 +29,7 @@
 /* The most values a list option takes. */
 enum { ARGS_LIST_MAX = 32 };
 
-typedef enum args_kind {
+typedef enum args_kind_t {
     ARGS_TEXT,      /* not an option: HELP is printed as it stands in the usage (headings, notes) */
     ARGS_FLAG,      /* bool *: set */
     ARGS_INT,       /* int *: a whole number in [lo, hi] */
@@ -42,11 +42,11 @@ typedef enum args_kind {
     ARGS_INT_LIST,  /* int[ARGS_LIST_MAX] + *count: whole numbers in [lo, hi], comma-separated */
     ARGS_NAME_LIST, /* int[ARGS_LIST_MAX] + *count: indices into choices, comma-separated */
     ARGS_CUSTOM,    /* parse(value, dest); false: the option's error line */
-} args_kind;
+} args_kind_t;
 
-typedef struct args_opt {
+typedef struct args_opt_t {
     const char *name;  /* "--frames" */
-    args_kind kind;
+    args_kind_t kind;
     void *dest;        /* by kind, above; may be NULL where given or text say enough */
     const char *arg;   /* the value's name in the usage ("N", "FILE"); NULL for a flag */
     const char *help;  /* the usage line(s) after the name; a '\n' continues under the first; NULL: not listed */
@@ -63,9 +63,9 @@ typedef struct args_opt {
     const char *error;
     bool *given;        /* set when the option is given */
     const char **text;  /* the value as given (options with a value) */
-} args_opt;
+} args_opt_t;
 
-typedef struct args_spec {
+typedef struct args_spec_t {
     const char *prog;     /* the errors' prefix: "strider", "strider bench" */
     const char *command;  /* the unknown-option line's prefix, when not prog ("strider bench pfnn") */
     const char *hint;     /* after every error line: " (try --help)"; NULL: nothing */
@@ -73,18 +73,18 @@ typedef struct args_spec {
     const char *head;     /* the usage's first line(s) */
     const char *tail;     /* its last line(s); may be NULL */
     int label_width;      /* the usage's left column, characters */
-    const args_opt *opts;
+    const args_opt_t *opts;
     int count;
-} args_spec;
+} args_spec_t;
 
-typedef enum args_result { ARGS_OK, ARGS_HELP, ARGS_ERROR } args_result;
+typedef enum args_result_t { ARGS_OK, ARGS_HELP, ARGS_ERROR } args_result_t;
 
 /* Reads argv[first..argc). */
-args_result args_parse(const args_spec *spec, int argc, char **argv, int first);
-void args_usage(const args_spec *spec, FILE *out);
+args_result_t args_parse(const args_spec_t *spec, int argc, char **argv, int first);
+void args_usage(const args_spec_t *spec, FILE *out);
 /* One error line "<prog>: <message><hint>" on stderr, for the program's own
  * checks after args_parse(); returns ARGS_ERROR. */
-args_result args_error(const args_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+args_result_t args_error(const args_spec_t *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* strtol over the whole of S within [lo, hi]; nothing printed (for values
  * made of parts, such as WxH). */

@@ -19,31 +19,31 @@
 #define DEBUG_RGBA(r, g, b, a) \
     ((uint32_t)(r) | ((uint32_t)(g) << 8) | ((uint32_t)(b) << 16) | ((uint32_t)(a) << 24))
 
-typedef struct debug_line_vertex {
+typedef struct debug_line_vertex_t {
     float pos[3];  /* world position, cm */
     uint32_t rgba; /* DEBUG_RGBA(...) */
-} debug_line_vertex;
+} debug_line_vertex_t;
 
-typedef struct debug_lines {
-    debug_line_vertex *vertices; /* caller-owned, 'capacity' entries */
+typedef struct debug_lines_t {
+    debug_line_vertex_t *vertices; /* caller-owned, 'capacity' entries */
     int capacity;                /* vertices, not segments */
     int count;                   /* vertices in use; always even */
     int dropped;                 /* segments lost to a full buffer since the last clear */
-} debug_lines;
+} debug_lines_t;
 
-static inline void debug_lines_clear(debug_lines *dl)
+static inline void debug_lines_clear(debug_lines_t *dl)
 {
     dl->count = 0;
     dl->dropped = 0;
 }
 
-static inline void debug_lines_add(debug_lines *dl, const float a[3], const float b[3], uint32_t rgba)
+static inline void debug_lines_add(debug_lines_t *dl, const float a[3], const float b[3], uint32_t rgba)
 {
     if (!dl->vertices || dl->count + 2 > dl->capacity) {
         dl->dropped++;
         return;
     }
-    debug_line_vertex *v = &dl->vertices[dl->count];
+    debug_line_vertex_t *v = &dl->vertices[dl->count];
     for (int k = 0; k < 3; k++) {
         v[0].pos[k] = a[k];
         v[1].pos[k] = b[k];

@@ -32,12 +32,12 @@ static const char *not_regular_why(mode_t mode)
 }
 
 /* The one line of a failed read: logged, or kept in the caller's buffer. */
-typedef struct file_why {
+typedef struct file_why_t {
     char *buf;
     size_t size;
-} file_why;
+} file_why_t;
 
-__attribute__((format(printf, 2, 3))) static void why_line(file_why *w, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void why_line(file_why_t *w, const char *fmt, ...)
 {
     char line[PATHS_LINE_MAX];
     va_list ap;
@@ -55,7 +55,7 @@ __attribute__((format(printf, 2, 3))) static void why_line(file_why *w, const ch
  * opened, keep it only if it is a regular file. Returns the descriptor
  * (blocking again: reads of a regular file never wait) and its stat, or -1
  * after one line. */
-static int open_regular_fd(const char *path, struct stat *st, file_why *w)
+static int open_regular_fd(const char *path, struct stat *st, file_why_t *w)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
@@ -105,7 +105,7 @@ bool file_is_regular(const char *path, uint64_t *size)
     return true;
 }
 
-static bool read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size, file_why *w)
+static bool read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size, file_why_t *w)
 {
     *data = NULL;
     *size = 0;
@@ -160,7 +160,7 @@ bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *s
 
 bool file_read_all_why(const char *path, size_t max_bytes, uint8_t **data, size_t *size, char *why, size_t why_size)
 {
-    file_why w = {.buf = why, .size = why_size};
+    file_why_t w = {.buf = why, .size = why_size};
     if (why_size)
         why[0] = 0;
     return read_all(path, max_bytes, data, size, &w);

@@ -9,16 +9,16 @@
 /* Longest number literal read (digits, sign, point, exponent). */
 enum { JSON_NUMBER_MAX = 64 };
 
-typedef struct json_parser {
-    json_doc *doc;
+typedef struct json_parser_t {
+    json_doc_t *doc;
     const char *p;
     size_t len, pos;
-    const json_limits *lim;
+    const json_limits_t *lim;
     char *err;
     size_t err_size;
-} json_parser;
+} json_parser_t;
 
-__attribute__((format(printf, 3, 4))) static bool json_fail(json_parser *ps, size_t at, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static bool json_fail(json_parser_t *ps, size_t at, const char *fmt, ...)
 {
     int line = 1;
     for (size_t i = 0; i < at && i < ps->len; i++)
@@ -33,9 +33,9 @@ __attribute__((format(printf, 3, 4))) static bool json_fail(json_parser *ps, siz
     return false;
 }
 
-static uint32_t json_new(json_parser *ps, json_type type, size_t start)
+static uint32_t json_new(json_parser_t *ps, json_type_t type, size_t start)
 {
-    json_doc *d = ps->doc;
+    json_doc_t *d = ps->doc;
     if (d->count >= ps->lim->max_values) {
         json_fail(ps, start, "more than %u values", ps->lim->max_values);
         return JSON_NONE;
@@ -44,7 +44,7 @@ static uint32_t json_new(json_parser *ps, json_type type, size_t start)
         uint32_t cap = d->cap ? d->cap * 2 : 256;
         if (cap > ps->lim->max_values)
             cap = ps->lim->max_values;
-        json_value *v = realloc(d->v, (size_t)cap * sizeof *v);
+        json_value_t *v = realloc(d->v, (size_t)cap * sizeof *v);
         if (!v) {
             json_fail(ps, start, "out of memory for %u values", cap);
             return JSON_NONE;
@@ -52,7 +52,7 @@ static uint32_t json_new(json_parser *ps, json_type type, size_t start)
         d->v = v;
         d->cap = cap;
     }
-    json_value *v = &d->v[d->count];
+    json_value_t *v = &d->v[d->count];
     memset(v, 0, sizeof *v);
     v->type = (uint8_t)type;
     v->start = (uint32_t)start;
@@ -60,7 +60,7 @@ static uint32_t json_new(json_parser *ps, json_type type, size_t start)
     return d->count++;
 }
 
-static void json_skip_space(json_parser *ps)
+static void json_skip_space(json_parser_t *ps)
 {
     while (ps->pos < ps->len) {
         char c = ps->p[ps->pos];
@@ -95,7 +95,7 @@ static long json_hex4(const char *p)
 }
 
 /* Checks the string starting at the quote at ps->pos and moves past it. */
-static bool json_scan_string(json_parser *ps)
+static bool json_scan_string(json_parser_t *ps)
 {
     size_t start = ps->pos++;
     while (ps->pos < ps->len) {
@@ -141,7 +141,7 @@ static bool json_scan_string(json_parser *ps)
     return json_fail(ps, start, "string not closed");
 }
 
-static bool json_scan_number(json_parser *ps, json_value *v)
+static bool json_scan_number(json_parser_t *ps, json_value_t *v)
 {
     size_t start = ps->pos, i = ps->pos;
     const char *p = ps->p;
@@ -190,10 +190,10 @@ static bool json_scan_number(json_parser *ps, json_value *v)
     return true;
 }
 
-static bool json_value_at(json_parser *ps, int depth, uint32_t *out);
+static bool json_value_at(json_parser_t *ps, int depth, uint32_t *out);
 
 /* An array or object at ps->pos (its bracket); members read keys. */
-static bool json_container(json_parser *ps, int depth, uint32_t self, bool object)
+static bool json_container(json_parser_t *ps, int depth, uint32_t self, bool object)
 {
     const char close = object ? '}' : ']';
     ps->pos++;
@@ -221,7 +221,7 @@ static bool json_container(json_parser *ps, int depth, uint32_t self, bool objec
         uint32_t child;
         if (!json_value_at(ps, depth + 1, &child))
             return false;
-        json_value *v = ps->doc->v;
+        json_value_t *v = ps->doc->v;
         v[child].key_start = (uint32_t)key_start;
         v[child].key_end = (uint32_t)key_end;
         if (last == JSON_NONE)
@@ -241,13 +241,13 @@ static bool json_container(json_parser *ps, int depth, uint32_t self, bool objec
     }
 }
 
-static bool json_value_at(json_parser *ps, int depth, uint32_t *out)
+static bool json_value_at(json_parser_t *ps, int depth, uint32_t *out)
 {
     json_skip_space(ps);
     if (ps->pos >= ps->len)
         return json_fail(ps, ps->pos, "unexpected end of the text");
     char c = ps->p[ps->pos];
-    json_type type;
+    json_type_t type;
     if (c == '{' || c == '[') {
         if (depth > ps->lim->max_depth)
             return json_fail(ps, ps->pos, "nested deeper than %d levels", ps->lim->max_depth);
@@ -293,12 +293,12 @@ static bool json_value_at(json_parser *ps, int depth, uint32_t *out)
     return true;
 }
 
-bool json_parse(json_doc *doc, const char *text, size_t len, const json_limits *lim, char *err, size_t err_size)
+bool json_parse(json_doc_t *doc, const char *text, size_t len, const json_limits_t *lim, char *err, size_t err_size)
 {
     memset(doc, 0, sizeof *doc);
     doc->text = text;
     doc->len = len;
-    json_parser ps = {.doc = doc, .p = text, .len = len, .lim = lim, .err = err, .err_size = err_size};
+    json_parser_t ps = {.doc = doc, .p = text, .len = len, .lim = lim, .err = err, .err_size = err_size};
     if (err_size)
         err[0] = 0;
     /* Offsets are 32-bit. */
@@ -321,7 +321,7 @@ bool json_parse(json_doc *doc, const char *text, size_t len, const json_limits *
     return ok;
 }
 
-void json_free(json_doc *doc)
+void json_free(json_doc_t *doc)
 {
     free(doc->v);
     memset(doc, 0, sizeof *doc);
@@ -384,7 +384,7 @@ static long json_decode(const char *text, uint32_t start, uint32_t end, char *ou
     return (long)n;
 }
 
-uint32_t json_get(const json_doc *doc, uint32_t obj, const char *key, bool *duplicate)
+uint32_t json_get(const json_doc_t *doc, uint32_t obj, const char *key, bool *duplicate)
 {
     if (duplicate)
         *duplicate = false;
@@ -394,7 +394,7 @@ uint32_t json_get(const json_doc *doc, uint32_t obj, const char *key, bool *dupl
     char buf[64];
     uint32_t found = JSON_NONE;
     for (uint32_t m = doc->v[obj].first; m != JSON_NONE; m = doc->v[m].next) {
-        const json_value *v = &doc->v[m];
+        const json_value_t *v = &doc->v[m];
         if (json_decode(doc->text, v->key_start, v->key_end, buf, sizeof buf) < 0 || strcmp(buf, key) != 0)
             continue;
         if (found != JSON_NONE) {
@@ -407,17 +407,17 @@ uint32_t json_get(const json_doc *doc, uint32_t obj, const char *key, bool *dupl
     return found;
 }
 
-uint32_t json_child(const json_doc *doc, uint32_t v)
+uint32_t json_child(const json_doc_t *doc, uint32_t v)
 {
     return v == JSON_NONE || v >= doc->count ? JSON_NONE : doc->v[v].first;
 }
 
-uint32_t json_next(const json_doc *doc, uint32_t v)
+uint32_t json_next(const json_doc_t *doc, uint32_t v)
 {
     return v == JSON_NONE || v >= doc->count ? JSON_NONE : doc->v[v].next;
 }
 
-bool json_uint(const json_doc *doc, uint32_t v, uint64_t max, uint64_t *out)
+bool json_uint(const json_doc_t *doc, uint32_t v, uint64_t max, uint64_t *out)
 {
     if (v == JSON_NONE || v >= doc->count || doc->v[v].type != JSON_NUMBER || !doc->v[v].integer)
         return false;
@@ -430,21 +430,21 @@ bool json_uint(const json_doc *doc, uint32_t v, uint64_t max, uint64_t *out)
     return true;
 }
 
-bool json_string(const json_doc *doc, uint32_t v, char *out, size_t size)
+bool json_string(const json_doc_t *doc, uint32_t v, char *out, size_t size)
 {
     if (v == JSON_NONE || v >= doc->count || doc->v[v].type != JSON_STRING)
         return false;
     return json_decode(doc->text, doc->v[v].start, doc->v[v].end, out, size) >= 0;
 }
 
-bool json_key(const json_doc *doc, uint32_t v, char *out, size_t size)
+bool json_key(const json_doc_t *doc, uint32_t v, char *out, size_t size)
 {
     if (v == JSON_NONE || v >= doc->count || doc->v[v].key_end == 0)
         return false;
     return json_decode(doc->text, doc->v[v].key_start, doc->v[v].key_end, out, size) >= 0;
 }
 
-bool json_string_is(const json_doc *doc, uint32_t v, const char *s)
+bool json_string_is(const json_doc_t *doc, uint32_t v, const char *s)
 {
     char buf[64];
     return json_string(doc, v, buf, sizeof buf) && strcmp(buf, s) == 0;

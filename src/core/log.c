@@ -3,12 +3,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static log_level g_log_level = LOG_INFO;
+static log_level_t g_log_level = LOG_INFO;
 
-void log_set_level(log_level level) { g_log_level = level; }
-log_level log_get_level(void) { return g_log_level; }
+void log_set_level(log_level_t level) { g_log_level = level; }
+log_level_t log_get_level(void) { return g_log_level; }
 
-static void log_write(log_level level, const char *prefix, const char *fmt, va_list ap)
+static void log_write(log_level_t level, const char *prefix, const char *fmt, va_list ap)
 {
     if (level < g_log_level)
         return;

@@ -62,7 +62,7 @@ static void read_isa(char *out, size_t size)
 #endif
 }
 
-void report_env_collect(report_env *env, int argc, char **argv)
+void report_env_collect(report_env_t *env, int argc, char **argv)
 {
     memset(env, 0, sizeof *env);
     read_cpu_model(env->cpu, sizeof env->cpu);
@@ -89,13 +89,13 @@ void report_env_collect(report_env *env, int argc, char **argv)
     }
 }
 
-void report_env_set_gl(report_env *env, const char *renderer, const char *version)
+void report_env_set_gl(report_env_t *env, const char *renderer, const char *version)
 {
     snprintf(env->gl_renderer, sizeof env->gl_renderer, "%s", renderer ? renderer : "unknown");
     snprintf(env->gl_version, sizeof env->gl_version, "%s", version ? version : "unknown");
 }
 
-void report_env_print(const report_env *env, FILE *out)
+void report_env_print(const report_env_t *env, FILE *out)
 {
     fprintf(out, "# command: %s\n", env->command);
     fprintf(out, "# date: %s\n", env->date);
@@ -104,7 +104,7 @@ void report_env_print(const report_env *env, FILE *out)
     fprintf(out, "# build: %s\n", env->build);
 }
 
-void report_table_init(report_table *t, const char *title, int columns, const char *const *names)
+void report_table_init(report_table_t *t, const char *title, int columns, const char *const *names)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->title, sizeof t->title, "%s", title);
@@ -113,14 +113,14 @@ void report_table_init(report_table *t, const char *title, int columns, const ch
         snprintf(t->names[c], sizeof t->names[c], "%s", names[c]);
 }
 
-void report_table_free(report_table *t)
+void report_table_free(report_table_t *t)
 {
     free(t->cells);
     t->cells = NULL;
     t->rows = t->capacity_rows = 0;
 }
 
-void report_table_note(report_table *t, const char *fmt, ...)
+void report_table_note(report_table_t *t, const char *fmt, ...)
 {
     if (t->note_count >= REPORT_MAX_NOTES)
         return;
@@ -130,17 +130,17 @@ void report_table_note(report_table *t, const char *fmt, ...)
     va_end(ap);
 }
 
-static void print_notes(const report_table *t, FILE *out)
+static void print_notes(const report_table_t *t, FILE *out)
 {
     for (int i = 0; i < t->note_count; i++)
         fprintf(out, "# %s\n", t->notes[i]);
 }
 
-bool report_table_row_begin(report_table *t)
+bool report_table_row_begin(report_table_t *t)
 {
     if (t->rows == t->capacity_rows) {
         int cap = t->capacity_rows ? t->capacity_rows * 2 : 32;
-        report_cell *grown = realloc(t->cells, (size_t)cap * (size_t)t->columns * sizeof *grown);
+        report_cell_t *grown = realloc(t->cells, (size_t)cap * (size_t)t->columns * sizeof *grown);
         if (!grown) {
             log_error("bench: out of memory for result rows");
             return false;
@@ -154,25 +154,25 @@ bool report_table_row_begin(report_table *t)
     return true;
 }
 
-static report_cell *next_cell(report_table *t)
+static report_cell_t *next_cell(report_table_t *t)
 {
     if (t->rows == 0 || t->cursor >= t->columns)
         return NULL;
     return &t->cells[(size_t)(t->rows - 1) * (size_t)t->columns + (size_t)t->cursor++];
 }
 
-void report_table_str(report_table *t, const char *s)
+void report_table_str(report_table_t *t, const char *s)
 {
-    report_cell *c = next_cell(t);
+    report_cell_t *c = next_cell(t);
     if (!c)
         return;
     c->kind = REPORT_CELL_STR;
     snprintf(c->str, sizeof c->str, "%s", s);
 }
 
-void report_table_num(report_table *t, double v, int decimals)
+void report_table_num(report_table_t *t, double v, int decimals)
 {
-    report_cell *c = next_cell(t);
+    report_cell_t *c = next_cell(t);
     if (!c)
         return;
     c->kind = REPORT_CELL_NUM;
@@ -180,7 +180,7 @@ void report_table_num(report_table *t, double v, int decimals)
     c->decimals = decimals;
 }
 
-static void cell_text(const report_cell *c, char *buf, size_t size)
+static void cell_text(const report_cell_t *c, char *buf, size_t size)
 {
     if (c->kind == REPORT_CELL_STR)
         snprintf(buf, size, "%s", c->str);
@@ -190,7 +190,7 @@ static void cell_text(const report_cell *c, char *buf, size_t size)
         snprintf(buf, size, "%.*f", c->decimals, c->num);
 }
 
-void report_table_print(const report_table *t, FILE *out)
+void report_table_print(const report_table_t *t, FILE *out)
 {
     int width[REPORT_MAX_COLUMNS];
     char buf[REPORT_TEXT_MAX];
@@ -216,7 +216,7 @@ void report_table_print(const report_table *t, FILE *out)
     fputc('\n', out);
     for (int r = 0; r < t->rows; r++) {
         for (int c = 0; c < t->columns; c++) {
-            const report_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            const report_cell_t *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
             cell_text(cell, buf, sizeof buf);
             /* Text left-aligned, numbers right-aligned. */
             int w = cell->kind == REPORT_CELL_STR ? -width[c] : width[c];
@@ -251,7 +251,7 @@ static bool finish_file(FILE *f, const char *path)
     return ok;
 }
 
-bool report_table_write_csv(const report_table *t, const report_env *env, const char *path)
+bool report_table_write_csv(const report_table_t *t, const report_env_t *env, const char *path)
 {
     FILE *f = file_open_write(path);
     if (!f)
@@ -265,7 +265,7 @@ bool report_table_write_csv(const report_table *t, const report_env *env, const 
     char buf[REPORT_TEXT_MAX];
     for (int r = 0; r < t->rows; r++) {
         for (int c = 0; c < t->columns; c++) {
-            const report_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            const report_cell_t *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
             if (cell->kind == REPORT_CELL_NUM && isfinite(cell->num))
                 snprintf(buf, sizeof buf, "%.9g", cell->num);
             else
@@ -277,7 +277,7 @@ bool report_table_write_csv(const report_table *t, const report_env *env, const 
     return finish_file(f, path);
 }
 
-bool report_table_write_json(const report_table *t, const report_env *env, const char *path)
+bool report_table_write_json(const report_table_t *t, const report_env_t *env, const char *path)
 {
     FILE *f = file_open_write(path);
     if (!f)
@@ -307,7 +307,7 @@ bool report_table_write_json(const report_table *t, const report_env *env, const
     for (int r = 0; r < t->rows; r++) {
         fprintf(f, "    {");
         for (int c = 0; c < t->columns; c++) {
-            const report_cell *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
+            const report_cell_t *cell = &t->cells[(size_t)r * (size_t)t->columns + (size_t)c];
             fprintf(f, "%s", c ? ", " : "");
             json_string(f, t->names[c]);
             fputs(": ", f);

@@ -159,9 +159,9 @@ static int find_joint(const skel_t *s, const char *name, bool *ok)
     return i;
 }
 
-ctrl_t *ctrl_create(const ctrl_desc *desc)
+ctrl_t *ctrl_create(const ctrl_desc_t *desc)
 {
-    const pfnn_network *net = desc ? desc->net : NULL;
+    const pfnn_network_t *net = desc ? desc->net : NULL;
     const skel_t *s = desc ? desc->skel : NULL;
     if (!net || !s) {
         log_error("ctrl: create needs a network and a skeleton");
@@ -241,7 +241,7 @@ void ctrl_destroy(ctrl_t *c)
     free(c);
 }
 
-void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn *spawn)
+void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn_t *spawn)
 {
     assert(c && level && spawn);
     c->level = level;
@@ -254,7 +254,7 @@ void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn *spawn)
     set_safe_state(c, x, z, finite_or0(spawn->heading_rad));
 }
 
-void ctrl_set_mode(ctrl_t *c, pfnn_mode mode)
+void ctrl_set_mode(ctrl_t *c, pfnn_mode_t mode)
 {
     if (pfnn_has_mode(c->net, mode, PFNN_F32))
         c->mode = mode;
@@ -262,7 +262,7 @@ void ctrl_set_mode(ctrl_t *c, pfnn_mode mode)
         log_warn("ctrl: phase mode %s not prepared; keeping %s", pfnn_mode_name(mode), pfnn_mode_name(c->mode));
 }
 
-pfnn_mode ctrl_get_mode(const ctrl_t *c) { return c->mode; }
+pfnn_mode_t ctrl_get_mode(const ctrl_t *c) { return c->mode; }
 void ctrl_set_ik(ctrl_t *c, bool on) { c->ik_on = on; }
 bool ctrl_get_ik(const ctrl_t *c) { return c->ik_on; }
 
@@ -285,7 +285,7 @@ static void nan_reset(ctrl_t *c)
     set_safe_state(c, x, z, yaw);
 }
 
-void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s)
+void ctrl_step(ctrl_t *c, const ctrl_input_t *in, float dt_s)
 {
     assert(c && c->level && in);
     if (!(dt_s > 0.0f) || !isfinite(dt_s))
@@ -296,7 +296,7 @@ void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s)
     ctrl_net_input(c);
 
     c->last_phase = c->phase;
-    pfnn_job job = {
+    pfnn_job_t job = {
         .net = c->net,
         .ws = &c->ws,
         .mode = c->mode,
@@ -370,12 +370,12 @@ void ctrl_sample(const ctrl_t *c, const pose_t *pose, ctrl_sample_t *out)
 const pose_t *ctrl_pose(const ctrl_t *c) { return &c->pose; }
 const float (*ctrl_model(const ctrl_t *c))[POSE_MAT_FLOATS] { return (const float(*)[POSE_MAT_FLOATS])c->model; }
 const float (*ctrl_joint_pos(const ctrl_t *c))[3] { return (const float(*)[3])c->joint_pos; }
-const ctrl_traj_view *ctrl_trajectory(const ctrl_t *c) { return &c->traj; }
+const ctrl_traj_view_t *ctrl_trajectory(const ctrl_t *c) { return &c->traj; }
 const float *ctrl_last_output(const ctrl_t *c) { return c->y; }
 const float *ctrl_last_input(const ctrl_t *c) { return c->x; }
 float ctrl_last_phase(const ctrl_t *c) { return c->last_phase; }
 
-void ctrl_get_stats(const ctrl_t *c, ctrl_stats *out)
+void ctrl_get_stats(const ctrl_t *c, ctrl_stats_t *out)
 {
     *out = c->stats;
     for (int k = 0; k < CTRL_CONTACTS; k++) {

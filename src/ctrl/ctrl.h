@@ -71,14 +71,14 @@ enum {
     CTRL_CONTACTS = 4
 };
 
-typedef enum ctrl_gait {
+typedef enum ctrl_gait_t {
     CTRL_GAIT_STAND = 0,
     CTRL_GAIT_WALK,
     CTRL_GAIT_RUN,
     CTRL_GAIT_CROUCH,
     CTRL_GAIT_JUMP,
     CTRL_GAIT_SPARE /* always 0, as in the training data */
-} ctrl_gait;
+} ctrl_gait_t;
 
 /* Target ground speeds: the mean root speed of the training samples labelled
  * walk (83.4 cm/s; the 60 'walk' clips of ../shared/mocap/cmu/manifest.csv
@@ -97,30 +97,30 @@ typedef enum ctrl_gait {
 #define CTRL_HEAD_TOP_Z_CM 1.3f
 
 /* What the controller needs from the player this step, world space on the
- * ground plane: the intent (game/intent.h resolves a device's input_frame
+ * ground plane: the intent (game/intent.h resolves a device's input_frame_t
  * into it with the camera's yaw). */
-typedef struct ctrl_input {
+typedef struct ctrl_input_t {
     float move_x, move_z;     /* desired direction x magnitude, |move| <= 1 */
     float speed;              /* 0 = walk, 1 = run */
     bool strafe;              /* face facing_x/z while moving */
     bool crouch;
     bool jump;                /* held; the rising edge requests one jump */
     float facing_x, facing_z; /* used when strafing; need not be unit */
-} ctrl_input;
+} ctrl_input_t;
 
-typedef struct ctrl_desc {
-    const pfnn_network *net;  /* shipped dims (PFNN_N_IN/OUT/JOINTS...) */
+typedef struct ctrl_desc_t {
+    const pfnn_network_t *net;  /* shipped dims (PFNN_N_IN/OUT/JOINTS...) */
     const skel_t *skel;       /* cmu21: joint order = network joint order */
-    pfnn_mode mode;           /* phase mode; 0 = constant */
+    pfnn_mode_t mode;           /* phase mode; 0 = constant */
     bool ik_off;              /* start with foot IK disabled */
-} ctrl_desc;
+} ctrl_desc_t;
 
-typedef struct ctrl_spawn {
+typedef struct ctrl_spawn_t {
     float x, z, heading_rad;  /* heading 0 faces +Z (level_t convention) */
-} ctrl_spawn;
+} ctrl_spawn_t;
 
 /* Numbers for the debug menu and the tests (all from the last step). */
-typedef struct ctrl_stats {
+typedef struct ctrl_stats_t {
     float gait[CTRL_GAITS];         /* current-frame gait weights, sum 1 */
     float phase_rad;                /* [0, 2 pi) */
     float root_pos[3];              /* world cm; y = terrain under the root */
@@ -135,29 +135,29 @@ typedef struct ctrl_stats {
     int wall_pushes;                /* root moves changed by a wall (pushed out or refused) */
     int wall_blocks;                /* root moves refused because they crossed a wall */
     uint64_t steps;
-} ctrl_stats;
+} ctrl_stats_t;
 
 /* Read-only plain data about the trajectory for drawing and tests. */
-typedef struct ctrl_traj_view {
+typedef struct ctrl_traj_view_t {
     float pos[CTRL_TRAJ_FRAMES][3];    /* world cm, y on the terrain */
     float dir[CTRL_TRAJ_FRAMES][2];    /* unit facing x, z */
     float gait[CTRL_TRAJ_FRAMES][CTRL_GAITS];
-} ctrl_traj_view;
+} ctrl_traj_view_t;
 
 typedef struct ctrl_t ctrl_t;
 
 /* NULL + one logged line if the network or skeleton does not match. */
-ctrl_t *ctrl_create(const ctrl_desc *desc);
+ctrl_t *ctrl_create(const ctrl_desc_t *desc);
 void ctrl_destroy(ctrl_t *c);
 /* Puts the character at SPAWN on LEVEL (borrowed), standing, phase 0. */
-void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn *spawn);
+void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn_t *spawn);
 /* One fixed step. dt_s is the step length (1/60: the network predicts per
  * 1/60 s frame); it scales only the smoothing time constants. Non-finite input
  * values are treated as 0. */
-void ctrl_step(ctrl_t *c, const ctrl_input *in, float dt_s);
+void ctrl_step(ctrl_t *c, const ctrl_input_t *in, float dt_s);
 
-void ctrl_set_mode(ctrl_t *c, pfnn_mode mode);
-pfnn_mode ctrl_get_mode(const ctrl_t *c);
+void ctrl_set_mode(ctrl_t *c, pfnn_mode_t mode);
+pfnn_mode_t ctrl_get_mode(const ctrl_t *c);
 void ctrl_set_ik(ctrl_t *c, bool on);
 bool ctrl_get_ik(const ctrl_t *c);
 
@@ -170,7 +170,7 @@ const float (*ctrl_joint_pos(const ctrl_t *c))[3];
 /* World position of the four contact points (heels = foot joints, toes =
  * foot end sites) after IK. */
 void ctrl_contact_pos(const ctrl_t *c, float out[CTRL_CONTACTS][3]);
-const ctrl_traj_view *ctrl_trajectory(const ctrl_t *c);
+const ctrl_traj_view_t *ctrl_trajectory(const ctrl_t *c);
 
 /* World-space points of a local pose on the controller's skeleton (the hip
  * translation in world space, as ctrl_pose() gives it): what the tools that
@@ -182,7 +182,7 @@ typedef struct ctrl_sample_t {
     float head_top[3];
 } ctrl_sample_t;
 void ctrl_sample(const ctrl_t *c, const pose_t *pose, ctrl_sample_t *out);
-void ctrl_get_stats(const ctrl_t *c, ctrl_stats *out);
+void ctrl_get_stats(const ctrl_t *c, ctrl_stats_t *out);
 /* The last raw network input (n_in floats) and output (n_out), and the phase
  * the input was run at, for tests and tools. */
 const float *ctrl_last_input(const ctrl_t *c);
@@ -198,7 +198,7 @@ enum {
     CTRL_DRAW_ALL = 0xFu
 };
 /* Appends segments for FLAGS to LINES (never clears it). */
-void ctrl_debug_draw(const ctrl_t *c, unsigned flags, debug_lines *lines);
+void ctrl_debug_draw(const ctrl_t *c, unsigned flags, debug_lines_t *lines);
 /* Colour of a gait mix: stand white, walk blue, run red, crouch green, jump yellow. */
 uint32_t ctrl_gait_rgba(const float gait[CTRL_GAITS]);
 

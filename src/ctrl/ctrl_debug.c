@@ -37,9 +37,9 @@ static void lifted(const float p[3], float out[3])
     out[2] = p[2];
 }
 
-static void draw_trajectory(const ctrl_t *c, debug_lines *dl)
+static void draw_trajectory(const ctrl_t *c, debug_lines_t *dl)
 {
-    const ctrl_traj_view *t = &c->traj;
+    const ctrl_traj_view_t *t = &c->traj;
     for (int i = 0; i + 1 < CTRL_TRAJ_FRAMES; i++) {
         float a[3], b[3];
         lifted(t->pos[i], a);
@@ -63,7 +63,7 @@ static void draw_trajectory(const ctrl_t *c, debug_lines *dl)
     }
 }
 
-static void draw_contacts(const ctrl_t *c, debug_lines *dl)
+static void draw_contacts(const ctrl_t *c, debug_lines_t *dl)
 {
     float p[CTRL_CONTACTS][3];
     ctrl_contact_pos(c, p);
@@ -83,7 +83,7 @@ static void draw_contacts(const ctrl_t *c, debug_lines *dl)
     }
 }
 
-static void draw_joints(const ctrl_t *c, debug_lines *dl)
+static void draw_joints(const ctrl_t *c, debug_lines_t *dl)
 {
     for (int b = 1; b < c->skel->joint_count; b++)
         debug_lines_add(dl, c->joint_pos[c->skel->joint_parent[b]], c->joint_pos[b], DEBUG_RGBA(255, 200, 120, 255));
@@ -101,11 +101,11 @@ static void ground_point(const ctrl_t *c, float x, float z, float out[3])
     out[2] = z;
 }
 
-static void draw_level(const ctrl_t *c, debug_lines *dl)
+static void draw_level(const ctrl_t *c, debug_lines_t *dl)
 {
     const level_t *l = c->level;
     for (int i = 0; i < l->wall_count; i++) {
-        const level_wall *w = &l->walls[i];
+        const level_wall_t *w = &l->walls[i];
         float a[3], b[3];
         ground_point(c, w->x0, w->z0, a);
         ground_point(c, w->x1, w->z1, b);
@@ -115,7 +115,7 @@ static void draw_level(const ctrl_t *c, debug_lines *dl)
         debug_lines_add(dl, a2, b2, DEBUG_RGBA(200, 200, 200, 255));
     }
     for (int i = 0; i < l->crouch_count; i++) {
-        const level_crouch_area *r = &l->crouch[i];
+        const level_crouch_area_t *r = &l->crouch[i];
         float xs[4] = {r->min_x, r->max_x, r->max_x, r->min_x};
         float zs[4] = {r->min_z, r->min_z, r->max_z, r->max_z};
         for (int k = 0; k < 4; k++) {
@@ -128,7 +128,7 @@ static void draw_level(const ctrl_t *c, debug_lines *dl)
         }
     }
     for (int i = 0; i < l->jump_count; i++) {
-        const level_jump_area *j = &l->jump[i];
+        const level_jump_area_t *j = &l->jump[i];
         for (int k = 0; k < CTRL_DEBUG_CIRCLE_SEGMENTS; k++) {
             float a0 = 6.2831853f * (float)k / CTRL_DEBUG_CIRCLE_SEGMENTS;
             float a1 = 6.2831853f * (float)(k + 1) / CTRL_DEBUG_CIRCLE_SEGMENTS;
@@ -140,7 +140,7 @@ static void draw_level(const ctrl_t *c, debug_lines *dl)
     }
 }
 
-void ctrl_debug_draw(const ctrl_t *c, unsigned flags, debug_lines *lines)
+void ctrl_debug_draw(const ctrl_t *c, unsigned flags, debug_lines_t *lines)
 {
     if (!c || !lines || !c->level)
         return;

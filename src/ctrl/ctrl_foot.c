@@ -81,7 +81,7 @@ void ctrl_foot_reset(ctrl_t *c)
 
 /* How far (cm, ground plane) the free foot of SIDE still has to ease to
  * where the animation wants it: its offset and the warp's way to its goal. */
-static float off_left(const ctrl_foot_state *f, int side)
+static float off_left(const ctrl_foot_state_t *f, int side)
 {
     return hypotf(f->ioff[side][0], f->ioff[side][2]) +
            hypotf(f->warp_goal[side][0] - f->warp[side][0], f->warp_goal[side][1] - f->warp[side][1]);
@@ -92,7 +92,7 @@ static float off_left(const ctrl_foot_state *f, int side)
  * has stayed off a few steps (update_contacts): not at once where it was
  * let go, on a flag that flickers back on (the foot would be caught in the
  * air, the leg pulled straight). */
-static void let_go(ctrl_foot_state *f, int k)
+static void let_go(ctrl_foot_state_t *f, int k)
 {
     if (f->on[k])
         f->lift_block[k] = true;
@@ -102,7 +102,7 @@ static void let_go(ctrl_foot_state *f, int k)
 /* The foot of SIDE cannot stay where it is held (out of reach): it lets go
  * and steps to where the animation has it as one re-plant, landing only
  * once it has arrived (the animation may still flag its points down). */
-static void step_out(ctrl_foot_state *f, int side)
+static void step_out(ctrl_foot_state_t *f, int side)
 {
     let_go(f, 2 * side);
     let_go(f, 2 * side + 1);
@@ -121,7 +121,7 @@ static bool within_step(const ctrl_t *c, int k, const float p[3])
 /* The feet's floor over a gap follows ctrl_over_gap() (CTRL_GAP_FLOOR_*). */
 static void gap_floor_step(ctrl_t *c, float dt_s)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     float goal = ctrl_over_gap(c) ? 1.0f : 0.0f;
     if (goal > f->gap_floor) {
         float below = 0.0f;
@@ -145,7 +145,7 @@ static void gap_floor_step(ctrl_t *c, float dt_s)
  * and settle onto the ground. */
 static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float dt_s)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     /* (A foot shown held last step has not begun its re-plant: its offset
      * is taken over from there only in swing_begin.) */
     for (int side = 0; side < 2; side++)
@@ -255,7 +255,7 @@ static void swing_begin(ctrl_t *c, int side, const float anim[CTRL_CONTACTS][3],
                         const float ang_vel[3], float yaw, float dt_s)
 {
     const float *anim_heel = anim[2 * side];
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     const int kh = 2 * side;
     int pts = (f->on[kh] ? 1 : 0) | (f->on[kh + 1] ? 2 : 0);
     bool held = pts != 0, held_rot = pts == 3;
@@ -328,7 +328,7 @@ static void swing_begin(ctrl_t *c, int side, const float anim[CTRL_CONTACTS][3],
  * frame). */
 static void swing_end(ctrl_t *c, int side, bool was_on, const float anim_heel[3], const float anim_rot[4], float yaw)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     bool on = foot_on(f, side);
     memcpy(f->prev_anim_rot[side], anim_rot, sizeof f->prev_anim_rot[side]);
     if (on || !was_on)
@@ -347,7 +347,7 @@ static void swing_end(ctrl_t *c, int side, bool was_on, const float anim_heel[3]
 
 void ctrl_foot_shift(ctrl_t *c, float dx, float dz, float yaw)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     if (!c->ik_on)
         return;
     float fwd[3] = {sinf(yaw), 0.0f, cosf(yaw)};
@@ -375,7 +375,7 @@ void ctrl_foot_shift(ctrl_t *c, float dx, float dz, float yaw)
  * back once a foot is down. Returns whether the pose moved. */
 static bool ground_body(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float dt_s)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     float low = 1.0e9f;
     bool any_on = false;
     for (int k = 0; k < CTRL_CONTACTS; k++) {
@@ -398,7 +398,7 @@ static bool ground_body(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float dt_
 
 /* How fast the foot of SIDE was shown turning over the last step (world
  * rotation vector per s); the shown rotation becomes the last. */
-static void shown_turn(ctrl_foot_state *f, int side, float dt_s, float ang_vel[3])
+static void shown_turn(ctrl_foot_state_t *f, int side, float dt_s, float ang_vel[3])
 {
     float inv[4], q[4];
     ctrl_quat_conj(f->prev_shown_rot[side], inv);
@@ -414,7 +414,7 @@ static void shown_turn(ctrl_foot_state *f, int side, float dt_s, float ang_vel[3
  * animation, so turning IK on starts from the pose shown. */
 static void follow_network(ctrl_t *c, const float anim[CTRL_CONTACTS][3])
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     for (int k = 0; k < CTRL_CONTACTS; k++) {
         float v = c->y[4 + k];
         f->net_on[k] = f->net_on[k] ? v > CTRL_CONTACT_OFF : v > CTRL_CONTACT_ON;
@@ -443,7 +443,7 @@ static void follow_network(ctrl_t *c, const float anim[CTRL_CONTACTS][3])
  * settles onto feet held in the seed's place. */
 static void start_fresh(ctrl_t *c, const float anim[CTRL_CONTACTS][3])
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     memcpy(f->shown, anim, sizeof f->shown);
     memcpy(f->prev_shown_pt, anim, sizeof f->prev_shown_pt);
     memcpy(f->prev_anim, anim, sizeof f->prev_anim);
@@ -467,7 +467,7 @@ static void start_fresh(ctrl_t *c, const float anim[CTRL_CONTACTS][3])
  * need grows smoothly. */
 static void reach_feet(ctrl_t *c, float a[2][3], float r[2][4], const bool was_held[2], float dt_s)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     float drop_before = f->hip_drop;
     ctrl_spring_decay(&f->hip_drop, &f->hip_drop_vel, 1, CTRL_HIP_DROP_HALFLIFE_S, dt_s);
     f->hip_drop = fminf(fmaxf(f->hip_drop, 0.0f), CTRL_HIP_DROP_MAX_CM);
@@ -507,7 +507,7 @@ static void reach_feet(ctrl_t *c, float a[2][3], float r[2][4], const bool was_h
 static void show_feet(ctrl_t *c, const bool was_held[2], const float anim_heel[2][3], const float anim_rot[2][4],
                       float yaw)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     ctrl_update_model(c);
     float before[CTRL_CONTACTS][3];
     memcpy(before, f->shown, sizeof before);
@@ -525,7 +525,7 @@ static void show_feet(ctrl_t *c, const bool was_held[2], const float anim_heel[2
 
 void ctrl_foot_run(ctrl_t *c, float dt_s, float yaw)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     float anim[CTRL_CONTACTS][3];
     ctrl_contact_pos(c, anim);
     if (!c->ik_on) {

@@ -4,7 +4,7 @@
  * Every tuning constant of the foot controller is here, with why it has its
  * value; the file comment of ctrl_foot.c tells how the pieces fit. Not part
  * of the interface: only src/ctrl/ctrl_foot*.c include it.
- * Does NOT: hold state (ctrl_foot_state lives in ctrl_internal.h).
+ * Does NOT: hold state (ctrl_foot_state_t lives in ctrl_internal.h).
  */
 #ifndef STRIDER_CTRL_FOOT_INTERNAL_H
 #define STRIDER_CTRL_FOOT_INTERNAL_H
@@ -209,7 +209,7 @@ static inline void toe_of(const ctrl_t *c, int side, const float a[3], const flo
         out[k] = a[k] + o[k];
 }
 
-static inline bool foot_on(const ctrl_foot_state *f, int side) { return f->on[2 * side] || f->on[2 * side + 1]; }
+static inline bool foot_on(const ctrl_foot_state_t *f, int side) { return f->on[2 * side] || f->on[2 * side + 1]; }
 
 /* ---- ctrl_foot_place.c --------------------------------------------------- */
 

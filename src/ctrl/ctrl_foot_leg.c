@@ -87,7 +87,7 @@ static float toe_pivot_for(const ctrl_t *c, int side, const float a[3], const fl
 
 bool ctrl_foot_push_off(ctrl_t *c, int side, float a[3], float r[4])
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     if (!f->on[2 * side + 1] || f->on[2 * side])
         return true;
     float axis[3];
@@ -110,7 +110,7 @@ bool ctrl_foot_push_off(ctrl_t *c, int side, float a[3], float r[4])
 
 void ctrl_foot_allowed_reach(ctrl_t *c, int side, bool was_held, const float a[3], float dt_s)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     if (!foot_on(f, side)) {
         f->reach[side] = CTRL_HIP_DROP_REACH;
         f->reach_vel[side] = 0.0f;

@@ -67,7 +67,7 @@ static float swing_clearance(float speed_cm_s)
  * CTRL_LIFT_PATH_CM it is a lift-off, the full clearance however slowly it
  * moves; then, over as much again, the clearance comes to follow its speed
  * (swing_clearance: a foot slowing down to land comes down). */
-static float lift_clearance(const ctrl_foot_state *f, int k, const float p[3], float speed_cm_s)
+static float lift_clearance(const ctrl_foot_state_t *f, int k, const float p[3], float speed_cm_s)
 {
     if (f->on[k])
         return 0.0f;
@@ -82,7 +82,7 @@ static float lift_clearance(const ctrl_foot_state *f, int k, const float p[3], f
  * walking foot the animation lifts itself needs none, a re-plant the
  * animation holds on the ground (or below it: a crouch, a slope) is a step,
  * not a shuffle. */
-static float step_lift(const ctrl_foot_state *f, int side)
+static float step_lift(const ctrl_foot_state_t *f, int side)
 {
     float from = f->span[side];
     if (!(from > CTRL_STEP_MIN_SPAN_CM))
@@ -96,7 +96,7 @@ static float step_lift(const ctrl_foot_state *f, int side)
  * offsets. */
 static void free_foot(const ctrl_t *c, int side, float a[3], float r[4])
 {
-    const ctrl_foot_state *f = &c->foot;
+    const ctrl_foot_state_t *f = &c->foot;
     int foot = c->j.foot[side];
     float q[4], p[3];
     ctrl_rotvec_to_quat(f->iroff[side], q);
@@ -137,7 +137,7 @@ static bool in_ledge(const ctrl_t *c, const float p[3], float sole)
  * followed at once; no longer needed, it eases away. */
 static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float dt_s)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];
     float toward[2] = {root[0] - a[0], root[2] - a[2]};
     float need[2] = {0.0f, 0.0f};
@@ -182,7 +182,7 @@ static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float 
  * it hangs from it. */
 static void hold_on_locks(ctrl_t *c, int side, float a[3], float r[4])
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     const int kh = 2 * side, kt = 2 * side + 1;
     float toe[3];
     if (f->on[kh]) {
@@ -237,7 +237,7 @@ static void out_of_walls(const ctrl_t *c, int side, float a[3], const float r[4]
  * heel the toe; raised, as a foot pivots, the point does not drag. */
 static void heel_clear(const ctrl_t *c, int side, float a[3], float r[4], float dt_s)
 {
-    const ctrl_foot_state *f = &c->foot;
+    const ctrl_foot_state_t *f = &c->foot;
     const int kh = 2 * side, kt = 2 * side + 1;
     float toe[3];
     float lift = foot_on(f, side) ? 0.0f : step_lift(f, side);
@@ -268,7 +268,7 @@ static void heel_clear(const ctrl_t *c, int side, float a[3], float r[4], float 
  * looked up again where it went. */
 static void toe_clear(const ctrl_t *c, int side, float a[3], float r[4], float dt_s)
 {
-    const ctrl_foot_state *f = &c->foot;
+    const ctrl_foot_state_t *f = &c->foot;
     const int kh = 2 * side, kt = 2 * side + 1;
     float toe[3];
     toe_of(c, side, a, r, toe);
@@ -301,7 +301,7 @@ static void toe_clear(const ctrl_t *c, int side, float a[3], float r[4], float d
  * ground lifted it. */
 static void ease_ground_lift(ctrl_t *c, int side, float a[3], float free_y, float dt_s)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     float *lift_y = &f->ground_lift[side], *lift_v = &f->ground_lift_vel[side];
     if (foot_on(f, side)) {
         *lift_y = 0.0f;
@@ -323,7 +323,7 @@ static void ease_ground_lift(ctrl_t *c, int side, float a[3], float free_y, floa
 
 void ctrl_foot_place(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
 {
-    ctrl_foot_state *f = &c->foot;
+    ctrl_foot_state_t *f = &c->foot;
     free_foot(c, side, a, r);
     if (foot_on(f, side)) {
         memset(f->ledge_push[side], 0, sizeof f->ledge_push[side]);

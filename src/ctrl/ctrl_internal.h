@@ -159,18 +159,18 @@ static inline void quat_yaw(float yaw, float out[4])
 #define CTRL_ROOT_FALL_CM_S 240.0f
 
 /* Joint and end-site indices the controller needs, found by name at create. */
-typedef struct ctrl_joints {
+typedef struct ctrl_joints_t {
     int hip, head;
     int thigh[2], shin[2], foot[2]; /* [0] left, [1] right */
     int toe_end[2];                 /* end-site index of each foot's toe */
-} ctrl_joints;
+} ctrl_joints_t;
 
 /* Sole heights (cm): the heel (ankle joint) and the toe tip above the ground
  * when the foot stands flat; no foot point is shown lower than these. */
 #define CTRL_HEEL_SOLE_CM 4.0f
 #define CTRL_TOE_SOLE_CM 0.5f
 
-typedef struct ctrl_foot_state {
+typedef struct ctrl_foot_state_t {
     bool net_on[CTRL_CONTACTS];    /* the network's flag after hysteresis */
     bool on[CTRL_CONTACTS];        /* locked: flagged, or on the ground and still */
     int off_steps[CTRL_CONTACTS];  /* steps the contact has not been wanted */
@@ -210,16 +210,16 @@ typedef struct ctrl_foot_state {
     float gap_floor, gap_floor_vel; /* weight of the floor over a gap under the feet (ctrl_over_gap), per s */
     float air_s;                   /* how long both feet have been off the ground without a jump */
     bool fresh;                    /* reset: the next step takes the feet from the network */
-} ctrl_foot_state;
+} ctrl_foot_state_t;
 
 struct ctrl_t {
-    const pfnn_network *net;
+    const pfnn_network_t *net;
     const skel_t *skel;
     const level_t *level;
-    pfnn_workspace ws;
-    pfnn_mode mode;
+    pfnn_workspace_t ws;
+    pfnn_mode_t mode;
     bool ik_on;
-    ctrl_joints j;
+    ctrl_joints_t j;
     float leg_len[2];                  /* thigh-to-ankle rest length, cm */
     float stand_hip_cm;                /* hip height standing on straight rest legs */
     float stand_pose[CTRL_JOINTS][3];  /* that pose in the root frame (the reset seed) */
@@ -237,7 +237,7 @@ struct ctrl_t {
     float ceiling_drop;                /* cm the body is lowered under a ceiling (ctrl_fit_ceiling) */
 
     /* Trajectory: full rate, world space. */
-    ctrl_traj_view traj;
+    ctrl_traj_view_t traj;
 
     /* Smoothed user targets. */
     float target_vel[2];   /* cm/s world x, z */
@@ -280,8 +280,8 @@ struct ctrl_t {
     float model_rot[SKEL_MAX_JOINTS][4];
     float joint_pos[SKEL_MAX_JOINTS][3];
 
-    ctrl_foot_state foot;
-    ctrl_stats stats;
+    ctrl_foot_state_t foot;
+    ctrl_stats_t stats;
     bool nan_logged;
 };
 

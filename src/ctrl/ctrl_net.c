@@ -199,7 +199,7 @@ static void steer_posture(ctrl_t *c)
  * a run into a jump area slowed to ~120 cm/s and jumped short of the gap. */
 static void steer_speed(ctrl_t *c)
 {
-    const ctrl_traj_view *t = &c->traj;
+    const ctrl_traj_view_t *t = &c->traj;
     float w = c->base[1] + c->base[2];
     /* Root displacement of the last step (cm per frame) and its speed. */
     const float *p0 = t->pos[CTRL_TRAJ_NOW - 1], *p1 = t->pos[CTRL_TRAJ_NOW];
@@ -246,7 +246,7 @@ static void steer_speed(ctrl_t *c)
 /* The network input, exactly as features.py builds X (doc section 2). */
 void ctrl_net_input(ctrl_t *c)
 {
-    const ctrl_traj_view *t = &c->traj;
+    const ctrl_traj_view_t *t = &c->traj;
     const float *root = t->pos[CTRL_TRAJ_NOW];
     float yaw = yaw_of(t->dir[CTRL_TRAJ_NOW]);
     float root_h = root[1];

@@ -9,11 +9,11 @@
 /* Steps after which an offset counts as gone (0.75^60 ~ 3e-8). */
 #define PINS_EASE_MAX_STEPS 60
 
-bool ctrl_point_held(const ctrl_stats *st, int c) { return st->lock_weight[c] > 0.5f; }
+bool ctrl_point_held(const ctrl_stats_t *st, int c) { return st->lock_weight[c] > 0.5f; }
 
-void ctrl_pins_reset(ctrl_pins *p) { memset(p, 0, sizeof *p); }
+void ctrl_pins_reset(ctrl_pins_t *p) { memset(p, 0, sizeof *p); }
 
-void ctrl_pins_before(ctrl_pins *p, const ctrl_stats *st, retarget_job_t *job)
+void ctrl_pins_before(ctrl_pins_t *p, const ctrl_stats_t *st, retarget_job_t *job)
 {
     uint64_t n = st->steps - p->step;
     float ease = powf(PINS_EASE_PER_STEP, (float)(n < PINS_EASE_MAX_STEPS ? n : PINS_EASE_MAX_STEPS));
@@ -35,7 +35,7 @@ void ctrl_pins_before(ctrl_pins *p, const ctrl_stats *st, retarget_job_t *job)
     job->ankle_offset = (const float (*)[3])p->ankle_offset;
 }
 
-void ctrl_pins_after(ctrl_pins *p, const ctrl_stats *st, const retarget_job_t *job)
+void ctrl_pins_after(ctrl_pins_t *p, const ctrl_stats_t *st, const retarget_job_t *job)
 {
     for (int side = 0; side < 2; side++) {
         bool heel = ctrl_point_held(st, side * 2), toe = ctrl_point_held(st, side * 2 + 1);

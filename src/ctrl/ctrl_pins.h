@@ -25,24 +25,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct ctrl_pins {
+typedef struct ctrl_pins_t {
     float toe_pin[2][3];      /* character space, left and right */
     bool toe_pinned[2];
     float ankle_offset[2][3]; /* ankle's target minus the mapped controller ankle */
     uint64_t step;            /* the controller step the offsets were last eased at */
-} ctrl_pins;
+} ctrl_pins_t;
 
 /* Whether the controller holds foot point C (network order: left heel, left
  * toe, right heel, right toe) on the ground: its lock's weight is over one
  * half, as the motion goals define a contact. */
-bool ctrl_point_held(const ctrl_stats *st, int c);
+bool ctrl_point_held(const ctrl_stats_t *st, int c);
 
-void ctrl_pins_reset(ctrl_pins *p);
+void ctrl_pins_reset(ctrl_pins_t *p);
 /* Eases the offsets by the steps since the last call and hands JOB the pins
  * and offsets (ST: the controller's stats of the pose being retargeted). */
-void ctrl_pins_before(ctrl_pins *p, const ctrl_stats *st, retarget_job_t *job);
+void ctrl_pins_before(ctrl_pins_t *p, const ctrl_stats_t *st, retarget_job_t *job);
 /* After JOB ran: keeps the pinned ankles' offsets and pins the toes that
  * are down with their heels where the job put them. */
-void ctrl_pins_after(ctrl_pins *p, const ctrl_stats *st, const retarget_job_t *job);
+void ctrl_pins_after(ctrl_pins_t *p, const ctrl_stats_t *st, const retarget_job_t *job);
 
 #endif

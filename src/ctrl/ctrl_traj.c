@@ -76,7 +76,7 @@ static float area_jump(const ctrl_t *c, float x, float z)
 
 /* ---- one step ------------------------------------------------------------ */
 
-void ctrl_traj_targets(ctrl_t *c, const ctrl_input *in, float dt_s)
+void ctrl_traj_targets(ctrl_t *c, const ctrl_input_t *in, float dt_s)
 {
     float mx = finite_or0(in->move_x), mz = finite_or0(in->move_z);
     float mag = sqrtf(mx * mx + mz * mz);
@@ -143,7 +143,7 @@ void ctrl_traj_targets(ctrl_t *c, const ctrl_input *in, float dt_s)
  * target velocity and direction, more so further ahead; walls; areas; heights. */
 void ctrl_traj_predict(ctrl_t *c)
 {
-    ctrl_traj_view *t = &c->traj;
+    ctrl_traj_view_t *t = &c->traj;
     float bias_pos = lerpf(CTRL_BIAS_POS_WALK, CTRL_BIAS_POS_STRAFE, c->strafe_amount);
     float bias_dir = lerpf(CTRL_BIAS_DIR_WALK, CTRL_BIAS_DIR_STRAFE, c->strafe_amount);
     float vel_frame[2] = {c->target_vel[0] / CTRL_NET_FPS, c->target_vel[1] / CTRL_NET_FPS};
@@ -186,7 +186,7 @@ void ctrl_traj_predict(ctrl_t *c)
  * (never through a wall), the future comes from the network, phase advances. */
 void ctrl_traj_advance(ctrl_t *c)
 {
-    ctrl_traj_view *t = &c->traj;
+    ctrl_traj_view_t *t = &c->traj;
     const float *y = c->y;
     /* Standing still, the root does not drift (original demo). The stand
      * part of the base gait is used, not the stand weight: a crouch replaces

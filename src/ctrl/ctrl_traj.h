@@ -12,7 +12,7 @@
 #include "ctrl/ctrl_internal.h"
 
 /* Smoothed velocity, direction, strafe and gait targets from the input. */
-void ctrl_traj_targets(ctrl_t *c, const ctrl_input *in, float dt_s);
+void ctrl_traj_targets(ctrl_t *c, const ctrl_input_t *in, float dt_s);
 /* The future trajectory from the last prediction and the targets. */
 void ctrl_traj_predict(ctrl_t *c);
 /* After the network: root motion, the new future, the phase. */

@@ -184,15 +184,15 @@ void ctrl_world_free(ctrl_t *c)
 
 /* The samples (columns I0..I1, rows J0..J1, within the terrain) whose
  * cells a disc of RADIUS at (x, z) may reach. */
-typedef struct ledge_window {
+typedef struct ledge_window_t {
     int i0, i1, j0, j1;
-} ledge_window;
+} ledge_window_t;
 
-static ledge_window ledge_window_at(const terrain_t *t, float radius, float x, float z)
+static ledge_window_t ledge_window_at(const terrain_t *t, float radius, float x, float z)
 {
     int reach = (int)ceilf((radius + 0.5f * t->cell_cm) / t->cell_cm) + 1;
     int ci = (int)lrintf((x - t->origin_x) / t->cell_cm), cj = (int)lrintf((z - t->origin_z) / t->cell_cm);
-    ledge_window w = {ci - reach, ci + reach, cj - reach, cj + reach};
+    ledge_window_t w = {ci - reach, ci + reach, cj - reach, cj + reach};
     w.i0 = w.i0 < 0 ? 0 : w.i0;
     w.j0 = w.j0 < 0 ? 0 : w.j0;
     w.i1 = w.i1 > t->width - 1 ? t->width - 1 : w.i1;
@@ -211,7 +211,7 @@ static float ledge_depth(const ctrl_t *c, float radius, float x, float z)
         return 0.0f;
     const terrain_t *t = &c->level->terrain;
     float half = 0.5f * t->cell_cm;
-    ledge_window w = ledge_window_at(t, radius, x, z);
+    ledge_window_t w = ledge_window_at(t, radius, x, z);
     float worst = 0.0f;
     for (int j = w.j0; j <= w.j1; j++)
         for (int i = w.i0; i <= w.i1; i++) {
@@ -248,7 +248,7 @@ static void push_out_of_ledges(const ctrl_t *c, float radius, float *x, float *z
     const terrain_t *t = &c->level->terrain;
     float half = 0.5f * t->cell_cm;
     for (int pass = 0; pass < CTRL_LEDGE_PASSES; pass++) {
-        ledge_window w = ledge_window_at(t, radius, *x, *z);
+        ledge_window_t w = ledge_window_at(t, radius, *x, *z);
         float best = 0.0f, bx = 0.0f, bz = 0.0f;
         for (int j = w.j0; j <= w.j1; j++) {
             for (int i = w.i0; i <= w.i1; i++) {
@@ -533,7 +533,7 @@ bool ctrl_low_ceiling(const ctrl_t *c, float x, float z)
 
 bool ctrl_ceiling_near(const ctrl_t *c)
 {
-    const ctrl_traj_view *t = &c->traj;
+    const ctrl_traj_view_t *t = &c->traj;
     int ahead = (int)lrintf(CTRL_CEILING_AHEAD_S * CTRL_NET_FPS);
     int behind = (int)lrintf(CTRL_CEILING_BEHIND_S * CTRL_NET_FPS);
     for (int i = CTRL_TRAJ_NOW - behind; i <= CTRL_TRAJ_NOW + ahead && i < CTRL_TRAJ_FRAMES; i++)
@@ -554,7 +554,7 @@ static float above_ceiling(const ctrl_t *c, const float p[3])
     const level_t *l = c->level;
     float best = 1.0e9f;
     for (int i = 0; i < l->crouch_count; i++) {
-        const level_crouch_area *a = &l->crouch[i];
+        const level_crouch_area_t *a = &l->crouch[i];
         float dx = fmaxf(fmaxf(a->min_x - p[0], p[0] - a->max_x), 0.0f);
         float dz = fmaxf(fmaxf(a->min_z - p[2], p[2] - a->max_z), 0.0f);
         best = fminf(best, a->ceiling_cm + CTRL_CEILING_RAMP * hypotf(dx, dz));

@@ -21,7 +21,7 @@ enum { EVAL_EXIT_OK = 0, EVAL_EXIT_FAIL = 1, EVAL_EXIT_USAGE = 2, EVAL_MAX_SCENA
 #define EVAL_SOAK_STEPS_DEFAULT 20000
 #define EVAL_SOAK_STEPS_MAX 1000000
 
-static bool matches(const eval_scenario *s, const char *patterns)
+static bool matches(const eval_scenario_t *s, const char *patterns)
 {
     if (!patterns)
         return true;
@@ -34,12 +34,12 @@ static bool matches(const eval_scenario *s, const char *patterns)
 }
 
 /* One row of results per scenario, for every output. */
-typedef struct eval_row {
-    const eval_scenario *s;
-    eval_result r;
+typedef struct eval_row_t {
+    const eval_scenario_t *s;
+    eval_result_t r;
     int misses;
     char text[EVAL_FAIL_TEXT];
-} eval_row;
+} eval_row_t;
 
 static const char *const COLUMNS[] = {
     "scenario", "level", "steps", "heel_p95_cm", "heel_max_cm", "toe_p95_cm", "toe_max_cm", "sink_cm", "stand_cm",
@@ -50,7 +50,7 @@ enum { COLUMN_COUNT = (int)(sizeof COLUMNS / sizeof COLUMNS[0]) };
 
 /* The worst joint's local rotation change p99.9 against the network alone's,
  * and the largest p99.9 and change of any joint. */
-static float rot_ratio(const eval_result *r)
+static float rot_ratio(const eval_result_t *r)
 {
     float worst = 0.0f;
     for (int b = 0; b < MM_JOINTS; b++)
@@ -67,9 +67,9 @@ static float max_over_joints(const float v[MM_JOINTS])
     return m;
 }
 
-static void smooth_cells(report_table *t, const eval_result *r)
+static void smooth_cells(report_table_t *t, const eval_result_t *r)
 {
-    const mm_result *on = &r->on, *off = &r->off;
+    const mm_result_t *on = &r->on, *off = &r->off;
     report_table_num(t, on->flex_max_deg[MM_STEADY], 1);
     report_table_num(t, on->flex_max_deg[MM_NEAR_EVENT], 1);
     if (r->have_off)
@@ -101,7 +101,7 @@ static void smooth_cells(report_table *t, const eval_result *r)
     }
 }
 
-static void fill_table(report_table *t, const eval_row *rows, int n, const mm_calibration *cal)
+static void fill_table(report_table_t *t, const eval_row_t *rows, int n, const mm_calibration_t *cal)
 {
     report_table_init(t, "motion evaluation (cm, s, deg; goals in docs/MOTION_EVAL.md)", COLUMN_COUNT, COLUMNS);
     report_table_note(t, "idle heights above the ground: heels %.2f / %.2f cm, toes %.2f / %.2f cm; standing head %.1f cm",
@@ -116,7 +116,7 @@ static void fill_table(report_table *t, const eval_row *rows, int n, const mm_ca
                         "acceleration; *_off: the network alone (IK off) from the same inputs; net_diff_steps: steps whose "
                         "network input differed between the two");
     for (int i = 0; i < n; i++) {
-        const mm_result *r = &rows[i].r.on;
+        const mm_result_t *r = &rows[i].r.on;
         if (!report_table_row_begin(t))
             break;
         report_table_str(t, rows[i].s->name);
@@ -151,13 +151,13 @@ static void fill_table(report_table *t, const eval_row *rows, int n, const mm_ca
 
 /* ---- the plot ------------------------------------------------------------- */
 
-typedef struct plot_metric {
+typedef struct plot_metric_t {
     const char *name;
     float limit;
     bool higher_is_better;
-} plot_metric;
+} plot_metric_t;
 
-static const plot_metric PLOT_METRICS[] = {
+static const plot_metric_t PLOT_METRICS[] = {
     {"heel slide p95", 2.0f, false}, {"toe slide p95", 2.0f, false}, {"slide max", 4.0f, false},
     {"sink", 1.0f, false},           {"flight", 0.3f, false},        {"jump flight", 1.2f, false},
     {"ceiling", 0.0f, false},        {"edge", 50.0f, true},          {"wall", 2.0f, false},
@@ -167,9 +167,9 @@ static const plot_metric PLOT_METRICS[] = {
 };
 enum { PLOT_METRIC_COUNT = (int)(sizeof PLOT_METRICS / sizeof PLOT_METRICS[0]) };
 
-static float plot_value(const eval_row *row, int m)
+static float plot_value(const eval_row_t *row, int m)
 {
-    const mm_result *r = &row->r.on;
+    const mm_result_t *r = &row->r.on;
     bool off = row->r.have_off;
     switch (m) {
     case 0: return r->slide_p95_cm[MM_HEEL];
@@ -202,7 +202,7 @@ static bool svg_close(FILE *f, const char *path)
 
 /* A grid of bars: a row per scenario, a column per measure; each bar is the
  * value against its goal (the dark line), green when met, red when not. */
-static bool write_svg(const char *path, const eval_row *rows, int n)
+static bool write_svg(const char *path, const eval_row_t *rows, int n)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -227,7 +227,7 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
             fprintf(f, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f3f3f3\"/>\n", y, width, row_h);
         fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 13, rows[i].s->name);
         for (int m = 0; m < PLOT_METRIC_COUNT; m++) {
-            const plot_metric *pm = &PLOT_METRICS[m];
+            const plot_metric_t *pm = &PLOT_METRICS[m];
             float v = plot_value(&rows[i], m);
             int x = name_w + m * col_w;
             if (!isfinite(v)) {
@@ -259,7 +259,7 @@ static bool write_svg(const char *path, const eval_row *rows, int n)
 
 /* The first whole phase cycle (the phase wrapping from near 2 pi to near 0)
  * that starts after FROM steps: [*a, *b). False when the trace has none. */
-static bool find_cycle(const eval_trace *t, int from, int *a, int *b)
+static bool find_cycle(const eval_trace_t *t, int from, int *a, int *b)
 {
     int first = -1;
     for (int i = from > 1 ? from : 1; i < t->count; i++) {
@@ -315,7 +315,7 @@ static void svg_panel(FILE *f, int x, int y, int w, int h, const char *title, co
 /* Small multiples over one step cycle of trace T: every joint's local
  * rotation change per step, then the knees' and elbows' flexion; IK on
  * solid red, the network alone dashed blue. */
-static bool write_cycle_svg(const char *path, const eval_t *e, const char *scenario, const eval_trace *t, int a, int b)
+static bool write_cycle_svg(const char *path, const eval_t *e, const char *scenario, const eval_trace_t *t, int a, int b)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -350,10 +350,10 @@ static bool write_cycle_svg(const char *path, const eval_t *e, const char *scena
 }
 
 /* The scripted scenario called NAME, or NULL. */
-static const eval_scenario *scripted_scenario(const char *name)
+static const eval_scenario_t *scripted_scenario(const char *name)
 {
     int total;
-    const eval_scenario *all = eval_scenarios(&total);
+    const eval_scenario_t *all = eval_scenarios(&total);
     for (int i = 0; i < total; i++)
         if (!strcmp(all[i].name, name))
             return (all[i].flags & EVAL_SOAK) ? NULL : &all[i];
@@ -364,12 +364,12 @@ static const eval_scenario *scripted_scenario(const char *name)
  * cycle after 4 s. */
 static bool cycle_plot(eval_t *e, const char *name, const char *path)
 {
-    const eval_scenario *s = scripted_scenario(name);
-    eval_trace t = {.capacity = (int)lrintf(s->seconds * 60.0f)};
+    const eval_scenario_t *s = scripted_scenario(name);
+    eval_trace_t t = {.capacity = (int)lrintf(s->seconds * 60.0f)};
     t.phase_rad = malloc(sizeof *t.phase_rad * (size_t)t.capacity);
     t.rot_change_deg = malloc(sizeof *t.rot_change_deg * (size_t)t.capacity);
     t.flex_deg = malloc(sizeof *t.flex_deg * (size_t)t.capacity);
-    eval_result r;
+    eval_result_t r;
     int a = 0, b = 0;
     bool ok = t.phase_rad && t.rot_change_deg && t.flex_deg;
     if (!ok)
@@ -386,7 +386,7 @@ static bool cycle_plot(eval_t *e, const char *name, const char *path)
     return ok;
 }
 
-static void print_goal_summary(const eval_row *rows, int n, eval_level level)
+static void print_goal_summary(const eval_row_t *rows, int n, eval_level_t level)
 {
     const char *what = level == EVAL_INVARIANTS ? "invariant" : (level == EVAL_PLACEMENT ? "placement goal" : "goal");
     int missed = 0;
@@ -401,25 +401,25 @@ static void print_goal_summary(const eval_row *rows, int n, eval_level level)
 }
 
 /* The command line of `strider eval motion` and its defaults. */
-typedef struct motion_cli {
-    eval_options opt;
+typedef struct motion_cli_t {
+    eval_options_t opt;
     const char *patterns, *csv, *json, *svg, *data, *cycle_svg, *cycle_scenario;
     bool list;
-    eval_level level;
-} motion_cli;
+    eval_level_t level;
+} motion_cli_t;
 
 /* Fills O from argv: -1 to go on, else the exit code. */
-static int motion_parse(motion_cli *o, int argc, char **argv)
+static int motion_parse(motion_cli_t *o, int argc, char **argv)
 {
-    *o = (motion_cli){.opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1},
+    *o = (motion_cli_t){.opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1},
                       .cycle_scenario = "flat_walk",
                       .level = EVAL_GOALS};
     static const char *const MODES[] = {"cubic", "linear", "constant"};
-    static const pfnn_mode MODE_VALUES[] = {PFNN_PHASE_CUBIC, PFNN_PHASE_LINEAR, PFNN_PHASE_CONSTANT};
+    static const pfnn_mode_t MODE_VALUES[] = {PFNN_PHASE_CUBIC, PFNN_PHASE_LINEAR, PFNN_PHASE_CONSTANT};
     static const char *const CHECKS[] = {"goals", "placement", "invariants"};
-    static const eval_level CHECK_VALUES[] = {EVAL_GOALS, EVAL_PLACEMENT, EVAL_INVARIANTS};
+    static const eval_level_t CHECK_VALUES[] = {EVAL_GOALS, EVAL_PLACEMENT, EVAL_INVARIANTS};
     int mode = 0, check = 0;
-    const args_opt opts[] = {
+    const args_opt_t opts[] = {
         {.name = "--scenario", .kind = ARGS_STRING, .dest = &o->patterns, .max_len = EVAL_PATTERNS_MAX - 1,
          .label = "--scenario PATTERN[,PATTERN...]", .help = "run the scenarios whose name or group matches (glob)"},
         {.name = "--list", .kind = ARGS_FLAG, .dest = &o->list, .help = "list the scenarios and exit"},
@@ -452,7 +452,7 @@ static int motion_parse(motion_cli *o, int argc, char **argv)
         {.name = "--cycle-scenario", .kind = ARGS_STRING, .dest = &o->cycle_scenario, .arg = "NAME",
          .help = "the scenario of that plot (default flat_walk)"},
     };
-    const args_spec spec = {
+    const args_spec_t spec = {
         .prog = "strider eval",
         .hint = " (see --help)",
         .label_width = 32,
@@ -479,22 +479,22 @@ static int motion_parse(motion_cli *o, int argc, char **argv)
 
 static int run_motion(int argc, char **argv)
 {
-    motion_cli cli;
+    motion_cli_t cli;
     int parsed = motion_parse(&cli, argc, argv);
     if (parsed >= 0)
         return parsed;
-    eval_options opt = cli.opt;
+    eval_options_t opt = cli.opt;
     const char *patterns = cli.patterns, *csv = cli.csv, *json = cli.json, *svg = cli.svg, *data = cli.data;
     const char *cycle_svg = cli.cycle_svg, *cycle_scenario = cli.cycle_scenario;
     bool list = cli.list;
-    eval_level level = cli.level;
+    eval_level_t level = cli.level;
     if (cycle_svg && !scripted_scenario(cycle_scenario)) {
         fprintf(stderr, "strider eval: --cycle-scenario: '%s' is not a scripted scenario (see --list)\n", cycle_scenario);
         return EVAL_EXIT_USAGE;
     }
     int total;
-    const eval_scenario *all = eval_scenarios(&total);
-    static eval_row rows[EVAL_MAX_SCENARIOS];
+    const eval_scenario_t *all = eval_scenarios(&total);
+    static eval_row_t rows[EVAL_MAX_SCENARIOS];
     int n = 0;
     for (int i = 0; i < total && n < EVAL_MAX_SCENARIOS; i++)
         if (matches(&all[i], patterns))
@@ -512,7 +512,7 @@ static int run_motion(int argc, char **argv)
     /* Only the smoothness goals need the IK-off run. */
     opt.no_reference = level != EVAL_GOALS;
     paths_init(data);
-    report_env env;
+    report_env_t env;
     report_env_collect(&env, argc, argv);
     eval_t *e = eval_open(&opt);
     if (!e)
@@ -527,7 +527,7 @@ static int run_motion(int argc, char **argv)
         failures += rows[i].misses > 0;
     }
     report_env_print(&env, stdout);
-    report_table t;
+    report_table_t t;
     fill_table(&t, rows, n, eval_calibration(e));
     report_table_print(&t, stdout);
     print_goal_summary(rows, n, level);

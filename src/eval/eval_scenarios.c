@@ -21,7 +21,7 @@
 #define FLAT_X -2300.0f
 #define FLAT_Z -2100.0f
 
-static const eval_scenario SCENARIOS[] = {
+static const eval_scenario_t SCENARIOS[] = {
     /* Idle on flat ground: also the calibration's stance. */
     {"flat_idle", "straight", "flat", true, FLAT_X, FLAT_Z, 90, "0 move 0 0\n", 6.0f, EVAL_FLAT, 0, 0},
     {"flat_walk", "straight", "flat", true, FLAT_X, FLAT_Z, 90, WALK, 14.0f, EVAL_FLAT | EVAL_SPEED, 5, 13},
@@ -146,7 +146,7 @@ static const eval_scenario SCENARIOS[] = {
     {"soak_steps", "soak", "steps", false, 0, 0, 0, NULL, 0.0f, EVAL_SOAK, 0, 0},
 };
 
-const eval_scenario *eval_scenarios(int *count)
+const eval_scenario_t *eval_scenarios(int *count)
 {
     *count = (int)(sizeof SCENARIOS / sizeof SCENARIOS[0]);
     return SCENARIOS;

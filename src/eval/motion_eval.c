@@ -44,16 +44,16 @@
 #define GOAL_BONE_ERROR 1e-4f
 
 struct eval_t {
-    eval_options opt;
+    eval_options_t opt;
     skel_t skel;
-    pfnn_network net;
+    pfnn_network_t net;
     bool net_loaded;
     ctrl_t *ctrl;
     ctrl_t *ref; /* IK off, played in lockstep (NULL with no_reference) */
     level_t level[EVAL_LEVELS];
     bool level_loaded[EVAL_LEVELS];
     const char *level_name[EVAL_LEVELS];
-    mm_calibration cal;
+    mm_calibration_t cal;
 };
 
 static int level_index(eval_t *e, const char *name)
@@ -73,20 +73,20 @@ static int level_index(eval_t *e, const char *name)
 }
 
 /* The requested ground speed of an intent, as ctrl.c turns it into one. */
-static float want_speed(const ctrl_input *it)
+static float want_speed(const ctrl_input_t *it)
 {
     float mag = fminf(1.0f, hypotf(it->move_x, it->move_z));
     float s = it->crouch ? CTRL_CROUCH_SPEED_CM_S : CTRL_WALK_SPEED_CM_S + (CTRL_RUN_SPEED_CM_S - CTRL_WALK_SPEED_CM_S) * it->speed;
     return mag * s;
 }
 
-static void frame_from_sim(const eval_t *e, const sim_t *sim, mm_frame *f)
+static void frame_from_sim(const eval_t *e, const sim_t *sim, mm_frame_t *f)
 {
     ctrl_sample_t s;
     ctrl_sample(e->ctrl, &sim->pose, &s);
     memcpy(f->joint_local, sim->pose.rot, sizeof f->joint_local);
     f->wall_pushes = sim->stats.wall_pushes;
-    const ctrl_stats *st = &sim->stats;
+    const ctrl_stats_t *st = &sim->stats;
     memcpy(f->root, st->root_pos, sizeof f->root);
     memcpy(f->joint, s.joint, sizeof f->joint);
     memcpy(f->joint_rot, s.rot, sizeof f->joint_rot);
@@ -185,14 +185,14 @@ static char *soak_script(uint32_t seed, int steps)
 /* ---- running ----------------------------------------------------------------- */
 
 /* One run of a scenario: its sim, accumulator and optional pose dump. */
-typedef struct eval_play {
+typedef struct eval_play_t {
     sim_t sim;
-    mm_acc acc;
-    pose_dump dump;
+    mm_acc_t acc;
+    pose_dump_t dump;
     bool dumping;
-} eval_play;
+} eval_play_t;
 
-static void play_reset(eval_t *e, eval_play *p, ctrl_t *c, level_t *lvl, bool ik)
+static void play_reset(eval_t *e, eval_play_t *p, ctrl_t *c, level_t *lvl, bool ik)
 {
     memset(&p->sim, 0, sizeof p->sim);
     p->sim.ctrl = c;
@@ -202,7 +202,7 @@ static void play_reset(eval_t *e, eval_play *p, ctrl_t *c, level_t *lvl, bool ik
     ctrl_set_mode(c, e->opt.mode);
 }
 
-static void trace_step(const eval_play *p, int run, eval_trace *t, int i)
+static void trace_step(const eval_play_t *p, int run, eval_trace_t *t, int i)
 {
     const pose_t *a = &p->sim.prev_pose, *b = &p->sim.pose;
     for (int j = 0; j < MM_JOINTS; j++)
@@ -217,8 +217,8 @@ static void trace_step(const eval_play *p, int run, eval_trace *t, int i)
  * with the runs RUN[0] (as the options ask) and, unless NULL, RUN[1] (the
  * IK-off reference) in lockstep, and hands each run's frames to its
  * accumulator and dump; counts the steps whose network inputs differ. */
-static bool play(eval_t *e, int li, const eval_scenario *s, script_t *script, int steps, eval_play *run[2],
-                 eval_result *res, eval_trace *trace)
+static bool play(eval_t *e, int li, const eval_scenario_t *s, script_t *script, int steps, eval_play_t *run[2],
+                 eval_result_t *res, eval_trace_t *trace)
 {
     level_t *lvl = &e->level[li];
     float sx = lvl->spawn_x, sz = lvl->spawn_z, sh = lvl->spawn_heading_rad;
@@ -232,10 +232,10 @@ static bool play(eval_t *e, int li, const eval_scenario *s, script_t *script, in
         play_reset(e, run[1], e->ref, lvl, false);
     if (trace)
         trace->count = 0;
-    input_frame none;
+    input_frame_t none;
     memset(&none, 0, sizeof none);
     for (int i = 0; i < steps; i++) {
-        const script_event *ev;
+        const script_event_t *ev;
         bool quit = false;
         while ((ev = script_next_due(script, run[0]->sim.step)) != NULL) {
             if (ev->cmd == SCRIPT_QUIT)
@@ -245,12 +245,12 @@ static bool play(eval_t *e, int li, const eval_scenario *s, script_t *script, in
         }
         if (quit)
             break;
-        input_frame in;
+        input_frame_t in;
         input_merge(&none, &script->held, &in);
         for (int k = 0; k < 2 && run[k]; k++) {
-            eval_play *p = run[k];
+            eval_play_t *p = run[k];
             sim_step(&p->sim, &in, true, EVAL_STEP_S);
-            mm_frame f;
+            mm_frame_t f;
             frame_from_sim(e, &p->sim, &f);
             mm_add(&p->acc, &f);
             if (p->dumping)
@@ -299,7 +299,7 @@ static bool calibrate(eval_t *e)
     ctrl_set_ik(e->ctrl, !e->opt.no_ik);
     ctrl_set_mode(e->ctrl, e->opt.mode);
     float h[MM_POINTS + 1][EVAL_CALIB_TAIL];
-    input_frame none;
+    input_frame_t none;
     memset(&none, 0, sizeof none);
     for (int i = 0; i < EVAL_CALIB_STEPS; i++) {
         sim_step(&sim, &none, true, EVAL_STEP_S);
@@ -327,7 +327,7 @@ static bool calibrate(eval_t *e)
     return true;
 }
 
-eval_t *eval_open(const eval_options *opt)
+eval_t *eval_open(const eval_options_t *opt)
 {
     eval_t *e = calloc(1, sizeof *e);
     if (!e) {
@@ -343,11 +343,11 @@ eval_t *eval_open(const eval_options *opt)
         else
             ok = paths_join(EVAL_NETWORK, path, sizeof path);
     }
-    pfnn_load_desc ld = {.modes = 1u << opt->mode};
+    pfnn_load_desc_t ld = {.modes = 1u << opt->mode};
     ok = ok && pfnn_load_ex(&e->net, path, &ld);
     e->net_loaded = ok;
     if (ok) {
-        ctrl_desc d = {.net = &e->net, .skel = &e->skel, .mode = opt->mode, .ik_off = opt->no_ik};
+        ctrl_desc_t d = {.net = &e->net, .skel = &e->skel, .mode = opt->mode, .ik_off = opt->no_ik};
         e->ctrl = ctrl_create(&d);
         ok = e->ctrl != NULL;
         if (ok && !opt->no_reference) {
@@ -378,10 +378,10 @@ void eval_close(eval_t *e)
     free(e);
 }
 
-const mm_calibration *eval_calibration(const eval_t *e) { return &e->cal; }
+const mm_calibration_t *eval_calibration(const eval_t *e) { return &e->cal; }
 const char *eval_joint_name(const eval_t *e, int joint) { return e->skel.joint_name[joint]; }
 
-static bool open_dump(const eval_t *e, const eval_scenario *s, const char *suffix, eval_play *p)
+static bool open_dump(const eval_t *e, const eval_scenario_t *s, const char *suffix, eval_play_t *p)
 {
     char path[PATHS_MAX];
     snprintf(path, sizeof path, "%s/%s%s.csv", e->opt.dump_dir, s->name, suffix);
@@ -389,7 +389,7 @@ static bool open_dump(const eval_t *e, const eval_scenario *s, const char *suffi
     return p->dumping;
 }
 
-bool eval_run_scenario(eval_t *e, const eval_scenario *s, eval_result *out, eval_trace *trace)
+bool eval_run_scenario(eval_t *e, const eval_scenario_t *s, eval_result_t *out, eval_trace_t *trace)
 {
     memset(out, 0, sizeof *out);
     int li = level_index(e, s->level);
@@ -420,8 +420,8 @@ bool eval_run_scenario(eval_t *e, const eval_scenario *s, eval_result *out, eval
     if (!(s->flags & EVAL_SPEED))
         from = to = 0;
     /* The runs are large (two sims with their poses): off the stack. */
-    eval_play *runs = calloc(2, sizeof *runs);
-    eval_play *run[2] = {runs, e->ref && runs ? &runs[1] : NULL};
+    eval_play_t *runs = calloc(2, sizeof *runs);
+    eval_play_t *run[2] = {runs, e->ref && runs ? &runs[1] : NULL};
     int nruns = run[1] ? 2 : 1, begun = 0;
     ok = runs != NULL;
     if (!ok)
@@ -463,7 +463,7 @@ static void miss(char *text, int size, int *n, const char *fmt, double v)
 
 /* The smoothness goals (docs/MOTION_EVAL.md) of R against the network
  * alone, OFF. */
-static void check_smoothness(const eval_t *e, const mm_result *r, const mm_result *off, char *text, int text_size,
+static void check_smoothness(const eval_t *e, const mm_result_t *r, const mm_result_t *off, char *text, int text_size,
                              int *n)
 {
     char fmt[160];
@@ -510,10 +510,10 @@ static void check_smoothness(const eval_t *e, const mm_result *r, const mm_resul
     }
 }
 
-int eval_check(const eval_t *e, const eval_scenario *s, const eval_result *res, eval_level level, char *text,
+int eval_check(const eval_t *e, const eval_scenario_t *s, const eval_result_t *res, eval_level_t level, char *text,
                int text_size)
 {
-    const mm_result *r = &res->on;
+    const mm_result_t *r = &res->on;
     int n = 0;
     text[0] = '\0';
     bool goals = level != EVAL_INVARIANTS;

@@ -1,6 +1,6 @@
 /* motion_eval: `strider eval motion`, a headless suite of named scenarios
  * that plays the character through the game's own path (a script ->
- * input_frame -> sim_step() -> the PFNN controller, at the fixed 60 Hz step;
+ * input_frame_t -> sim_step() -> the PFNN controller, at the fixed 60 Hz step;
  * no window, no GL) and measures the displayed pose with motion_metrics
  * against the goals of docs/MOTION_EVAL.md.
  *
@@ -37,7 +37,7 @@ enum {
     EVAL_SOAK = 1u << 3    /* seeded random intents, as long as --soak-steps */
 };
 
-typedef struct eval_scenario {
+typedef struct eval_scenario_t {
     const char *name;
     const char *group;       /* straight, start-stop, turns, slopes, jumps, crouch, walls, edges, soak */
     const char *level;
@@ -47,50 +47,50 @@ typedef struct eval_scenario {
     float seconds;           /* length, unless a 'quit' comes first */
     unsigned flags;
     float speed_from_s, speed_to_s; /* EVAL_SPEED window */
-} eval_scenario;
+} eval_scenario_t;
 
 /* The built-in suite; *count receives its length. */
-const eval_scenario *eval_scenarios(int *count);
+const eval_scenario_t *eval_scenarios(int *count);
 
-typedef struct eval_options {
+typedef struct eval_options_t {
     const char *network;     /* NULL = assets/network/pfnn.bin */
-    pfnn_mode mode;
+    pfnn_mode_t mode;
     bool no_ik;
     int soak_steps;          /* steps of each soak scenario */
     uint32_t seed;           /* soak intents */
     const char *dump_dir;    /* a pose CSV per scenario (and NAME_ik_off.csv), NULL = none */
     bool no_reference;       /* skip the lockstep IK-off run (the invariants need none) */
-} eval_options;
+} eval_options_t;
 
 /* What one scenario gave. */
-typedef struct eval_result {
-    mm_result on;            /* as played (IK on unless no_ik) */
-    mm_result off;           /* the network alone (IK off), same inputs, in lockstep */
+typedef struct eval_result_t {
+    mm_result_t on;            /* as played (IK on unless no_ik) */
+    mm_result_t off;           /* the network alone (IK off), same inputs, in lockstep */
     bool have_off;
     int net_diff_steps;      /* steps whose network input differed between the two runs */
     int net_diff_first;      /* the first of them (1-based), 0 when none */
-} eval_result;
+} eval_result_t;
 
 /* Per-step values of the first CAPACITY steps of a scenario, both runs
  * ([0] as played, [1] IK off), for plots: the phase, each joint's local
  * rotation change and each hinge's flexion. The caller owns the arrays. */
-typedef struct eval_trace {
+typedef struct eval_trace_t {
     int capacity, count;
     float *phase_rad;                /* capacity */
     float (*rot_change_deg)[2][MM_JOINTS]; /* capacity */
     float (*flex_deg)[2][MM_HINGES];       /* capacity */
-} eval_trace;
+} eval_trace_t;
 
 typedef struct eval_t eval_t;
 
 /* Loads the skeleton, the network and the levels, makes the controller and
  * measures the idle calibration. NULL (one logged line) on failure. */
-eval_t *eval_open(const eval_options *opt);
+eval_t *eval_open(const eval_options_t *opt);
 void eval_close(eval_t *e);
-const mm_calibration *eval_calibration(const eval_t *e);
+const mm_calibration_t *eval_calibration(const eval_t *e);
 /* Plays scenario S (TRACE may be NULL); false (one logged line) on a
  * runtime failure. */
-bool eval_run_scenario(eval_t *e, const eval_scenario *s, eval_result *out, eval_trace *trace);
+bool eval_run_scenario(eval_t *e, const eval_scenario_t *s, eval_result_t *out, eval_trace_t *trace);
 /* The skeleton's joint names (MM_JOINTS of them). */
 const char *eval_joint_name(const eval_t *e, int joint);
 /* What eval_check() holds a run to: every goal of docs/MOTION_EVAL.md;
@@ -99,11 +99,11 @@ const char *eval_joint_name(const eval_t *e, int joint);
  * invariants that must hold however long the run (finite values, no NaN
  * resets, bone lengths, ceilings, level edges, walls, jump flights, a held
  * foot within a step of the body's ground). */
-typedef enum eval_level { EVAL_GOALS = 0, EVAL_PLACEMENT, EVAL_INVARIANTS } eval_level;
+typedef enum eval_level_t { EVAL_GOALS = 0, EVAL_PLACEMENT, EVAL_INVARIANTS } eval_level_t;
 
 /* Writes what S missed with R into TEXT ("" when all is met); returns how
  * many were missed. The smoothness goals need R's IK-off run. */
-int eval_check(const eval_t *e, const eval_scenario *s, const eval_result *r, eval_level level, char *text,
+int eval_check(const eval_t *e, const eval_scenario_t *s, const eval_result_t *r, eval_level_t level, char *text,
                int text_size);
 
 int eval_main(int argc, char **argv);

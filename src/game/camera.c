@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-void camera_config_default(camera_config *cfg)
+void camera_config_default(camera_config_t *cfg)
 {
     cfg->min_pitch_rad = glm_rad(-10.0f);
     cfg->max_pitch_rad = glm_rad(75.0f);
@@ -64,10 +64,10 @@ void camera_snap(camera_t *cam, const float target[3], const terrain_t *terrain)
     place_eye(cam, terrain);
 }
 
-void camera_update(camera_t *cam, const input_frame *in, bool apply_impulses, const float target[3],
+void camera_update(camera_t *cam, const input_frame_t *in, bool apply_impulses, const float target[3],
                    const terrain_t *terrain, float dt_s)
 {
-    const camera_config *c = &cam->config;
+    const camera_config_t *c = &cam->config;
     cam->yaw_rad += in->orbit_yaw_rate * dt_s;
     cam->pitch_rad += in->orbit_pitch_rate * dt_s;
     float log_dist = logf(cam->distance_cm) - in->zoom_rate * dt_s;

@@ -11,7 +11,7 @@
 
 static float horizontal(const float a[3], const float b[3]) { return hypotf(a[0] - b[0], a[2] - b[2]); }
 
-static void contact_end(feet_stats *fs, int side, int k)
+static void contact_end(feet_stats_t *fs, int side, int k)
 {
     if (fs->contacts < FEET_CONTACTS_MAX) {
         fs->contact_slide_cm[fs->contacts] = fs->point_run_cm[side][k];
@@ -22,7 +22,7 @@ static void contact_end(feet_stats *fs, int side, int k)
     fs->ctrl_contact_slide_max_cm = fmaxf(fs->ctrl_contact_slide_max_cm, fs->ctrl_point_run_cm[side][k]);
 }
 
-void feet_stats_contact_p95(feet_stats *fs, float *shown_cm, float *ctrl_cm)
+void feet_stats_contact_p95(feet_stats_t *fs, float *shown_cm, float *ctrl_cm)
 {
     for (int side = 0; side < 2; side++)
         for (int k = 0; k < 2; k++)
@@ -40,7 +40,7 @@ void feet_stats_contact_p95(feet_stats *fs, float *shown_cm, float *ctrl_cm)
 /* The ankle and toe joints against the motion goals: slide per contact
  * (the controller's heel flag for the ankle, its toe flag for the toe) and
  * sinking below the rest height over the terrain. */
-static void points_add(feet_stats *fs, const feet_shown *sh, const ctrl_stats *st, const float (*contact)[3],
+static void points_add(feet_stats_t *fs, const feet_shown_t *sh, const ctrl_stats_t *st, const float (*contact)[3],
                        const level_t *level)
 {
     for (int side = 0; side < 2; side++)
@@ -69,7 +69,7 @@ static void points_add(feet_stats *fs, const feet_shown *sh, const ctrl_stats *s
         }
 }
 
-void feet_stats_add(feet_stats *fs, const feet_shown *sh, const ctrl_stats *st, const float (*contact)[3],
+void feet_stats_add(feet_stats_t *fs, const feet_shown_t *sh, const ctrl_stats_t *st, const float (*contact)[3],
                     const level_t *level)
 {
     fs->frames++;

@@ -26,7 +26,7 @@ enum { FEET_CONTACTS_MAX = 2048 };
 /* The shown character's own feet and head as drawn (lockstep runs: one
  * per step), for --report: how far planted ankles move, against the
  * controller's own heels in the same frames, and the highest head top. */
-typedef struct feet_stats {
+typedef struct feet_stats_t {
     int frames, contact_frames;
     bool have_prev;
     float prev_ankle[2][3], prev_heel[2][3];
@@ -57,10 +57,10 @@ typedef struct feet_stats {
     float ceiling_clearance_min_cm; /* least room between head top and a crouch area's ceiling */
     int ceiling_frames;
     bool finite;
-} feet_stats;
+} feet_stats_t;
 
 /* The shown character's pose, world cm, as the caller measured it. */
-typedef struct feet_shown {
+typedef struct feet_shown_t {
     bool has_point[2][2];           /* [side][ankle, toe]: the joint exists */
     float point[2][2][3];           /* their world positions */
     float rest_height_cm[2][2];     /* above the soles at rest */
@@ -68,16 +68,16 @@ typedef struct feet_shown {
     bool has_head;
     float head_top[3];              /* the highest point the head carries */
     float ground_y_cm;              /* the terrain under the root */
-} feet_shown;
+} feet_shown_t;
 
 /* Adds one drawn pose. ST and CONTACT (the controller's four foot points
  * after its IK, network order: left heel, left toe, right heel, right toe)
  * are the simulation's of the same step. */
-void feet_stats_add(feet_stats *fs, const feet_shown *shown, const ctrl_stats *st, const float (*contact)[3],
+void feet_stats_add(feet_stats_t *fs, const feet_shown_t *shown, const ctrl_stats_t *st, const float (*contact)[3],
                     const level_t *level);
 /* The 95th percentiles of the slides per contact, the character's and the
  * controller's, contacts still running at the end included (ends them and
  * sorts the stats' arrays: call once, on a copy, for the report). */
-void feet_stats_contact_p95(feet_stats *fs, float *shown_cm, float *ctrl_cm);
+void feet_stats_contact_p95(feet_stats_t *fs, float *shown_cm, float *ctrl_cm);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-void intent_resolve(const input_frame *in, float camera_yaw_rad, ctrl_input *out)
+void intent_resolve(const input_frame_t *in, float camera_yaw_rad, ctrl_input_t *out)
 {
     /* Camera basis on the ground plane (Y up, right-handed): looking along
      * +Z means screen-right is -X. */
@@ -28,9 +28,9 @@ void intent_resolve(const input_frame *in, float camera_yaw_rad, ctrl_input *out
     out->facing_z = fz;
 }
 
-void input_merge(const input_frame *a, const input_frame *b, input_frame *out)
+void input_merge(const input_frame_t *a, const input_frame_t *b, input_frame_t *out)
 {
-    input_frame r;
+    input_frame_t r;
     r.move_x = a->move_x + b->move_x;
     r.move_y = a->move_y + b->move_y;
     float len = sqrtf(r.move_x * r.move_x + r.move_y * r.move_y);

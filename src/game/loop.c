@@ -1,12 +1,12 @@
 #include "game/loop.h"
 
-void loop_clock_init(loop_clock *c)
+void loop_clock_init(loop_clock_t *c)
 {
     c->accumulator_s = 0.0;
     c->step_count = 0;
 }
 
-int loop_clock_advance(loop_clock *c, double frame_s)
+int loop_clock_advance(loop_clock_t *c, double frame_s)
 {
     if (!(frame_s > 0.0))
         frame_s = 0.0;
@@ -19,7 +19,7 @@ int loop_clock_advance(loop_clock *c, double frame_s)
     return steps;
 }
 
-void loop_clock_step_done(loop_clock *c)
+void loop_clock_step_done(loop_clock_t *c)
 {
     c->accumulator_s -= LOOP_STEP_S;
     if (c->accumulator_s < 0.0)
@@ -27,4 +27,4 @@ void loop_clock_step_done(loop_clock *c)
     c->step_count++;
 }
 
-float loop_clock_alpha(const loop_clock *c) { return (float)(c->accumulator_s / LOOP_STEP_S); }
+float loop_clock_alpha(const loop_clock_t *c) { return (float)(c->accumulator_s / LOOP_STEP_S); }

@@ -17,16 +17,16 @@
 /* At most this much real time is simulated per rendered frame. */
 #define LOOP_MAX_FRAME_S 0.25
 
-typedef struct loop_clock {
+typedef struct loop_clock_t {
     double accumulator_s;
     uint64_t step_count;   /* fixed steps taken since init */
-} loop_clock;
+} loop_clock_t;
 
-void loop_clock_init(loop_clock *c);
+void loop_clock_init(loop_clock_t *c);
 /* Adds a frame's real duration; returns the number of fixed steps due. */
-int loop_clock_advance(loop_clock *c, double frame_s);
+int loop_clock_advance(loop_clock_t *c, double frame_s);
 /* Call once per step actually run. */
-void loop_clock_step_done(loop_clock *c);
-float loop_clock_alpha(const loop_clock *c);
+void loop_clock_step_done(loop_clock_t *c);
+float loop_clock_alpha(const loop_clock_t *c);
 
 #endif

@@ -24,7 +24,7 @@ float mm_height_above_ground(const level_t *level, const float p[3])
     return p[1] - terrain_height(&level->terrain, p[0], p[2]);
 }
 
-bool mm_begin(mm_acc *a, const level_t *level, const skel_t *skel, const mm_calibration *cal, int capacity,
+bool mm_begin(mm_acc_t *a, const level_t *level, const skel_t *skel, const mm_calibration_t *cal, int capacity,
               int speed_from, int speed_to)
 {
     memset(a, 0, sizeof *a);
@@ -65,7 +65,7 @@ bool mm_begin(mm_acc *a, const level_t *level, const skel_t *skel, const mm_cali
     return true;
 }
 
-void mm_free(mm_acc *a)
+void mm_free(mm_acc_t *a)
 {
     free(a->steps);
     free(a->rot_hist);
@@ -80,7 +80,7 @@ static bool all_finite(const float *v, int n)
     return true;
 }
 
-static bool frame_finite(const mm_frame *f)
+static bool frame_finite(const mm_frame_t *f)
 {
     return all_finite(f->root, 3) && all_finite(&f->joint[0][0], MM_JOINTS * 3) &&
            all_finite(&f->joint_rot[0][0], MM_JOINTS * 4) && all_finite(&f->point[0][0], MM_POINTS * 3) &&
@@ -95,7 +95,7 @@ float mm_quat_angle_deg(const float a[4], const float b[4])
     return 2.0f * acosf(d) * (180.0f / MM_PI);
 }
 
-float mm_hinge_flexion(const mm_acc *a, int h, const float (*joint)[3])
+float mm_hinge_flexion(const mm_acc_t *a, int h, const float (*joint)[3])
 {
     const int *j = a->hinge[h];
     if (j[1] < 0)
@@ -115,9 +115,9 @@ float mm_hinge_flexion(const mm_acc *a, int h, const float (*joint)[3])
 /* Per-step smoothness of a finite frame F at step I: local rotation
  * changes, hinge flexion changes (kept per step for mm_finish's event
  * pass), heel/toe displacement and acceleration; then F becomes the last. */
-static void add_smoothness(mm_acc *a, const mm_frame *f, mm_step *s, int i)
+static void add_smoothness(mm_acc_t *a, const mm_frame_t *f, mm_step_t *s, int i)
 {
-    mm_result *r = &a->r;
+    mm_result_t *r = &a->r;
     float flex[MM_HINGES];
     for (int h = 0; h < MM_HINGES; h++) {
         flex[h] = mm_hinge_flexion(a, h, f->joint);
@@ -170,7 +170,7 @@ static void add_smoothness(mm_acc *a, const mm_frame *f, mm_step *s, int i)
 }
 
 /* Ceiling and wall checks of body point WHICH (see wall_point) at step I. */
-static void check_point(mm_acc *a, const float p[3], const float root[3], int which, int i)
+static void check_point(mm_acc_t *a, const float p[3], const float root[3], int which, int i)
 {
     const level_t *l = a->level;
     float g = terrain_height(&l->terrain, p[0], p[2]);
@@ -190,11 +190,11 @@ static void check_point(mm_acc *a, const float p[3], const float root[3], int wh
     }
 }
 
-void mm_add(mm_acc *a, const mm_frame *f)
+void mm_add(mm_acc_t *a, const mm_frame_t *f)
 {
     if (a->count >= a->capacity)
         return;
-    mm_result *r = &a->r;
+    mm_result_t *r = &a->r;
     int i = a->count++;
     r->steps = a->count;
     r->nan_resets = f->nan_resets;
@@ -210,7 +210,7 @@ void mm_add(mm_acc *a, const mm_frame *f)
         return;
     }
 
-    mm_step *s = &a->steps[i];
+    mm_step_t *s = &a->steps[i];
     s->flag = 0;
     bool sunk = false;
     for (int k = 0; k < MM_POINTS; k++) {
@@ -268,10 +268,10 @@ void mm_add(mm_acc *a, const mm_frame *f)
 
 /* Contacts of point K (docs/MOTION_EVAL.md): marks the steps in contact in
  * MASK (a or b), then adds the slide of each run of marked steps to OUT. */
-static void point_contacts(const mm_acc *a, int k, uint8_t *mask, float *out, int *out_n, float *max_cm, int *max_step)
+static void point_contacts(const mm_acc_t *a, int k, uint8_t *mask, float *out, int *out_n, float *max_cm, int *max_step)
 {
     int n = a->count;
-    const mm_step *st = a->steps;
+    const mm_step_t *st = a->steps;
     float idle = a->cal.idle_height_cm[k];
     memset(mask, 0, (size_t)n);
     /* (a) flagged runs, while within the band of the touch-down height. */
@@ -312,9 +312,9 @@ static void point_contacts(const mm_acc *a, int k, uint8_t *mask, float *out, in
 
 /* Flights (docs/MOTION_EVAL.md); a jump flight's first and last steps are
  * events (take-off and landing) in EVENT. */
-static void flights(const mm_acc *a, mm_result *r, uint8_t *event)
+static void flights(const mm_acc_t *a, mm_result_t *r, uint8_t *event)
 {
-    const mm_step *st = a->steps;
+    const mm_step_t *st = a->steps;
     for (int i = 0; i < a->count;) {
         float lift = 1.0e9f;
         for (int k = 0; k < MM_POINTS; k++)
@@ -351,7 +351,7 @@ static void flights(const mm_acc *a, mm_result *r, uint8_t *event)
 
 /* The largest hinge flexion change in steady play and within
  * MM_EVENT_NEAR_S of an event (EVENT: a mask per step, counted here). */
-static void flexion(const mm_acc *a, mm_result *r, const uint8_t *event)
+static void flexion(const mm_acc_t *a, mm_result_t *r, const uint8_t *event)
 {
     int n = a->count, near = (int)lrintf(MM_EVENT_NEAR_S / MM_STEP_S);
     int last = -1000000000, next = -1;
@@ -377,7 +377,7 @@ static void flexion(const mm_acc *a, mm_result *r, const uint8_t *event)
 /* Each joint's 99.9th percentile (nearest rank) of local rotation change:
  * the upper edge of the histogram bin it falls in, or the largest change
  * when that is the last bin. */
-static void rotation_percentiles(const mm_acc *a, mm_result *r)
+static void rotation_percentiles(const mm_acc_t *a, mm_result_t *r)
 {
     uint32_t n = a->rot_count;
     if (n == 0)
@@ -397,9 +397,9 @@ static void rotation_percentiles(const mm_acc *a, mm_result *r)
     }
 }
 
-void mm_finish(mm_acc *a, mm_result *out)
+void mm_finish(mm_acc_t *a, mm_result_t *out)
 {
-    mm_result *r = &a->r;
+    mm_result_t *r = &a->r;
     int n = a->count;
     uint8_t *mask = malloc(n > 0 ? (size_t)n : 1u);
     /* A contact spans at least one step, so there are at most n per point. */

@@ -19,7 +19,7 @@
  *           acceleration; flexion split by whether the step is within 0.3 s
  *           of a take-off, landing, wall push or crouch change;
  *   speed, crouch head height, bone lengths and non-finite values.
- * Call order: mm_calibration from an idle stand (mm_calibrate_*) ->
+ * Call order: mm_calibration_t from an idle stand (mm_calibrate_*) ->
  * mm_begin(acc, level, calibration, capacity) -> mm_add(acc, frame) per step
  * -> mm_finish(acc, &result) -> mm_free(acc).
  * Does NOT: run the controller or read files; it only looks at frames.
@@ -69,7 +69,7 @@ extern const char *const MM_HINGE_NAMES[MM_HINGES];
 #define MM_ROT_BINS 9000
 
 /* One fixed step as displayed: world space, cm. */
-typedef struct mm_frame {
+typedef struct mm_frame_t {
     float root[3];                /* the root on the ground plane, y = its support height */
     float joint[MM_JOINTS][3];
     float joint_rot[MM_JOINTS][4]; /* world rotations, x y z w */
@@ -83,16 +83,16 @@ typedef struct mm_frame {
     float want_speed_cm_s;        /* requested ground speed, 0 standing */
     int nan_resets;               /* the controller's count so far */
     int wall_pushes;              /* the controller's count of root moves a wall changed, so far */
-} mm_frame;
+} mm_frame_t;
 
 /* Heights of the foot points above the ground when the character stands
  * idle on flat ground, and its head height there. */
-typedef struct mm_calibration {
+typedef struct mm_calibration_t {
     float idle_height_cm[MM_POINTS];
     float stand_head_cm;
-} mm_calibration;
+} mm_calibration_t;
 
-typedef struct mm_result {
+typedef struct mm_result_t {
     int steps;
     int contacts[2];                 /* heel, toe (both feet) */
     float slide_p50_cm[2], slide_p95_cm[2], slide_max_cm[2];
@@ -126,23 +126,23 @@ typedef struct mm_result {
     float bone_error_max;            /* relative */
     int nonfinite_steps;
     int nan_resets;
-} mm_result;
+} mm_result_t;
 
 /* What the accumulator keeps per step for the contact and flight passes. */
-typedef struct mm_step {
+typedef struct mm_step_t {
     float p[MM_POINTS][3];
     float ground[MM_POINTS];
     float flex_change[MM_HINGES]; /* deg since the last step (0 at the first) */
     uint8_t flag;  /* bit k: point k flagged (contact or lock weight > 0.5) */
     uint8_t jump;  /* jump gait above MM_JUMP_GAIT */
     uint8_t event; /* a wall push or a crouch change at this step */
-} mm_step;
+} mm_step_t;
 
-typedef struct mm_acc {
+typedef struct mm_acc_t {
     const level_t *level;
     const skel_t *skel;
-    mm_calibration cal;
-    mm_step *steps;
+    mm_calibration_t cal;
+    mm_step_t *steps;
     int capacity, count;
     int speed_from, speed_to;        /* step window of the speed mean; to <= from: none */
     double speed_path_cm, want_sum;
@@ -160,22 +160,22 @@ typedef struct mm_acc {
     uint32_t *rot_hist;                /* MM_JOINTS x MM_ROT_BINS counts of local rotation change */
     uint32_t rot_count;                /* steps counted in each joint's histogram */
     float rest_len[MM_JOINTS];
-    mm_result r;
-} mm_acc;
+    mm_result_t r;
+} mm_acc_t;
 
 /* SPEED_FROM/SPEED_TO: steps over which the mean speed is taken (none when
  * to <= from). False (one logged line) when out of memory. */
-bool mm_begin(mm_acc *a, const level_t *level, const skel_t *skel, const mm_calibration *cal, int capacity,
+bool mm_begin(mm_acc_t *a, const level_t *level, const skel_t *skel, const mm_calibration_t *cal, int capacity,
               int speed_from, int speed_to);
-void mm_add(mm_acc *a, const mm_frame *f);
-void mm_finish(mm_acc *a, mm_result *out);
-void mm_free(mm_acc *a);
+void mm_add(mm_acc_t *a, const mm_frame_t *f);
+void mm_finish(mm_acc_t *a, mm_result_t *out);
+void mm_free(mm_acc_t *a);
 
 /* Angle (degrees) of the rotation taking unit quaternion A to B. */
 float mm_quat_angle_deg(const float a[4], const float b[4]);
 /* Flexion (degrees) at hinge H of JOINT positions: the angle between the
  * parent's bone and the hinge's own; NAN when the skeleton lacks it. */
-float mm_hinge_flexion(const mm_acc *a, int h, const float (*joint)[3]);
+float mm_hinge_flexion(const mm_acc_t *a, int h, const float (*joint)[3]);
 
 /* Height of (x, y, z) above the terrain under it. */
 float mm_height_above_ground(const level_t *level, const float p[3]);

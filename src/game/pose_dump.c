@@ -11,7 +11,7 @@
 static const char *const POINT_NAMES[CTRL_CONTACTS] = {"l_heel", "l_toe", "r_heel", "r_toe"};
 static const char *const GAIT_NAMES[CTRL_GAITS] = {"stand", "walk", "run", "crouch", "jump", "spare"};
 
-bool pose_dump_open(pose_dump *d, const char *path, const skel_t *skel)
+bool pose_dump_open(pose_dump_t *d, const char *path, const skel_t *skel)
 {
     memset(d, 0, sizeof *d);
     d->f = file_open_write(path);
@@ -37,7 +37,7 @@ bool pose_dump_open(pose_dump *d, const char *path, const skel_t *skel)
     return true;
 }
 
-void pose_dump_row(pose_dump *d, uint64_t step, const ctrl_t *c, const pose_t *pose, const ctrl_stats *st)
+void pose_dump_row(pose_dump_t *d, uint64_t step, const ctrl_t *c, const pose_t *pose, const ctrl_stats_t *st)
 {
     if (!d->f)
         return;
@@ -61,7 +61,7 @@ void pose_dump_row(pose_dump *d, uint64_t step, const ctrl_t *c, const pose_t *p
     fputc('\n', f);
 }
 
-bool pose_dump_close(pose_dump *d)
+bool pose_dump_close(pose_dump_t *d)
 {
     if (!d->f)
         return true;

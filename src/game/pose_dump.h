@@ -19,17 +19,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef struct pose_dump {
+typedef struct pose_dump_t {
     FILE *f;
     const char *path;
     const skel_t *skel;
-} pose_dump;
+} pose_dump_t;
 
 /* One logged line naming PATH when it cannot be created. */
-bool pose_dump_open(pose_dump *d, const char *path, const skel_t *skel);
+bool pose_dump_open(pose_dump_t *d, const char *path, const skel_t *skel);
 /* POSE: the displayed local pose (hip in world space). */
-void pose_dump_row(pose_dump *d, uint64_t step, const ctrl_t *c, const pose_t *pose, const ctrl_stats *st);
+void pose_dump_row(pose_dump_t *d, uint64_t step, const ctrl_t *c, const pose_t *pose, const ctrl_stats_t *st);
 /* False (one logged line) if any write or the close failed. */
-bool pose_dump_close(pose_dump *d);
+bool pose_dump_close(pose_dump_t *d);
 
 #endif

@@ -13,11 +13,11 @@ enum { SCRIPT_MAX_BYTES = 4 << 20, SCRIPT_MAX_EVENTS = 1 << 16, SCRIPT_TOKEN_MAX
 /* Scripts longer than a day of simulated time are surely a typo. */
 #define SCRIPT_MAX_TIME_S 86400.0
 
-typedef struct cursor {
+typedef struct cursor_t {
     const char *p, *end;
-} cursor;
+} cursor_t;
 
-static bool next_token(cursor *c, char *out, size_t out_size)
+static bool next_token(cursor_t *c, char *out, size_t out_size)
 {
     while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r'))
         c->p++;
@@ -68,7 +68,7 @@ static const int k_button_ids[] = {SCRIPT_PAD_A,    SCRIPT_PAD_B,     SCRIPT_PAD
                                    SCRIPT_PAD_LEFTSHOULDER, SCRIPT_PAD_RIGHTSHOULDER};
 
 /* Parses one command and its arguments at the cursor into ev. */
-static bool parse_command(cursor *c, const char *cmd, script_event *ev, const char *source, int line)
+static bool parse_command(cursor_t *c, const char *cmd, script_event_t *ev, const char *source, int line)
 {
     char tok[SCRIPT_TOKEN_MAX];
     int nargs = 0;
@@ -168,7 +168,7 @@ bool script_parse(script_t *s, const char *text, size_t len, const char *source)
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)
             eol = end;
-        cursor c = {p, eol};
+        cursor_t c = {p, eol};
         char tok[SCRIPT_TOKEN_MAX];
         if (next_token(&c, tok, sizeof tok)) {
             float t;
@@ -187,7 +187,7 @@ bool script_parse(script_t *s, const char *text, size_t len, const char *source)
                     log_error("%s:%d: more than %zu events", source, line, cap);
                     goto fail;
                 }
-                script_event *ev = &s->events[s->count];
+                script_event_t *ev = &s->events[s->count];
                 memset(ev, 0, sizeof *ev);
                 ev->step = (uint64_t)llround((double)t * LOOP_STEP_HZ);
                 if (!parse_command(&c, tok, ev, source, line))
@@ -226,16 +226,16 @@ void script_free(script_t *s)
     memset(s, 0, sizeof *s);
 }
 
-const script_event *script_next_due(script_t *s, uint64_t step)
+const script_event_t *script_next_due(script_t *s, uint64_t step)
 {
     if (s->next < s->count && s->events[s->next].step <= step)
         return &s->events[s->next++];
     return NULL;
 }
 
-void script_apply(script_t *s, const script_event *ev)
+void script_apply(script_t *s, const script_event_t *ev)
 {
-    input_frame *h = &s->held;
+    input_frame_t *h = &s->held;
     /* Script rates are in degrees for readability; the frame is in radians. */
     const float deg = 3.14159265358979f / 180.0f;
     switch (ev->cmd) {

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum script_cmd {
+typedef enum script_cmd_t {
     SCRIPT_MOVE,
     SCRIPT_SPEED,
     SCRIPT_STRAFE,
@@ -46,7 +46,7 @@ typedef enum script_cmd {
     SCRIPT_SCREENSHOT,
     SCRIPT_CHARACTER,
     SCRIPT_QUIT
-} script_cmd;
+} script_cmd_t;
 
 /* The virtual gamepad's axes and buttons, numbered as SDL_GameController
  * numbers them (its enum values are part of SDL's ABI; app/app.c checks
@@ -70,28 +70,28 @@ enum {
     SCRIPT_PAD_RIGHTSHOULDER = 10
 };
 
-typedef struct script_event {
+typedef struct script_event_t {
     uint64_t step;
-    script_cmd cmd;
+    script_cmd_t cmd;
     int index;       /* pad axis or button: SCRIPT_PAD_* */
     float a, b;
-} script_event;
+} script_event_t;
 
 typedef struct script_t {
-    script_event *events;
+    script_event_t *events;
     int count;
     int next;        /* first event not yet fired */
-    input_frame held; /* the persistent request built from fired events */
+    input_frame_t held; /* the persistent request built from fired events */
 } script_t;
 
 bool script_load(script_t *s, const char *path);
 bool script_parse(script_t *s, const char *text, size_t len, const char *source);
 void script_free(script_t *s);
 /* Returns the next event due at or before 'step' and consumes it, or NULL. */
-const script_event *script_next_due(script_t *s, uint64_t step);
+const script_event_t *script_next_due(script_t *s, uint64_t step);
 /* Folds an intent-type event into s->held (pad, button, screenshot,
  * character and quit are the caller's to handle). */
-void script_apply(script_t *s, const script_event *ev);
+void script_apply(script_t *s, const script_event_t *ev);
 bool script_finished(const script_t *s);
 /* Whether the script has a 'quit' line (it ends the run by itself). */
 bool script_has_quit(const script_t *s);

@@ -20,7 +20,7 @@
 /* Jump gait weight above which the marker reports the character airborne. */
 #define SIM_AIRBORNE_GAIT 0.5f
 
-void sim_config_default(sim_config *cfg)
+void sim_config_default(sim_config_t *cfg)
 {
     /* Speeds match the mocap: walks at ~65-105 cm/s, runs at ~220-300 cm/s. */
     cfg->walk_cm_s = 110.0f;
@@ -46,7 +46,7 @@ static float rng_uniform(uint32_t *state)
     return (float)(x >> 8) * (1.0f / 16777216.0f);
 }
 
-static uint64_t blink_gap_steps(sim_face *f, float dt_s)
+static uint64_t blink_gap_steps(sim_face_t *f, float dt_s)
 {
     float gap = SIM_BLINK_MIN_GAP_S + (SIM_BLINK_MAX_GAP_S - SIM_BLINK_MIN_GAP_S) * rng_uniform(&f->rng);
     if (rng_uniform(&f->rng) < SIM_BLINK_DOUBLE_CHANCE)
@@ -56,7 +56,7 @@ static uint64_t blink_gap_steps(sim_face *f, float dt_s)
 
 void sim_reset(sim_t *s, const level_t *level)
 {
-    sim_config cfg = s->config;
+    sim_config_t cfg = s->config;
     ctrl_t *ctrl = s->ctrl;
     uint32_t seed = s->seed;
     bool have_cfg = cfg.walk_cm_s > 0.0f;
@@ -68,14 +68,14 @@ void sim_reset(sim_t *s, const level_t *level)
     s->ctrl = ctrl;
     s->seed = seed;
     s->level = level;
-    sim_marker *m = &s->marker;
+    sim_marker_t *m = &s->marker;
     m->pos[0] = level->spawn_x;
     m->pos[2] = level->spawn_z;
     m->pos[1] = terrain_height(&level->terrain, m->pos[0], m->pos[2]);
     m->heading_rad = level->spawn_heading_rad;
     m->height_cm = s->config.stand_height_cm;
     if (ctrl) {
-        ctrl_spawn sp = {.x = level->spawn_x, .z = level->spawn_z, .heading_rad = level->spawn_heading_rad};
+        ctrl_spawn_t sp = {.x = level->spawn_x, .z = level->spawn_z, .heading_rad = level->spawn_heading_rad};
         ctrl_reset(ctrl, level, &sp);
         ctrl_get_stats(ctrl, &s->stats);
         memcpy(m->pos, s->stats.root_pos, sizeof m->pos);
@@ -104,7 +104,7 @@ static float wrap_angle(float a) { return remainderf(a, 2.0f * PI_F); }
 
 static float approach(float v, float goal, float k) { return v + (goal - v) * k; }
 
-void sim_begin_step(sim_t *s, const input_frame *in, ctrl_input *out)
+void sim_begin_step(sim_t *s, const input_frame_t *in, ctrl_input_t *out)
 {
     s->prev_marker = s->marker;
     s->prev_camera = s->camera;
@@ -113,7 +113,7 @@ void sim_begin_step(sim_t *s, const input_frame *in, ctrl_input *out)
     *out = s->intent;
 }
 
-static void face_step(sim_face *f, const ctrl_stats *st, uint64_t step, float dt_s)
+static void face_step(sim_face_t *f, const ctrl_stats_t *st, uint64_t step, float dt_s)
 {
     if (step >= f->next_blink) {
         f->blink_start = step;
@@ -133,11 +133,11 @@ static void face_step(sim_face *f, const ctrl_stats *st, uint64_t step, float dt
     f->effort += (goal - f->effort) * (1.0f - expf(-dt_s / SIM_EFFORT_TIME_S));
 }
 
-void sim_end_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float dt_s)
+void sim_end_step(sim_t *s, const input_frame_t *in, bool first_step_of_frame, float dt_s)
 {
-    sim_marker *m = &s->marker;
+    sim_marker_t *m = &s->marker;
     ctrl_get_stats(s->ctrl, &s->stats);
-    const ctrl_stats *st = &s->stats;
+    const ctrl_stats_t *st = &s->stats;
     s->prev_pose = s->pose;
     s->pose = *ctrl_pose(s->ctrl);
     memcpy(s->prev_contact, s->contact, sizeof s->contact);
@@ -153,23 +153,23 @@ void sim_end_step(sim_t *s, const input_frame *in, bool first_step_of_frame, flo
     s->step++;
 }
 
-void sim_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float dt_s)
+void sim_step(sim_t *s, const input_frame_t *in, bool first_step_of_frame, float dt_s)
 {
     if (s->ctrl) {
-        ctrl_input ci;
+        ctrl_input_t ci;
         sim_begin_step(s, in, &ci);
         ctrl_step(s->ctrl, &ci, dt_s);
         sim_end_step(s, in, first_step_of_frame, dt_s);
         return;
     }
-    const sim_config *c = &s->config;
+    const sim_config_t *c = &s->config;
     const level_t *lvl = s->level;
     s->prev_marker = s->marker;
     s->prev_camera = s->camera;
-    sim_marker *m = &s->marker;
+    sim_marker_t *m = &s->marker;
 
     intent_resolve(in, s->camera.yaw_rad, &s->intent);
-    const ctrl_input *it = &s->intent;
+    const ctrl_input_t *it = &s->intent;
 
     /* Crouch: by request, or forced under a ceiling lower than standing height. */
     float ceiling = level_crouch_ceiling(lvl, m->pos[0], m->pos[2]);
@@ -245,7 +245,7 @@ void sim_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float d
     s->step++;
 }
 
-void sim_lerp_marker(const sim_marker *a, const sim_marker *b, float t, sim_marker *out)
+void sim_lerp_marker(const sim_marker_t *a, const sim_marker_t *b, float t, sim_marker_t *out)
 {
     *out = *b;
     for (int i = 0; i < 3; i++)
@@ -281,7 +281,7 @@ void sim_lerp_contacts(const float (*a)[3], const float (*b)[3], float t, float 
             out[c][k] = a[c][k] + (b[c][k] - a[c][k]) * t;
 }
 
-void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out)
+void sim_lerp_face(const sim_face_t *a, const sim_face_t *b, float t, sim_face_t *out)
 {
     *out = *b;
     out->blink = a->blink + (b->blink - a->blink) * t;
@@ -291,10 +291,10 @@ void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out)
 /* Simulation-side debug drawing: where the player asks to go, where the
  * character (or marker) is actually going, and the controller's own lines
  * (trajectory coloured by gait, contacts, joints). */
-void sim_debug_lines(const sim_t *s, const sim_marker *m, unsigned ctrl_draw, debug_lines *lines)
+void sim_debug_lines(const sim_t *s, const sim_marker_t *m, unsigned ctrl_draw, debug_lines_t *lines)
 {
     debug_lines_clear(lines);
-    const ctrl_input *it = &s->intent;
+    const ctrl_input_t *it = &s->intent;
     float base[3] = {m->pos[0], m->pos[1] + 5.0f, m->pos[2]};
     float want[3] = {base[0] + it->move_x * 120.0f, base[1], base[2] + it->move_z * 120.0f};
     float vel[3] = {base[0] + m->vel[0] * 0.5f, base[1] + 2.0f, base[2] + m->vel[1] * 0.5f};

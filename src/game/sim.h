@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct sim_marker {
+typedef struct sim_marker_t {
     float pos[3];          /* feet position, cm */
     float heading_rad;     /* facing: (sin h, 0, cos h) */
     float vel[2];          /* ground velocity x/z, cm/s */
@@ -39,62 +39,62 @@ typedef struct sim_marker {
     float hop_cm;          /* height of the feet above the terrain while hopping */
     float hop_vel_cm_s;
     bool airborne;
-} sim_marker;
+} sim_marker_t;
 
-typedef struct sim_config {
+typedef struct sim_config_t {
     float walk_cm_s, run_cm_s, crouch_cm_s;
     float accel_time_s;    /* time constant of speed changes */
     float turn_rad_s;      /* maximum turning rate */
     float stand_height_cm, crouch_height_cm;
     float radius_cm;       /* body radius against walls */
     float hop_speed_cm_s, gravity_cm_s2;
-} sim_config;
+} sim_config_t;
 
 /* The character's face, advanced at the fixed step (deterministic). */
-typedef struct sim_face {
+typedef struct sim_face_t {
     float blink;            /* 0 open .. 1 closed, both lids */
     float effort;           /* 0 .. 1, follows the run and jump gait weights */
     uint64_t blink_start;   /* step the last blink began */
     uint64_t next_blink;    /* step the next blink begins */
     uint32_t blinks;        /* begun since the reset */
     uint32_t rng;           /* xorshift32 state, from the seed */
-} sim_face;
+} sim_face_t;
 
 typedef struct sim_t {
-    sim_config config;
+    sim_config_t config;
     const level_t *level;
     ctrl_t *ctrl;           /* borrowed; NULL = marker mode. Kept by sim_reset */
     uint32_t seed;          /* --seed; kept by sim_reset */
-    sim_marker marker, prev_marker;
+    sim_marker_t marker, prev_marker;
     camera_t camera, prev_camera;
-    ctrl_input intent;        /* last resolved intent */
+    ctrl_input_t intent;        /* last resolved intent */
     uint64_t step;
     bool jump_latched;      /* the button must be released before the next hop */
     /* Controller mode only: */
-    ctrl_stats stats;       /* of the last step */
+    ctrl_stats_t stats;       /* of the last step */
     pose_t pose, prev_pose; /* local poses after the last two steps */
     /* The controller's contact points (heels = ankles, toes) after its IK,
      * world cm, after the last two steps: the feet an imported character's
      * own legs are solved to. */
     float contact[CTRL_CONTACTS][3], prev_contact[CTRL_CONTACTS][3];
-    sim_face face, prev_face;
+    sim_face_t face, prev_face;
 } sim_t;
 
-void sim_config_default(sim_config *cfg);
+void sim_config_default(sim_config_t *cfg);
 void sim_reset(sim_t *s, const level_t *level);
-void sim_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float dt_s);
+void sim_step(sim_t *s, const input_frame_t *in, bool first_step_of_frame, float dt_s);
 /* sim_step() in controller mode, split so the caller can time ctrl_step()
  * in between: begin resolves the intent into OUT; end reads the controller. */
-void sim_begin_step(sim_t *s, const input_frame *in, ctrl_input *out);
-void sim_end_step(sim_t *s, const input_frame *in, bool first_step_of_frame, float dt_s);
-void sim_lerp_marker(const sim_marker *a, const sim_marker *b, float t, sim_marker *out);
+void sim_begin_step(sim_t *s, const input_frame_t *in, ctrl_input_t *out);
+void sim_end_step(sim_t *s, const input_frame_t *in, bool first_step_of_frame, float dt_s);
+void sim_lerp_marker(const sim_marker_t *a, const sim_marker_t *b, float t, sim_marker_t *out);
 /* Per joint: translations lerped, rotations nlerped along the short arc. */
 void sim_lerp_pose(const pose_t *a, const pose_t *b, float t, pose_t *out);
-void sim_lerp_face(const sim_face *a, const sim_face *b, float t, sim_face *out);
+void sim_lerp_face(const sim_face_t *a, const sim_face_t *b, float t, sim_face_t *out);
 /* Simulation-side debug drawing into LINES (cleared first): where the
  * player asks to go and where marker M is going, then the controller's own
  * lines (CTRL_DRAW_* bits of CTRL_DRAW). */
-void sim_debug_lines(const sim_t *s, const sim_marker *m, unsigned ctrl_draw, debug_lines *lines);
+void sim_debug_lines(const sim_t *s, const sim_marker_t *m, unsigned ctrl_draw, debug_lines_t *lines);
 void sim_lerp_contacts(const float (*a)[3], const float (*b)[3], float t, float (*out)[3]);
 
 #endif

@@ -255,7 +255,7 @@ bool pfnn_kern_has_f16c(void)
 
 /* ------------------------------------------------------------ dispatch */
 
-void pfnn_kern_gemv(pfnn_isa isa, pfnn_dtype dtype, const float *w32, const uint16_t *w16,
+void pfnn_kern_gemv(pfnn_isa_t isa, pfnn_dtype_t dtype, const float *w32, const uint16_t *w16,
                     const float *b, const float *x, int n_in, int out_pad, float c,
                     bool accumulate, float *y)
 {
@@ -277,7 +277,7 @@ void pfnn_kern_gemv(pfnn_isa isa, pfnn_dtype dtype, const float *w32, const uint
     gemv_scalar(w32, dtype == PFNN_F16 ? w16 : NULL, b, x, n_in, out_pad, c, accumulate, y);
 }
 
-void pfnn_kern_elu(pfnn_isa isa, float *v, int n)
+void pfnn_kern_elu(pfnn_isa_t isa, float *v, int n)
 {
 #if PFNN_X86
     if (isa == PFNN_ISA_AVX2) {

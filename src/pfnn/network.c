@@ -86,7 +86,7 @@ float pfnn_f16_to_f32(uint16_t h)
 
 /* ---------------------------------------------------------------- names */
 
-const char *pfnn_mode_name(pfnn_mode mode)
+const char *pfnn_mode_name(pfnn_mode_t mode)
 {
     switch (mode) {
     case PFNN_PHASE_CONSTANT: return "constant";
@@ -96,7 +96,7 @@ const char *pfnn_mode_name(pfnn_mode mode)
     }
 }
 
-const char *pfnn_dtype_name(pfnn_dtype dtype)
+const char *pfnn_dtype_name(pfnn_dtype_t dtype)
 {
     switch (dtype) {
     case PFNN_F32: return "fp32";
@@ -105,7 +105,7 @@ const char *pfnn_dtype_name(pfnn_dtype dtype)
     }
 }
 
-const char *pfnn_isa_name(pfnn_isa isa)
+const char *pfnn_isa_name(pfnn_isa_t isa)
 {
     switch (isa) {
     case PFNN_ISA_AUTO: return "auto";
@@ -116,7 +116,7 @@ const char *pfnn_isa_name(pfnn_isa isa)
     }
 }
 
-bool pfnn_isa_supported(pfnn_isa isa, pfnn_dtype dtype)
+bool pfnn_isa_supported(pfnn_isa_t isa, pfnn_dtype_t dtype)
 {
     switch (isa) {
     case PFNN_ISA_AUTO:
@@ -135,7 +135,7 @@ bool pfnn_isa_supported(pfnn_isa isa, pfnn_dtype dtype)
     return false;
 }
 
-pfnn_isa pfnn_isa_best(void)
+pfnn_isa_t pfnn_isa_best(void)
 {
     if (pfnn_isa_supported(PFNN_ISA_AVX2, PFNN_F32))
         return PFNN_ISA_AVX2;
@@ -144,7 +144,7 @@ pfnn_isa pfnn_isa_best(void)
     return PFNN_ISA_SCALAR;
 }
 
-static pfnn_isa isa_resolve(pfnn_isa isa, pfnn_dtype dtype)
+static pfnn_isa_t isa_resolve(pfnn_isa_t isa, pfnn_dtype_t dtype)
 {
     if (isa != PFNN_ISA_AUTO)
         return isa;
@@ -221,7 +221,7 @@ static void *alloc_weights(size_t bytes)
 }
 
 /* Float counts of one weight set in panel layout. */
-static size_t set_weight_floats(const pfnn_network *net)
+static size_t set_weight_floats(const pfnn_network_t *net)
 {
     size_t n = 0;
     for (int l = 0; l < PFNN_LAYERS; l++)
@@ -229,7 +229,7 @@ static size_t set_weight_floats(const pfnn_network *net)
     return n;
 }
 
-static size_t set_bias_floats(const pfnn_network *net)
+static size_t set_bias_floats(const pfnn_network_t *net)
 {
     return (size_t)net->out_pad[0] + (size_t)net->out_pad[1] + (size_t)net->out_pad[2];
 }
@@ -249,16 +249,16 @@ static void panelize(const float *src, int out, int in, int out_pad, float *dst)
 static const int k_mode_sets[PFNN_PHASE_MODE_COUNT] = {PFNN_CONSTANT_SLICES, PFNN_LINEAR_SLICES,
                                                        PFNN_CONTROL_POINTS};
 
-static int mode_base(const pfnn_network *net, pfnn_mode mode)
+static int mode_base(const pfnn_network_t *net, pfnn_mode_t mode)
 {
     return mode == PFNN_PHASE_CONSTANT ? net->const_base : mode == PFNN_PHASE_LINEAR ? net->lin_base : 0;
 }
 
 /* Points set S of MODE (the I-th of the mode) into the mode's blocks. */
-static void set_pointers(pfnn_network *net, pfnn_mode mode, int i)
+static void set_pointers(pfnn_network_t *net, pfnn_mode_t mode, int i)
 {
     const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
-    pfnn_weights *ws = &net->sets[mode_base(net, mode) + i];
+    pfnn_weights_t *ws = &net->sets[mode_base(net, mode) + i];
     size_t wo = 0, bo = 0;
     for (int l = 0; l < PFNN_LAYERS; l++) {
         ws->w32[l] = (float *)net->block32[mode] + (size_t)i * wf + wo;
@@ -271,7 +271,7 @@ static void set_pointers(pfnn_network *net, pfnn_mode mode, int i)
 
 /* Slice I of MODE = sum_k c_k * control point k at phase P (in control
  * points), elementwise (same panel layout). */
-static void blend_set(pfnn_network *net, pfnn_mode mode, int i, double p)
+static void blend_set(pfnn_network_t *net, pfnn_mode_t mode, int i, double p)
 {
     double c[PFNN_CONTROL_POINTS];
     coeffs_at(p, c);
@@ -293,7 +293,7 @@ static void blend_set(pfnn_network *net, pfnn_mode mode, int i, double p)
     }
 }
 
-static void free_mode_blocks(pfnn_network *net, pfnn_mode mode)
+static void free_mode_blocks(pfnn_network_t *net, pfnn_mode_t mode)
 {
     free(net->block32[mode]);
     free(net->block16[mode]);
@@ -308,7 +308,7 @@ static void free_mode_blocks(pfnn_network *net, pfnn_mode mode)
 /* Allocates MODE's blocks and fills them: the control points from PAYLOAD
  * (CUBIC), or slices blended from the control points; then the fp16 copies
  * when the network keeps them. */
-static bool build_mode(pfnn_network *net, pfnn_mode mode, const float *payload)
+static bool build_mode(pfnn_network_t *net, pfnn_mode_t mode, const float *payload)
 {
     const size_t wf = set_weight_floats(net), bf = set_bias_floats(net);
     const size_t n_sets = (size_t)k_mode_sets[mode];
@@ -368,7 +368,7 @@ static bool build_mode(pfnn_network *net, pfnn_mode mode, const float *payload)
     return true;
 }
 
-bool pfnn_build_sets(pfnn_network *net, const float *payload, const pfnn_load_desc *d)
+bool pfnn_build_sets(pfnn_network_t *net, const float *payload, const pfnn_load_desc_t *d)
 {
     unsigned modes = d->modes ? d->modes : (1u << PFNN_PHASE_MODE_COUNT) - 1u;
     net->const_base = PFNN_CONTROL_POINTS;
@@ -385,13 +385,13 @@ bool pfnn_build_sets(pfnn_network *net, const float *payload, const pfnn_load_de
     if (!build_mode(net, PFNN_PHASE_CUBIC, payload))
         return false;
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
-        if (m != PFNN_PHASE_CUBIC && ((modes >> m) & 1u) && !build_mode(net, (pfnn_mode)m, NULL))
+        if (m != PFNN_PHASE_CUBIC && ((modes >> m) & 1u) && !build_mode(net, (pfnn_mode_t)m, NULL))
             return false;
     return true;
 }
 
 /* Whether B, just loaded, is the network A was loaded as. */
-static bool same_network(const pfnn_network *a, const pfnn_network *b)
+static bool same_network(const pfnn_network_t *a, const pfnn_network_t *b)
 {
     return a->checksum == b->checksum && a->n_in == b->n_in && a->h0 == b->h0 && a->h1 == b->h1 &&
            a->n_out == b->n_out && a->n_joints == b->n_joints && a->n_traj == b->n_traj &&
@@ -402,7 +402,7 @@ static bool same_network(const pfnn_network *a, const pfnn_network *b)
 /* The control points, released, read again from the file they were loaded
  * from, with every check of a load; the file must still hold the network
  * loaded (dimensions, normalisation, payload checksum). */
-static bool reload_control_points(pfnn_network *net)
+static bool reload_control_points(pfnn_network_t *net)
 {
     if (!net->path) {
         log_error("%s: the control points were released and there is no file to read them from", net->name);
@@ -412,10 +412,10 @@ static bool reload_control_points(pfnn_network *net)
     size_t size = 0;
     if (!file_read_all(net->path, PFNN_MAX_FILE_BYTES, &data, &size))
         return false;
-    pfnn_network fresh;
+    pfnn_network_t fresh;
     memset(&fresh, 0, sizeof fresh);
     snprintf(fresh.name, sizeof fresh.name, "%s", net->name);
-    const pfnn_load_desc d = {.modes = 1u << PFNN_PHASE_CUBIC, .fp16 = net->has_f16, .any_dims = true};
+    const pfnn_load_desc_t d = {.modes = 1u << PFNN_PHASE_CUBIC, .fp16 = net->has_f16, .any_dims = true};
     bool ok = pfnn_load_checked(&fresh, data, size, &d);
     file_free(data);
     if (ok && !same_network(net, &fresh)) {
@@ -424,7 +424,7 @@ static bool reload_control_points(pfnn_network *net)
         ok = false;
     }
     if (ok) {
-        const pfnn_mode c = PFNN_PHASE_CUBIC;
+        const pfnn_mode_t c = PFNN_PHASE_CUBIC;
         net->block32[c] = fresh.block32[c];
         net->block16[c] = fresh.block16[c];
         net->block_b[c] = fresh.block_b[c];
@@ -439,7 +439,7 @@ static bool reload_control_points(pfnn_network *net)
     return ok;
 }
 
-bool pfnn_prepare_mode(pfnn_network *net, pfnn_mode mode)
+bool pfnn_prepare_mode(pfnn_network_t *net, pfnn_mode_t mode)
 {
     if (!net || !net->sets || (unsigned)mode >= PFNN_PHASE_MODE_COUNT) {
         log_error("pfnn: prepare mode %d: no loaded network, or no such mode", (int)mode);
@@ -453,7 +453,7 @@ bool pfnn_prepare_mode(pfnn_network *net, pfnn_mode mode)
     return mode == PFNN_PHASE_CUBIC || build_mode(net, mode, NULL);
 }
 
-void pfnn_release_mode(pfnn_network *net, pfnn_mode mode)
+void pfnn_release_mode(pfnn_network_t *net, pfnn_mode_t mode)
 {
     if (!net || !net->sets || (unsigned)mode >= PFNN_PHASE_MODE_COUNT)
         return;
@@ -463,33 +463,33 @@ void pfnn_release_mode(pfnn_network *net, pfnn_mode mode)
 }
 
 
-void pfnn_free(pfnn_network *net)
+void pfnn_free(pfnn_network_t *net)
 {
     if (!net)
         return;
     free(net->x_mean);
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
-        free_mode_blocks(net, (pfnn_mode)m);
+        free_mode_blocks(net, (pfnn_mode_t)m);
     free(net->sets);
     free(net->path);
     memset(net, 0, sizeof *net);
 }
 
-bool pfnn_has_mode(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype)
+bool pfnn_has_mode(const pfnn_network_t *net, pfnn_mode_t mode, pfnn_dtype_t dtype)
 {
     if ((unsigned)mode >= PFNN_PHASE_MODE_COUNT || (unsigned)dtype >= PFNN_DTYPE_COUNT || !net->sets)
         return false;
     return net->has_mode[mode] && (dtype == PFNN_F32 || net->has_f16);
 }
 
-size_t pfnn_mode_bytes(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype)
+size_t pfnn_mode_bytes(const pfnn_network_t *net, pfnn_mode_t mode, pfnn_dtype_t dtype)
 {
     if (!pfnn_has_mode(net, mode, dtype))
         return 0;
     return net->mode_bytes[mode][dtype];
 }
 
-size_t pfnn_bytes_per_inference(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype)
+size_t pfnn_bytes_per_inference(const pfnn_network_t *net, pfnn_mode_t mode, pfnn_dtype_t dtype)
 {
     if (!pfnn_has_mode(net, mode, dtype))
         return 0;
@@ -499,7 +499,7 @@ size_t pfnn_bytes_per_inference(const pfnn_network *net, pfnn_mode mode, pfnn_dt
 
 /* ---------------------------------------------------------------- running */
 
-bool pfnn_workspace_init(pfnn_workspace *ws, const pfnn_network *net)
+bool pfnn_workspace_init(pfnn_workspace_t *ws, const pfnn_network_t *net)
 {
     memset(ws, 0, sizeof *ws);
     const size_t n = round_up((size_t)net->n_in, PFNN_PANEL_ROWS) + (size_t)net->out_pad[0] +
@@ -517,7 +517,7 @@ bool pfnn_workspace_init(pfnn_workspace *ws, const pfnn_network *net)
     return true;
 }
 
-void pfnn_workspace_free(pfnn_workspace *ws)
+void pfnn_workspace_free(pfnn_workspace_t *ws)
 {
     if (!ws)
         return;
@@ -534,7 +534,7 @@ bool pfnn_output_is_finite(const float *y, int n)
     return acc == 0.0f;
 }
 
-bool pfnn_validate(const pfnn_job *job)
+bool pfnn_validate(const pfnn_job_t *job)
 {
     if (!job || !job->net || !job->ws || !job->ws->block || !job->x || !job->y) {
         log_error("pfnn: job needs a loaded network, a workspace, x and y");
@@ -558,26 +558,26 @@ bool pfnn_validate(const pfnn_job *job)
 }
 
 /* One layer: out = sum over the chosen sets of c * (W x + b). */
-static void layer_run(const pfnn_network *net, int l, const int *sets, const float *c, int n,
-                      pfnn_dtype dtype, pfnn_isa isa, const float *x, float *out)
+static void layer_run(const pfnn_network_t *net, int l, const int *sets, const float *c, int n,
+                      pfnn_dtype_t dtype, pfnn_isa_t isa, const float *x, float *out)
 {
     bool first = true;
     for (int j = 0; j < n; j++) {
         /* Control points with a zero Catmull-Rom weight add nothing. */
         if (c[j] == 0.0f)
             continue;
-        const pfnn_weights *s = &net->sets[sets[j]];
+        const pfnn_weights_t *s = &net->sets[sets[j]];
         pfnn_kern_gemv(isa, dtype, s->w32[l], s->w16[l], s->b[l], x, net->in[l], net->out_pad[l], c[j],
                        !first, out);
         first = false;
     }
 }
 
-void pfnn_run_unchecked(const pfnn_job *job)
+void pfnn_run_unchecked(const pfnn_job_t *job)
 {
-    const pfnn_network *net = job->net;
-    pfnn_workspace *ws = job->ws;
-    const pfnn_isa isa = isa_resolve(job->isa, job->dtype);
+    const pfnn_network_t *net = job->net;
+    pfnn_workspace_t *ws = job->ws;
+    const pfnn_isa_t isa = isa_resolve(job->isa, job->dtype);
     const double u = phase_unit(job->phase);
     int sets[PFNN_CONTROL_POINTS];
     float c[PFNN_CONTROL_POINTS];
@@ -627,7 +627,7 @@ void pfnn_run_unchecked(const pfnn_job *job)
         job->y[o] = ws->yn[o] * net->y_std[o] + net->y_mean[o];
 }
 
-bool pfnn_run(const pfnn_job *job)
+bool pfnn_run(const pfnn_job_t *job)
 {
     if (!pfnn_validate(job))
         return false;

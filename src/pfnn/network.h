@@ -1,7 +1,7 @@
 /* network (pfnn_): the phase-functioned neural network runtime. Loads and
  * validates pfnn.bin (docs/FORMATS_PFNN.md) and runs y = f(x, phase) as a job.
  * Call order: pfnn_load[_ex|_memory]() -> pfnn_workspace_init() -> per step:
- * fill a pfnn_job, pfnn_run(), pfnn_output_is_finite(y) (reset on false)
+ * fill a pfnn_job_t, pfnn_run(), pfnn_output_is_finite(y) (reset on false)
  * -> pfnn_workspace_free() -> pfnn_free(). pfnn_ref_load() reads pfnn_ref.bin.
  * Between steps, pfnn_prepare_mode() builds a phase mode not made at load
  * (the game loads cubic only and builds the others when the menu picks
@@ -47,37 +47,37 @@ enum {
 /* Implementation cap on pfnn.bin (the shipped 512-wide file is 8.5 MiB). */
 #define PFNN_MAX_FILE_BYTES ((size_t)256 << 20)
 
-typedef enum pfnn_mode {
+typedef enum pfnn_mode_t {
     PFNN_PHASE_CONSTANT = 0,
     PFNN_PHASE_LINEAR,
     PFNN_PHASE_CUBIC,
     PFNN_PHASE_MODE_COUNT
-} pfnn_mode;
+} pfnn_mode_t;
 
-typedef enum pfnn_dtype {
+typedef enum pfnn_dtype_t {
     PFNN_F32 = 0,
     PFNN_F16, /* weights only; needs pfnn_load_desc.fp16 */
     PFNN_DTYPE_COUNT
-} pfnn_dtype;
+} pfnn_dtype_t;
 
-typedef enum pfnn_isa {
+typedef enum pfnn_isa_t {
     PFNN_ISA_AUTO = 0, /* the widest this CPU runs */
     PFNN_ISA_SCALAR,
     PFNN_ISA_SSE2,
     PFNN_ISA_AVX2 /* AVX2 + FMA (+ F16C for fp16 weights) */
-} pfnn_isa;
+} pfnn_isa_t;
 
 /* One set of weights for the 3 layers in panel layout. Layer L maps
  * in[L] -> out[L]; its matrix holds out_pad[L] / PFNN_PANEL_ROWS panels, each
  * in[L] x PFNN_PANEL_ROWS values: element (o, i) of the doc's row-major W is
  * at [(o / 32) * in * 32 + i * 32 + o % 32]. Padding rows are 0. */
-typedef struct pfnn_weights {
+typedef struct pfnn_weights_t {
     const float *w32[PFNN_LAYERS];    /* NULL when only fp16 was kept */
     const uint16_t *w16[PFNN_LAYERS]; /* IEEE binary16, or NULL */
     const float *b[PFNN_LAYERS];      /* out_pad[L] each */
-} pfnn_weights;
+} pfnn_weights_t;
 
-typedef struct pfnn_network {
+typedef struct pfnn_network_t {
     /* Header fields. */
     int n_in, h0, h1, n_out;
     int n_joints, n_traj, n_gaits;
@@ -86,7 +86,7 @@ typedef struct pfnn_network {
     float *x_mean, *x_std, *y_mean, *y_std;
     /* [0..3] control points (CUBIC), then CONSTANT slices, then LINEAR
      * slices; a mode's sets point into its blocks once it is built. */
-    pfnn_weights *sets;
+    pfnn_weights_t *sets;
     int set_count;
     int const_base, lin_base; /* first CONSTANT / LINEAR slice in sets */
     bool has_mode[PFNN_PHASE_MODE_COUNT];
@@ -99,42 +99,42 @@ typedef struct pfnn_network {
     char name[PATHS_MAX]; /* file name (whole), for messages */
     char *path;     /* the file loaded (pfnn_load_ex), to read released control points again; NULL from memory */
     uint32_t checksum; /* the payload's, from the header */
-} pfnn_network;
+} pfnn_network_t;
 
-typedef struct pfnn_load_desc {
-    unsigned modes; /* bit (1 << pfnn_mode) per mode to prepare; 0: all three
+typedef struct pfnn_load_desc_t {
+    unsigned modes; /* bit (1 << pfnn_mode_t) per mode to prepare; 0: all three
                        (CUBIC, the control points, is always built) */
     bool fp16;      /* also keep fp16 copies of the weights of those modes */
     bool any_dims;  /* accept dims other than the shipped 282/284/21/12/6 (tests, fuzzing) */
-} pfnn_load_desc;
+} pfnn_load_desc_t;
 
 /* Scratch for one forward pass at a time; sized from the network. */
-typedef struct pfnn_workspace {
+typedef struct pfnn_workspace_t {
     float *xn;      /* n_in */
     float *h[2];    /* out_pad[0], out_pad[1] */
     float *yn;      /* out_pad[2] */
     void *block;
-} pfnn_workspace;
+} pfnn_workspace_t;
 
-typedef struct pfnn_job {
-    const pfnn_network *net;
-    pfnn_workspace *ws;
-    pfnn_mode mode;
-    pfnn_dtype dtype;
-    pfnn_isa isa;
+typedef struct pfnn_job_t {
+    const pfnn_network_t *net;
+    pfnn_workspace_t *ws;
+    pfnn_mode_t mode;
+    pfnn_dtype_t dtype;
+    pfnn_isa_t isa;
     float phase;     /* radians, any real value */
     const float *x;  /* raw input, n_in */
     float *y;        /* raw output, n_out (caller-owned) */
-} pfnn_job;
+} pfnn_job_t;
 
 /* Reads PATH and loads it with all modes in fp32, checking the shipped dims.
  * false + one logged line naming the file and the problem otherwise. */
-bool pfnn_load(pfnn_network *net, const char *path);
-bool pfnn_load_ex(pfnn_network *net, const char *path, const pfnn_load_desc *desc);
+bool pfnn_load(pfnn_network_t *net, const char *path);
+bool pfnn_load_ex(pfnn_network_t *net, const char *path, const pfnn_load_desc_t *desc);
 /* Same from bytes in memory; NAME is used in messages. DESC may be NULL. */
-bool pfnn_load_memory(pfnn_network *net, const char *name, const uint8_t *data, size_t size,
-                      const pfnn_load_desc *desc);
-void pfnn_free(pfnn_network *net);
+bool pfnn_load_memory(pfnn_network_t *net, const char *name, const uint8_t *data, size_t size,
+                      const pfnn_load_desc_t *desc);
+void pfnn_free(pfnn_network_t *net);
 
 /* Builds MODE's slices if it was not prepared (a no-op when it was): 106 MB
  * and about a tenth of a second for CONSTANT's 50 fp32 slices of the shipped
@@ -143,29 +143,29 @@ void pfnn_free(pfnn_network *net);
  * from the file again first, with a load's checks; it must still hold the
  * network loaded. false + one logged line when memory runs out (or a slice
  * exceeds fp16), or the file is gone, unreadable or another network. */
-bool pfnn_prepare_mode(pfnn_network *net, pfnn_mode mode);
+bool pfnn_prepare_mode(pfnn_network_t *net, pfnn_mode_t mode);
 /* Frees MODE's weights: CONSTANT's or LINEAR's slices, or CUBIC's control
  * points when the network was loaded from a file (pfnn_load_ex; from
  * memory they stay). No job may use MODE afterwards until it is prepared
  * again. */
-void pfnn_release_mode(pfnn_network *net, pfnn_mode mode);
+void pfnn_release_mode(pfnn_network_t *net, pfnn_mode_t mode);
 
 /* Bytes of weights + biases held for MODE in DTYPE (0 when not prepared). */
-size_t pfnn_mode_bytes(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype);
+size_t pfnn_mode_bytes(const pfnn_network_t *net, pfnn_mode_t mode, pfnn_dtype_t dtype);
 /* Weight + bias bytes one forward pass reads in MODE (at a generic phase). */
-size_t pfnn_bytes_per_inference(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype);
-bool pfnn_has_mode(const pfnn_network *net, pfnn_mode mode, pfnn_dtype dtype);
+size_t pfnn_bytes_per_inference(const pfnn_network_t *net, pfnn_mode_t mode, pfnn_dtype_t dtype);
+bool pfnn_has_mode(const pfnn_network_t *net, pfnn_mode_t mode, pfnn_dtype_t dtype);
 
-bool pfnn_workspace_init(pfnn_workspace *ws, const pfnn_network *net);
-void pfnn_workspace_free(pfnn_workspace *ws);
+bool pfnn_workspace_init(pfnn_workspace_t *ws, const pfnn_network_t *net);
+void pfnn_workspace_free(pfnn_workspace_t *ws);
 
 /* O(1) checks of pointers, mode, dtype and ISA; one logged line on failure. */
-bool pfnn_validate(const pfnn_job *job);
+bool pfnn_validate(const pfnn_job_t *job);
 /* Validates, then computes y. A non-finite x gives a non-finite y (it is
  * propagated, never hidden): check with pfnn_output_is_finite(). */
-bool pfnn_run(const pfnn_job *job);
+bool pfnn_run(const pfnn_job_t *job);
 /* Same without pfnn_validate() (for callers that validated once). */
-void pfnn_run_unchecked(const pfnn_job *job);
+void pfnn_run_unchecked(const pfnn_job_t *job);
 
 /* true when all N values are finite; the controller resets on false. */
 bool pfnn_output_is_finite(const float *y, int n);
@@ -173,23 +173,23 @@ bool pfnn_output_is_finite(const float *y, int n);
 /* Catmull-Rom control-point weights for PHASE (doc section 1, step 2). */
 void pfnn_phase_coeffs(float phase, float coeffs[PFNN_CONTROL_POINTS]);
 
-pfnn_isa pfnn_isa_best(void);
-bool pfnn_isa_supported(pfnn_isa isa, pfnn_dtype dtype);
-const char *pfnn_isa_name(pfnn_isa isa);
-const char *pfnn_mode_name(pfnn_mode mode);
-const char *pfnn_dtype_name(pfnn_dtype dtype);
+pfnn_isa_t pfnn_isa_best(void);
+bool pfnn_isa_supported(pfnn_isa_t isa, pfnn_dtype_t dtype);
+const char *pfnn_isa_name(pfnn_isa_t isa);
+const char *pfnn_mode_name(pfnn_mode_t mode);
+const char *pfnn_dtype_name(pfnn_dtype_t dtype);
 
 /* pfnn_ref.bin: COUNT records of phase, x[n_in], y[n_out]. */
-typedef struct pfnn_ref {
+typedef struct pfnn_ref_t {
     int count, n_in, n_out;
     float *phase; /* count */
     float *x;     /* count * n_in */
     float *y;     /* count * n_out */
-} pfnn_ref;
+} pfnn_ref_t;
 
-bool pfnn_ref_load(pfnn_ref *ref, const char *path);
-bool pfnn_ref_load_memory(pfnn_ref *ref, const char *name, const uint8_t *data, size_t size);
-void pfnn_ref_free(pfnn_ref *ref);
+bool pfnn_ref_load(pfnn_ref_t *ref, const char *path);
+bool pfnn_ref_load_memory(pfnn_ref_t *ref, const char *name, const uint8_t *data, size_t size);
+void pfnn_ref_free(pfnn_ref_t *ref);
 
 /* IEEE binary16 <-> binary32, round to nearest even (portable). */
 uint16_t pfnn_f32_to_f16(float f);

@@ -52,18 +52,18 @@ enum {
 #define PFNN_STD_MIN 1e-6
 #define PFNN_WEIGHT_LIMIT 100.0
 
-typedef struct pfnn_group {
+typedef struct pfnn_group_t {
     int first, count; /* indices of x or y */
     double limit;     /* L */
     const char *name;
-} pfnn_group;
+} pfnn_group_t;
 
-static const pfnn_group k_in_groups[] = {
+static const pfnn_group_t k_in_groups[] = {
     {0, 24, 2500.0, "trajectory positions (cm)"}, {24, 24, 4.0, "trajectory directions"},
     {48, 72, 4.0, "gait weights"},                {120, 36, 400.0, "terrain heights (cm)"},
     {156, 63, 1000.0, "joint positions (cm)"},    {219, 63, 200.0, "joint velocities (cm/frame)"},
 };
-static const pfnn_group k_out_groups[] = {
+static const pfnn_group_t k_out_groups[] = {
     {0, 2, 50.0, "root velocity (cm/frame)"},     {2, 1, 2.0, "angular velocity (rad/frame)"},
     {3, 1, 4.0, "phase change (rad/frame)"},      {4, 4, 4.0, "contacts"},
     {8, 12, 2500.0, "trajectory positions (cm)"}, {20, 12, 4.0, "trajectory directions"},
@@ -74,10 +74,10 @@ static const pfnn_group k_out_groups[] = {
 
 /* The group of index I of x (or y), for the shipped layout; else the
  * largest limit. */
-static const pfnn_group *group_of(bool output, bool shipped, int i)
+static const pfnn_group_t *group_of(bool output, bool shipped, int i)
 {
-    static const pfnn_group any = {0, 0, PFNN_LARGEST_GROUP_LIMIT, "any (not the shipped layout)"};
-    const pfnn_group *g = output ? k_out_groups : k_in_groups;
+    static const pfnn_group_t any = {0, 0, PFNN_LARGEST_GROUP_LIMIT, "any (not the shipped layout)"};
+    const pfnn_group_t *g = output ? k_out_groups : k_in_groups;
     int n = output ? (int)(sizeof k_out_groups / sizeof *g) : (int)(sizeof k_in_groups / sizeof *g);
     for (int k = 0; shipped && k < n; k++)
         if (i >= g[k].first && i < g[k].first + g[k].count)
@@ -95,7 +95,7 @@ static bool check_ranges(const char *name, const float *p, int n_in, int h0, int
     size_t at = 0;
     for (int b = 0; b < 4; b++)
         for (int i = 0; i < count[b]; i++, at++) {
-            const pfnn_group *g = group_of(b >= 2, shipped, i);
+            const pfnn_group_t *g = group_of(b >= 2, shipped, i);
             double v = p[at];
             bool is_std = b & 1;
             double lo = is_std ? PFNN_STD_MIN : -g->limit, hi = is_std ? 10.0 * g->limit : g->limit;
@@ -143,13 +143,13 @@ static bool check_layout(const char *name, const char *what, uint32_t v, int wan
 }
 
 /* The 15 header words after the magic, as read. */
-typedef struct pfnn_header {
+typedef struct pfnn_header_t {
     uint32_t version, header_bytes, n_in, h0, h1, n_out;
     uint32_t n_control, n_joints, n_traj, n_gaits, dtype, payload_bytes, checksum;
-} pfnn_header;
+} pfnn_header_t;
 
 /* The file's size and magic checked, its header words read into H. */
-static bool read_header(const char *name, const uint8_t *data, size_t size, pfnn_header *hd)
+static bool read_header(const char *name, const uint8_t *data, size_t size, pfnn_header_t *hd)
 {
     if (size < PFNN_HEADER_BYTES) {
         log_error("%s: byte 0: file is %zu bytes, shorter than the %d-byte header", name, size,
@@ -168,7 +168,7 @@ static bool read_header(const char *name, const uint8_t *data, size_t size, pfnn
     uint32_t h[15];
     for (int i = 0; i < 15; i++)
         h[i] = reader_u32(&r);
-    *hd = (pfnn_header){.version = h[0], .header_bytes = h[1], .n_in = h[2], .h0 = h[3], .h1 = h[4],
+    *hd = (pfnn_header_t){.version = h[0], .header_bytes = h[1], .n_in = h[2], .h0 = h[3], .h1 = h[4],
                         .n_out = h[5], .n_control = h[6], .n_joints = h[7], .n_traj = h[8],
                         .n_gaits = h[9], .dtype = h[10], .payload_bytes = h[11], .checksum = h[12]};
     return true;
@@ -176,7 +176,7 @@ static bool read_header(const char *name, const uint8_t *data, size_t size, pfnn
 
 /* The header's fields against the format and, unless D->any_dims, against
  * the controller's layout. */
-static bool check_header(const char *name, const pfnn_header *h, const pfnn_load_desc *d)
+static bool check_header(const char *name, const pfnn_header_t *h, const pfnn_load_desc_t *d)
 {
     if (h->version != PFNN_VERSION) {
         log_error("%s: byte %d: version %u, this runtime reads version %d", name, PFNN_OFF_VERSION,
@@ -213,7 +213,7 @@ static bool check_header(const char *name, const pfnn_header *h, const pfnn_load
 
 /* The payload's float count (*FLOATS), which the dimensions fix, checked
  * against the payload size, the file size and the checksum. */
-static bool check_payload(const char *name, const uint8_t *data, size_t size, const pfnn_header *h,
+static bool check_payload(const char *name, const uint8_t *data, size_t size, const pfnn_header_t *h,
                           uint64_t *floats)
 {
     const uint64_t n_in = h->n_in, h0 = h->h0, h1 = h->h1, n_out = h->n_out;
@@ -239,7 +239,7 @@ static bool check_payload(const char *name, const uint8_t *data, size_t size, co
 }
 
 /* NET's checksum, dimensions and per-layer shapes from the checked header. */
-static void set_dims(pfnn_network *net, const pfnn_header *h)
+static void set_dims(pfnn_network_t *net, const pfnn_header_t *h)
 {
     net->checksum = h->checksum;
     net->n_in = (int)h->n_in;
@@ -282,7 +282,7 @@ static float *decode_payload(const char *name, const uint8_t *data, uint32_t pay
 
 /* A copy of the normalisation (Xmean, Xstd, Ymean, Ystd: the payload's
  * head) in one block that NET owns. */
-static bool keep_normalisation(pfnn_network *net, const float *payload)
+static bool keep_normalisation(pfnn_network_t *net, const float *payload)
 {
     const size_t n_in = (size_t)net->n_in, n_out = (size_t)net->n_out;
     net->x_mean = malloc((n_in * 2 + n_out * 2) * sizeof(float));
@@ -297,10 +297,10 @@ static bool keep_normalisation(pfnn_network *net, const float *payload)
     return true;
 }
 
-bool pfnn_load_checked(pfnn_network *net, const uint8_t *data, size_t size, const pfnn_load_desc *d)
+bool pfnn_load_checked(pfnn_network_t *net, const uint8_t *data, size_t size, const pfnn_load_desc_t *d)
 {
     const char *name = net->name;
-    pfnn_header h;
+    pfnn_header_t h;
     uint64_t floats;
     if (!read_header(name, data, size, &h) || !check_header(name, &h, d) ||
         !check_payload(name, data, size, &h, &floats))
@@ -318,10 +318,10 @@ bool pfnn_load_checked(pfnn_network *net, const uint8_t *data, size_t size, cons
     return ok;
 }
 
-bool pfnn_load_memory(pfnn_network *net, const char *name, const uint8_t *data, size_t size,
-                      const pfnn_load_desc *desc)
+bool pfnn_load_memory(pfnn_network_t *net, const char *name, const uint8_t *data, size_t size,
+                      const pfnn_load_desc_t *desc)
 {
-    static const pfnn_load_desc defaults = {0};
+    static const pfnn_load_desc_t defaults = {0};
     memset(net, 0, sizeof *net);
     snprintf(net->name, sizeof net->name, "%s", name ? name : "(memory)");
     if (!data)
@@ -333,7 +333,7 @@ bool pfnn_load_memory(pfnn_network *net, const char *name, const uint8_t *data, 
     return true;
 }
 
-bool pfnn_load_ex(pfnn_network *net, const char *path, const pfnn_load_desc *desc)
+bool pfnn_load_ex(pfnn_network_t *net, const char *path, const pfnn_load_desc_t *desc)
 {
     uint8_t *data = NULL;
     size_t size = 0;
@@ -349,14 +349,14 @@ bool pfnn_load_ex(pfnn_network *net, const char *path, const pfnn_load_desc *des
     return ok;
 }
 
-bool pfnn_load(pfnn_network *net, const char *path)
+bool pfnn_load(pfnn_network_t *net, const char *path)
 {
     return pfnn_load_ex(net, path, NULL);
 }
 
 /* ------------------------------------------------------ reference vectors */
 
-bool pfnn_ref_load_memory(pfnn_ref *ref, const char *name, const uint8_t *data, size_t size)
+bool pfnn_ref_load_memory(pfnn_ref_t *ref, const char *name, const uint8_t *data, size_t size)
 {
     memset(ref, 0, sizeof *ref);
     if (!data || size < PFNN_REF_HEADER_BYTES) {
@@ -424,7 +424,7 @@ bool pfnn_ref_load_memory(pfnn_ref *ref, const char *name, const uint8_t *data, 
     return true;
 }
 
-bool pfnn_ref_load(pfnn_ref *ref, const char *path)
+bool pfnn_ref_load(pfnn_ref_t *ref, const char *path)
 {
     uint8_t *data = NULL;
     size_t size = 0;
@@ -436,7 +436,7 @@ bool pfnn_ref_load(pfnn_ref *ref, const char *path)
     return ok;
 }
 
-void pfnn_ref_free(pfnn_ref *ref)
+void pfnn_ref_free(pfnn_ref_t *ref)
 {
     if (!ref)
         return;

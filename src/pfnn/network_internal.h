@@ -24,10 +24,10 @@ static inline size_t round_up(size_t v, size_t m)
  * normalisation, then pfnn_build_sets(). False, with one line naming
  * NET->name and the byte, on the first problem; NET then holds what was
  * built so far, for pfnn_free(). */
-bool pfnn_load_checked(pfnn_network *net, const uint8_t *data, size_t size, const pfnn_load_desc *d);
+bool pfnn_load_checked(pfnn_network_t *net, const uint8_t *data, size_t size, const pfnn_load_desc_t *d);
 
 /* network.c: the weight sets of NET's dimensions from the decoded PAYLOAD:
  * the control points (the cubic mode) always, the modes D asks for. */
-bool pfnn_build_sets(pfnn_network *net, const float *payload, const pfnn_load_desc *d);
+bool pfnn_build_sets(pfnn_network_t *net, const float *payload, const pfnn_load_desc_t *d);
 
 #endif

@@ -20,7 +20,7 @@
 #include <string.h>
 
 /* The renderer's state (gfx_internal.h). */
-gfx_state gfx_g;
+gfx_state_t gfx_g;
 
 /* Defaults. MSAA is measured on llvmpipe (see the test's timing): 4x adds
  * little to a frame whose cost is dominated by fragment shading. */
@@ -46,7 +46,7 @@ static void copy_gl_string(char *dst, GLenum name)
     snprintf(dst, GFX_INFO_STRING_MAX, "%s", s ? s : "unknown");
 }
 
-static void query_info(gfx_info *info)
+static void query_info(gfx_info_t *info)
 {
     copy_gl_string(info->renderer, GL_RENDERER);
     copy_gl_string(info->vendor, GL_VENDOR);
@@ -58,7 +58,7 @@ static void query_info(gfx_info *info)
         info->major = info->minor = 0;
 }
 
-static void query_limits(gfx_info *info)
+static void query_limits(gfx_info_t *info)
 {
     GLint64 v64 = 0;
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &v64);
@@ -81,9 +81,9 @@ static int window_depth_bits(void)
     return bits;
 }
 
-static scene_uniforms scene_uniforms_of(GLuint prog)
+static scene_uniforms_t scene_uniforms_of(GLuint prog)
 {
-    scene_uniforms u = {prog, glGetUniformLocation(prog, "u_model"), glGetUniformLocation(prog, "u_mode"),
+    scene_uniforms_t u = {prog, glGetUniformLocation(prog, "u_model"), glGetUniformLocation(prog, "u_mode"),
                         glGetUniformLocation(prog, "u_height_range")};
     return u;
 }
@@ -105,7 +105,7 @@ static bool load_programs(void)
  * asks for it: the menu's toggles, or a shadowed frame's terrain beyond
  * the shadow map or before the fog (each program costs about 1 MB in
  * llvmpipe). The full program stands in for one that cannot be built. */
-const scene_uniforms *gfx_scene_program(int variant)
+const scene_uniforms_t *gfx_scene_program(int variant)
 {
     static const char *const defines[SCENE_VARIANTS] = {
         NULL, "#define STRIDER_NO_SHADOWS\n", "#define STRIDER_NO_FOG\n",
@@ -162,17 +162,17 @@ static void create_lines_buffer(int vertices)
 {
     gfx_g.line_vertices = vertices;
     glCreateBuffers(1, &gfx_g.lines_vbo.id);
-    glNamedBufferStorage(gfx_g.lines_vbo.id, (GLsizeiptr)vertices * (GLsizeiptr)sizeof(debug_line_vertex), NULL,
+    glNamedBufferStorage(gfx_g.lines_vbo.id, (GLsizeiptr)vertices * (GLsizeiptr)sizeof(debug_line_vertex_t), NULL,
                          GL_DYNAMIC_STORAGE_BIT);
     glObjectLabel(GL_BUFFER, gfx_g.lines_vbo.id, -1, "debug_lines.vertices");
     GLuint vao;
     glCreateVertexArrays(1, &vao);
-    glVertexArrayVertexBuffer(vao, 0, gfx_g.lines_vbo.id, 0, sizeof(debug_line_vertex));
+    glVertexArrayVertexBuffer(vao, 0, gfx_g.lines_vbo.id, 0, sizeof(debug_line_vertex_t));
     glEnableVertexArrayAttrib(vao, ATTR_POSITION);
-    glVertexArrayAttribFormat(vao, ATTR_POSITION, 3, GL_FLOAT, GL_FALSE, offsetof(debug_line_vertex, pos));
+    glVertexArrayAttribFormat(vao, ATTR_POSITION, 3, GL_FLOAT, GL_FALSE, offsetof(debug_line_vertex_t, pos));
     glVertexArrayAttribBinding(vao, ATTR_POSITION, 0);
     glEnableVertexArrayAttrib(vao, ATTR_COLOR);
-    glVertexArrayAttribFormat(vao, ATTR_COLOR, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(debug_line_vertex, rgba));
+    glVertexArrayAttribFormat(vao, ATTR_COLOR, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(debug_line_vertex_t, rgba));
     glVertexArrayAttribBinding(vao, ATTR_COLOR, 0);
     glObjectLabel(GL_VERTEX_ARRAY, vao, -1, "debug_lines.vao");
     gfx_g.lines_vao.id = vao;
@@ -180,12 +180,12 @@ static void create_lines_buffer(int vertices)
 
 /* A unit sphere for the sky, its rings packed towards the horizon where
  * the gradient changes fastest (colours are interpolated per vertex). */
-static bool build_sky(gfx_mesh *m)
+static bool build_sky(gfx_mesh_t *m)
 {
     static const float lat_deg[] = {-90, -40, -15, -6, -2, 0, 1.5f, 3, 5, 7.5f, 10.5f, 14,
                                     18.5f, 24, 31, 40, 52, 66, 80, 90};
     enum { SEGMENTS = 48, RINGS = sizeof lat_deg / sizeof lat_deg[0] };
-    gfx_mesh_builder b;
+    gfx_mesh_builder_t b;
     gfx_mesh_builder_init(&b);
     for (int r = 0; r < RINGS; r++) {
         float lat = glm_rad(lat_deg[r]);
@@ -206,12 +206,12 @@ static bool build_sky(gfx_mesh *m)
     return ok;
 }
 
-bool gfx_init(const gfx_desc *desc)
+bool gfx_init(const gfx_desc_t *desc)
 {
     if (gfx_g.inited)
         gfx_shutdown();
     memset(&gfx_g, 0, sizeof gfx_g);
-    gfx_desc d = desc ? *desc : (gfx_desc){0};
+    gfx_desc_t d = desc ? *desc : (gfx_desc_t){0};
 
     glewExperimental = GL_TRUE;
     GLenum err = glewInit();
@@ -257,8 +257,8 @@ bool gfx_init(const gfx_desc *desc)
     glCreateBuffers(1, &gfx_g.frame_ubo.id);
     /* Zeros until the first frame: passes outside a frame read it too
      * (gfx_bind_frame_uniforms). */
-    static const gfx_frame_ubo no_frame;
-    glNamedBufferStorage(gfx_g.frame_ubo.id, sizeof(gfx_frame_ubo), &no_frame, GL_DYNAMIC_STORAGE_BIT);
+    static const gfx_frame_ubo_t no_frame;
+    glNamedBufferStorage(gfx_g.frame_ubo.id, sizeof(gfx_frame_ubo_t), &no_frame, GL_DYNAMIC_STORAGE_BIT);
     glObjectLabel(GL_BUFFER, gfx_g.frame_ubo.id, -1, "frame_ubo");
     create_shadow_map(shadow_size);
     gfx_g.lookup_everywhere = d.lookup_everywhere;
@@ -313,7 +313,7 @@ void gfx_shutdown(void)
     memset(&gfx_g, 0, sizeof gfx_g);
 }
 
-const gfx_info *gfx_get_info(void) { return &gfx_g.info; }
+const gfx_info_t *gfx_get_info(void) { return &gfx_g.info; }
 
 void gfx_bind_frame_uniforms(void) { glBindBufferBase(GL_UNIFORM_BUFFER, UBO_FRAME, gfx_g.frame_ubo.id); }
 
@@ -336,17 +336,17 @@ void gfx_level_free(void)
     gfx_g.level_generation++;
 }
 
-bool gfx_add_draw_hook(gfx_draw_fn fn, void *user)
+bool gfx_add_draw_hook(gfx_draw_fn_t fn, void *user)
 {
     if (!fn || gfx_g.hook_count >= GFX_MAX_DRAW_HOOKS) {
         log_error("render: no room for another draw hook (max %d)", GFX_MAX_DRAW_HOOKS);
         return false;
     }
-    gfx_g.hooks[gfx_g.hook_count++] = (draw_hook){fn, user};
+    gfx_g.hooks[gfx_g.hook_count++] = (draw_hook_t){fn, user};
     return true;
 }
 
-void gfx_remove_draw_hook(gfx_draw_fn fn, void *user)
+void gfx_remove_draw_hook(gfx_draw_fn_t fn, void *user)
 {
     for (int i = 0; i < gfx_g.hook_count; i++) {
         if (gfx_g.hooks[i].fn == fn && gfx_g.hooks[i].user == user) {
@@ -382,15 +382,15 @@ bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb)
 }
 
 /* The PNG as stb_image_write hands it out, gathered in memory. */
-typedef struct png_bytes {
+typedef struct png_bytes_t {
     uint8_t *data;
     size_t size, capacity;
     bool failed;
-} png_bytes;
+} png_bytes_t;
 
 static void png_append(void *context, void *data, int size)
 {
-    png_bytes *b = context;
+    png_bytes_t *b = context;
     if (b->failed || size <= 0)
         return;
     if (b->size + (size_t)size > b->capacity) {
@@ -423,7 +423,7 @@ bool gfx_screenshot_png(const char *path, int width, int height)
     /* Encoded in memory, then written by file_write_all: stbi_write_png's
      * own file output ignores a failed close, so a full disk (/dev/full)
      * looked like success. */
-    png_bytes png = {0};
+    png_bytes_t png = {0};
     bool ok = gfx_read_pixels_rgb(width, height, rgb);
     if (!ok)
         log_error("%s: reading the back buffer failed", path);
@@ -438,7 +438,7 @@ bool gfx_screenshot_png(const char *path, int width, int height)
     return ok;
 }
 
-const gfx_frame_stats *gfx_get_frame_stats(void) { return &gfx_g.stats; }
+const gfx_frame_stats_t *gfx_get_frame_stats(void) { return &gfx_g.stats; }
 
 double gfx_last_gpu_ms(void) { return gfx_timer_ms(&gfx_g.timer); }
 
@@ -465,7 +465,7 @@ double gfx_pace_frames(void)
     return waited;
 }
 
-void gfx_set_switches(const gfx_switches *s)
+void gfx_set_switches(const gfx_switches_t *s)
 {
     gfx_g.lookup_everywhere = s->lookup_everywhere;
     gfx_g.fog_everywhere = s->fog_everywhere;

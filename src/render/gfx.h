@@ -26,16 +26,16 @@
 #include <stdint.h>
 
 /* Typed GL object handles: mixing them up is a compile error. id 0 = none. */
-typedef struct gfx_buffer { uint32_t id; } gfx_buffer;
-typedef struct gfx_vertex_array { uint32_t id; } gfx_vertex_array;
-typedef struct gfx_program { uint32_t id; } gfx_program;
-typedef struct gfx_texture { uint32_t id; } gfx_texture;
-typedef struct gfx_framebuffer { uint32_t id; } gfx_framebuffer;
-typedef struct gfx_renderbuffer { uint32_t id; } gfx_renderbuffer;
-typedef struct gfx_query { uint32_t id; } gfx_query;
+typedef struct gfx_buffer_t { uint32_t id; } gfx_buffer_t;
+typedef struct gfx_vertex_array_t { uint32_t id; } gfx_vertex_array_t;
+typedef struct gfx_program_t { uint32_t id; } gfx_program_t;
+typedef struct gfx_texture_t { uint32_t id; } gfx_texture_t;
+typedef struct gfx_framebuffer_t { uint32_t id; } gfx_framebuffer_t;
+typedef struct gfx_renderbuffer_t { uint32_t id; } gfx_renderbuffer_t;
+typedef struct gfx_query_t { uint32_t id; } gfx_query_t;
 
 /* Zero-initialise; 0 means "default" everywhere. */
-typedef struct gfx_desc {
+typedef struct gfx_desc_t {
     bool debug;          /* install a KHR_debug callback that feeds core/log */
     int msaa_samples;    /* 0: default = 1 (off: 4x doubled the frame time on llvmpipe), else 2/4/8 */
     int shadow_map_size; /* texels per side; 0: default 1024 */
@@ -50,12 +50,12 @@ typedef struct gfx_desc {
                                before its start too (comparisons, tests) */
     int line_vertices;   /* debug line vertices a frame draws at most (the caller's
                             capacity: the GPU buffer is sized to it); 0: default 65536 */
-} gfx_desc;
+} gfx_desc_t;
 
 enum { GFX_INFO_STRING_MAX = 128 };
 
 /* What the context offers; filled by gfx_init(). */
-typedef struct gfx_info {
+typedef struct gfx_info_t {
     char renderer[GFX_INFO_STRING_MAX];
     char vendor[GFX_INFO_STRING_MAX];
     char version[GFX_INFO_STRING_MAX];
@@ -75,7 +75,7 @@ typedef struct gfx_info {
     bool khr_debug;                     /* debug callback installed */
     bool software;                      /* a software rasteriser (llvmpipe, softpipe, SwiftShader):
                                            it sets up every triangle on the CPU */
-} gfx_info;
+} gfx_info_t;
 
 /* Draw layers, a bitmask in gfx_frame_desc.layers. */
 enum {
@@ -91,12 +91,12 @@ enum {
 };
 
 /* The stand-in for the character until it lands: a lit capsule with a nose. */
-typedef struct gfx_marker {
+typedef struct gfx_marker_t {
     float pos[3];      /* feet position on the terrain, cm */
     float heading_rad; /* 0 faces +Z; positive turns towards +X */
-} gfx_marker;
+} gfx_marker_t;
 
-typedef struct gfx_frame_desc {
+typedef struct gfx_frame_desc_t {
     int width, height;  /* framebuffer pixels; 0 in either: frame skipped */
     float view[16];     /* column-major (cglm mat4 layout) */
     float proj[16];     /* column-major */
@@ -106,53 +106,53 @@ typedef struct gfx_frame_desc {
     float shadow_radius_cm; /* half-size of the shadow map's coverage; 0: from camera distance */
     bool wireframe;     /* main-pass geometry as lines (the sky stays filled) */
     uint32_t layers;    /* GFX_LAYER_* bits; 0 draws nothing but the sky */
-    gfx_marker marker;
-    const debug_lines *lines; /* may be NULL */
-} gfx_frame_desc;
+    gfx_marker_t marker;
+    const debug_lines_t *lines; /* may be NULL */
+} gfx_frame_desc_t;
 
 /* Passes that draw hooks take part in. */
-typedef enum gfx_pass { GFX_PASS_SHADOW = 0, GFX_PASS_MAIN = 1 } gfx_pass;
+typedef enum gfx_pass_t { GFX_PASS_SHADOW = 0, GFX_PASS_MAIN = 1 } gfx_pass_t;
 
 /* Handed to draw hooks. When a hook runs, the per-frame uniform block is bound
  * at UBO_FRAME, the shadow map at TEX_UNIT_SHADOW (main pass only), depth test
  * is on, and the target framebuffer is bound. Hooks must leave that state as
  * they found it (bind their own program and vertex array freely). */
-typedef struct gfx_pass_info {
-    gfx_pass pass;
-    const gfx_frame_desc *frame;
+typedef struct gfx_pass_info_t {
+    gfx_pass_t pass;
+    const gfx_frame_desc_t *frame;
     float view_proj[16];       /* main camera, column-major */
     float light_view_proj[16]; /* shadow map projection, column-major */
     /* Shadow pass: the renderer's depth program for casters that need only
      * ATTR_POSITION, its projection already set; a hook sets u_model
      * (location caster_u_model) and draws. Zero in the main pass. */
-    gfx_program caster;
+    gfx_program_t caster;
     int32_t caster_u_model;
     /* Nearer the eye than this (cm) the shaders' fog amount is exactly 0:
      * the fog's start, less a centimetre for their float rounding; < 0: the
      * frame has no fog. */
     float fog_free_cm;
-} gfx_pass_info;
+} gfx_pass_info_t;
 
-typedef void (*gfx_draw_fn)(const gfx_pass_info *info, void *user);
+typedef void (*gfx_draw_fn_t)(const gfx_pass_info_t *info, void *user);
 
-bool gfx_init(const gfx_desc *desc);
+bool gfx_init(const gfx_desc_t *desc);
 void gfx_shutdown(void);
-const gfx_info *gfx_get_info(void);
+const gfx_info_t *gfx_get_info(void);
 
 /* Builds GPU meshes for LVL (terrain, walls, crouch tunnels, jump discs);
  * nothing is kept pointing into LVL. Replaces any previously loaded level. */
 bool gfx_level_load(const level_t *lvl);
 void gfx_level_free(void);
 
-void gfx_render_frame(const gfx_frame_desc *f);
+void gfx_render_frame(const gfx_frame_desc_t *f);
 
 /* Hooks run in registration order in both passes (the shadow pass only when
  * GFX_LAYER_SHADOWS is set); in the main pass after the opaque props and
  * before the terrain, so near objects fill the depth buffer first. At most
  * GFX_MAX_DRAW_HOOKS. */
 enum { GFX_MAX_DRAW_HOOKS = 8 };
-bool gfx_add_draw_hook(gfx_draw_fn fn, void *user);
-void gfx_remove_draw_hook(gfx_draw_fn fn, void *user);
+bool gfx_add_draw_hook(gfx_draw_fn_t fn, void *user);
+void gfx_remove_draw_hook(gfx_draw_fn_t fn, void *user);
 
 /* Reads the back buffer (width x height from the lower-left corner) after
  * glFinish and writes an 8-bit RGB PNG, top row first. False with one
@@ -164,18 +164,18 @@ bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);
 /* The renderer's savings that keep every pixel, each switched off by a
  * true field (all false: the renderer as shipped), from the next
  * gfx_render_frame() on: `strider bench render` measures each in
- * alternation and compares the pictures (gfx_desc's lookup_everywhere and
+ * alternation and compares the pictures (gfx_desc_t's lookup_everywhere and
  * fog_everywhere set those two at start; its uncached_shadows makes no cache
  * at all). The figure's have switches of their own, which the caller sets
  * from fog_everywhere and all_triangles (gfx_character.h). */
-typedef struct gfx_switches {
+typedef struct gfx_switches_t {
     bool lookup_everywhere; /* every terrain chunk looks up the shadow map */
     bool fog_everywhere;    /* every terrain chunk computes the fog (the figure too: set_fog_everywhere) */
     bool uncached_shadows;  /* the static casters drawn into the shadow map anew (the cache kept) */
     bool all_skirts;        /* every terrain chunk's four skirts, hidden or not */
     bool all_triangles;     /* the figure: gfx_character_set_all_triangles (no sample cull) */
-} gfx_switches;
-void gfx_set_switches(const gfx_switches *s);
+} gfx_switches_t;
+void gfx_set_switches(const gfx_switches_t *s);
 
 /* Binds the per-frame uniform block (shaders/frame.glsl) of the last frame,
  * zeros before the first, for the render modules' draws outside a frame
@@ -184,7 +184,7 @@ void gfx_set_switches(const gfx_switches *s);
 void gfx_bind_frame_uniforms(void);
 
 /* What the latest gfx_render_frame() drew, for the debug menu. */
-typedef struct gfx_frame_stats {
+typedef struct gfx_frame_stats_t {
     int terrain_chunks;             /* main pass, after frustum culling */
     int terrain_triangles;          /* main pass */
     int terrain_chunks_unshadowed;  /* main pass: of terrain_chunks, those out of the shadow map's reach */
@@ -193,8 +193,8 @@ typedef struct gfx_frame_stats {
     int shadow_terrain_triangles;   /* (0 when the static casters came from the cache) */
     bool shadow_cache_redrawn;      /* the static casters' cache was drawn anew */
     unsigned shadow_cache_redraws;  /* since gfx_init */
-} gfx_frame_stats;
-const gfx_frame_stats *gfx_get_frame_stats(void);
+} gfx_frame_stats_t;
+const gfx_frame_stats_t *gfx_get_frame_stats(void);
 
 /* GPU time of the last finished gfx_render_frame(), in ms (see gfx_timer.h
  * for how it is measured; 0 until one is available). */

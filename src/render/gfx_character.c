@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-static void draw_hook(const gfx_pass_info *info, void *user);
+static void draw_hook(const gfx_pass_info_t *info, void *user);
 
 void gfx_char_label(GLenum kind, GLuint id, const char *base, const char *what)
 {
@@ -24,7 +24,7 @@ void gfx_char_label(GLenum kind, GLuint id, const char *base, const char *what)
     glObjectLabel(kind, id, -1, name);
 }
 
-bool gfx_char_load_program(program_locs *p, const char *vs, const char *fs, const char *defines, const char *label)
+bool gfx_char_load_program(program_locs_t *p, const char *vs, const char *fs, const char *defines, const char *label)
 {
     if (!gfx_shader_program_load(&p->prog, vs, fs, defines, label))
         return false;
@@ -40,7 +40,7 @@ bool gfx_char_load_program(program_locs *p, const char *vs, const char *fs, cons
 
 /* The lit programs' material arrays, kept from create so that programs
  * built later (on first use) get them too. */
-static void keep_materials(gfx_character *gc, const chr_character_t *c)
+static void keep_materials(gfx_character_t *gc, const chr_character_t *c)
 {
     for (uint32_t i = 0; i < c->material_count && i < MATERIAL_SLOTS; i++) {
         const chr_material_t *m = &c->materials[i];
@@ -50,7 +50,7 @@ static void keep_materials(gfx_character *gc, const chr_character_t *c)
     }
 }
 
-void gfx_char_set_materials(const gfx_character *gc, const program_locs *p)
+void gfx_char_set_materials(const gfx_character_t *gc, const program_locs_t *p)
 {
     GLint lc = glGetUniformLocation(p->prog.id, "u_material_color");
     GLint lp = glGetUniformLocation(p->prog.id, "u_material_params");
@@ -60,14 +60,14 @@ void gfx_char_set_materials(const gfx_character *gc, const program_locs *p)
         glProgramUniform4fv(p->prog.id, lp, MATERIAL_SLOTS, &gc->material_params[0][0]);
 }
 
-const program_locs *gfx_char_cpu_program(const gfx_character *gc, int kind)
+const program_locs_t *gfx_char_cpu_program(const gfx_character_t *gc, int kind)
 {
     return kind == KIND_SHADOW ? &gc->caster : kind == KIND_LIT ? &gc->lit : &gc->lit_noshadow;
 }
 
-static bool upload_static(gfx_character *gc, const chr_character_t *c)
+static bool upload_static(gfx_character_t *gc, const chr_character_t *c)
 {
-    static_vertex *sv = malloc((size_t)gc->vertex_count * sizeof *sv);
+    static_vertex_t *sv = malloc((size_t)gc->vertex_count * sizeof *sv);
     uint32_t *idx = malloc((size_t)gc->index_count * sizeof *idx);
     if (!sv || !idx) {
         free(sv);
@@ -99,25 +99,25 @@ static bool upload_static(gfx_character *gc, const chr_character_t *c)
 
 /* The joints and weights of VAO, read only by the GPU-skinning variants
  * (enabled once skin_vbo exists). */
-static void attach_skin(const gfx_character *gc, GLuint vao)
+static void attach_skin(const gfx_character_t *gc, GLuint vao)
 {
     if (!vao || !gc->skin_vbo.id)
         return;
-    glVertexArrayVertexBuffer(vao, BIND_SKIN, gc->skin_vbo.id, 0, sizeof(skin_vertex));
+    glVertexArrayVertexBuffer(vao, BIND_SKIN, gc->skin_vbo.id, 0, sizeof(skin_vertex_t));
     glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
-    glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(skin_vertex, joints));
+    glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(skin_vertex_t, joints));
     glVertexArrayAttribBinding(vao, ATTR_JOINTS, BIND_SKIN);
     glEnableVertexArrayAttrib(vao, ATTR_WEIGHTS);
-    glVertexArrayAttribFormat(vao, ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(skin_vertex, weights));
+    glVertexArrayAttribFormat(vao, ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(skin_vertex_t, weights));
     glVertexArrayAttribBinding(vao, ATTR_WEIGHTS, BIND_SKIN);
 }
 
-bool gfx_char_skin_vertices_ready(gfx_character *gc)
+bool gfx_char_skin_vertices_ready(gfx_character_t *gc)
 {
     if (gc->skin_vbo.id)
         return true;
     const chr_character_t *c = gc->chr;
-    skin_vertex *kv = malloc((size_t)gc->vertex_count * sizeof *kv);
+    skin_vertex_t *kv = malloc((size_t)gc->vertex_count * sizeof *kv);
     if (!kv) {
         log_error("render: %s: out of memory for the joints and weights of %u vertices", gc->label, gc->vertex_count);
         return false;
@@ -145,7 +145,7 @@ bool gfx_char_skin_vertices_ready(gfx_character *gc)
 /* A VAO reading position/normal/tangent/AO from BUF at BASE (+ the slot
  * offsets) and the static attributes (and the joints and weights, once
  * uploaded). */
-GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, const char *what)
+GLuint gfx_char_make_vao(const gfx_character_t *gc, GLuint buf, GLintptr base, const char *what)
 {
     GLuint vao;
     glCreateVertexArrays(1, &vao);
@@ -153,7 +153,7 @@ GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, con
     glVertexArrayVertexBuffer(vao, BIND_NORMAL, buf, base + (GLintptr)gc->off_normal, 3 * sizeof(float));
     glVertexArrayVertexBuffer(vao, BIND_TANGENT, buf, base + (GLintptr)gc->off_tangent, 4 * sizeof(float));
     glVertexArrayVertexBuffer(vao, BIND_AO, buf, base + (GLintptr)gc->off_ao, sizeof(float));
-    glVertexArrayVertexBuffer(vao, BIND_STATIC, gc->static_vbo.id, 0, sizeof(static_vertex));
+    glVertexArrayVertexBuffer(vao, BIND_STATIC, gc->static_vbo.id, 0, sizeof(static_vertex_t));
     glVertexArrayElementBuffer(vao, gc->ibo.id);
     attach_skin(gc, vao);
     static const struct {
@@ -168,12 +168,12 @@ GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, con
         glVertexArrayAttribBinding(vao, floats[i].attr, floats[i].binding);
     }
     glEnableVertexArrayAttrib(vao, ATTR_UV);
-    glVertexArrayAttribFormat(vao, ATTR_UV, 2, GL_FLOAT, GL_FALSE, (GLuint)offsetof(static_vertex, uv));
+    glVertexArrayAttribFormat(vao, ATTR_UV, 2, GL_FLOAT, GL_FALSE, (GLuint)offsetof(static_vertex_t, uv));
     glVertexArrayAttribBinding(vao, ATTR_UV, BIND_STATIC);
     /* The character has no vertex colours: its material index rides in
      * the colour slot as an integer attribute. */
     glEnableVertexArrayAttrib(vao, ATTR_COLOR);
-    glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(static_vertex, material));
+    glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(static_vertex_t, material));
     glVertexArrayAttribBinding(vao, ATTR_COLOR, BIND_STATIC);
     gfx_char_label(GL_VERTEX_ARRAY, vao, gc->label, what);
     return vao;
@@ -181,7 +181,7 @@ GLuint gfx_char_make_vao(const gfx_character *gc, GLuint buf, GLintptr base, con
 
 /* The stream slots' VAOs (the skin-once, bind-pose and hybrid VAOs are
  * made by their techniques). */
-static void make_vaos(gfx_character *gc)
+static void make_vaos(gfx_character_t *gc)
 {
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         char what[32];
@@ -193,7 +193,7 @@ static void make_vaos(gfx_character *gc)
 /* The meshes' ranges in the shared vertex and index arrays, their names
  * and blend-shape target counts, and the totals, checked against the
  * format's limits; false (one line logged) when out of them. */
-static bool count_meshes(gfx_character *gc, const chr_character_t *c, const gfx_character_targets *morph)
+static bool count_meshes(gfx_character_t *gc, const chr_character_t *c, const gfx_character_targets_t *morph)
 {
     uint64_t vcount = 0, icount = 0;
     gc->mesh_count = c->mesh_count;
@@ -229,7 +229,7 @@ static bool count_meshes(gfx_character *gc, const chr_character_t *c, const gfx_
 /* One stream slot's layout: the deformed positions, normals, tangents and
  * AO, the joint palette and dual quaternions (the frame data), then each
  * morphed mesh's active list (dense) and weight table (sparse). */
-static void lay_out_slot(gfx_character *gc)
+static void lay_out_slot(gfx_character_t *gc)
 {
     size_t v = gc->vertex_count;
     gc->off_normal = gfx_char_align(v * 3 * sizeof(float));
@@ -241,11 +241,11 @@ static void lay_out_slot(gfx_character *gc)
     gc->dq_bytes = (size_t)GFX_CHARACTER_MAX_JOINTS * GFX_CHARACTER_DQ_FLOATS * sizeof(float);
     gc->slot_bytes = gc->off_dq + gfx_char_align(gc->dq_bytes);
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
-        morph_mesh *mm = &gc->morph[m];
+        morph_mesh_t *mm = &gc->morph[m];
         if (mm->target_count == 0)
             continue;
         mm->off_active = gc->slot_bytes;
-        gc->slot_bytes += gfx_char_align(MORPH_ACTIVE_HEADER_BYTES + (size_t)mm->target_count * sizeof(morph_entry));
+        gc->slot_bytes += gfx_char_align(MORPH_ACTIVE_HEADER_BYTES + (size_t)mm->target_count * sizeof(morph_entry_t));
         mm->off_weights = gc->slot_bytes;
         gc->slot_bytes += gfx_char_align((size_t)mm->target_count * sizeof(float));
     }
@@ -254,7 +254,7 @@ static void lay_out_slot(gfx_character *gc)
 /* The persistently mapped vertex stream (GFX_CHARACTER_SLOTS slots), the
  * slots' VAOs and their frame-data buffers; false (logged) when the stream
  * cannot be mapped. */
-static bool create_stream(gfx_character *gc)
+static bool create_stream(gfx_character_t *gc)
 {
     if (!gfx_ring_create(&gc->stream, GFX_CHARACTER_SLOTS, gc->slot_bytes, gc->label, "deformed_stream",
                          "vertex stream"))
@@ -271,13 +271,13 @@ static bool create_stream(gfx_character *gc)
     return true;
 }
 
-gfx_character *gfx_character_create(const chr_character_t *c, const gfx_character_targets *morph, const char *label)
+gfx_character_t *gfx_character_create(const chr_character_t *c, const gfx_character_targets_t *morph, const char *label)
 {
     if (!c || c->mesh_count == 0 || c->mesh_count > CHR_MAX_MESHES) {
         log_error("render: %s: no meshes to draw", label ? label : "character");
         return NULL;
     }
-    gfx_character *gc = calloc(1, sizeof *gc);
+    gfx_character_t *gc = calloc(1, sizeof *gc);
     if (!gc) {
         log_error("render: out of memory for a character");
         return NULL;
@@ -345,7 +345,7 @@ gfx_character *gfx_character_create(const chr_character_t *c, const gfx_characte
     return gc;
 }
 
-void gfx_character_destroy(gfx_character *gc)
+void gfx_character_destroy(gfx_character_t *gc)
 {
     if (!gc)
         return;
@@ -374,14 +374,14 @@ void gfx_character_destroy(gfx_character *gc)
     free(gc);
 }
 
-uint32_t gfx_character_mesh_first_vertex(const gfx_character *gc, uint32_t mesh)
+uint32_t gfx_character_mesh_first_vertex(const gfx_character_t *gc, uint32_t mesh)
 {
     return mesh < gc->mesh_count ? gc->mesh_first[mesh] : gc->vertex_count;
 }
 
 /* Waits for *FENCE (if any) and deletes it; counts a wait in the stats.
  * False (one logged line naming WHAT) when the GPU does not get there. */
-bool gfx_char_wait_fence(gfx_character *gc, GLsync *fence, const char *what)
+bool gfx_char_wait_fence(gfx_character_t *gc, GLsync *fence, const char *what)
 {
     if (!*fence)
         return true;
@@ -407,13 +407,13 @@ bool gfx_char_wait_fence(gfx_character *gc, GLsync *fence, const char *what)
 
 /* DESC's settings for the update, built and checked as each technique
  * needs (one line and false when it cannot run here). */
-static bool take_desc(gfx_character *gc, const gfx_character_desc *d)
+static bool take_desc(gfx_character_t *gc, const gfx_character_desc_t *d)
 {
     if (!gfx_char_skin_choose(gc, d))
         return false;
     gc->morph_mode = GFX_CHARACTER_MORPH_CPU;
     if (d->gpu_skin && d->gpu_morph) {
-        gfx_character_morph layout = d->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
+        gfx_character_morph_t layout = d->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
         if (!gc->morph_ok[layout]) {
             log_error("render: %s: GPU blend shapes in the %s layout are not prepared (gfx_character_prepare_morph)",
                       gc->label, d->dense ? "dense" : "sparse");
@@ -431,7 +431,7 @@ static bool take_desc(gfx_character *gc, const gfx_character_desc *d)
     return true;
 }
 
-bool gfx_character_begin_update(gfx_character *gc, const gfx_character_desc *desc, gfx_character_stream *out)
+bool gfx_character_begin_update(gfx_character_t *gc, const gfx_character_desc_t *desc, gfx_character_stream_t *out)
 {
     if (!take_desc(gc, desc))
         return false;
@@ -455,13 +455,13 @@ bool gfx_character_begin_update(gfx_character *gc, const gfx_character_desc *des
     return true;
 }
 
-void gfx_character_end_update(gfx_character *gc)
+void gfx_character_end_update(gfx_character_t *gc)
 {
     if (gc->stream.writing < 0)
         return;
     gfx_ring_end(&gc->stream);
     int s = gc->stream.last;
-    char_slot *sl = &gc->slot[s];
+    char_slot_t *sl = &gc->slot[s];
     /* The slot's palettes and lists into device memory, before the draws. */
     glCopyNamedBufferSubData(gc->stream.buffer.id, sl->frame_data.id,
                              (GLintptr)((size_t)s * gc->slot_bytes + gc->off_palette), 0,
@@ -490,23 +490,23 @@ void gfx_character_end_update(gfx_character *gc)
     gc->stats.frames_updated++;
 }
 
-void gfx_character_set_reach(gfx_character *gc, const float center[3], float radius_cm)
+void gfx_character_set_reach(gfx_character_t *gc, const float center[3], float radius_cm)
 {
     bool ok = isfinite(center[0]) && isfinite(center[1]) && isfinite(center[2]) && isfinite(radius_cm);
     memcpy(gc->reach, center, 3 * sizeof(float));
     gc->reach[3] = ok ? radius_cm : -1.0f;
 }
 
-void gfx_character_set_fog_everywhere(gfx_character *gc, bool on) { gc->fog_everywhere = on; }
+void gfx_character_set_fog_everywhere(gfx_character_t *gc, bool on) { gc->fog_everywhere = on; }
 
-void gfx_character_set_all_triangles(gfx_character *gc, bool on) { gc->all_triangles = on; }
+void gfx_character_set_all_triangles(gfx_character_t *gc, bool on) { gc->all_triangles = on; }
 
-void gfx_character_set_visible(gfx_character *gc, bool visible) { gc->visible = visible; }
+void gfx_character_set_visible(gfx_character_t *gc, bool visible) { gc->visible = visible; }
 
-const gfx_character_stats *gfx_character_get_stats(const gfx_character *gc) { return &gc->stats; }
+const gfx_character_stats_t *gfx_character_get_stats(const gfx_character_t *gc) { return &gc->stats; }
 
 /* Meshes [A, B) as triangles, or as points (capture, bake). */
-void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_how how)
+void gfx_char_draw_range(const gfx_character_t *gc, uint32_t a, uint32_t b, draw_how_t how)
 {
     if (how == DRAW_POINTS) {
         uint32_t n = gc->mesh_first[b - 1] + gc->mesh_vertices[b - 1] - gc->mesh_first[a];
@@ -517,7 +517,7 @@ void gfx_char_draw_range(const gfx_character *gc, uint32_t a, uint32_t b, draw_h
     }
 }
 
-void gfx_char_draw_triangles(const gfx_character *gc, uint32_t a, uint32_t b, const uint32_t *first,
+void gfx_char_draw_triangles(const gfx_character_t *gc, uint32_t a, uint32_t b, const uint32_t *first,
                              const uint32_t *counts)
 {
     /* Runs of meshes alike in being culled: one draw each (the meshes'
@@ -547,7 +547,7 @@ void gfx_char_draw_triangles(const gfx_character *gc, uint32_t a, uint32_t b, co
 /* The CPU path's program without the shadow lookup, built the first time
  * a frame has shadows off. False if it cannot be (logged once): the lit
  * program draws instead. */
-static bool noshadow_ready(gfx_character *gc)
+static bool noshadow_ready(gfx_character_t *gc)
 {
     if (gc->lit_noshadow.prog.id)
         return true;
@@ -567,10 +567,10 @@ static bool noshadow_ready(gfx_character *gc)
 /* The CPU path's program of KIND (lit, or without the shadow lookup)
  * without the fog, built the first time it is asked for; NULL if it cannot
  * be (logged once): the one with the fog draws instead. */
-static const program_locs *nofog_program(gfx_character *gc, int kind)
+static const program_locs_t *nofog_program(gfx_character_t *gc, int kind)
 {
     int k = kind == KIND_NOSHADOW;
-    program_locs *p = &gc->lit_nofog[k];
+    program_locs_t *p = &gc->lit_nofog[k];
     if (!p->prog.id && !gc->nofog_failed[k]) {
         char name[96];
         snprintf(name, sizeof name, "%s.lit%s_nofog", gc->label, k ? "_noshadow" : "");
@@ -586,7 +586,7 @@ static const program_locs *nofog_program(gfx_character *gc, int kind)
 
 /* Whether every vertex of slot S lies nearer INFO's eye than the fog's
  * start (or the fog is off): the fog amount is 0 for all of them. */
-static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info *info)
+static bool slot_before_fog(const gfx_character_t *gc, int s, const gfx_pass_info_t *info)
 {
     if (gc->fog_everywhere)
         return false;
@@ -612,7 +612,7 @@ static bool slot_before_fog(const gfx_character *gc, int s, const gfx_pass_info 
 
 /* Frame F's character GPU time, if both passes were timed and the last
  * timestamp is back; the ring entry is free again either way. */
-static void collect_gpu_time(gfx_character *gc, int f)
+static void collect_gpu_time(gfx_character_t *gc, int f)
 {
     bool *issued = gc->gpu_time_issued[f];
     if (!issued[0] && !issued[1] && !issued[2])
@@ -643,13 +643,13 @@ static void collect_gpu_time(gfx_character *gc, int f)
     issued[0] = issued[1] = issued[2] = false;
 }
 
-static void draw_slot(gfx_character *gc, const gfx_pass_info *info);
+static void draw_slot(gfx_character_t *gc, const gfx_pass_info_t *info);
 
 /* One pass of the frame (shadow, then main), timed on the GPU: the main
  * pass ends the character's frame and collects the oldest frame's time. */
-static void draw_hook(const gfx_pass_info *info, void *user)
+static void draw_hook(const gfx_pass_info_t *info, void *user)
 {
-    gfx_character *gc = user;
+    gfx_character_t *gc = user;
     if (!gc->visible || gc->stream.last < 0)
         return;
     int f = gc->gpu_time_frame, pass = info->pass == GFX_PASS_MAIN;
@@ -667,7 +667,7 @@ static void draw_hook(const gfx_pass_info *info, void *user)
  * it was ended with. Order of the techniques: skin once, the hybrid, GPU
  * blend shapes (with GPU skinning), then one draw of the slot (GPU skinning
  * of the slot's bind pose, or the CPU's deformed vertices). */
-static void draw_slot(gfx_character *gc, const gfx_pass_info *info)
+static void draw_slot(gfx_character_t *gc, const gfx_pass_info_t *info)
 {
     int s = gc->stream.last;
     int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
@@ -676,7 +676,7 @@ static void draw_slot(gfx_character *gc, const gfx_pass_info *info)
     if (kind == KIND_NOSHADOW && !noshadow_ready(gc))
         kind = KIND_LIT;
     if (kind == KIND_SHADOW)
-        gc->caster = (program_locs){.prog = info->caster,
+        gc->caster = (program_locs_t){.prog = info->caster,
                                     .u_model = info->caster_u_model,
                                     .u_influences = -1,
                                     .u_joint_count = -1,
@@ -700,7 +700,7 @@ static void draw_slot(gfx_character *gc, const gfx_pass_info *info)
         if (main_pass)
             gc->stats.morph_draws = draws;
     } else {
-        const program_locs *p = gfx_char_cpu_program(gc, kind), *q;
+        const program_locs_t *p = gfx_char_cpu_program(gc, kind), *q;
         bool fog_free = kind != KIND_SHADOW && slot_before_fog(gc, s, info) && (q = nofog_program(gc, kind));
         if (fog_free)
             p = q;

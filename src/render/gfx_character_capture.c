@@ -16,7 +16,7 @@
 
 /* Reads BYTES of vec4 records (CAPTURE_VEC4S per vertex) from BUF into the
  * caller's spans. */
-static bool read_vertices(gfx_character *gc, GLuint buf, float *out_pos, float *out_nrm, float *out_tan,
+static bool read_vertices(gfx_character_t *gc, GLuint buf, float *out_pos, float *out_nrm, float *out_tan,
                           float *out_ao)
 {
     size_t bytes = (size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float);
@@ -41,9 +41,9 @@ static bool read_vertices(gfx_character *gc, GLuint buf, float *out_pos, float *
 _Static_assert(SKIN_FEEDBACK_VEC4S == CAPTURE_VEC4S, "the feedback buffer is read back like a capture");
 
 /* Slot S (hybrid): the blended keys through the capture variant. */
-static bool capture_hybrid(gfx_character *gc, int s, GLuint buf)
+static bool capture_hybrid(gfx_character_t *gc, int s, GLuint buf)
 {
-    const program_locs *p = &gc->hybrid_prog[KIND_CAPTURE];
+    const program_locs_t *p = &gc->hybrid_prog[KIND_CAPTURE];
     if (!p->prog.id) {
         log_error("render: %s: cannot capture the hybrid: no vertex shader storage blocks", gc->label);
         return false;
@@ -64,7 +64,7 @@ static bool capture_hybrid(gfx_character *gc, int s, GLuint buf)
     return true;
 }
 
-bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao)
+bool gfx_character_capture(gfx_character_t *gc, float *out_pos, float *out_nrm, float *out_tan, float *out_ao)
 {
     int s = gc->stream.last;
     if (s >= 0 && gc->slot[s].hybrid_t >= 0.0f) {
@@ -87,8 +87,8 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
         log_error("render: %s: capture needs a GPU-skinned slot", gc->label);
         return false;
     }
-    const program_locs *p = &gc->gpu[gc->slot[s].mode][KIND_CAPTURE];
-    gfx_character_morph layout = gc->slot[s].morph;
+    const program_locs_t *p = &gc->gpu[gc->slot[s].mode][KIND_CAPTURE];
+    gfx_character_morph_t layout = gc->slot[s].morph;
     if (!p->prog.id) {
         char msg[256];
         gfx_character_gpu_limits_ok(gfx_get_info(), gc->slot[s].joints, 1, msg, sizeof msg);
@@ -118,7 +118,7 @@ bool gfx_character_capture(gfx_character *gc, float *out_pos, float *out_nrm, fl
     return ok && glGetError() == GL_NO_ERROR;
 }
 
-bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job)
+bool gfx_character_bake(gfx_character_t *gc, const gfx_character_bake_job_t *job)
 {
     if (!job || !job->out_positions || !job->out_normals || !job->out_tangents || !job->out_ao) {
         log_error("render: %s: bake without output spans", gc->label);
@@ -133,8 +133,8 @@ bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job)
     if (!gfx_char_morph_check_active(gc, job->mesh, job->active_count, job->active_target, job->active_weight))
         return false;
     uint32_t m = job->mesh, vc = gc->mesh_vertices[m];
-    const morph_mesh *mm = &gc->morph[m];
-    size_t active_bytes = gfx_char_align(MORPH_ACTIVE_HEADER_BYTES + (size_t)mm->target_count * sizeof(morph_entry));
+    const morph_mesh_t *mm = &gc->morph[m];
+    size_t active_bytes = gfx_char_align(MORPH_ACTIVE_HEADER_BYTES + (size_t)mm->target_count * sizeof(morph_entry_t));
     size_t list_bytes = active_bytes + (size_t)mm->target_count * sizeof(float);
     size_t out_bytes = (size_t)vc * BAKE_VEC4S * 4 * sizeof(float);
     uint8_t *lists = calloc(list_bytes, 1);
@@ -155,7 +155,7 @@ bool gfx_character_bake(gfx_character *gc, const gfx_character_bake_job *job)
     glCreateTransformFeedbacks(1, &tfo);
     glTransformFeedbackBufferBase(tfo, 0, bufs[1]);
     glCreateQueries(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, 1, &query);
-    const program_locs *p = &gc->bake_prog[job->layout];
+    const program_locs_t *p = &gc->bake_prog[job->layout];
     /* The bake streams out bind-space vertices: the model matrix only
      * places the (discarded) points. */
     static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool gfx_char_cull_create(gfx_character *gc)
+bool gfx_char_cull_create(gfx_character_t *gc)
 {
     /* A GPU rejects such triangles itself: no copies, no buffers there. */
     if (!gfx_get_info()->software) {
@@ -41,7 +41,7 @@ bool gfx_char_cull_create(gfx_character *gc)
     return true;
 }
 
-void gfx_char_cull_destroy(gfx_character *gc)
+void gfx_char_cull_destroy(gfx_character_t *gc)
 {
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         free(gc->slot[s].pos);
@@ -58,9 +58,9 @@ void gfx_char_cull_destroy(gfx_character *gc)
             glDeleteBuffers(1, &gc->cull_ibo[pass].id);
 }
 
-bool gfx_char_cull_draw(gfx_character *gc, int s, const gfx_pass_info *info)
+bool gfx_char_cull_draw(gfx_character_t *gc, int s, const gfx_pass_info_t *info)
 {
-    const gfx_info *gi = gfx_get_info();
+    const gfx_info_t *gi = gfx_get_info();
     bool main_pass = info->pass == GFX_PASS_MAIN;
     /* Centres are the only samples of a single-sample target filled with
      * triangles; lines (wireframe) make fragments a triangle would not. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* The older hybrid key's arrays from the key ring at BASE, for VAO. */
-static void add_key0(const gfx_character *gc, GLuint vao, GLintptr base)
+static void add_key0(const gfx_character_t *gc, GLuint vao, GLintptr base)
 {
     static const struct {
         GLuint attr, binding, size;
@@ -32,7 +32,7 @@ static void add_key0(const gfx_character *gc, GLuint vao, GLintptr base)
 /* The hybrid's programs (CPU-path variants that blend two keys), its
  * persistent-mapped key ring and a VAO per key, built by the first key;
  * false (one line, once) on a shader or mapping error. */
-bool gfx_char_hybrid_build(gfx_character *gc)
+bool gfx_char_hybrid_build(gfx_character_t *gc)
 {
     if (gc->hybrid_built)
         return true;
@@ -72,7 +72,7 @@ bool gfx_char_hybrid_build(gfx_character *gc)
     return true;
 }
 
-void gfx_char_hybrid_destroy(gfx_character *gc)
+void gfx_char_hybrid_destroy(gfx_character_t *gc)
 {
     for (int k = 0; k < KEY_SLOTS; k++)
         if (gc->hybrid_vao[k].id)
@@ -82,7 +82,7 @@ void gfx_char_hybrid_destroy(gfx_character *gc)
         gfx_shader_program_free(&gc->hybrid_prog[k].prog);
 }
 
-bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out)
+bool gfx_character_begin_key(gfx_character_t *gc, gfx_character_stream_t *out)
 {
     if (!gfx_char_hybrid_build(gc))
         return false;
@@ -101,7 +101,7 @@ bool gfx_character_begin_key(gfx_character *gc, gfx_character_stream *out)
     return true;
 }
 
-void gfx_character_end_key(gfx_character *gc, bool first)
+void gfx_character_end_key(gfx_character_t *gc, bool first)
 {
     if (gc->keys.writing < 0)
         return;
@@ -110,9 +110,9 @@ void gfx_character_end_key(gfx_character *gc, bool first)
     gc->stats.keys_written++;
 }
 
-void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass)
+void gfx_char_hybrid_draw(gfx_character_t *gc, int s, int kind, bool main_pass)
 {
-    const program_locs *p = &gc->hybrid_prog[kind];
+    const program_locs_t *p = &gc->hybrid_prog[kind];
     glUseProgram(p->prog.id);
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->slot[s].model);
     glProgramUniform1f(p->prog.id, p->u_hybrid_t, gc->slot[s].key_single ? 1.0f : gc->slot[s].hybrid_t);
@@ -123,7 +123,7 @@ void gfx_char_hybrid_draw(gfx_character *gc, int s, int kind, bool main_pass)
         gc->stats.morph_draws = 0;
 }
 
-void gfx_char_hybrid_fence_keys(gfx_character *gc, int s)
+void gfx_char_hybrid_fence_keys(gfx_character_t *gc, int s)
 {
     /* The main pass is also the last reader of the slot's two keys. */
     int keys[2] = {gc->slot[s].key, (gc->slot[s].key + KEY_SLOTS - 1) % KEY_SLOTS};

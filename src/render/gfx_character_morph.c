@@ -19,7 +19,7 @@
 
 _Static_assert((int)GFX_CHARACTER_DELTA_FLOATS == (int)GFX_MORPH_CPU_DELTA_FLOATS, "the targets' deltas are bshape's");
 
-bool gfx_character_morph_limits_ok(const gfx_info *info, int64_t block_bytes, int blocks, char *msg,
+bool gfx_character_morph_limits_ok(const gfx_info_t *info, int64_t block_bytes, int blocks, char *msg,
                                    size_t msg_size)
 {
     if (info->max_ssbo_block_size < block_bytes) {
@@ -39,12 +39,12 @@ bool gfx_character_morph_limits_ok(const gfx_info *info, int64_t block_bytes, in
 
 /* Limits and data of LAYOUT for every mesh with targets; false with a
  * one-line reason in MSG. */
-static bool morph_layout_ok(const gfx_character *gc, const gfx_character_targets *morph, gfx_character_morph layout,
+static bool morph_layout_ok(const gfx_character_t *gc, const gfx_character_targets_t *morph, gfx_character_morph_t layout,
                             char *msg, size_t msg_size)
 {
-    const gfx_info *info = gfx_get_info();
+    const gfx_info_t *info = gfx_get_info();
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
-        const gfx_character_targets *t = &morph[m];
+        const gfx_character_targets_t *t = &morph[m];
         uint64_t vc = gc->mesh_vertices[m], tc = t->target_count;
         if (tc == 0)
             continue;
@@ -74,7 +74,7 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_character_targets
                 return false;
             }
             blocks[0] = (int64_t)(tc * vc * MORPH_RECORD_BYTES);
-            blocks[1] = (int64_t)(MORPH_ACTIVE_HEADER_BYTES + tc * sizeof(morph_entry));
+            blocks[1] = (int64_t)(MORPH_ACTIVE_HEADER_BYTES + tc * sizeof(morph_entry_t));
         } else {
             blocks[0] = (int64_t)((t->pair_count ? t->pair_count : 1) * MORPH_RECORD_BYTES);
             blocks[1] = (int64_t)((vc + 1 + t->pair_count) * sizeof(uint32_t));
@@ -93,13 +93,13 @@ static bool morph_layout_ok(const gfx_character *gc, const gfx_character_targets
 
 /* The immutable delta buffer of LAYOUT (every mesh's records; sparse: then
  * the offsets), from a staging copy freed before returning. */
-static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *morph, gfx_character_morph layout,
+static bool upload_morph_layout(gfx_character_t *gc, const gfx_character_targets_t *morph, gfx_character_morph_t layout,
                                 char *msg, size_t msg_size)
 {
     size_t total = 0;
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
-        morph_mesh *mm = &gc->morph[m];
-        const gfx_character_targets *t = &morph[m];
+        morph_mesh_t *mm = &gc->morph[m];
+        const gfx_character_targets_t *t = &morph[m];
         size_t vc = gc->mesh_vertices[m];
         if (mm->target_count == 0)
             continue;
@@ -122,8 +122,8 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *
         return false;
     }
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
-        const morph_mesh *mm = &gc->morph[m];
-        const gfx_character_targets *t = &morph[m];
+        const morph_mesh_t *mm = &gc->morph[m];
+        const gfx_character_targets_t *t = &morph[m];
         size_t vc = gc->mesh_vertices[m];
         if (mm->target_count == 0)
             continue;
@@ -156,14 +156,14 @@ static bool upload_morph_layout(gfx_character *gc, const gfx_character_targets *
 }
 
 /* Which layouts fit the limits; nothing is uploaded or built yet. */
-void gfx_char_morph_create(gfx_character *gc, const gfx_character_targets *morph)
+void gfx_char_morph_create(gfx_character_t *gc, const gfx_character_targets_t *morph)
 {
     if (!morph || !gc->gpu_ok || gc->max_targets == 0)
         return;
     for (int layout = 0; layout < MORPH_LAYOUTS; layout++) {
         char msg[256];
         const char *name = layout == GFX_CHARACTER_MORPH_DENSE ? "dense" : "sparse";
-        gc->morph_fits[layout] = morph_layout_ok(gc, morph, (gfx_character_morph)layout, msg, sizeof msg);
+        gc->morph_fits[layout] = morph_layout_ok(gc, morph, (gfx_character_morph_t)layout, msg, sizeof msg);
         if (!gc->morph_fits[layout])
             log_warn("render: %s: GPU blend shapes (%s): %s; blend shapes stay on the CPU in that layout", gc->label,
                      name, msg);
@@ -177,7 +177,7 @@ void gfx_char_morph_create(gfx_character *gc, const gfx_character_targets *morph
  * written for (a rebuild on switch would have to wait for their fences).
  * The price of using both is GPU memory: dense holds every zero (30 MB for
  * the shipped head against 7 MB sparse). */
-bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, const gfx_character_targets *morph)
+bool gfx_character_prepare_morph(gfx_character_t *gc, gfx_character_morph_t layout, const gfx_character_targets_t *morph)
 {
     if (layout != GFX_CHARACTER_MORPH_SPARSE && layout != GFX_CHARACTER_MORPH_DENSE)
         return false;
@@ -218,7 +218,7 @@ bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, 
                      "#define MORPH_LAYOUT %d\n%s",
                      m, (int)layout, extra[k]);
             snprintf(pname, sizeof pname, "%s.morph_%s.gpu%d.%d", gc->label, name, m, k);
-            program_locs *p = &gc->morph_prog[layout][m][k];
+            program_locs_t *p = &gc->morph_prog[layout][m][k];
             bool built = k == KIND_DEFORM ? gfx_char_once_load_program(gc, p, true, defines, pname)
                                           : gfx_char_load_program(p, vs[k], fs[k], defines, pname);
             if (!built) {
@@ -243,7 +243,7 @@ bool gfx_character_prepare_morph(gfx_character *gc, gfx_character_morph layout, 
 
 /* The unmorphed bind pose, laid out like a stream slot's vertex arrays,
  * and bind_vao reading it (the base of the morphing draws and the bake). */
-bool gfx_char_morph_upload_bind(gfx_character *gc)
+bool gfx_char_morph_upload_bind(gfx_character_t *gc)
 {
     if (gc->bind_vbo.id)
         return true;
@@ -274,7 +274,7 @@ bool gfx_char_morph_upload_bind(gfx_character *gc)
     return true;
 }
 
-void gfx_char_morph_destroy(gfx_character *gc)
+void gfx_char_morph_destroy(gfx_character_t *gc)
 {
     if (gc->bind_vao.id)
         glDeleteVertexArrays(1, &gc->bind_vao.id);
@@ -288,7 +288,7 @@ void gfx_char_morph_destroy(gfx_character *gc)
     }
 }
 
-bool gfx_character_morph_supported(const gfx_character *gc, gfx_character_morph layout)
+bool gfx_character_morph_supported(const gfx_character_t *gc, gfx_character_morph_t layout)
 {
     return (layout == GFX_CHARACTER_MORPH_SPARSE || layout == GFX_CHARACTER_MORPH_DENSE) && gc->morph_fits[layout] &&
            !gc->morph_failed[layout];
@@ -298,7 +298,7 @@ bool gfx_character_morph_supported(const gfx_character *gc, gfx_character_morph 
  * the dense active list (ascending, non-zero: bshape_run's order) to ACTIVE
  * and the per-target weight table to WEIGHTS; returns the list's length.
  * The destinations may be write-combined mapped memory: written once. */
-uint32_t gfx_char_morph_fill_lists(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+uint32_t gfx_char_morph_fill_lists(gfx_character_t *gc, uint32_t mesh, int count, const uint32_t *targets,
                            const float *weights, uint8_t *active, float *table)
 {
     uint32_t tc = gc->morph[mesh].target_count;
@@ -306,7 +306,7 @@ uint32_t gfx_char_morph_fill_lists(gfx_character *gc, uint32_t mesh, int count, 
     memset(w, 0, tc * sizeof *w);
     for (int i = 0; i < count; i++)
         w[targets[i]] += weights[i];
-    morph_entry *e = (morph_entry *)(active + MORPH_ACTIVE_HEADER_BYTES);
+    morph_entry_t *e = (morph_entry_t *)(active + MORPH_ACTIVE_HEADER_BYTES);
     uint32_t n = 0;
     for (uint32_t t = 0; t < tc; t++) {
         if (w[t] != 0.0f) {
@@ -321,7 +321,7 @@ uint32_t gfx_char_morph_fill_lists(gfx_character *gc, uint32_t mesh, int count, 
     return n;
 }
 
-bool gfx_char_morph_check_active(const gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+bool gfx_char_morph_check_active(const gfx_character_t *gc, uint32_t mesh, int count, const uint32_t *targets,
                          const float *weights)
 {
     if (mesh >= gc->mesh_count || gc->morph[mesh].target_count == 0) {
@@ -343,7 +343,7 @@ bool gfx_char_morph_check_active(const gfx_character *gc, uint32_t mesh, int cou
     return true;
 }
 
-bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, const uint32_t *targets,
+bool gfx_character_write_active(gfx_character_t *gc, uint32_t mesh, int count, const uint32_t *targets,
                                 const float *weights)
 {
     if (gc->stream.writing < 0) {
@@ -353,14 +353,14 @@ bool gfx_character_write_active(gfx_character *gc, uint32_t mesh, int count, con
     if (!gfx_char_morph_check_active(gc, mesh, count, targets, weights))
         return false;
     uint8_t *base = gfx_ring_slot(&gc->stream, gc->stream.writing);
-    const morph_mesh *mm = &gc->morph[mesh];
+    const morph_mesh_t *mm = &gc->morph[mesh];
     gc->active_now[mesh] =
         gfx_char_morph_fill_lists(gc, mesh, count, targets, weights, base + mm->off_active, (float *)(base + mm->off_weights));
     gc->active_written[mesh] = true;
     return true;
 }
 
-bool gfx_character_use_stream_bind(gfx_character *gc, uint32_t mesh)
+bool gfx_character_use_stream_bind(gfx_character_t *gc, uint32_t mesh)
 {
     if (gc->stream.writing < 0 || mesh >= gc->mesh_count) {
         log_error("render: %s: use_stream_bind: mesh %u outside begin_update/end_update or out of range", gc->label,
@@ -373,15 +373,15 @@ bool gfx_character_use_stream_bind(gfx_character *gc, uint32_t mesh)
 
 /* Binds mesh M's blend-shape ranges of LAYOUT (the lists from LIST_BUF at
  * ACTIVE_OFF / WEIGHTS_OFF) and sets P's morph uniforms. */
-void gfx_char_morph_bind(const gfx_character *gc, const program_locs *p, gfx_character_morph layout, uint32_t m,
+void gfx_char_morph_bind(const gfx_character_t *gc, const program_locs_t *p, gfx_character_morph_t layout, uint32_t m,
                        GLuint list_buf, size_t active_off, size_t weights_off)
 {
-    const morph_mesh *mm = &gc->morph[m];
+    const morph_mesh_t *mm = &gc->morph[m];
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_DELTAS, gc->delta_buf[layout].id,
                       (GLintptr)mm->delta_off[layout], (GLsizeiptr)mm->delta_bytes[layout]);
     if (layout == GFX_CHARACTER_MORPH_DENSE) {
         glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, list_buf, (GLintptr)active_off,
-                          (GLsizeiptr)(MORPH_ACTIVE_HEADER_BYTES + mm->target_count * sizeof(morph_entry)));
+                          (GLsizeiptr)(MORPH_ACTIVE_HEADER_BYTES + mm->target_count * sizeof(morph_entry_t)));
     } else {
         glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_WEIGHTS, list_buf, (GLintptr)weights_off,
                           (GLsizeiptr)(mm->target_count * sizeof(float)));
@@ -396,8 +396,8 @@ void gfx_char_morph_bind(const gfx_character *gc, const program_locs *p, gfx_cha
 /* Meshes [A, B) of slot S with P (its palette and blocks bound), their
  * base vertices from the slot's arrays (STREAM) or the bind pose: drawn HOW,
  * or dispatched by the skin-once compute pass. */
-static void issue(const gfx_character *gc, int s, const program_locs *p, bool stream, uint32_t a, uint32_t b,
-                  draw_how how)
+static void issue(const gfx_character_t *gc, int s, const program_locs_t *p, bool stream, uint32_t a, uint32_t b,
+                  draw_how_t how)
 {
     if (how == DRAW_COMPUTE) {
         gfx_char_once_bind_source(gc, s, stream);
@@ -415,12 +415,12 @@ static void issue(const gfx_character *gc, int s, const program_locs *p, bool st
  * arrays where the caller wrote a per-frame bind pose there; the shaders
  * are the same, only the source changes. Returns the number of morphing
  * draws. */
-uint32_t gfx_char_morph_draw(const gfx_character *gc, int s, int kind, draw_how how)
+uint32_t gfx_char_morph_draw(const gfx_character_t *gc, int s, int kind, draw_how_t how)
 {
-    gfx_character_morph layout = gc->slot[s].morph;
+    gfx_character_morph_t layout = gc->slot[s].morph;
     int method = (int)gc->slot[s].mode;
-    const program_locs *skin = &gc->gpu[method][kind];
-    const program_locs *mp = layout != GFX_CHARACTER_MORPH_CPU ? &gc->morph_prog[layout][method][kind] : NULL;
+    const program_locs_t *skin = &gc->gpu[method][kind];
+    const program_locs_t *mp = layout != GFX_CHARACTER_MORPH_CPU ? &gc->morph_prog[layout][method][kind] : NULL;
     uint32_t draws = 0, run = UINT32_MAX;
     bool run_stream = false;
     for (uint32_t m = 0; m <= gc->mesh_count; m++) {

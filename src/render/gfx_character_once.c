@@ -23,7 +23,7 @@
  * writes what an earlier frame still on the GPU reads, and per slot a VAO
  * that draws it with the plain programs. Built the first time skin once is
  * switched on. */
-void gfx_char_once_build(gfx_character *gc)
+void gfx_char_once_build(gfx_character_t *gc)
 {
     if (gc->once_built)
         return;
@@ -51,7 +51,7 @@ void gfx_char_once_build(gfx_character *gc)
     }
 }
 
-void gfx_char_once_destroy(gfx_character *gc)
+void gfx_char_once_destroy(gfx_character_t *gc)
 {
     for (int s = 0; s < GFX_CHARACTER_SLOTS; s++) {
         if (gc->slot[s].skinned_vao.id)
@@ -61,10 +61,10 @@ void gfx_char_once_destroy(gfx_character *gc)
     }
 }
 
-bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, bool morph, const char *defines,
+bool gfx_char_once_load_program(gfx_character_t *gc, program_locs_t *p, bool morph, const char *defines,
                                 const char *label)
 {
-    gfx_shader_program_desc d = {.cs = "character_deform.comp", .defines = defines, .label = label};
+    gfx_shader_program_desc_t d = {.cs = "character_deform.comp", .defines = defines, .label = label};
     memset(p, 0, sizeof *p);
     if (!gfx_shader_program_build(&p->prog, &d))
         return false;
@@ -86,7 +86,7 @@ bool gfx_char_once_load_program(gfx_character *gc, program_locs *p, bool morph, 
     return true;
 }
 
-void gfx_char_once_bind_source(const gfx_character *gc, int s, bool stream)
+void gfx_char_once_bind_source(const gfx_character_t *gc, int s, bool stream)
 {
     size_t bytes = gc->off_ao + (size_t)gc->vertex_count * sizeof(float);
     if (stream)
@@ -96,7 +96,7 @@ void gfx_char_once_bind_source(const gfx_character *gc, int s, bool stream)
         glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, gc->bind_vbo.id, 0, (GLsizeiptr)bytes);
 }
 
-void gfx_char_once_dispatch(const gfx_character *gc, const program_locs *p, uint32_t a, uint32_t b)
+void gfx_char_once_dispatch(const gfx_character_t *gc, const program_locs_t *p, uint32_t a, uint32_t b)
 {
     uint32_t first = gc->mesh_first[a];
     uint32_t n = gc->mesh_first[b - 1] + gc->mesh_vertices[b - 1] - first;
@@ -109,7 +109,7 @@ void gfx_char_once_dispatch(const gfx_character *gc, const program_locs *p, uint
 /* Skin once: slot S's morph and skinning, once, into its deformed-vertex
  * buffer; returns the morphing dispatches. The barrier orders the compute
  * writes before the passes' vertex fetches (and a capture's read-back). */
-uint32_t gfx_char_once_pass(gfx_character *gc, int s, bool timed)
+uint32_t gfx_char_once_pass(gfx_character_t *gc, int s, bool timed)
 {
     uint32_t draws = 0;
     int f = gc->gpu_time_frame;
@@ -129,13 +129,13 @@ uint32_t gfx_char_once_pass(gfx_character *gc, int s, bool timed)
     return draws;
 }
 
-void gfx_char_once_draw(gfx_character *gc, int s, int kind, bool main_pass)
+void gfx_char_once_draw(gfx_character_t *gc, int s, int kind, bool main_pass)
 {
     /* The frame's first pass deforms the slot once; every pass then draws
      * the deformed buffer with the CPU path's programs. */
     if (!gc->slot[s].deformed)
         gfx_char_once_pass(gc, s, true);
-    const program_locs *p = gfx_char_cpu_program(gc, kind);
+    const program_locs_t *p = gfx_char_cpu_program(gc, kind);
     glUseProgram(p->prog.id);
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->slot[s].model);
     glBindVertexArray(gc->slot[s].skinned_vao.id);

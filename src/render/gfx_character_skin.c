@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-bool gfx_character_gpu_limits_ok(const gfx_info *info, int joints, int extra_blocks, char *msg, size_t msg_size)
+bool gfx_character_gpu_limits_ok(const gfx_info_t *info, int joints, int extra_blocks, char *msg, size_t msg_size)
 {
     int64_t need = (int64_t)joints * GFX_CHARACTER_MAT_FLOATS * (int64_t)sizeof(float);
     if (joints < 1 || joints > GFX_CHARACTER_MAX_JOINTS) {
@@ -38,7 +38,7 @@ bool gfx_character_gpu_limits_ok(const gfx_info *info, int joints, int extra_blo
 
 /* Whether the limits allow GPU skinning (otherwise the CPU path stays the
  * only one and that is logged once). The programs come later, per method. */
-void gfx_char_skin_create(gfx_character *gc, const chr_character_t *c)
+void gfx_char_skin_create(gfx_character_t *gc, const chr_character_t *c)
 {
     char msg[256];
     GLint ssbo_align = 0;
@@ -56,7 +56,7 @@ void gfx_char_skin_create(gfx_character *gc, const chr_character_t *c)
     gc->gpu_ok = true;
 }
 
-bool gfx_char_skin_build(gfx_character *gc, int m)
+bool gfx_char_skin_build(gfx_character_t *gc, int m)
 {
     if (gc->gpu_built[m])
         return true;
@@ -94,16 +94,16 @@ bool gfx_char_skin_build(gfx_character *gc, int m)
     return true;
 }
 
-void gfx_char_skin_destroy(gfx_character *gc)
+void gfx_char_skin_destroy(gfx_character_t *gc)
 {
     for (int m = 0; m < GPU_METHODS; m++)
         for (int k = 0; k < KINDS; k++)
             gfx_shader_program_free(&gc->gpu[m][k].prog);
 }
 
-bool gfx_character_gpu_supported(const gfx_character *gc) { return gc->gpu_ok; }
+bool gfx_character_gpu_supported(const gfx_character_t *gc) { return gc->gpu_ok; }
 
-bool gfx_char_skin_choose(gfx_character *gc, const gfx_character_desc *d)
+bool gfx_char_skin_choose(gfx_character_t *gc, const gfx_character_desc_t *d)
 {
     int influences = d->influences ? d->influences : GFX_CHARACTER_MAX_INFLUENCES;
     int joints = d->joint_count ? d->joint_count : gc->skel_joints;
@@ -126,14 +126,14 @@ bool gfx_char_skin_choose(gfx_character *gc, const gfx_character_desc *d)
     /* The method's programs, compiled the first time it is chosen. */
     if (!gfx_char_skin_build(gc, d->method))
         return false;
-    gc->mode = (gfx_skin_mode)d->method;
+    gc->mode = (gfx_skin_mode_t)d->method;
     gc->influences = influences;
     gc->joint_count = joints;
     return true;
 }
 
 /* Binds slot S's palette (matrices or dual quaternions) and sets P's skinning uniforms. */
-void gfx_char_skin_bind_palette(const gfx_character *gc, const program_locs *p, int s)
+void gfx_char_skin_bind_palette(const gfx_character_t *gc, const program_locs_t *p, int s)
 {
     bool dq = gc->slot[s].mode == GFX_SKIN_GPU_DQS;
     GLintptr off = (GLintptr)(dq ? gc->off_dq - gc->off_palette : 0);
@@ -143,7 +143,7 @@ void gfx_char_skin_bind_palette(const gfx_character *gc, const program_locs *p, 
     glProgramUniform1i(p->prog.id, p->u_joint_count, gc->slot[s].joints);
 }
 
-void gfx_char_skin_use_program(const gfx_character *gc, const program_locs *p, int s)
+void gfx_char_skin_use_program(const gfx_character_t *gc, const program_locs_t *p, int s)
 {
     glUseProgram(p->prog.id);
     glProgramUniformMatrix4fv(p->prog.id, p->u_model, 1, GL_FALSE, gc->slot[s].model);

@@ -116,15 +116,15 @@ static void set_vec4(float dst[4], float r, float g, float b, float a)
  * is snapped to whole shadow texels and its depth range to whole
  * SHADOW_DEPTH_STEP_CM, so a window drawn for one focus lines up texel for
  * texel with the window of the next (the static casters' cache relies on it). */
-typedef struct shadow_fit {
+typedef struct shadow_fit_t {
     mat4 light_view;
     float radius;  /* half-size, cm */
     float texel;   /* cm */
     float cx, cy;  /* window centre in light view space, a multiple of texel */
     float zc;      /* depth-range centre, a multiple of SHADOW_DEPTH_STEP_CM */
-} shadow_fit;
+} shadow_fit_t;
 
-static void fit_shadow(const gfx_frame_desc *f, const vec3 sun, shadow_fit *fit)
+static void fit_shadow(const gfx_frame_desc_t *f, const vec3 sun, shadow_fit_t *fit)
 {
     float radius = f->shadow_radius_cm;
     if (!(radius > 0.0f)) {
@@ -149,7 +149,7 @@ static void fit_shadow(const gfx_frame_desc *f, const vec3 sun, shadow_fit *fit)
 }
 
 /* The projection of a window of HALF cm around (CX, CY) on FIT's grid. */
-static void shadow_projection(const shadow_fit *fit, float cx, float cy, float half, mat4 out)
+static void shadow_projection(const shadow_fit_t *fit, float cx, float cy, float half, mat4 out)
 {
     float depth = fit->radius + SHADOW_DEPTH_MARGIN_CM;
     mat4 light_proj;
@@ -157,7 +157,7 @@ static void shadow_projection(const shadow_fit *fit, float cx, float cy, float h
     glm_mat4_mul(light_proj, (vec4 *)fit->light_view, out);
 }
 
-static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_info *pi, shadow_fit *fit_out,
+static void fill_frame_ubo(const gfx_frame_desc_t *f, gfx_frame_ubo_t *u, gfx_pass_info_t *pi, shadow_fit_t *fit_out,
                            vec3 sun_out)
 {
     mat4 view, proj, vp, inv;
@@ -170,7 +170,7 @@ static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_i
     if (glm_vec3_norm2(sun) < 1e-8f)
         glm_vec3_copy((float *)DEFAULT_SUN_DIR, sun);
     glm_vec3_normalize(sun);
-    shadow_fit fit;
+    shadow_fit_t fit;
     fit_shadow(f, sun, &fit);
     mat4 lvp;
     shadow_projection(&fit, fit.cx, fit.cy, fit.radius, lvp);
@@ -203,7 +203,7 @@ static void fill_frame_ubo(const gfx_frame_desc *f, gfx_frame_ubo *u, gfx_pass_i
     memcpy(sun_out, sun, sizeof(vec3));
 }
 
-static void marker_model(const gfx_marker *m, mat4 out)
+static void marker_model(const gfx_marker_t *m, mat4 out)
 {
     glm_mat4_identity(out);
     glm_translate(out, (float *)m->pos);
@@ -212,7 +212,7 @@ static void marker_model(const gfx_marker *m, mat4 out)
 }
 
 /* The level's walls and crouch tunnels (static casters). */
-static void draw_level_props(const gfx_frame_desc *f, const scene_uniforms *u)
+static void draw_level_props(const gfx_frame_desc_t *f, const scene_uniforms_t *u)
 {
     glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, IDENTITY);
     glProgramUniform1i(u->prog, u->mode, 1);
@@ -222,7 +222,7 @@ static void draw_level_props(const gfx_frame_desc *f, const scene_uniforms *u)
         gfx_mesh_draw(&gfx_g.level.crouch);
 }
 
-static void draw_marker(const gfx_frame_desc *f, const scene_uniforms *u)
+static void draw_marker(const gfx_frame_desc_t *f, const scene_uniforms_t *u)
 {
     if (f->layers & GFX_LAYER_MARKER) {
         mat4 model;
@@ -233,14 +233,14 @@ static void draw_marker(const gfx_frame_desc *f, const scene_uniforms *u)
     }
 }
 
-static void draw_props(const gfx_frame_desc *f, const scene_uniforms *u)
+static void draw_props(const gfx_frame_desc_t *f, const scene_uniforms_t *u)
 {
     draw_level_props(f, u);
     draw_marker(f, u);
 }
 
 /* Sets the terrain's uniforms on the program of U. */
-static void terrain_uniforms(const scene_uniforms *u)
+static void terrain_uniforms(const scene_uniforms_t *u)
 {
     glProgramUniformMatrix4fv(u->prog, u->model, 1, GL_FALSE, IDENTITY);
     glProgramUniform1i(u->prog, u->mode, 0);
@@ -249,7 +249,7 @@ static void terrain_uniforms(const scene_uniforms *u)
 
 /* The terrain's chunks in the frustum of CULL_VIEW_PROJ, drawn with the
  * program of U (bound by the caller): the shadow pass's depth. */
-static void draw_terrain_depth(const gfx_frame_desc *f, const scene_uniforms *u, const float cull_view_proj[16],
+static void draw_terrain_depth(const gfx_frame_desc_t *f, const scene_uniforms_t *u, const float cull_view_proj[16],
                                int *chunks, int *triangles)
 {
     *chunks = *triangles = 0;
@@ -269,13 +269,13 @@ static void draw_terrain_depth(const gfx_frame_desc *f, const scene_uniforms *u,
  * lookup is a good part of the terrain's cost on software rasterisers),
  * chunks wholly before the fog's start without the fog (its amount is 0
  * there: four interpolated values a pixel saved). SHADOWS: the frame's. */
-static void draw_terrain(const gfx_frame_desc *f, bool shadows, const gfx_pass_info *pi)
+static void draw_terrain(const gfx_frame_desc_t *f, bool shadows, const gfx_pass_info_t *pi)
 {
     gfx_g.stats.terrain_chunks = gfx_g.stats.terrain_triangles = gfx_g.stats.terrain_chunks_unshadowed = 0;
     gfx_g.stats.terrain_chunks_unfogged = 0;
     if (!gfx_g.level.loaded || !(f->layers & GFX_LAYER_TERRAIN))
         return;
-    gfx_terrain_split split = {
+    gfx_terrain_split_t split = {
         /* The lookup is pushed off the surface by up to 4.5 texels (frame.glsl). */
         .light_view_proj = shadows && !gfx_g.lookup_everywhere ? pi->light_view_proj : NULL,
         .light_margin = 16.0f / (float)gfx_g.info.shadow_map_size,
@@ -288,7 +288,7 @@ static void draw_terrain(const gfx_frame_desc *f, bool shadows, const gfx_pass_i
      * surface, but one drawn could win a tie, or a step lost to rounding
      * at grazing angles far away (a speck in a grid line); pushed back,
      * none does, and leaving skirts out changes no pixel. */
-    const scene_uniforms *progs[GFX_TERRAIN_GROUPS] = {0};
+    const scene_uniforms_t *progs[GFX_TERRAIN_GROUPS] = {0};
     for (int k = 0, first = 0; k < GFX_TERRAIN_GROUPS; first += groups[k], k++) {
         if (groups[k] == 0)
             continue;
@@ -316,7 +316,7 @@ static void draw_terrain(const gfx_frame_desc *f, bool shadows, const gfx_pass_i
     gfx_g.stats.terrain_triangles = gfx_g.level.last_drawn_triangles;
 }
 
-static void run_hooks(const gfx_pass_info *pi)
+static void run_hooks(const gfx_pass_info_t *pi)
 {
     for (int i = 0; i < gfx_g.hook_count; i++)
         gfx_g.hooks[i].fn(pi, gfx_g.hooks[i].user);
@@ -327,7 +327,7 @@ static void run_hooks(const gfx_pass_info *pi)
 
 /* Depth of the static casters (level props, terrain) into the bound target
  * through LVP. */
-static void draw_static_casters(const gfx_frame_desc *f, const scene_uniforms *u, const float *lvp)
+static void draw_static_casters(const gfx_frame_desc_t *f, const scene_uniforms_t *u, const float *lvp)
 {
     glProgramUniformMatrix4fv(gfx_g.shadow.id, gfx_g.shadow_u_light_view_proj, 1, GL_FALSE, lvp);
     draw_level_props(f, u);
@@ -337,9 +337,9 @@ static void draw_static_casters(const gfx_frame_desc *f, const scene_uniforms *u
 /* Where FIT's window starts in the cache, in texels; false when the cache
  * does not hold it (invalid, drawn for other inputs, or the window has left
  * its margin). */
-static bool shadow_cache_offset(const gfx_frame_desc *f, const shadow_fit *fit, const vec3 sun, int *ox, int *oy)
+static bool shadow_cache_offset(const gfx_frame_desc_t *f, const shadow_fit_t *fit, const vec3 sun, int *ox, int *oy)
 {
-    const shadow_cache *c = &gfx_g.shadow_cache;
+    const shadow_cache_t *c = &gfx_g.shadow_cache;
     if (!c->valid || c->radius != fit->radius || c->zc != fit->zc || memcmp(c->sun, sun, sizeof c->sun) != 0 ||
         c->layers != (f->layers & SHADOW_CACHE_LAYERS) || c->level_generation != gfx_g.level_generation)
         return false;
@@ -353,10 +353,10 @@ static bool shadow_cache_offset(const gfx_frame_desc *f, const shadow_fit *fit, 
 }
 
 /* Draws the static casters into the cache, its window centred on FIT's. */
-static void redraw_shadow_cache(const gfx_frame_desc *f, const shadow_fit *fit, const vec3 sun,
-                                const scene_uniforms *u)
+static void redraw_shadow_cache(const gfx_frame_desc_t *f, const shadow_fit_t *fit, const vec3 sun,
+                                const scene_uniforms_t *u)
 {
-    shadow_cache *c = &gfx_g.shadow_cache;
+    shadow_cache_t *c = &gfx_g.shadow_cache;
     mat4 lvp;
     shadow_projection(fit, fit->cx, fit->cy, fit->texel * (float)c->size * 0.5f, lvp);
     glBindFramebuffer(GL_FRAMEBUFFER, c->fbo.id);
@@ -375,14 +375,14 @@ static void redraw_shadow_cache(const gfx_frame_desc *f, const shadow_fit *fit, 
     gfx_g.stats.shadow_cache_redraws++;
 }
 
-static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi, const shadow_fit *fit, const vec3 sun)
+static void shadow_pass(const gfx_frame_desc_t *f, gfx_pass_info_t *pi, const shadow_fit_t *fit, const vec3 sun)
 {
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(SHADOW_OFFSET_FACTOR, SHADOW_OFFSET_UNITS);
     glUseProgram(gfx_g.shadow.id);
     /* The shadow program has only u_model; GL ignores location -1. */
-    scene_uniforms u = {gfx_g.shadow.id, gfx_g.shadow_u_model, -1, -1};
+    scene_uniforms_t u = {gfx_g.shadow.id, gfx_g.shadow_u_model, -1, -1};
     int size = gfx_g.info.shadow_map_size, ox = 0, oy = 0;
     bool cached = gfx_g.shadow_cache.size > 0 && !gfx_g.skip_shadow_cache;
     if (cached && !shadow_cache_offset(f, fit, sun, &ox, &oy)) {
@@ -412,14 +412,14 @@ static void shadow_pass(const gfx_frame_desc *f, gfx_pass_info *pi, const shadow
     glDisable(GL_POLYGON_OFFSET_FILL);
 }
 
-static void draw_debug_lines(const debug_lines *dl)
+static void draw_debug_lines(const debug_lines_t *dl)
 {
     if (!dl || !dl->vertices || dl->count < 2)
         return;
     int n = dl->count & ~1;
     if (n > gfx_g.line_vertices)
         n = gfx_g.line_vertices & ~1;
-    glNamedBufferSubData(gfx_g.lines_vbo.id, 0, (GLsizeiptr)n * (GLsizeiptr)sizeof(debug_line_vertex), dl->vertices);
+    glNamedBufferSubData(gfx_g.lines_vbo.id, 0, (GLsizeiptr)n * (GLsizeiptr)sizeof(debug_line_vertex_t), dl->vertices);
     glUseProgram(gfx_g.lines.id);
     glBindVertexArray(gfx_g.lines_vao.id);
     glEnable(GL_BLEND);
@@ -431,7 +431,7 @@ static void draw_debug_lines(const debug_lines *dl)
     glDisable(GL_BLEND);
 }
 
-static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
+static void main_pass(const gfx_frame_desc_t *f, gfx_pass_info_t *pi, GLuint target)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, target);
     glViewport(0, 0, f->width, f->height);
@@ -445,7 +445,7 @@ static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
      * last: software rasterisers skip shading of pixels that fail the early
      * depth test, and the terrain is the most expensive surface. */
     bool shadows = (f->layers & GFX_LAYER_SHADOWS) != 0;
-    const scene_uniforms *u = gfx_scene_program(shadows ? 0 : SCENE_NO_SHADOWS);
+    const scene_uniforms_t *u = gfx_scene_program(shadows ? 0 : SCENE_NO_SHADOWS);
     glUseProgram(u->prog);
     draw_props(f, u);
     pi->pass = GFX_PASS_MAIN;
@@ -481,7 +481,7 @@ static void main_pass(const gfx_frame_desc *f, gfx_pass_info *pi, GLuint target)
         draw_debug_lines(f->lines);
 }
 
-void gfx_render_frame(const gfx_frame_desc *f)
+void gfx_render_frame(const gfx_frame_desc_t *f)
 {
     if (!gfx_g.inited || !f || f->width <= 0 || f->height <= 0)
         return;
@@ -490,9 +490,9 @@ void gfx_render_frame(const gfx_frame_desc *f)
     memset(&gfx_g.stats, 0, sizeof gfx_g.stats);
     gfx_g.stats.shadow_cache_redraws = redraws;
 
-    gfx_frame_ubo ubo;
-    gfx_pass_info pi;
-    shadow_fit fit;
+    gfx_frame_ubo_t ubo;
+    gfx_pass_info_t pi;
+    shadow_fit_t fit;
     vec3 sun;
     fill_frame_ubo(f, &ubo, &pi, &fit, sun);
     glNamedBufferSubData(gfx_g.frame_ubo.id, 0, sizeof ubo, &ubo);

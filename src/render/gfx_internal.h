@@ -30,7 +30,7 @@
 enum { SHADOW_CACHE_MARGIN = 128 };
 
 /* std140 mirror of frame_block in shaders/frame.glsl. */
-typedef struct gfx_frame_ubo {
+typedef struct gfx_frame_ubo_t {
     float view_proj[16];
     float inv_view_proj[16];
     float light_view_proj[16];
@@ -43,83 +43,83 @@ typedef struct gfx_frame_ubo {
     float ground_ambient[4];
     float fog[4];
     float shadow[4];
-} gfx_frame_ubo;
+} gfx_frame_ubo_t;
 
 /* Variants of the scene program: without the shadow lookup, without fog. */
 enum { SCENE_NO_SHADOWS = 1 << 0, SCENE_NO_FOG = 1 << 1, SCENE_VARIANTS = 4 };
 
 /* A scene program and its uniform locations. */
-typedef struct scene_uniforms {
+typedef struct scene_uniforms_t {
     GLuint prog;
     GLint model, mode, height_range;
-} scene_uniforms;
+} scene_uniforms_t;
 
 /* The static casters' shadow depth (see SHADOW_CACHE_MARGIN). */
-typedef struct shadow_cache {
-    gfx_texture tex;
-    gfx_framebuffer fbo;
+typedef struct shadow_cache_t {
+    gfx_texture_t tex;
+    gfx_framebuffer_t fbo;
     int size; /* texels per side: shadow map + 2 SHADOW_CACHE_MARGIN; 0 = no cache */
     bool valid;
     /* What the cached depth was drawn for. */
     float sun[3], radius, zc, cx, cy;
     uint32_t layers;
     unsigned level_generation;
-} shadow_cache;
+} shadow_cache_t;
 
-typedef struct draw_hook {
-    gfx_draw_fn fn;
+typedef struct draw_hook_t {
+    gfx_draw_fn_t fn;
     void *user;
-} draw_hook;
+} draw_hook_t;
 
 /* The renderer's state: one per process, set up by gfx_init() (gfx.c). */
-typedef struct gfx_state {
+typedef struct gfx_state_t {
     bool inited;
-    gfx_info info;
+    gfx_info_t info;
     /* The scene programs, by SCENE_* bits: [0] lit with shadows and fog
      * (props, the marker, the jump discs, fogged terrain), the others the
      * same without the shadow lookup, the fog or both (a separate program
      * each because llvmpipe pays for untaken branches and for every
      * interpolated value), built the first time a frame draws terrain
      * that needs neither, or has shadows off. */
-    gfx_program scene[SCENE_VARIANTS], shadow, sky_prog, lines;
-    scene_uniforms scene_u[SCENE_VARIANTS];
+    gfx_program_t scene[SCENE_VARIANTS], shadow, sky_prog, lines;
+    scene_uniforms_t scene_u[SCENE_VARIANTS];
     bool scene_failed[SCENE_VARIANTS]; /* its build failed (logged once): [0] draws */
-    bool lookup_everywhere;    /* gfx_switches': no terrain drawn without the lookup in shadowed frames */
-    bool fog_everywhere;       /* gfx_switches': no terrain drawn without the fog */
-    bool skip_shadow_cache;    /* gfx_switches' uncached_shadows, once the cache exists */
-    bool all_skirts;           /* gfx_switches': no terrain skirt left out */
+    bool lookup_everywhere;    /* gfx_switches_t': no terrain drawn without the lookup in shadowed frames */
+    bool fog_everywhere;       /* gfx_switches_t': no terrain drawn without the fog */
+    bool skip_shadow_cache;    /* gfx_switches_t' uncached_shadows, once the cache exists */
+    bool all_skirts;           /* gfx_switches_t': no terrain skirt left out */
     GLint shadow_u_model, shadow_u_light_view_proj;
-    gfx_buffer frame_ubo;
-    gfx_texture shadow_tex;
-    gfx_framebuffer shadow_fbo;
-    shadow_cache shadow_cache;
+    gfx_buffer_t frame_ubo;
+    gfx_texture_t shadow_tex;
+    gfx_framebuffer_t shadow_fbo;
+    shadow_cache_t shadow_cache;
     unsigned level_generation; /* bumped by every level load and free */
-    gfx_framebuffer main_fbo; /* offscreen main pass target, resolved into the back buffer
+    gfx_framebuffer_t main_fbo; /* offscreen main pass target, resolved into the back buffer
                                  (unless gfx_g.info.direct) */
-    gfx_renderbuffer main_color, main_depth;
+    gfx_renderbuffer_t main_color, main_depth;
     int target_w, target_h;
-    gfx_mesh sky;
-    gfx_buffer lines_vbo;
+    gfx_mesh_t sky;
+    gfx_buffer_t lines_vbo;
     int line_vertices; /* lines_vbo's capacity */
-    gfx_vertex_array lines_vao;
-    gfx_level_gpu level;
-    gfx_mesh marker;
-    draw_hook hooks[GFX_MAX_DRAW_HOOKS];
+    gfx_vertex_array_t lines_vao;
+    gfx_level_gpu_t level;
+    gfx_mesh_t marker;
+    draw_hook_t hooks[GFX_MAX_DRAW_HOOKS];
     int hook_count;
-    gfx_timer timer;
-    gfx_frame_stats stats;
+    gfx_timer_t timer;
+    gfx_frame_stats_t stats;
     /* gfx_pace_frames: a fence after each presented frame, by frame parity. */
     GLsync frame_fence[GFX_FRAMES_IN_FLIGHT];
     unsigned paced_frames;
-} gfx_state;
+} gfx_state_t;
 
-extern gfx_state gfx_g;
+extern gfx_state_t gfx_g;
 
 /* The scene program of VARIANT (SCENE_* bits), built when a frame first
  * asks for it: the menu's toggles, or a shadowed frame's terrain beyond
  * the shadow map or before the fog (each program costs about 1 MB in
  * llvmpipe). The full program stands in for one that cannot be built. */
-const scene_uniforms *gfx_scene_program(int variant);
+const scene_uniforms_t *gfx_scene_program(int variant);
 
 /* gfx_frame.c: deletes the offscreen main target (if any); the next frame
  * creates it again at its size. */

@@ -99,7 +99,7 @@ static const float LOD_ANGLE = 0.05f;
  * (ia..ib, ja..jb) are inclusive corner samples. TOP maps a grid position
  * (j * nx + i) to its surface vertex, LOWERED one on a chunk border to its
  * lowered copy. */
-static void chunk_indices(gfx_mesh_builder *b, int nx, const uint32_t *top, const uint32_t *lowered, uint32_t base,
+static void chunk_indices(gfx_mesh_builder_t *b, int nx, const uint32_t *top, const uint32_t *lowered, uint32_t base,
                           int ia, int ib, int ja, int jb, int s, int *surface, int skirt[GFX_TERRAIN_SIDES])
 {
     int xs[GFX_TERRAIN_CHUNK_CELLS + 2], zs[GFX_TERRAIN_CHUNK_CELLS + 2];
@@ -150,7 +150,7 @@ static void chunk_indices(gfx_mesh_builder *b, int nx, const uint32_t *top, cons
 #undef G
 }
 
-static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
+static bool build_terrain(gfx_level_gpu_t *g, const terrain_t *t)
 {
     int side = t->width > t->depth ? t->width : t->depth;
     int step = (side + TERRAIN_MAX_DRAW_SIDE - 2) / (TERRAIN_MAX_DRAW_SIDE - 1);
@@ -160,7 +160,7 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
     int nx = (t->width - 1 + step - 1) / step + 1;
     int nz = (t->depth - 1 + step - 1) / step + 1;
     const int C = GFX_TERRAIN_CHUNK_CELLS;
-    gfx_mesh_builder b;
+    gfx_mesh_builder_t b;
     gfx_mesh_builder_init(&b);
     g->height_min = INFINITY;
     g->height_max = -INFINITY;
@@ -219,7 +219,7 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
               g->skirt_offsets && g->skirt_base;
     for (int cj = 0; ok && cj < ncz; cj++) {
         for (int ci = 0; ci < ncx; ci++) {
-            gfx_terrain_chunk *ch = &g->chunks[cj * ncx + ci];
+            gfx_terrain_chunk_t *ch = &g->chunks[cj * ncx + ci];
             int ia = ci * C, ib = ia + C < nx - 1 ? ia + C : nx - 1;
             int ja = cj * C, jb = ja + C < nz - 1 ? ja + C : nz - 1;
             float lo = INFINITY, hi = -INFINITY;
@@ -229,7 +229,7 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
                     lo = fminf(lo, h);
                     hi = fmaxf(hi, h);
                 }
-            const gfx_vertex *v0 = &b.v[top[ja * nx + ia]], *v1 = &b.v[top[jb * nx + ib]];
+            const gfx_vertex_t *v0 = &b.v[top[ja * nx + ia]], *v1 = &b.v[top[jb * nx + ib]];
             float box[2][3] = {{v0->pos[0], lo, v0->pos[2]}, {v1->pos[0], hi, v1->pos[2]}};
             memcpy(ch->box, box, sizeof box);
             ch->base = top[ja * nx];
@@ -261,7 +261,7 @@ static bool build_terrain(gfx_level_gpu *g, const terrain_t *t)
  * LIGHT_VIEW_PROJ: their sun clip-space xy, pushed off the surface by up to
  * MARGIN (the shaders' normal offset), reaches the map's window [-1, 1]^2.
  * The projection is orthographic, so the box's corners bound the points. */
-static bool chunk_reaches_shadow_map(const gfx_terrain_chunk *ch, const float light_view_proj[16], float margin)
+static bool chunk_reaches_shadow_map(const gfx_terrain_chunk_t *ch, const float light_view_proj[16], float margin)
 {
     float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     for (int k = 0; k < 8; k++) {
@@ -281,7 +281,7 @@ static bool chunk_reaches_shadow_map(const gfx_terrain_chunk *ch, const float li
 
 /* Whether every point of CH, skirts included, lies nearer EYE than
  * FOG_FREE_CM: its box's farthest corner (skirts hang below the box). */
-static bool chunk_before_fog(const gfx_terrain_chunk *ch, const float eye[3], float fog_free_cm)
+static bool chunk_before_fog(const gfx_terrain_chunk_t *ch, const float eye[3], float fog_free_cm)
 {
     float d2 = 0.0f;
     for (int a = 0; a < 3; a++) {
@@ -300,7 +300,7 @@ static bool chunk_before_fog(const gfx_terrain_chunk *ch, const float eye[3], fl
  * inside the view (on the segment from the near plane to that point), so
  * on a chunk the cull keeps; that includes a neighbour outside the view,
  * whose surface the ray then does not cross. */
-static bool skirt_may_show(const gfx_level_gpu *g, int k, int side)
+static bool skirt_may_show(const gfx_level_gpu_t *g, int k, int side)
 {
     static const int step[GFX_TERRAIN_SIDES][2] = {{0, -1}, {0, 1}, {-1, 0}, {1, 0}};
     int ci = k % g->chunks_x + step[side][0], cj = k / g->chunks_x + step[side][1];
@@ -313,9 +313,9 @@ static bool skirt_may_show(const gfx_level_gpu *g, int k, int side)
 /* Lists the listed chunk K's draws at its level: its surface at AT in the
  * list, and its skirts (ALL_SKIRTS: all four; else those that may show) as
  * runs from *RUNS (adjacent sides merged). Returns the triangles. */
-static int list_draws(gfx_level_gpu *g, int k, int at, bool all_skirts, int *runs)
+static int list_draws(gfx_level_gpu_t *g, int k, int at, bool all_skirts, int *runs)
 {
-    const gfx_terrain_chunk *ch = &g->chunks[k];
+    const gfx_terrain_chunk_t *ch = &g->chunks[k];
     int lod = g->chunk_lod[k], from = ch->first[lod] + ch->surface[lod], to = from, tris = ch->surface[lod] / 3;
     g->draw_counts[at] = ch->surface[lod];
     g->draw_offsets[at] = (const void *)((uintptr_t)ch->first[lod] * sizeof(uint16_t));
@@ -338,8 +338,8 @@ static int list_draws(gfx_level_gpu *g, int k, int at, bool all_skirts, int *run
     return tris;
 }
 
-int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
-                           const gfx_terrain_split *split, int group_count[GFX_TERRAIN_GROUPS])
+int gfx_level_cull_terrain(gfx_level_gpu_t *g, const float view_proj[16], const float eye[3], int min_lod,
+                           const gfx_terrain_split_t *split, int group_count[GFX_TERRAIN_GROUPS])
 {
     g->last_drawn_chunks = 0;
     g->last_drawn_triangles = 0;
@@ -353,7 +353,7 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
     glm_frustum_planes(vp, planes);
     int n = 0;
     for (int k = 0; k < g->chunk_count; k++) {
-        gfx_terrain_chunk *ch = &g->chunks[k];
+        gfx_terrain_chunk_t *ch = &g->chunks[k];
         g->chunk_lod[k] = -1;
         if (!glm_aabb_frustum(ch->box, planes))
             continue;
@@ -404,13 +404,13 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
 }
 
 /* Whether [FIRST, FIRST + COUNT) is a non-empty range of the latest cull's list. */
-static bool listed(const gfx_level_gpu *g, int first, int count)
+static bool listed(const gfx_level_gpu_t *g, int first, int count)
 {
     return first >= 0 && count > 0 && first <= g->last_drawn_chunks - count;
 }
 
 /* N indexed draws of the terrain's mesh in one call. */
-static void multi_draw(const gfx_level_gpu *g, const int *counts, const void *const *offsets, const int *base, int n)
+static void multi_draw(const gfx_level_gpu_t *g, const int *counts, const void *const *offsets, const int *base, int n)
 {
     if (n <= 0)
         return;
@@ -419,13 +419,13 @@ static void multi_draw(const gfx_level_gpu *g, const int *counts, const void *co
     glMultiDrawElementsBaseVertex(GL_TRIANGLES, counts, GL_UNSIGNED_SHORT, offsets, n, base);
 }
 
-void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count)
+void gfx_level_draw_culled(gfx_level_gpu_t *g, int first, int count)
 {
     if (listed(g, first, count))
         multi_draw(g, g->draw_counts + first, g->draw_offsets + first, g->draw_base + first, count);
 }
 
-void gfx_level_draw_culled_skirts(gfx_level_gpu *g, int first, int count)
+void gfx_level_draw_culled_skirts(gfx_level_gpu_t *g, int first, int count)
 {
     if (!listed(g, first, count))
         return;
@@ -436,7 +436,7 @@ void gfx_level_draw_culled_skirts(gfx_level_gpu *g, int first, int count)
 /* One wall: a box around the segment (half-thickness = radius, extended by the
  * radius past both ends like the capsule used for collision), cut into pieces
  * whose bottom and top follow the terrain. */
-static void build_wall(gfx_mesh_builder *b, const terrain_t *t, const level_wall *w)
+static void build_wall(gfx_mesh_builder_t *b, const terrain_t *t, const level_wall_t *w)
 {
     float r = fmaxf(w->radius_cm, 5.0f);
     float dx = w->x1 - w->x0, dz = w->z1 - w->z0;
@@ -478,7 +478,7 @@ static void build_wall(gfx_mesh_builder *b, const terrain_t *t, const level_wall
     }
 }
 
-static void pillar(gfx_mesh_builder *b, const terrain_t *t, float x, float z, float ceiling_cm)
+static void pillar(gfx_mesh_builder_t *b, const terrain_t *t, float x, float z, float ceiling_cm)
 {
     float g = height_at(t, x, z);
     float lo[3] = {x - PILLAR_HALF_CM, g - WALL_SINK_CM, z - PILLAR_HALF_CM};
@@ -489,7 +489,7 @@ static void pillar(gfx_mesh_builder *b, const terrain_t *t, float x, float z, fl
 /* A crouch area: a roof slab whose underside sits ceiling_cm above the
  * terrain everywhere (as the controller sees it), on pillars along the two
  * long sides so the open ends read as the tunnel's entrances. */
-static void build_crouch(gfx_mesh_builder *b, const terrain_t *t, const level_crouch_area *a)
+static void build_crouch(gfx_mesh_builder_t *b, const terrain_t *t, const level_crouch_area_t *a)
 {
     float x0 = fminf(a->min_x, a->max_x), x1 = fmaxf(a->min_x, a->max_x);
     float z0 = fminf(a->min_z, a->max_z), z1 = fmaxf(a->min_z, a->max_z);
@@ -542,7 +542,7 @@ static void build_crouch(gfx_mesh_builder *b, const terrain_t *t, const level_cr
 }
 
 /* A jump area: a translucent disc with an opaque rim, draped on the terrain. */
-static void build_jump(gfx_mesh_builder *b, const terrain_t *t, const level_jump_area *a)
+static void build_jump(gfx_mesh_builder_t *b, const terrain_t *t, const level_jump_area_t *a)
 {
     enum { SEGMENTS = 48 };
     float R = fmaxf(a->radius_cm, 10.0f);
@@ -588,7 +588,7 @@ static void build_jump(gfx_mesh_builder *b, const terrain_t *t, const level_jump
     }
 }
 
-bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl)
+bool gfx_level_build(gfx_level_gpu_t *g, const level_t *lvl)
 {
     memset(g, 0, sizeof *g);
     const terrain_t *t = &lvl->terrain;
@@ -603,7 +603,7 @@ bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl)
         gfx_level_gpu_free(g);
         return false;
     }
-    gfx_mesh_builder b;
+    gfx_mesh_builder_t b;
     bool ok = true;
 
     gfx_mesh_builder_init(&b);
@@ -639,7 +639,7 @@ bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl)
     return true;
 }
 
-void gfx_level_gpu_free(gfx_level_gpu *g)
+void gfx_level_gpu_free(gfx_level_gpu_t *g)
 {
     free(g->chunks);
     free(g->chunk_lod);
@@ -673,9 +673,9 @@ void gfx_level_gpu_free(gfx_level_gpu *g)
     g->loaded = false;
 }
 
-bool gfx_marker_build(gfx_mesh *m)
+bool gfx_marker_build(gfx_mesh_t *m)
 {
-    gfx_mesh_builder b;
+    gfx_mesh_builder_t b;
     gfx_mesh_builder_init(&b);
     gfx_mb_capsule(&b, 0.0f, 0.0f, 0.0f, GFX_MARKER_HEIGHT_CM, GFX_MARKER_RADIUS_CM, 20, COLOR_MARKER_BODY);
     /* Nose at eye height pointing along +Z (the heading). */

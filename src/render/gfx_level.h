@@ -35,7 +35,7 @@ enum { GFX_TERRAIN_LODS = 4, GFX_TERRAIN_CHUNK_CELLS = 32 };
  * neighbours before and after it in z) and column (in x). */
 enum { GFX_TERRAIN_SIDE_Z0, GFX_TERRAIN_SIDE_Z1, GFX_TERRAIN_SIDE_X0, GFX_TERRAIN_SIDE_X1, GFX_TERRAIN_SIDES };
 
-typedef struct gfx_terrain_chunk {
+typedef struct gfx_terrain_chunk_t {
     float box[2][3];                   /* world AABB (skirts excluded), cm */
     /* Per level of detail, the chunk's indices (16-bit, relative to base) in
      * the terrain index buffer: from first, the surface's, then each side's
@@ -44,11 +44,11 @@ typedef struct gfx_terrain_chunk {
     int surface[GFX_TERRAIN_LODS];     /* the surface's index count */
     int skirt[GFX_TERRAIN_LODS][GFX_TERRAIN_SIDES]; /* each skirt's index count */
     uint32_t base;                     /* the chunk's first vertex: its draws' base vertex */
-} gfx_terrain_chunk;
+} gfx_terrain_chunk_t;
 
-typedef struct gfx_level_gpu {
-    gfx_mesh terrain;  /* grid + skirt vertices, all chunks' index lists */
-    gfx_terrain_chunk *chunks; /* chunks_x x chunks_z, row by row (z) */
+typedef struct gfx_level_gpu_t {
+    gfx_mesh_t terrain;  /* grid + skirt vertices, all chunks' index lists */
+    gfx_terrain_chunk_t *chunks; /* chunks_x x chunks_z, row by row (z) */
     int chunk_count, chunks_x, chunks_z;
     float cell_cm;     /* spacing of the drawn grid */
     /* Per-cull scratch, sized at build time: each chunk's level of detail
@@ -69,15 +69,15 @@ typedef struct gfx_level_gpu {
     int *skirt_base;
     int last_drawn_chunks;      /* chunks listed by the latest cull (stats too) */
     int last_drawn_triangles;
-    gfx_mesh walls;    /* opaque */
-    gfx_mesh crouch;   /* opaque roofs and pillars */
-    gfx_mesh jump;     /* translucent discs */
+    gfx_mesh_t walls;    /* opaque */
+    gfx_mesh_t crouch;   /* opaque roofs and pillars */
+    gfx_mesh_t jump;     /* translucent discs */
     float height_min, height_max;   /* terrain heights, cm */
     float min_x, min_z, max_x, max_z; /* terrain extent, cm */
     bool loaded;
-} gfx_level_gpu;
+} gfx_level_gpu_t;
 
-bool gfx_level_build(gfx_level_gpu *g, const level_t *lvl);
+bool gfx_level_build(gfx_level_gpu_t *g, const level_t *lvl);
 
 /* Groups of culled chunks, in the order they are listed (and drawn): a
  * chunk is FOGGED unless every point of it (skirts included) lies nearer
@@ -94,15 +94,15 @@ enum {
 /* What the main pass splits the terrain by, and whether it leaves out the
  * skirts that cannot show (the shadow pass splits nothing and draws every
  * skirt: its cache is drawn seldom). */
-typedef struct gfx_terrain_split {
+typedef struct gfx_terrain_split_t {
     const float *light_view_proj; /* the sun's orthographic clip space, column-major;
                                      NULL: no chunk is BEYOND_MAP */
     float light_margin;           /* how far past the map's window [-1, 1]^2 a lookup may reach
                                      (the shaders' normal offset), clip units */
-    float fog_free_cm;            /* no fog nearer than this (gfx_pass_info's); < 0: no fog
+    float fog_free_cm;            /* no fog nearer than this (gfx_pass_info_t's); < 0: no fog
                                      (no chunk is FOGGED) */
     bool all_skirts;              /* every chunk's four skirts, also those that cannot show */
-} gfx_terrain_split;
+} gfx_terrain_split_t;
 
 /* Lists the chunks that intersect the frustum of VIEW_PROJ (column-major)
  * for gfx_level_draw_culled, with detail chosen by distance to EYE but
@@ -114,8 +114,8 @@ typedef struct gfx_terrain_split {
  * the surface in front of it. The list holds group 0, then 1, 2 and
  * 3 (by SPLIT; NULL: all in group 0), each nearest first; GROUP_COUNT (may
  * be NULL) receives their sizes. Returns the list's length. */
-int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const float eye[3], int min_lod,
-                           const gfx_terrain_split *split, int group_count[GFX_TERRAIN_GROUPS]);
+int gfx_level_cull_terrain(gfx_level_gpu_t *g, const float view_proj[16], const float eye[3], int min_lod,
+                           const gfx_terrain_split_t *split, int group_count[GFX_TERRAIN_GROUPS]);
 /* Draws the surfaces of COUNT chunks of the latest cull's list from FIRST;
  * gfx_level_draw_culled_skirts() their skirts. The main pass (gfx_frame.c) draws
  * every surface before any skirt, the skirts pushed back by a polygon
@@ -123,11 +123,11 @@ int gfx_level_cull_terrain(gfx_level_gpu *g, const float view_proj[16], const fl
  * rounding could turn, to the surface in front of it, as if it were not
  * drawn, so the skirts left out change no pixel. The caller binds the
  * program. */
-void gfx_level_draw_culled(gfx_level_gpu *g, int first, int count);
-void gfx_level_draw_culled_skirts(gfx_level_gpu *g, int first, int count);
-void gfx_level_gpu_free(gfx_level_gpu *g);
+void gfx_level_draw_culled(gfx_level_gpu_t *g, int first, int count);
+void gfx_level_draw_culled_skirts(gfx_level_gpu_t *g, int first, int count);
+void gfx_level_gpu_free(gfx_level_gpu_t *g);
 
 /* The marker at the origin, facing +Z, feet at y = 0. */
-bool gfx_marker_build(gfx_mesh *m);
+bool gfx_marker_build(gfx_mesh_t *m);
 
 #endif

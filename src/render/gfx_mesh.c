@@ -16,9 +16,9 @@
 /* Index buffers are 32-bit; keep well inside that range. */
 enum { MESH_MAX_VERTICES = 1 << 24 };
 
-void gfx_mesh_builder_init(gfx_mesh_builder *b) { memset(b, 0, sizeof *b); }
+void gfx_mesh_builder_init(gfx_mesh_builder_t *b) { memset(b, 0, sizeof *b); }
 
-void gfx_mesh_builder_free(gfx_mesh_builder *b)
+void gfx_mesh_builder_free(gfx_mesh_builder_t *b)
 {
     free(b->v);
     free(b->idx);
@@ -40,7 +40,7 @@ static bool grow(void **p, int *cap, int need, size_t elem)
     return true;
 }
 
-uint32_t gfx_mb_vertex(gfx_mesh_builder *b, const float pos[3], const float normal[3], uint32_t rgba)
+uint32_t gfx_mb_vertex(gfx_mesh_builder_t *b, const float pos[3], const float normal[3], uint32_t rgba)
 {
     if (b->failed)
         return 0;
@@ -48,14 +48,14 @@ uint32_t gfx_mb_vertex(gfx_mesh_builder *b, const float pos[3], const float norm
         b->failed = true;
         return 0;
     }
-    gfx_vertex *v = &b->v[b->vcount];
+    gfx_vertex_t *v = &b->v[b->vcount];
     memcpy(v->pos, pos, sizeof v->pos);
     memcpy(v->normal, normal, sizeof v->normal);
     v->rgba = rgba;
     return (uint32_t)b->vcount++;
 }
 
-void gfx_mb_triangle(gfx_mesh_builder *b, uint32_t a, uint32_t c, uint32_t d)
+void gfx_mb_triangle(gfx_mesh_builder_t *b, uint32_t a, uint32_t c, uint32_t d)
 {
     if (b->failed)
         return;
@@ -68,7 +68,7 @@ void gfx_mb_triangle(gfx_mesh_builder *b, uint32_t a, uint32_t c, uint32_t d)
     b->idx[b->icount++] = d;
 }
 
-void gfx_mb_quad(gfx_mesh_builder *b, const float a[3], const float c[3], const float d[3], const float e[3],
+void gfx_mb_quad(gfx_mesh_builder_t *b, const float a[3], const float c[3], const float d[3], const float e[3],
                  uint32_t rgba)
 {
     vec3 u, v, n;
@@ -84,7 +84,7 @@ void gfx_mb_quad(gfx_mesh_builder *b, const float a[3], const float c[3], const 
     gfx_mb_triangle(b, i0, i2, i3);
 }
 
-void gfx_mb_box(gfx_mesh_builder *b, const float lo[3], const float hi[3], uint32_t rgba)
+void gfx_mb_box(gfx_mesh_builder_t *b, const float lo[3], const float hi[3], uint32_t rgba)
 {
     float p[8][3];
     for (int i = 0; i < 8; i++) {
@@ -101,7 +101,7 @@ void gfx_mb_box(gfx_mesh_builder *b, const float lo[3], const float hi[3], uint3
     gfx_mb_quad(b, p[4], p[5], p[7], p[6], rgba); /* +z */
 }
 
-void gfx_mb_capsule(gfx_mesh_builder *b, float x, float z, float y0, float y1, float r, int segments,
+void gfx_mb_capsule(gfx_mesh_builder_t *b, float x, float z, float y0, float y1, float r, int segments,
                     uint32_t rgba)
 {
     /* Rings from the bottom pole to the top pole: a hemisphere, the cylinder
@@ -139,7 +139,7 @@ void gfx_mb_capsule(gfx_mesh_builder *b, float x, float z, float y0, float y1, f
     }
 }
 
-void gfx_mb_cone(gfx_mesh_builder *b, const float base[3], const float tip[3], float r, int segments,
+void gfx_mb_cone(gfx_mesh_builder_t *b, const float base[3], const float tip[3], float r, int segments,
                  uint32_t rgba)
 {
     vec3 axis, u, v, helper = {0.0f, 1.0f, 0.0f};
@@ -185,11 +185,11 @@ void gfx_mb_cone(gfx_mesh_builder *b, const float base[3], const float tip[3], f
 }
 
 /* The buffers and VAO of B's vertices and of INDICES (B's, INDEX_BYTES each). */
-static bool upload(gfx_mesh *m, const gfx_mesh_builder *b, const void *indices, int index_bytes, const char *label)
+static bool upload(gfx_mesh_t *m, const gfx_mesh_builder_t *b, const void *indices, int index_bytes, const char *label)
 {
     char lbl[128];
     glCreateBuffers(1, &m->vbo.id);
-    glNamedBufferStorage(m->vbo.id, (GLsizeiptr)b->vcount * (GLsizeiptr)sizeof(gfx_vertex), b->v, 0);
+    glNamedBufferStorage(m->vbo.id, (GLsizeiptr)b->vcount * (GLsizeiptr)sizeof(gfx_vertex_t), b->v, 0);
     snprintf(lbl, sizeof lbl, "%s.vertices", label);
     glObjectLabel(GL_BUFFER, m->vbo.id, -1, lbl);
     glCreateBuffers(1, &m->ibo.id);
@@ -200,16 +200,16 @@ static bool upload(gfx_mesh *m, const gfx_mesh_builder *b, const void *indices, 
 
     GLuint vao;
     glCreateVertexArrays(1, &vao);
-    glVertexArrayVertexBuffer(vao, 0, m->vbo.id, 0, sizeof(gfx_vertex));
+    glVertexArrayVertexBuffer(vao, 0, m->vbo.id, 0, sizeof(gfx_vertex_t));
     glVertexArrayElementBuffer(vao, m->ibo.id);
     glEnableVertexArrayAttrib(vao, ATTR_POSITION);
-    glVertexArrayAttribFormat(vao, ATTR_POSITION, 3, GL_FLOAT, GL_FALSE, offsetof(gfx_vertex, pos));
+    glVertexArrayAttribFormat(vao, ATTR_POSITION, 3, GL_FLOAT, GL_FALSE, offsetof(gfx_vertex_t, pos));
     glVertexArrayAttribBinding(vao, ATTR_POSITION, 0);
     glEnableVertexArrayAttrib(vao, ATTR_NORMAL);
-    glVertexArrayAttribFormat(vao, ATTR_NORMAL, 3, GL_FLOAT, GL_FALSE, offsetof(gfx_vertex, normal));
+    glVertexArrayAttribFormat(vao, ATTR_NORMAL, 3, GL_FLOAT, GL_FALSE, offsetof(gfx_vertex_t, normal));
     glVertexArrayAttribBinding(vao, ATTR_NORMAL, 0);
     glEnableVertexArrayAttrib(vao, ATTR_COLOR);
-    glVertexArrayAttribFormat(vao, ATTR_COLOR, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(gfx_vertex, rgba));
+    glVertexArrayAttribFormat(vao, ATTR_COLOR, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(gfx_vertex_t, rgba));
     glVertexArrayAttribBinding(vao, ATTR_COLOR, 0);
     snprintf(lbl, sizeof lbl, "%s.vao", label);
     glObjectLabel(GL_VERTEX_ARRAY, vao, -1, lbl);
@@ -219,7 +219,7 @@ static bool upload(gfx_mesh *m, const gfx_mesh_builder *b, const void *indices, 
 }
 
 /* False (logged) for a failed or empty builder. */
-static bool uploadable(gfx_mesh *m, const gfx_mesh_builder *b, const char *label)
+static bool uploadable(gfx_mesh_t *m, const gfx_mesh_builder_t *b, const char *label)
 {
     memset(m, 0, sizeof *m);
     if (b->failed) {
@@ -229,12 +229,12 @@ static bool uploadable(gfx_mesh *m, const gfx_mesh_builder *b, const char *label
     return b->vcount > 0 && b->icount > 0;
 }
 
-bool gfx_mesh_upload(gfx_mesh *m, const gfx_mesh_builder *b, const char *label)
+bool gfx_mesh_upload(gfx_mesh_t *m, const gfx_mesh_builder_t *b, const char *label)
 {
     return uploadable(m, b, label) && upload(m, b, b->idx, (int)sizeof(uint32_t), label);
 }
 
-bool gfx_mesh_upload_short(gfx_mesh *m, const gfx_mesh_builder *b, const char *label)
+bool gfx_mesh_upload_short(gfx_mesh_t *m, const gfx_mesh_builder_t *b, const char *label)
 {
     if (!uploadable(m, b, label))
         return false;
@@ -256,7 +256,7 @@ bool gfx_mesh_upload_short(gfx_mesh *m, const gfx_mesh_builder *b, const char *l
     return ok;
 }
 
-void gfx_mesh_draw(const gfx_mesh *m)
+void gfx_mesh_draw(const gfx_mesh_t *m)
 {
     if (!m->vao.id || m->index_count == 0)
         return;
@@ -265,7 +265,7 @@ void gfx_mesh_draw(const gfx_mesh *m)
     glDrawElements(GL_TRIANGLES, m->index_count, m->index_bytes == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT, NULL);
 }
 
-void gfx_mesh_free(gfx_mesh *m)
+void gfx_mesh_free(gfx_mesh_t *m)
 {
     if (m->vao.id)
         glDeleteVertexArrays(1, &m->vao.id);

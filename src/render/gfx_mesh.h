@@ -1,4 +1,4 @@
-/* gfx_mesh: indexed triangle meshes of gfx_vertex (position, normal, colour)
+/* gfx_mesh: indexed triangle meshes of gfx_vertex_t (position, normal, colour)
  * built on the CPU at load time and uploaded once.
  *
  * Call order: gfx_mesh_builder_init() -> gfx_mb_* adds (quads, boxes,
@@ -18,50 +18,50 @@
 #include <stdint.h>
 
 /* Matches the ATTR_POSITION / ATTR_NORMAL / ATTR_COLOR layout set up in gfx_mesh_upload. */
-typedef struct gfx_vertex {
+typedef struct gfx_vertex_t {
     float pos[3];    /* cm */
     float normal[3]; /* unit */
     uint32_t rgba;   /* sRGB + alpha, DEBUG_RGBA layout */
-} gfx_vertex;
+} gfx_vertex_t;
 
-typedef struct gfx_mesh {
-    gfx_vertex_array vao;
-    gfx_buffer vbo, ibo;
+typedef struct gfx_mesh_t {
+    gfx_vertex_array_t vao;
+    gfx_buffer_t vbo, ibo;
     int index_count;
     int index_bytes; /* 4 (GL_UNSIGNED_INT) or 2 (GL_UNSIGNED_SHORT, gfx_mesh_upload_short) */
-} gfx_mesh;
+} gfx_mesh_t;
 
-typedef struct gfx_mesh_builder {
-    gfx_vertex *v;
+typedef struct gfx_mesh_builder_t {
+    gfx_vertex_t *v;
     uint32_t *idx;
     int vcount, icount, vcap, icap;
     bool failed;
-} gfx_mesh_builder;
+} gfx_mesh_builder_t;
 
-void gfx_mesh_builder_init(gfx_mesh_builder *b);
-void gfx_mesh_builder_free(gfx_mesh_builder *b);
+void gfx_mesh_builder_init(gfx_mesh_builder_t *b);
+void gfx_mesh_builder_free(gfx_mesh_builder_t *b);
 /* Returns the new vertex's index (or 0 after a failure). */
-uint32_t gfx_mb_vertex(gfx_mesh_builder *b, const float pos[3], const float normal[3], uint32_t rgba);
-void gfx_mb_triangle(gfx_mesh_builder *b, uint32_t a, uint32_t c, uint32_t d);
+uint32_t gfx_mb_vertex(gfx_mesh_builder_t *b, const float pos[3], const float normal[3], uint32_t rgba);
+void gfx_mb_triangle(gfx_mesh_builder_t *b, uint32_t a, uint32_t c, uint32_t d);
 /* Flat quad a-b-c-d (counter-clockwise seen from the front) with its own vertices. */
-void gfx_mb_quad(gfx_mesh_builder *b, const float a[3], const float c[3], const float d[3], const float e[3],
+void gfx_mb_quad(gfx_mesh_builder_t *b, const float a[3], const float c[3], const float d[3], const float e[3],
                  uint32_t rgba);
 /* Axis-aligned box from lo to hi. */
-void gfx_mb_box(gfx_mesh_builder *b, const float lo[3], const float hi[3], uint32_t rgba);
+void gfx_mb_box(gfx_mesh_builder_t *b, const float lo[3], const float hi[3], uint32_t rgba);
 /* Vertical capsule: radius r, from y0 to y1 (total height, caps included), around (x, z). */
-void gfx_mb_capsule(gfx_mesh_builder *b, float x, float z, float y0, float y1, float r, int segments,
+void gfx_mb_capsule(gfx_mesh_builder_t *b, float x, float z, float y0, float y1, float r, int segments,
                     uint32_t rgba);
 /* Cone from base centre 'base' (disc of radius r facing -axis) to 'tip'. */
-void gfx_mb_cone(gfx_mesh_builder *b, const float base[3], const float tip[3], float r, int segments,
+void gfx_mb_cone(gfx_mesh_builder_t *b, const float base[3], const float tip[3], float r, int segments,
                  uint32_t rgba);
 
 /* Uploads the builder's contents; false if it failed or is empty. */
-bool gfx_mesh_upload(gfx_mesh *m, const gfx_mesh_builder *b, const char *label);
+bool gfx_mesh_upload(gfx_mesh_t *m, const gfx_mesh_builder_t *b, const char *label);
 /* The same with 16-bit indices (half the index memory) for a builder whose
  * indices all fit, as for draws with a base vertex; false (logged) if one
  * does not. */
-bool gfx_mesh_upload_short(gfx_mesh *m, const gfx_mesh_builder *b, const char *label);
-void gfx_mesh_draw(const gfx_mesh *m);
-void gfx_mesh_free(gfx_mesh *m);
+bool gfx_mesh_upload_short(gfx_mesh_t *m, const gfx_mesh_builder_t *b, const char *label);
+void gfx_mesh_draw(const gfx_mesh_t *m);
+void gfx_mesh_free(gfx_mesh_t *m);
 
 #endif

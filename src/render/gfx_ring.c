@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-void gfx_ring_init(gfx_ring *r)
+void gfx_ring_init(gfx_ring_t *r)
 {
     memset(r, 0, sizeof *r);
     r->writing = -1;
     r->last = -1;
 }
 
-bool gfx_ring_create(gfx_ring *r, int count, size_t slot_bytes, const char *label, const char *name, const char *noun)
+bool gfx_ring_create(gfx_ring_t *r, int count, size_t slot_bytes, const char *label, const char *name, const char *noun)
 {
     r->count = count;
     r->slot_bytes = slot_bytes;
@@ -31,7 +31,7 @@ bool gfx_ring_create(gfx_ring *r, int count, size_t slot_bytes, const char *labe
     return true;
 }
 
-void gfx_ring_destroy(gfx_ring *r)
+void gfx_ring_destroy(gfx_ring_t *r)
 {
     for (int s = 0; s < GFX_RING_MAX; s++)
         if (r->fence[s])
@@ -43,7 +43,7 @@ void gfx_ring_destroy(gfx_ring *r)
     gfx_ring_init(r);
 }
 
-void gfx_ring_fence(gfx_ring *r, int s)
+void gfx_ring_fence(gfx_ring_t *r, int s)
 {
     if (r->fence[s])
         glDeleteSync(r->fence[s]);

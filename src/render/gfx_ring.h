@@ -22,36 +22,36 @@
 
 enum { GFX_RING_MAX = 4 };
 
-typedef struct gfx_ring {
-    gfx_buffer buffer;       /* count x slot_bytes, persistently mapped, coherent */
+typedef struct gfx_ring_t {
+    gfx_buffer_t buffer;       /* count x slot_bytes, persistently mapped, coherent */
     uint8_t *mapped;
     size_t slot_bytes;
     int count;
     GLsync fence[GFX_RING_MAX];
     int writing, last;       /* slots being written and last written; -1: none */
-} gfx_ring;
+} gfx_ring_t;
 
 /* A ring with no buffer yet: every slot free, none written. */
-void gfx_ring_init(gfx_ring *r);
+void gfx_ring_init(gfx_ring_t *r);
 /* The buffer of COUNT (<= GFX_RING_MAX) slots of SLOT_BYTES, labelled
  * "LABEL.NAME"; false (one logged line naming the ring as NOUN) when it
  * cannot be mapped. */
-bool gfx_ring_create(gfx_ring *r, int count, size_t slot_bytes, const char *label, const char *name, const char *noun);
+bool gfx_ring_create(gfx_ring_t *r, int count, size_t slot_bytes, const char *label, const char *name, const char *noun);
 /* Deletes the fences, unmaps and deletes the buffer; the ring is as after
  * gfx_ring_init(). */
-void gfx_ring_destroy(gfx_ring *r);
+void gfx_ring_destroy(gfx_ring_t *r);
 
 /* The slot after the last written one. */
-static inline int gfx_ring_next(const gfx_ring *r) { return (r->last + 1) % r->count; }
-static inline uint8_t *gfx_ring_slot(const gfx_ring *r, int s) { return r->mapped + (size_t)s * r->slot_bytes; }
-static inline void gfx_ring_begin(gfx_ring *r, int s) { r->writing = s; }
+static inline int gfx_ring_next(const gfx_ring_t *r) { return (r->last + 1) % r->count; }
+static inline uint8_t *gfx_ring_slot(const gfx_ring_t *r, int s) { return r->mapped + (size_t)s * r->slot_bytes; }
+static inline void gfx_ring_begin(gfx_ring_t *r, int s) { r->writing = s; }
 /* The slot being written becomes the last written. */
-static inline void gfx_ring_end(gfx_ring *r)
+static inline void gfx_ring_end(gfx_ring_t *r)
 {
     r->last = r->writing;
     r->writing = -1;
 }
 /* After slot S's last reader: a new fence replaces its old one. */
-void gfx_ring_fence(gfx_ring *r, int s);
+void gfx_ring_fence(gfx_ring_t *r, int s);
 
 #endif

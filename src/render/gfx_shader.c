@@ -15,15 +15,15 @@ enum { SHADER_NAME_MAX = 128, SHADER_LOG_MAX = 4096 };
 
 /* State of one expansion: the output buffer and the files seen so far, whose
  * order gives the source-string numbers used in #line directives. */
-typedef struct expand_ctx {
+typedef struct expand_ctx_t {
     char *out;
     size_t size, len;
     bool overflow;
     int file_count;
     char files[GFX_SHADER_MAX_FILES][SHADER_NAME_MAX];
-} expand_ctx;
+} expand_ctx_t;
 
-static void ctx_append(expand_ctx *c, const char *s, size_t n)
+static void ctx_append(expand_ctx_t *c, const char *s, size_t n)
 {
     if (c->overflow || c->len + n + 1 > c->size) {
         c->overflow = true;
@@ -34,7 +34,7 @@ static void ctx_append(expand_ctx *c, const char *s, size_t n)
     c->out[c->len] = 0;
 }
 
-static void ctx_appendf_line(expand_ctx *c, int line, int file)
+static void ctx_appendf_line(expand_ctx_t *c, int line, int file)
 {
     char buf[48];
     int n = snprintf(buf, sizeof buf, "#line %d %d\n", line, file);
@@ -72,9 +72,9 @@ static bool parse_include(const char *line, size_t len, char *name, size_t name_
     return true;
 }
 
-static bool expand_file(expand_ctx *c, const char *name, int depth);
+static bool expand_file(expand_ctx_t *c, const char *name, int depth);
 
-static bool expand_text(expand_ctx *c, const char *name, const char *text, size_t size, int file_index, int depth)
+static bool expand_text(expand_ctx_t *c, const char *name, const char *text, size_t size, int file_index, int depth)
 {
     int line_no = 1;
     size_t pos = 0;
@@ -109,7 +109,7 @@ static bool expand_text(expand_ctx *c, const char *name, const char *text, size_
     return true;
 }
 
-static bool expand_file(expand_ctx *c, const char *name, int depth)
+static bool expand_file(expand_ctx_t *c, const char *name, int depth)
 {
     if (c->file_count >= GFX_SHADER_MAX_FILES) {
         log_error("shaders/%s: more than %d files included", name, GFX_SHADER_MAX_FILES);
@@ -132,7 +132,7 @@ static bool expand_file(expand_ctx *c, const char *name, int depth)
     return ok;
 }
 
-static bool expand_into(expand_ctx *c, const char *name, const char *defines, char *out, size_t out_size)
+static bool expand_into(expand_ctx_t *c, const char *name, const char *defines, char *out, size_t out_size)
 {
     memset(c, 0, sizeof *c);
     c->out = out;
@@ -151,7 +151,7 @@ static bool expand_into(expand_ctx *c, const char *name, const char *defines, ch
 
 bool gfx_shader_expand(const char *name, const char *defines, char *out, size_t out_size)
 {
-    expand_ctx *c = malloc(sizeof *c);
+    expand_ctx_t *c = malloc(sizeof *c);
     if (!c) {
         log_error("shaders/%s: out of memory", name);
         return false;
@@ -174,7 +174,7 @@ static void flatten_log(char *s)
 
 static GLuint compile_stage(GLenum stage, const char *name, const char *defines, const char *label)
 {
-    expand_ctx *c = malloc(sizeof *c);
+    expand_ctx_t *c = malloc(sizeof *c);
     char *src = malloc(GFX_SHADER_MAX_BYTES);
     GLuint sh = 0;
     if (!c || !src) {
@@ -212,7 +212,7 @@ done:
     return sh;
 }
 
-bool gfx_shader_program_build(gfx_program *out, const gfx_shader_program_desc *d)
+bool gfx_shader_program_build(gfx_program_t *out, const gfx_shader_program_desc_t *d)
 {
     out->id = 0;
     const char *first = d->cs ? d->cs : d->vs;
@@ -255,14 +255,14 @@ bool gfx_shader_program_build(gfx_program *out, const gfx_shader_program_desc *d
     return true;
 }
 
-bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *defines,
+bool gfx_shader_program_load(gfx_program_t *out, const char *vs_name, const char *fs_name, const char *defines,
                              const char *label)
 {
-    gfx_shader_program_desc d = {.vs = vs_name, .fs = fs_name, .defines = defines, .label = label};
+    gfx_shader_program_desc_t d = {.vs = vs_name, .fs = fs_name, .defines = defines, .label = label};
     return gfx_shader_program_build(out, &d);
 }
 
-void gfx_shader_program_free(gfx_program *p)
+void gfx_shader_program_free(gfx_program_t *p)
 {
     if (p->id)
         glDeleteProgram(p->id);

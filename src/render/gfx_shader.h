@@ -30,14 +30,14 @@ enum {
  * in GL debug output. DEFINES (may be NULL) is inserted right after the
  * #version line of both stages, e.g. "#define STRIDER_NO_SHADOWS\n", to make
  * variants without run-time branches. On failure *out stays {0}. */
-bool gfx_shader_program_load(gfx_program *out, const char *vs_name, const char *fs_name, const char *defines,
+bool gfx_shader_program_load(gfx_program_t *out, const char *vs_name, const char *fs_name, const char *defines,
                              const char *label);
 
 /* The general form: a vertex shader, an optional fragment shader, and
  * optional transform-feedback varyings captured interleaved into one
  * buffer (programs that only stream vertices out, with rasterisation
  * discarded, have no fragment shader); or a compute shader alone. */
-typedef struct gfx_shader_program_desc {
+typedef struct gfx_shader_program_desc_t {
     const char *vs;                 /* shaders/ name; NULL with cs */
     const char *cs;                 /* shaders/ name of a compute shader: the program's only stage */
     const char *fs;                 /* NULL: vertex stage only */
@@ -45,9 +45,9 @@ typedef struct gfx_shader_program_desc {
     const char *const *varyings;    /* NULL: no transform feedback */
     int varying_count;
     const char *label;
-} gfx_shader_program_desc;
-bool gfx_shader_program_build(gfx_program *out, const gfx_shader_program_desc *d);
-void gfx_shader_program_free(gfx_program *p);
+} gfx_shader_program_desc_t;
+bool gfx_shader_program_build(gfx_program_t *out, const gfx_shader_program_desc_t *d);
+void gfx_shader_program_free(gfx_program_t *p);
 
 /* Expands includes of shaders/NAME into out (0-terminated), with DEFINES
  * (may be NULL) after the version line. Exposed for tests. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gfx_switch_bench_apply(const gfx_switches *s, gfx_character *gc)
+void gfx_switch_bench_apply(const gfx_switches_t *s, gfx_character_t *gc)
 {
     gfx_set_switches(s);
     if (gc) {
@@ -17,7 +17,7 @@ void gfx_switch_bench_apply(const gfx_switches *s, gfx_character *gc)
     }
 }
 
-bool gfx_switch_bench_compare(gfx_switch_bench *rb, const gfx_frame_desc *f, gfx_character *gc)
+bool gfx_switch_bench_compare(gfx_switch_bench_t *rb, const gfx_frame_desc_t *f, gfx_character_t *gc)
 {
     rb->width = f->width;
     rb->height = f->height;

@@ -1,5 +1,5 @@
 /* gfx_switch_bench: the renderer's side of `strider bench render`: the
- * game's frames drawn with switch sets (gfx_switches) in turn, timed, and at
+ * game's frames drawn with switch sets (gfx_switches_t) in turn, timed, and at
  * the end the same scene drawn with every set and compared pixel by pixel
  * with the first set's picture.
  * Call order: the caller fills a gfx_switch_bench and hands it to the game
@@ -25,9 +25,9 @@
  * loop only fills them. Switch sets also switch the figure's fog
  * (fog_everywhere). */
 enum { GFX_SWITCH_BENCH_MAX_VARIANTS = 8 };
-typedef struct gfx_switch_bench {
+typedef struct gfx_switch_bench_t {
     int count;                                  /* 1..GFX_SWITCH_BENCH_MAX_VARIANTS */
-    gfx_switches variants[GFX_SWITCH_BENCH_MAX_VARIANTS];
+    gfx_switches_t variants[GFX_SWITCH_BENCH_MAX_VARIANTS];
     long warmup_frames;                         /* the first frames are not timed */
     int capacity;                               /* entries of each ms[] */
     double *ms[GFX_SWITCH_BENCH_MAX_VARIANTS];  /* out: render times, ms */
@@ -40,14 +40,14 @@ typedef struct gfx_switch_bench {
     int max_channel_diff[GFX_SWITCH_BENCH_MAX_VARIANTS]; /* largest colour difference of a differing pixel */
     int width, height;
     char renderer[GFX_INFO_STRING_MAX], version[GFX_INFO_STRING_MAX];
-} gfx_switch_bench;
+} gfx_switch_bench_t;
 
 /* Switch set S for the next render; GC (the shown figure's, or NULL) takes
  * its fog and triangle switches. */
-void gfx_switch_bench_apply(const gfx_switches *s, gfx_character *gc);
+void gfx_switch_bench_apply(const gfx_switches_t *s, gfx_character_t *gc);
 /* Draws F with every switch set of RB and counts the pixels that differ
  * from the first set's picture; leaves the first set's picture (and
  * switches) behind, as the frame drew them. False after one logged line. */
-bool gfx_switch_bench_compare(gfx_switch_bench *rb, const gfx_frame_desc *f, gfx_character *gc);
+bool gfx_switch_bench_compare(gfx_switch_bench_t *rb, const gfx_frame_desc_t *f, gfx_character_t *gc);
 
 #endif

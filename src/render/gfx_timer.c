@@ -15,7 +15,7 @@ double gfx_wall_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void gfx_timer_init(gfx_timer *t, const char *label)
+void gfx_timer_init(gfx_timer_t *t, const char *label)
 {
     memset(t, 0, sizeof *t);
     GLuint ids[GFX_TIMER_LATENCY];
@@ -28,7 +28,7 @@ void gfx_timer_init(gfx_timer *t, const char *label)
     }
 }
 
-void gfx_timer_free(gfx_timer *t)
+void gfx_timer_free(gfx_timer_t *t)
 {
     for (int i = 0; i < GFX_TIMER_LATENCY; i++) {
         if (t->queries[i].id)
@@ -37,7 +37,7 @@ void gfx_timer_free(gfx_timer *t)
     }
 }
 
-void gfx_timer_set_finish_mode(gfx_timer *t, bool finish_mode)
+void gfx_timer_set_finish_mode(gfx_timer_t *t, bool finish_mode)
 {
     /* Callers may set the mode every frame; only a real switch may drop the
      * queries in flight, or no result would ever be read. */
@@ -49,7 +49,7 @@ void gfx_timer_set_finish_mode(gfx_timer *t, bool finish_mode)
 }
 
 /* Reads slot's result if the GPU has produced it; never waits. */
-static void collect(gfx_timer *t, int slot)
+static void collect(gfx_timer_t *t, int slot)
 {
     if (!t->pending[slot])
         return;
@@ -63,7 +63,7 @@ static void collect(gfx_timer *t, int slot)
     t->pending[slot] = false;
 }
 
-void gfx_timer_begin(gfx_timer *t)
+void gfx_timer_begin(gfx_timer_t *t)
 {
     if (t->finish_mode) {
         glFinish();
@@ -78,7 +78,7 @@ void gfx_timer_begin(gfx_timer *t)
     glBeginQuery(GL_TIME_ELAPSED, t->queries[slot].id);
 }
 
-void gfx_timer_end(gfx_timer *t)
+void gfx_timer_end(gfx_timer_t *t)
 {
     if (t->finish_mode) {
         glFinish();
@@ -94,4 +94,4 @@ void gfx_timer_end(gfx_timer *t)
     collect(t, t->frame % GFX_TIMER_LATENCY);
 }
 
-double gfx_timer_ms(const gfx_timer *t) { return t->last_ms; }
+double gfx_timer_ms(const gfx_timer_t *t) { return t->last_ms; }

@@ -21,22 +21,22 @@
 
 enum { GFX_TIMER_LATENCY = 2 };
 
-typedef struct gfx_timer {
-    gfx_query queries[GFX_TIMER_LATENCY];
+typedef struct gfx_timer_t {
+    gfx_query_t queries[GFX_TIMER_LATENCY];
     bool pending[GFX_TIMER_LATENCY]; /* query issued, result not read yet */
     int frame;                       /* counts begin/end pairs */
     bool finish_mode;
     double wall_start_s;
     double last_ms;                  /* latest finished measurement; 0 = none yet */
-} gfx_timer;
+} gfx_timer_t;
 
-void gfx_timer_init(gfx_timer *t, const char *label);
-void gfx_timer_free(gfx_timer *t);
+void gfx_timer_init(gfx_timer_t *t, const char *label);
+void gfx_timer_free(gfx_timer_t *t);
 /* Switching mode drops pending query results. */
-void gfx_timer_set_finish_mode(gfx_timer *t, bool finish_mode);
-void gfx_timer_begin(gfx_timer *t);
-void gfx_timer_end(gfx_timer *t);
-double gfx_timer_ms(const gfx_timer *t);
+void gfx_timer_set_finish_mode(gfx_timer_t *t, bool finish_mode);
+void gfx_timer_begin(gfx_timer_t *t);
+void gfx_timer_end(gfx_timer_t *t);
+double gfx_timer_ms(const gfx_timer_t *t);
 
 /* Monotonic wall-clock seconds, for profiling only (never for simulation). */
 double gfx_wall_seconds(void);

@@ -8,7 +8,7 @@
 #include <emmintrin.h>
 #endif
 
-_Static_assert(sizeof(sample_cull_vertex) == 16, "a projected vertex is four 32-bit words");
+_Static_assert(sizeof(sample_cull_vertex_t) == 16, "a projected vertex is four 32-bit words");
 
 /* The centre range of a window coordinate V on an axis of SIZE pixels:
  * the first centre k + 0.5 at or after V - margin, clamped to [0, size],
@@ -64,7 +64,7 @@ static __m128i pair16(__m128i column, __m128i row)
  * time: the scalar loop's operations in its order, so every record has the
  * same bits. Returns how many it did. */
 static uint32_t project4(const float mvp[16], int width, int height, const float *positions, uint32_t n,
-                         sample_cull_vertex *out)
+                         sample_cull_vertex_t *out)
 {
     const __m128 hw = _mm_set1_ps(0.5f * (float)width), hh = _mm_set1_ps(0.5f * (float)height);
     const __m128 one = _mm_set1_ps(1.0f), eps = _mm_set1_ps(1e-6f);
@@ -106,7 +106,7 @@ static uint32_t project4(const float mvp[16], int width, int height, const float
 #endif
 
 void sample_cull_project(const float mvp[16], int width, int height, const float *positions, uint32_t n,
-                         sample_cull_vertex *out)
+                         sample_cull_vertex_t *out)
 {
     float hw = 0.5f * (float)width, hh = 0.5f * (float)height;
     uint32_t v = 0;
@@ -118,7 +118,7 @@ void sample_cull_project(const float mvp[16], int width, int height, const float
         float x = mvp[0] * p[0] + mvp[4] * p[1] + mvp[8] * p[2] + mvp[12];
         float y = mvp[1] * p[0] + mvp[5] * p[1] + mvp[9] * p[2] + mvp[13];
         float w = mvp[3] * p[0] + mvp[7] * p[1] + mvp[11] * p[2] + mvp[15];
-        sample_cull_vertex *o = out + v;
+        sample_cull_vertex_t *o = out + v;
         /* Behind or at the eye the rasteriser clips; keep those triangles. */
         bool ok = w > 1e-6f && isfinite(x) && isfinite(y) && isfinite(w);
         float iw = ok ? 1.0f / w : 0.0f;
@@ -135,7 +135,7 @@ void sample_cull_project(const float mvp[16], int width, int height, const float
 
 /* Twice the signed area of ABC in window space (> 0: counter-clockwise),
  * and how far the rasteriser's rounding could move it. */
-static bool surely_clockwise(const sample_cull_vertex *a, const sample_cull_vertex *b, const sample_cull_vertex *c)
+static bool surely_clockwise(const sample_cull_vertex_t *a, const sample_cull_vertex_t *b, const sample_cull_vertex_t *c)
 {
     float ex1 = b->x - a->x, ey1 = b->y - a->y, ex2 = c->x - a->x, ey2 = c->y - a->y;
     float area2 = ex1 * ey2 - ey1 * ex2;
@@ -155,13 +155,13 @@ static int max3(int a, int b, int c)
     return m > c ? m : c;
 }
 
-uint32_t sample_cull_triangles(const sample_cull_vertex *projected, bool cull_back, const uint32_t *indices,
+uint32_t sample_cull_triangles(const sample_cull_vertex_t *projected, bool cull_back, const uint32_t *indices,
                                uint32_t count, uint32_t *out)
 {
     uint32_t kept = 0;
     for (uint32_t t = 0; t + 2 < count; t += 3) {
         uint32_t ia = indices[t], ib = indices[t + 1], ic = indices[t + 2];
-        const sample_cull_vertex *a = projected + ia, *b = projected + ib, *c = projected + ic;
+        const sample_cull_vertex_t *a = projected + ia, *b = projected + ib, *c = projected + ic;
         int fx = min3(a->first[0], b->first[0], c->first[0]);
         int fy = min3(a->first[1], b->first[1], c->first[1]);
         bool keep = fx <= max3(a->last[0], b->last[0], c->last[0]) && fy <= max3(a->last[1], b->last[1], c->last[1]);

@@ -41,24 +41,24 @@
  * the box of their positions, exactly, with the rounding done once a vertex
  * instead of once a triangle. A vertex that cannot be projected has first
  * -1 on both axes (no other vertex has), and its triangles are kept. */
-typedef struct sample_cull_vertex {
+typedef struct sample_cull_vertex_t {
     float x, y;        /* window position, pixels, GL's lower-left origin */
     int16_t first[2];  /* first centre column, row */
     int16_t last[2];   /* last centre column, row */
-} sample_cull_vertex;
+} sample_cull_vertex_t;
 
 /* Projects N model-space POSITIONS (3 floats each) under MVP (column-major,
  * model to clip space) onto a WIDTH x HEIGHT viewport (1 to
  * SAMPLE_CULL_MAX_SIZE a side) into OUT[N]. */
 void sample_cull_project(const float mvp[16], int width, int height, const float *positions, uint32_t n,
-                         sample_cull_vertex *out);
+                         sample_cull_vertex_t *out);
 
 /* Copies to OUT the triangles of INDICES[0..COUNT) (COUNT a multiple of 3,
  * indices below the projected vertex count) that may cover a pixel centre
  * of the viewport the vertices were projected onto (and, with CULL_BACK,
  * may face the eye), in their order; returns how many indices it wrote.
  * OUT has room for COUNT indices and may not overlap INDICES. */
-uint32_t sample_cull_triangles(const sample_cull_vertex *projected, bool cull_back, const uint32_t *indices,
+uint32_t sample_cull_triangles(const sample_cull_vertex_t *projected, bool cull_back, const uint32_t *indices,
                                uint32_t count, uint32_t *out);
 
 #endif

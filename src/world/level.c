@@ -57,7 +57,7 @@ __attribute__((format(printf, 1, 2))) static void level_fail(const char *fmt, ..
 const char *level_last_error(void) { return g_level_error; }
 
 /* State of one parse: where we are, and which one-off lines were seen. */
-typedef struct level_parser {
+typedef struct level_parser_t {
     level_t *lvl;
     const char *source;
     const char *base_dir;
@@ -65,7 +65,7 @@ typedef struct level_parser {
     const char *keyword; /* first field of the current line, for messages */
     bool have_name, have_title, have_terrain, have_spawn;
     int spawn_line;
-} level_parser;
+} level_parser_t;
 
 /* Cuts a '#' comment, except inside a "quoted" title. */
 static void level_strip_comment(char *line)
@@ -81,7 +81,7 @@ static void level_strip_comment(char *line)
     }
 }
 
-static bool level_number(level_parser *ps, const char *what, const char *s, float lo, float hi,
+static bool level_number(level_parser_t *ps, const char *what, const char *s, float lo, float hi,
                          float *out)
 {
     char *end = NULL;
@@ -101,7 +101,7 @@ static bool level_number(level_parser *ps, const char *what, const char *s, floa
     return true;
 }
 
-static bool level_integer(level_parser *ps, const char *what, const char *s, long lo, long hi,
+static bool level_integer(level_parser_t *ps, const char *what, const char *s, long lo, long hi,
                           int *out)
 {
     char *end = NULL;
@@ -122,7 +122,7 @@ static bool level_integer(level_parser *ps, const char *what, const char *s, lon
 }
 
 /* Checks "KEYWORD" at tok[i] - used for the named fields of terrain lines. */
-static bool level_expect_word(level_parser *ps, char **tok, int i, const char *word,
+static bool level_expect_word(level_parser_t *ps, char **tok, int i, const char *word,
                               const char *usage)
 {
     if (strcmp(tok[i], word) != 0) {
@@ -133,7 +133,7 @@ static bool level_expect_word(level_parser *ps, char **tok, int i, const char *w
     return true;
 }
 
-static bool level_check_count(level_parser *ps, int n, int want_min, int want_max,
+static bool level_check_count(level_parser_t *ps, int n, int want_min, int want_max,
                               const char *usage)
 {
     if (n - 1 < want_min || n - 1 > want_max) {
@@ -152,7 +152,7 @@ static bool level_in_bounds(const level_t *lvl, float x, float z)
            z >= z0 - LEVEL_BOUNDS_SLACK_CM && z <= z1 + LEVEL_BOUNDS_SLACK_CM;
 }
 
-static bool level_require_bounds(level_parser *ps, const char *what, float x, float z)
+static bool level_require_bounds(level_parser_t *ps, const char *what, float x, float z)
 {
     if (!level_in_bounds(ps->lvl, x, z)) {
         float x0, z0, x1, z1;
@@ -165,7 +165,7 @@ static bool level_require_bounds(level_parser *ps, const char *what, float x, fl
     return true;
 }
 
-static bool level_require_terrain(level_parser *ps, const char *what)
+static bool level_require_terrain(level_parser_t *ps, const char *what)
 {
     if (!ps->have_terrain) {
         level_fail("%s:%d: '%s' before the terrain line ('heightmap' or 'flat' must come first)",
@@ -208,7 +208,7 @@ static bool level_valid_heightmap_name(const char *s)
 }
 
 /* title "TEXT": the rest of the raw line, one pair of quotes, printable ASCII. */
-static bool level_parse_title(level_parser *ps, const char *rest)
+static bool level_parse_title(level_parser_t *ps, const char *rest)
 {
     static const char usage[] = "title \"TEXT\"";
     if (ps->have_title) {
@@ -244,7 +244,7 @@ static bool level_parse_title(level_parser *ps, const char *rest)
     return true;
 }
 
-static bool level_parse_heightmap(level_parser *ps, char **tok, int n)
+static bool level_parse_heightmap(level_parser_t *ps, char **tok, int n)
 {
     static const char usage[] = "heightmap FILE.png cell CM min CM max CM";
     float cell, lo, hi;
@@ -288,7 +288,7 @@ static bool level_parse_heightmap(level_parser *ps, char **tok, int n)
     return true;
 }
 
-static bool level_parse_flat(level_parser *ps, char **tok, int n)
+static bool level_parse_flat(level_parser_t *ps, char **tok, int n)
 {
     static const char usage[] = "flat WIDTH DEPTH cell CM height CM";
     int w, d;
@@ -309,7 +309,7 @@ static bool level_parse_flat(level_parser *ps, char **tok, int n)
     return true;
 }
 
-static bool level_parse_spawn(level_parser *ps, char **tok, int n)
+static bool level_parse_spawn(level_parser_t *ps, char **tok, int n)
 {
     static const char usage[] = "spawn X Z HEADING_DEG";
     level_t *lvl = ps->lvl;
@@ -333,7 +333,7 @@ static bool level_parse_spawn(level_parser *ps, char **tok, int n)
     return true;
 }
 
-static bool level_parse_crouch(level_parser *ps, char **tok, int n)
+static bool level_parse_crouch(level_parser_t *ps, char **tok, int n)
 {
     static const char usage[] = "crouch MINX MINZ MAXX MAXZ CEILING_CM";
     level_t *lvl = ps->lvl;
@@ -360,7 +360,7 @@ static bool level_parse_crouch(level_parser *ps, char **tok, int n)
         level_fail("%s:%d: more than %d crouch areas", ps->source, ps->lineno, LEVEL_MAX_CROUCH);
         return false;
     }
-    level_crouch_area *a = &lvl->crouch[lvl->crouch_count++];
+    level_crouch_area_t *a = &lvl->crouch[lvl->crouch_count++];
     a->min_x = v[0];
     a->min_z = v[1];
     a->max_x = v[2];
@@ -369,7 +369,7 @@ static bool level_parse_crouch(level_parser *ps, char **tok, int n)
     return true;
 }
 
-static bool level_parse_jump(level_parser *ps, char **tok, int n)
+static bool level_parse_jump(level_parser_t *ps, char **tok, int n)
 {
     static const char usage[] = "jump X Z RADIUS_CM";
     level_t *lvl = ps->lvl;
@@ -385,14 +385,14 @@ static bool level_parse_jump(level_parser *ps, char **tok, int n)
         level_fail("%s:%d: more than %d jump areas", ps->source, ps->lineno, LEVEL_MAX_JUMP);
         return false;
     }
-    level_jump_area *a = &lvl->jump[lvl->jump_count++];
+    level_jump_area_t *a = &lvl->jump[lvl->jump_count++];
     a->x = x;
     a->z = z;
     a->radius_cm = r;
     return true;
 }
 
-static bool level_parse_wall(level_parser *ps, char **tok, int n)
+static bool level_parse_wall(level_parser_t *ps, char **tok, int n)
 {
     static const char usage[] = "wall X0 Z0 X1 Z1 [RADIUS_CM]";
     level_t *lvl = ps->lvl;
@@ -419,7 +419,7 @@ static bool level_parse_wall(level_parser *ps, char **tok, int n)
         level_fail("%s:%d: more than %d walls", ps->source, ps->lineno, LEVEL_MAX_WALLS);
         return false;
     }
-    level_wall *w = &lvl->walls[lvl->wall_count++];
+    level_wall_t *w = &lvl->walls[lvl->wall_count++];
     w->x0 = v[0];
     w->z0 = v[1];
     w->x1 = v[2];
@@ -430,7 +430,7 @@ static bool level_parse_wall(level_parser *ps, char **tok, int n)
 
 /* Handles one comment-stripped line with at least one token. RAW is the
  * untokenized line (the title keeps its blanks). */
-static bool level_parse_record(level_parser *ps, char **tok, int n, const char *raw)
+static bool level_parse_record(level_parser_t *ps, char **tok, int n, const char *raw)
 {
     const char *kw = tok[0];
     ps->keyword = kw;
@@ -482,7 +482,7 @@ static bool level_parse_record(level_parser *ps, char **tok, int n, const char *
 }
 
 /* Distance from (x, z) to the centre line of wall W, and the closest point. */
-static float level_wall_distance(const level_wall *w, float x, float z, float *cx, float *cz)
+static float level_wall_distance(const level_wall_t *w, float x, float z, float *cx, float *cz)
 {
     float dx = w->x1 - w->x0, dz = w->z1 - w->z0;
     float len2 = dx * dx + dz * dz;
@@ -498,7 +498,7 @@ static float level_wall_distance(const level_wall *w, float x, float z, float *c
 
 /* Whole-file checks that need every line: what must exist, and a spawn that
  * is not inside a wall. */
-static bool level_check_complete(level_parser *ps)
+static bool level_check_complete(level_parser_t *ps)
 {
     level_t *lvl = ps->lvl;
     if (!ps->have_name) {
@@ -515,7 +515,7 @@ static bool level_check_complete(level_parser *ps)
     }
     for (int i = 0; i < lvl->wall_count; i++) {
         float cx, cz;
-        const level_wall *w = &lvl->walls[i];
+        const level_wall_t *w = &lvl->walls[i];
         if (level_wall_distance(w, lvl->spawn_x, lvl->spawn_z, &cx, &cz) <= w->radius_cm) {
             level_fail("%s:%d: spawn (%g, %g) is inside wall %d", ps->source, ps->spawn_line,
                        (double)lvl->spawn_x, (double)lvl->spawn_z, i + 1);
@@ -527,7 +527,7 @@ static bool level_check_complete(level_parser *ps)
     return true;
 }
 
-static bool level_parse_lines(level_parser *ps, const char *text, size_t len)
+static bool level_parse_lines(level_parser_t *ps, const char *text, size_t len)
 {
     size_t pos = 0;
     bool have_header = false;
@@ -587,7 +587,7 @@ bool level_parse(level_t *lvl, const char *text, size_t len, const char *source,
 {
     memset(lvl, 0, sizeof *lvl);
     g_level_error[0] = 0;
-    level_parser ps = {.lvl = lvl, .source = source, .base_dir = base_dir};
+    level_parser_t ps = {.lvl = lvl, .source = source, .base_dir = base_dir};
     size_t nul_column = 0;
     int nul_line = text_nul_line(text, len, &nul_column);
     if (nul_line) {
@@ -655,7 +655,7 @@ float level_crouch_ceiling(const level_t *lvl, float x, float z)
     /* Overlapping areas: the lowest ceiling wins, it is the one that binds. */
     float ceiling = 0.0f;
     for (int i = 0; i < lvl->crouch_count; i++) {
-        const level_crouch_area *a = &lvl->crouch[i];
+        const level_crouch_area_t *a = &lvl->crouch[i];
         if (x >= a->min_x && x <= a->max_x && z >= a->min_z && z <= a->max_z &&
             (ceiling == 0.0f || a->ceiling_cm < ceiling))
             ceiling = a->ceiling_cm;
@@ -666,7 +666,7 @@ float level_crouch_ceiling(const level_t *lvl, float x, float z)
 bool level_in_jump_area(const level_t *lvl, float x, float z)
 {
     for (int i = 0; i < lvl->jump_count; i++) {
-        const level_jump_area *a = &lvl->jump[i];
+        const level_jump_area_t *a = &lvl->jump[i];
         float dx = x - a->x, dz = z - a->z;
         if (dx * dx + dz * dz <= a->radius_cm * a->radius_cm)
             return true;
@@ -680,7 +680,7 @@ bool level_push_out_of_walls(const level_t *lvl, float *x, float *z, float radiu
     for (int pass = 0; pass < LEVEL_PUSH_PASSES; pass++) {
         bool moved_now = false;
         for (int i = 0; i < lvl->wall_count; i++) {
-            const level_wall *w = &lvl->walls[i];
+            const level_wall_t *w = &lvl->walls[i];
             float cx, cz;
             float d = level_wall_distance(w, *x, *z, &cx, &cz);
             float reach = w->radius_cm + radius_cm;
@@ -722,7 +722,7 @@ static bool level_on_segment(float ax, float az, float bx, float bz, float cx, f
 }
 
 /* Does the segment a->b cross wall W's centre line (touching counts)? */
-static bool level_wall_crossed(const level_wall *w, float ax, float az, float bx, float bz)
+static bool level_wall_crossed(const level_wall_t *w, float ax, float az, float bx, float bz)
 {
     float d1 = level_orient(w->x0, w->z0, w->x1, w->z1, ax, az);
     float d2 = level_orient(w->x0, w->z0, w->x1, w->z1, bx, bz);
@@ -744,7 +744,7 @@ static float level_wall_clearance_impl(const level_t *lvl, float x, float z, con
 {
     float best = 1.0e9f, bx = 0.0f, bz = 0.0f;
     for (int i = 0; i < lvl->wall_count; i++) {
-        const level_wall *w = &lvl->walls[i];
+        const level_wall_t *w = &lvl->walls[i];
         float cx, cz;
         float d = level_wall_distance(w, x, z, &cx, &cz);
         bool beyond = from && level_wall_crossed(w, from[0], from[1], x, z);

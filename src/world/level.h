@@ -34,22 +34,22 @@ enum {
 
 /* Axis-aligned box on the ground plane; inside it a ceiling at ceiling_cm above
  * the terrain forces a crouch. */
-typedef struct level_crouch_area {
+typedef struct level_crouch_area_t {
     float min_x, min_z, max_x, max_z;
     float ceiling_cm;
-} level_crouch_area;
+} level_crouch_area_t;
 
 /* Circle on the ground plane that makes the character jump when its
  * trajectory enters it. */
-typedef struct level_jump_area {
+typedef struct level_jump_area_t {
     float x, z, radius_cm;
-} level_jump_area;
+} level_jump_area_t;
 
 /* 2-D wall segment on the ground plane, with a thickness (radius) in cm. */
-typedef struct level_wall {
+typedef struct level_wall_t {
     float x0, z0, x1, z1;
     float radius_cm;
-} level_wall;
+} level_wall_t;
 
 typedef struct level_t {
     char name[LEVEL_NAME_MAX];
@@ -59,9 +59,9 @@ typedef struct level_t {
      * (forward = (sin h, 0, cos h)). */
     float spawn_x, spawn_z, spawn_heading_rad;
     int crouch_count, jump_count, wall_count;
-    level_crouch_area crouch[LEVEL_MAX_CROUCH];
-    level_jump_area jump[LEVEL_MAX_JUMP];
-    level_wall walls[LEVEL_MAX_WALLS];
+    level_crouch_area_t crouch[LEVEL_MAX_CROUCH];
+    level_jump_area_t jump[LEVEL_MAX_JUMP];
+    level_wall_t walls[LEVEL_MAX_WALLS];
 } level_t;
 
 /* Loads PATH; a relative heightmap path in the file resolves against the

@@ -114,10 +114,10 @@ static const char *terrain_png_colour_name(int colour_type)
 }
 
 /* What the chunk walk learns about a PNG. */
-typedef struct terrain_png_info {
+typedef struct terrain_png_info_t {
     int width, height;
     size_t idat_bytes; /* compressed image data, all IDAT chunks together */
-} terrain_png_info;
+} terrain_png_info_t;
 
 /* Walks the chunk structure before stb_image sees the file: every chunk
  * length must fit in the bytes that remain (stb_image grows its buffer to a
@@ -126,7 +126,7 @@ typedef struct terrain_png_info {
  * the first chunk is a 16-bit greyscale, non-interlaced IHDR, IDAT data
  * exists, and IEND ends the file. Errors name the byte offset. */
 static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
-                             terrain_png_info *info)
+                             terrain_png_info_t *info)
 {
     enum { CHUNK_FRAMING = 12, IHDR_SIZE = 13 };
     memset(info, 0, sizeof *info);
@@ -206,7 +206,7 @@ static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
  * (a decompression bomb) or less, or that has bytes after its end, fails
  * here, before stb_image decodes it. */
 static bool terrain_png_check_inflate(const uint8_t *p, size_t size, const char *name,
-                                      const terrain_png_info *info)
+                                      const terrain_png_info_t *info)
 {
     size_t need = (size_t)info->height * (1 + 2 * (size_t)info->width);
     uint8_t *z = malloc(info->idat_bytes);
@@ -281,7 +281,7 @@ bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const 
                      TERRAIN_FILE_MAX_BYTES);
         return false;
     }
-    terrain_png_info info;
+    terrain_png_info_t info;
     if (!terrain_png_scan(data, size, name, &info) ||
         !terrain_check_size(name, info.width, info.height) ||
         !terrain_png_check_inflate(data, size, name, &info))

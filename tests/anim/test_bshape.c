@@ -111,11 +111,11 @@ static void free_character(chr_character_t *c)
     free(c->correctives);
 }
 
-typedef struct soa {
+typedef struct soa_t {
     float pos[VC * 3], nrm[VC * 3], tan[VC * 4], ao[VC];
-} soa;
+} soa_t;
 
-static void extract(const chr_mesh_t *m, soa *out)
+static void extract(const chr_mesh_t *m, soa_t *out)
 {
     for (int v = 0; v < VC; v++) {
         memcpy(&out->pos[v * 3], m->vertices[v].pos, 3 * sizeof(float));
@@ -125,8 +125,8 @@ static void extract(const chr_mesh_t *m, soa *out)
     }
 }
 
-static bool run(bshape_set_t *set, bshape_layout layout, const soa *base, int n, const uint32_t *idx,
-                const float *w, soa *out)
+static bool run(bshape_set_t *set, bshape_layout_t layout, const soa_t *base, int n, const uint32_t *idx,
+                const float *w, soa_t *out)
 {
     bshape_job_t job = {.set = set,
                         .layout = layout,
@@ -152,7 +152,7 @@ static float max_diff(const float *a, const float *b, int n)
     return m;
 }
 
-static soa g_base, g_a, g_b;
+static soa_t g_base, g_a, g_b;
 
 static void test_layouts(const chr_character_t *c)
 {
@@ -174,12 +174,12 @@ static void test_layouts(const chr_character_t *c)
         w[i] = 0.0f;
     }
     for (int layout = 0; layout < 2; layout++) {
-        CHECK(run(&set, (bshape_layout)layout, &g_base, SHAPES, idx, w, &g_a));
+        CHECK(run(&set, (bshape_layout_t)layout, &g_base, SHAPES, idx, w, &g_a));
         CHECK(memcmp(g_a.pos, g_base.pos, sizeof g_a.pos) == 0);
         CHECK(memcmp(g_a.nrm, g_base.nrm, sizeof g_a.nrm) == 0);
         CHECK(memcmp(g_a.tan, g_base.tan, sizeof g_a.tan) == 0);
         CHECK(memcmp(g_a.ao, g_base.ao, sizeof g_a.ao) == 0);
-        CHECK(run(&set, (bshape_layout)layout, &g_base, 0, NULL, NULL, &g_a));
+        CHECK(run(&set, (bshape_layout_t)layout, &g_base, 0, NULL, NULL, &g_a));
         CHECK(memcmp(g_a.pos, g_base.pos, sizeof g_a.pos) == 0);
     }
 
@@ -187,7 +187,7 @@ static void test_layouts(const chr_character_t *c)
     for (int layout = 0; layout < 2; layout++) {
         uint32_t s = 5;
         float one = 1.0f;
-        CHECK(run(&set, (bshape_layout)layout, &g_base, 1, &s, &one, &g_a));
+        CHECK(run(&set, (bshape_layout_t)layout, &g_base, 1, &s, &one, &g_a));
         const chr_shape_t *sh = &c->shapes[s];
         float err = 0.0f;
         uint32_t di = 0;

@@ -10,13 +10,13 @@
 #include <math.h>
 #include <stdio.h>
 
-static const excurve_key KEYS[] = {{0.5f, 0.2f}, {1.0f, 1.0f}, {2.0f, 0.0f}};
-static const excurve_track TRACK = {"smile_L", 3, KEYS};
+static const excurve_key_t KEYS[] = {{0.5f, 0.2f}, {1.0f, 1.0f}, {2.0f, 0.0f}};
+static const excurve_track_t TRACK = {"smile_L", 3, KEYS};
 
 int main(void)
 {
-    excurve_clip loop = {"test", 4.0f, true, 1, &TRACK};
-    excurve_clip clamp = {"test", 4.0f, false, 1, &TRACK};
+    excurve_clip_t loop = {"test", 4.0f, true, 1, &TRACK};
+    excurve_clip_t clamp = {"test", 4.0f, false, 1, &TRACK};
     CHECK(excurve_clip_check(&loop) && excurve_clip_check(&clamp));
     for (int k = 0; k < 3; k++) {
         CHECK(excurve_track_weight(&loop, &TRACK, KEYS[k].time_s) == KEYS[k].weight);
@@ -45,13 +45,13 @@ int main(void)
         CHECK(excurve_clip_check(excurve_builtin(b)));
     CHECK(excurve_builtin_find("talk") && excurve_builtin_find("smile-surprise-blink") && !excurve_builtin_find("x"));
     log_set_level(LOG_QUIET);
-    static const excurve_key BAD[] = {{1.0f, 0.0f}, {0.5f, 1.0f}};
-    excurve_track bad_track = {"x", 2, BAD};
-    excurve_clip bad = {"bad", 4.0f, true, 1, &bad_track};
+    static const excurve_key_t BAD[] = {{1.0f, 0.0f}, {0.5f, 1.0f}};
+    excurve_track_t bad_track = {"x", 2, BAD};
+    excurve_clip_t bad = {"bad", 4.0f, true, 1, &bad_track};
     CHECK(!excurve_clip_check(&bad));
-    static const excurve_key OUTSIDE[] = {{0.0f, 0.0f}, {5.0f, 1.0f}};
-    excurve_track out_track = {"x", 2, OUTSIDE};
-    excurve_clip outside = {"outside", 4.0f, true, 1, &out_track};
+    static const excurve_key_t OUTSIDE[] = {{0.0f, 0.0f}, {5.0f, 1.0f}};
+    excurve_track_t out_track = {"x", 2, OUTSIDE};
+    excurve_clip_t outside = {"outside", 4.0f, true, 1, &out_track};
     CHECK(!excurve_clip_check(&outside));
     return check_summary();
 }

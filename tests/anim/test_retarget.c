@@ -39,12 +39,12 @@ static void mat_pos(const float m[POSE_MAT_FLOATS], float out[3])
 
 /* ---------------------------------------------------------------- a synthetic rig */
 
-typedef struct rig_joint {
+typedef struct rig_joint_t {
     const char *name, *parent, *source; /* source: cmu21 joint whose position it takes (scaled), or NULL */
-} rig_joint;
+} rig_joint_t;
 
 /* CMU 31-joint layout; joints without a source sit between or beyond others. */
-static const rig_joint RIG[] = {
+static const rig_joint_t RIG[] = {
     {"Hips", NULL, "hip"},
     {"LHipJoint", "Hips", "lButtock"}, {"LeftUpLeg", "LHipJoint", "lThigh"}, {"LeftLeg", "LeftUpLeg", "lShin"},
     {"LeftFoot", "LeftLeg", "lFoot"},  {"LeftToeBase", "LeftFoot", NULL},
@@ -246,7 +246,7 @@ static void test_poses(const skel_t *dst)
     retarget_job_t job = {.rt = &rt, .source = &src, .scale_xz = 1.0f, .out = &out};
     CHECK(retarget_run(&job));
     check_bones_follow(&rt, dst, &out, dm, "rest");
-    test_rng rng = {12345u};
+    test_rng_t rng = {12345u};
     for (int i = 0; i < 50; i++) {
         test_random_pose(&rng, &g_src, 0.8f, &src);
         src.trans[0][0] = 30.0f * test_rand01(&rng);

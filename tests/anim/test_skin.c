@@ -156,7 +156,7 @@ static void random_palette(void) { random_palette_max(1.57f); }
  * Each set runs its own kernel (AVX2 LBS: a block kernel without tangents). */
 static int g_attrs = 2;
 
-static skin_job_t make_job(skin_method method, skin_isa isa, int k, bool u16, out_t *o)
+static skin_job_t make_job(skin_method_t method, skin_isa_t isa, int k, bool u16, out_t *o)
 {
     skin_job_t job = {
         .vertex_count = NV, .influences = k, .method = method, .isa = isa,
@@ -170,7 +170,7 @@ static skin_job_t make_job(skin_method method, skin_isa isa, int k, bool u16, ou
 }
 
 /* make_job, prenormalized (PRENORM) with the weights normalised for K. */
-static skin_job_t make_job_w(skin_method method, skin_isa isa, int k, bool u16, bool prenorm,
+static skin_job_t make_job_w(skin_method_t method, skin_isa_t isa, int k, bool u16, bool prenorm,
                              out_t *o)
 {
     skin_job_t job = make_job(method, isa, k, u16, o);
@@ -222,8 +222,8 @@ static void test_paths_agree(bool stress)
     const double simd_tol = stress ? 1e-5 : 1e-6;
     make_mesh(&g_mesh, stress);
     weights_for_counts(&g_mesh);
-    static const skin_isa isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AUTO};
-    static const skin_method methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
+    static const skin_isa_t isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AUTO};
+    static const skin_method_t methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
     skin_pool_t *pools[3] = {skin_pool_create(1), skin_pool_create(2), skin_pool_create(3)};
     CHECK(pools[0] && pools[1] && pools[2]);
     double worst_simd = 0, worst_accum = 0;
@@ -240,7 +240,7 @@ static void test_paths_agree(bool stress)
                 CHECK(e <= 1e-5);
                 for (int m = 0; m < 4; m++) {
                     /* Renormalising, then prenormalized, per method. */
-                    skin_method method = methods[m % 2];
+                    skin_method_t method = methods[m % 2];
                     bool pn = m >= 2;
                     skin_job_t sc = make_job_w(method, SKIN_ISA_SCALAR, k, u16, pn, &g_ref);
                     CHECK(skin_run(&sc));
@@ -311,8 +311,8 @@ static void test_truncation(void)
         static const float dq_id[8] = {0, 0, 0, 1, 0, 0, 0, 0};
         memcpy(g_dq[j], dq_id, sizeof dq_id);
     }
-    static const skin_method methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_DQS};
-    static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_method_t methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_DQS};
+    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
     for (int k = 1; k <= 4; k++)
         for (int m = 0; m < 3; m++)
             for (int i = 0; i < 3; i++) {
@@ -386,8 +386,8 @@ static void test_candy_wrapper(void)
     pose_mat_from_rt(q, zero, pal[1]);
     pose_dq_from_rt(ident, zero, dq[0]);
     pose_dq_from_rt(q, zero, dq[1]);
-    static const skin_method methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
-    static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_method_t methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
+    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
     for (int m = 0; m < 2; m++)
         for (int s = 0; s < 3; s++) {
             if (!skin_isa_supported(isas[s]))
@@ -426,8 +426,8 @@ static void test_bad_indices(void)
         bad.j8[4 * v + 1] = 250;
         bad.j16[4 * v + 2] = 60000;
     }
-    static const skin_isa isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2};
-    static const skin_method methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
+    static const skin_isa_t isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_method_t methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
     for (int u16 = 0; u16 < 2; u16++)
         for (int m = 0; m < 2; m++) {
             skin_job_t ref = make_job(methods[m], SKIN_ISA_SCALAR, 4, u16, &g_ref);
@@ -459,7 +459,7 @@ static void test_prenormalized(void)
     make_mesh(&g_mesh, false);
     weights_for_counts(&g_mesh);
     random_palette();
-    static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
     static out_t unit;
     for (int k = 1; k <= 4; k++)
         for (int i = 0; i < 3; i++) {
@@ -562,7 +562,7 @@ static void test_validation(void)
     j.vertex_count = -1;
     CHECK(!skin_run(&j));
     j = good;
-    j.method = (skin_method)7;
+    j.method = (skin_method_t)7;
     CHECK(!skin_run(&j));
     j = good;
     j.vertex_count = 0;

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
            FIRST + FRAMES - 1,
            clip.frame_count, 1.0 / clip.frame_time_s);
     for (int method = SKIN_LBS_MATRIX; method <= SKIN_DQS; method++) {
-        skin_hybrid_desc_t d = {.mesh = {.vertex_count = (int)n, .influences = 4, .method = (skin_method)method,
+        skin_hybrid_desc_t d = {.mesh = {.vertex_count = (int)n, .influences = 4, .method = (skin_method_t)method,
                                          .isa = SKIN_ISA_SCALAR, .positions = pos, .normals = nrm,
                                          .joints_u16 = jn, .weights = w, .joint_count = nj},
                                 .frame_count = FRAMES, .palettes = pal, .dq_palettes = dq};
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
             CHECKF(skin_hybrid_measure(&d, &e[i]), "measure");
             printf("%s N=%d: %d frames, %d keys: max %.4f cm (frame %d), mean %.4f cm, at keys %.3g cm, normals "
                    "%.3f deg\n",
-                   skin_method_name((skin_method)method), ns[i], e[i].frames, e[i].keys, e[i].max_cm,
+                   skin_method_name((skin_method_t)method), ns[i], e[i].frames, e[i].keys, e[i].max_cm,
                    e[i].worst_frame, e[i].mean_cm, e[i].max_key_cm, e[i].max_normal_deg);
             CHECKF(e[i].max_key_cm == 0.0, "N=%d: key frames differ by %.3g cm", ns[i], e[i].max_key_cm);
         }

@@ -44,7 +44,7 @@ static void fill_keys(void)
         }
 }
 
-static tween_job_t make_job(tween_mode mode, bool loop, double t)
+static tween_job_t make_job(tween_mode_t mode, bool loop, double t)
 {
     tween_job_t j = {.mode = mode,
                      .timing = {.key_count = KEYS, .fps = FPS, .loop = loop},
@@ -97,7 +97,7 @@ static void test_keys_exact(void)
     for (int mode = 0; mode < TWEEN_MODE_COUNT; mode++) {
         /* Looping: every integer key time, negative ones and later periods included. */
         for (int k = -3 * KEYS; k <= 3 * KEYS; k++) {
-            tween_job_t j = make_job((tween_mode)mode, true, k / (double)FPS);
+            tween_job_t j = make_job((tween_mode_t)mode, true, k / (double)FPS);
             CHECK(tween_run(&j));
             CHECK(equals_key(((k % KEYS) + KEYS) % KEYS));
             /* Times computed in float land on the key too. */
@@ -107,7 +107,7 @@ static void test_keys_exact(void)
         }
         /* Clamped: keys inside, the end keys outside. */
         for (int k = -4; k <= KEYS + 4; k++) {
-            tween_job_t j = make_job((tween_mode)mode, false, k / (double)FPS);
+            tween_job_t j = make_job((tween_mode_t)mode, false, k / (double)FPS);
             CHECK(tween_run(&j));
             CHECK(equals_key(k < 0 ? 0 : (k >= KEYS ? KEYS - 1 : k)));
         }
@@ -137,7 +137,7 @@ static void test_loop_wrap_negative_clamp(void)
             e = fmaxf(e, fabsf(first[v][c] - g_out_p[v][c]));
     CHECK(e < 1e-4f);
     /* Gosselin's key index and fraction. */
-    tween_span s;
+    tween_span_t s;
     tween_locate(&j.timing, -0.25 / FPS, &s);
     CHECK(s.key[1] == KEYS - 1 && s.key[2] == 0 && fabs(s.frac - 0.75) < 1e-9);
     CHECK(s.key[0] == KEYS - 2 && s.key[3] == 1);
@@ -216,7 +216,7 @@ static void test_hermite_through_keys_and_normals(void)
     for (int mode = 0; mode < TWEEN_MODE_COUNT; mode++)
         for (int loop = 0; loop < 2; loop++)
             for (int i = -50; i < 150; i++) {
-                tween_job_t j = make_job((tween_mode)mode, loop, i * 0.0137);
+                tween_job_t j = make_job((tween_mode_t)mode, loop, i * 0.0137);
                 CHECK(tween_run(&j));
                 n_err = fmaxf(n_err, max_normal_error());
                 for (int v = 0; v < VC; v++) {
@@ -319,7 +319,7 @@ static void test_tween_then_skin(void)
         for (int step = 0; step < 7; step++) {
             double t = -0.3 + step * 0.123;
             /* Reference: tween into A, then skin A. */
-            tween_job_t tj = make_job((tween_mode)mode, true, t);
+            tween_job_t tj = make_job((tween_mode_t)mode, true, t);
             tj.out_positions = &bind_a[0][0];
             tj.out_normals = &bind_n_a[0][0];
             CHECK(tween_run(&tj));
@@ -348,7 +348,7 @@ static void test_tween_then_skin(void)
             CHECK(memcmp(skin_na, skin_nb, sizeof skin_na) == 0);
             /* Skinning something other than the tween's output is refused. */
             sj.positions = &bind_a[0][0];
-            log_level level = log_get_level();
+            log_level_t level = log_get_level();
             log_set_level(LOG_QUIET);
             CHECK(!tween_skin_run(&tj, &sj));
             log_set_level(level);
@@ -358,7 +358,7 @@ static void test_tween_then_skin(void)
 static void test_refusals(void)
 {
     static const float bad_first[3] = {0.1f, 0.2f, 0.3f}, not_increasing[3] = {0.0f, 0.2f, 0.2f};
-    tween_timing t = {.key_count = 3, .key_times = bad_first};
+    tween_timing_t t = {.key_count = 3, .key_times = bad_first};
     CHECK(!tween_timing_check(&t));
     t.key_times = not_increasing;
     CHECK(!tween_timing_check(&t));
@@ -370,7 +370,7 @@ static void test_refusals(void)
     CHECK(!tween_timing_check(&t));
     t.duration_s = NAN;
     CHECK(!tween_timing_check(&t));
-    tween_timing u = {.key_count = 3, .fps = NAN};
+    tween_timing_t u = {.key_count = 3, .fps = NAN};
     CHECK(!tween_timing_check(&u));
     u.fps = 0.0f;
     CHECK(!tween_timing_check(&u));
@@ -379,7 +379,7 @@ static void test_refusals(void)
     CHECK(!tween_timing_check(&u));
     tween_job_t j = make_job(TWEEN_LINEAR, true, NAN);
     CHECK(!tween_run(&j));
-    j = make_job((tween_mode)7, true, 0.0);
+    j = make_job((tween_mode_t)7, true, 0.0);
     CHECK(!tween_run(&j));
     j = make_job(TWEEN_LINEAR, true, 0.0);
     j.out_normals = NULL;

@@ -36,10 +36,10 @@ static void test_deadzone(void)
 
 static void test_keys(void)
 {
-    input_config cfg;
+    input_config_t cfg;
     input_config_default(&cfg);
     bool keys[INPUT_KEY_COUNT] = {0};
-    input_frame f;
+    input_frame_t f;
     keys[INPUT_KEY_FORWARD] = true;
     keys[INPUT_KEY_RUN] = true;
     input_map_keys(keys, &cfg, &f);
@@ -57,11 +57,11 @@ static void test_keys(void)
 
 static void test_pad(void)
 {
-    input_config cfg;
+    input_config_t cfg;
     input_config_default(&cfg);
     float axes[SDL_CONTROLLER_AXIS_MAX] = {0};
     bool buttons[SDL_CONTROLLER_BUTTON_MAX] = {0};
-    input_frame f = {0};
+    input_frame_t f = {0};
     axes[SDL_CONTROLLER_AXIS_LEFTY] = -1.0f;      /* stick pushed up */
     axes[SDL_CONTROLLER_AXIS_TRIGGERRIGHT] = 1.0f; /* full run */
     axes[SDL_CONTROLLER_AXIS_TRIGGERLEFT] = 0.9f;  /* strafe */
@@ -74,7 +74,7 @@ static void test_pad(void)
     CHECK(f.strafe && f.jump && f.crouch);
     CHECK(f.orbit_yaw_rate == 0.0f);
     /* The pad adds onto the keyboard; the sum stays unit length. */
-    input_frame kb = {0};
+    input_frame_t kb = {0};
     kb.move_x = 1.0f;
     input_map_pad(axes, buttons, &cfg, &kb);
     CHECK_NEAR(sqrtf(kb.move_x * kb.move_x + kb.move_y * kb.move_y), 1.0f, 1e-5);
@@ -82,14 +82,14 @@ static void test_pad(void)
 
 
 
-static cli_result parse(app_options *o, int argc, const char **argv)
+static cli_result_t parse(app_options_t *o, int argc, const char **argv)
 {
     return cli_parse(argc, (char **)argv, o);
 }
 
 static void test_cli(void)
 {
-    app_options o;
+    app_options_t o;
     const char *good[] = {"strider", "--level", "hills", "--frames", "120", "--hidden", "--size", "640x360",
                           "--screenshot", "out.png", "--seed", "7"};
     CHECK(parse(&o, 12, good) == CLI_RUN);

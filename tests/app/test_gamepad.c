@@ -20,7 +20,7 @@ static SDL_Joystick *attach(void)
     return index >= 0 ? SDL_JoystickOpen(index) : NULL;
 }
 
-static void pump(input_state *in)
+static void pump(input_state_t *in)
 {
     SDL_Event ev;
     SDL_PumpEvents();
@@ -34,9 +34,9 @@ int main(void)
         fprintf(stderr, "SDL_Init: %s\n", SDL_GetError());
         return 1;
     }
-    input_state in;
+    input_state_t in;
     input_init(&in);
-    input_frame f;
+    input_frame_t f;
 
     /* No pad: nothing moves, nothing crashes. */
     pump(&in);

@@ -21,7 +21,7 @@ static void fuzz_one(const uint8_t *data, size_t size)
     for (uint32_t i = 0; i < c.vertex_count; i++)
         if (c.vertex[i] >= c.mesh_vertex_count)
             abort();
-    tween_timing t = clip_timing(&c);
+    tween_timing_t t = clip_timing(&c);
     if (!tween_timing_check(&t))
         abort();
     float *out_p = malloc((size_t)c.vertex_count * 3 * sizeof(float));
@@ -31,7 +31,7 @@ static void fuzz_one(const uint8_t *data, size_t size)
         static const double times[] = {-1.75, 0.0, 0.031, 0.5, 7.3};
         for (int mode = 0; mode < TWEEN_MODE_COUNT; mode++)
             for (size_t k = 0; k < sizeof times / sizeof times[0]; k++) {
-                tween_job_t j = {.mode = (tween_mode)mode,
+                tween_job_t j = {.mode = (tween_mode_t)mode,
                                  .timing = t,
                                  .time_s = times[k] * (double)c.duration_s + times[k],
                                  .vertex_count = (int)c.vertex_count,

@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     log_set_level(LOG_QUIET);
     const bool glb = size >= 4 && memcmp(data, "glTF", 4) == 0;
     const char *name = glb ? "fuzz.glb" : "fuzz.gltf";
-    const gltf_memory_file files[] = {{.name = "fuzz.bin", .data = data, .size = size}};
-    gltf_package pkg;
+    const gltf_memory_file_t files[] = {{.name = "fuzz.bin", .data = data, .size = size}};
+    gltf_package_t pkg;
     if (!gltf_package_memory(&pkg, name, data, size, files, 1))
         return 0;
     /* The document assimp reads passed the checks, and so does every
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!pkg.doc || pkg.res_count > 1 || (pkg.res_count == 1 && strcmp(pkg.res[0].uri, "fuzz.bin") != 0))
         abort();
     chr_character_t chr;
-    imp_info info;
+    imp_info_t info;
     if (imp_load_gltf_package(&pkg, name, &chr, &info)) {
         if (!chr_validate(&chr, name))
             abort();

@@ -46,15 +46,15 @@ static const char *const NAMES[] = {"Hips", "Spine", "Head", "LeftUpLeg", "LeftL
                                     "a_name_that_is_much_too_long_for_a_joint"};
 
 typedef struct scene_store_t {
-    imp_node nodes[F_NODES];
-    imp_mesh meshes[F_MESHES];
-    imp_material mats[F_MATS];
+    imp_node_t nodes[F_NODES];
+    imp_mesh_t meshes[F_MESHES];
+    imp_material_t mats[F_MATS];
     float pos[F_MESHES][F_VERTS * 3], nrm[F_MESHES][F_VERTS * 3], uv[F_MESHES][F_VERTS * 2];
     uint32_t face_size[F_MESHES][F_FACES], face_index[F_MESHES][F_FACES * 3];
-    imp_bone bones[F_MESHES][F_BONES];
+    imp_bone_t bones[F_MESHES][F_BONES];
     uint32_t wv[F_MESHES][F_BONES][F_VERTS + 1];
     float ww[F_MESHES][F_BONES][F_VERTS + 1];
-    imp_target targets[F_MESHES][F_TARGETS];
+    imp_target_t targets[F_MESHES][F_TARGETS];
     float tpos[F_MESHES][F_TARGETS][F_VERTS * 3];
     char tname[F_MESHES][F_TARGETS][40];
 } scene_store_t;
@@ -66,7 +66,7 @@ static void decode(src_t *s, scene_store_t *st, imp_scene_t *sc)
     sc->mesh_count = 1 + byte(s) % F_MESHES;
     sc->material_count = 1 + byte(s) % F_MATS;
     for (uint32_t i = 0; i < sc->node_count; i++) {
-        imp_node *n = &st->nodes[i];
+        imp_node_t *n = &st->nodes[i];
         n->name = NAMES[(i + byte(s)) % (sizeof NAMES / sizeof NAMES[0])];
         /* 0 -> the previous node (a chain), anything else another parent or an invalid one. */
         n->parent = (int)i - 1 - (int)(byte(s) % (i + 2));
@@ -86,7 +86,7 @@ static void decode(src_t *s, scene_store_t *st, imp_scene_t *sc)
         st->mats[i].roughness = value(s, 0.5f);
     }
     for (uint32_t mi = 0; mi < sc->mesh_count; mi++) {
-        imp_mesh *m = &st->meshes[mi];
+        imp_mesh_t *m = &st->meshes[mi];
         m->name = "mesh";
         m->node = byte(s) % (sc->node_count + 1);
         m->material = byte(s) % (sc->material_count + 1);
@@ -118,7 +118,7 @@ static void decode(src_t *s, scene_store_t *st, imp_scene_t *sc)
         m->face_index = st->face_index[mi];
         m->bone_count = (1 + byte(s)) % (F_BONES + 1);
         for (uint32_t bi = 0; bi < m->bone_count; bi++) {
-            imp_bone *b = &st->bones[mi][bi];
+            imp_bone_t *b = &st->bones[mi][bi];
             b->node = (bi + byte(s)) % (sc->node_count + 1);
             b->inverse_bind[0] = b->inverse_bind[5] = b->inverse_bind[10] = b->inverse_bind[15] = 1.0f;
             b->inverse_bind[13] = value(s, -0.9f);
@@ -133,7 +133,7 @@ static void decode(src_t *s, scene_store_t *st, imp_scene_t *sc)
         m->bones = st->bones[mi];
         m->target_count = byte(s) % (F_TARGETS + 1);
         for (uint32_t t = 0; t < m->target_count; t++) {
-            imp_target *tg = &st->targets[mi][t];
+            imp_target_t *tg = &st->targets[mi][t];
             uint8_t nb = byte(s);
             snprintf(st->tname[mi][t], sizeof st->tname[mi][t], "%s", nb < 200 ? "target" : NAMES[nb % 9]);
             if (nb < 200)
@@ -158,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     src_t s = {data, size, 0};
     decode(&s, &st, &sc);
     chr_character_t c;
-    imp_info info;
+    imp_info_t info;
     if (!imp_build(&sc, "fuzz.gltf", &c, &info))
         return 0;
     if (!chr_validate(&c, "fuzz"))

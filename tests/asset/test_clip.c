@@ -77,7 +77,7 @@ static void make_clip(clip_t *c, uint32_t vc, uint32_t keys, bool loop, int moti
 
 /* Largest vertex distance (cm) between ORIG's keys and REDUCED rebuilt by
  * tween_run at every original key time. */
-static float reduced_error(const clip_t *orig, const clip_t *reduced, tween_mode mode)
+static float reduced_error(const clip_t *orig, const clip_t *reduced, tween_mode_t mode)
 {
     size_t n = (size_t)orig->vertex_count * 3;
     float *out = calloc(n, sizeof(float));
@@ -189,13 +189,13 @@ static void test_linear_motion(void)
     for (int mode = 0; mode < TWEEN_MODE_COUNT; mode++) {
             clip_t c, r;
             make_clip(&c, 9, 12, false, 1);
-            kr_result res;
-            CHECK(kr_reduce(&c, (tween_mode)mode, 1e-4f, &r, &res));
+            kr_result_t res;
+            CHECK(kr_reduce(&c, (tween_mode_t)mode, 1e-4f, &r, &res));
             CHECK(res.kept == 2 && res.removed == 10);
             CHECK(r.key_count == 2 && r.key_time[0] == 0.0f && r.key_time[1] == c.key_time[11]);
-            float e = reduced_error(&c, &r, (tween_mode)mode);
+            float e = reduced_error(&c, &r, (tween_mode_t)mode);
             CHECK(e <= 1e-4f + ROUNDING_CM);
-            printf("linear motion, %s: %u keys -> %u, max error %.2g cm\n", tween_mode_name((tween_mode)mode),
+            printf("linear motion, %s: %u keys -> %u, max error %.2g cm\n", tween_mode_name((tween_mode_t)mode),
                    c.key_count, r.key_count, (double)e);
             clip_free(&r);
             clip_free(&c);
@@ -209,19 +209,19 @@ static void test_bound(void)
             clip_t c, r;
             make_clip(&c, 20, 40, loop, 0);
             const float bound = 0.15f;
-            kr_result res;
-            CHECK(kr_reduce(&c, (tween_mode)mode, bound, &r, &res));
-            float e = reduced_error(&c, &r, (tween_mode)mode);
+            kr_result_t res;
+            CHECK(kr_reduce(&c, (tween_mode_t)mode, bound, &r, &res));
+            float e = reduced_error(&c, &r, (tween_mode_t)mode);
             CHECK(res.removed > 0 && res.kept == r.key_count && res.kept + res.removed == 40);
             CHECK(e <= bound + ROUNDING_CM);
             CHECK(fabsf(e - res.max_error_cm) <= ROUNDING_CM);
             /* Kept keys keep their bytes and times. */
             CHECK(r.key_time[0] == 0.0f && (!loop || r.duration_s == c.duration_s));
             printf("random walk (%s, %s): 40 keys -> %u, max error %.4f cm (bound %.2f)\n", loop ? "loop" : "clamped",
-                   tween_mode_name((tween_mode)mode), r.key_count, (double)e, (double)bound);
+                   tween_mode_name((tween_mode_t)mode), r.key_count, (double)e, (double)bound);
             /* A zero bound keeps every key. */
             clip_t all;
-            CHECK(kr_reduce(&c, (tween_mode)mode, 0.0f, &all, &res));
+            CHECK(kr_reduce(&c, (tween_mode_t)mode, 0.0f, &all, &res));
             CHECK(all.key_count == 40);
             clip_free(&all);
             clip_free(&r);
@@ -233,7 +233,7 @@ static int check_files(const char *orig_path, const char *reduced_path, const ch
 {
     clip_t orig, reduced;
     float bound = strtof(bound_s, NULL);
-    tween_mode mode = strcmp(mode_s, "linear") == 0 ? TWEEN_LINEAR : TWEEN_HERMITE;
+    tween_mode_t mode = strcmp(mode_s, "linear") == 0 ? TWEEN_LINEAR : TWEEN_HERMITE;
     if (!clip_load(&orig, orig_path) || !clip_load(&reduced, reduced_path))
         return 1;
     CHECK(orig.vertex_count == reduced.vertex_count && reduced.key_count <= orig.key_count);

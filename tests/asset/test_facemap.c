@@ -18,7 +18,7 @@ static const char *const ARKIT[] = {"eyeBlinkLeft", "eyeBlinkRight", "jawOpen", 
                                     "browDownRight"};
 enum { ARKIT_N = sizeof ARKIT / sizeof ARKIT[0] };
 
-static float weight_of(const chr_character_t *c, const facemap_term *t, int n, const char *shape)
+static float weight_of(const chr_character_t *c, const facemap_term_t *t, int n, const char *shape)
 {
     int s = chr_find_shape(c, shape);
     for (int i = 0; i < n; i++)
@@ -29,9 +29,9 @@ static float weight_of(const chr_character_t *c, const facemap_term *t, int n, c
 
 int main(int argc, char **argv)
 {
-    facemap_term t[FACEMAP_TERMS_MAX];
+    facemap_term_t t[FACEMAP_TERMS_MAX];
     for (int e = 0; e < facemap_emotion_count(); e++) {
-        const facemap_emotion *em = facemap_emotion_get(e);
+        const facemap_emotion_t *em = facemap_emotion_get(e);
         CHECK(em && em->name && em->mix[0].weight > 0.0f);
         for (int k = 0; k < FACEMAP_MIX_MAX && em->mix[k].weight > 0.0f; k++)
             CHECK(em->mix[k].id >= 0 && em->mix[k].id < FACEMAP_MODIFIER_COUNT);

@@ -25,15 +25,15 @@
 enum { RINGS = 7, SIDES = 6, LEG_VERTS = RINGS * SIDES, LEG_FACES = (RINGS - 1) * SIDES * 2 };
 
 typedef struct leg_t {
-    imp_node nodes[4];
-    imp_mesh mesh[2];
-    imp_material mat[1];
+    imp_node_t nodes[4];
+    imp_mesh_t mesh[2];
+    imp_material_t mat[1];
     float pos[LEG_VERTS * 3], nrm[LEG_VERTS * 3], uv[LEG_VERTS * 2];
     uint32_t face_size[LEG_FACES], face_index[LEG_FACES * 3];
-    imp_bone bones[3];
+    imp_bone_t bones[3];
     uint32_t wv[3][LEG_VERTS];
     float ww[3][LEG_VERTS];
-    imp_target target;
+    imp_target_t target;
     float tpos[LEG_VERTS * 3];
     /* A second, rigid mesh (a box under the foot node). */
     float box_pos[8 * 3];
@@ -98,7 +98,7 @@ static void make_leg(leg_t *L)
             f += 2;
         }
     for (int j = 0; j < 3; j++) {
-        imp_bone *b = &L->bones[j];
+        imp_bone_t *b = &L->bones[j];
         b->node = (uint32_t)j + 1;
         identity(b->inverse_bind);
         b->inverse_bind[12] = -1.0f;
@@ -118,8 +118,8 @@ static void make_leg(leg_t *L)
     }
     L->target.name = "bulge";
     L->target.positions = L->tpos;
-    L->mat[0] = (imp_material){.name = "skin", .color = {0.8f, 0.6f, 0.5f, 1.0f}, .roughness = 0.5f};
-    imp_mesh *m = &L->mesh[0];
+    L->mat[0] = (imp_material_t){.name = "skin", .color = {0.8f, 0.6f, 0.5f, 1.0f}, .roughness = 0.5f};
+    imp_mesh_t *m = &L->mesh[0];
     m->name = "leg";
     m->node = 0;
     m->vertex_count = LEG_VERTS;
@@ -144,7 +144,7 @@ static void make_leg(leg_t *L)
         memcpy(&L->box_index[q * 6], t, sizeof t);
         L->box_size[q * 2] = L->box_size[q * 2 + 1] = 3;
     }
-    imp_mesh *box = &L->mesh[1];
+    imp_mesh_t *box = &L->mesh[1];
     box->name = "box";
     box->node = 3;
     box->vertex_count = 8;
@@ -159,7 +159,7 @@ static void make_leg(leg_t *L)
 /* ---------------------------------------------------------------- stderr capture */
 
 /* Runs imp_build with stderr in a file; returns the lines it wrote. */
-static int build_lines(const imp_scene_t *s, bool *ok, chr_character_t *c, imp_info *info, char *text, size_t cap)
+static int build_lines(const imp_scene_t *s, bool *ok, chr_character_t *c, imp_info_t *info, char *text, size_t cap)
 {
     fflush(stderr);
     int saved = dup(2);
@@ -199,7 +199,7 @@ static void test_leg(void)
     static leg_t L;
     make_leg(&L);
     chr_character_t c;
-    imp_info info;
+    imp_info_t info;
     char text[2048];
     bool ok;
     int lines = build_lines(&L.scene, &ok, &c, &info, text, sizeof text);
@@ -295,7 +295,7 @@ static void test_rest_differs_and_rigid(void)
     k[10] = 0.0f;
     L.scene.mesh_count = 2;
     chr_character_t c;
-    imp_info info;
+    imp_info_t info;
     if (!imp_build(&L.scene, "leg.gltf", &c, &info)) {
         CHECK(!"bent leg imports");
         return;
@@ -326,7 +326,7 @@ static void test_renormalise(void)
         for (int v = 0; v < LEG_VERTS; v++)
             L.ww[j][v] *= 0.6f;
     chr_character_t c;
-    imp_info info;
+    imp_info_t info;
     char text[2048];
     bool ok;
     int lines = build_lines(&L.scene, &ok, &c, &info, text, sizeof text);
@@ -343,8 +343,8 @@ static void test_renormalise(void)
 static void test_refusals(void)
 {
     static leg_t L;
-    static imp_node many[300];
-    static imp_bone many_bones[300];
+    static imp_node_t many[300];
+    static imp_bone_t many_bones[300];
 
     make_leg(&L);
     L.pos[7] = NAN;
@@ -399,7 +399,7 @@ static void test_refusals(void)
     make_leg(&L);
     L.mesh[1] = L.mesh[0];
     L.mesh[1].name = "other";
-    static imp_bone other[3];
+    static imp_bone_t other[3];
     memcpy(other, L.bones, sizeof other);
     other[1].inverse_bind[13] = -0.3f;
     L.mesh[1].bones = other;
@@ -412,7 +412,7 @@ static void test_refusals(void)
     L.mesh[1].name = "copy";
     L.scene.mesh_count = 2;
     chr_character_t c;
-    imp_info info;
+    imp_info_t info;
     CHECK(imp_build(&L.scene, "leg.gltf", &c, &info) && info.skinned_meshes == 2);
     chr_free(&c);
 
@@ -458,7 +458,7 @@ static void test_shared(const char *dir, const skel_t *driver)
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, mh[k]);
         chr_character_t c;
-        imp_info info;
+        imp_info_t info;
         if (!imp_load_gltf(path, &c, &info)) {
             CHECKF(0, "%s imports", path);
             continue;
@@ -487,7 +487,7 @@ static void test_shared(const char *dir, const skel_t *driver)
         /* Dressed: the eyes, teeth and tongue found from the mesh, every
          * piece of the outfit on some vertices. */
         if (driver) {
-            imp_info dressed;
+            imp_info_t dressed;
             if (imp_load_character(path, NULL, driver, &c, &dressed)) {
                 CHECK(dressed.eyes == 2 && dressed.mouth_parts == 3);
                 CHECK(c.material_count == 12);
@@ -507,7 +507,7 @@ static void test_shared(const char *dir, const skel_t *driver)
      * rigidly from joints, hands with weights summing up to 1.76. */
     snprintf(path, sizeof path, "%s/RobotExpressive.glb", dir);
     chr_character_t c;
-    imp_info info;
+    imp_info_t info;
     if (imp_load_gltf(path, &c, &info)) {
         CHECK(info.joints == 43 && info.rigid_meshes == 15 && info.skinned_meshes == 4);
         CHECKF(info.renormalised > 0 && info.worst_weight_sum > 1.5f, "renormalised %u, worst %.3f", info.renormalised,

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
     const char *path = NULL;
     int hidden = 512, repeats = 0;
     bool smoke = false;
-    pfnn_isa isa = PFNN_ISA_AUTO;
+    pfnn_isa_t isa = PFNN_ISA_AUTO;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--net") && i + 1 < argc)
             path = argv[++i];
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--isa") && i + 1 < argc) {
             const char *s = argv[++i];
             isa = !strcmp(s, "scalar") ? PFNN_ISA_SCALAR : !strcmp(s, "sse2") ? PFNN_ISA_SSE2
-                  : !strcmp(s, "avx2") ? PFNN_ISA_AVX2 : (pfnn_isa)-1;
+                  : !strcmp(s, "avx2") ? PFNN_ISA_AVX2 : (pfnn_isa_t)-1;
             if ((int)isa < 0) {
                 fprintf(stderr, "bench_pfnn: --isa takes scalar, sse2 or avx2\n");
                 return 2;
@@ -52,8 +52,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_pfnn: --hidden 1..%d, --repeats >= 1\n", PFNN_MAX_DIM);
         return 2;
     }
-    pfnn_network net;
-    pfnn_load_desc desc = {.fp16 = true};
+    pfnn_network_t net;
+    pfnn_load_desc_t desc = {.fp16 = true};
     bool ok;
     if (path) {
         ok = pfnn_load_ex(&net, path, &desc);
@@ -69,13 +69,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_pfnn: %s does not run on this CPU\n", pfnn_isa_name(isa));
         return 1;
     }
-    pfnn_bench_desc bd = {.repeats = repeats, .isa = isa};
+    pfnn_bench_desc_t bd = {.repeats = repeats, .isa = isa};
     if (smoke) {
         bd.warmup = 2;
         bd.copy_bytes = (size_t)8 << 20;
         bd.copy_bytes_l3 = (size_t)1 << 20;
     }
-    pfnn_bench_result r;
+    pfnn_bench_result_t r;
     ok = pfnn_bench_run(&net, &bd, &r);
     if (ok) {
         static char buf[8192];
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     if (ok && smoke) {
         ok = r.row_count >= PFNN_PHASE_MODE_COUNT && r.copy_gb_s > 0 && r.copy_l3_gb_s > 0;
         for (int i = 0; i < r.row_count; i++) {
-            const pfnn_bench_row *w = &r.rows[i];
+            const pfnn_bench_row_t *w = &r.rows[i];
             /* Cubic fp32 is the reference itself; the others within the test tolerances. */
             double tol = w->mode == PFNN_PHASE_CUBIC ? (w->dtype == PFNN_F32 ? 1e-5 : 1e-2) : 0.5;
             if (!isfinite(w->checksum) || !(w->max_err_vs_cubic32 <= tol) || !(w->median_ms > 0)) {

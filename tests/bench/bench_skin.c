@@ -23,8 +23,8 @@ enum { SET_MAX = 64 };
  * mesh size. Returns the count of failures. */
 static int check_set(const skin_bench_desc_t *base, const int *threads, int nthreads)
 {
-    static const skin_method methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_LBS_MATRIX, SKIN_DQS};
-    static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AUTO};
+    static const skin_method_t methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_LBS_MATRIX, SKIN_DQS};
+    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AUTO};
     static skin_bench_desc_t set[SET_MAX];
     static skin_bench_result_t out[SET_MAX * MAX_THREAD_COUNTS];
     int n = 0, failures = 0;
@@ -127,8 +127,8 @@ int main(int argc, char **argv)
         thread_counts[2] = 3;
         n_counts = 3;
     }
-    static const skin_method methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_DQS};
-    static const skin_isa isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_method_t methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_DQS};
+    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
     int failures = 0;
     if (smoke)
         failures += check_set(&base, thread_counts, n_counts);

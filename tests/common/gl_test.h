@@ -17,16 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct gl_test {
+typedef struct gl_test_t {
     SDL_Window *win;
     SDL_GLContext ctx;
-} gl_test;
+} gl_test_t;
 
 /* Opens a hidden W x H window named TITLE with a 4.5 core context and runs
  * gfx_init(DESC); on failure prints one "FAIL: ..." line and returns false. */
-static inline bool gl_test_open(gl_test *t, const char *title, int w, int h, const gfx_desc *desc)
+static inline bool gl_test_open(gl_test_t *t, const char *title, int w, int h, const gfx_desc_t *desc)
 {
-    *t = (gl_test){0};
+    *t = (gl_test_t){0};
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         fprintf(stderr, "FAIL: SDL_Init: %s\n", SDL_GetError());
         return false;
@@ -50,12 +50,12 @@ static inline bool gl_test_open(gl_test *t, const char *title, int w, int h, con
     return true;
 }
 
-static inline void gl_test_close(gl_test *t)
+static inline void gl_test_close(gl_test_t *t)
 {
     gfx_shutdown();
     SDL_GL_DeleteContext(t->ctx);
     SDL_DestroyWindow(t->win);
-    *t = (gl_test){0};
+    *t = (gl_test_t){0};
 }
 
 /* Compares two RGB images of PIXELS pixels: returns how many differ by more

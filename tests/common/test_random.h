@@ -1,4 +1,4 @@
-/* test_random: reproducible random inputs for tests. A test_rng is a 32-bit
+/* test_random: reproducible random inputs for tests. A test_rng_t is a 32-bit
  * linear congruential generator (Numerical Recipes' constants): enough for
  * test inputs, the same sequence on every machine, and seeded per test so a
  * failure replays exactly. test_random_pose() turns every joint of the rest
@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct test_rng {
+typedef struct test_rng_t {
     uint32_t state;
-} test_rng;
+} test_rng_t;
 
 /* Uniform in [0, 1), 24 bits. */
-static inline float test_rand01(test_rng *r)
+static inline float test_rand01(test_rng_t *r)
 {
     r->state = r->state * 1664525u + 1013904223u;
     return (float)(r->state >> 8) / 16777216.0f;
@@ -25,7 +25,7 @@ static inline float test_rand01(test_rng *r)
 
 /* The rest pose of S with every joint turned by up to MAX_RAD (either way)
  * about a random axis. */
-static inline void test_random_pose(test_rng *r, const skel_t *s, float max_rad, pose_t *out)
+static inline void test_random_pose(test_rng_t *r, const skel_t *s, float max_rad, pose_t *out)
 {
     pose_rest(s, out);
     for (int j = 0; j < out->joint_count; j++) {

@@ -16,7 +16,7 @@
 
 static const char *const COLOURS[] = {"red", "green", "blue"};
 
-typedef struct vals {
+typedef struct vals_t {
     bool flag, seen_flag, pos_given;
     int i, choice, list[ARGS_LIST_MAX], nlist, names[ARGS_LIST_MAX], nnames;
     long l;
@@ -24,20 +24,20 @@ typedef struct vals {
     double d;
     const char *s, *path, *choice_text;
     int w, h;
-} vals;
+} vals_t;
 
 static bool parse_wxh(const char *v, void *dest)
 {
-    vals *x = dest;
+    vals_t *x = dest;
     return sscanf(v, "%dx%d", &x->w, &x->h) == 2 && x->w > 0 && x->h > 0;
 }
 
 /* Parses ARGS (NULL-terminated) with a fresh table over X; the one line of
  * stderr lands in capture_text. */
-static args_result run(vals *x, const char *const *args)
+static args_result_t run(vals_t *x, const char *const *args)
 {
     memset(x, 0, sizeof *x);
-    const args_opt opts[] = {
+    const args_opt_t opts[] = {
         {.name = "--flag", .kind = ARGS_FLAG, .dest = &x->flag, .given = &x->seen_flag, .help = "a flag"},
         {.kind = ARGS_TEXT, .help = "\nsection:\n"},
         {.name = "--int", .kind = ARGS_INT, .dest = &x->i, .lo = -2, .hi = 5, .arg = "N", .help = "a number\nmore"},
@@ -54,14 +54,14 @@ static args_result run(vals *x, const char *const *args)
          .nchoices = 3},
         {.name = "--size", .kind = ARGS_CUSTOM, .dest = x, .parse = parse_wxh, .error = "--size needs WxH, got '%s'"},
     };
-    const args_spec spec = {.prog = "prog", .hint = " (try --help)", .label_width = 10, .head = "usage: prog\n",
+    const args_spec_t spec = {.prog = "prog", .hint = " (try --help)", .label_width = 10, .head = "usage: prog\n",
                             .tail = "end\n", .opts = opts, .count = (int)(sizeof opts / sizeof opts[0])};
     char *argv[32] = {"prog"};
     int argc = 1;
     while (args[argc - 1])
         argv[argc] = (char *)args[argc - 1], argc++;
     capture_begin();
-    args_result r = args_parse(&spec, argc, argv, 1);
+    args_result_t r = args_parse(&spec, argc, argv, 1);
     capture_end();
     return r;
 }
@@ -69,8 +69,8 @@ static args_result run(vals *x, const char *const *args)
 /* The failure gives exactly the line WANT (and its newline). */
 static void expect_error(const char *const *args, const char *want)
 {
-    vals x;
-    args_result r = run(&x, args);
+    vals_t x;
+    args_result_t r = run(&x, args);
     char line[512];
     snprintf(line, sizeof line, "%s\n", want);
     CHECKF(r == ARGS_ERROR && strcmp(capture_text, line) == 0, "%s: got %d '%s', want '%s'", args[0], (int)r,
@@ -79,7 +79,7 @@ static void expect_error(const char *const *args, const char *want)
 
 static void test_values(void)
 {
-    vals x;
+    vals_t x;
     const char *good[] = {"--flag", "--int", "-2", "--long", "5184000", "--u32", "4294967295", "--time", "0.5",
                           "--str", "abcdefgh", "--path", "a/b", "--colour", "blue", "--list", "1,9,3",
                           "--names", "green,red", "--size", "3x4", NULL};
@@ -134,19 +134,19 @@ static void test_errors(void)
 
 static void test_usage(void)
 {
-    vals x;
-    args_result r = run(&x, (const char *[]){"--flag", "--help", NULL});
+    vals_t x;
+    args_result_t r = run(&x, (const char *[]){"--flag", "--help", NULL});
     CHECK(r == ARGS_HELP);
     /* The usage is built from the table, in its order; --help goes to
      * stdout, so print it again into a buffer. */
-    const args_opt opts[] = {
+    const args_opt_t opts[] = {
         {.name = "--flag", .kind = ARGS_FLAG, .help = "a flag"},
         {.kind = ARGS_TEXT, .help = "\nsection:\n"},
         {.name = "--int", .kind = ARGS_INT, .arg = "N", .help = "a number\nmore"},
         {.name = "--hidden", .kind = ARGS_FLAG},
         {.name = "--colour", .kind = ARGS_CHOICE, .label = "--colour red|green|blue", .help = "a colour"},
     };
-    const args_spec spec = {.prog = "prog", .label_width = 10, .head = "usage: prog\n", .tail = "end\n",
+    const args_spec_t spec = {.prog = "prog", .label_width = 10, .head = "usage: prog\n", .tail = "end\n",
                             .opts = opts, .count = (int)(sizeof opts / sizeof opts[0])};
     char buf[1024] = {0};
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");

@@ -118,8 +118,8 @@ static void test_text(void)
 
 static bool parses(const char *s, int depth, char *err, size_t err_size)
 {
-    json_doc d;
-    json_limits lim = {.max_depth = depth, .max_values = 1000};
+    json_doc_t d;
+    json_limits_t lim = {.max_depth = depth, .max_values = 1000};
     bool ok = json_parse(&d, s, strlen(s), &lim, err, err_size);
     json_free(&d);
     return ok;
@@ -157,8 +157,8 @@ static void test_json(void)
     }
     /* Keys are compared decoded; a key given twice is reported. */
     static const char obj[] = "{\"\\u0075ri\": \"a.bin\", \"n\": 7, \"n\": 8, \"big\": 9007199254740993}";
-    json_doc d;
-    json_limits lim = {.max_depth = 4, .max_values = 100};
+    json_doc_t d;
+    json_limits_t lim = {.max_depth = 4, .max_values = 100};
     CHECK(json_parse(&d, obj, sizeof obj - 1, &lim, err, sizeof err));
     bool dup = true;
     uint32_t v = json_get(&d, 0, "uri", &dup);

@@ -59,15 +59,15 @@ void *__wrap_realloc(void *p, size_t n)
 
 /* ---- fixtures ------------------------------------------------------------ */
 
-typedef struct fixture {
+typedef struct fixture_t {
     skel_t skel;
-    pfnn_network net;
+    pfnn_network_t net;
     level_t level;
     bool level_loaded;
     ctrl_t *ctrl;
-} fixture;
+} fixture_t;
 
-static fixture fx;
+static fixture_t fx;
 
 static bool load_level(const char *name)
 {
@@ -85,9 +85,9 @@ static bool load_level(const char *name)
     return true;
 }
 
-static ctrl_t *make_ctrl(pfnn_mode mode)
+static ctrl_t *make_ctrl(pfnn_mode_t mode)
 {
-    ctrl_desc d = {.net = &fx.net, .skel = &fx.skel, .mode = mode};
+    ctrl_desc_t d = {.net = &fx.net, .skel = &fx.skel, .mode = mode};
     ctrl_t *c = ctrl_create(&d);
     if (!c) {
         fprintf(stderr, "FAIL: ctrl_create\n");
@@ -98,7 +98,7 @@ static ctrl_t *make_ctrl(pfnn_mode mode)
 
 static void reset_at(ctrl_t *c, float x, float z, float heading)
 {
-    ctrl_spawn s = {x, z, heading};
+    ctrl_spawn_t s = {x, z, heading};
     ctrl_reset(c, &fx.level, &s);
 }
 
@@ -107,9 +107,9 @@ static void reset_spawn(ctrl_t *c)
     reset_at(c, fx.level.spawn_x, fx.level.spawn_z, fx.level.spawn_heading_rad);
 }
 
-static ctrl_input move_dir(float heading, float mag, float speed)
+static ctrl_input_t move_dir(float heading, float mag, float speed)
 {
-    ctrl_input in = {0};
+    ctrl_input_t in = {0};
     in.move_x = sinf(heading) * mag;
     in.move_z = cosf(heading) * mag;
     in.speed = speed;
@@ -162,7 +162,7 @@ static bool pose_finite(const ctrl_t *c)
         for (int k = 0; k < POSE_MAT_FLOATS; k++)
             if (!isfinite(m[b][k]))
                 return false;
-    const ctrl_traj_view *t = ctrl_trajectory(c);
+    const ctrl_traj_view_t *t = ctrl_trajectory(c);
     for (int i = 0; i < CTRL_TRAJ_FRAMES; i++)
         for (int k = 0; k < 3; k++)
             if (!isfinite(t->pos[i][k]))
@@ -182,12 +182,12 @@ static float rnd(void)
 
 /* A random intent held for a random time: direction, stop/walk/run, strafe,
  * crouch, jump presses; IK toggled now and then. */
-typedef struct random_driver {
-    ctrl_input in;
+typedef struct random_driver_t {
+    ctrl_input_t in;
     int hold;
-} random_driver;
+} random_driver_t;
 
-static void random_next(random_driver *r, ctrl_t *c)
+static void random_next(random_driver_t *r, ctrl_t *c)
 {
     if (r->hold-- > 0) {
         r->in.jump = r->in.jump && rnd() < 0.9f;
@@ -198,7 +198,7 @@ static void random_next(random_driver *r, ctrl_t *c)
     /* Half the time head back towards the spawn (+-60 degrees), so the walk
      * stays on the level, among its walls and areas. */
     if (fx.level_loaded && rnd() < 0.5f) {
-        ctrl_stats s;
+        ctrl_stats_t s;
         ctrl_get_stats(c, &s);
         h = atan2f(fx.level.spawn_x - s.root_pos[0], fx.level.spawn_z - s.root_pos[2]) + (rnd() - 0.5f) * (2.0f * PI_F / 3.0f);
     }
@@ -223,7 +223,7 @@ static void test_determinism(int frames)
     ctrl_t *a = make_ctrl(PFNN_PHASE_CUBIC), *b = make_ctrl(PFNN_PHASE_CUBIC);
     reset_spawn(a);
     reset_spawn(b);
-    random_driver ra = {0}, rb = {0};
+    random_driver_t ra = {0}, rb = {0};
     uint32_t seed = rng_state;
     int first_diff = -1;
     for (int f = 0; f < frames; f++) {
@@ -234,16 +234,16 @@ static void test_determinism(int frames)
         ctrl_step(a, &ra.in, DT);
         ctrl_step(b, &rb.in, DT);
         if (first_diff < 0 && (memcmp(ctrl_pose(a), ctrl_pose(b), sizeof(pose_t)) != 0 ||
-                               memcmp(ctrl_trajectory(a), ctrl_trajectory(b), sizeof(ctrl_traj_view)) != 0 ||
+                               memcmp(ctrl_trajectory(a), ctrl_trajectory(b), sizeof(ctrl_traj_view_t)) != 0 ||
                                memcmp(ctrl_last_output(a), ctrl_last_output(b), sizeof(float) * PFNN_N_OUT) != 0))
             first_diff = f;
     }
     /* A reset brings back the same run. */
-    ctrl_stats s1, s2;
+    ctrl_stats_t s1, s2;
     ctrl_get_stats(a, &s1);
     reset_spawn(a);
     rng_state = seed;
-    random_driver rc = {0};
+    random_driver_t rc = {0};
     for (int f = 0; f < frames; f++) {
         rng_state = seed + (uint32_t)f * 2654435761u;
         random_next(&rc, a);
@@ -266,10 +266,10 @@ static void test_nan(void)
         return;
     ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
     reset_spawn(c);
-    ctrl_input in = move_dir(0.0f, 1.0f, 0.0f);
+    ctrl_input_t in = move_dir(0.0f, 1.0f, 0.0f);
     for (int f = 0; f < 120; f++)
         ctrl_step(c, &in, DT);
-    ctrl_stats before;
+    ctrl_stats_t before;
     ctrl_get_stats(c, &before);
     CHECKF(before.nan_resets == 0, "NaN resets before injection: %d", before.nan_resets);
     /* Inject: a NaN output mean makes the de-normalised output NaN. */
@@ -281,7 +281,7 @@ static void test_nan(void)
         CHECKF(pose_finite(c), "pose not finite after a NaN output (step %d)", f);
         CHECKF(bone_error(c) < BONE_TOL, "bones broken after NaN reset");
     }
-    ctrl_stats mid;
+    ctrl_stats_t mid;
     ctrl_get_stats(c, &mid);
     CHECKF(mid.nan_resets == bad_steps, "nan_resets %d, expected %d", mid.nan_resets, bad_steps);
     float dx = mid.root_pos[0] - before.root_pos[0], dz = mid.root_pos[2] - before.root_pos[2];
@@ -299,11 +299,11 @@ static void test_nan(void)
             break;
         }
     }
-    ctrl_stats after;
+    ctrl_stats_t after;
     ctrl_get_stats(c, &after);
     CHECKF(after.nan_resets == bad_steps, "NaN resets kept happening after recovery: %d", after.nan_resets);
     /* Non-finite input values are treated as 0. */
-    ctrl_input bad = {.move_x = NAN, .move_z = INFINITY, .speed = NAN, .facing_x = NAN, .facing_z = 1.0f};
+    ctrl_input_t bad = {.move_x = NAN, .move_z = INFINITY, .speed = NAN, .facing_x = NAN, .facing_z = 1.0f};
     for (int f = 0; f < 60; f++)
         ctrl_step(c, &bad, DT);
     CHECKF(pose_finite(c), "non-finite input propagated");
@@ -320,14 +320,14 @@ static void test_noalloc(int frames)
         return;
     ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
     reset_spawn(c);
-    random_driver r = {0};
-    debug_line_vertex verts[4096];
-    debug_lines dl = {.vertices = verts, .capacity = 4096};
+    random_driver_t r = {0};
+    debug_line_vertex_t verts[4096];
+    debug_lines_t dl = {.vertices = verts, .capacity = 4096};
     long before = alloc_calls;
     for (int f = 0; f < frames; f++) {
         random_next(&r, c);
         if (f % 7 == 0)
-            ctrl_set_mode(c, (pfnn_mode)(f / 7 % PFNN_PHASE_MODE_COUNT));
+            ctrl_set_mode(c, (pfnn_mode_t)(f / 7 % PFNN_PHASE_MODE_COUNT));
         ctrl_step(c, &r.in, DT);
         debug_lines_clear(&dl);
         ctrl_debug_draw(c, CTRL_DRAW_ALL, &dl);
@@ -345,20 +345,20 @@ static void test_noalloc(int frames)
 }
 
 /* Random intents on every level: no NaN/Inf, no wall crossed, bone lengths. */
-static void test_random(int frames, pfnn_mode mode)
+static void test_random(int frames, pfnn_mode_t mode)
 {
     for (int li = 0; li < LEVEL_COUNT; li++) {
         if (!load_level(level_names[li]))
             continue;
         ctrl_t *c = make_ctrl(mode);
         reset_spawn(c);
-        random_driver r = {0};
+        random_driver_t r = {0};
         rng_state = 777u + (uint32_t)li;
         float worst_bone = 0.0f;
         int crossings = 0, bad = 0;
         double path = 0.0;
         for (int f = 0; f < frames; f++) {
-            ctrl_stats s0, s1;
+            ctrl_stats_t s0, s1;
             ctrl_get_stats(c, &s0);
             random_next(&r, c);
             ctrl_step(c, &r.in, DT);
@@ -375,7 +375,7 @@ static void test_random(int frames, pfnn_mode mode)
             if (bad > 0)
                 break;
         }
-        ctrl_stats s;
+        ctrl_stats_t s;
         ctrl_get_stats(c, &s);
         printf("ctrl_test: random %-6s %s: %d frames, path %.0f m, wall crossings %d, non-finite %d, "
                "NaN resets %d, wall pushes %d, blocks %d, worst bone error %.2e\n",
@@ -433,17 +433,17 @@ static bool manifest_walk_speed(float *out)
     return true;
 }
 
-typedef struct walk_result {
+typedef struct walk_result_t {
     float speed_cm_s;   /* along the intended direction, seconds 2..end */
     float lateral_cm;   /* sideways drift over the same span */
     float heading_err;  /* final facing vs intent, rad */
-} walk_result;
+} walk_result_t;
 
-static walk_result walk_straight(ctrl_t *c, float heading, float speed, float seconds)
+static walk_result_t walk_straight(ctrl_t *c, float heading, float speed, float seconds)
 {
-    ctrl_input in = move_dir(heading, 1.0f, speed);
+    ctrl_input_t in = move_dir(heading, 1.0f, speed);
     int frames = (int)(seconds * 60.0f), warm = 120;
-    ctrl_stats s0 = {0}, s;
+    ctrl_stats_t s0 = {0}, s;
     for (int f = 0; f < frames; f++) {
         if (f == warm)
             ctrl_get_stats(c, &s0);
@@ -452,7 +452,7 @@ static walk_result walk_straight(ctrl_t *c, float heading, float speed, float se
     ctrl_get_stats(c, &s);
     float dx = s.root_pos[0] - s0.root_pos[0], dz = s.root_pos[2] - s0.root_pos[2];
     float t = (float)(frames - warm) / 60.0f;
-    walk_result r;
+    walk_result_t r;
     r.speed_cm_s = (dx * sinf(heading) + dz * cosf(heading)) / t;
     r.lateral_cm = fabsf(dx * cosf(heading) - dz * sinf(heading));
     float e = s.heading_rad - heading;
@@ -473,7 +473,7 @@ static void test_walk(void)
     /* South of the courtyard, walking +X: 10 s of open flat ground. */
     const float heading = 0.5f * PI_F;
     reset_at(c, -2300.0f, -2000.0f, heading);
-    walk_result w = walk_straight(c, heading, 0.0f, 10.0f);
+    walk_result_t w = walk_straight(c, heading, 0.0f, 10.0f);
     printf("ctrl_test: walk: %.1f cm/s along the intent (training walk mean %.1f cm/s, manifest walk clips), "
            "lateral drift %.1f cm over 8 s, heading error %.1f deg\n",
            w.speed_cm_s, ref, w.lateral_cm, w.heading_err * 180.0f / PI_F);
@@ -489,10 +489,10 @@ static void test_run(void)
     ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
     const float heading = 0.5f * PI_F;
     reset_at(c, -2300.0f, -2000.0f, heading);
-    walk_result w = walk_straight(c, heading, 0.0f, 6.0f);
+    walk_result_t w = walk_straight(c, heading, 0.0f, 6.0f);
     reset_at(c, -2300.0f, -2000.0f, heading);
-    walk_result r = walk_straight(c, heading, 1.0f, 6.0f);
-    ctrl_stats s;
+    walk_result_t r = walk_straight(c, heading, 1.0f, 6.0f);
+    ctrl_stats_t s;
     ctrl_get_stats(c, &s);
     printf("ctrl_test: run: %.1f cm/s vs walk %.1f cm/s (x%.2f); run gait weight %.2f\n", r.speed_cm_s,
            w.speed_cm_s, r.speed_cm_s / w.speed_cm_s, s.gait[CTRL_GAIT_RUN]);
@@ -514,12 +514,12 @@ static void test_run_transition(void)
     const float heading = 0.5f * PI_F;
     reset_at(c, -2300.0f, -2000.0f, heading);
     walk_straight(c, heading, 0.0f, 4.0f);
-    ctrl_input in = move_dir(heading, 1.0f, 1.0f);
+    ctrl_input_t in = move_dir(heading, 1.0f, 1.0f);
     enum { RUN_FRAMES = 600, SETTLED_FRAMES = 180 };
     float sp[RUN_FRAMES];
     for (int f = 0; f < RUN_FRAMES; f++) {
         ctrl_step(c, &in, DT);
-        ctrl_stats s;
+        ctrl_stats_t s;
         ctrl_get_stats(c, &s);
         sp[f] = s.root_speed_cm_s;
     }
@@ -560,7 +560,7 @@ static void test_turn(void)
         reset_at(c, -2000.0f, -2100.0f + 300.0f * (float)k, h0);
         walk_straight(c, h0, 0.0f, 3.0f);
         float h1 = h0 + turns[k];
-        walk_result w = walk_straight(c, h1, 0.0f, 4.0f);
+        walk_result_t w = walk_straight(c, h1, 0.0f, 4.0f);
         printf("ctrl_test: turn %+.0f deg: facing error %.1f deg after 4 s, speed along the new direction "
                "%.1f cm/s\n",
                turns[k] * 180.0f / PI_F, w.heading_err * 180.0f / PI_F, w.speed_cm_s);
@@ -579,11 +579,11 @@ static void test_strafe(void)
         return;
     ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
     reset_at(c, -2300.0f, -2000.0f, 0.0f);
-    ctrl_input in = move_dir(0.5f * PI_F, 1.0f, 0.0f);
+    ctrl_input_t in = move_dir(0.5f * PI_F, 1.0f, 0.0f);
     in.strafe = true;
     in.facing_x = 0.0f;
     in.facing_z = 1.0f;
-    ctrl_stats s0, s;
+    ctrl_stats_t s0, s;
     for (int f = 0; f < 60; f++)
         ctrl_step(c, &in, DT);
     ctrl_get_stats(c, &s0);
@@ -608,13 +608,13 @@ static void test_crouch(void)
         return;
     ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
     reset_spawn(c);
-    ctrl_input in = move_dir(0.0f, 1.0f, 0.0f);
+    ctrl_input_t in = move_dir(0.0f, 1.0f, 0.0f);
     double out_sum = 0.0, in_sum = 0.0;
     int out_n = 0, in_n = 0;
     float in_gait = 0.0f;
     for (int f = 0; f < 60 * 40; f++) {
         ctrl_step(c, &in, DT);
-        ctrl_stats s;
+        ctrl_stats_t s;
         ctrl_get_stats(c, &s);
         float z = s.root_pos[2];
         if (f > 120 && z < -1600.0f) {
@@ -648,13 +648,13 @@ static void test_jump(void)
         return;
     ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
     reset_spawn(c);
-    ctrl_input in = move_dir(0.0f, 1.0f, 0.0f);
+    ctrl_input_t in = move_dir(0.0f, 1.0f, 0.0f);
     double base_sum = 0.0;
     int base_n = 0;
     float peak = -1e9f, jump_gait = 0.0f;
     for (int f = 0; f < 60 * 20; f++) {
         ctrl_step(c, &in, DT);
-        ctrl_stats s;
+        ctrl_stats_t s;
         ctrl_get_stats(c, &s);
         const float(*p)[3] = ctrl_joint_pos(c);
         float z = s.root_pos[2];
@@ -689,7 +689,7 @@ static void skate_run(bool ik, float *mean, float *p90, float *worst, int *count
     ctrl_set_ik(c, ik);
     const float heading = 0.5f * PI_F;
     reset_at(c, -2300.0f, -2000.0f, heading);
-    ctrl_input in = move_dir(heading, 1.0f, 0.0f);
+    ctrl_input_t in = move_dir(heading, 1.0f, 0.0f);
     float start[2][2] = {{0}};
     float slide[2] = {0};
     bool was[2] = {false, false};
@@ -701,7 +701,7 @@ static void skate_run(bool ik, float *mean, float *p90, float *worst, int *count
         ctrl_step(c, &in, DT);
         if (f < 60)
             continue;
-        ctrl_stats s;
+        ctrl_stats_t s;
         ctrl_get_stats(c, &s);
         float cp[CTRL_CONTACTS][3];
         ctrl_contact_pos(c, cp);
@@ -762,7 +762,7 @@ static void test_walls(void)
     ctrl_t *c = make_ctrl(PFNN_PHASE_CONSTANT);
     int crossings = 0, steps = 0, blocked = 0;
     for (int w = 0; w < fx.level.wall_count; w++) {
-        const level_wall *wl = &fx.level.walls[w];
+        const level_wall_t *wl = &fx.level.walls[w];
         float mx = 0.5f * (wl->x0 + wl->x1), mz = 0.5f * (wl->z0 + wl->z1);
         float dx = wl->x1 - wl->x0, dz = wl->z1 - wl->z0;
         float len = sqrtf(dx * dx + dz * dz);
@@ -775,9 +775,9 @@ static void test_walls(void)
                 float sz = mz + side * nz * (wl->radius_cm + 120.0f);
                 float into = atan2f(-side * nx, -side * nz) + (float)a * (PI_F / 6.0f);
                 reset_at(c, sx, sz, into);
-                ctrl_input in = move_dir(into, 1.0f, a == 0 ? 1.0f : 0.0f);
+                ctrl_input_t in = move_dir(into, 1.0f, a == 0 ? 1.0f : 0.0f);
                 for (int f = 0; f < 240; f++) {
-                    ctrl_stats s0, s1;
+                    ctrl_stats_t s0, s1;
                     ctrl_get_stats(c, &s0);
                     ctrl_step(c, &in, DT);
                     ctrl_get_stats(c, &s1);
@@ -786,7 +786,7 @@ static void test_walls(void)
                                                    s1.root_pos[2]))
                         crossings++;
                 }
-                ctrl_stats s;
+                ctrl_stats_t s;
                 ctrl_get_stats(c, &s);
                 blocked += s.wall_pushes > 0;
             }
@@ -807,7 +807,7 @@ static void test_rebuild(void)
     ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
     ctrl_set_ik(c, false);
     reset_spawn(c);
-    ctrl_input in = move_dir(0.3f, 1.0f, 0.3f);
+    ctrl_input_t in = move_dir(0.3f, 1.0f, 0.3f);
     double sum = 0.0, len_err = 0.0;
     int n = 0, nl = 0;
     float worst = 0.0f;
@@ -819,7 +819,7 @@ static void test_rebuild(void)
         const float(*p)[3] = ctrl_joint_pos(c);
         /* Compare hip-relative, in the root frame (rotate world by -heading
          * of the frame the output was made in = the previous root). */
-        const ctrl_traj_view *t = ctrl_trajectory(c);
+        const ctrl_traj_view_t *t = ctrl_trajectory(c);
         float yaw = atan2f(t->dir[CTRL_TRAJ_NOW - 1][0], t->dir[CTRL_TRAJ_NOW - 1][1]);
         float cy = cosf(yaw), sy = sinf(yaw);
         for (int b = 1; b < CTRL_JOINTS; b++) {
@@ -862,13 +862,13 @@ static void test_ground(void)
             return;
         ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
         reset_spawn(c);
-        ctrl_input in = move_dir(0.0f, 1.0f, 0.0f);
+        ctrl_input_t in = move_dir(0.0f, 1.0f, 0.0f);
         float lo = 1e9f, hi = -1e9f;
         double sum = 0.0;
         int n = 0, over = 0;
         for (int f = 0; f < 60 * 20; f++) {
             ctrl_step(c, &in, DT);
-            ctrl_stats s;
+            ctrl_stats_t s;
             ctrl_get_stats(c, &s);
             float cp[CTRL_CONTACTS][3];
             ctrl_contact_pos(c, cp);
@@ -967,22 +967,22 @@ static float knee_flex_deg(const float *thigh, const float *shin, const float *f
     return 180.0f - acosf(cs) * 180.0f / PI_F;
 }
 
-typedef struct stand_result {
+typedef struct stand_result_t {
     float knee_deg;      /* shown pose (after IK), mean of both legs */
     float knee_net_deg;  /* the network's predicted joint positions */
     float hip_cm;        /* shown hip above the terrain */
     float hip_net_cm;    /* predicted hip height */
     float stand_gait;
-} stand_result;
+} stand_result_t;
 
 /* Mean over FRAMES steps of standing still (no input). */
-static stand_result stand_measure(ctrl_t *c, int frames)
+static stand_result_t stand_measure(ctrl_t *c, int frames)
 {
-    ctrl_input in = {0};
-    stand_result r = {0};
+    ctrl_input_t in = {0};
+    stand_result_t r = {0};
     for (int f = 0; f < frames; f++) {
         ctrl_step(c, &in, DT);
-        ctrl_stats s;
+        ctrl_stats_t s;
         ctrl_get_stats(c, &s);
         const float(*p)[3] = ctrl_joint_pos(c);
         const float *y = ctrl_last_output(c);
@@ -1015,7 +1015,7 @@ static stand_result stand_measure(ctrl_t *c, int frames)
 #define STAND_HIP_TOL_CM 4.0f
 #define STAND_KNEE_MAX_DEG 45.0f
 
-typedef enum stand_before { BEFORE_NONE, BEFORE_WALK, BEFORE_RUN, BEFORE_CROUCH, BEFORE_RANDOM, BEFORE_COUNT } stand_before;
+typedef enum stand_before_t { BEFORE_NONE, BEFORE_WALK, BEFORE_RUN, BEFORE_CROUCH, BEFORE_RANDOM, BEFORE_COUNT } stand_before_t;
 static const char *const before_names[BEFORE_COUNT] = {"reset", "walk", "run", "crouch walk", "random 20 s"};
 
 static void test_stand(void)
@@ -1032,12 +1032,12 @@ static void test_stand(void)
             if (k == BEFORE_WALK || k == BEFORE_RUN) {
                 walk_straight(c, heading, k == BEFORE_RUN ? 1.0f : 0.0f, 4.0f);
             } else if (k == BEFORE_CROUCH) {
-                ctrl_input in = move_dir(heading, 1.0f, 0.0f);
+                ctrl_input_t in = move_dir(heading, 1.0f, 0.0f);
                 in.crouch = true;
                 for (int f = 0; f < 240; f++)
                     ctrl_step(c, &in, DT);
             } else if (k == BEFORE_RANDOM) {
-                random_driver r = {0};
+                random_driver_t r = {0};
                 rng_state = 777u;
                 for (int f = 0; f < 60 * 20; f++) {
                     random_next(&r, c);
@@ -1047,7 +1047,7 @@ static void test_stand(void)
             }
             /* Settle 2 s, then measure 4 s. */
             stand_measure(c, 120);
-            stand_result a = stand_measure(c, 240);
+            stand_result_t a = stand_measure(c, 240);
             printf("ctrl_test: stand after %s (IK %s): knee %.1f deg (network %.1f), hip %.1f cm (network %.1f), "
                    "stand gait %.2f; training: hip %.1f cm, knee 31 deg\n",
                    before_names[k], ik ? "on" : "off", a.knee_deg, a.knee_net_deg, a.hip_cm, a.hip_net_cm,
@@ -1074,7 +1074,7 @@ static void test_jump_button(void)
         return;
     ctrl_t *c = make_ctrl(PFNN_PHASE_CUBIC);
     reset_at(c, -2000.0f, -2000.0f, 0.0f);
-    ctrl_input in = {0};
+    ctrl_input_t in = {0};
     for (int f = 0; f < 120; f++)
         ctrl_step(c, &in, DT);
     float base = ctrl_joint_pos(c)[0][1], peak = base, jg = 0.0f;
@@ -1082,7 +1082,7 @@ static void test_jump_button(void)
     for (int f = 0; f < 90; f++) {
         ctrl_step(c, &in, DT);
         in.jump = f < 10;
-        ctrl_stats s;
+        ctrl_stats_t s;
         ctrl_get_stats(c, &s);
         peak = fmaxf(peak, ctrl_joint_pos(c)[0][1]);
         jg = fmaxf(jg, s.gait[CTRL_GAIT_JUMP]);
@@ -1101,10 +1101,10 @@ static void test_modes(void)
         return;
     ctrl_t *cm[PFNN_PHASE_MODE_COUNT];
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
-        cm[m] = make_ctrl((pfnn_mode)m);
+        cm[m] = make_ctrl((pfnn_mode_t)m);
         reset_spawn(cm[m]);
     }
-    pfnn_workspace ws;
+    pfnn_workspace_t ws;
     if (!pfnn_workspace_init(&ws, &fx.net)) {
         CHECKF(false, "workspace");
         return;
@@ -1117,25 +1117,25 @@ static void test_modes(void)
     for (int f = 0; f < frames; f++) {
         /* Walk ahead, turn right after 3 s, run after 6 s. */
         float h = f < 180 ? 0.0f : 0.6f * PI_F;
-        ctrl_input in = move_dir(h, 1.0f, f < 360 ? 0.0f : 1.0f);
-        ctrl_stats s0;
+        ctrl_input_t in = move_dir(h, 1.0f, f < 360 ? 0.0f : 1.0f);
+        ctrl_stats_t s0;
         ctrl_get_stats(cm[PFNN_PHASE_CUBIC], &s0);
         for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
             ctrl_step(cm[m], &in, DT);
         const ctrl_t *ref = cm[PFNN_PHASE_CUBIC];
-        ctrl_stats s1;
+        ctrl_stats_t s1;
         ctrl_get_stats(ref, &s1);
         path += hypot(s1.root_pos[0] - s0.root_pos[0], s1.root_pos[2] - s0.root_pos[2]);
         const float *yr = ctrl_last_output(ref);
         for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
-            pfnn_job job = {.net = &fx.net, .ws = &ws, .mode = (pfnn_mode)m, .dtype = PFNN_F32,
+            pfnn_job_t job = {.net = &fx.net, .ws = &ws, .mode = (pfnn_mode_t)m, .dtype = PFNN_F32,
                             .isa = PFNN_ISA_AUTO, .phase = ctrl_last_phase(ref), .x = ctrl_last_input(ref), .y = y};
             pfnn_run(&job);
             for (int k = 0; k < 3; k++)
                 open_root[m] = fmaxf(open_root[m], fabsf(y[k] - yr[k]));
             for (int k = 32; k < 95; k++)
                 open_joint[m] = fmaxf(open_joint[m], fabsf(y[k] - yr[k]));
-            ctrl_stats sm;
+            ctrl_stats_t sm;
             ctrl_get_stats(cm[m], &sm);
             closed[m] = fmaxf(closed[m], hypotf(sm.root_pos[0] - s1.root_pos[0], sm.root_pos[2] - s1.root_pos[2]));
         }
@@ -1144,7 +1144,7 @@ static void test_modes(void)
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
         printf("ctrl_test: modes: %-8s vs cubic: open loop max |d root vel/ang| %.4f, max |d joint pos| %.3f cm; "
                "closed loop max root distance %.1f cm over a %.0f cm path\n",
-               pfnn_mode_name((pfnn_mode)m), open_root[m], open_joint[m], closed[m], path);
+               pfnn_mode_name((pfnn_mode_t)m), open_root[m], open_joint[m], closed[m], path);
         ctrl_destroy(cm[m]);
     }
     /* Stated tolerances: per step (same input) the approximate modes stay
@@ -1154,10 +1154,10 @@ static void test_modes(void)
      * 10 s of closed loop their root paths stay within 10% of the distance
      * walked. */
     for (int m = 0; m < PFNN_PHASE_CUBIC; m++) {
-        CHECKF(open_root[m] < 0.5f, "%s: root motion differs by %.3f", pfnn_mode_name((pfnn_mode)m), open_root[m]);
-        CHECKF(open_joint[m] < 3.0f, "%s: joints differ by %.2f cm", pfnn_mode_name((pfnn_mode)m), open_joint[m]);
+        CHECKF(open_root[m] < 0.5f, "%s: root motion differs by %.3f", pfnn_mode_name((pfnn_mode_t)m), open_root[m]);
+        CHECKF(open_joint[m] < 3.0f, "%s: joints differ by %.2f cm", pfnn_mode_name((pfnn_mode_t)m), open_joint[m]);
         CHECKF(closed[m] < 0.1f * (float)path + 5.0f, "%s: root path differs by %.1f cm",
-              pfnn_mode_name((pfnn_mode)m), closed[m]);
+              pfnn_mode_name((pfnn_mode_t)m), closed[m]);
     }
     CHECKF(open_root[PFNN_PHASE_CUBIC] == 0.0f && closed[PFNN_PHASE_CUBIC] == 0.0f, "cubic is not reproducible");
 }
@@ -1168,7 +1168,7 @@ int main(int argc, char **argv)
     const char *net_path = NULL;
     bool skip_missing = false;
     int frames = 0;
-    pfnn_mode mode = PFNN_PHASE_CONSTANT;
+    pfnn_mode_t mode = PFNN_PHASE_CONSTANT;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--net") == 0 && i + 1 < argc)
             net_path = argv[++i];
@@ -1177,7 +1177,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc)
             frames = atoi(argv[++i]);
         else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc)
-            mode = (pfnn_mode)atoi(argv[++i]);
+            mode = (pfnn_mode_t)atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: test_ctrl TEST --net PATH [--skip-missing] [--frames N] [--mode 0|1|2]\n");
             return 2;

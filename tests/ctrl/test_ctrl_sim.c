@@ -46,11 +46,11 @@
 #define MAX_AREAS 64
 #define MAX_STEPS (60 * 120)
 
-typedef struct area_track {
+typedef struct area_track_t {
     bool reached, passed;
     float base_hip, peak_hip, low_hip, peak_gait;
     int first_step;
-} area_track;
+} area_track_t;
 
 static float hip_hist[MAX_STEPS];
 
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
         frames = MAX_STEPS;
 
     skel_t skel;
-    pfnn_network net;
+    pfnn_network_t net;
     level_t level;
     script_t script;
     char level_path[256];
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
         pfnn_free(&net);
         return 1;
     }
-    ctrl_desc desc = {.net = &net, .skel = &skel, .mode = PFNN_PHASE_CONSTANT, .ik_off = no_ik};
+    ctrl_desc_t desc = {.net = &net, .skel = &skel, .mode = PFNN_PHASE_CONSTANT, .ik_off = no_ik};
     ctrl_t *ctrl = ctrl_create(&desc);
     if (!ctrl)
         return 1;
@@ -121,13 +121,13 @@ int main(int argc, char **argv)
     sim_reset(&sim, &level);
 
     int n_areas = level.jump_count < MAX_AREAS ? level.jump_count : MAX_AREAS;
-    area_track tr[MAX_AREAS];
+    area_track_t tr[MAX_AREAS];
     memset(tr, 0, sizeof tr);
-    const input_frame devices = {0};
+    const input_frame_t devices = {0};
     int steps = 0;
     bool quit = false;
     for (; steps < frames && !quit; steps++) {
-        const script_event *ev;
+        const script_event_t *ev;
         while ((ev = script_next_due(&script, sim.step)) != NULL) {
             if (ev->cmd == SCRIPT_QUIT)
                 quit = true;
@@ -136,10 +136,10 @@ int main(int argc, char **argv)
         }
         if (quit)
             break;
-        input_frame merged;
+        input_frame_t merged;
         input_merge(&devices, &script.held, &merged);
         sim_step(&sim, &merged, true, DT);
-        const ctrl_stats *st = &sim.stats;
+        const ctrl_stats_t *st = &sim.stats;
         /* Hip above the terrain at the spawn's level, not under a trench:
          * the world height of the hip joint minus the ground level of the
          * approach (the root's terrain height before the area). */
@@ -150,8 +150,8 @@ int main(int argc, char **argv)
                    steps, st->root_pos[0], st->root_pos[1], st->root_pos[2], hip_world, ctrl_last_output(ctrl)[33],
                    st->gait[CTRL_GAIT_JUMP], st->contact[0], st->contact[1], st->contact[2], st->contact[3]);
         for (int a = 0; a < n_areas; a++) {
-            area_track *t = &tr[a];
-            const level_jump_area *ja = &level.jump[a];
+            area_track_t *t = &tr[a];
+            const level_jump_area_t *ja = &level.jump[a];
             float d = hypotf(st->root_pos[0] - ja->x, st->root_pos[2] - ja->z) - ja->radius_cm;
             if (d <= REACH_CM) {
                 if (!t->reached) {
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 
     int failures = 0, checked = 0;
     for (int a = 0; a < n_areas; a++) {
-        const area_track *t = &tr[a];
+        const area_track_t *t = &tr[a];
         if (!t->passed) {
             printf("ctrl_sim: %s jump area %d (%.0f, %.0f): not entered\n", level_name, a, level.jump[a].x,
                    level.jump[a].z);

@@ -20,7 +20,7 @@ static void test_camera(void)
     float target[3] = {0.0f, 500.0f, 0.0f};
     camera_t cam;
     camera_init(&cam, target, 0.0f);
-    input_frame in = {0};
+    input_frame_t in = {0};
     in.orbit_pitch_impulse = -10.0f; /* far below the clamp */
     in.zoom_impulse = -100.0f;       /* far beyond the zoom clamp */
     camera_update(&cam, &in, true, target, &t, 1.0f / 60.0f);
@@ -29,7 +29,7 @@ static void test_camera(void)
     CHECK(cam.eye[1] >= 500.0f + cam.config.ground_clearance_cm - 1e-3f);
     /* Impulses are applied once per frame, rates every step. */
     float yaw = cam.yaw_rad;
-    in = (input_frame){0};
+    in = (input_frame_t){0};
     in.orbit_yaw_impulse = 0.5f;
     camera_update(&cam, &in, false, target, &t, 1.0f / 60.0f);
     CHECK_NEAR(cam.yaw_rad, yaw, 1e-6);

@@ -13,7 +13,7 @@ static level_t lvl;
 
 /* The controller flagging every heel and toe in contact (FLAG) with lock
  * weight WEIGHT; its own points at rest heights 4 (heel) and 0.5 (toe) cm. */
-static void controller(ctrl_stats *st, float contact[CTRL_CONTACTS][3], bool flag, float weight, float x)
+static void controller(ctrl_stats_t *st, float contact[CTRL_CONTACTS][3], bool flag, float weight, float x)
 {
     memset(st, 0, sizeof *st);
     for (int c = 0; c < CTRL_CONTACTS; c++) {
@@ -26,7 +26,7 @@ static void controller(ctrl_stats *st, float contact[CTRL_CONTACTS][3], bool fla
 }
 
 /* Ankles 8 cm and toes 2 cm up (their rest heights) at X, or lower by SINK. */
-static void shown(feet_shown *sh, float x, float sink, float head_x, float head_z, float head_y)
+static void shown(feet_shown_t *sh, float x, float sink, float head_x, float head_z, float head_y)
 {
     memset(sh, 0, sizeof *sh);
     for (int side = 0; side < 2; side++)
@@ -52,11 +52,11 @@ int main(void)
         CHECK(!"fixture level");
         return check_summary();
     }
-    feet_stats fs;
+    feet_stats_t fs;
     memset(&fs, 0, sizeof fs);
-    ctrl_stats st;
+    ctrl_stats_t st;
     float contact[CTRL_CONTACTS][3];
-    feet_shown sh;
+    feet_shown_t sh;
 
     /* 10 steps held, the shown feet sliding 0.5 cm a step while the
      * controller's stay; then 5 steps flagged but not locked (weight 0.2:
@@ -86,7 +86,7 @@ int main(void)
      * second 4, still running at the end, 0. */
     CHECK(fs.contacts == 4);
     CHECK_NEAR(fs.contact_slide_max_cm, 4.5f, 1e-4f);
-    feet_stats copy = fs;
+    feet_stats_t copy = fs;
     float p95, ctrl_p95;
     feet_stats_contact_p95(&copy, &p95, &ctrl_p95);
     CHECK(copy.contacts == 8);

@@ -14,8 +14,8 @@
 
 static void test_intent(void)
 {
-    input_frame in = {0};
-    ctrl_input it;
+    input_frame_t in = {0};
+    ctrl_input_t it;
     /* Camera looking along +Z: forward is +Z, screen-right is -X. */
     in.move_y = 1.0f;
     intent_resolve(&in, 0.0f, &it);

@@ -14,7 +14,7 @@
 
 static void test_clock(void)
 {
-    loop_clock c;
+    loop_clock_t c;
     loop_clock_init(&c);
     int total = 0;
     /* 1 s of 144 Hz frames gives 60 steps (within one step of rounding). */

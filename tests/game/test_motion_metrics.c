@@ -13,11 +13,11 @@
 
 static level_t lvl;
 static skel_t skel;
-static const mm_calibration cal = {.idle_height_cm = {4.0f, 0.5f, 4.0f, 0.5f}, .stand_head_cm = 140.0f};
+static const mm_calibration_t cal = {.idle_height_cm = {4.0f, 0.5f, 4.0f, 0.5f}, .stand_head_cm = 140.0f};
 
 /* A frame standing at (x, z) on flat ground (height 0): joints in a column
  * above the root, feet at their idle heights, rotations identity. */
-static void stand_frame(mm_frame *f, float x, float z)
+static void stand_frame(mm_frame_t *f, float x, float z)
 {
     memset(f, 0, sizeof *f);
     f->root[0] = x;
@@ -41,23 +41,23 @@ static void stand_frame(mm_frame *f, float x, float z)
     f->gait[CTRL_GAIT_STAND] = 1.0f;
 }
 
-static mm_result run(void (*make)(mm_frame *f, int i))
+static mm_result_t run(void (*make)(mm_frame_t *f, int i))
 {
-    mm_acc a;
+    mm_acc_t a;
     CHECK(mm_begin(&a, &lvl, &skel, &cal, STEPS, 0, 0));
     for (int i = 0; i < STEPS; i++) {
-        mm_frame f;
+        mm_frame_t f;
         make(&f, i);
         mm_add(&a, &f);
     }
-    mm_result r;
+    mm_result_t r;
     mm_finish(&a, &r);
     mm_free(&a);
     return r;
 }
 
 /* Standing still with every point flagged: no slide, no sink, no flight. */
-static void still(mm_frame *f, int i)
+static void still(mm_frame_t *f, int i)
 {
     (void)i;
     stand_frame(f, 0.0f, 0.0f);
@@ -67,7 +67,7 @@ static void still(mm_frame *f, int i)
 
 /* The left heel flagged and sliding 0.1 cm a step along x for the first 100
  * steps, then still: one contact of 9.9 cm (99 step-to-step moves). */
-static void heel_slides(mm_frame *f, int i)
+static void heel_slides(mm_frame_t *f, int i)
 {
     still(f, i);
     f->point[0][0] += 0.1f * (float)(i < 100 ? i : 99);
@@ -75,7 +75,7 @@ static void heel_slides(mm_frame *f, int i)
 
 /* The right toe dragged 0.2 cm a step along the ground with its flag off:
  * a contact of type (b), whatever the flags say. */
-static void toe_dragged(mm_frame *f, int i)
+static void toe_dragged(mm_frame_t *f, int i)
 {
     still(f, i);
     f->flag[3] = false;
@@ -83,7 +83,7 @@ static void toe_dragged(mm_frame *f, int i)
 }
 
 /* Every point 10 cm up for steps 50..79 (30 steps = 0.5 s), no jump gait. */
-static void floating(mm_frame *f, int i)
+static void floating(mm_frame_t *f, int i)
 {
     still(f, i);
     if (i >= 50 && i < 80)
@@ -94,7 +94,7 @@ static void floating(mm_frame *f, int i)
 }
 
 /* The same with the jump gait up: a jump flight. */
-static void jumping(mm_frame *f, int i)
+static void jumping(mm_frame_t *f, int i)
 {
     floating(f, i);
     if (i >= 45 && i < 85) {
@@ -104,7 +104,7 @@ static void jumping(mm_frame *f, int i)
 }
 
 /* The left toe 3 cm into the ground at step 120. */
-static void sinking(mm_frame *f, int i)
+static void sinking(mm_frame_t *f, int i)
 {
     still(f, i);
     if (i == 120)
@@ -113,7 +113,7 @@ static void sinking(mm_frame *f, int i)
 
 /* Joint 5 turns 40 degrees about y (relative to its parent) in one step at
  * step 60; joint 3 turns 2 degrees about x every step. */
-static void turning(mm_frame *f, int i)
+static void turning(mm_frame_t *f, int i)
 {
     still(f, i);
     if (i >= 60) {
@@ -129,7 +129,7 @@ static void turning(mm_frame *f, int i)
 /* The knee (lShin, joint 2 of the test skeleton) bends 15 degrees in one
  * step at step 100: the foot (joint 3) swings about it, the bone keeping its
  * length. */
-static void knee_bends(mm_frame *f, int i)
+static void knee_bends(mm_frame_t *f, int i)
 {
     still(f, i);
     if (i >= 100) {
@@ -140,21 +140,21 @@ static void knee_bends(mm_frame *f, int i)
 }
 
 /* The same, with a wall pushing the root at step 90 (within 0.3 s). */
-static void knee_bends_pushed(mm_frame *f, int i)
+static void knee_bends_pushed(mm_frame_t *f, int i)
 {
     knee_bends(f, i);
     f->wall_pushes = i >= 90 ? 1 : 0;
 }
 
 /* The same, with the push at step 70 (0.5 s before). */
-static void knee_bends_pushed_early(mm_frame *f, int i)
+static void knee_bends_pushed_early(mm_frame_t *f, int i)
 {
     knee_bends(f, i);
     f->wall_pushes = i >= 70 ? 1 : 0;
 }
 
 /* The crouch gait rises past 0.5 at step 120: a crouch change. */
-static void crouching(mm_frame *f, int i)
+static void crouching(mm_frame_t *f, int i)
 {
     still(f, i);
     f->gait[CTRL_GAIT_CROUCH] = i >= 120 ? 0.8f : 0.0f;
@@ -163,7 +163,7 @@ static void crouching(mm_frame *f, int i)
 
 /* The left toe, held, stands 40 cm above the root's ground at step 30
  * (a foot up on a cliff top); at step 60 50 cm up, but in a jump. */
-static void stands_high(mm_frame *f, int i)
+static void stands_high(mm_frame_t *f, int i)
 {
     still(f, i);
     if (i == 30)
@@ -176,7 +176,7 @@ static void stands_high(mm_frame *f, int i)
 }
 
 /* The right heel jumps 5 cm forward at step 50 and stays. */
-static void heel_jumps(mm_frame *f, int i)
+static void heel_jumps(mm_frame_t *f, int i)
 {
     still(f, i);
     if (i >= 50)
@@ -186,7 +186,7 @@ static void heel_jumps(mm_frame *f, int i)
 /* Standing under the crouch area's 100 cm ceiling (centre (0, 500)), head
  * top at 103 cm; then at x = 980, 20 cm from the right edge; a hand 5 cm
  * into the wall at x = -500 (radius 10) at step 150. */
-static void world_limits(mm_frame *f, int i)
+static void world_limits(mm_frame_t *f, int i)
 {
     if (i < 100) {
         stand_frame(f, 0.0f, 500.0f);
@@ -204,7 +204,7 @@ static void world_limits(mm_frame *f, int i)
 }
 
 /* A NaN in the head top at step 10. */
-static void not_finite(mm_frame *f, int i)
+static void not_finite(mm_frame_t *f, int i)
 {
     still(f, i);
     if (i == 10)
@@ -226,7 +226,7 @@ int main(void)
     /* The test skeleton's bones are 1 cm long, as the frames put joints
      * 1 cm apart. */
 
-    mm_result r = run(still);
+    mm_result_t r = run(still);
     printf("metrics: still: heel p95 %.3f, toe p95 %.3f, sink %.2f, flight %.2f, turn %.1f, flex %.1f\n",
            (double)r.slide_p95_cm[MM_HEEL], (double)r.slide_p95_cm[MM_TOE], (double)r.sink_max_cm,
            (double)r.flight_max_s, (double)r.rot_max_deg[0], (double)r.flex_max_deg[MM_STEADY]);

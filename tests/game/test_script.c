@@ -22,7 +22,7 @@ static void test_script(void)
                      "3 quit\n";
     CHECK(script_parse(&s, ok, strlen(ok), "ok.script"));
     CHECK(s.count == 7);
-    const script_event *ev = script_next_due(&s, 0);
+    const script_event_t *ev = script_next_due(&s, 0);
     CHECK(ev && ev->cmd == SCRIPT_MOVE && ev->b == 1.0f);
     script_apply(&s, ev);
     ev = script_next_due(&s, 0);
@@ -45,7 +45,7 @@ static void test_script(void)
                          "0 move 0 nan\n",     "0 speed 2\n",      "x move 0 1\n",
                          "0 crouch 0.5\n",     "0 pad stick 1\n",  "0\n",
                          "-1 move 0 1\n",      "0 move 0 1e999\n", "0 button z 1\n"};
-    log_level saved = log_get_level();
+    log_level_t saved = log_get_level();
     log_set_level(LOG_QUIET);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         bool parsed = script_parse(&s, bad[i], strlen(bad[i]), "bad.script");

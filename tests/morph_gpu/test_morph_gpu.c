@@ -68,7 +68,7 @@ enum { W = 320, H = 320, POSES = 3 };
 #define PIXEL_TOL 24
 #define MAX_PIXEL_DIFF_FRACTION 0.002
 
-static test_rng g_rng = {4242u};
+static test_rng_t g_rng = {4242u};
 static float frand(void)
 {
     return test_rand01(&g_rng);
@@ -90,11 +90,11 @@ static void random_weights(figure_t *f, int n)
     }
 }
 
-typedef struct arrays {
+typedef struct arrays_t {
     float *pos, *nrm, *tan, *ao;
-} arrays;
+} arrays_t;
 
-static bool alloc_arrays(arrays *a, size_t n)
+static bool alloc_arrays(arrays_t *a, size_t n)
 {
     a->pos = calloc(n * 3, sizeof(float));
     a->nrm = calloc(n * 3, sizeof(float));
@@ -103,7 +103,7 @@ static bool alloc_arrays(arrays *a, size_t n)
     return a->pos && a->nrm && a->tan && a->ao;
 }
 
-static void free_arrays(arrays *a)
+static void free_arrays(arrays_t *a)
 {
     free(a->pos);
     free(a->nrm);
@@ -111,13 +111,13 @@ static void free_arrays(arrays *a)
     free(a->ao);
 }
 
-typedef struct errs {
+typedef struct errs_t {
     double pos, dir, ao;
-} errs;
+} errs_t;
 
-static errs compare(const arrays *a, const arrays *b, size_t first, size_t n)
+static errs_t compare(const arrays_t *a, const arrays_t *b, size_t first, size_t n)
 {
-    errs e = {0, 0, 0};
+    errs_t e = {0, 0, 0};
     for (size_t v = first; v < first + n; v++) {
         for (int k = 0; k < 3; k++) {
             e.pos = fmax(e.pos, fabs((double)a->pos[3 * v + k] - b->pos[3 * v + k]));
@@ -133,13 +133,13 @@ static errs compare(const arrays *a, const arrays *b, size_t first, size_t n)
 /* Each morphed mesh's active list, built here from the weights (shapes of
  * the mesh with a non-zero weight, then the pose's correctives) rather
  * than taken from the figure. */
-typedef struct ref_lists {
+typedef struct ref_lists_t {
     uint32_t *target[CHR_MAX_MESHES];
     float *weight[CHR_MAX_MESHES];
     int count[CHR_MAX_MESHES];
-} ref_lists;
+} ref_lists_t;
 
-static void build_lists(const figure_t *f, const pose_t *pose, float *corrective_w, ref_lists *l)
+static void build_lists(const figure_t *f, const pose_t *pose, float *corrective_w, ref_lists_t *l)
 {
     chr_bshape_corrective_weights(&f->chr, pose, corrective_w);
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
@@ -159,11 +159,11 @@ static void build_lists(const figure_t *f, const pose_t *pose, float *corrective
 }
 
 /* bshape_run (LAYOUT) with lists L, then skin_run with F's last palette, into REF. */
-static bool cpu_reference(figure_t *f, const ref_lists *l, bshape_layout layout, int method, arrays *ref,
-                          arrays *morphed)
+static bool cpu_reference(figure_t *f, const ref_lists_t *l, bshape_layout_t layout, int method, arrays_t *ref,
+                          arrays_t *morphed)
 {
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
-        figure_mesh *m = &f->mesh[mi];
+        figure_mesh_t *m = &f->mesh[mi];
         const float *pos = m->pos, *nrm = m->nrm, *tan = m->tan, *ao = m->ao;
         size_t first = m->first;
         if (m->set.target_count > 0) {
@@ -193,7 +193,7 @@ static bool cpu_reference(figure_t *f, const ref_lists *l, bshape_layout layout,
         }
         skin_job_t sj = {.vertex_count = (int)m->vertex_count,
                          .influences = SKIN_MAX_INFLUENCES,
-                         .method = (skin_method)method,
+                         .method = (skin_method_t)method,
                          .isa = SKIN_ISA_SCALAR,
                          .positions = pos,
                          .normals = nrm,
@@ -239,8 +239,8 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
     float height = figure_height(f);
     printf("%s: %zu vertices, %u shapes, %u correctives, height %.1f cm\n", name, n, f->chr.shape_count,
            f->chr.corrective_count, (double)height);
-    arrays gpu, ref, morphed;
-    ref_lists lists;
+    arrays_t gpu, ref, morphed;
+    ref_lists_t lists;
     float *corrective_w = calloc(f->chr.corrective_count + 1, sizeof(float));
     bool ok = alloc_arrays(&gpu, n) && alloc_arrays(&ref, n) && alloc_arrays(&morphed, n) && corrective_w;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
@@ -256,7 +256,7 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
     double perturbed_min = 1e30;
     for (int dense = 0; dense < 2; dense++) {
         for (int si = 0; si < size_count; si++) {
-            errs worst = {0, 0, 0};
+            errs_t worst = {0, 0, 0};
             int active_max = 0;
             for (int p = 0; p < POSES; p++) {
                 pose_t pose;
@@ -275,9 +275,9 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
                 CHECKF(f->active_shapes == (sizes[si] < (int)f->chr.shape_count ? sizes[si] : (int)f->chr.shape_count),
                       "%d active shapes, wanted %d", f->active_shapes, sizes[si]);
                 active_max = f->active_shapes > active_max ? f->active_shapes : active_max;
-                bshape_layout layout = dense ? BSHAPE_DENSE : BSHAPE_SPARSE;
+                bshape_layout_t layout = dense ? BSHAPE_DENSE : BSHAPE_SPARSE;
                 CHECKF(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
-                errs e = compare(&gpu, &ref, 0, n);
+                errs_t e = compare(&gpu, &ref, 0, n);
                 worst.pos = fmax(worst.pos, e.pos);
                 worst.dir = fmax(worst.dir, e.dir);
                 worst.ao = fmax(worst.ao, e.ao);
@@ -288,7 +288,7 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
                     int pick = (int)(frand() * (float)lists.count[mi]) % lists.count[mi];
                     lists.weight[mi][pick] += PERTURB;
                     CHECKF(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
-                    errs o = compare(&gpu, &ref, 0, n);
+                    errs_t o = compare(&gpu, &ref, 0, n);
                     perturbed_min = fmin(perturbed_min, o.pos / height);
                     break;
                 }
@@ -316,7 +316,7 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
 }
 
 /* Tweens CLIP (absolute KEYS) at TIME_S into mesh M's bind pose, as the viewer does. */
-static bool tween_head(const clip_t *clip, const float *keys, double time_s, figure_mesh *m)
+static bool tween_head(const clip_t *clip, const float *keys, double time_s, figure_mesh_t *m)
 {
     tween_job_t job = {.mode = TWEEN_HERMITE,
                        .timing = clip_timing(clip),
@@ -337,8 +337,8 @@ static void check_live_bind(figure_t *f)
 {
     /* Its own random draws: the later sections see the sequence they were
      * tuned with (tiny300's one-weight check is close to its bound). */
-    test_rng rng_before = g_rng;
-    g_rng = (test_rng){777u};
+    test_rng_t rng_before = g_rng;
+    g_rng = (test_rng_t){777u};
     char path[512];
     static clip_t clip;
     memset(&clip, 0, sizeof clip);
@@ -354,12 +354,12 @@ static void check_live_bind(figure_t *f)
         g_rng = rng_before;
         return;
     }
-    figure_mesh *m = &f->mesh[mesh];
+    figure_mesh_t *m = &f->mesh[mesh];
     size_t n = total_vertices(f), vc = m->vertex_count;
     float height = figure_height(f);
     float *keys = malloc((size_t)clip.key_count * clip.vertex_count * 3 * sizeof(float));
-    arrays rest = {0}, gpu = {0}, ref = {0}, morphed = {0};
-    ref_lists lists;
+    arrays_t rest = {0}, gpu = {0}, ref = {0}, morphed = {0};
+    ref_lists_t lists;
     float *corrective_w = calloc(f->chr.corrective_count + 1, sizeof(float));
     bool ok = keys && corrective_w && alloc_arrays(&rest, vc) && alloc_arrays(&gpu, n) && alloc_arrays(&ref, n) &&
               alloc_arrays(&morphed, n);
@@ -380,7 +380,7 @@ static void check_live_bind(figure_t *f)
         static const double times_s[] = {0.5, 1.3, 0.9, 1.7};
         enum { TIMES = sizeof times_s / sizeof times_s[0] };
         float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-        errs worst = {0, 0, 0};
+        errs_t worst = {0, 0, 0};
         double stale_min = 1e30;
         for (int c = 0; c < 4; c++) {
             bool dense = c & 1, once = c >> 1;
@@ -406,7 +406,7 @@ static void check_live_bind(figure_t *f)
                 build_lists(f, &pose, corrective_w, &lists);
                 CHECKF(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, c % 3, &ref, &morphed),
                       "CPU reference");
-                errs e = compare(&gpu, &ref, 0, n);
+                errs_t e = compare(&gpu, &ref, 0, n);
                 if (live) {
                     worst.pos = fmax(worst.pos, e.pos);
                     worst.dir = fmax(worst.dir, e.dir);
@@ -448,7 +448,7 @@ static void check_live_bind(figure_t *f)
 /* Largest deviation of vertex V's frame from orthonormal: | |n| - 1 |,
  * | |t.xyz| - 1 |, |n . t| and | |t.w| - 1 |; infinity when any value is
  * not finite (the fragment shader's tangent frame would be NaN: black). */
-static double frame_error(const arrays *a, size_t v)
+static double frame_error(const arrays_t *a, size_t v)
 {
     const float *n = a->nrm + 3 * v, *t = a->tan + 4 * v, *p = a->pos + 3 * v;
     for (int k = 0; k < 3; k++)
@@ -473,8 +473,8 @@ static void check_expression_frames(figure_t *f)
     static const char *const names[] = {"happy", "sad", "angry", "surprised", "thoughtful", "disgusted"};
     size_t n = total_vertices(f);
     float height = figure_height(f);
-    arrays gpu, ref, morphed;
-    ref_lists lists;
+    arrays_t gpu, ref, morphed;
+    ref_lists_t lists;
     float *corrective_w = calloc(f->chr.corrective_count + 1, sizeof(float));
     bool ok = alloc_arrays(&gpu, n) && alloc_arrays(&ref, n) && alloc_arrays(&morphed, n) && corrective_w;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
@@ -516,7 +516,7 @@ static void check_expression_frames(figure_t *f)
                 cpu_worst = fmax(cpu_worst, c);
                 bad += !(g <= DIR_TOL);
             }
-            errs d = compare(&gpu, &ref, 0, n);
+            errs_t d = compare(&gpu, &ref, 0, n);
             printf("expression %-10s %-6s: GPU frames off unit/orthogonal by up to %.3g (vertex %zu; %zu over %.0e), "
                    "CPU by %.3g; GPU vs CPU max |dpos| %.3g cm, max |ddir| %.3g\n",
                    names[e], dense ? "dense" : "sparse", gpu_worst, gpu_at, bad, DIR_TOL, cpu_worst, d.pos, d.dir);
@@ -556,7 +556,7 @@ static void deform_frames(figure_t *f, const pose_t *pose, bool gpu_skin, bool d
     f->dense = dense;
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
-    gfx_frame_desc fd = {.width = W, .height = H};
+    gfx_frame_desc_t fd = {.width = W, .height = H};
     for (int i = 0; i < GFX_CHARACTER_SLOTS; i++) {
         CHECKF(figure_deform(f, pose, world), "figure_deform");
         gfx_render_frame(&fd);
@@ -573,7 +573,7 @@ static bool cpu_dense(const figure_t *f)
 
 static void check_lazy(figure_t *f)
 {
-    const gfx_character_stats *st = gfx_character_get_stats(f->gfx);
+    const gfx_character_stats_t *st = gfx_character_get_stats(f->gfx);
     CHECKF(st->delta_bytes == 0 && !cpu_dense(f), "after create: %llu delta bytes on the GPU, CPU dense layout %d",
            (unsigned long long)st->delta_bytes, cpu_dense(f));
     static pose_t pose;
@@ -593,7 +593,7 @@ static void check_lazy(figure_t *f)
 static void check_limits(const figure_t *f)
 {
     char msg[256];
-    const gfx_info *info = gfx_get_info();
+    const gfx_info_t *info = gfx_get_info();
     const bshape_set_t *head = NULL;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         if (!head || f->mesh[mi].set.target_count > head->target_count)
@@ -603,7 +603,7 @@ static void check_limits(const figure_t *f)
            "dense head block %lld B\n",
            (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks, (long long)dense_bytes);
     CHECKF(gfx_character_morph_limits_ok(info, dense_bytes, 5, msg, sizeof msg), "real limits: %s", msg);
-    gfx_info small = *info;
+    gfx_info_t small = *info;
     small.max_ssbo_block_size = dense_bytes - 1;
     CHECKF(!gfx_character_morph_limits_ok(&small, dense_bytes, 3, msg, sizeof msg) &&
               strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
@@ -619,7 +619,7 @@ static void check_limits(const figure_t *f)
     CHECKF(gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_DENSE) &&
               gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_SPARSE),
           "GPU blend shapes unsupported on this context");
-    const gfx_character_stats *st = gfx_character_get_stats(f->gfx);
+    const gfx_character_stats_t *st = gfx_character_get_stats(f->gfx);
     printf("blend-shape deltas on the GPU: %.1f MB (both layouts)\n", (double)st->delta_bytes / 1e6);
 }
 
@@ -629,8 +629,8 @@ static void check_limits(const figure_t *f)
 static void check_fallback(const char *chr_path)
 {
     /* gfx_get_info() points at the renderer's own (non-const) record. */
-    gfx_info *info = (gfx_info *)gfx_get_info();
-    gfx_info saved = *info;
+    gfx_info_t *info = (gfx_info_t *)gfx_get_info();
+    gfx_info_t saved = *info;
     static const struct {
         int64_t block;
         int blocks;
@@ -647,7 +647,7 @@ static void check_fallback(const char *chr_path)
                "expected):\n",
                (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks);
         fflush(stdout);
-        bool ok = figure_load(&f, &(figure_desc){.path = chr_path}) && figure_gpu_init(&f, "morph_gpu_fallback");
+        bool ok = figure_load(&f, &(figure_desc_t){.path = chr_path}) && figure_gpu_init(&f, "morph_gpu_fallback");
         *info = saved;
         CHECKF(ok, "loading %s", chr_path);
         if (!ok) {
@@ -661,8 +661,8 @@ static void check_fallback(const char *chr_path)
         static const int sizes[] = {5};
         /* check_capture wants the GPU morph in both layouts, so compare here. */
         size_t n = total_vertices(&f);
-        arrays gpu, ref, morphed;
-        ref_lists lists;
+        arrays_t gpu, ref, morphed;
+        ref_lists_t lists;
         float cw[CHR_MAX_CORRECTIVES];
         bool mem = alloc_arrays(&gpu, n) && alloc_arrays(&ref, n) && alloc_arrays(&morphed, n);
         for (uint32_t mi = 0; mi < f.chr.mesh_count; mi++) {
@@ -690,7 +690,7 @@ static void check_fallback(const char *chr_path)
             build_lists(&f, &pose, cw, &lists);
             CHECKF(cpu_reference(&f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
                   "CPU reference");
-            errs e = compare(&gpu, &ref, 0, n);
+            errs_t e = compare(&gpu, &ref, 0, n);
             printf("fallback %-6s blend shapes on the %s: max |dpos| %.3g cm, |ddir| %.3g, |dao| %.3g\n",
                    dense ? "dense" : "sparse", f.morph_on_gpu ? "GPU" : "CPU", e.pos, e.dir, e.ao);
             CHECKF(e.pos <= POS_TOL_REL * figure_height(&f) && e.dir <= DIR_TOL && e.ao <= AO_TOL,
@@ -719,19 +719,19 @@ static void check_bake(figure_t *f, const char *out_dir)
     CHECKF(head >= 0, "no mesh with shapes");
     if (head < 0)
         return;
-    figure_mesh *m = &f->mesh[head];
+    figure_mesh_t *m = &f->mesh[head];
     int shape = figure_shape(f, "happy");
     shape = shape >= 0 ? shape : 0;
     int t = bshape_set_find_shape(&m->set, (uint32_t)shape);
     CHECKF(t >= 0, "shape %d not on mesh %d", shape, head);
     size_t vc = m->vertex_count;
-    arrays gpu, cpu;
+    arrays_t gpu, cpu;
     CHECKF(alloc_arrays(&gpu, vc) && alloc_arrays(&cpu, vc), "out of memory");
     uint32_t target = (uint32_t)t;
     float weight = 1.0f;
     for (int layout = 0; layout < 2; layout++) {
-        gfx_character_bake_job job = {.mesh = (uint32_t)head,
-                                      .layout = (gfx_character_morph)layout,
+        gfx_character_bake_job_t job = {.mesh = (uint32_t)head,
+                                      .layout = (gfx_character_morph_t)layout,
                                       .active_count = 1,
                                       .active_target = &target,
                                       .active_weight = &weight,
@@ -741,7 +741,7 @@ static void check_bake(figure_t *f, const char *out_dir)
                                       .out_ao = gpu.ao};
         CHECKF(gfx_character_bake(f->gfx, &job), "bake");
         bshape_job_t bj = {.set = &m->set,
-                           .layout = (bshape_layout)layout,
+                           .layout = (bshape_layout_t)layout,
                            .active_count = 1,
                            .active_target = &target,
                            .active_weight = &weight,
@@ -754,9 +754,9 @@ static void check_bake(figure_t *f, const char *out_dir)
                            .out_tangents = cpu.tan,
                            .out_ao = cpu.ao};
         CHECKF(bshape_run(&bj), "bshape_run");
-        errs e = compare(&gpu, &cpu, 0, vc);
-        arrays base = {m->pos, m->nrm, m->tan, m->ao};
-        errs moved = compare(&gpu, &base, 0, vc);
+        errs_t e = compare(&gpu, &cpu, 0, vc);
+        arrays_t base = {m->pos, m->nrm, m->tan, m->ao};
+        errs_t moved = compare(&gpu, &base, 0, vc);
         printf("bake %-6s '%s' at 1: max |dpos| %.3g cm, |ddir| %.3g, |dao| %.3g against bshape_run; "
                "the shape moves vertices by up to %.3g cm, AO by %.3g\n",
                layout ? "dense" : "sparse", f->chr.shapes[shape].name, e.pos, e.dir, e.ao, moved.pos, moved.ao);
@@ -828,7 +828,7 @@ static void render(figure_t *f, const pose_t *pose, bool gpu_morph, const float 
     f->gpu_morph = gpu_morph;
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
-    gfx_frame_desc fd = {.width = W, .height = H, .layers = GFX_LAYER_SHADOWS};
+    gfx_frame_desc_t fd = {.width = W, .height = H, .layers = GFX_LAYER_SHADOWS};
     memcpy(fd.eye, eye, sizeof fd.eye);
     memcpy(fd.focus, focus, sizeof fd.focus);
     mat4 view, proj;
@@ -943,12 +943,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL: %s\n", cmd);
         return 1;
     }
-    gl_test gl;
-    if (!gl_test_open(&gl, "test_morph_gpu", W, H, &(gfx_desc){.debug = true}))
+    gl_test_t gl;
+    if (!gl_test_open(&gl, "test_morph_gpu", W, H, &(gfx_desc_t){.debug = true}))
         return 1;
     static figure_t fig, tiny;
     char chr[512];
-    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, &(figure_desc){.path = chr}) ||
+    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, &(figure_desc_t){.path = chr}) ||
         !figure_gpu_init(&fig, "morph_gpu")) {
         fprintf(stderr, "FAIL: set-up (%s)\n", FIGURE_DEFAULT_CHARACTER);
         return 1;
@@ -968,7 +968,7 @@ int main(int argc, char **argv)
         check_screens(&fig, out_dir);
         print_cpu_cost(&fig);
         figure_free(&fig);
-        if (figure_load(&tiny, &(figure_desc){.path = many}) && figure_gpu_init(&tiny, "morph_gpu_tiny")) {
+        if (figure_load(&tiny, &(figure_desc_t){.path = many}) && figure_gpu_init(&tiny, "morph_gpu_tiny")) {
             static const int many_sizes[] = {256, 300};
             check_capture(&tiny, "tiny300.chr", many_sizes, (int)(sizeof many_sizes / sizeof many_sizes[0]));
         } else {

@@ -15,18 +15,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void try_load(const uint8_t *data, size_t size)
 {
-    pfnn_network net;
-    pfnn_load_desc desc = {.fp16 = (size & 1) != 0, .any_dims = true};
+    pfnn_network_t net;
+    pfnn_load_desc_t desc = {.fp16 = (size & 1) != 0, .any_dims = true};
     if (!pfnn_load_memory(&net, "fuzz.bin", data, size, &desc))
         return;
     if (net.n_in < 1 || net.n_out < 1 || !net.sets)
         abort();
-    pfnn_workspace ws;
+    pfnn_workspace_t ws;
     float *x = calloc((size_t)net.n_in, sizeof(float));
     float *y = calloc((size_t)net.n_out, sizeof(float));
     if (x && y && pfnn_workspace_init(&ws, &net)) {
         for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
-            pfnn_job job = {&net, &ws, (pfnn_mode)m, net.has_f16 ? PFNN_F16 : PFNN_F32, PFNN_ISA_AUTO, 1.0f, x, y};
+            pfnn_job_t job = {&net, &ws, (pfnn_mode_t)m, net.has_f16 ? PFNN_F16 : PFNN_F32, PFNN_ISA_AUTO, 1.0f, x, y};
             if (!pfnn_run(&job))
                 abort();
             (void)pfnn_output_is_finite(y, net.n_out);
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     log_set_level(LOG_QUIET);
     try_load(data, size);
-    pfnn_ref ref;
+    pfnn_ref_t ref;
     if (pfnn_ref_load_memory(&ref, "fuzz_ref.bin", data, size))
         pfnn_ref_free(&ref);
     if (size >= 64) {

@@ -52,10 +52,10 @@ enum { SKIP_CODE = 77 };
 
 /* ------------------------------------------------ float64 reference (doc) */
 
-typedef struct ref64 {
+typedef struct ref64_t {
     int n_in, h0, h1, n_out;
     const uint8_t *payload;
-} ref64;
+} ref64_t;
 
 static float rd_f32(const uint8_t *p, size_t index)
 {
@@ -71,15 +71,15 @@ static uint32_t rd_u32(const uint8_t *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-static ref64 ref64_make(const uint8_t *img)
+static ref64_t ref64_make(const uint8_t *img)
 {
-    ref64 r = {(int)rd_u32(img + 12), (int)rd_u32(img + 16), (int)rd_u32(img + 20), (int)rd_u32(img + 24),
+    ref64_t r = {(int)rd_u32(img + 12), (int)rd_u32(img + 16), (int)rd_u32(img + 20), (int)rd_u32(img + 24),
                img + 64};
     return r;
 }
 
 /* Doc section 1 literally: blend W and b by the Catmull-Rom weights, MLP, ELU. */
-static void ref64_forward(const ref64 *r, double phase, const float *x, double *y)
+static void ref64_forward(const ref64_t *r, double phase, const float *x, double *y)
 {
     double u = fmod(phase, TEST_TWO_PI);
     if (u < 0)
@@ -128,17 +128,17 @@ static void ref64_forward(const ref64 *r, double phase, const float *x, double *
 
 /* ------------------------------------------------------------- helpers */
 
-static const pfnn_isa isas[] = {PFNN_ISA_SCALAR, PFNN_ISA_SSE2, PFNN_ISA_AVX2};
+static const pfnn_isa_t isas[] = {PFNN_ISA_SCALAR, PFNN_ISA_SSE2, PFNN_ISA_AVX2};
 
-static void run_one(const pfnn_network *net, pfnn_workspace *ws, pfnn_mode mode, pfnn_dtype dtype, pfnn_isa isa,
+static void run_one(const pfnn_network_t *net, pfnn_workspace_t *ws, pfnn_mode_t mode, pfnn_dtype_t dtype, pfnn_isa_t isa,
                     float phase, const float *x, float *y)
 {
-    pfnn_job job = {net, ws, mode, dtype, isa, phase, x, y};
+    pfnn_job_t job = {net, ws, mode, dtype, isa, phase, x, y};
     bool ok = pfnn_run(&job);
     CHECKF(ok, "pfnn_run %s %s %s", pfnn_mode_name(mode), pfnn_dtype_name(dtype), pfnn_isa_name(isa));
 }
 
-static double max_err(const pfnn_network *net, const float *y, const float *ref)
+static double max_err(const pfnn_network_t *net, const float *y, const float *ref)
 {
     double e = 0;
     for (int o = 0; o < net->n_out; o++) {
@@ -150,13 +150,13 @@ static double max_err(const pfnn_network *net, const float *y, const float *ref)
 }
 
 /* Captures stderr around a call, to check "one line naming the file". */
-typedef struct capture {
+typedef struct capture_t {
     int saved;
     FILE *tmp;
     char text[2048];
-} capture;
+} capture_t;
 
-static void capture_begin(capture *c)
+static void capture_begin(capture_t *c)
 {
     fflush(stderr);
     c->saved = dup(2);
@@ -164,7 +164,7 @@ static void capture_begin(capture *c)
     dup2(fileno(c->tmp), 2);
 }
 
-static void capture_end(capture *c)
+static void capture_end(capture_t *c)
 {
     fflush(stderr);
     dup2(c->saved, 2);
@@ -188,10 +188,10 @@ static int count_lines(const char *s)
 /* The exported vectors, every ISA, cubic fp32; then the float64 reference. */
 static void test_reference(const char *net_path, const char *ref_path)
 {
-    pfnn_network net;
-    pfnn_ref ref;
-    pfnn_workspace ws;
-    pfnn_load_desc desc = {.fp16 = true};
+    pfnn_network_t net;
+    pfnn_ref_t ref;
+    pfnn_workspace_t ws;
+    pfnn_load_desc_t desc = {.fp16 = true};
     bool ok = pfnn_load_ex(&net, net_path, &desc);
     CHECKF(ok, "load %s", net_path);
     if (!ok)
@@ -213,7 +213,7 @@ static void test_reference(const char *net_path, const char *ref_path)
     uint8_t *img = NULL;
     size_t img_size = 0;
     file_read_all(net_path, PFNN_MAX_FILE_BYTES, &img, &img_size);
-    ref64 r64 = ref64_make(img);
+    ref64_t r64 = ref64_make(img);
 
     double e_mode[PFNN_PHASE_MODE_COUNT] = {0}, e_doc = 0, e_f64 = 0, e_torch64 = 0, e_f16 = 0, quarter = 0;
     for (size_t ii = 0; ii < sizeof isas / sizeof isas[0]; ii++) {
@@ -234,7 +234,7 @@ static void test_reference(const char *net_path, const char *ref_path)
                 e_f64 = fmax(e_f64, max_err(&net, y, y64f));
                 e_torch64 = fmax(e_torch64, max_err(&net, yr, y64f));
                 for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
-                    run_one(&net, &ws, (pfnn_mode)m, PFNN_F32, PFNN_ISA_AUTO, ref.phase[k], x, y);
+                    run_one(&net, &ws, (pfnn_mode_t)m, PFNN_F32, PFNN_ISA_AUTO, ref.phase[k], x, y);
                     e_mode[m] = fmax(e_mode[m], max_err(&net, y, y64f));
                 }
                 run_one(&net, &ws, PFNN_PHASE_CUBIC, PFNN_F16, PFNN_ISA_AUTO, ref.phase[k], x, y);
@@ -283,17 +283,17 @@ static void test_random_dims(int n_in, int h0, int h1, int n_out, double *dev_co
 {
     size_t size;
     uint8_t *img = testnet_make(n_in, h0, h1, n_out, 7u + (uint32_t)h0, &size);
-    pfnn_network net;
-    pfnn_load_desc desc = {.fp16 = true, .any_dims = true};
+    pfnn_network_t net;
+    pfnn_load_desc_t desc = {.fp16 = true, .any_dims = true};
     bool ok = pfnn_load_memory(&net, "random.bin", img, size, &desc);
     CHECKF(ok, "random %d-%d-%d-%d", n_in, h0, h1, n_out);
     if (!ok) {
         free(img);
         return;
     }
-    pfnn_workspace ws;
+    pfnn_workspace_t ws;
     pfnn_workspace_init(&ws, &net);
-    ref64 r64 = ref64_make(img);
+    ref64_t r64 = ref64_make(img);
     float *x = malloc(sizeof(float) * (size_t)n_in), *y = malloc(sizeof(float) * (size_t)n_out);
     float *y64f = malloc(sizeof(float) * (size_t)n_out), *ys = malloc(sizeof(float) * (size_t)n_out);
     double *y64 = malloc(sizeof(double) * (size_t)n_out);
@@ -388,31 +388,31 @@ static void test_phase(void)
  * again; the control points of a network from memory cannot be released. */
 static void test_lazy_modes(const uint8_t *img, size_t size)
 {
-    pfnn_network all, lazy;
-    pfnn_load_desc fp16_all = {.fp16 = true};
-    pfnn_load_desc fp16_cubic = {.fp16 = true, .modes = 1u << PFNN_PHASE_CUBIC};
+    pfnn_network_t all, lazy;
+    pfnn_load_desc_t fp16_all = {.fp16 = true};
+    pfnn_load_desc_t fp16_cubic = {.fp16 = true, .modes = 1u << PFNN_PHASE_CUBIC};
     bool ok = pfnn_load_memory(&all, "all.bin", img, size, &fp16_all) &&
               pfnn_load_memory(&lazy, "lazy.bin", img, size, &fp16_cubic);
     CHECKF(ok, "loads");
     if (!ok)
         return;
-    pfnn_workspace ws;
+    pfnn_workspace_t ws;
     CHECKF(pfnn_workspace_init(&ws, &all), "workspace");
     float x[PFNN_N_IN], y[PFNN_N_OUT], y_all[PFNN_N_OUT];
     for (int i = 0; i < PFNN_N_IN; i++)
         x[i] = all.x_mean[i] + 0.5f * all.x_std[i] * sinf((float)i);
     for (int round = 0; round < 2; round++) {
         for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
-            CHECKF(pfnn_prepare_mode(&lazy, (pfnn_mode)m), "prepare %s", pfnn_mode_name((pfnn_mode)m));
+            CHECKF(pfnn_prepare_mode(&lazy, (pfnn_mode_t)m), "prepare %s", pfnn_mode_name((pfnn_mode_t)m));
             for (int t = 0; t < PFNN_DTYPE_COUNT; t++) {
-                CHECKF(pfnn_mode_bytes(&lazy, (pfnn_mode)m, (pfnn_dtype)t) ==
-                           pfnn_mode_bytes(&all, (pfnn_mode)m, (pfnn_dtype)t),
-                       "%s %s bytes", pfnn_mode_name((pfnn_mode)m), pfnn_dtype_name((pfnn_dtype)t));
+                CHECKF(pfnn_mode_bytes(&lazy, (pfnn_mode_t)m, (pfnn_dtype_t)t) ==
+                           pfnn_mode_bytes(&all, (pfnn_mode_t)m, (pfnn_dtype_t)t),
+                       "%s %s bytes", pfnn_mode_name((pfnn_mode_t)m), pfnn_dtype_name((pfnn_dtype_t)t));
                 for (float phase = 0.0f; phase < 6.3f; phase += 0.77f) {
-                    run_one(&all, &ws, (pfnn_mode)m, (pfnn_dtype)t, PFNN_ISA_AUTO, phase, x, y_all);
-                    run_one(&lazy, &ws, (pfnn_mode)m, (pfnn_dtype)t, PFNN_ISA_AUTO, phase, x, y);
+                    run_one(&all, &ws, (pfnn_mode_t)m, (pfnn_dtype_t)t, PFNN_ISA_AUTO, phase, x, y_all);
+                    run_one(&lazy, &ws, (pfnn_mode_t)m, (pfnn_dtype_t)t, PFNN_ISA_AUTO, phase, x, y);
                     CHECKF(memcmp(y, y_all, sizeof y) == 0, "%s %s at phase %g differs",
-                           pfnn_mode_name((pfnn_mode)m), pfnn_dtype_name((pfnn_dtype)t), (double)phase);
+                           pfnn_mode_name((pfnn_mode_t)m), pfnn_dtype_name((pfnn_dtype_t)t), (double)phase);
                 }
             }
         }
@@ -425,7 +425,7 @@ static void test_lazy_modes(const uint8_t *img, size_t size)
                    pfnn_mode_bytes(&lazy, PFNN_PHASE_CONSTANT, PFNN_F32) == 0,
                "released modes");
         CHECKF(pfnn_has_mode(&lazy, PFNN_PHASE_CUBIC, PFNN_F16), "the control points stay");
-        pfnn_job job = {&lazy, &ws, PFNN_PHASE_LINEAR, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
+        pfnn_job_t job = {&lazy, &ws, PFNN_PHASE_LINEAR, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
         log_set_level(LOG_QUIET);
         CHECKF(!pfnn_validate(&job), "a released mode is refused");
         log_set_level(LOG_INFO);
@@ -443,8 +443,8 @@ static bool write_image(const char *path, const uint8_t *img, size_t size)
 }
 
 /* Every mode of NET gives the bits of ALL's at a few phases. */
-static bool same_outputs(const pfnn_network *net, const pfnn_network *all, pfnn_workspace *ws, pfnn_mode m,
-                         pfnn_dtype t, const float *x)
+static bool same_outputs(const pfnn_network_t *net, const pfnn_network_t *all, pfnn_workspace_t *ws, pfnn_mode_t m,
+                         pfnn_dtype_t t, const float *x)
 {
     float y[PFNN_N_OUT], y_all[PFNN_N_OUT];
     bool same = true;
@@ -469,9 +469,9 @@ static void test_released_control_points(const uint8_t *img, size_t size, const 
     if (fd < 0)
         return;
     close(fd);
-    pfnn_network all, net;
-    pfnn_load_desc fp16_all = {.fp16 = true};
-    pfnn_load_desc fp16_constant = {.fp16 = true, .modes = 1u << PFNN_PHASE_CONSTANT};
+    pfnn_network_t all, net;
+    pfnn_load_desc_t fp16_all = {.fp16 = true};
+    pfnn_load_desc_t fp16_constant = {.fp16 = true, .modes = 1u << PFNN_PHASE_CONSTANT};
     bool ok = write_image(path, img, size) && pfnn_load_memory(&all, "all.bin", img, size, &fp16_all) &&
               pfnn_load_ex(&net, path, &fp16_constant);
     CHECKF(ok, "loads");
@@ -479,7 +479,7 @@ static void test_released_control_points(const uint8_t *img, size_t size, const 
         unlink(path);
         return;
     }
-    pfnn_workspace ws;
+    pfnn_workspace_t ws;
     CHECKF(pfnn_workspace_init(&ws, &all), "workspace");
     float x[PFNN_N_IN], y[PFNN_N_OUT];
     for (int i = 0; i < PFNN_N_IN; i++)
@@ -488,22 +488,22 @@ static void test_released_control_points(const uint8_t *img, size_t size, const 
     pfnn_release_mode(&net, PFNN_PHASE_CUBIC);
     CHECKF(!pfnn_has_mode(&net, PFNN_PHASE_CUBIC, PFNN_F32) && pfnn_mode_bytes(&net, PFNN_PHASE_CUBIC, PFNN_F32) == 0,
            "the control points were released");
-    pfnn_job job = {&net, &ws, PFNN_PHASE_CUBIC, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
+    pfnn_job_t job = {&net, &ws, PFNN_PHASE_CUBIC, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
     log_set_level(LOG_QUIET);
     CHECKF(!pfnn_validate(&job), "cubic without its control points is refused");
     log_set_level(LOG_INFO);
     for (int t = 0; t < PFNN_DTYPE_COUNT; t++)
-        CHECKF(same_outputs(&net, &all, &ws, PFNN_PHASE_CONSTANT, (pfnn_dtype)t, x),
-               "constant %s without the control points differs", pfnn_dtype_name((pfnn_dtype)t));
+        CHECKF(same_outputs(&net, &all, &ws, PFNN_PHASE_CONSTANT, (pfnn_dtype_t)t, x),
+               "constant %s without the control points differs", pfnn_dtype_name((pfnn_dtype_t)t));
 
     /* Linear is blended from the control points: they are read again. */
     CHECKF(pfnn_prepare_mode(&net, PFNN_PHASE_LINEAR), "linear after the release");
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
         for (int t = 0; t < PFNN_DTYPE_COUNT; t++)
-            CHECKF(same_outputs(&net, &all, &ws, (pfnn_mode)m, (pfnn_dtype)t, x), "%s %s after the reread differs",
-                   pfnn_mode_name((pfnn_mode)m), pfnn_dtype_name((pfnn_dtype)t));
+            CHECKF(same_outputs(&net, &all, &ws, (pfnn_mode_t)m, (pfnn_dtype_t)t, x), "%s %s after the reread differs",
+                   pfnn_mode_name((pfnn_mode_t)m), pfnn_dtype_name((pfnn_dtype_t)t));
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
-        pfnn_release_mode(&net, (pfnn_mode)m);
+        pfnn_release_mode(&net, (pfnn_mode_t)m);
     CHECKF(pfnn_prepare_mode(&net, PFNN_PHASE_CUBIC), "cubic with every mode released");
     CHECKF(same_outputs(&net, &all, &ws, PFNN_PHASE_CUBIC, PFNN_F16, x), "cubic fp16 after the reread differs");
     CHECKF(pfnn_prepare_mode(&net, PFNN_PHASE_CONSTANT), "constant again");
@@ -513,7 +513,7 @@ static void test_released_control_points(const uint8_t *img, size_t size, const 
     CHECKF(pfnn_has_mode(&all, PFNN_PHASE_CUBIC, PFNN_F32), "a network from memory keeps its control points");
 
     /* Another network in the file: refused, the held modes still run. */
-    capture c;
+    capture_t c;
     pfnn_release_mode(&net, PFNN_PHASE_CUBIC);
     CHECKF(write_image(path, other, other_size), "rewrite %s", path);
     capture_begin(&c);
@@ -542,11 +542,11 @@ static void test_nonfinite_input(void)
 {
     size_t size;
     uint8_t *img = testnet_make(PFNN_N_IN, 40, 24, PFNN_N_OUT, 5, &size);
-    pfnn_network net;
-    pfnn_load_desc desc = {.fp16 = true};
+    pfnn_network_t net;
+    pfnn_load_desc_t desc = {.fp16 = true};
     bool ok = pfnn_load_memory(&net, "nan.bin", img, size, &desc);
     CHECKF(ok, "load");
-    pfnn_workspace ws;
+    pfnn_workspace_t ws;
     pfnn_workspace_init(&ws, &net);
     float x[PFNN_N_IN], y[PFNN_N_OUT];
     for (int i = 0; i < PFNN_N_IN; i++)
@@ -555,15 +555,15 @@ static void test_nonfinite_input(void)
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
         for (int t = 0; t < PFNN_DTYPE_COUNT; t++)
             for (size_t ii = 0; ii < sizeof isas / sizeof isas[0]; ii++) {
-                if (!pfnn_isa_supported(isas[ii], (pfnn_dtype)t))
+                if (!pfnn_isa_supported(isas[ii], (pfnn_dtype_t)t))
                     continue;
-                run_one(&net, &ws, (pfnn_mode)m, (pfnn_dtype)t, isas[ii], 1.0f, x, y);
+                run_one(&net, &ws, (pfnn_mode_t)m, (pfnn_dtype_t)t, isas[ii], 1.0f, x, y);
                 CHECKF(pfnn_output_is_finite(y, PFNN_N_OUT), "finite input gave non-finite output");
                 for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
                     x[100] = bad[b];
-                    run_one(&net, &ws, (pfnn_mode)m, (pfnn_dtype)t, isas[ii], 1.0f, x, y);
+                    run_one(&net, &ws, (pfnn_mode_t)m, (pfnn_dtype_t)t, isas[ii], 1.0f, x, y);
                     CHECKF(!pfnn_output_is_finite(y, PFNN_N_OUT), "input %g not detected (%s %s %s)", (double)bad[b],
-                          pfnn_mode_name((pfnn_mode)m), pfnn_dtype_name((pfnn_dtype)t), pfnn_isa_name(isas[ii]));
+                          pfnn_mode_name((pfnn_mode_t)m), pfnn_dtype_name((pfnn_dtype_t)t), pfnn_isa_name(isas[ii]));
                     x[100] = net.x_mean[100];
                 }
             }
@@ -571,10 +571,10 @@ static void test_nonfinite_input(void)
     CHECKF(!pfnn_output_is_finite(y, PFNN_N_OUT), "NaN at 7");
     /* A mode not prepared at load is refused by validate. */
     pfnn_free(&net);
-    pfnn_load_desc only_cubic = {.modes = 1u << PFNN_PHASE_CUBIC};
+    pfnn_load_desc_t only_cubic = {.modes = 1u << PFNN_PHASE_CUBIC};
     ok = pfnn_load_memory(&net, "cubic_only.bin", img, size, &only_cubic);
     CHECKF(ok, "cubic-only load");
-    pfnn_job job = {&net, &ws, PFNN_PHASE_CONSTANT, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
+    pfnn_job_t job = {&net, &ws, PFNN_PHASE_CONSTANT, PFNN_F32, PFNN_ISA_AUTO, 0.0f, x, y};
     log_set_level(LOG_QUIET);
     CHECKF(!pfnn_validate(&job), "constant mode was not prepared");
     job.mode = PFNN_PHASE_CUBIC;
@@ -598,8 +598,8 @@ static void test_nonfinite_input(void)
  * and containing WANT; the same through a real file and pfnn_load(). */
 static void expect_bad(const uint8_t *img, size_t size, const char *what, const char *want)
 {
-    pfnn_network net;
-    capture c;
+    pfnn_network_t net;
+    capture_t c;
     capture_begin(&c);
     bool ok = pfnn_load_memory(&net, "corrupt_pfnn.bin", img, size, NULL);
     capture_end(&c);
@@ -702,14 +702,14 @@ static void test_bad_input(const char *fixture)
         expect_bad(b, size, huge[k].what, huge[k].want);
         testnet_put_f32(b, 64 + 4 * huge[k].at, huge[k].inside);
         testnet_fix_checksum(b, size);
-        pfnn_network inside;
+        pfnn_network_t inside;
         CHECKF(pfnn_load_memory(&inside, "inside.bin", b, size, NULL), "%s: %g inside the limit refused",
                huge[k].what, (double)huge[k].inside);
         pfnn_free(&inside);
     }
 
-    pfnn_network net;
-    capture c;
+    pfnn_network_t net;
+    capture_t c;
     capture_begin(&c);
     ok = pfnn_load(&net, "tests/pfnn/fixtures/does_not_exist.bin");
     capture_end(&c);
@@ -727,7 +727,7 @@ static void test_bad_ref(const char *ref_path)
         return;
     }
     uint8_t *b = malloc(size);
-    pfnn_ref ref;
+    pfnn_ref_t ref;
     const struct {
         const char *what;
         size_t cut;
@@ -741,7 +741,7 @@ static void test_bad_ref(const char *ref_path)
         memcpy(b, orig, size);
         if (cases[i].v)
             testnet_put_u32(b, cases[i].at, cases[i].v);
-        capture c;
+        capture_t c;
         capture_begin(&c);
         bool ok = pfnn_ref_load_memory(&ref, "corrupt_ref.bin", b, size - cases[i].cut);
         capture_end(&c);

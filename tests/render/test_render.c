@@ -60,16 +60,16 @@ static void build_level(level_t *lvl, float *heights)
     /* The wall runs along x at z = 0; the sun (below) shines from +z, so its
      * shadow falls on z < 0. */
     lvl->wall_count = 2;
-    lvl->walls[0] = (level_wall){-500.0f, 0.0f, 500.0f, 0.0f, 15.0f};
-    lvl->walls[1] = (level_wall){900.0f, -1200.0f, 1500.0f, 300.0f, 20.0f};
+    lvl->walls[0] = (level_wall_t){-500.0f, 0.0f, 500.0f, 0.0f, 15.0f};
+    lvl->walls[1] = (level_wall_t){900.0f, -1200.0f, 1500.0f, 300.0f, 20.0f};
     lvl->crouch_count = 1;
-    lvl->crouch[0] = (level_crouch_area){-1400.0f, 500.0f, -400.0f, 800.0f, 110.0f};
+    lvl->crouch[0] = (level_crouch_area_t){-1400.0f, 500.0f, -400.0f, 800.0f, 110.0f};
     lvl->jump_count = 2;
-    lvl->jump[0] = (level_jump_area){300.0f, 700.0f, 120.0f};
-    lvl->jump[1] = (level_jump_area){-900.0f, -700.0f, 200.0f};
+    lvl->jump[0] = (level_jump_area_t){300.0f, 700.0f, 120.0f};
+    lvl->jump[1] = (level_jump_area_t){-900.0f, -700.0f, 200.0f};
 }
 
-static void make_camera(gfx_frame_desc *f, const vec3 eye, const vec3 focus)
+static void make_camera(gfx_frame_desc_t *f, const vec3 eye, const vec3 focus)
 {
     mat4 view, proj;
     glm_lookat((float *)eye, (float *)focus, (vec3){0.0f, 1.0f, 0.0f}, view);
@@ -81,7 +81,7 @@ static void make_camera(gfx_frame_desc *f, const vec3 eye, const vec3 focus)
 }
 
 /* World point -> pixel (top-left origin). False if behind the camera or off screen. */
-static bool project(const gfx_frame_desc *f, const float p[3], int *px, int *py)
+static bool project(const gfx_frame_desc_t *f, const float p[3], int *px, int *py)
 {
     mat4 view, proj, vp;
     memcpy(view, f->view, sizeof view);
@@ -100,7 +100,7 @@ static bool project(const gfx_frame_desc *f, const float p[3], int *px, int *py)
 static float luma(const uint8_t *p) { return 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2]; }
 
 /* Mean luminance of a (2r+1)^2 window around a projected world point. */
-static float luma_at(const gfx_frame_desc *f, const uint8_t *img, const float p[3], int r)
+static float luma_at(const gfx_frame_desc_t *f, const uint8_t *img, const float p[3], int r)
 {
     int px, py;
     if (!project(f, p, &px, &py))
@@ -128,7 +128,7 @@ static void mean_rgb_rows(const uint8_t *img, int y0, int y1, float out[3])
 }
 
 /* Counts pixels in a window that match a colour predicate. */
-static int count_near(const gfx_frame_desc *f, const uint8_t *img, const float p[3], int r,
+static int count_near(const gfx_frame_desc_t *f, const uint8_t *img, const float p[3], int r,
                       bool (*pred)(const uint8_t *))
 {
     int px, py, n = 0;
@@ -154,7 +154,7 @@ static double cpu_seconds(void)
 /* Mean glFinish-bracketed frame time over n frames, ms; also the CPU time
  * of the whole process (llvmpipe's threads included) per frame, which other
  * jobs on a shared machine disturb much less than wall time. */
-static double time_frames(const gfx_frame_desc *f, int n, double *min_ms, double *cpu_ms)
+static double time_frames(const gfx_frame_desc_t *f, int n, double *min_ms, double *cpu_ms)
 {
     gfx_set_finish_timing(true);
     double sum = 0.0;
@@ -172,7 +172,7 @@ static double time_frames(const gfx_frame_desc *f, int n, double *min_ms, double
 }
 
 /* --bench: frame time per configuration (re-initialises gfx for MSAA). */
-static void bench_configs(const level_t *lvl, const gfx_frame_desc *base)
+static void bench_configs(const level_t *lvl, const gfx_frame_desc_t *base)
 {
     static const struct {
         const char *name;
@@ -193,10 +193,10 @@ static void bench_configs(const level_t *lvl, const gfx_frame_desc *base)
     };
     for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
         gfx_shutdown();
-        gfx_desc d = {.msaa_samples = cfg[i].msaa};
+        gfx_desc_t d = {.msaa_samples = cfg[i].msaa};
         if (!gfx_init(&d) || !gfx_level_load(lvl))
             return;
-        gfx_frame_desc f = *base;
+        gfx_frame_desc_t f = *base;
         f.layers = cfg[i].layers;
         if (cfg[i].div > 1) {
             f.width /= cfg[i].div;
@@ -208,15 +208,15 @@ static void bench_configs(const level_t *lvl, const gfx_frame_desc *base)
 }
 
 /* Counts hook calls per pass and checks what the hook is handed. */
-typedef struct hook_probe {
+typedef struct hook_probe_t {
     int calls[2];
     int bad;
-    const gfx_frame_desc *expect;
-} hook_probe;
+    const gfx_frame_desc_t *expect;
+} hook_probe_t;
 
-static void probe_hook(const gfx_pass_info *info, void *user)
+static void probe_hook(const gfx_pass_info_t *info, void *user)
 {
-    hook_probe *h = user;
+    hook_probe_t *h = user;
     if (info->pass != GFX_PASS_SHADOW && info->pass != GFX_PASS_MAIN) {
         h->bad++;
         return;
@@ -235,7 +235,7 @@ static void probe_hook(const gfx_pass_info *info, void *user)
 }
 
 /* Renders F into IMG (W x H RGB). */
-static void render_into(const gfx_frame_desc *f, uint8_t *img)
+static void render_into(const gfx_frame_desc_t *f, uint8_t *img)
 {
     gfx_render_frame(f);
     CHECKF(gfx_read_pixels_rgb(W, H, img), "reading pixels");
@@ -246,11 +246,11 @@ static void render_into(const gfx_frame_desc *f, uint8_t *img)
  * after the focus moved within the cache's margin; the cache is drawn anew
  * when the focus leaves it, the sun turns, a static layer is switched or the
  * level is reloaded, and not otherwise. */
-static void test_shadow_cache(const level_t *lvl, const gfx_frame_desc *base)
+static void test_shadow_cache(const level_t *lvl, const gfx_frame_desc_t *base)
 {
     static uint8_t cached[W * H * 3];
     enum { FRAMES = 4 };
-    gfx_frame_desc frames[FRAMES];
+    gfx_frame_desc_t frames[FRAMES];
     for (int i = 0; i < FRAMES; i++) {
         frames[i] = *base;
         /* Steps of 60 cm along the wall: within the cache's margin. */
@@ -261,16 +261,16 @@ static void test_shadow_cache(const level_t *lvl, const gfx_frame_desc *base)
     /* The images of the uncached renderer first. */
     static uint8_t fresh_img[FRAMES][W * H * 3];
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){.uncached_shadows = true}) && gfx_level_load(lvl), "uncached renderer");
+    CHECKF(gfx_init(&(gfx_desc_t){.uncached_shadows = true}) && gfx_level_load(lvl), "uncached renderer");
     for (int i = 0; i < FRAMES; i++)
         render_into(&frames[i], fresh_img[i]);
     CHECKF(gfx_get_frame_stats()->shadow_terrain_triangles > 0 && gfx_get_frame_stats()->shadow_cache_redraws == 0,
            "the uncached renderer draws the terrain into every shadow map");
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){.debug = true}) && gfx_level_load(lvl), "cached renderer");
+    CHECKF(gfx_init(&(gfx_desc_t){.debug = true}) && gfx_level_load(lvl), "cached renderer");
     for (int i = 0; i < FRAMES; i++) {
         render_into(&frames[i], cached);
-        const gfx_frame_stats *st = gfx_get_frame_stats();
+        const gfx_frame_stats_t *st = gfx_get_frame_stats();
         /* Only the first frame draws the terrain's depth (into the cache). */
         CHECKF(st->shadow_cache_redrawn == (i == 0) && (st->shadow_terrain_triangles > 0) == (i == 0),
                "frame %d: cache redrawn %d (terrain triangles %d)", i, st->shadow_cache_redrawn,
@@ -282,7 +282,7 @@ static void test_shadow_cache(const level_t *lvl, const gfx_frame_desc *base)
         CHECKF(n <= 20, "frame %d: cached shadows differ from fresh ones at %ld pixels", i, n);
     }
     /* What voids the cache. */
-    gfx_frame_desc f = frames[FRAMES - 1];
+    gfx_frame_desc_t f = frames[FRAMES - 1];
     unsigned before = gfx_get_frame_stats()->shadow_cache_redraws;
     f.focus[2] += 2500.0f; /* 25 m: out of the margin */
     gfx_render_frame(&f);
@@ -307,17 +307,17 @@ static void test_shadow_cache(const level_t *lvl, const gfx_frame_desc *base)
  * does both (gfx_desc.lookup_everywhere and fog_everywhere), from two
  * views that leave some chunks outside the map and some in the fog, in
  * sunlight and shade. */
-static void test_terrain_split(const level_t *lvl, const gfx_frame_desc *base)
+static void test_terrain_split(const level_t *lvl, const gfx_frame_desc_t *base)
 {
     enum { VIEWS = 2 };
-    gfx_frame_desc views[VIEWS] = {*base, *base};
+    gfx_frame_desc_t views[VIEWS] = {*base, *base};
     views[0].shadow_radius_cm = 700.0f;
     make_camera(&views[1], (vec3){1400.0f, 500.0f, -900.0f}, (vec3){-200.0f, 40.0f, 300.0f});
     views[1].shadow_radius_cm = 900.0f;
     static uint8_t split[VIEWS][W * H * 3], everywhere[W * H * 3];
     int far[VIEWS], unfogged[VIEWS], chunks[VIEWS];
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){0}) && gfx_level_load(lvl), "renderer");
+    CHECKF(gfx_init(&(gfx_desc_t){0}) && gfx_level_load(lvl), "renderer");
     for (int i = 0; i < VIEWS; i++) {
         render_into(&views[i], split[i]);
         far[i] = gfx_get_frame_stats()->terrain_chunks_unshadowed;
@@ -329,7 +329,7 @@ static void test_terrain_split(const level_t *lvl, const gfx_frame_desc *base)
                "view %d: %d of %d terrain chunks before the fog, want some", i, unfogged[i], chunks[i]);
     }
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){.lookup_everywhere = true, .fog_everywhere = true}) && gfx_level_load(lvl),
+    CHECKF(gfx_init(&(gfx_desc_t){.lookup_everywhere = true, .fog_everywhere = true}) && gfx_level_load(lvl),
            "renderer, lookups and fog everywhere");
     for (int i = 0; i < VIEWS; i++) {
         render_into(&views[i], everywhere);
@@ -345,26 +345,26 @@ static void test_terrain_split(const level_t *lvl, const gfx_frame_desc *base)
     }
     /* The checks that follow use the default renderer (with KHR_debug). */
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){.debug = true}) && gfx_level_load(lvl), "renderer");
+    CHECKF(gfx_init(&(gfx_desc_t){.debug = true}) && gfx_level_load(lvl), "renderer");
 }
 
 /* The terrain's skirts left out where they cannot show (between chunks of
  * one level of detail, or towards one out of view): the picture is the one
  * with every skirt, from above and at grazing angles with the far chunks at
  * coarser levels, while fewer triangles are drawn. */
-static void test_terrain_skirts(const gfx_frame_desc *base)
+static void test_terrain_skirts(const gfx_frame_desc_t *base)
 {
     enum { VIEWS = 3 };
-    gfx_frame_desc views[VIEWS] = {*base, *base, *base};
+    gfx_frame_desc_t views[VIEWS] = {*base, *base, *base};
     make_camera(&views[1], (vec3){1400.0f, 500.0f, -900.0f}, (vec3){-200.0f, 40.0f, 300.0f});
     /* Low over the hills from a corner, the far ones at the horizon. */
     make_camera(&views[2], (vec3){-3300.0f, 420.0f, -3300.0f}, (vec3){0.0f, 150.0f, 0.0f});
     static uint8_t pruned[W * H * 3], all[W * H * 3];
     for (int i = 0; i < VIEWS; i++) {
-        gfx_set_switches(&(gfx_switches){0});
+        gfx_set_switches(&(gfx_switches_t){0});
         render_into(&views[i], pruned);
         int tris = gfx_get_frame_stats()->terrain_triangles;
-        gfx_set_switches(&(gfx_switches){.all_skirts = true});
+        gfx_set_switches(&(gfx_switches_t){.all_skirts = true});
         render_into(&views[i], all);
         int all_tris = gfx_get_frame_stats()->terrain_triangles;
         int max_diff;
@@ -374,22 +374,22 @@ static void test_terrain_skirts(const gfx_frame_desc *base)
         CHECKF(tris < all_tris, "view %d: %d terrain triangles, %d with every skirt: none left out", i, tris, all_tris);
         CHECKF(n == 0, "view %d: %ld pixels differ from the render with every skirt", i, n);
     }
-    gfx_set_switches(&(gfx_switches){0});
+    gfx_set_switches(&(gfx_switches_t){0});
 }
 
 /* Without MSAA the main pass draws straight into the window (its depth
  * buffer has 24 bits); the picture is the one drawn off screen and copied
  * in, but for colour rounding by one step (the window's channel order) and
  * depth ties at a few edges. */
-static void test_direct(const level_t *lvl, const gfx_frame_desc *f)
+static void test_direct(const level_t *lvl, const gfx_frame_desc_t *f)
 {
     static uint8_t direct[W * H * 3], copied[W * H * 3];
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){0}) && gfx_level_load(lvl), "renderer");
+    CHECKF(gfx_init(&(gfx_desc_t){0}) && gfx_level_load(lvl), "renderer");
     CHECKF(gfx_get_info()->direct, "the main pass draws into the window");
     render_into(f, direct);
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){.offscreen = true}) && gfx_level_load(lvl), "renderer, off screen");
+    CHECKF(gfx_init(&(gfx_desc_t){.offscreen = true}) && gfx_level_load(lvl), "renderer, off screen");
     CHECKF(!gfx_get_info()->direct, "the main pass draws off screen");
     render_into(f, copied);
     int max_diff;
@@ -399,17 +399,17 @@ static void test_direct(const level_t *lvl, const gfx_frame_desc *f)
     CHECKF(more <= 20, "%ld pixels differ by more than one step", more);
     CHECKF(one <= (long)W * H / 1000, "%ld pixels differ", one);
     gfx_shutdown();
-    CHECKF(gfx_init(&(gfx_desc){.debug = true}) && gfx_level_load(lvl), "renderer");
+    CHECKF(gfx_init(&(gfx_desc_t){.debug = true}) && gfx_level_load(lvl), "renderer");
 }
 
-static void test_hooks(const gfx_frame_desc *f)
+static void test_hooks(const gfx_frame_desc_t *f)
 {
-    hook_probe h = {.expect = f};
+    hook_probe_t h = {.expect = f};
     CHECKF(gfx_add_draw_hook(probe_hook, &h), "adding a hook");
     gfx_render_frame(f);
     CHECKF(h.calls[GFX_PASS_SHADOW] == 1 && h.calls[GFX_PASS_MAIN] == 1 && h.bad == 0,
           "hook calls shadow %d main %d, %d bad", h.calls[0], h.calls[1], h.bad);
-    gfx_frame_desc no_shadow = *f;
+    gfx_frame_desc_t no_shadow = *f;
     no_shadow.layers &= ~(uint32_t)GFX_LAYER_SHADOWS;
     h.expect = &no_shadow;
     gfx_render_frame(&no_shadow);
@@ -437,14 +437,14 @@ static void test_shader_expand(void)
     log_set_level(LOG_QUIET);
     CHECKF(!gfx_shader_expand("does_not_exist.frag", NULL, buf, sizeof buf), "missing shader must fail");
     CHECKF(!gfx_shader_expand("scene.frag", NULL, buf, 64), "a too small buffer must fail");
-    gfx_program p;
+    gfx_program_t p;
     CHECKF(!gfx_shader_program_load(&p, "does_not_exist.vert", "scene.frag", NULL, "bad") && p.id == 0,
           "missing shader must fail to load");
     log_set_level(LOG_INFO);
 }
 
 /* Renders LVL from a third-person camera behind its spawn, as the demo starts. */
-static void bench_configs(const level_t *lvl, const gfx_frame_desc *base);
+static void bench_configs(const level_t *lvl, const gfx_frame_desc_t *base);
 static void mean_rgb_rows(const uint8_t *img, int y0, int y1, float out[3]);
 static float luma(const uint8_t *p);
 
@@ -479,7 +479,7 @@ static void view_level(const char *path, const char *out_path, bool bench)
         return;
     }
     CHECKF(gfx_level_load(&lvl), "gfx_level_load %s", path);
-    gfx_frame_desc f = {0};
+    gfx_frame_desc_t f = {0};
     f.width = W;
     f.height = H;
     float hx = sinf(lvl.spawn_heading_rad), hz = cosf(lvl.spawn_heading_rad);
@@ -501,7 +501,7 @@ static void view_level(const char *path, const char *out_path, bool bench)
     CHECKF(gfx_read_pixels_rgb(W, H, img), "reading pixels");
     check_level_image(path, img);
     double mn, cpu, mean = time_frames(&f, bench ? 8 : 3, &mn, &cpu);
-    const gfx_frame_stats *st = gfx_get_frame_stats();
+    const gfx_frame_stats_t *st = gfx_get_frame_stats();
     printf("level %s: %.2f ms mean, %.2f ms min, %.2f ms CPU per frame (wrote %s); terrain %d chunks %d tris, "
            "shadow %d chunks %d tris\n",
            path, mean, mn, cpu, png, st->terrain_chunks, st->terrain_triangles, st->shadow_terrain_chunks,
@@ -530,10 +530,10 @@ int main(int argc, char **argv)
         }
     }
     paths_init(NULL);
-    gl_test gl;
-    if (!gl_test_open(&gl, "test_render", W, H, &(gfx_desc){.debug = true}))
+    gl_test_t gl;
+    if (!gl_test_open(&gl, "test_render", W, H, &(gfx_desc_t){.debug = true}))
         return 1;
-    const gfx_info *info = gfx_get_info();
+    const gfx_info_t *info = gfx_get_info();
     printf("renderer: %s | %s | GLSL %s | SSBO block %lld B, %d vertex SSBO blocks, MSAA %dx\n", info->renderer,
            info->version, info->glsl_version, (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks,
            info->msaa_samples);
@@ -557,8 +557,8 @@ int main(int argc, char **argv)
         CHECKF(gfx_level_load(&lvl), "reloading the good level");
     }
 
-    static debug_line_vertex line_storage[64];
-    debug_lines lines = {.vertices = line_storage, .capacity = 64};
+    static debug_line_vertex_t line_storage[64];
+    debug_lines_t lines = {.vertices = line_storage, .capacity = 64};
     debug_lines_clear(&lines);
     /* A bright magenta cross standing on the ground, off to the side. */
     const float lp0[3] = {200.0f, 0.0f, 500.0f}, lp1[3] = {200.0f, 200.0f, 500.0f};
@@ -566,7 +566,7 @@ int main(int argc, char **argv)
     debug_lines_add(&lines, lp0, lp1, DEBUG_RGBA(255, 0, 255, 255));
     debug_lines_add(&lines, lp2, lp3, DEBUG_RGBA(255, 0, 255, 255));
 
-    gfx_frame_desc f = {0};
+    gfx_frame_desc_t f = {0};
     f.width = W;
     f.height = H;
     /* View along the wall from past its end, so both its sunlit side and its
@@ -583,7 +583,7 @@ int main(int argc, char **argv)
     f.lines = &lines;
 
     /* A minimised window: nothing drawn, nothing breaks. */
-    gfx_frame_desc zero = f;
+    gfx_frame_desc_t zero = f;
     zero.width = 0;
     gfx_render_frame(&zero);
     test_hooks(&f);

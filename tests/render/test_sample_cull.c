@@ -23,7 +23,7 @@
 
 enum { W = 64, H = 48, TRIANGLES = 20000 };
 
-static test_rng g_rng = {0x2545f491u};
+static test_rng_t g_rng = {0x2545f491u};
 static float rnd(float lo, float hi) { return lo + (hi - lo) * test_rand01(&g_rng); }
 
 static double edge(const double *a, const double *b, double px, double py)
@@ -59,7 +59,7 @@ static bool centre_between(float lo, float hi, int size)
 }
 
 /* The box test on the triangle's window positions (all projected). */
-static bool box_keeps(const sample_cull_vertex *a, const sample_cull_vertex *b, const sample_cull_vertex *c)
+static bool box_keeps(const sample_cull_vertex_t *a, const sample_cull_vertex_t *b, const sample_cull_vertex_t *c)
 {
     return centre_between(fminf(a->x, fminf(b->x, c->x)), fmaxf(a->x, fmaxf(b->x, c->x)), W) &&
            centre_between(fminf(a->y, fminf(b->y, c->y)), fmaxf(a->y, fmaxf(b->y, c->y)), H);
@@ -87,7 +87,7 @@ static bool same_coordinate(float a, float b)
  * their centre ranges or window position (NaN for NaN). */
 static int project_unlike_one_by_one(const float mvp[16], int width, int height, const float *pos, uint32_t n)
 {
-    sample_cull_vertex *all = calloc(n, sizeof *all), *one = calloc(n, sizeof *one);
+    sample_cull_vertex_t *all = calloc(n, sizeof *all), *one = calloc(n, sizeof *one);
     if (!all || !one) {
         free(all);
         free(one);
@@ -137,7 +137,7 @@ int main(void)
      * positions given in pixels, so window coordinates are the positions. */
     float mvp[16] = {2.0f / W, 0, 0, 0, 0, 2.0f / H, 0, 0, 0, 0, 1, 0, -1, -1, 0, 1};
     static float pos[TRIANGLES * 9];
-    static sample_cull_vertex proj[TRIANGLES * 3];
+    static sample_cull_vertex_t proj[TRIANGLES * 3];
     static uint32_t idx[TRIANGLES * 3], out[TRIANGLES * 3];
     for (int t = 0; t < TRIANGLES; t++) {
         /* Sizes from a hundredth of a pixel to the whole target, centres
@@ -193,7 +193,7 @@ int main(void)
                         0.1f, 0.1f, 0.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f, /* one at w = 0 */
                         NAN, 0.1f, -1.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f};
     uint32_t oi[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, oo[9];
-    sample_cull_vertex op[9];
+    sample_cull_vertex_t op[9];
     sample_cull_project(persp, W, H, odd, 9, op);
     CHECKF(sample_cull_triangles(op, true, oi, 9, oo) == 9, "triangles behind the eye or not finite are kept");
 

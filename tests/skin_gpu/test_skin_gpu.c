@@ -50,13 +50,13 @@ enum { W = 320, H = 480, POSES = 4 };
 #define PIXEL_TOL 24
 #define MAX_PIXEL_DIFF_FRACTION 0.002
 
-static test_rng g_rng = {12345u};
+static test_rng_t g_rng = {12345u};
 
-typedef struct arrays {
+typedef struct arrays_t {
     float *pos, *nrm, *tan;
-} arrays;
+} arrays_t;
 
-static bool alloc_arrays(arrays *a, size_t n)
+static bool alloc_arrays(arrays_t *a, size_t n)
 {
     a->pos = calloc(n * 3, sizeof(float));
     a->nrm = calloc(n * 3, sizeof(float));
@@ -64,7 +64,7 @@ static bool alloc_arrays(arrays *a, size_t n)
     return a->pos && a->nrm && a->tan;
 }
 
-static void free_arrays(arrays *a)
+static void free_arrays(arrays_t *a)
 {
     free(a->pos);
     free(a->nrm);
@@ -72,14 +72,14 @@ static void free_arrays(arrays *a)
 }
 
 /* skin_run of F's last deform (its palettes and morphed meshes) into REF. */
-static bool cpu_reference_isa(const figure_t *f, int method, int influences, skin_isa isa, arrays *ref)
+static bool cpu_reference_isa(const figure_t *f, int method, int influences, skin_isa_t isa, arrays_t *ref)
 {
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++) {
-        const figure_mesh *m = &f->mesh[mi];
+        const figure_mesh_t *m = &f->mesh[mi];
         bool morphed = m->set.target_count > 0;
         skin_job_t sj = {.vertex_count = (int)m->vertex_count,
                          .influences = influences,
-                         .method = (skin_method)method,
+                         .method = (skin_method_t)method,
                          .isa = isa,
                          .positions = morphed ? m->m_pos : m->pos,
                          .normals = morphed ? m->m_nrm : m->nrm,
@@ -98,18 +98,18 @@ static bool cpu_reference_isa(const figure_t *f, int method, int influences, ski
     return true;
 }
 
-static bool cpu_reference(const figure_t *f, int method, int influences, arrays *ref)
+static bool cpu_reference(const figure_t *f, int method, int influences, arrays_t *ref)
 {
     return cpu_reference_isa(f, method, influences, SKIN_ISA_SCALAR, ref);
 }
 
-typedef struct errs {
+typedef struct errs_t {
     double pos, dir;
-} errs;
+} errs_t;
 
-static errs compare(const arrays *a, const arrays *b, size_t n)
+static errs_t compare(const arrays_t *a, const arrays_t *b, size_t n)
 {
-    errs e = {0, 0};
+    errs_t e = {0, 0};
     for (size_t v = 0; v < n; v++) {
         for (int k = 0; k < 3; k++) {
             double dp = fabs((double)a->pos[3 * v + k] - b->pos[3 * v + k]);
@@ -126,11 +126,11 @@ static errs compare(const arrays *a, const arrays *b, size_t n)
 static void check_limits(void)
 {
     char msg[256];
-    const gfx_info *info = gfx_get_info();
+    const gfx_info_t *info = gfx_get_info();
     printf("limits: GL_MAX_SHADER_STORAGE_BLOCK_SIZE %lld B, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS %d\n",
            (long long)info->max_ssbo_block_size, info->max_vertex_ssbo_blocks);
     CHECKF(gfx_character_gpu_limits_ok(info, GFX_CHARACTER_MAX_JOINTS, 1, msg, sizeof msg), "real limits: %s", msg);
-    gfx_info small = *info;
+    gfx_info_t small = *info;
     small.max_ssbo_block_size = 1024;
     CHECKF(!gfx_character_gpu_limits_ok(&small, GFX_CHARACTER_MAX_JOINTS, 0, msg, sizeof msg) &&
               strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
@@ -151,7 +151,7 @@ static void check_capture(figure_t *f, float height)
     size_t n = 0;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         n += f->mesh[mi].vertex_count;
-    arrays gpu, ref;
+    arrays_t gpu, ref;
     CHECKF(alloc_arrays(&gpu, n) && alloc_arrays(&ref, n), "out of memory");
     static const char *const names[] = {"blend points", "blend matrices", "dual quaternions"};
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -175,7 +175,7 @@ static void check_capture(figure_t *f, float height)
                 CHECKF(f->gpu_skin, "the GPU path was refused");
                 CHECKF(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, NULL), "capture");
                 CHECKF(cpu_reference(f, method, k, &ref), "skin_run");
-                errs e = compare(&gpu, &ref, n);
+                errs_t e = compare(&gpu, &ref, n);
                 printf("pose %d  %-16s %d influences: max |dpos| %.3g cm (%.3g of height), max |ddir| %.3g\n", p,
                        names[method], k, e.pos, e.pos / height, e.dir);
                 CHECKF(e.pos <= POS_TOL_REL * height, "%s, %d influences: position error %.3g cm > %.3g cm",
@@ -189,7 +189,7 @@ static void check_capture(figure_t *f, float height)
                      * different truncation. */
                     int other = method == SKIN_DQS ? SKIN_LBS_MATRIX : SKIN_DQS;
                     CHECKF(cpu_reference(f, other, k, &ref), "skin_run");
-                    errs o = compare(&gpu, &ref, n);
+                    errs_t o = compare(&gpu, &ref, n);
                     other_min = fmin(other_min, o.pos / height);
                     CHECKF(cpu_reference(f, method, 1, &ref), "skin_run");
                     o = compare(&gpu, &ref, n);
@@ -234,7 +234,7 @@ static void check_skin_once(figure_t *f, float height)
     size_t n = 0;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         n += f->mesh[mi].vertex_count;
-    arrays once, pass, ref;
+    arrays_t once, pass, ref;
     CHECKF(alloc_arrays(&once, n) && alloc_arrays(&pass, n) && alloc_arrays(&ref, n), "out of memory");
     static const char *const names[] = {"blend points", "blend matrices", "dual quaternions"};
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -261,7 +261,7 @@ static void check_skin_once(figure_t *f, float height)
             CHECKF(figure_deform(f, &pose, world), "figure_deform");
             CHECKF(f->skin_once, "skin once was refused");
             CHECKF(gfx_character_capture(f->gfx, once.pos, once.nrm, once.tan, NULL), "skin-once read-back");
-            errs e = compare(&once, &ref, n), p = compare(&once, &pass, n);
+            errs_t e = compare(&once, &ref, n), p = compare(&once, &pass, n);
             printf("skin once, %-16s blend shapes on the %s: vs CPU max |dpos| %.3g cm (%.3g of height), "
                    "|ddir| %.3g; vs per pass |dpos| %.3g cm, |ddir| %.3g\n",
                    names[method], gpu_morph ? "GPU" : "CPU", e.pos, e.pos / height, e.dir, p.pos, p.dir);
@@ -300,7 +300,7 @@ static void render_view(figure_t *f, const pose_t *pose, bool gpu, bool show, co
     f->show = show;
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
-    gfx_frame_desc fd = {.width = W, .height = H, .eye = {eye[0], eye[1], eye[2]},
+    gfx_frame_desc_t fd = {.width = W, .height = H, .eye = {eye[0], eye[1], eye[2]},
                          .focus = {focus[0], focus[1], focus[2]}, .layers = layers};
     mat4 view, proj;
     glm_lookat(fd.eye, fd.focus, (vec3){0, 1, 0}, view);
@@ -390,7 +390,7 @@ static void check_reach(figure_t *f, float height, float mid_y, const char *out_
     size_t n = 0;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         n += f->mesh[mi].vertex_count;
-    arrays ref;
+    arrays_t ref;
     CHECKF(alloc_arrays(&ref, n), "out of memory");
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     double worst_slack = 1e30, widest = 0.0;
@@ -486,10 +486,10 @@ static void check_sample_cull(figure_t *f, float height, float mid_y, const char
         snprintf(path, sizeof path, "%s/sample_cull_%s.png", out_dir, views[v].name);
         gfx_character_set_all_triangles(f->gfx, false);
         render_view(f, &pose, false, true, eye, focus, GFX_LAYER_SHADOWS | GFX_LAYER_FOG, culled, path);
-        gfx_character_stats st = *gfx_character_get_stats(f->gfx);
+        gfx_character_stats_t st = *gfx_character_get_stats(f->gfx);
         gfx_character_set_all_triangles(f->gfx, true);
         render_view(f, &pose, false, true, eye, focus, GFX_LAYER_SHADOWS | GFX_LAYER_FOG, all, NULL);
-        const gfx_character_stats *every = gfx_character_get_stats(f->gfx);
+        const gfx_character_stats_t *every = gfx_character_get_stats(f->gfx);
         gfx_character_set_all_triangles(f->gfx, false);
         int max_diff;
         long diff = gl_test_count_diff(culled, all, (long)W * H, 0, &max_diff);
@@ -527,7 +527,7 @@ static void time_paths(figure_t *f, float mid_y)
                       {"GPU skin once, CPU morph", true, true, false, 0},
                       {"hybrid N=4", false, false, false, 4}};
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    gfx_frame_desc fd = {.width = W, .height = H, .eye = {80, mid_y + 30, 320}, .focus = {0, mid_y, 0},
+    gfx_frame_desc_t fd = {.width = W, .height = H, .eye = {80, mid_y + 30, 320}, .focus = {0, mid_y, 0},
                          .layers = GFX_LAYER_SHADOWS};
     mat4 view, proj;
     glm_lookat(fd.eye, fd.focus, (vec3){0, 1, 0}, view);
@@ -587,11 +587,11 @@ static void time_paths(figure_t *f, float mid_y)
 }
 
 /* Hybrid errors of one N over the clip. */
-typedef struct hybrid_err {
+typedef struct hybrid_err_t {
     double max_cm, mean_cm, max_lag_cm, max_deg;
     int frames, worst_frame; /* measured; shown frame of max_cm */
     size_t worst_vertex;
-} hybrid_err;
+} hybrid_err_t;
 
 static double angle_deg(const float *a, const float *b)
 {
@@ -603,11 +603,11 @@ static double angle_deg(const float *a, const float *b)
 
 /* Plays FRAMES frames of the clip from FIRST through figure_deform with the hybrid at
  * N and compares each captured GPU frame with EXACT[shown frame]. */
-static hybrid_err run_hybrid(figure_t *f, const bvh_t *clip, const bvh_map_t *map, int first, int frames, int n,
-                             const arrays *exact, arrays *got, size_t verts)
+static hybrid_err_t run_hybrid(figure_t *f, const bvh_t *clip, const bvh_map_t *map, int first, int frames, int n,
+                             const arrays_t *exact, arrays_t *got, size_t verts)
 {
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    hybrid_err e = {0, 0, 0, 0, 0, 0, 0};
+    hybrid_err_t e = {0, 0, 0, 0, 0, 0, 0};
     double sum = 0;
     f->gpu_skin = false;
     f->hybrid_every = 0;
@@ -623,7 +623,7 @@ static hybrid_err run_hybrid(figure_t *f, const bvh_t *clip, const bvh_map_t *ma
         if (i < n)
             continue;
         int shown = i - (n - 1);
-        const arrays *x = &exact[shown], *now = &exact[i];
+        const arrays_t *x = &exact[shown], *now = &exact[i];
         for (size_t v = 0; v < verts; v++) {
             double d2 = 0, l2 = 0;
             for (int k = 0; k < 3; k++) {
@@ -673,7 +673,7 @@ static void check_hybrid(figure_t *f, const char *clip_path)
     size_t verts = 0;
     for (uint32_t mi = 0; mi < f->chr.mesh_count; mi++)
         verts += f->mesh[mi].vertex_count;
-    arrays *exact = calloc((size_t)frames, sizeof *exact), got;
+    arrays_t *exact = calloc((size_t)frames, sizeof *exact), got;
     bool ok = exact && alloc_arrays(&got, verts);
     for (int i = 0; ok && i < frames; i++)
         ok = alloc_arrays(&exact[i], verts);
@@ -691,7 +691,7 @@ static void check_hybrid(figure_t *f, const char *clip_path)
               "deform");
         CHECKF(cpu_reference_isa(f, f->method, f->influences, SKIN_ISA_AUTO, &exact[i]), "skin_run");
     }
-    hybrid_err e[NS];
+    hybrid_err_t e[NS];
     for (int k = 0; ok && k < NS; k++) {
         e[k] = run_hybrid(f, &clip, &map, FIRST, frames, ns[k], exact, &got, verts);
         printf("hybrid N=%d (%s, %d frames at %.0f fps, shown %d frames late): position error max %.3f cm, mean "
@@ -727,12 +727,12 @@ int main(int argc, char **argv)
     }
     mkdir(argv[1], 0755);
     paths_init(NULL);
-    gl_test gl;
-    if (!gl_test_open(&gl, "test_skin_gpu", W, H, &(gfx_desc){.debug = true}))
+    gl_test_t gl;
+    if (!gl_test_open(&gl, "test_skin_gpu", W, H, &(gfx_desc_t){.debug = true}))
         return 1;
     static figure_t fig;
     char chr[512];
-    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, &(figure_desc){.path = chr}) ||
+    if (!paths_join(FIGURE_DEFAULT_CHARACTER, chr, sizeof chr) || !figure_load(&fig, &(figure_desc_t){.path = chr}) ||
         !figure_gpu_init(&fig, "skin_gpu")) {
         fprintf(stderr, "FAIL: set-up (%s)\n", FIGURE_DEFAULT_CHARACTER);
         return 1;

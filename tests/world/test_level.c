@@ -50,7 +50,7 @@ static void test_builtin_levels(void)
         CHECK(level_crouch_ceiling(l, l->spawn_x, l->spawn_z) == 0.0f);
         /* Crouch areas are tunnels over flat floors. */
         for (int c = 0; c < l->crouch_count; c++) {
-            const level_crouch_area *a = &l->crouch[c];
+            const level_crouch_area_t *a = &l->crouch[c];
             float lo = 1e9f, hi = -1e9f;
             for (float z = a->min_z; z <= a->max_z; z += 10.0f)
                 for (float x = a->min_x; x <= a->max_x; x += 10.0f) {
@@ -64,7 +64,7 @@ static void test_builtin_levels(void)
         /* Jump areas lead to something to jump: a gap or an obstacle of at
          * least 30 cm within two radii of their centre. */
         for (int k = 0; k < l->jump_count; k++) {
-            const level_jump_area *a = &l->jump[k];
+            const level_jump_area_t *a = &l->jump[k];
             float h0 = terrain_height(&l->terrain, a->x, a->z), dmax = 0.0f;
             for (float dz = -2 * a->radius_cm; dz <= 2 * a->radius_cm; dz += 5.0f)
                 for (float dx = -2 * a->radius_cm; dx <= 2 * a->radius_cm; dx += 5.0f)

@@ -184,14 +184,14 @@ static void test_png_roundtrip(void)
     png16_free(png);
 }
 
-typedef struct mem_buf {
+typedef struct mem_buf_t {
     uint8_t data[4096];
     size_t size;
-} mem_buf;
+} mem_buf_t;
 
 static void mem_write(void *ctx, void *data, int size)
 {
-    mem_buf *b = ctx;
+    mem_buf_t *b = ctx;
     if (size > 0 && b->size + (size_t)size <= sizeof b->data) {
         memcpy(b->data + b->size, data, (size_t)size);
         b->size += (size_t)size;
@@ -270,7 +270,7 @@ static void test_bad_pngs(void)
     log_set_level(LOG_QUIET);
     /* 8-bit grey and 8-bit RGB from stb_image_write. */
     static const uint8_t pix[4 * 4 * 3] = {1, 2, 3};
-    mem_buf b = {.size = 0};
+    mem_buf_t b = {.size = 0};
     CHECK(stbi_write_png_to_func(mem_write, &b, 4, 4, 1, pix, 4));
     CHECK(!terrain_load_png_memory(&t, b.data, b.size, "grey8.png", 20.0f, 0.0f, 1.0f));
     CHECK(strstr(terrain_last_error(), "grey8.png: ") == terrain_last_error());

@@ -217,7 +217,7 @@ typedef enum {
     B_BROW_R,
     B_LIPS,
     B_COUNT
-} boundary_id;
+} boundary_id_t;
 
 /* Thickness (cm) of the trim bands. */
 #define CG_TRIM_CM 2.3f
@@ -245,7 +245,7 @@ static float brow_g(const cg_face_marks_t *fm, int e, const float p[3])
     return sqrtf((p[1] - yb) * (p[1] - yb) + ex * ex) - th;
 }
 
-static float boundary_g(const mat_ctx_t *c, boundary_id id, const float p[3])
+static float boundary_g(const mat_ctx_t *c, boundary_id_t id, const float p[3])
 {
     const cg_face_marks_t *fm = &c->f->face;
     switch (id) {
@@ -273,7 +273,7 @@ static float boundary_g(const mat_ctx_t *c, boundary_id id, const float p[3])
 
 /* Where a boundary applies at all (so the hair plane does not cut the
  * body, a cuff plane the other arm, ...). */
-static bool boundary_applies(const mat_ctx_t *c, boundary_id id, const float p[3], bool head)
+static bool boundary_applies(const mat_ctx_t *c, boundary_id_t id, const float p[3], bool head)
 {
     const cg_face_marks_t *fm = &c->f->face;
     switch (id) {
@@ -304,7 +304,7 @@ static bool boundary_applies(const mat_ctx_t *c, boundary_id id, const float p[3
 /* Small tolerance so vertices snapped onto a boundary count as inside it. */
 #define CG_SNAP_IN 0.02f
 
-static bool inside(const mat_ctx_t *c, boundary_id id, const float p[3], bool head)
+static bool inside(const mat_ctx_t *c, boundary_id_t id, const float p[3], bool head)
 {
     return boundary_applies(c, id, p, head) && boundary_g(c, id, p) < CG_SNAP_IN;
 }
@@ -354,14 +354,14 @@ static void snap_boundaries(cg_mesh_t *m, const cg_adj_t *adj, const bool *fixed
     for (int id = 0; id < B_COUNT; id++) {
         for (int v = 0; v < m->nv; v++) {
             bool head = v >= head_v0;
-            if (fixed[v] || !boundary_applies(c, (boundary_id)id, m->p[v], head))
+            if (fixed[v] || !boundary_applies(c, (boundary_id_t)id, m->p[v], head))
                 continue;
-            float gv = boundary_g(c, (boundary_id)id, m->p[v]);
+            float gv = boundary_g(c, (boundary_id_t)id, m->p[v]);
             float emin = 1e9f;
             bool crossing = false;
             for (int i = adj->off[v]; i < adj->off[v + 1]; i++) {
                 int u = adj->adj[i];
-                float gu = boundary_g(c, (boundary_id)id, m->p[u]);
+                float gu = boundary_g(c, (boundary_id_t)id, m->p[u]);
                 if ((gu < 0.0f) != (gv < 0.0f) && fabsf(gv) <= fabsf(gu))
                     crossing = true;
                 float d0 = m->p[u][0] - m->p[v][0], d1 = m->p[u][1] - m->p[v][1],
@@ -377,7 +377,7 @@ static void snap_boundaries(cg_mesh_t *m, const cg_adj_t *adj, const bool *fixed
                 float a[3] = {m->p[v][0], m->p[v][1], m->p[v][2]}, b[3] = {a[0], a[1], a[2]};
                 a[k] += e;
                 b[k] -= e;
-                g[k] = (boundary_g(c, (boundary_id)id, a) - boundary_g(c, (boundary_id)id, b)) / (2 * e);
+                g[k] = (boundary_g(c, (boundary_id_t)id, a) - boundary_g(c, (boundary_id_t)id, b)) / (2 * e);
             }
             cg_figure_grad(f, m->p[v], n);
             norm3(n);

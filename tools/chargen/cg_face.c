@@ -15,7 +15,7 @@
 /* The modifiers and the emotions mixed from them are the runtime's face
  * vocabulary (anim/facemap.h): the same tables name the shapes here and
  * resolve them on imported ARKit faces. */
-typedef facemap_modifier modifier_id;
+typedef facemap_modifier_t modifier_id_t;
 #define EMOTION_COUNT facemap_emotion_count()
 
 int cg_face_builtin_count(void) { return FACEMAP_MODIFIER_COUNT + EMOTION_COUNT; }
@@ -115,7 +115,7 @@ static void add_lids(const cg_face_marks_t *fm, int e, const float p[3], float u
     }
 }
 
-static void modifier(const cg_face_marks_t *fm, modifier_id id, const float p[3],
+static void modifier(const cg_face_marks_t *fm, modifier_id_t id, const float p[3],
                      const float n[3], float o[3])
 {
     int e = (id == FACEMAP_BROW_UP_R || id == FACEMAP_BROW_DOWN_R || id == FACEMAP_BLINK_R ||
@@ -243,15 +243,15 @@ void cg_face_shape(const cg_face_marks_t *fm, int index, int n, const float (*p)
 {
     memset(out, 0, (size_t)n * sizeof *out);
     if (index < FACEMAP_MODIFIER_COUNT) {
-        snprintf(name, 32, "%s", facemap_modifier_name((facemap_modifier)index));
+        snprintf(name, 32, "%s", facemap_modifier_name((facemap_modifier_t)index));
         *category = CHR_SHAPE_MODIFIER;
         for (int v = 0; v < n; v++)
             if (movable[v])
-                modifier(fm, (modifier_id)index, p[v], nrm[v], out[v]);
+                modifier(fm, (modifier_id_t)index, p[v], nrm[v], out[v]);
         return;
     }
     if (index < FACEMAP_MODIFIER_COUNT + EMOTION_COUNT) {
-        const facemap_emotion *em = facemap_emotion_get(index - FACEMAP_MODIFIER_COUNT);
+        const facemap_emotion_t *em = facemap_emotion_get(index - FACEMAP_MODIFIER_COUNT);
         snprintf(name, 32, "%s", em->name);
         *category = CHR_SHAPE_EMOTION;
         for (int v = 0; v < n; v++) {

@@ -212,7 +212,7 @@ static int joint(builder_t *b, const char *name)
     return j < 0 ? 0 : j;
 }
 
-static cg_prim_t *new_prim(builder_t *b, cg_prim_kind kind, cg_prim_op op, float k, int bone)
+static cg_prim_t *new_prim(builder_t *b, cg_prim_kind_t kind, cg_prim_op_t op, float k, int bone)
 {
     cg_figure_t *f = b->f;
     if (f->count >= CG_MAX_PRIMS) {
@@ -256,7 +256,7 @@ static void finish_bounds(cg_prim_t *pr)
     }
 }
 
-static cg_prim_t *ellipsoid(builder_t *b, int bone, cg_prim_op op, float k, float cx, float cy,
+static cg_prim_t *ellipsoid(builder_t *b, int bone, cg_prim_op_t op, float k, float cx, float cy,
                             float cz, float rx, float ry, float rz)
 {
     cg_prim_t *pr = new_prim(b, CG_PRIM_ELLIPSOID, op, k, bone);

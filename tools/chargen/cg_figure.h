@@ -20,12 +20,12 @@
 
 enum { CG_MAX_PRIMS = 160 };
 
-typedef enum { CG_PRIM_ELLIPSOID, CG_PRIM_LIMB, CG_PRIM_BOX, CG_PRIM_HAIR } cg_prim_kind;
-typedef enum { CG_OP_UNION, CG_OP_SUBTRACT } cg_prim_op;
+typedef enum { CG_PRIM_ELLIPSOID, CG_PRIM_LIMB, CG_PRIM_BOX, CG_PRIM_HAIR } cg_prim_kind_t;
+typedef enum { CG_OP_UNION, CG_OP_SUBTRACT } cg_prim_op_t;
 
 typedef struct cg_prim_t {
-    cg_prim_kind kind;
-    cg_prim_op op;
+    cg_prim_kind_t kind;
+    cg_prim_op_t op;
     float k;    /* smooth blend radius, cm */
     int bone;   /* owning joint (skin weights); -1 for carves */
     /* ellipsoid / box / hair: centre, orthonormal axes (rows), radii */

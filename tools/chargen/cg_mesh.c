@@ -102,7 +102,7 @@ static int axis_nodes(const cg_axis_t *ax, float **out)
     return n;
 }
 
-bool cg_mesh_polygonize(cg_field_fn f, const void *ctx, const cg_axis_t axis[3], cg_mesh_t *out)
+bool cg_mesh_polygonize(cg_field_fn_t f, const void *ctx, const cg_axis_t axis[3], cg_mesh_t *out)
 {
     memset(out, 0, sizeof *out);
     int n[3];
@@ -239,7 +239,7 @@ static void compact(cg_mesh_t *m)
     free(map);
 }
 
-void cg_mesh_keep(cg_mesh_t *m, cg_point_pred pred, const void *ctx)
+void cg_mesh_keep(cg_mesh_t *m, cg_point_pred_t pred, const void *ctx)
 {
     int n = 0;
     for (int t = 0; t < m->nt; t++) {
@@ -441,7 +441,7 @@ void cg_mesh_zip(cg_mesh_t *m, const int *a, int na, const int *b, int nb, const
     }
 }
 
-static void field_grad(cg_field_fn f, const void *ctx, const float p[3], float g[3])
+static void field_grad(cg_field_fn_t f, const void *ctx, const float p[3], float g[3])
 {
     const float e = 0.01f;
     for (int i = 0; i < 3; i++) {
@@ -452,7 +452,7 @@ static void field_grad(cg_field_fn f, const void *ctx, const float p[3], float g
     }
 }
 
-void cg_mesh_project(cg_mesh_t *m, cg_field_fn f, const void *ctx, const bool *fixed, int iters)
+void cg_mesh_project(cg_mesh_t *m, cg_field_fn_t f, const void *ctx, const bool *fixed, int iters)
 {
     for (int v = 0; v < m->nv; v++) {
         if (fixed && fixed[v])
@@ -547,7 +547,7 @@ void cg_mesh_vertex_normals(const cg_mesh_t *m, float (*out)[3])
     }
 }
 
-void cg_mesh_relax(cg_mesh_t *m, const cg_adj_t *adj, cg_field_fn f, const void *ctx,
+void cg_mesh_relax(cg_mesh_t *m, const cg_adj_t *adj, cg_field_fn_t f, const void *ctx,
                    const bool *fixed, int iters, float step)
 {
     float(*nrm)[3] = xrealloc(NULL, (size_t)m->nv * sizeof *nrm);

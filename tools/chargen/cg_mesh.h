@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-typedef float (*cg_field_fn)(const void *ctx, const float p[3]);
+typedef float (*cg_field_fn_t)(const void *ctx, const float p[3]);
 
 typedef struct cg_mesh_t {
     int nv, cap_v;
@@ -44,11 +44,11 @@ typedef struct cg_axis_t {
 
 /* Surface nets over a graded box grid; triangles wind counter-clockwise
  * seen from outside (the field's positive side). */
-bool cg_mesh_polygonize(cg_field_fn f, const void *ctx, const cg_axis_t axis[3], cg_mesh_t *out);
+bool cg_mesh_polygonize(cg_field_fn_t f, const void *ctx, const cg_axis_t axis[3], cg_mesh_t *out);
 /* Keeps the triangles whose three vertices all satisfy KEEP, and drops
  * unused vertices. */
-typedef bool (*cg_point_pred)(const void *ctx, const float p[3]);
-void cg_mesh_keep(cg_mesh_t *m, cg_point_pred keep, const void *ctx);
+typedef bool (*cg_point_pred_t)(const void *ctx, const float p[3]);
+void cg_mesh_keep(cg_mesh_t *m, cg_point_pred_t keep, const void *ctx);
 /* The longest boundary loop, in the mesh's boundary-edge direction.
  * *loop is malloc'd; returns its length (0 if none). */
 int cg_mesh_boundary_loop(const cg_mesh_t *m, int **loop);
@@ -59,11 +59,11 @@ int cg_mesh_append(cg_mesh_t *dst, const cg_mesh_t *src);
  * M wound so their normals point away from CENTRE (horizontally). */
 void cg_mesh_zip(cg_mesh_t *m, const int *a, int na, const int *b, int nb, const float centre[3]);
 /* Newton steps moving each vertex onto the field's zero set. */
-void cg_mesh_project(cg_mesh_t *m, cg_field_fn f, const void *ctx, const bool *fixed, int iters);
+void cg_mesh_project(cg_mesh_t *m, cg_field_fn_t f, const void *ctx, const bool *fixed, int iters);
 void cg_mesh_adjacency(const cg_mesh_t *m, cg_adj_t *adj);
 void cg_adj_free(cg_adj_t *adj);
 /* Tangential Laplacian relaxation, each pass followed by projection. */
-void cg_mesh_relax(cg_mesh_t *m, const cg_adj_t *adj, cg_field_fn f, const void *ctx,
+void cg_mesh_relax(cg_mesh_t *m, const cg_adj_t *adj, cg_field_fn_t f, const void *ctx,
                    const bool *fixed, int iters, float step);
 /* Area-weighted vertex normals from the triangles (out: nv x 3, unit). */
 void cg_mesh_vertex_normals(const cg_mesh_t *m, float (*out)[3]);

@@ -139,7 +139,7 @@ static bool same_bits(const float *a, const float *b) { return memcmp(a, b, 3 * 
 
 static int run(const options_t *o)
 {
-    const excurve_clip *curve = excurve_builtin_find(o->curve);
+    const excurve_clip_t *curve = excurve_builtin_find(o->curve);
     if (!curve || !excurve_clip_check(curve)) {
         log_error("clipgen: no built-in curve '%s'", o->curve);
         return 1;

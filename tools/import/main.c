@@ -111,7 +111,7 @@ int main(int argc, char **argv)
             return 1;
     }
     chr_character_t c;
-    imp_info info;
+    imp_info_t info;
     double t0 = now_s();
     bool ok = imp_load_character(in, map, dress ? &driver : NULL, &c, &info);
     double t1 = now_s();

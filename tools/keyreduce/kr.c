@@ -6,18 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct kr_state {
+typedef struct kr_state_t {
     const clip_t *in;
-    tween_mode mode;
+    tween_mode_t mode;
     uint32_t n;
     bool *keep;
     uint32_t *list;     /* kept original indices, ascending */
     float *list_time;   /* their times */
     float *err;         /* per original key: error of the current reduction, cm */
-} kr_state;
+} kr_state_t;
 
 /* Kept keys without SKIP (UINT32_MAX: none) into s->list; returns the count. */
-static uint32_t build_list(kr_state *s, uint32_t skip)
+static uint32_t build_list(kr_state_t *s, uint32_t skip)
 {
     uint32_t m = 0;
     for (uint32_t k = 0; k < s->n; k++)
@@ -31,15 +31,15 @@ static uint32_t build_list(kr_state *s, uint32_t skip)
 
 /* Largest vertex distance (cm) between original key I and the clip rebuilt
  * from the M listed keys at I's time. */
-static float error_at(const kr_state *s, uint32_t m, uint32_t i)
+static float error_at(const kr_state_t *s, uint32_t m, uint32_t i)
 {
     const clip_t *c = s->in;
-    tween_timing t = {.key_count = (int)m,
+    tween_timing_t t = {.key_count = (int)m,
                       .fps = c->fps,
                       .key_times = s->list_time,
                       .duration_s = c->duration_s,
                       .loop = (c->flags & CLIP_LOOP) != 0};
-    tween_span span;
+    tween_span_t span;
     tween_locate(&t, (double)c->key_time[i], &span);
     float w[TWEEN_SPAN_KEYS];
     tween_weights(s->mode, &span, w);
@@ -70,7 +70,7 @@ static float error_at(const kr_state *s, uint32_t m, uint32_t i)
  * looping; every key when a loop has too few keys for distinct
  * neighbours). Returns the largest error there with P removed, and writes
  * each into OUT_ERR when given (keys outside keep their errors). */
-static float window_error(kr_state *s, uint32_t p, uint32_t m, float *out_err)
+static float window_error(kr_state_t *s, uint32_t p, uint32_t m, float *out_err)
 {
     bool loop = (s->in->flags & CLIP_LOOP) != 0;
     int reach = s->mode == TWEEN_HERMITE ? 2 : 1;
@@ -98,14 +98,14 @@ static float window_error(kr_state *s, uint32_t p, uint32_t m, float *out_err)
     return worst;
 }
 
-bool kr_reduce(const clip_t *in, tween_mode mode, float bound_cm, clip_t *out, kr_result *res)
+bool kr_reduce(const clip_t *in, tween_mode_t mode, float bound_cm, clip_t *out, kr_result_t *res)
 {
     memset(res, 0, sizeof *res);
     if (!(bound_cm >= 0.0f) || (unsigned)mode >= TWEEN_MODE_COUNT || in->key_count < 1) {
         log_error("keyreduce: bad bound %g or mode %d", (double)bound_cm, (int)mode);
         return false;
     }
-    kr_state s = {.in = in, .mode = mode, .n = in->key_count};
+    kr_state_t s = {.in = in, .mode = mode, .n = in->key_count};
     s.keep = malloc(s.n * sizeof *s.keep);
     s.list = malloc(s.n * sizeof *s.list);
     s.list_time = malloc(s.n * sizeof *s.list_time);

@@ -20,13 +20,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct kr_result {
+typedef struct kr_result_t {
     uint32_t kept, removed;
     float max_error_cm; /* of the reduced clip, over every original key time */
-} kr_result;
+} kr_result_t;
 
 /* Reduces IN into OUT (zeroed or freed before) under BOUND_CM with MODE's
  * reconstruction; false (one line) on bad arguments or no memory. */
-bool kr_reduce(const clip_t *in, tween_mode mode, float bound_cm, clip_t *out, kr_result *res);
+bool kr_reduce(const clip_t *in, tween_mode_t mode, float bound_cm, clip_t *out, kr_result_t *res);
 
 #endif

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     float bound = DEFAULT_BOUND_CM;
-    tween_mode mode = TWEEN_HERMITE;
+    tween_mode_t mode = TWEEN_HERMITE;
     if (argc < 2 || !strcmp(argv[1], "--help")) {
         usage();
         return argc < 2 ? 1 : 0;
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     clip_t clip, reduced;
     if (!clip_load(&clip, in))
         return 1;
-    kr_result r;
+    kr_result_t r;
     bool ok = kr_reduce(&clip, mode, bound, &reduced, &r) && clip_save(&reduced, out);
     if (ok)
         printf("%s: %u keys kept, %u removed of %u; max error %.4f cm at the original key times (bound %.4f cm, "

@@ -36,7 +36,7 @@
 
 enum { TG_EXIT_OK = 0, TG_EXIT_FAIL = 1, TG_EXIT_USAGE = 2 };
 
-typedef enum tg_op_kind {
+typedef enum tg_op_kind_t {
     TG_OP_FBM,
     TG_OP_RIDGED,
     TG_OP_TILT,
@@ -47,16 +47,16 @@ typedef enum tg_op_kind {
     TG_OP_TERRACE,
     TG_OP_FLATTEN,
     TG_OP_BOX
-} tg_op_kind;
+} tg_op_kind_t;
 
-typedef struct tg_op_spec {
+typedef struct tg_op_spec_t {
     const char *flag;
-    tg_op_kind kind;
+    tg_op_kind_t kind;
     int argc;
     const char *usage;
-} tg_op_spec;
+} tg_op_spec_t;
 
-static const tg_op_spec TG_OPS[] = {
+static const tg_op_spec_t TG_OPS[] = {
     {"--fbm", TG_OP_FBM, 3, "--fbm AMP_CM WAVELENGTH_CM OCTAVES"},
     {"--ridged", TG_OP_RIDGED, 3, "--ridged AMP_CM WAVELENGTH_CM OCTAVES"},
     {"--tilt", TG_OP_TILT, 2, "--tilt GRADE_X GRADE_Z"},
@@ -70,22 +70,22 @@ static const tg_op_spec TG_OPS[] = {
 };
 enum { TG_OP_SPEC_COUNT = (int)(sizeof TG_OPS / sizeof TG_OPS[0]) };
 
-typedef struct tg_op {
-    const tg_op_spec *spec;
+typedef struct tg_op_t {
+    const tg_op_spec_t *spec;
     float arg[TG_MAX_ARGS];
     bool auto_height; /* flatten: HEIGHT was 'auto' (mean inside the box) */
-} tg_op;
+} tg_op_t;
 
 /* The grid being built. Locked samples (flattened or boxed) keep their height
  * through later slope limiting, smoothing and terracing. */
-typedef struct tg_grid {
+typedef struct tg_grid_t {
     int size;
     float cell_cm;
     float origin;
     uint32_t seed;
     float *h;
     unsigned char *locked;
-} tg_grid;
+} tg_grid_t;
 
 static void tg_usage(FILE *f)
 {
@@ -125,7 +125,7 @@ static bool tg_parse_uint(const char *s, unsigned long max, unsigned long *out)
     return true;
 }
 
-static float tg_x(const tg_grid *g, int i) { return g->origin + (float)i * g->cell_cm; }
+static float tg_x(const tg_grid_t *g, int i) { return g->origin + (float)i * g->cell_cm; }
 
 /* Distance (cm) from (x, z) to the rectangle; 0 inside. */
 static float tg_rect_distance(const float *r, float x, float z)
@@ -143,7 +143,7 @@ static float tg_smoothstep(float t)
     return t * t * (3.0f - 2.0f * t);
 }
 
-static void tg_add_noise(tg_grid *g, const tg_op *op, bool ridged)
+static void tg_add_noise(tg_grid_t *g, const tg_op_t *op, bool ridged)
 {
     float amp = op->arg[0], wavelength = op->arg[1];
     int octaves = (int)op->arg[2];
@@ -162,7 +162,7 @@ static void tg_add_noise(tg_grid *g, const tg_op *op, bool ridged)
 /* Moves each too-steep pair of neighbours towards each other (thermal
  * erosion without material loss) until every slope is at most DEG. Locked
  * samples do not move; their neighbours take the whole correction. */
-static int tg_slope_limit(tg_grid *g, float deg)
+static int tg_slope_limit(tg_grid_t *g, float deg)
 {
     static const int nb[4][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}};
     float talus[4];
@@ -203,7 +203,7 @@ static int tg_slope_limit(tg_grid *g, float deg)
 }
 
 /* 3x3 box blur of unlocked samples, PASSES times. */
-static bool tg_smooth(tg_grid *g, int passes)
+static bool tg_smooth(tg_grid_t *g, int passes)
 {
     int n = g->size;
     float *tmp = malloc((size_t)n * (size_t)n * sizeof *tmp);
@@ -235,7 +235,7 @@ static bool tg_smooth(tg_grid *g, int passes)
 
 /* Flat steps STEP cm high; the last RAMP fraction of each step is a smooth
  * ramp up to the next, so terraces stay connected by walkable slopes. */
-static void tg_terrace(tg_grid *g, float step, float ramp)
+static void tg_terrace(tg_grid_t *g, float step, float ramp)
 {
     size_t count = (size_t)g->size * (size_t)g->size;
     for (size_t k = 0; k < count; k++) {
@@ -248,7 +248,7 @@ static void tg_terrace(tg_grid *g, float step, float ramp)
     }
 }
 
-static void tg_flatten(tg_grid *g, const tg_op *op)
+static void tg_flatten(tg_grid_t *g, const tg_op_t *op)
 {
     const float *r = op->arg;
     float target = op->arg[4], blend = op->arg[5];
@@ -279,7 +279,7 @@ static void tg_flatten(tg_grid *g, const tg_op *op)
         }
 }
 
-static void tg_box(tg_grid *g, const tg_op *op)
+static void tg_box(tg_grid_t *g, const tg_op_t *op)
 {
     int n = g->size;
     for (int j = 0; j < n; j++)
@@ -291,7 +291,7 @@ static void tg_box(tg_grid *g, const tg_op *op)
             }
 }
 
-static bool tg_run_op(tg_grid *g, const tg_op *op)
+static bool tg_run_op(tg_grid_t *g, const tg_op_t *op)
 {
     int n = g->size;
     switch (op->spec->kind) {
@@ -345,7 +345,7 @@ static bool tg_run_op(tg_grid *g, const tg_op *op)
 }
 
 /* Checks the value ranges an operation needs to make sense. */
-static bool tg_check_op(const tg_op *op)
+static bool tg_check_op(const tg_op_t *op)
 {
     const float *a = op->arg;
     switch (op->spec->kind) {
@@ -374,7 +374,7 @@ static bool tg_check_op(const tg_op *op)
 }
 
 /* Slope (deg) at each interior sample from central differences. */
-static void tg_report(const tg_grid *g, float lo, float hi, size_t clamped)
+static void tg_report(const tg_grid_t *g, float lo, float hi, size_t clamped)
 {
     int n = g->size;
     float hmin = g->h[0], hmax = g->h[0], smax = 0.0f;
@@ -403,7 +403,7 @@ static void tg_report(const tg_grid *g, float lo, float hi, size_t clamped)
 
 /* Reloads PATH through the terrain loader (stb_image) and checks every
  * sample against the quantised heights that were written. */
-static bool tg_verify(const char *path, const tg_grid *g, const uint16_t *q, float lo, float hi)
+static bool tg_verify(const char *path, const tg_grid_t *g, const uint16_t *q, float lo, float hi)
 {
     terrain_t t;
     if (!terrain_load_png(&t, path, g->cell_cm, lo, hi))
@@ -431,7 +431,7 @@ static bool tg_verify(const char *path, const tg_grid *g, const uint16_t *q, flo
 
 int main(int argc, char **argv)
 {
-    static tg_op ops[TG_MAX_OPS];
+    static tg_op_t ops[TG_MAX_OPS];
     int op_count = 0;
     unsigned long size = TG_DEFAULT_SIZE, seed = 1;
     float cell = TG_DEFAULT_CELL_CM, lo = TG_DEFAULT_MIN_CM, hi = TG_DEFAULT_MAX_CM;
@@ -475,7 +475,7 @@ int main(int argc, char **argv)
             a += want;
             continue;
         }
-        const tg_op_spec *spec = NULL;
+        const tg_op_spec_t *spec = NULL;
         for (int s = 0; s < TG_OP_SPEC_COUNT; s++)
             if (strcmp(f, TG_OPS[s].flag) == 0)
                 spec = &TG_OPS[s];
@@ -491,7 +491,7 @@ int main(int argc, char **argv)
             log_error("%s needs %d values (usage: %s)", f, spec->argc, spec->usage);
             return TG_EXIT_USAGE;
         }
-        tg_op *op = &ops[op_count++];
+        tg_op_t *op = &ops[op_count++];
         op->spec = spec;
         for (int k = 0; k < spec->argc; k++) {
             const char *v = argv[a + 1 + k];
@@ -517,7 +517,7 @@ int main(int argc, char **argv)
         return TG_EXIT_USAGE;
     }
 
-    tg_grid g = {.size = (int)size, .cell_cm = cell, .seed = (uint32_t)seed};
+    tg_grid_t g = {.size = (int)size, .cell_cm = cell, .seed = (uint32_t)seed};
     g.origin = -0.5f * (float)(g.size - 1) * cell;
     size_t count = (size_t)size * (size_t)size;
     g.h = calloc(count, sizeof *g.h);

@@ -29,19 +29,19 @@ _Static_assert((int)GFX_MORPH_DELTA_FLOATS == (int)GFX_MORPH_CPU_DELTA_FLOATS, "
 static const char *const k_method_label[GFX_MORPH_METHOD_COUNT] = {"ssbo_dense", "ssbo_sparse", "tf_multipass",
                                                                    "compute_dense", "compute_sparse"};
 
-static bool is_compute(gfx_morph_method m) { return m == GFX_MORPH_COMPUTE_DENSE || m == GFX_MORPH_COMPUTE_SPARSE; }
+static bool is_compute(gfx_morph_method_t m) { return m == GFX_MORPH_COMPUTE_DENSE || m == GFX_MORPH_COMPUTE_SPARSE; }
 /* The layout a one-pass method reads. */
-static bool is_dense(gfx_morph_method m) { return m == GFX_MORPH_SSBO_DENSE || m == GFX_MORPH_COMPUTE_DENSE; }
+static bool is_dense(gfx_morph_method_t m) { return m == GFX_MORPH_SSBO_DENSE || m == GFX_MORPH_COMPUTE_DENSE; }
 
 /* A vertex-only program: rasterisation is discarded and the output is
  * captured by the xfb_* qualifiers in the shader. */
-static bool load_vertex_program(gfx_program *out, const char *name, const char *defines, const char *label)
+static bool load_vertex_program(gfx_program_t *out, const char *name, const char *defines, const char *label)
 {
-    gfx_shader_program_desc d = {.vs = name, .defines = defines, .label = label};
+    gfx_shader_program_desc_t d = {.vs = name, .defines = defines, .label = label};
     return gfx_shader_program_build(out, &d);
 }
 
-static void label_buffer(gfx_buffer b, const char *label, const char *what)
+static void label_buffer(gfx_buffer_t b, const char *label, const char *what)
 {
     char lbl[128];
     snprintf(lbl, sizeof lbl, "%s.%s", label, what);
@@ -50,9 +50,9 @@ static void label_buffer(gfx_buffer b, const char *label, const char *what)
 
 /* Immutable storage written once through a write mapping, so large delta
  * sets need no second CPU copy. The writer fills all BYTES of the mapping. */
-typedef void (*record_writer)(const gfx_morph_bench_desc *d, float *out);
+typedef void (*record_writer_t)(const gfx_morph_bench_desc_t *d, float *out);
 
-static bool upload_records(gfx_buffer *buf, size_t bytes, const gfx_morph_bench_desc *d, record_writer write,
+static bool upload_records(gfx_buffer_t *buf, size_t bytes, const gfx_morph_bench_desc_t *d, record_writer_t write,
                            const char *label, const char *what)
 {
     glCreateBuffers(1, &buf->id);
@@ -73,7 +73,7 @@ static bool upload_records(gfx_buffer *buf, size_t bytes, const gfx_morph_bench_
     return glUnmapNamedBuffer(buf->id) == GL_TRUE;
 }
 
-static void write_base(const gfx_morph_bench_desc *d, float *o)
+static void write_base(const gfx_morph_bench_desc_t *d, float *o)
 {
     for (uint32_t v = 0; v < d->vertex_count; v++, o += GFX_MORPH_VERTEX_FLOATS) {
         memcpy(o, d->positions + (size_t)v * 3, 3 * sizeof(float));
@@ -84,24 +84,24 @@ static void write_base(const gfx_morph_bench_desc *d, float *o)
     }
 }
 
-static void write_dense(const gfx_morph_bench_desc *d, float *o)
+static void write_dense(const gfx_morph_bench_desc_t *d, float *o)
 {
     gfx_morph_records_dense(d->dense, d->target_count, d->vertex_count, o);
 }
 
-static void write_sparse(const gfx_morph_bench_desc *d, float *o)
+static void write_sparse(const gfx_morph_bench_desc_t *d, float *o)
 {
     gfx_morph_records_sparse(d->pair_delta, d->pair_target, d->pair_count, o);
 }
 
 /* The sparse offsets, then each pair's target (morph.glsl). */
-static void write_offsets(const gfx_morph_bench_desc *d, float *o)
+static void write_offsets(const gfx_morph_bench_desc_t *d, float *o)
 {
     memcpy(o, d->vertex_offset, ((size_t)d->vertex_count + 1) * sizeof(uint32_t));
     memcpy(o + d->vertex_count + 1, d->pair_target, (size_t)d->pair_count * sizeof(uint32_t));
 }
 
-static void set_reason(gfx_morph_bench *b, gfx_morph_method m, const char *why)
+static void set_reason(gfx_morph_bench_t *b, gfx_morph_method_t m, const char *why)
 {
     b->ready[m] = false;
     snprintf(b->reason[m], GFX_MORPH_REASON_MAX, "%s", why);
@@ -117,7 +117,7 @@ static void vao_morph_vertices(GLuint vao, GLuint binding, GLuint loc)
     }
 }
 
-static void build_vertex_arrays(gfx_morph_bench *b, const char *label)
+static void build_vertex_arrays(gfx_morph_bench_t *b, const char *label)
 {
     char lbl[128];
     /* SSBO methods: the bind pose as the game's attributes. */
@@ -172,41 +172,41 @@ static size_t align_up(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v;
 
 /* The methods asked for, each with a reason when it cannot run for want of
  * the deltas it reads. */
-static void pick_methods(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
+static void pick_methods(gfx_morph_bench_t *b, const gfx_morph_bench_desc_t *d)
 {
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
         b->ready[m] = d->methods[m];
         if (!d->methods[m])
-            set_reason(b, (gfx_morph_method)m, "not asked for");
+            set_reason(b, (gfx_morph_method_t)m, "not asked for");
     }
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
-        bool dense = is_dense((gfx_morph_method)m) || m == GFX_MORPH_TF_MULTIPASS;
+        bool dense = is_dense((gfx_morph_method_t)m) || m == GFX_MORPH_TF_MULTIPASS;
         if (b->ready[m] && dense && !d->dense)
-            set_reason(b, (gfx_morph_method)m, "no dense deltas given");
+            set_reason(b, (gfx_morph_method_t)m, "no dense deltas given");
         if (b->ready[m] && !dense && !d->vertex_offset)
-            set_reason(b, (gfx_morph_method)m, "no sparse deltas given");
+            set_reason(b, (gfx_morph_method_t)m, "no sparse deltas given");
     }
 }
 
 /* One glBindBufferRange must cover a whole layout: a method whose deltas
  * exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE gets a reason; the layouts the
  * others need are *NEED_DENSE_OUT and *NEED_SPARSE_OUT. */
-static void fit_blocks(gfx_morph_bench *b, size_t dense_bytes, size_t sparse_bytes, bool *need_dense_out,
+static void fit_blocks(gfx_morph_bench_t *b, size_t dense_bytes, size_t sparse_bytes, bool *need_dense_out,
                        bool *need_sparse_out)
 {
-    const gfx_info *info = gfx_get_info();
+    const gfx_info_t *info = gfx_get_info();
     char why[GFX_MORPH_REASON_MAX];
     bool need_dense = b->ready[GFX_MORPH_TF_MULTIPASS], need_sparse = false;
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
         if (m == GFX_MORPH_TF_MULTIPASS || !b->ready[m])
             continue;
-        bool dense = is_dense((gfx_morph_method)m);
+        bool dense = is_dense((gfx_morph_method_t)m);
         size_t bytes = dense ? dense_bytes : sparse_bytes;
         if ((int64_t)bytes > info->max_ssbo_block_size) {
             snprintf(why, sizeof why, "%s deltas %.0f MB > GL_MAX_SHADER_STORAGE_BLOCK_SIZE %.0f MB",
                      dense ? "dense" : "sparse", (double)bytes / 1048576.0,
                      (double)info->max_ssbo_block_size / 1048576.0);
-            set_reason(b, (gfx_morph_method)m, why);
+            set_reason(b, (gfx_morph_method_t)m, why);
             continue;
         }
         need_dense |= dense;
@@ -219,10 +219,10 @@ static void fit_blocks(gfx_morph_bench *b, size_t dense_bytes, size_t sparse_byt
 /* The running sums (two ping-pong accumulators, the output, a buffer of
  * zeros), the persistently mapped ring of active lists and its per-frame
  * copies; false (logged) when the ring cannot be made. */
-static bool create_sums_and_ring(gfx_morph_bench *b, const char *label, size_t vbytes, uint32_t tc)
+static bool create_sums_and_ring(gfx_morph_bench_t *b, const char *label, size_t vbytes, uint32_t tc)
 {
     static const char *const sum_names[4] = {"tf_acc0", "tf_acc1", "out", "tf_zero"};
-    gfx_buffer *sums[4] = {&b->acc[0], &b->acc[1], &b->out, &b->zero};
+    gfx_buffer_t *sums[4] = {&b->acc[0], &b->acc[1], &b->out, &b->zero};
     for (int k = 0; k < 4; k++) {
         glCreateBuffers(1, &sums[k]->id);
         glNamedBufferStorage(sums[k]->id, (GLsizeiptr)(vbytes ? vbytes : RECORD_BYTES), NULL, 0);
@@ -257,7 +257,7 @@ static bool create_sums_and_ring(gfx_morph_bench *b, const char *label, size_t v
 }
 
 /* The programs of the methods still ready; false when one fails to build. */
-static bool build_programs(gfx_morph_bench *b, const char *label)
+static bool build_programs(gfx_morph_bench_t *b, const char *label)
 {
     bool progs_ok = true;
     char lbl[128];
@@ -275,8 +275,8 @@ static bool build_programs(gfx_morph_bench *b, const char *label)
         if (!b->ready[m])
             continue;
         snprintf(lbl, sizeof lbl, "%s.%s", label, k_method_label[m]);
-        gfx_shader_program_desc cd = {.cs = "morph_bench.comp",
-                                      .defines = is_dense((gfx_morph_method)m)
+        gfx_shader_program_desc_t cd = {.cs = "morph_bench.comp",
+                                      .defines = is_dense((gfx_morph_method_t)m)
                                                      ? "#define MORPH_LAYOUT MORPH_LAYOUT_DENSE\n"
                                                      : "#define MORPH_LAYOUT MORPH_LAYOUT_SPARSE\n",
                                       .label = lbl};
@@ -291,7 +291,7 @@ static bool build_programs(gfx_morph_bench *b, const char *label)
     return progs_ok;
 }
 
-bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
+bool gfx_morph_bench_create(gfx_morph_bench_t *b, const gfx_morph_bench_desc_t *d)
 {
     memset(b, 0, sizeof *b);
     const char *label = d->label ? d->label : "morph_bench";
@@ -360,12 +360,12 @@ bool gfx_morph_bench_create(gfx_morph_bench *b, const gfx_morph_bench_desc *d)
     return true;
 }
 
-void gfx_morph_bench_destroy(gfx_morph_bench *b)
+void gfx_morph_bench_destroy(gfx_morph_bench_t *b)
 {
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++)
         gfx_shader_program_free(&b->prog[m]);
     gfx_shader_program_free(&b->tf_finish);
-    gfx_buffer *bufs[] = {&b->base, &b->dense, &b->sparse,        &b->offsets,       &b->acc[0],       &b->acc[1],
+    gfx_buffer_t *bufs[] = {&b->base, &b->dense, &b->sparse,        &b->offsets,       &b->acc[0],       &b->acc[1],
                           &b->out,  &b->zero,  &b->frame_data[0], &b->frame_data[1], &b->frame_data[2]};
     _Static_assert(GFX_MORPH_RING == 3, "every frame_data buffer listed");
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -379,7 +379,7 @@ void gfx_morph_bench_destroy(gfx_morph_bench *b)
     for (int i = 0; i < GFX_MORPH_RING; i++)
         if (b->fences[i])
             glDeleteSync((GLsync)b->fences[i]);
-    gfx_vertex_array *vaos[] = {&b->vao_base, &b->vao_tf, &b->vao_finish};
+    gfx_vertex_array_t *vaos[] = {&b->vao_base, &b->vao_tf, &b->vao_finish};
     for (size_t i = 0; i < sizeof vaos / sizeof vaos[0]; i++)
         if (vaos[i]->id)
             glDeleteVertexArrays(1, &vaos[i]->id);
@@ -393,12 +393,12 @@ void gfx_morph_bench_destroy(gfx_morph_bench *b)
     memset(b, 0, sizeof *b);
 }
 
-bool gfx_morph_bench_ready(const gfx_morph_bench *b, gfx_morph_method m)
+bool gfx_morph_bench_ready(const gfx_morph_bench_t *b, gfx_morph_method_t m)
 {
     return m >= 0 && m < GFX_MORPH_METHOD_COUNT && b->ready[m];
 }
 
-const char *gfx_morph_bench_reason(const gfx_morph_bench *b, gfx_morph_method m)
+const char *gfx_morph_bench_reason(const gfx_morph_bench_t *b, gfx_morph_method_t m)
 {
     return m >= 0 && m < GFX_MORPH_METHOD_COUNT ? b->reason[m] : "unknown method";
 }
@@ -406,7 +406,7 @@ const char *gfx_morph_bench_reason(const gfx_morph_bench *b, gfx_morph_method m)
 /* Sums duplicate entries per target (bshape_run does the same) and lists
  * the targets with a non-zero weight in ascending order: the order of the
  * CPU job and of morph.glsl's dense loop. Returns the list length. */
-static int prepare_active(gfx_morph_bench *b, int count, const uint32_t *targets, const float *weights)
+static int prepare_active(gfx_morph_bench_t *b, int count, const uint32_t *targets, const float *weights)
 {
     memset(b->weight_scratch, 0, (b->target_count ? b->target_count : 1) * sizeof *b->weight_scratch);
     for (int i = 0; i < count; i++)
@@ -422,7 +422,7 @@ static int prepare_active(gfx_morph_bench *b, int count, const uint32_t *targets
 }
 
 /* Waits until the GPU is done with ring slot SLOT's previous frame. */
-static bool ring_wait(gfx_morph_bench *b, int slot)
+static bool ring_wait(gfx_morph_bench_t *b, int slot)
 {
     GLsync f = (GLsync)b->fences[slot];
     if (!f)
@@ -447,7 +447,7 @@ static void draw_captured(GLuint out_buffer, uint32_t vertex_count, uint32_t tfo
 /* The one-pass methods: the frame's active data into the ring slot, one
  * pass, by a vertex shader captured by transform feedback or by a compute
  * pass. */
-static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
+static int run_ssbo(gfx_morph_bench_t *b, gfx_morph_method_t m, int n, int slot)
 {
     uint8_t *dst = (uint8_t *)b->ring_map + (size_t)slot * b->ring_slot_bytes;
     size_t bytes;
@@ -491,7 +491,7 @@ static int run_ssbo(gfx_morph_bench *b, gfx_morph_method m, int n, int slot)
 /* The stream-out baseline: ceil(n / 4) accumulation passes + the final one.
  * The running sum starts as the zero buffer and ping-pongs between acc[0]
  * and acc[1]; a pass never reads the buffer it writes. */
-static int run_tf(gfx_morph_bench *b, int n)
+static int run_tf(gfx_morph_bench_t *b, int n)
 {
     int passes = 0;
     GLuint src = b->zero.id; /* the running sum so far */
@@ -524,7 +524,7 @@ static int run_tf(gfx_morph_bench *b, int n)
 
 /* Every active entry names a target of the mesh with a finite weight; one
  * logged line on the first that does not. */
-static bool active_ok(const gfx_morph_bench *b, int active_count, const uint32_t *targets, const float *weights)
+static bool active_ok(const gfx_morph_bench_t *b, int active_count, const uint32_t *targets, const float *weights)
 {
     for (int i = 0; i < active_count; i++) {
         if (targets[i] >= b->target_count || !isfinite(weights[i])) {
@@ -536,8 +536,8 @@ static bool active_ok(const gfx_morph_bench *b, int active_count, const uint32_t
     return true;
 }
 
-bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
-                         const float *weights, gfx_morph_time *out_time)
+bool gfx_morph_bench_run(gfx_morph_bench_t *b, gfx_morph_method_t m, int active_count, const uint32_t *targets,
+                         const float *weights, gfx_morph_time_t *out_time)
 {
     if (!gfx_morph_bench_ready(b, m)) {
         log_error("gfx_morph_bench: method %d is not ready: %s", (int)m, gfx_morph_bench_reason(b, m));
@@ -579,7 +579,7 @@ bool gfx_morph_bench_run(gfx_morph_bench *b, gfx_morph_method m, int active_coun
     return true;
 }
 
-bool gfx_morph_bench_run_pipelined(gfx_morph_bench *b, gfx_morph_method m, int active_count, const uint32_t *targets,
+bool gfx_morph_bench_run_pipelined(gfx_morph_bench_t *b, gfx_morph_method_t m, int active_count, const uint32_t *targets,
                                    const float *weights, int repeats, double *out_ms)
 {
     if (repeats < 1 || !gfx_morph_bench_ready(b, m)) {
@@ -627,7 +627,7 @@ bool gfx_morph_bench_run_pipelined(gfx_morph_bench *b, gfx_morph_method m, int a
     return true;
 }
 
-bool gfx_morph_bench_clear_output(gfx_morph_bench *b)
+bool gfx_morph_bench_clear_output(gfx_morph_bench_t *b)
 {
     const GLuint nan_bits = 0xffffffffu;
     glClearNamedBufferData(b->out.id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &nan_bits);
@@ -639,7 +639,7 @@ bool gfx_morph_bench_clear_output(gfx_morph_bench *b)
     return true;
 }
 
-bool gfx_morph_bench_read(const gfx_morph_bench *b, float *out_vertices)
+bool gfx_morph_bench_read(const gfx_morph_bench_t *b, float *out_vertices)
 {
     glGetNamedBufferSubData(b->out.id, 0, (GLsizeiptr)((size_t)b->vertex_count * MORPH_BENCH_VERTEX_BYTES),
                             out_vertices);

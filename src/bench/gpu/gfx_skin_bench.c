@@ -25,14 +25,14 @@ enum {
 #define LIGHT_ELEVATION_RAD 1.0f
 
 /* The uncompressed stream (64 bytes): what vcompress's 24 bytes replace. */
-typedef struct raw_vertex {
+typedef struct raw_vertex_t {
     float pos[3];
     float nrm[3];
     float tan[4];
     uint16_t joints[4];
     float weights[4];
-} raw_vertex;
-_Static_assert(sizeof(raw_vertex) == 64, "64-byte uncompressed vertex");
+} raw_vertex_t;
+_Static_assert(sizeof(raw_vertex_t) == 64, "64-byte uncompressed vertex");
 
 /* Byte offsets inside the packed 24-byte vertex (anim/vcompress.h). */
 enum { PACKED_POS = 0, PACKED_NORMAL = 8, PACKED_TANGENT = 12, PACKED_JOINTS = 16, PACKED_WEIGHTS = 20 };
@@ -40,12 +40,12 @@ enum { PACKED_POS = 0, PACKED_NORMAL = 8, PACKED_TANGENT = 12, PACKED_JOINTS = 1
 /* Transform-feedback varyings of skin_bench.vert, in buffer order. */
 static const char *const k_varyings[] = {"v_position", "v_normal", "v_tangent"};
 
-typedef struct program {
-    gfx_program prog;
+typedef struct program_t {
+    gfx_program_t prog;
     GLint u_influences, u_joint_count, u_view_proj, u_light_dir, u_pos_bias, u_pos_extent, u_t, u_count;
-} program;
+} program_t;
 
-struct gfx_skin_bench {
+struct gfx_skin_bench_t {
     char label[LABEL_MAX];
     int vertex_count, joint_count, index_count, size;
     bool has_bins, has_packed, has_passes, has_keys;
@@ -53,24 +53,24 @@ struct gfx_skin_bench {
     int *bin_order;
     float pos_bias[3], pos_extent[3];
     float cam_vp[16], light_vp[16];
-    gfx_buffer raw, binned, packed, ibo, palette, dq, tf_out, keys;
-    gfx_vertex_array vao_raw, vao_binned, vao_packed, vao_skinned, vao_keys;
+    gfx_buffer_t raw, binned, packed, ibo, palette, dq, tf_out, keys;
+    gfx_vertex_array_t vao_raw, vao_binned, vao_packed, vao_skinned, vao_keys;
     GLuint tfo;
-    gfx_query query;
+    gfx_query_t query;
     GLuint depth_fbo, main_fbo;
-    gfx_texture shadow_depth, main_color, main_depth;
-    program skin[METHODS];                           /* the game's variants (uniform count) */
-    program fixed[GFX_SKIN_BENCH_MAX_INFLUENCES];    /* SKIN_INFLUENCES 1..4, LBS matrix */
-    program compressed;
-    program pass_depth, pass_main, pass_main_tf;     /* per pass: skinning in the draw */
-    program once_depth, once_main;                   /* skin once: pass-through */
-    program lerp;                                    /* hybrid in-between frames */
-    program compute[METHODS];                        /* skin_bench.comp: COMPUTE, and SKIN_ONCE's deform */
-    gfx_skin_bench_run_desc last;                    /* the last run (read uses it) */
+    gfx_texture_t shadow_depth, main_color, main_depth;
+    program_t skin[METHODS];                           /* the game's variants (uniform count) */
+    program_t fixed[GFX_SKIN_BENCH_MAX_INFLUENCES];    /* SKIN_INFLUENCES 1..4, LBS matrix */
+    program_t compressed;
+    program_t pass_depth, pass_main, pass_main_tf;     /* per pass: skinning in the draw */
+    program_t once_depth, once_main;                   /* skin once: pass-through */
+    program_t lerp;                                    /* hybrid in-between frames */
+    program_t compute[METHODS];                        /* skin_bench.comp: COMPUTE, and SKIN_ONCE's deform */
+    gfx_skin_bench_run_desc_t last;                    /* the last run (read uses it) */
     bool ran;
 };
 
-bool gfx_skin_bench_limits_ok(const gfx_info *info, int joints, char *msg, size_t msg_size)
+bool gfx_skin_bench_limits_ok(const gfx_info_t *info, int joints, char *msg, size_t msg_size)
 {
     /* The game's check: the same palette block and the same limits. */
     return gfx_character_gpu_limits_ok(info, joints, 0, msg, msg_size);
@@ -85,12 +85,12 @@ static void label(GLenum kind, GLuint id, const char *base, const char *what)
 
 /* skin_bench.vert (+ skin_bench.frag when WITH_FS) with DEFINES; TF: the
  * transform-feedback varyings. */
-static bool build(gfx_skin_bench *b, program *p, const char *defines, bool with_fs, bool tf, const char *what)
+static bool build(gfx_skin_bench_t *b, program_t *p, const char *defines, bool with_fs, bool tf, const char *what)
 {
     memset(p, 0, sizeof *p);
     char name[LABEL_MAX * 2];
     snprintf(name, sizeof name, "%s.%s", b->label, what);
-    gfx_shader_program_desc d = {.vs = "skin_bench.vert",
+    gfx_shader_program_desc_t d = {.vs = "skin_bench.vert",
                                  .fs = with_fs ? "skin_bench.frag" : NULL,
                                  .defines = defines,
                                  .varyings = tf ? k_varyings : NULL,
@@ -113,13 +113,13 @@ static bool build(gfx_skin_bench *b, program *p, const char *defines, bool with_
 }
 
 /* skin_bench.comp for skinning METHOD. */
-static bool build_compute(gfx_skin_bench *b, program *p, int method)
+static bool build_compute(gfx_skin_bench_t *b, program_t *p, int method)
 {
     memset(p, 0, sizeof *p);
     char name[LABEL_MAX * 2], defines[64];
     snprintf(name, sizeof name, "%s.compute%d", b->label, method);
     snprintf(defines, sizeof defines, "#define SKIN_METHOD %d\n", method);
-    gfx_shader_program_desc d = {.cs = "skin_bench.comp", .defines = defines, .label = name};
+    gfx_shader_program_desc_t d = {.cs = "skin_bench.comp", .defines = defines, .label = name};
     if (!gfx_shader_program_build(&p->prog, &d))
         return false;
     GLuint prog = p->prog.id;
@@ -132,7 +132,7 @@ static bool build_compute(gfx_skin_bench *b, program *p, int method)
     return true;
 }
 
-static bool build_programs(gfx_skin_bench *b)
+static bool build_programs(gfx_skin_bench_t *b)
 {
     char defines[256], what[64];
     for (int m = 0; m < METHODS; m++) {
@@ -169,7 +169,7 @@ static bool build_programs(gfx_skin_bench *b)
     return ok;
 }
 
-static GLuint make_buffer(const gfx_skin_bench *b, const void *data, size_t bytes, const char *what)
+static GLuint make_buffer(const gfx_skin_bench_t *b, const void *data, size_t bytes, const char *what)
 {
     GLuint id;
     glCreateBuffers(1, &id);
@@ -179,24 +179,24 @@ static GLuint make_buffer(const gfx_skin_bench *b, const void *data, size_t byte
 }
 
 /* The 64-byte layout: floats for position, normal, tangent, weights; integer joints. */
-static GLuint make_raw_vao(const gfx_skin_bench *b, GLuint buf, const char *what)
+static GLuint make_raw_vao(const gfx_skin_bench_t *b, GLuint buf, const char *what)
 {
     GLuint vao;
     glCreateVertexArrays(1, &vao);
-    glVertexArrayVertexBuffer(vao, 0, buf, 0, sizeof(raw_vertex));
+    glVertexArrayVertexBuffer(vao, 0, buf, 0, sizeof(raw_vertex_t));
     static const struct {
         GLuint attr, size, offset;
-    } f[] = {{ATTR_POSITION, 3, offsetof(raw_vertex, pos)},
-             {ATTR_NORMAL, 3, offsetof(raw_vertex, nrm)},
-             {ATTR_TANGENT, 4, offsetof(raw_vertex, tan)},
-             {ATTR_WEIGHTS, 4, offsetof(raw_vertex, weights)}};
+    } f[] = {{ATTR_POSITION, 3, offsetof(raw_vertex_t, pos)},
+             {ATTR_NORMAL, 3, offsetof(raw_vertex_t, nrm)},
+             {ATTR_TANGENT, 4, offsetof(raw_vertex_t, tan)},
+             {ATTR_WEIGHTS, 4, offsetof(raw_vertex_t, weights)}};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         glEnableVertexArrayAttrib(vao, f[i].attr);
         glVertexArrayAttribFormat(vao, f[i].attr, (GLint)f[i].size, GL_FLOAT, GL_FALSE, f[i].offset);
         glVertexArrayAttribBinding(vao, f[i].attr, 0);
     }
     glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
-    glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, offsetof(raw_vertex, joints));
+    glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, offsetof(raw_vertex_t, joints));
     glVertexArrayAttribBinding(vao, ATTR_JOINTS, 0);
     glVertexArrayElementBuffer(vao, b->ibo.id);
     label(GL_VERTEX_ARRAY, vao, b->label, what);
@@ -204,7 +204,7 @@ static GLuint make_raw_vao(const gfx_skin_bench *b, GLuint buf, const char *what
 }
 
 /* The 24-byte layout: the vertex fetch does the unorm/snorm scaling. */
-static GLuint make_packed_vao(const gfx_skin_bench *b)
+static GLuint make_packed_vao(const gfx_skin_bench_t *b)
 {
     GLuint vao;
     glCreateVertexArrays(1, &vao);
@@ -227,7 +227,7 @@ static GLuint make_packed_vao(const gfx_skin_bench *b)
 }
 
 /* The transform-feedback output (position, normal, tangent) as vertices. */
-static GLuint make_skinned_vao(const gfx_skin_bench *b)
+static GLuint make_skinned_vao(const gfx_skin_bench_t *b)
 {
     GLuint vao;
     glCreateVertexArrays(1, &vao);
@@ -247,7 +247,7 @@ static GLuint make_skinned_vao(const gfx_skin_bench *b)
 
 /* Two keys interleaved per vertex: key 0 position, normal, key 1 position,
  * normal (12 floats), in the slots skin_bench.vert's LERP variant reads. */
-static GLuint make_keys_vao(const gfx_skin_bench *b)
+static GLuint make_keys_vao(const gfx_skin_bench_t *b)
 {
     GLuint vao;
     glCreateVertexArrays(1, &vao);
@@ -281,7 +281,7 @@ static void ortho_view(const float c[3], float r, float pitch, float out[16])
     out[15] = 1.0f;
 }
 
-static GLuint make_texture(const gfx_skin_bench *b, GLenum format, const char *what)
+static GLuint make_texture(const gfx_skin_bench_t *b, GLenum format, const char *what)
 {
     GLuint t;
     glCreateTextures(GL_TEXTURE_2D, 1, &t);
@@ -290,7 +290,7 @@ static GLuint make_texture(const gfx_skin_bench *b, GLenum format, const char *w
     return t;
 }
 
-static bool make_targets(gfx_skin_bench *b)
+static bool make_targets(gfx_skin_bench_t *b)
 {
     b->shadow_depth.id = make_texture(b, GL_DEPTH_COMPONENT32F, "shadow_depth");
     b->main_color.id = make_texture(b, GL_RGBA8, "main_color");
@@ -312,7 +312,7 @@ static bool make_targets(gfx_skin_bench *b)
     return true;
 }
 
-static bool validate_desc(const gfx_skin_bench_desc *d, const char *name)
+static bool validate_desc(const gfx_skin_bench_desc_t *d, const char *name)
 {
     char msg[256];
     if (!d->positions || !d->normals || !d->tangents || !d->joints || !d->weights || !d->palette ||
@@ -372,11 +372,11 @@ static bool validate_desc(const gfx_skin_bench_desc *d, const char *name)
     return true;
 }
 
-static bool upload(gfx_skin_bench *b, const gfx_skin_bench_desc *d)
+static bool upload(gfx_skin_bench_t *b, const gfx_skin_bench_desc_t *d)
 {
     size_t n = (size_t)d->vertex_count;
-    raw_vertex *raw = malloc(n * sizeof *raw);
-    raw_vertex *binned = d->bin_order ? malloc(n * sizeof *binned) : NULL;
+    raw_vertex_t *raw = malloc(n * sizeof *raw);
+    raw_vertex_t *binned = d->bin_order ? malloc(n * sizeof *binned) : NULL;
     if (!raw || (d->bin_order && !binned)) {
         free(raw);
         free(binned);
@@ -431,12 +431,12 @@ static bool upload(gfx_skin_bench *b, const gfx_skin_bench_desc *d)
     return true;
 }
 
-gfx_skin_bench *gfx_skin_bench_create(const gfx_skin_bench_desc *d)
+gfx_skin_bench_t *gfx_skin_bench_create(const gfx_skin_bench_desc_t *d)
 {
     const char *name = d->label ? d->label : "skin_bench";
     if (!validate_desc(d, name))
         return NULL;
-    gfx_skin_bench *b = calloc(1, sizeof *b);
+    gfx_skin_bench_t *b = calloc(1, sizeof *b);
     int *order = d->bin_order ? malloc((size_t)d->vertex_count * sizeof *order) : NULL;
     if (!b || (d->bin_order && !order)) {
         free(b);
@@ -465,7 +465,7 @@ gfx_skin_bench *gfx_skin_bench_create(const gfx_skin_bench_desc *d)
     ortho_view(d->view_center, d->view_radius > 0 ? d->view_radius : 1.0f, LIGHT_ELEVATION_RAD, b->light_vp);
     bool ok = upload(b, d) && make_targets(b) && build_programs(b);
     if (ok) {
-        const program *main_progs[] = {&b->pass_main, &b->pass_main_tf, &b->once_main};
+        const program_t *main_progs[] = {&b->pass_main, &b->pass_main_tf, &b->once_main};
         const float light[3] = {0.3f, 0.6f, 0.742f};
         for (size_t i = 0; i < sizeof main_progs / sizeof main_progs[0]; i++)
             glProgramUniform3fv(main_progs[i]->prog.id, main_progs[i]->u_light_dir, 1, light);
@@ -482,11 +482,11 @@ gfx_skin_bench *gfx_skin_bench_create(const gfx_skin_bench_desc *d)
     return b;
 }
 
-void gfx_skin_bench_destroy(gfx_skin_bench *b)
+void gfx_skin_bench_destroy(gfx_skin_bench_t *b)
 {
     if (!b)
         return;
-    program *progs[] = {&b->skin[0], &b->skin[1], &b->skin[2], &b->fixed[0], &b->fixed[1], &b->fixed[2],
+    program_t *progs[] = {&b->skin[0], &b->skin[1], &b->skin[2], &b->fixed[0], &b->fixed[1], &b->fixed[2],
                         &b->fixed[3], &b->compressed, &b->pass_depth, &b->pass_main, &b->pass_main_tf,
                         &b->once_depth, &b->once_main, &b->lerp, &b->compute[0], &b->compute[1],
                         &b->compute[2]};
@@ -509,9 +509,9 @@ void gfx_skin_bench_destroy(gfx_skin_bench *b)
     free(b);
 }
 
-int gfx_skin_bench_target_size(const gfx_skin_bench *b) { return b->size; }
+int gfx_skin_bench_target_size(const gfx_skin_bench_t *b) { return b->size; }
 
-static void use(const program *p, int influences)
+static void use(const program_t *p, int influences)
 {
     glUseProgram(p->prog.id);
     glProgramUniform1i(p->prog.id, p->u_influences, influences);
@@ -519,7 +519,7 @@ static void use(const program *p, int influences)
 
 /* Skins COUNT vertices from FIRST of VAO with P into the output buffer at
  * the same vertex position (rasterizer discard: no fragments). */
-static void capture(const gfx_skin_bench *b, GLuint vao, const program *p, int influences, int first, int count)
+static void capture(const gfx_skin_bench_t *b, GLuint vao, const program_t *p, int influences, int first, int count)
 {
     if (count <= 0)
         return;
@@ -536,7 +536,7 @@ static void capture(const gfx_skin_bench *b, GLuint vao, const program *p, int i
 
 /* Skins every vertex with P's compute program into the output buffer, and
  * orders the writes before later vertex fetches and read-backs. */
-static void compute(const gfx_skin_bench *b, const program *p, int influences)
+static void compute(const gfx_skin_bench_t *b, const program_t *p, int influences)
 {
     use(p, influences);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_DEFORM_SOURCE, b->raw.id);
@@ -547,7 +547,7 @@ static void compute(const gfx_skin_bench *b, const program *p, int influences)
 }
 
 /* The depth pass (light view) and the main pass (camera view) of VAO's triangles. */
-static void passes(const gfx_skin_bench *b, GLuint vao, const program *depth, const program *main_p, int influences)
+static void passes(const gfx_skin_bench_t *b, GLuint vao, const program_t *depth, const program_t *main_p, int influences)
 {
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -569,7 +569,7 @@ static void passes(const gfx_skin_bench *b, GLuint vao, const program *depth, co
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }
 
-static void work(const gfx_skin_bench *b, const gfx_skin_bench_run_desc *r)
+static void work(const gfx_skin_bench_t *b, const gfx_skin_bench_run_desc_t *r)
 {
     bool dq = (r->path == GFX_SKIN_BENCH_SKIN || r->path == GFX_SKIN_BENCH_COMPUTE) && r->method == METHOD_DQS;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, dq ? b->dq.id : b->palette.id);
@@ -623,7 +623,7 @@ static void work(const gfx_skin_bench *b, const gfx_skin_bench_run_desc *r)
     glBindVertexArray(0);
 }
 
-bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx_skin_bench_result *out)
+bool gfx_skin_bench_run(gfx_skin_bench_t *b, const gfx_skin_bench_run_desc_t *r, gfx_skin_bench_result_t *out)
 {
     static const char *const names[GFX_SKIN_BENCH_PATH_COUNT] = {"skin",     "unbinned", "binned", "compressed",
                                                                  "skin-once", "per-pass", "lerp",   "compute"};
@@ -701,7 +701,7 @@ bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx
 
 /* PER_PASS: the main pass's vertex shader once more, capturing the
  * triangles' vertices, scattered back through the index buffer. */
-static bool read_per_pass(gfx_skin_bench *b, float *out, uint8_t *covered)
+static bool read_per_pass(gfx_skin_bench_t *b, float *out, uint8_t *covered)
 {
     size_t nf = GFX_SKIN_BENCH_OUT_FLOATS, ni = (size_t)b->index_count;
     float *data = malloc(ni * nf * sizeof(float));
@@ -744,7 +744,7 @@ static bool read_per_pass(gfx_skin_bench *b, float *out, uint8_t *covered)
     return glGetError() == GL_NO_ERROR;
 }
 
-bool gfx_skin_bench_read(gfx_skin_bench *b, float *out, uint8_t *covered)
+bool gfx_skin_bench_read(gfx_skin_bench_t *b, float *out, uint8_t *covered)
 {
     if (!b->ran) {
         log_error("bench: %s: nothing to read before a run", b->label);
@@ -773,7 +773,7 @@ bool gfx_skin_bench_read(gfx_skin_bench *b, float *out, uint8_t *covered)
     return glGetError() == GL_NO_ERROR;
 }
 
-bool gfx_skin_bench_read_image(gfx_skin_bench *b, uint8_t *out_rgba, float *out_depth)
+bool gfx_skin_bench_read_image(gfx_skin_bench_t *b, uint8_t *out_rgba, float *out_depth)
 {
     if (!b->has_passes) {
         log_error("bench: %s: no pass images (the mesh has no triangles)", b->label);

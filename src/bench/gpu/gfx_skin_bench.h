@@ -2,7 +2,7 @@
  * skinning` and its tests. The vertex shader is shaders/skin_bench.vert,
  * which includes the game's shaders/skin.glsl; the skinned vertices are
  * captured by transform feedback (rasterizer discard) and read back.
- * Paths (gfx_skin_bench_path):
+ * Paths (gfx_skin_bench_path_t):
  *   SKIN        the game's variant: SKIN_METHOD m, u_influences N, all vertices
  *   UNBINNED    one variant compiled for N influences, all vertices (LBS matrix)
  *   BINNED      Cebenoyan: vertices re-ordered by influence count, each bin
@@ -44,7 +44,7 @@ enum {
     GFX_SKIN_BENCH_OUT_FLOATS = 10     /* captured per vertex: position 3, normal 3, tangent 4 */
 };
 
-typedef enum gfx_skin_bench_path {
+typedef enum gfx_skin_bench_path_t {
     GFX_SKIN_BENCH_SKIN = 0,
     GFX_SKIN_BENCH_UNBINNED,
     GFX_SKIN_BENCH_BINNED,
@@ -54,9 +54,9 @@ typedef enum gfx_skin_bench_path {
     GFX_SKIN_BENCH_LERP,
     GFX_SKIN_BENCH_COMPUTE,
     GFX_SKIN_BENCH_PATH_COUNT
-} gfx_skin_bench_path;
+} gfx_skin_bench_path_t;
 
-typedef struct gfx_skin_bench_desc {
+typedef struct gfx_skin_bench_desc_t {
     int vertex_count;
     int joint_count;            /* 1..GFX_SKIN_BENCH_MAX_JOINTS */
     const float *positions;     /* 3 per vertex, bind space, cm */
@@ -81,46 +81,46 @@ typedef struct gfx_skin_bench_desc {
     float view_radius;          /* > 0 */
     int target_size;            /* pixels per side of both pass targets; 0: 512 */
     const char *label;          /* GL debug names; NULL: "skin_bench" */
-} gfx_skin_bench_desc;
+} gfx_skin_bench_desc_t;
 
-typedef struct gfx_skin_bench_run_desc {
-    gfx_skin_bench_path path;
+typedef struct gfx_skin_bench_run_desc_t {
+    gfx_skin_bench_path_t path;
     int method;                 /* skin_method (0 points, 1 matrix, 2 DQS); SKIN and COMPUTE only */
     int influences;             /* 1..4; for BINNED the largest bin (more weights count as this many) */
     int warmup, repeats;        /* repeats >= 1 */
     float lerp_t;               /* LERP: 0 at key 0, 1 at key 1 */
-} gfx_skin_bench_run_desc;
+} gfx_skin_bench_run_desc_t;
 
-typedef struct gfx_skin_bench_result {
+typedef struct gfx_skin_bench_result_t {
     double wall_median_s, wall_min_s, wall_max_s;    /* glFinish to glFinish */
     double query_median_s, query_min_s, query_max_s; /* GL_TIME_ELAPSED */
     /* As many repeats queued back to back, no wait between them (the GPU's
      * clocks up, as in a game's frames): GPU time (GL_TIMESTAMP before the
      * first, after the last) per repeat. */
     double pipelined_median_s;
-} gfx_skin_bench_result;
+} gfx_skin_bench_result_t;
 
-typedef struct gfx_skin_bench gfx_skin_bench;
+typedef struct gfx_skin_bench_t gfx_skin_bench_t;
 
 /* Whether INFO's limits hold a JOINTS-entry palette (SSBO block size,
  * vertex SSBO blocks) and JOINTS <= 256; false with a one-line reason in MSG. */
-bool gfx_skin_bench_limits_ok(const gfx_info *info, int joints, char *msg, size_t msg_size);
+bool gfx_skin_bench_limits_ok(const gfx_info_t *info, int joints, char *msg, size_t msg_size);
 /* Uploads the mesh and builds every program; NULL after one logged line. */
-gfx_skin_bench *gfx_skin_bench_create(const gfx_skin_bench_desc *desc);
-void gfx_skin_bench_destroy(gfx_skin_bench *b);
+gfx_skin_bench_t *gfx_skin_bench_create(const gfx_skin_bench_desc_t *desc);
+void gfx_skin_bench_destroy(gfx_skin_bench_t *b);
 /* Runs R->warmup untimed and R->repeats timed repeats (each bracketed by
  * glFinish), then R->repeats more queued back to back (pipelined_median_s);
  * the medians go to OUT. Allocates only the timing scratch. */
-bool gfx_skin_bench_run(gfx_skin_bench *b, const gfx_skin_bench_run_desc *r, gfx_skin_bench_result *out);
+bool gfx_skin_bench_run(gfx_skin_bench_t *b, const gfx_skin_bench_run_desc_t *r, gfx_skin_bench_result_t *out);
 /* The vertices skinned by the last run, in the original vertex order:
  * OUT_FLOATS (10) floats per vertex. For PER_PASS the main pass's vertex
  * shader is run once more with transform feedback over the triangles, and
  * vertices no triangle uses are left untouched (covered[v] = 0; COVERED may
  * be NULL). Stalls; allocates a temporary buffer. */
-bool gfx_skin_bench_read(gfx_skin_bench *b, float *out, uint8_t *covered);
+bool gfx_skin_bench_read(gfx_skin_bench_t *b, float *out, uint8_t *covered);
 /* SKIN_ONCE / PER_PASS: the last main pass's colour (RGBA8, size^2 x 4 bytes)
  * and depth pass's depth (size^2 floats); either may be NULL. */
-bool gfx_skin_bench_read_image(gfx_skin_bench *b, uint8_t *out_rgba, float *out_depth);
-int gfx_skin_bench_target_size(const gfx_skin_bench *b);
+bool gfx_skin_bench_read_image(gfx_skin_bench_t *b, uint8_t *out_rgba, float *out_depth);
+int gfx_skin_bench_target_size(const gfx_skin_bench_t *b);
 
 #endif

@@ -35,11 +35,11 @@ static uint32_t rnd(void)
     return g_rng >> 8;
 }
 
-typedef struct arrays {
+typedef struct arrays_t {
     float *pos, *nrm, *tan, *ao;
-} arrays;
+} arrays_t;
 
-static bool arrays_alloc(arrays *a, uint32_t n)
+static bool arrays_alloc(arrays_t *a, uint32_t n)
 {
     a->pos = calloc((size_t)n * 3, sizeof(float));
     a->nrm = calloc((size_t)n * 3, sizeof(float));
@@ -48,7 +48,7 @@ static bool arrays_alloc(arrays *a, uint32_t n)
     return a->pos && a->nrm && a->tan && a->ao;
 }
 
-static void arrays_free(arrays *a)
+static void arrays_free(arrays_t *a)
 {
     free(a->pos);
     free(a->nrm);
@@ -56,9 +56,9 @@ static void arrays_free(arrays *a)
     free(a->ao);
 }
 
-typedef struct errs {
+typedef struct errs_t {
     double pos, dir;
-} errs;
+} errs_t;
 
 static double maxdiff(const float *a, const float *b, size_t count)
 {
@@ -71,9 +71,9 @@ static double maxdiff(const float *a, const float *b, size_t count)
 }
 
 /* GPU morph vertices (position + AO, normal + 0, tangent) against REF. */
-static errs compare(const float *gpu, uint32_t n, const arrays *ref)
+static errs_t compare(const float *gpu, uint32_t n, const arrays_t *ref)
 {
-    errs e = {0.0, 0.0};
+    errs_t e = {0.0, 0.0};
     for (uint32_t v = 0; v < n; v++) {
         const float *g = gpu + (size_t)v * GFX_MORPH_VERTEX_FLOATS;
         e.pos = fmax(e.pos, maxdiff(g, ref->pos + (size_t)v * 3, 3));
@@ -84,8 +84,8 @@ static errs compare(const float *gpu, uint32_t n, const arrays *ref)
     return e;
 }
 
-static bool cpu_run(bshape_set_t *set, bshape_layout layout, int count, const uint32_t *t, const float *w,
-                    const arrays *base, arrays *out)
+static bool cpu_run(bshape_set_t *set, bshape_layout_t layout, int count, const uint32_t *t, const float *w,
+                    const arrays_t *base, arrays_t *out)
 {
     bshape_job_t job = {.set = set, .layout = layout, .active_count = count, .active_target = t,
                         .active_weight = w, .positions = base->pos, .normals = base->nrm, .tangents = base->tan,
@@ -104,7 +104,7 @@ int main(int argc, char **argv)
         return 2;
     }
     paths_init(NULL);
-    bench_gl gl;
+    bench_gl_t gl;
     if (!bench_gl_open(&gl, NULL))
         return 1;
     chr_character_t *ch = calloc(1, sizeof *ch);
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     const chr_mesh_t *cm = &ch->meshes[mesh];
     uint32_t n = cm->vertex_count, shapes = set.shape_count;
     CHECKF(shapes >= 256, "the test mesh needs >= 256 shapes, has %u", shapes);
-    arrays base, ref, ref_dense, wrong;
+    arrays_t base, ref, ref_dense, wrong;
     bool ok = arrays_alloc(&base, n) && arrays_alloc(&ref, n) && arrays_alloc(&ref_dense, n) &&
               arrays_alloc(&wrong, n);
     float *gpu = malloc((size_t)(n ? n : 1) * GFX_MORPH_VERTEX_FLOATS * sizeof(float));
@@ -152,8 +152,8 @@ int main(int argc, char **argv)
     printf("mesh '%s': %u vertices, %.2f cm high, %u shapes, %u targets; bound %.3g cm, directions %.0e\n", cm->name,
            n, (double)(hi - lo), shapes, set.target_count, pos_tol, DIR_TOL);
 
-    gfx_morph_bench gb;
-    gfx_morph_bench_desc gd = {.vertex_count = n, .positions = base.pos, .normals = base.nrm, .tangents = base.tan,
+    gfx_morph_bench_t gb;
+    gfx_morph_bench_desc_t gd = {.vertex_count = n, .positions = base.pos, .normals = base.nrm, .tangents = base.tan,
                                .ao = base.ao, .target_count = set.target_count, .dense = set.dense,
                                .vertex_offset = set.vertex_offset, .pair_target = set.pair_target,
                                .pair_delta = set.pair_delta, .pair_count = set.pair_count,
@@ -163,8 +163,8 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++)
-        CHECKF(gfx_morph_bench_ready(&gb, (gfx_morph_method)m), "%s not ready: %s", k_names[m],
-              gfx_morph_bench_reason(&gb, (gfx_morph_method)m));
+        CHECKF(gfx_morph_bench_ready(&gb, (gfx_morph_method_t)m), "%s not ready: %s", k_names[m],
+              gfx_morph_bench_reason(&gb, (gfx_morph_method_t)m));
 
     /* Active sets: first k shapes of a random permutation; the last case
      * lists every shape twice in random order with split weights (duplicates
@@ -194,12 +194,12 @@ int main(int argc, char **argv)
                   cpu_run(&set, BSHAPE_DENSE, count, targets, weights, &base, &ref_dense),
               "bshape_run failed at %d", count);
         for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
-            gfx_morph_time t = {0};
+            gfx_morph_time_t t = {0};
             bool ran = gfx_morph_bench_clear_output(&gb) &&
-                       gfx_morph_bench_run(&gb, (gfx_morph_method)m, count, targets, weights, &t) &&
+                       gfx_morph_bench_run(&gb, (gfx_morph_method_t)m, count, targets, weights, &t) &&
                        gfx_morph_bench_read(&gb, gpu);
             CHECKF(ran, "%s did not run at %d entries", k_names[m], count);
-            errs es = compare(gpu, n, &ref), ed = compare(gpu, n, &ref_dense);
+            errs_t es = compare(gpu, n, &ref), ed = compare(gpu, n, &ref_dense);
             printf("%-13s %4d entries%s: %2d passes, vs sparse job: pos %.3g cm, dir %.3g; vs dense job: pos %.3g cm, "
                    "dir %.3g; wall %.3f ms, query %.4f ms\n",
                    k_names[m], count, dup ? " (duplicates)" : "", t.passes, es.pos, es.dir, ed.pos, ed.dir, t.wall_ms,
@@ -223,13 +223,13 @@ int main(int argc, char **argv)
     }
     cpu_run(&set, BSHAPE_SPARSE, 5, targets, weights, &base, &ref);
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
-        bool ran = gfx_morph_bench_run(&gb, (gfx_morph_method)m, 5, targets, weights, NULL) &&
+        bool ran = gfx_morph_bench_run(&gb, (gfx_morph_method_t)m, 5, targets, weights, NULL) &&
                    gfx_morph_bench_read(&gb, gpu);
         CHECKF(ran && compare(gpu, n, &ref).pos <= pos_tol, "%s: control run", k_names[m]);
         weights[2] += 0.5f;
         cpu_run(&set, BSHAPE_SPARSE, 5, targets, weights, &base, &wrong);
         weights[2] -= 0.5f;
-        errs e = compare(gpu, n, &wrong);
+        errs_t e = compare(gpu, n, &wrong);
         printf("%-13s against a reference with one weight +0.5: pos %.3g cm (must exceed %.3g)\n", k_names[m], e.pos,
                pos_tol);
         CHECKF(e.pos > pos_tol, "%s: a changed weight went unnoticed (%.3g cm)", k_names[m], e.pos);

@@ -40,13 +40,13 @@ enum { RINGS = 60, SEGS = 48, NV = RINGS * SEGS, NI = (RINGS - 1) * SEGS * 6, JO
 #define DIR_TOL 1e-3
 #define NF GFX_SKIN_BENCH_OUT_FLOATS
 
-static test_rng g_rng = {777u};
+static test_rng_t g_rng = {777u};
 static float frand(void)
 {
     return test_rand01(&g_rng);
 }
 
-typedef struct mesh {
+typedef struct mesh_t {
     float pos[NV * 3], nrm[NV * 3], tan[NV * 4], w[NV * 4];
     uint16_t j[NV * 4];
     uint32_t idx[NI];
@@ -59,9 +59,9 @@ typedef struct mesh {
     uint8_t covered[NV];
     float k0p[NV * 3], k0n[NV * 3], k1p[NV * 3], k1n[NV * 3], lp[NV * 3], ln[NV * 3];
     uint8_t img_once[TARGET * TARGET * 4], img_pass[TARGET * TARGET * 4];
-} mesh;
+} mesh_t;
 
-static void make_mesh(mesh *m)
+static void make_mesh(mesh_t *m)
 {
     for (int r = 0; r < RINGS; r++) {
         float y = HEIGHT_CM * (float)r / (RINGS - 1);
@@ -118,9 +118,9 @@ static void make_mesh(mesh *m)
     }
 }
 
-static bool reference(const mesh *m, bool unpacked, int method, int influences, float *out, float *scratch)
+static bool reference(const mesh_t *m, bool unpacked, int method, int influences, float *out, float *scratch)
 {
-    skin_job_t j = {.vertex_count = NV, .influences = influences, .method = (skin_method)method,
+    skin_job_t j = {.vertex_count = NV, .influences = influences, .method = (skin_method_t)method,
                     .isa = SKIN_ISA_SCALAR, .positions = unpacked ? m->u_pos : m->pos,
                     .normals = unpacked ? m->u_nrm : m->nrm, .tangents = unpacked ? m->u_tan : m->tan,
                     .joints_u16 = unpacked ? m->u_j : m->j, .weights = unpacked ? m->u_w : m->w,
@@ -136,7 +136,7 @@ static bool reference(const mesh *m, bool unpacked, int method, int influences, 
     return true;
 }
 
-static void compare(const mesh *m, double *pos, double *dir)
+static void compare(const mesh_t *m, double *pos, double *dir)
 {
     *pos = *dir = 0;
     for (int v = 0; v < NV; v++) {
@@ -153,26 +153,26 @@ static void compare(const mesh *m, double *pos, double *dir)
     }
 }
 
-static void check_limits(const mesh *m)
+static void check_limits(const mesh_t *m)
 {
     char msg[256];
-    const gfx_info *info = gfx_get_info();
+    const gfx_info_t *info = gfx_get_info();
     CHECKF(gfx_skin_bench_limits_ok(info, GFX_SKIN_BENCH_MAX_JOINTS, msg, sizeof msg), "256 joints: %s", msg);
     CHECKF(!gfx_skin_bench_limits_ok(info, 257, msg, sizeof msg) && strstr(msg, "256"),
           "257 joints must be refused naming the 256 limit, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
-    gfx_info small = *info;
+    gfx_info_t small = *info;
     small.max_ssbo_block_size = 1024;
     CHECKF(!gfx_skin_bench_limits_ok(&small, 98, msg, sizeof msg) && strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
           "a 1 KB block must refuse 98 joints by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
-    gfx_skin_bench_desc d = {.vertex_count = NV, .joint_count = 257, .positions = m->pos, .normals = m->nrm,
+    gfx_skin_bench_desc_t d = {.vertex_count = NV, .joint_count = 257, .positions = m->pos, .normals = m->nrm,
                              .tangents = m->tan, .joints = m->j, .weights = m->w, .palette = m->pal,
                              .dq_palette = m->dq};
     CHECKF(gfx_skin_bench_create(&d) == NULL, "create accepted 257 joints");
 }
 
-static void check_paths(mesh *m)
+static void check_paths(mesh_t *m)
 {
     skin_bench_bins_t bins;
     skin_bench_bin_influences(NV, m->w, SKIN_MAX_INFLUENCES, m->order, &bins);
@@ -188,7 +188,7 @@ static void check_paths(mesh *m)
                                .out_params = &params};
     CHECKF(vcompress_pack(&pj), "pack");
     vcompress_unpack(&params, m->packed, NV, m->u_pos, m->u_nrm, m->u_tan, m->u_j, m->u_w);
-    gfx_skin_bench_desc d = {.vertex_count = NV, .joint_count = JOINTS, .positions = m->pos, .normals = m->nrm,
+    gfx_skin_bench_desc_t d = {.vertex_count = NV, .joint_count = JOINTS, .positions = m->pos, .normals = m->nrm,
                              .tangents = m->tan, .joints = m->j, .weights = m->w, .palette = m->pal,
                              .dq_palette = m->dq, .indices = m->idx, .index_count = NI, .bin_order = m->order,
                              .packed = m->packed, .view_center = {0, HEIGHT_CM / 2, 0},
@@ -209,12 +209,12 @@ static void check_paths(mesh *m)
     d.key0_nrm = m->k0n;
     d.key1_pos = m->k1p;
     d.key1_nrm = m->k1n;
-    gfx_skin_bench *b = gfx_skin_bench_create(&d);
+    gfx_skin_bench_t *b = gfx_skin_bench_create(&d);
     CHECKF(b != NULL, "create");
     if (!b)
         return;
     static const struct {
-        gfx_skin_bench_path path;
+        gfx_skin_bench_path_t path;
         int method;
         const char *name;
     } runs[] = {{GFX_SKIN_BENCH_SKIN, 0, "lbs-points"},  {GFX_SKIN_BENCH_SKIN, 1, "lbs-matrix"},
@@ -226,9 +226,9 @@ static void check_paths(mesh *m)
     double worst = 0, other_min = INFINITY;
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         for (int k = 1; k <= 4; k++) {
-            gfx_skin_bench_run_desc rd = {.path = runs[i].path, .method = runs[i].method, .influences = k,
+            gfx_skin_bench_run_desc_t rd = {.path = runs[i].path, .method = runs[i].method, .influences = k,
                                           .warmup = 0, .repeats = 1};
-            gfx_skin_bench_result r;
+            gfx_skin_bench_result_t r;
             CHECKF(gfx_skin_bench_run(b, &rd, &r), "%s run", runs[i].name);
             CHECKF(gfx_skin_bench_read(b, m->out, m->covered), "%s read", runs[i].name);
             bool unpacked = runs[i].path == GFX_SKIN_BENCH_COMPRESSED;
@@ -271,8 +271,8 @@ static void check_paths(mesh *m)
     CHECKF(diff <= TARGET * TARGET / 500, "skin-once and per-pass images differ in %ld pixels", diff);
     static const float ts[] = {0.0f, 0.375f, 1.0f};
     for (int i = 0; i < 3; i++) {
-        gfx_skin_bench_run_desc rd = {.path = GFX_SKIN_BENCH_LERP, .influences = 4, .repeats = 1, .lerp_t = ts[i]};
-        gfx_skin_bench_result r;
+        gfx_skin_bench_run_desc_t rd = {.path = GFX_SKIN_BENCH_LERP, .influences = 4, .repeats = 1, .lerp_t = ts[i]};
+        gfx_skin_bench_result_t r;
         CHECKF(gfx_skin_bench_run(b, &rd, &r) && gfx_skin_bench_read(b, m->out, m->covered), "lerp run");
         skin_hybrid_job_t hj = {.vertex_count = NV, .t = ts[i], .key0_pos = m->k0p, .key1_pos = m->k1p,
                                 .key0_nrm = m->k0n, .key1_nrm = m->k1n, .out_pos = m->lp, .out_nrm = m->ln};
@@ -297,11 +297,11 @@ static void check_paths(mesh *m)
 int main(void)
 {
     paths_init(NULL);
-    gl_test gl;
-    if (!gl_test_open(&gl, "test_skin_bench_gpu", 64, 64, &(gfx_desc){.debug = true}))
+    gl_test_t gl;
+    if (!gl_test_open(&gl, "test_skin_bench_gpu", 64, 64, &(gfx_desc_t){.debug = true}))
         return 1;
     printf("renderer: %s | %s\n", gfx_get_info()->renderer, gfx_get_info()->version);
-    static mesh m;
+    static mesh_t m;
     make_mesh(&m);
     check_limits(&m);
     check_paths(&m);
