@@ -48,8 +48,8 @@ bool bshape_validate(const bshape_job_t *job)
         log_error("bshape: layout %d was not built for this set", (int)job->layout);
         return false;
     }
-    if (!job->positions || !job->normals || !job->tangents || !job->ao || !job->out_positions ||
-        !job->out_normals || !job->out_tangents || !job->out_ao) {
+    if (!job->positions || !job->normals || !job->tangents || !job->ao || !job->out_positions || !job->out_normals ||
+        !job->out_tangents || !job->out_ao) {
         log_error("bshape: missing input or output span");
         return false;
     }
@@ -81,8 +81,7 @@ static void finish_vertex(const bshape_job_t *job, uint32_t v, const float acc[B
     op[2] = p[2] + acc[2];
     float ao = job->ao[v] + acc[9];
     job->out_ao[v] = ao < 0.0f ? 0.0f : (ao > 1.0f ? 1.0f : ao);
-    if (acc[3] == 0.0f && acc[4] == 0.0f && acc[5] == 0.0f && acc[6] == 0.0f && acc[7] == 0.0f &&
-        acc[8] == 0.0f) {
+    if (acc[3] == 0.0f && acc[4] == 0.0f && acc[5] == 0.0f && acc[6] == 0.0f && acc[7] == 0.0f && acc[8] == 0.0f) {
         memcpy(on, n, 3 * sizeof *on);
         memcpy(ot, t, 4 * sizeof *ot);
         return;
@@ -174,8 +173,8 @@ static void run_dense(const bshape_job_t *job, const float *w)
     for (uint32_t v = 0; v < vc; v++) {
         const float *op = job->out_positions + (size_t)v * 3, *on = job->out_normals + (size_t)v * 3;
         const float *ot = job->out_tangents + (size_t)v * 4;
-        float acc[BSHAPE_DELTA_FLOATS] = {op[0], op[1], op[2], on[0], on[1], on[2], ot[0], ot[1], ot[2],
-                                          job->out_ao[v]};
+        float acc[BSHAPE_DELTA_FLOATS] = {op[0], op[1], op[2], on[0], on[1],
+                                          on[2], ot[0], ot[1], ot[2], job->out_ao[v]};
         finish_vertex(job, v, acc);
     }
 }

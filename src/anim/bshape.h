@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 enum {
-    BSHAPE_DELTA_FLOATS = 10, /* dpos xyz, dnormal xyz, dtangent xyz, dao */
+    BSHAPE_DELTA_FLOATS = 10,      /* dpos xyz, dnormal xyz, dtangent xyz, dao */
     BSHAPE_MAX_ACTIVE = 4096 + 256 /* chr: every shape and corrective (asset/chr_bshape.h checks) */
 };
 
@@ -37,31 +37,31 @@ typedef enum bshape_layout_t { BSHAPE_SPARSE = 0, BSHAPE_DENSE = 1 } bshape_layo
 enum { BSHAPE_BUILD_SPARSE = 1u << 0, BSHAPE_BUILD_DENSE = 1u << 1 };
 
 typedef struct bshape_set_t {
-    uint32_t mesh;              /* chr mesh index */
+    uint32_t mesh; /* chr mesh index */
     uint32_t vertex_count;
-    uint32_t shape_count;       /* targets [0, shape_count) are chr shapes */
-    uint32_t corrective_count;  /* targets [shape_count, target_count) are correctives */
+    uint32_t shape_count;      /* targets [0, shape_count) are chr shapes */
+    uint32_t corrective_count; /* targets [shape_count, target_count) are correctives */
     uint32_t target_count;
-    uint32_t *target_source;    /* chr shape index, or chr corrective index */
-    float *dense;               /* target_count x vertex_count x 10, or NULL */
-    uint32_t *vertex_offset;    /* vertex_count + 1 entries into the pairs, or NULL */
-    uint32_t *pair_target;      /* pair_count target indices (ascending per vertex) */
-    float *pair_delta;          /* pair_count x 10 */
+    uint32_t *target_source; /* chr shape index, or chr corrective index */
+    float *dense;            /* target_count x vertex_count x 10, or NULL */
+    uint32_t *vertex_offset; /* vertex_count + 1 entries into the pairs, or NULL */
+    uint32_t *pair_target;   /* pair_count target indices (ascending per vertex) */
+    float *pair_delta;       /* pair_count x 10 */
     uint32_t pair_count;
-    float *weight_scratch;      /* target_count summed weights, used by bshape_run() */
+    float *weight_scratch; /* target_count summed weights, used by bshape_run() */
 } bshape_set_t;
 
 typedef struct bshape_job_t {
     bshape_set_t *set;
-    bshape_layout_t layout;         /* must have been built */
-    int active_count;             /* 0..BSHAPE_MAX_ACTIVE */
-    const uint32_t *active_target;/* < set->target_count */
-    const float *active_weight;   /* finite */
+    bshape_layout_t layout;        /* must have been built */
+    int active_count;              /* 0..BSHAPE_MAX_ACTIVE */
+    const uint32_t *active_target; /* < set->target_count */
+    const float *active_weight;    /* finite */
     /* Bind-pose input, vertex_count entries each. */
-    const float *positions;       /* 3 per vertex, cm */
-    const float *normals;         /* 3 per vertex, unit */
-    const float *tangents;        /* 4 per vertex, xyz unit, w = +-1 */
-    const float *ao;              /* 1 per vertex, 0..1 */
+    const float *positions; /* 3 per vertex, cm */
+    const float *normals;   /* 3 per vertex, unit */
+    const float *tangents;  /* 4 per vertex, xyz unit, w = +-1 */
+    const float *ao;        /* 1 per vertex, 0..1 */
     /* Outputs, same sizes; must not alias the inputs. */
     float *out_positions;
     float *out_normals;

@@ -29,8 +29,7 @@ typedef struct bvh_tok_t {
     int line;
 } bvh_tok_t;
 
-static bool bvh_fail(const bvh_lex_t *lx, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static bool bvh_fail(const bvh_lex_t *lx, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static bool bvh_fail(const bvh_lex_t *lx, int line, const char *fmt, ...)
 {
@@ -161,8 +160,7 @@ static bool bvh_offset(bvh_lex_t *lx, float out[3])
 
 static bool bvh_channel_name(const bvh_tok_t *t, unsigned char *out)
 {
-    static const char *names[] = {"Xposition", "Yposition", "Zposition",
-                                  "Xrotation", "Yrotation", "Zrotation"};
+    static const char *names[] = {"Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"};
     for (int i = 0; i < 6; i++)
         if (bvh_is(t, names[i])) {
             *out = (unsigned char)i;
@@ -180,8 +178,8 @@ static int bvh_begin_joint(bvh_t *b, bvh_lex_t *lx, int parent)
         return -1;
     }
     if (name.n >= SKEL_NAME_MAX) {
-        bvh_fail(lx, name.line, "joint name '%.*s...' longer than %d characters",
-                 bvh_show_len(&name), name.s, SKEL_NAME_MAX - 1);
+        bvh_fail(lx, name.line, "joint name '%.*s...' longer than %d characters", bvh_show_len(&name), name.s,
+                 SKEL_NAME_MAX - 1);
         return -1;
     }
     if (b->joint_count >= BVH_MAX_JOINTS) {
@@ -210,16 +208,16 @@ static bool bvh_channels(bvh_t *b, bvh_lex_t *lx, int j, int line)
     if (b->channel_count[j] != 0)
         return bvh_fail(lx, line, "joint '%s' has two CHANNELS lines", b->joint_name[j]);
     if (!bvh_next(lx, &t) || !bvh_int(&t, BVH_MAX_JOINT_CHANNELS, &n) || (n != 3 && n != 6))
-        return bvh_fail(lx, t.line, "joint '%s': CHANNELS count must be 3 or 6, found '%.*s'",
-                        b->joint_name[j], bvh_show_len(&t), t.s);
+        return bvh_fail(lx, t.line, "joint '%s': CHANNELS count must be 3 or 6, found '%.*s'", b->joint_name[j],
+                        bvh_show_len(&t), t.s);
     for (int c = 0; c < n; c++) {
         if (!bvh_next(lx, &t) || !bvh_channel_name(&t, &b->channel[j][c]))
-            return bvh_fail(lx, t.line, "joint '%s': expected %d channel names, '%.*s' is not one",
-                            b->joint_name[j], n, bvh_show_len(&t), t.s);
+            return bvh_fail(lx, t.line, "joint '%s': expected %d channel names, '%.*s' is not one", b->joint_name[j], n,
+                            bvh_show_len(&t), t.s);
         for (int d = 0; d < c; d++)
             if (b->channel[j][d] == b->channel[j][c])
-                return bvh_fail(lx, t.line, "joint '%s': channel '%.*s' listed twice",
-                                b->joint_name[j], bvh_show_len(&t), t.s);
+                return bvh_fail(lx, t.line, "joint '%s': channel '%.*s' listed twice", b->joint_name[j],
+                                bvh_show_len(&t), t.s);
     }
     b->channel_count[j] = n;
     b->channel_first[j] = b->channels_per_frame;
@@ -253,8 +251,7 @@ static bool bvh_hierarchy(bvh_t *b, bvh_lex_t *lx)
         int cur = stack[depth - 1];
         bvh_tok_t t;
         if (!bvh_next(lx, &t))
-            return bvh_fail(lx, t.line, "unexpected end of file inside joint '%s'",
-                            b->joint_name[cur]);
+            return bvh_fail(lx, t.line, "unexpected end of file inside joint '%s'", b->joint_name[cur]);
         if (bvh_is(&t, "OFFSET")) {
             if (has_offset[cur])
                 return bvh_fail(lx, t.line, "joint '%s' has two OFFSETs", b->joint_name[cur]);
@@ -280,8 +277,7 @@ static bool bvh_hierarchy(bvh_t *b, bvh_lex_t *lx)
                 return bvh_fail(lx, t.line, "joint '%s' has no CHANNELS", b->joint_name[cur]);
             depth--;
         } else {
-            return bvh_fail(lx, t.line, "unexpected '%.*s' in joint '%s'", bvh_show_len(&t), t.s,
-                            b->joint_name[cur]);
+            return bvh_fail(lx, t.line, "unexpected '%.*s' in joint '%s'", bvh_show_len(&t), t.s, b->joint_name[cur]);
         }
     }
     return true;
@@ -309,25 +305,22 @@ static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
     bool got = bvh_next(lx, &t);
     int frames_line = t.line;
     if (!got || !bvh_int(&t, 999999999, &frames) || frames < 1)
-        return bvh_fail(lx, t.line, "Frames: needs a count >= 1, found '%.*s'", bvh_show_len(&t),
-                        t.s);
+        return bvh_fail(lx, t.line, "Frames: needs a count >= 1, found '%.*s'", bvh_show_len(&t), t.s);
     if (!bvh_expect(lx, "Frame") || !bvh_expect(lx, "Time:"))
         return false;
     if (!bvh_next(lx, &t) || !bvh_number(&t, &b->frame_time_s) || !(b->frame_time_s > 0.0f))
         return bvh_fail(lx, t.line, "Frame Time: needs a positive number of seconds");
     bvh_tok_t extra;
     if (bvh_next_on_line(lx, &extra))
-        return bvh_fail(lx, extra.line, "unexpected '%.*s' after Frame Time", bvh_show_len(&extra),
-                        extra.s);
+        return bvh_fail(lx, extra.line, "unexpected '%.*s' after Frame Time", bvh_show_len(&extra), extra.s);
     bvh_end_line(lx);
     int cpf = b->channels_per_frame;
     /* Every value needs at least one character and one separator: refuse a
      * count the remaining text cannot hold before allocating for it. */
     size_t left = (size_t)(lx->end - lx->p);
     if ((size_t)frames > (left + 1) / 2 / (size_t)cpf)
-        return bvh_fail(lx, frames_line,
-                        "truncated: Frames: %d of %d values cannot fit in the %zu bytes left",
-                        frames, cpf, left);
+        return bvh_fail(lx, frames_line, "truncated: Frames: %d of %d values cannot fit in the %zu bytes left", frames,
+                        cpf, left);
     b->frames = malloc(sizeof(float) * (size_t)frames * (size_t)cpf);
     if (!b->frames)
         return bvh_fail(lx, t.line, "out of memory for %d frames", frames);
@@ -351,8 +344,7 @@ static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
                 bvh_end_line(lx);
         }
         if (!found)
-            return bvh_fail(lx, lx->line, "truncated: Frames: %d but the data ends after %d", frames,
-                            f);
+            return bvh_fail(lx, lx->line, "truncated: Frames: %d but the data ends after %d", frames, f);
         float *row = b->frames + (size_t)f * (size_t)cpf;
         int n = 0;
         int line = t.line;
@@ -360,8 +352,7 @@ static bool bvh_motion(bvh_t *b, bvh_lex_t *lx)
             if (n == cpf)
                 return bvh_fail(lx, line, "frame %d has more than %d values", f, cpf);
             if (!bvh_number(&t, &row[n]))
-                return bvh_fail(lx, line, "frame %d: '%.*s' is not a finite number", f,
-                                bvh_show_len(&t), t.s);
+                return bvh_fail(lx, line, "frame %d: '%.*s' is not a finite number", f, bvh_show_len(&t), t.s);
             const bvh_column_t *col = &cols[n];
             if (fabsf(row[n]) > (float)col->limit)
                 return bvh_fail(lx, line, "frame %d: joint '%s' %s %g outside +-%g", f, b->joint_name[col->joint],
@@ -394,8 +385,7 @@ bool bvh_parse(bvh_t *b, const char *text, size_t len, const char *source)
     static const char empty[1] = "";
     if (!text)
         len = 0;
-    bvh_lex_t lx = {.p = text ? text : empty, .end = (text ? text : empty) + len, .line = 1,
-                    .source = b->source};
+    bvh_lex_t lx = {.p = text ? text : empty, .end = (text ? text : empty) + len, .line = 1, .source = b->source};
     size_t nul_column = 0;
     int nul_line = text ? text_nul_line(text, len, &nul_column) : 0;
     if (nul_line) {
@@ -444,16 +434,15 @@ bool bvh_map_skel(const bvh_t *b, const skel_t *s, bvh_map_t *out)
     for (int j = 0; j < s->joint_count; j++) {
         int bj = bvh_find(b, s->joint_name[j]);
         if (bj < 0) {
-            log_error("%s: skeleton joint '%s' is missing from the file", b->source,
-                      s->joint_name[j]);
+            log_error("%s: skeleton joint '%s' is missing from the file", b->source, s->joint_name[j]);
             return false;
         }
         int sp = s->joint_parent[j];
         int want = sp < 0 ? -1 : out->bvh_joint[sp];
         if (sp >= j || b->joint_parent[bj] != want) {
             const char *bp = b->joint_parent[bj] < 0 ? "(root)" : b->joint_name[b->joint_parent[bj]];
-            log_error("%s: joint '%s' hangs from '%s' in the file but from '%s' in the skeleton",
-                      b->source, s->joint_name[j], bp, sp < 0 ? "(root)" : s->joint_name[sp]);
+            log_error("%s: joint '%s' hangs from '%s' in the file but from '%s' in the skeleton", b->source,
+                      s->joint_name[j], bp, sp < 0 ? "(root)" : s->joint_name[sp]);
             return false;
         }
         out->bvh_joint[j] = bj;
@@ -462,16 +451,14 @@ bool bvh_map_skel(const bvh_t *b, const skel_t *s, bvh_map_t *out)
     return true;
 }
 
-bool bvh_frame_pose(const bvh_t *b, const skel_t *s, const bvh_map_t *map, int frame,
-                    pose_t *out)
+bool bvh_frame_pose(const bvh_t *b, const skel_t *s, const bvh_map_t *map, int frame, pose_t *out)
 {
     if (map->joint_count != s->joint_count || s->joint_count < 1) {
         log_error("%s: the joint map does not belong to this skeleton", b->source);
         return false;
     }
     if (frame < 0 || frame >= b->frame_count || !b->frames) {
-        log_error("%s: frame %d out of range (the file has %d)", b->source, frame,
-                  b->frame_count);
+        log_error("%s: frame %d out of range (the file has %d)", b->source, frame, b->frame_count);
         return false;
     }
     static const float axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};

@@ -39,23 +39,16 @@ enum {
 #define BVH_MAX_POSITION 100000.0
 #define BVH_MAX_ROTATION_DEG 36000.0
 
-typedef enum bvh_channel_t {
-    BVH_XPOS = 0,
-    BVH_YPOS,
-    BVH_ZPOS,
-    BVH_XROT,
-    BVH_YROT,
-    BVH_ZROT
-} bvh_channel_t;
+typedef enum bvh_channel_t { BVH_XPOS = 0, BVH_YPOS, BVH_ZPOS, BVH_XROT, BVH_YROT, BVH_ZROT } bvh_channel_t;
 
 typedef struct bvh_t {
     char source[BVH_SOURCE_MAX]; /* file name for messages */
     int joint_count;
     char joint_name[BVH_MAX_JOINTS][SKEL_NAME_MAX];
-    int joint_parent[BVH_MAX_JOINTS];      /* -1 for the root; < own index */
-    float joint_offset[BVH_MAX_JOINTS][3]; /* OFFSET, file units (about cm) */
-    int channel_count[BVH_MAX_JOINTS];     /* 3 or 6 */
-    int channel_first[BVH_MAX_JOINTS];     /* column of the joint's first channel */
+    int joint_parent[BVH_MAX_JOINTS];                              /* -1 for the root; < own index */
+    float joint_offset[BVH_MAX_JOINTS][3];                         /* OFFSET, file units (about cm) */
+    int channel_count[BVH_MAX_JOINTS];                             /* 3 or 6 */
+    int channel_first[BVH_MAX_JOINTS];                             /* column of the joint's first channel */
     unsigned char channel[BVH_MAX_JOINTS][BVH_MAX_JOINT_CHANNELS]; /* bvh_channel_t, file order */
     int end_count;
     int end_parent[BVH_MAX_ENDS];
@@ -81,8 +74,7 @@ void bvh_free(bvh_t *b);
  * one line when a joint is missing or its parent differs in the BVH. */
 bool bvh_map_skel(const bvh_t *b, const skel_t *s, bvh_map_t *out);
 /* Local transforms of FRAME (0-based) for the mapped skeleton. */
-bool bvh_frame_pose(const bvh_t *b, const skel_t *s, const bvh_map_t *map, int frame,
-                    pose_t *out);
+bool bvh_frame_pose(const bvh_t *b, const skel_t *s, const bvh_map_t *map, int frame, pose_t *out);
 /* The BVH's own rest skeleton (End Sites become ends named PARENT_end). */
 bool bvh_to_skel(const bvh_t *b, skel_t *out);
 

@@ -6,7 +6,10 @@
 #include <string.h>
 
 #define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define TRACK(shape, keys) {shape, COUNT_OF(keys), keys}
+#define TRACK(shape, keys)                                                                                             \
+    {                                                                                                                  \
+        shape, COUNT_OF(keys), keys                                                                                    \
+    }
 
 /* ------------------------------------------------------------------ talk
  * 3.2 s, looping, mouth only (smile and blinks come from other curves): a
@@ -14,24 +17,24 @@
  * pressing them, an "ee" stretching them, then a 1.2 s pause where the
  * slightly open mouth breathes. Times in s. */
 static const excurve_key_t TALK_JAW[] = {{0.00f, 0.04f}, {0.16f, 0.45f}, {0.30f, 0.10f}, {0.48f, 0.60f},
-                                       {0.64f, 0.12f}, {0.80f, 0.35f}, {0.95f, 0.02f}, {1.16f, 0.50f},
-                                       {1.32f, 0.18f}, {1.52f, 0.55f}, {1.72f, 0.08f}, {1.86f, 0.25f},
-                                       {2.05f, 0.03f}, {2.55f, 0.10f}, {3.05f, 0.04f}};
-static const excurve_key_t TALK_FUNNEL[] = {{0.00f, 0.0f}, {0.28f, 0.0f}, {0.40f, 0.55f}, {0.56f, 0.10f},
-                                          {1.28f, 0.00f}, {1.42f, 0.45f}, {1.60f, 0.0f}};
-static const excurve_key_t TALK_PUCKER[] = {{0.00f, 0.0f}, {0.30f, 0.0f}, {0.42f, 0.35f}, {0.58f, 0.0f},
-                                          {1.70f, 0.0f}, {1.84f, 0.40f}, {2.00f, 0.0f}};
-static const excurve_key_t TALK_PRESS[] = {{0.00f, 0.0f}, {0.86f, 0.0f}, {0.95f, 0.65f}, {1.05f, 0.0f},
-                                         {1.95f, 0.0f}, {2.05f, 0.50f}, {2.30f, 0.0f}};
-static const excurve_key_t TALK_STRETCH[] = {{0.00f, 0.0f}, {0.68f, 0.0f}, {0.80f, 0.50f}, {0.92f, 0.0f},
-                                           {1.60f, 0.0f}, {1.76f, 0.40f}, {1.88f, 0.0f}};
-static const excurve_key_t TALK_LIP_UP[] = {{0.00f, 0.0f}, {0.44f, 0.0f}, {0.52f, 0.30f}, {0.70f, 0.0f},
-                                          {1.45f, 0.0f}, {1.55f, 0.25f}, {1.70f, 0.0f}};
-static const excurve_key_t TALK_LIP_DOWN[] = {{0.00f, 0.0f}, {0.12f, 0.0f}, {0.18f, 0.35f}, {0.32f, 0.0f},
-                                            {1.10f, 0.0f}, {1.18f, 0.30f}, {1.34f, 0.0f}};
+                                         {0.64f, 0.12f}, {0.80f, 0.35f}, {0.95f, 0.02f}, {1.16f, 0.50f},
+                                         {1.32f, 0.18f}, {1.52f, 0.55f}, {1.72f, 0.08f}, {1.86f, 0.25f},
+                                         {2.05f, 0.03f}, {2.55f, 0.10f}, {3.05f, 0.04f}};
+static const excurve_key_t TALK_FUNNEL[] = {{0.00f, 0.0f},  {0.28f, 0.0f},  {0.40f, 0.55f}, {0.56f, 0.10f},
+                                            {1.28f, 0.00f}, {1.42f, 0.45f}, {1.60f, 0.0f}};
+static const excurve_key_t TALK_PUCKER[] = {{0.00f, 0.0f}, {0.30f, 0.0f},  {0.42f, 0.35f}, {0.58f, 0.0f},
+                                            {1.70f, 0.0f}, {1.84f, 0.40f}, {2.00f, 0.0f}};
+static const excurve_key_t TALK_PRESS[] = {{0.00f, 0.0f}, {0.86f, 0.0f},  {0.95f, 0.65f}, {1.05f, 0.0f},
+                                           {1.95f, 0.0f}, {2.05f, 0.50f}, {2.30f, 0.0f}};
+static const excurve_key_t TALK_STRETCH[] = {{0.00f, 0.0f}, {0.68f, 0.0f},  {0.80f, 0.50f}, {0.92f, 0.0f},
+                                             {1.60f, 0.0f}, {1.76f, 0.40f}, {1.88f, 0.0f}};
+static const excurve_key_t TALK_LIP_UP[] = {{0.00f, 0.0f}, {0.44f, 0.0f},  {0.52f, 0.30f}, {0.70f, 0.0f},
+                                            {1.45f, 0.0f}, {1.55f, 0.25f}, {1.70f, 0.0f}};
+static const excurve_key_t TALK_LIP_DOWN[] = {{0.00f, 0.0f}, {0.12f, 0.0f},  {0.18f, 0.35f}, {0.32f, 0.0f},
+                                              {1.10f, 0.0f}, {1.18f, 0.30f}, {1.34f, 0.0f}};
 static const excurve_track_t TALK_TRACKS[] = {
-    TRACK("jawOpen", TALK_JAW),         TRACK("mouthFunnel", TALK_FUNNEL),   TRACK("pucker", TALK_PUCKER),
-    TRACK("lipsPress", TALK_PRESS),     TRACK("mouthStretch", TALK_STRETCH), TRACK("lipUpperUp", TALK_LIP_UP),
+    TRACK("jawOpen", TALK_JAW),           TRACK("mouthFunnel", TALK_FUNNEL),   TRACK("pucker", TALK_PUCKER),
+    TRACK("lipsPress", TALK_PRESS),       TRACK("mouthStretch", TALK_STRETCH), TRACK("lipUpperUp", TALK_LIP_UP),
     TRACK("lipLowerDown", TALK_LIP_DOWN),
 };
 
@@ -40,7 +43,7 @@ static const excurve_track_t TALK_TRACKS[] = {
 static const excurve_key_t SSB_HAPPY[] = {{0.0f, 0.0f}, {0.4f, 0.0f}, {1.2f, 1.0f}, {2.2f, 1.0f}, {2.8f, 0.0f}};
 static const excurve_key_t SSB_SURPRISED[] = {{0.0f, 0.0f}, {2.4f, 0.0f}, {2.9f, 1.0f}, {3.8f, 0.9f}, {4.4f, 0.0f}};
 static const excurve_key_t SSB_BLINK[] = {{0.0f, 0.0f}, {4.6f, 0.0f}, {4.7f, 1.0f}, {4.8f, 0.0f},
-                                        {5.0f, 0.0f}, {5.1f, 1.0f}, {5.2f, 0.0f}};
+                                          {5.0f, 0.0f}, {5.1f, 1.0f}, {5.2f, 0.0f}};
 static const excurve_track_t SSB_TRACKS[] = {
     TRACK("happy", SSB_HAPPY),
     TRACK("surprised", SSB_SURPRISED),

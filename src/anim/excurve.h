@@ -27,14 +27,14 @@ typedef struct excurve_key_t {
 typedef struct excurve_track_t {
     const char *shape;         /* blend-shape name */
     int key_count;             /* 1..EXCURVE_MAX_KEYS */
-    const excurve_key_t *keys;   /* times strictly increasing, in [0, duration_s) when looping */
+    const excurve_key_t *keys; /* times strictly increasing, in [0, duration_s) when looping */
 } excurve_track_t;
 
 typedef struct excurve_clip_t {
     const char *name;
-    float duration_s;          /* > 0: the loop period, or the length when clamped */
+    float duration_s; /* > 0: the loop period, or the length when clamped */
     bool loop;
-    int track_count;           /* 1..EXCURVE_MAX_TRACKS */
+    int track_count; /* 1..EXCURVE_MAX_TRACKS */
     const excurve_track_t *tracks;
 } excurve_clip_t;
 

@@ -32,7 +32,7 @@ typedef struct ik_two_joint_job_t {
     float d_lower[4]; /* world-space delta rotation for the lower joint, after d_upper */
     float new_mid[3];
     float new_end[3];
-    bool reached;     /* false if the target had to be clamped */
+    bool reached; /* false if the target had to be clamped */
 } ik_two_joint_job_t;
 
 bool ik_two_joint_run(ik_two_joint_job_t *job);

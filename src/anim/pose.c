@@ -74,8 +74,7 @@ void pose_dq_from_rt(const float q[4], const float t[3], float dq[POSE_DQ_FLOATS
 }
 
 /* out = a * b for affine 3x4 matrices (out may not alias). */
-static void pose_mat_mul(const float a[POSE_MAT_FLOATS], const float b[POSE_MAT_FLOATS],
-                         float out[POSE_MAT_FLOATS])
+static void pose_mat_mul(const float a[POSE_MAT_FLOATS], const float b[POSE_MAT_FLOATS], float out[POSE_MAT_FLOATS])
 {
     for (int r = 0; r < 3; r++) {
         const float *ar = a + 4 * r;
@@ -88,8 +87,7 @@ static void pose_mat_mul(const float a[POSE_MAT_FLOATS], const float b[POSE_MAT_
 /* General affine inverse (cofactors); the bind pose may carry any linear part. */
 static void pose_mat_inverse(const float m[POSE_MAT_FLOATS], float out[POSE_MAT_FLOATS])
 {
-    float a = m[0], b = m[1], c = m[2], d = m[4], e = m[5], f = m[6], g = m[8], h = m[9],
-          i = m[10];
+    float a = m[0], b = m[1], c = m[2], d = m[4], e = m[5], f = m[6], g = m[8], h = m[9], i = m[10];
     float c00 = e * i - f * h, c01 = c * h - b * i, c02 = b * f - c * e;
     float c10 = f * g - d * i, c11 = a * i - c * g, c12 = c * d - a * f;
     float c20 = d * h - e * g, c21 = b * g - a * h, c22 = a * e - b * d;
@@ -101,8 +99,7 @@ static void pose_mat_inverse(const float m[POSE_MAT_FLOATS], float out[POSE_MAT_
         out[4 * row + 0] = r[3 * row + 0];
         out[4 * row + 1] = r[3 * row + 1];
         out[4 * row + 2] = r[3 * row + 2];
-        out[4 * row + 3] = -(r[3 * row + 0] * m[3] + r[3 * row + 1] * m[7] +
-                             r[3 * row + 2] * m[11]);
+        out[4 * row + 3] = -(r[3 * row + 0] * m[3] + r[3 * row + 1] * m[7] + r[3 * row + 2] * m[11]);
     }
 }
 
@@ -122,8 +119,8 @@ void pose_bind_from_rest(const skel_t *s, pose_bind_t *out)
     float rot[SKEL_MAX_JOINTS][4];
     pose_t rest;
     pose_rest(s, &rest);
-    pose_model_job_t job = {.skel = s, .local = &rest, .capacity = SKEL_MAX_JOINTS,
-                            .model_mat = model, .model_rot = rot};
+    pose_model_job_t job = {
+        .skel = s, .local = &rest, .capacity = SKEL_MAX_JOINTS, .model_mat = model, .model_rot = rot};
     out->joint_count = s->joint_count;
     /* The rest pose always validates: it comes from a loaded skeleton. */
     if (!pose_model_run(&job)) {
@@ -220,8 +217,7 @@ bool pose_palette_validate(const pose_palette_job_t *job)
         return false;
     }
     if (job->joint_count < 1 || job->joint_count != job->bind->joint_count) {
-        log_error("pose: palette job: %d joints, bind pose has %d", job->joint_count,
-                  job->bind->joint_count);
+        log_error("pose: palette job: %d joints, bind pose has %d", job->joint_count, job->bind->joint_count);
         return false;
     }
     if (job->dq && !job->model_rot) {

@@ -29,14 +29,12 @@ static const char *const REQUIRED[7] = {"hip", "lThigh", "lShin", "lFoot", "rThi
  * as ../shared/characters/README.md suggests; the joints it leaves out
  * (LHipJoint's twin toes, Neck1, the fingers) follow their parents. */
 static const char *const BUILTIN[][2] = {
-    {"Hips", "hip"},
-    {"LHipJoint", "lButtock"},     {"LeftUpLeg", "lThigh"},       {"LeftLeg", "lShin"},
-    {"LeftFoot", "lFoot"},         {"RHipJoint", "rButtock"},     {"RightUpLeg", "rThigh"},
-    {"RightLeg", "rShin"},         {"RightFoot", "rFoot"},        {"LowerBack", "abdomen"},
-    {"Spine1", "chest"},           {"Neck", "neck"},              {"Head", "head"},
-    {"LeftShoulder", "lCollar"},   {"LeftArm", "lShldr"},         {"LeftForeArm", "lForeArm"},
-    {"LeftHand", "lHand"},         {"RightShoulder", "rCollar"},  {"RightArm", "rShldr"},
-    {"RightForeArm", "rForeArm"},  {"RightHand", "rHand"},
+    {"Hips", "hip"},        {"LHipJoint", "lButtock"},    {"LeftUpLeg", "lThigh"},  {"LeftLeg", "lShin"},
+    {"LeftFoot", "lFoot"},  {"RHipJoint", "rButtock"},    {"RightUpLeg", "rThigh"}, {"RightLeg", "rShin"},
+    {"RightFoot", "rFoot"}, {"LowerBack", "abdomen"},     {"Spine1", "chest"},      {"Neck", "neck"},
+    {"Head", "head"},       {"LeftShoulder", "lCollar"},  {"LeftArm", "lShldr"},    {"LeftForeArm", "lForeArm"},
+    {"LeftHand", "lHand"},  {"RightShoulder", "rCollar"}, {"RightArm", "rShldr"},   {"RightForeArm", "rForeArm"},
+    {"RightHand", "rHand"},
 };
 /* Joints of the rig the built-in map needs present (besides the table). */
 static const char *const BUILTIN_ALSO[] = {"Spine", "Neck1", "LeftToeBase", "RightToeBase"};
@@ -378,7 +376,7 @@ bool retarget_init(retarget_t *rt, const skel_t *src, const skel_t *dst, const r
     float dp[SKEL_MAX_JOINTS][3], sp[SKEL_MAX_JOINTS][3], se[SKEL_MAX_ENDS][3];
     skel_rest_positions(dst, dp);
     skel_rest_positions(src, sp);
-    skel_rest_end_positions(src, (const float (*)[3])sp, se);
+    skel_rest_end_positions(src, (const float(*)[3])sp, se);
     /* The source's floor: its lowest rest point (the toe tips); the
      * character's is its soles, from its mesh (DST_FLOOR_Y_CM). */
     float src_floor = INFINITY;
@@ -398,7 +396,7 @@ bool retarget_init(retarget_t *rt, const skel_t *src, const skel_t *dst, const r
     for (int j = 0; j < dst->joint_count; j++) {
         quat_identity(rt->align[j]);
         if (map->source[j] >= 0)
-            compute_align(rt, j, (const float (*)[3])dp, (const float (*)[3])sp, (const float (*)[3])se);
+            compute_align(rt, j, (const float(*)[3])dp, (const float(*)[3])sp, (const float(*)[3])se);
     }
     rt->dst_hip_height_cm = dp[rt->dst_hip][1] - dst_floor_y_cm;
     for (int side = 0; side < 2; side++)
@@ -518,8 +516,7 @@ bool retarget_run(retarget_job_t *job)
             memcpy(a, job->foot_target[side], sizeof a);
         else
             mat_pos(rt->src_model[rt->src_leg[side][2]], a);
-        map_point(job, a, floor, rt->src_ankle_height_cm[side], rt->dst_ankle_height_cm[side],
-                  job->ankle_target[side]);
+        map_point(job, a, floor, rt->src_ankle_height_cm[side], rt->dst_ankle_height_cm[side], job->ankle_target[side]);
         job->reached[side] = true;
         memcpy(job->ankle_mapped[side], job->ankle_target[side], sizeof job->ankle_mapped[side]);
         if (job->ankle_offset)
@@ -585,7 +582,7 @@ bool retarget_run(retarget_job_t *job)
         has[thigh] = has[shin] = has[foot] = true;
     }
     if (job->ik) {
-        dst_world(rt, (const float (*)[4])over, has);
+        dst_world(rt, (const float(*)[4])over, has);
         dst_locals(rt, root_t, job->out);
         if (!fk(dst, job->out, rt->dst_model, NULL))
             return false;

@@ -55,24 +55,24 @@ enum { RETARGET_UNMAPPED = -1, RETARGET_LEFT = 0, RETARGET_RIGHT = 1 };
 
 /* For every character (target) joint, the source joint it follows. */
 typedef struct retarget_map_t {
-    int joint_count;                 /* the character's */
-    int source[SKEL_MAX_JOINTS];     /* source joint index, or RETARGET_UNMAPPED */
-    char how[64];                    /* "map file X", "joint names", "CMU 31-joint names" */
+    int joint_count;             /* the character's */
+    int source[SKEL_MAX_JOINTS]; /* source joint index, or RETARGET_UNMAPPED */
+    char how[64];                /* "map file X", "joint names", "CMU 31-joint names" */
 } retarget_map_t;
 
 typedef struct retarget_t {
     const skel_t *src, *dst;
     retarget_map_t map;
-    float align[SKEL_MAX_JOINTS][4];     /* per character joint, world rotation at rest */
-    int leg[2][3];                       /* character thigh, shin, foot per side */
-    int toe[2];                          /* the foot's first child (a toe joint), or -1 */
+    float align[SKEL_MAX_JOINTS][4]; /* per character joint, world rotation at rest */
+    int leg[2][3];                   /* character thigh, shin, foot per side */
+    int toe[2];                      /* the foot's first child (a toe joint), or -1 */
     int src_leg[2][3];
-    int dst_hip, src_hip;                /* joint mapped to the source hip, and that hip */
-    float scale;                         /* character / source leg length (thigh, knee, ankle) */
+    int dst_hip, src_hip; /* joint mapped to the source hip, and that hip */
+    float scale;          /* character / source leg length (thigh, knee, ankle) */
     float src_leg_cm, dst_leg_cm;
-    float src_hip_height_cm, dst_hip_height_cm;   /* rest, above the soles */
+    float src_hip_height_cm, dst_hip_height_cm; /* rest, above the soles */
     float src_ankle_height_cm[2], dst_ankle_height_cm[2];
-    float dst_root_to_hip[3];            /* rest offset from the character's root to its hip joint */
+    float dst_root_to_hip[3]; /* rest offset from the character's root to its hip joint */
     /* Scratch for retarget_run (not reentrant). */
     float src_model[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
     float src_rot[SKEL_MAX_JOINTS][4];
@@ -82,23 +82,23 @@ typedef struct retarget_t {
 
 typedef struct retarget_job_t {
     retarget_t *rt;
-    const pose_t *source;        /* source local pose; its root translation is in the caller's space */
-    float ground_y_cm;           /* floor under the root, in that space */
-    float foot_ground_y_cm[2];   /* floor under each foot (used when feet_ground_given) */
+    const pose_t *source;      /* source local pose; its root translation is in the caller's space */
+    float ground_y_cm;         /* floor under the root, in that space */
+    float foot_ground_y_cm[2]; /* floor under each foot (used when feet_ground_given) */
     bool feet_ground_given;
-    float anchor[3];             /* horizontal root mapping: anchor + (root - anchor) * scale_xz */
+    float anchor[3]; /* horizontal root mapping: anchor + (root - anchor) * scale_xz */
     float scale_xz;
-    const float (*foot_target)[3]; /* optional: source-space ankle positions [left, right]; NULL: the source pose's */
-    bool ik;                     /* solve the legs onto the targets */
+    const float (*foot_target)[3];  /* optional: source-space ankle positions [left, right]; NULL: the source pose's */
+    bool ik;                        /* solve the legs onto the targets */
     const float (*ankle_offset)[3]; /* optional: added to each mapped ankle target, character space */
-    const float (*toe_pin)[3];   /* optional: where each toe joint should stay, character space */
-    bool toe_pinned[2];          /* which ankles go where their toe joint stays on its pin (else: target + offset) */
-    pose_t *out;                 /* the character's local pose; root in the caller's space */
+    const float (*toe_pin)[3];      /* optional: where each toe joint should stay, character space */
+    bool toe_pinned[2];             /* which ankles go where their toe joint stays on its pin (else: target + offset) */
+    pose_t *out;                    /* the character's local pose; root in the caller's space */
     /* out */
-    float ankle[2][3];           /* where the character's ankles ended up */
-    float ankle_target[2][3];    /* where they were asked to go */
-    float ankle_mapped[2][3];    /* the targets as mapped, before offsets and pins */
-    float toe[2][3];             /* where the character's toe joints ended up (the ankles' without one) */
+    float ankle[2][3];        /* where the character's ankles ended up */
+    float ankle_target[2][3]; /* where they were asked to go */
+    float ankle_mapped[2][3]; /* the targets as mapped, before offsets and pins */
+    float toe[2][3];          /* where the character's toe joints ended up (the ankles' without one) */
     bool reached[2];
 } retarget_job_t;
 

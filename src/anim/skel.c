@@ -35,8 +35,8 @@ static bool skel_valid_name(const char *s)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '.' || c == '-';
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+                  c == '-';
         if (!ok)
             return false;
     }
@@ -49,20 +49,18 @@ static bool skel_parse_record(skel_t *s, char **tok, int n, const char *source, 
     bool is_joint = strcmp(tok[0], "joint") == 0;
     bool is_end = strcmp(tok[0], "end") == 0;
     if (!is_joint && !is_end) {
-        log_error("%s:%d: unknown record '%.32s' (expected 'joint' or 'end')", source, lineno,
-                  tok[0]);
+        log_error("%s:%d: unknown record '%.32s' (expected 'joint' or 'end')", source, lineno, tok[0]);
         return false;
     }
     if (n != 6) {
-        log_error("%s:%d: '%s' needs NAME PARENT OX OY OZ (got %d fields)", source, lineno, tok[0],
-                  n - 1);
+        log_error("%s:%d: '%s' needs NAME PARENT OX OY OZ (got %d fields)", source, lineno, tok[0], n - 1);
         return false;
     }
     const char *name = tok[1];
     const char *parent = tok[2];
     if (!skel_valid_name(name) || strcmp(name, "-") == 0) {
-        log_error("%s:%d: invalid name '%.40s' (1-%d chars of [A-Za-z0-9_.-])", source, lineno,
-                  name, SKEL_NAME_MAX - 1);
+        log_error("%s:%d: invalid name '%.40s' (1-%d chars of [A-Za-z0-9_.-])", source, lineno, name,
+                  SKEL_NAME_MAX - 1);
         return false;
     }
     if (skel_find(s, name) >= 0 || skel_find_end(s, name) >= 0) {
@@ -72,8 +70,8 @@ static bool skel_parse_record(skel_t *s, char **tok, int n, const char *source, 
     float off[3];
     for (int k = 0; k < 3; k++) {
         if (!skel_parse_float(tok[3 + k], &off[k])) {
-            log_error("%s:%d: bad offset '%.40s' (finite number within +-%g cm expected)", source,
-                      lineno, tok[3 + k], (double)SKEL_OFFSET_LIMIT_CM);
+            log_error("%s:%d: bad offset '%.40s' (finite number within +-%g cm expected)", source, lineno, tok[3 + k],
+                      (double)SKEL_OFFSET_LIMIT_CM);
             return false;
         }
     }
@@ -81,15 +79,13 @@ static bool skel_parse_record(skel_t *s, char **tok, int n, const char *source, 
     if (strcmp(parent, "-") != 0) {
         pidx = skel_find(s, parent);
         if (pidx < 0) {
-            log_error("%s:%d: parent '%.40s' of '%s' is not a joint defined above", source,
-                      lineno, parent, name);
+            log_error("%s:%d: parent '%.40s' of '%s' is not a joint defined above", source, lineno, parent, name);
             return false;
         }
     }
     if (is_joint) {
         if (pidx < 0 && s->joint_count > 0) {
-            log_error("%s:%d: second root joint '%s' (only one root allowed)", source, lineno,
-                      name);
+            log_error("%s:%d: second root joint '%s' (only one root allowed)", source, lineno, name);
             return false;
         }
         if (pidx >= 0 && s->joint_count == 0) {
@@ -161,13 +157,12 @@ bool skel_parse(skel_t *s, const char *text, size_t len, const char *source)
             continue;
         if (!have_header) {
             if (n != 2 || strcmp(tok[0], SKEL_HEADER) != 0) {
-                log_error("%s:%d: expected header '%s %d'", source, lineno, SKEL_HEADER,
-                          SKEL_VERSION);
+                log_error("%s:%d: expected header '%s %d'", source, lineno, SKEL_HEADER, SKEL_VERSION);
                 return false;
             }
             if (strcmp(tok[1], "1") != 0) {
-                log_error("%s:%d: unsupported version '%.16s' (this build reads %d)", source,
-                          lineno, tok[1], SKEL_VERSION);
+                log_error("%s:%d: unsupported version '%.16s' (this build reads %d)", source, lineno, tok[1],
+                          SKEL_VERSION);
                 return false;
             }
             have_header = true;

@@ -20,10 +20,10 @@ typedef struct skel_t {
     int joint_count;
     int end_count;
     char joint_name[SKEL_MAX_JOINTS][SKEL_NAME_MAX];
-    int joint_parent[SKEL_MAX_JOINTS];       /* -1 for the root; always < own index */
-    float joint_offset[SKEL_MAX_JOINTS][3];  /* parent-relative rest offset, cm */
+    int joint_parent[SKEL_MAX_JOINTS];      /* -1 for the root; always < own index */
+    float joint_offset[SKEL_MAX_JOINTS][3]; /* parent-relative rest offset, cm */
     char end_name[SKEL_MAX_ENDS][SKEL_NAME_MAX];
-    int end_parent[SKEL_MAX_ENDS];           /* joint index */
+    int end_parent[SKEL_MAX_ENDS]; /* joint index */
     float end_offset[SKEL_MAX_ENDS][3];
 } skel_t;
 

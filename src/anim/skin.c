@@ -12,11 +12,7 @@
 /* skin_check_vertices: tolerated |sum of weights - 1|. */
 #define SKIN_WEIGHT_SUM_TOL 1.0e-3f
 
-typedef enum skin_layout_t {
-    SKIN_LAYOUT_COLS,
-    SKIN_LAYOUT_DUP,
-    SKIN_LAYOUT_DQ
-} skin_layout_t;
+typedef enum skin_layout_t { SKIN_LAYOUT_COLS, SKIN_LAYOUT_DUP, SKIN_LAYOUT_DQ } skin_layout_t;
 
 /* ---------------------------------------------------------------- CPU ISA */
 
@@ -24,19 +20,15 @@ bool skin_isa_supported(skin_isa_t isa)
 {
     switch (isa) {
     case SKIN_ISA_AUTO:
-    case SKIN_ISA_SCALAR:
-        return true;
+    case SKIN_ISA_SCALAR: return true;
 #if SKIN_X86
     case SKIN_ISA_SSE2:
         /* Part of the x86-64 baseline. */
         return true;
-    case SKIN_ISA_AVX2:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case SKIN_ISA_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
     case SKIN_ISA_SSE2:
-    case SKIN_ISA_AVX2:
-        return false;
+    case SKIN_ISA_AVX2: return false;
 #endif
     }
     return false;
@@ -88,13 +80,11 @@ bool skin_validate(const skin_job_t *job)
         log_error("skin: %d influences per vertex (1..%d)", job->influences, SKIN_MAX_INFLUENCES);
         return false;
     }
-    if (job->method != SKIN_LBS_POINTS && job->method != SKIN_LBS_MATRIX &&
-        job->method != SKIN_DQS) {
+    if (job->method != SKIN_LBS_POINTS && job->method != SKIN_LBS_MATRIX && job->method != SKIN_DQS) {
         log_error("skin: unknown method %d", (int)job->method);
         return false;
     }
-    if ((int)job->isa < SKIN_ISA_AUTO || (int)job->isa > SKIN_ISA_AVX2 ||
-        !skin_isa_supported(job->isa)) {
+    if ((int)job->isa < SKIN_ISA_AUTO || (int)job->isa > SKIN_ISA_AVX2 || !skin_isa_supported(job->isa)) {
         log_error("skin: instruction set '%s' does not run on this CPU", skin_isa_name(job->isa));
         return false;
     }
@@ -137,8 +127,7 @@ bool skin_check_vertices(const skin_job_t *job)
         const float *w = job->weights + 4 * (size_t)v;
         float sum = 0.0f;
         for (int i = 0; i < 4; i++) {
-            unsigned j = job->joints_u8 ? job->joints_u8[4 * (size_t)v + i]
-                                        : job->joints_u16[4 * (size_t)v + i];
+            unsigned j = job->joints_u8 ? job->joints_u8[4 * (size_t)v + i] : job->joints_u16[4 * (size_t)v + i];
             if (j >= (unsigned)job->joint_count) {
                 log_error("skin: vertex %d: joint index %u >= %d", v, j, job->joint_count);
                 return false;
@@ -309,22 +298,21 @@ static void skin_lbs_matrix_scalar(const skin_ctx_t *c, int begin, int end)
 
 /* Rotation by unit quaternion R, plus translation from its dual part D:
  * t = 2 (r.w d.v - d.w r.v + r.v x d.v). Shared by the scalar and SIMD DQS. */
-static inline void skin_dq_apply(const float r[4], const float d[4], const skin_job_t *job,
-                                 size_t v)
+static inline void skin_dq_apply(const float r[4], const float d[4], const skin_job_t *job, size_t v)
 {
     const float *p = job->positions + 3 * v;
     float t[3] = {2.0f * (r[3] * d[0] - d[3] * r[0] + r[1] * d[2] - r[2] * d[1]),
                   2.0f * (r[3] * d[1] - d[3] * r[1] + r[2] * d[0] - r[0] * d[2]),
                   2.0f * (r[3] * d[2] - d[3] * r[2] + r[0] * d[1] - r[1] * d[0])};
     /* v' = v + 2 u x (u x v + w v), u = r.xyz */
-#define SKIN_QROT(in, out)                                                                         \
-    do {                                                                                           \
-        float cx_ = r[1] * (in)[2] - r[2] * (in)[1] + r[3] * (in)[0];                              \
-        float cy_ = r[2] * (in)[0] - r[0] * (in)[2] + r[3] * (in)[1];                              \
-        float cz_ = r[0] * (in)[1] - r[1] * (in)[0] + r[3] * (in)[2];                              \
-        (out)[0] = (in)[0] + 2.0f * (r[1] * cz_ - r[2] * cy_);                                     \
-        (out)[1] = (in)[1] + 2.0f * (r[2] * cx_ - r[0] * cz_);                                     \
-        (out)[2] = (in)[2] + 2.0f * (r[0] * cy_ - r[1] * cx_);                                     \
+#define SKIN_QROT(in, out)                                                                                             \
+    do {                                                                                                               \
+        float cx_ = r[1] * (in)[2] - r[2] * (in)[1] + r[3] * (in)[0];                                                  \
+        float cy_ = r[2] * (in)[0] - r[0] * (in)[2] + r[3] * (in)[1];                                                  \
+        float cz_ = r[0] * (in)[1] - r[1] * (in)[0] + r[3] * (in)[2];                                                  \
+        (out)[0] = (in)[0] + 2.0f * (r[1] * cz_ - r[2] * cy_);                                                         \
+        (out)[1] = (in)[1] + 2.0f * (r[2] * cx_ - r[0] * cz_);                                                         \
+        (out)[2] = (in)[2] + 2.0f * (r[0] * cy_ - r[1] * cx_);                                                         \
     } while (0)
     float q[3];
     SKIN_QROT(p, q);
@@ -404,10 +392,9 @@ static skin_isa_t skin_resolve_isa(const skin_job_t *job)
 
 void skin_kernel_name(const skin_job_t *job, char *out, size_t size)
 {
-    if (!job || job->influences < 1 || job->influences > SKIN_MAX_INFLUENCES ||
-        (int)job->isa < SKIN_ISA_AUTO || (int)job->isa > SKIN_ISA_AVX2 ||
-        (job->method != SKIN_LBS_POINTS && job->method != SKIN_LBS_MATRIX &&
-         job->method != SKIN_DQS)) {
+    if (!job || job->influences < 1 || job->influences > SKIN_MAX_INFLUENCES || (int)job->isa < SKIN_ISA_AUTO ||
+        (int)job->isa > SKIN_ISA_AVX2 ||
+        (job->method != SKIN_LBS_POINTS && job->method != SKIN_LBS_MATRIX && job->method != SKIN_DQS)) {
         snprintf(out, size, "invalid job");
         return;
     }
@@ -421,13 +408,12 @@ void skin_kernel_name(const skin_job_t *job, char *out, size_t size)
     const char *attr = attrs[job->tangents ? 2 : job->normals ? 1 : 0];
     bool avx2_lbs = isa == SKIN_ISA_AVX2 && job->method == SKIN_LBS_MATRIX;
     const char *shape = job->method == SKIN_LBS_POINTS ? "per vertex, transform then blend"
-                        : isa == SKIN_ISA_SCALAR        ? "per vertex"
-                        : avx2_lbs && !job->tangents    ? "8-vertex blocks"
-                                                        : "4-vertex blocks";
-    snprintf(out, size, "%s %s %d influence%s%s, %s, %s, %s", skin_isa_name(isa),
-             skin_method_name(job->method), k, k == 1 ? "" : "s",
-             skin_layout_of(job, isa) == SKIN_LAYOUT_DUP && isa == SKIN_ISA_AVX2 &&
-                     job->method == SKIN_LBS_MATRIX
+                        : isa == SKIN_ISA_SCALAR       ? "per vertex"
+                        : avx2_lbs && !job->tangents   ? "8-vertex blocks"
+                                                       : "4-vertex blocks";
+    snprintf(out, size, "%s %s %d influence%s%s, %s, %s, %s", skin_isa_name(isa), skin_method_name(job->method), k,
+             k == 1 ? "" : "s",
+             skin_layout_of(job, isa) == SKIN_LAYOUT_DUP && isa == SKIN_ISA_AVX2 && job->method == SKIN_LBS_MATRIX
                  ? " (rigid: doubled columns)"
                  : "",
              attr, job->prenormalized ? "weights as given" : "renormalising", shape);

@@ -26,11 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    SKIN_MAX_JOINTS = 256,
-    SKIN_MAX_INFLUENCES = 4,
-    SKIN_POOL_MAX_THREADS = 64
-};
+enum { SKIN_MAX_JOINTS = 256, SKIN_MAX_INFLUENCES = 4, SKIN_POOL_MAX_THREADS = 64 };
 
 typedef enum skin_method_t {
     SKIN_LBS_POINTS = 0, /* transform by every joint, then blend the points (reference) */
@@ -47,7 +43,7 @@ typedef enum skin_isa_t {
 
 typedef struct skin_job_t {
     int vertex_count;
-    int influences;       /* 1..4: the first N weights are kept and renormalised (N < 4;
+    int influences; /* 1..4: the first N weights are kept and renormalised (N < 4;
                              one kept weight is 1, and is not read) */
     /* false: as above, and output normals and tangents are renormalised.
      * true: the first N weights already sum to 1 and are used as given; LBS
@@ -55,19 +51,19 @@ typedef struct skin_job_t {
      * where it is a rotation). The work of ozz-animation's SkinningJob. */
     bool prenormalized;
     skin_method_t method;
-    skin_isa_t isa;         /* ignored by SKIN_LBS_POINTS, which is scalar only */
-    const float *positions;    /* 3 per vertex, bind space, cm */
-    const float *normals;      /* 3 per vertex (unit), or NULL */
-    const float *tangents;     /* 4 per vertex (xyz unit, w = +-1), or NULL; needs normals */
-    const uint8_t *joints_u8;  /* 4 per vertex; exactly one of joints_u8 / joints_u16 */
+    skin_isa_t isa;           /* ignored by SKIN_LBS_POINTS, which is scalar only */
+    const float *positions;   /* 3 per vertex, bind space, cm */
+    const float *normals;     /* 3 per vertex (unit), or NULL */
+    const float *tangents;    /* 4 per vertex (xyz unit, w = +-1), or NULL; needs normals */
+    const uint8_t *joints_u8; /* 4 per vertex; exactly one of joints_u8 / joints_u16 */
     const uint16_t *joints_u16;
-    const float *weights;      /* 4 per vertex, sorted descending, summing to 1 */
-    int joint_count;           /* palette entries, 1..SKIN_MAX_JOINTS */
-    const float *palette;      /* 12 per joint, 3x4 row-major (LBS methods) */
-    const float *dq_palette;   /* 8 per joint, real xyzw + dual xyzw (SKIN_DQS) */
-    float *out_positions;      /* 3 per vertex */
-    float *out_normals;        /* 3 per vertex, when normals */
-    float *out_tangents;       /* 4 per vertex, when tangents */
+    const float *weights;    /* 4 per vertex, sorted descending, summing to 1 */
+    int joint_count;         /* palette entries, 1..SKIN_MAX_JOINTS */
+    const float *palette;    /* 12 per joint, 3x4 row-major (LBS methods) */
+    const float *dq_palette; /* 8 per joint, real xyzw + dual xyzw (SKIN_DQS) */
+    float *out_positions;    /* 3 per vertex */
+    float *out_normals;      /* 3 per vertex, when normals */
+    float *out_tangents;     /* 4 per vertex, when tangents */
 } skin_job_t;
 
 typedef struct skin_pool_t skin_pool_t;

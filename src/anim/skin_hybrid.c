@@ -87,8 +87,13 @@ bool skin_hybrid_measure(const skin_hybrid_desc_t *d, skin_hybrid_error_t *out)
         out->keys++;
         /* Frames key+1 .. key+N; key+N itself is a key (t = 1). */
         for (int f = key + 1; ok && f <= key + N; f++) {
-            skin_hybrid_job_t hj = {.vertex_count = (int)n, .t = (float)(f - key) / (float)N, .key0_pos = k0p,
-                                    .key1_pos = k1p, .key0_nrm = k0n, .key1_nrm = k1n, .out_pos = ip,
+            skin_hybrid_job_t hj = {.vertex_count = (int)n,
+                                    .t = (float)(f - key) / (float)N,
+                                    .key0_pos = k0p,
+                                    .key1_pos = k1p,
+                                    .key0_nrm = k0n,
+                                    .key1_nrm = k1n,
+                                    .out_pos = ip,
                                     .out_nrm = in};
             ok = skin_hybrid_run(&hj) && skin_frame(d, f, ep, en);
             bool is_key = f == key + N;
@@ -185,15 +190,17 @@ bool skin_hybrid_clip_palettes(const bvh_t *clip, const skel_t *skel, int first,
             for (int k = 0; k < 3; k++)
                 s->pose.trans[j][k] += s->clip_pose.trans[b][k] - s->clip_skel.joint_offset[b][k];
         }
-        pose_model_job_t mj = {.skel = skel, .local = &s->pose, .capacity = SKEL_MAX_JOINTS,
-                               .model_mat = s->model, .model_rot = s->rot};
-        pose_palette_job_t pj = {.bind = &s->bind, .joint_count = nj,
-                                 .model_mat = (const float (*)[POSE_MAT_FLOATS])s->model,
-                                 .model_rot = (const float (*)[4])s->rot, .palette = s->pal, .dq = s->dq};
+        pose_model_job_t mj = {
+            .skel = skel, .local = &s->pose, .capacity = SKEL_MAX_JOINTS, .model_mat = s->model, .model_rot = s->rot};
+        pose_palette_job_t pj = {.bind = &s->bind,
+                                 .joint_count = nj,
+                                 .model_mat = (const float(*)[POSE_MAT_FLOATS])s->model,
+                                 .model_rot = (const float(*)[4])s->rot,
+                                 .palette = s->pal,
+                                 .dq = s->dq};
         ok = ok && pose_model_run(&mj) && pose_palette_run(&pj);
         if (ok && out_palettes)
-            memcpy(out_palettes + (size_t)i * (size_t)nj * POSE_MAT_FLOATS, s->pal,
-                   (size_t)nj * sizeof s->pal[0]);
+            memcpy(out_palettes + (size_t)i * (size_t)nj * POSE_MAT_FLOATS, s->pal, (size_t)nj * sizeof s->pal[0]);
         if (ok && out_dq)
             memcpy(out_dq + (size_t)i * (size_t)nj * POSE_DQ_FLOATS, s->dq, (size_t)nj * sizeof s->dq[0]);
     }

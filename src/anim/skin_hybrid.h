@@ -28,27 +28,27 @@ typedef struct skin_hybrid_job_t {
     const float *key0_pos, *key1_pos; /* 3 per vertex, cm */
     const float *key0_nrm, *key1_nrm; /* 3 per vertex, unit; both NULL: positions only */
     float *out_pos;
-    float *out_nrm;                   /* when the key normals are given */
+    float *out_nrm; /* when the key normals are given */
 } skin_hybrid_job_t;
 
 bool skin_hybrid_run(const skin_hybrid_job_t *job);
 
 typedef struct skin_hybrid_desc_t {
-    skin_job_t mesh;        /* inputs, method and influences; palette / dq_palette and outputs ignored */
-    int frame_count;        /* >= 2 */
-    const float *palettes;  /* frame_count x mesh.joint_count x 12 (LBS methods) */
+    skin_job_t mesh;          /* inputs, method and influences; palette / dq_palette and outputs ignored */
+    int frame_count;          /* >= 2 */
+    const float *palettes;    /* frame_count x mesh.joint_count x 12 (LBS methods) */
     const float *dq_palettes; /* frame_count x mesh.joint_count x 8 (SKIN_DQS) */
-    int key_every;          /* N >= 1: keys at frames 0, N, 2N, ...; frames after the last key are not measured */
+    int key_every;            /* N >= 1: keys at frames 0, N, 2N, ...; frames after the last key are not measured */
 } skin_hybrid_desc_t;
 
 typedef struct skin_hybrid_error_t {
-    int frames;             /* frames measured (0 .. last key) */
+    int frames; /* frames measured (0 .. last key) */
     int keys;
-    double max_cm;          /* largest |interpolated - exact| position over every vertex and frame */
-    double mean_cm;         /* mean over every vertex of every in-between frame */
-    double max_key_cm;      /* the same at the key frames (0 by construction) */
-    double max_normal_deg;  /* largest angle between interpolated and exact normals */
-    int worst_frame;        /* frame of max_cm */
+    double max_cm;         /* largest |interpolated - exact| position over every vertex and frame */
+    double mean_cm;        /* mean over every vertex of every in-between frame */
+    double max_key_cm;     /* the same at the key frames (0 by construction) */
+    double max_normal_deg; /* largest angle between interpolated and exact normals */
+    int worst_frame;       /* frame of max_cm */
 } skin_hybrid_error_t;
 
 bool skin_hybrid_measure(const skin_hybrid_desc_t *desc, skin_hybrid_error_t *out);

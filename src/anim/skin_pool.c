@@ -70,8 +70,7 @@ static void skin_pool_drain(skin_pool_t *pool, uint32_t gen)
         uint32_t count = (uint32_t)(x >> SKIN_STATE_BITS) & SKIN_STATE_MASK;
         if ((uint32_t)(x >> (2 * SKIN_STATE_BITS)) != (gen & SKIN_GEN_MASK) || idx >= count)
             return;
-        if (!atomic_compare_exchange_weak_explicit(&pool->next, &x, x + 1, memory_order_acq_rel,
-                                                   memory_order_acquire))
+        if (!atomic_compare_exchange_weak_explicit(&pool->next, &x, x + 1, memory_order_acq_rel, memory_order_acquire))
             continue;
         int b = (int)idx * SKIN_CHUNK;
         int e = b + SKIN_CHUNK < pool->vertex_count ? b + SKIN_CHUNK : pool->vertex_count;
@@ -206,9 +205,7 @@ bool skin_pool_run(skin_pool_t *pool, const skin_job_t *job)
     pthread_mutex_unlock(&pool->mutex);
     skin_pool_drain(pool, gen);
     /* Every chunk is taken; wait for those still running on workers. */
-    for (int spins = 0; atomic_load_explicit(&pool->chunks_done, memory_order_acquire) <
-                        pool->chunk_count;
-         spins++) {
+    for (int spins = 0; atomic_load_explicit(&pool->chunks_done, memory_order_acquire) < pool->chunk_count; spins++) {
         if (spins >= SKIN_SPIN_BEFORE_YIELD)
             sched_yield();
     }

@@ -23,10 +23,10 @@
 #define SKIN_INLINE static inline __attribute__((always_inline))
 
 /* Stores the low three lanes of X at DST (no write past DST[2]). */
-#define SKIN_STORE3(dst, x)                                                                        \
-    do {                                                                                           \
-        _mm_storel_pi((__m64 *)(void *)(dst), (x));                                                \
-        _mm_store_ss((dst) + 2, _mm_movehl_ps((x), (x)));                                          \
+#define SKIN_STORE3(dst, x)                                                                                            \
+    do {                                                                                                               \
+        _mm_storel_pi((__m64 *)(void *)(dst), (x));                                                                    \
+        _mm_store_ss((dst) + 2, _mm_movehl_ps((x), (x)));                                                              \
     } while (0)
 
 /* The job's arrays, copied into locals: SIMD stores may alias anything as
@@ -46,11 +46,18 @@ typedef struct skin_arrays_t {
 SKIN_INLINE skin_arrays_t skin_arrays(const skin_ctx_t *c)
 {
     const skin_job_t *j = c->job;
-    return (skin_arrays_t){.pos = j->positions, .nrm = j->normals, .tan = j->tangents,
-                           .w = j->weights, .j8 = j->joints_u8, .j16 = j->joints_u16,
-                           .opos = j->out_positions, .onrm = j->out_normals,
-                           .otan = j->out_tangents, .cols = c->prep->u.cols,
-                           .dup = c->prep->u.dup, .dq = c->prep->u.dq,
+    return (skin_arrays_t){.pos = j->positions,
+                           .nrm = j->normals,
+                           .tan = j->tangents,
+                           .w = j->weights,
+                           .j8 = j->joints_u8,
+                           .j16 = j->joints_u16,
+                           .opos = j->out_positions,
+                           .onrm = j->out_normals,
+                           .otan = j->out_tangents,
+                           .cols = c->prep->u.cols,
+                           .dup = c->prep->u.dup,
+                           .dq = c->prep->u.dq,
                            .prenorm = j->prenormalized};
 }
 
@@ -129,9 +136,8 @@ SKIN_INLINE void skin_store4x3_soa(float *dst, const __m128 in[3])
 #define SKIN_BLOCK 4
 
 /* Normalises and stores the COUNT vertices of one block from V0. */
-SKIN_INLINE void skin_store_block(const skin_arrays_t *a, size_t v0, size_t count, bool nrm,
-                                  bool tan, __m128 pl[SKIN_BLOCK], __m128 nl[SKIN_BLOCK],
-                                  __m128 tl[SKIN_BLOCK])
+SKIN_INLINE void skin_store_block(const skin_arrays_t *a, size_t v0, size_t count, bool nrm, bool tan,
+                                  __m128 pl[SKIN_BLOCK], __m128 nl[SKIN_BLOCK], __m128 tl[SKIN_BLOCK])
 {
     if (nrm && !a->prenorm)
         skin_normalize4(nl);
@@ -161,25 +167,25 @@ SKIN_INLINE void skin_store_block(const skin_arrays_t *a, size_t v0, size_t coun
 
 /* Runs VERTEX(a, v, k, nrm, tan, u16, &p, &n, &t) over [BEGIN, END) in blocks,
  * each finished by STORE(a, v0, count, nrm, tan, p[], n[], t[]). */
-#define SKIN_BLOCK_LOOP(VERTEX, STORE, a, begin, end, k, nrm, tan, u16)                                   \
-    do {                                                                                           \
-        size_t v0_ = (size_t)(begin), end_ = (size_t)(end);                                        \
-        for (; v0_ + SKIN_BLOCK <= end_; v0_ += SKIN_BLOCK) {                                      \
-            __m128 pl_[SKIN_BLOCK], nl_[SKIN_BLOCK], tl_[SKIN_BLOCK];                              \
-            VERTEX(a, v0_ + 0, k, nrm, tan, u16, &pl_[0], &nl_[0], &tl_[0]);                       \
-            VERTEX(a, v0_ + 1, k, nrm, tan, u16, &pl_[1], &nl_[1], &tl_[1]);                       \
-            VERTEX(a, v0_ + 2, k, nrm, tan, u16, &pl_[2], &nl_[2], &tl_[2]);                       \
-            VERTEX(a, v0_ + 3, k, nrm, tan, u16, &pl_[3], &nl_[3], &tl_[3]);                       \
-            STORE(a, v0_, SKIN_BLOCK, nrm, tan, pl_, nl_, tl_);                         \
-        }                                                                                          \
-        if (v0_ < end_) {                                                                          \
-            __m128 pl_[SKIN_BLOCK], nl_[SKIN_BLOCK], tl_[SKIN_BLOCK];                              \
-            for (size_t l_ = 0; l_ < SKIN_BLOCK; l_++)                                             \
-                pl_[l_] = nl_[l_] = tl_[l_] = _mm_set1_ps(1.0f);                                   \
-            for (size_t l_ = 0; v0_ + l_ < end_; l_++)                                             \
-                VERTEX(a, v0_ + l_, k, nrm, tan, u16, &pl_[l_], &nl_[l_], &tl_[l_]);               \
-            STORE(a, v0_, end_ - v0_, nrm, tan, pl_, nl_, tl_);                         \
-        }                                                                                          \
+#define SKIN_BLOCK_LOOP(VERTEX, STORE, a, begin, end, k, nrm, tan, u16)                                                \
+    do {                                                                                                               \
+        size_t v0_ = (size_t)(begin), end_ = (size_t)(end);                                                            \
+        for (; v0_ + SKIN_BLOCK <= end_; v0_ += SKIN_BLOCK) {                                                          \
+            __m128 pl_[SKIN_BLOCK], nl_[SKIN_BLOCK], tl_[SKIN_BLOCK];                                                  \
+            VERTEX(a, v0_ + 0, k, nrm, tan, u16, &pl_[0], &nl_[0], &tl_[0]);                                           \
+            VERTEX(a, v0_ + 1, k, nrm, tan, u16, &pl_[1], &nl_[1], &tl_[1]);                                           \
+            VERTEX(a, v0_ + 2, k, nrm, tan, u16, &pl_[2], &nl_[2], &tl_[2]);                                           \
+            VERTEX(a, v0_ + 3, k, nrm, tan, u16, &pl_[3], &nl_[3], &tl_[3]);                                           \
+            STORE(a, v0_, SKIN_BLOCK, nrm, tan, pl_, nl_, tl_);                                                        \
+        }                                                                                                              \
+        if (v0_ < end_) {                                                                                              \
+            __m128 pl_[SKIN_BLOCK], nl_[SKIN_BLOCK], tl_[SKIN_BLOCK];                                                  \
+            for (size_t l_ = 0; l_ < SKIN_BLOCK; l_++)                                                                 \
+                pl_[l_] = nl_[l_] = tl_[l_] = _mm_set1_ps(1.0f);                                                       \
+            for (size_t l_ = 0; v0_ + l_ < end_; l_++)                                                                 \
+                VERTEX(a, v0_ + l_, k, nrm, tan, u16, &pl_[l_], &nl_[l_], &tl_[l_]);                                   \
+            STORE(a, v0_, end_ - v0_, nrm, tan, pl_, nl_, tl_);                                                        \
+        }                                                                                                              \
     } while (0)
 
 SKIN_INLINE __m128 skin_sse2_xform3(__m128 c0, __m128 c1, __m128 c2, const float *x)
@@ -191,9 +197,8 @@ SKIN_INLINE __m128 skin_sse2_xform3(__m128 c0, __m128 c1, __m128 c2, const float
 /* SSE2: each column (x y z 0) of the blended matrix is one register. The
  * blend and the transform run in the scalar kernel's order (same bits); only
  * the normalisation differs (see skin_normalize4). */
-SKIN_INLINE void skin_lbs_sse2_vertex(const skin_arrays_t *a, size_t v, const int k,
-                                      const bool nrm, const bool tan, const bool u16, __m128 *po,
-                                      __m128 *no, __m128 *to)
+SKIN_INLINE void skin_lbs_sse2_vertex(const skin_arrays_t *a, size_t v, const int k, const bool nrm, const bool tan,
+                                      const bool u16, __m128 *po, __m128 *no, __m128 *to)
 {
     float w[4];
     skin_weights(a->w + 4 * v, k, a->prenorm, w);
@@ -218,8 +223,8 @@ SKIN_INLINE void skin_lbs_sse2_vertex(const skin_arrays_t *a, size_t v, const in
         *to = skin_sse2_xform3(c0, c1, c2, a->tan + 4 * v);
 }
 
-SKIN_INLINE void skin_lbs_sse2_kernel(const skin_ctx_t *c, int begin, int end, const int k,
-                                      const bool nrm, const bool tan, const bool u16)
+SKIN_INLINE void skin_lbs_sse2_kernel(const skin_ctx_t *c, int begin, int end, const int k, const bool nrm,
+                                      const bool tan, const bool u16)
 {
     const skin_arrays_t a = skin_arrays(c);
     SKIN_BLOCK_LOOP(skin_lbs_sse2_vertex, skin_store_block, &a, begin, end, k, nrm, tan, u16);
@@ -237,9 +242,8 @@ SKIN_AVX2 SKIN_INLINE __m128 skin_avx2_xform(__m256 a, __m256 b, const float *x,
     return _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
 }
 
-SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_vertex(const skin_arrays_t *a, size_t v, const int k,
-                                                const bool nrm, const bool tan, const bool u16,
-                                                __m128 *po, __m128 *no, __m128 *to)
+SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_vertex(const skin_arrays_t *a, size_t v, const int k, const bool nrm,
+                                                const bool tan, const bool u16, __m128 *po, __m128 *no, __m128 *to)
 {
     __m256 wv[SKIN_MAX_INFLUENCES];
     if (a->prenorm ? k > 1 : k == SKIN_MAX_INFLUENCES) {
@@ -284,16 +288,14 @@ SKIN_AVX2 SKIN_INLINE void skin_normalize4_soa(__m128 v[4], bool normalize, __m1
     __m128 len2 = _mm_fmadd_ps(z, z, _mm_fmadd_ps(y, y, _mm_mul_ps(x, x)));
     __m128 r = _mm_rsqrt_ps(len2);
     /* inv = r (3 - len2 r^2) / 2 */
-    __m128 inv = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), r),
-                            _mm_fnmadd_ps(_mm_mul_ps(len2, r), r, _mm_set1_ps(3.0f)));
+    __m128 inv = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), r), _mm_fnmadd_ps(_mm_mul_ps(len2, r), r, _mm_set1_ps(3.0f)));
     out[0] = _mm_mul_ps(x, inv);
     out[1] = _mm_mul_ps(y, inv);
     out[2] = _mm_mul_ps(z, inv);
 }
 
-SKIN_AVX2 SKIN_INLINE void skin_store_block_avx2(const skin_arrays_t *a, size_t v0, size_t count,
-                                                 bool nrm, bool tan, __m128 pl[SKIN_BLOCK],
-                                                 __m128 nl[SKIN_BLOCK], __m128 tl[SKIN_BLOCK])
+SKIN_AVX2 SKIN_INLINE void skin_store_block_avx2(const skin_arrays_t *a, size_t v0, size_t count, bool nrm, bool tan,
+                                                 __m128 pl[SKIN_BLOCK], __m128 nl[SKIN_BLOCK], __m128 tl[SKIN_BLOCK])
 {
     __m128 n3[3], t3[3];
     if (nrm)
@@ -358,16 +360,14 @@ SKIN_AVX2 SKIN_INLINE void skin_store_block_avx2(const skin_arrays_t *a, size_t 
 /* Joint I of lane L; uint16 indices are clamped onto the zero entry:
  * skin_validate() is O(1) and does not check them, so the clamp is the
  * bounds check. */
-SKIN_INLINE unsigned skin_lane_joint(const uint8_t *j8, const uint16_t *j16, size_t l, int i,
-                                     const bool u16)
+SKIN_INLINE unsigned skin_lane_joint(const uint8_t *j8, const uint16_t *j16, size_t l, int i, const bool u16)
 {
     unsigned x = u16 ? j16[4 * l + i] : j8[4 * l + i];
     return u16 && x > SKIN_MAX_JOINTS ? SKIN_MAX_JOINTS : x;
 }
 
 /* C0..C2 times the x, y, z of each half of IN, plus C3. */
-SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_xform3(__m256 c0, __m256 c1, __m256 c2, __m256 c3,
-                                             __m256 in)
+SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_xform3(__m256 c0, __m256 c1, __m256 c2, __m256 c3, __m256 in)
 {
     __m256 in2 = in;
     SKIN_OPAQUE(in2);
@@ -378,24 +378,22 @@ SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_xform3(__m256 c0, __m256 c1, __m256 c2, _
 
 /* One influence: lane L's (position | normal). POS, NRM, J8/J16 point at
  * the block's first vertex. */
-SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_rigid(const skin_arrays_t *a, const float *pos,
-                                             const float *nrm, const uint8_t *j8,
-                                             const uint16_t *j16, size_t l, const bool has_nrm,
+SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_rigid(const skin_arrays_t *a, const float *pos, const float *nrm,
+                                             const uint8_t *j8, const uint16_t *j16, size_t l, const bool has_nrm,
                                              const bool u16)
 {
     const float *m = a->dup[skin_lane_joint(j8, j16, l, 0, u16)];
     __m256 in = has_nrm ? _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(pos + 3 * l)),
                                                _mm_loadu_ps(nrm + 3 * l), 1)
                         : _mm256_broadcast_ps((const __m128 *)(const void *)(pos + 3 * l));
-    return skin_avx2_xform3(_mm256_load_ps(m), _mm256_load_ps(m + 8), _mm256_load_ps(m + 16),
-                           _mm256_load_ps(m + 24), in);
+    return skin_avx2_xform3(_mm256_load_ps(m), _mm256_load_ps(m + 8), _mm256_load_ps(m + 16), _mm256_load_ps(m + 24),
+                            in);
 }
 
 /* K >= 2: lane L's blended columns (c0|c1), (c2|c3), weights as given, and
  * the weights' sum in every lane of *WSUM. */
-SKIN_AVX2 SKIN_INLINE void skin_avx2_blend(const skin_arrays_t *a, const float *w,
-                                           const uint8_t *j8, const uint16_t *j16, size_t l,
-                                           const int k, const bool u16, __m256 *c01,
+SKIN_AVX2 SKIN_INLINE void skin_avx2_blend(const skin_arrays_t *a, const float *w, const uint8_t *j8,
+                                           const uint16_t *j16, size_t l, const int k, const bool u16, __m256 *c01,
                                            __m256 *c23, __m256 *wsum)
 {
     const float *wl = w + 4 * l;
@@ -424,11 +422,9 @@ SKIN_AVX2 SKIN_INLINE __m256 skin_avx2_load_pair(const float *x, const float *y)
 
 /* K >= 2: lanes L and L + 4 skinned, positions (p of L | p of L + 4) into
  * *P and normals into *N. RENORM_W: positions scaled by 1 / the weights' sum. */
-SKIN_AVX2 SKIN_INLINE void skin_avx2_pair(const skin_arrays_t *a, const float *pos,
-                                          const float *nrm, const float *w, const uint8_t *j8,
-                                          const uint16_t *j16, size_t l, const int k,
-                                          const bool has_nrm, const bool renorm_w,
-                                          const bool u16, __m256 *p, __m256 *n)
+SKIN_AVX2 SKIN_INLINE void skin_avx2_pair(const skin_arrays_t *a, const float *pos, const float *nrm, const float *w,
+                                          const uint8_t *j8, const uint16_t *j16, size_t l, const int k,
+                                          const bool has_nrm, const bool renorm_w, const bool u16, __m256 *p, __m256 *n)
 {
     __m256 a01, a23, b01, b23, asum, bsum;
     skin_avx2_blend(a, w, j8, j16, l, k, u16, &a01, &a23, &asum);
@@ -446,8 +442,7 @@ SKIN_AVX2 SKIN_INLINE void skin_avx2_pair(const skin_arrays_t *a, const float *p
     }
     *p = pp;
     if (has_nrm)
-        *n = skin_avx2_xform3(c0, c1, c2, _mm256_setzero_ps(),
-                             skin_avx2_load_pair(nrm + 3 * l, nrm + 3 * (l + 4)));
+        *n = skin_avx2_xform3(c0, c1, c2, _mm256_setzero_ps(), skin_avx2_load_pair(nrm + 3 * l, nrm + 3 * (l + 4)));
 }
 
 /* Packs the xyz (lanes 0-2) of each half of 4 registers into xyz order, per
@@ -464,8 +459,7 @@ SKIN_AVX2 SKIN_INLINE void skin_avx2_pack4(const __m256 r[4], __m256 out[3])
 /* skin_avx2_pack4 with the vectors of the high halves (and of the low ones:
  * BOTH) renormalised: the registers are transposed to x, y, z of 4 lanes per
  * half, scaled there by 1 / length, and packed from that layout. */
-SKIN_AVX2 SKIN_INLINE void skin_avx2_normalize_pack4(const __m256 r[4], const bool both,
-                                                     __m256 out[3])
+SKIN_AVX2 SKIN_INLINE void skin_avx2_normalize_pack4(const __m256 r[4], const bool both, __m256 out[3])
 {
     __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
@@ -504,11 +498,9 @@ SKIN_AVX2 SKIN_INLINE void skin_avx2_store_halves(float *dst, const __m256 s[3])
  * one readable float after the last), W, J8/J16; writes 24 floats to OPOS
  * (and ONRM). The code is written out per register, without loops over
  * arrays of registers: GCC otherwise keeps them on the stack. */
-SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_block8(const skin_arrays_t *a, const float *pos,
-                                                const float *nrm, const float *w,
-                                                const uint8_t *j8, const uint16_t *j16,
-                                                const int k, const bool has_nrm,
-                                                const bool prenorm, const bool u16, float *opos,
+SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_block8(const skin_arrays_t *a, const float *pos, const float *nrm,
+                                                const float *w, const uint8_t *j8, const uint16_t *j16, const int k,
+                                                const bool has_nrm, const bool prenorm, const bool u16, float *opos,
                                                 float *onrm)
 {
     const bool renorm_n = has_nrm && !prenorm;
@@ -547,8 +539,7 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_block8(const skin_arrays_t *a, const fl
     /* Positions (p of l | p of l + 4) into R, normals into N. */
     const bool renorm_w = !prenorm && k < SKIN_MAX_INFLUENCES;
     __m256 n[4];
-#define SKIN_PAIR(l) \
-    skin_avx2_pair(a, pos, nrm, w, j8, j16, (l), k, has_nrm, renorm_w, u16, &r[l], &n[l])
+#define SKIN_PAIR(l) skin_avx2_pair(a, pos, nrm, w, j8, j16, (l), k, has_nrm, renorm_w, u16, &r[l], &n[l])
     SKIN_PAIR(0);
     SKIN_PAIR(1);
     SKIN_PAIR(2);
@@ -566,16 +557,15 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_block8(const skin_arrays_t *a, const fl
 }
 
 /* Runs skin_lbs_avx2_block8 over [BEGIN, END) of a job of N vertices. */
-SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_blocks(const skin_arrays_t *a, size_t n, size_t begin,
-                                                size_t end, const int k, const bool nrm,
-                                                const bool prenorm, const bool u16)
+SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_blocks(const skin_arrays_t *a, size_t n, size_t begin, size_t end, const int k,
+                                                const bool nrm, const bool prenorm, const bool u16)
 {
     size_t v0 = begin;
     /* Full blocks whose 16-byte loads stay inside the arrays. */
     for (; v0 + SKIN_BLOCK8 <= end && v0 + SKIN_BLOCK8 < n; v0 += SKIN_BLOCK8)
         skin_lbs_avx2_block8(a, a->pos + 3 * v0, nrm ? a->nrm + 3 * v0 : NULL, a->w + 4 * v0,
-                             u16 ? NULL : a->j8 + 4 * v0, u16 ? a->j16 + 4 * v0 : NULL, k, nrm,
-                             prenorm, u16, a->opos + 3 * v0, nrm ? a->onrm + 3 * v0 : NULL);
+                             u16 ? NULL : a->j8 + 4 * v0, u16 ? a->j16 + 4 * v0 : NULL, k, nrm, prenorm, u16,
+                             a->opos + 3 * v0, nrm ? a->onrm + 3 * v0 : NULL);
     if (v0 >= end)
         return;
     /* The range's or the array's last block (1..8 vertices): padded copies,
@@ -602,14 +592,12 @@ SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_blocks(const skin_arrays_t *a, size_t n
         memcpy(a->onrm + 3 * v0, on, sizeof(float) * 3 * count);
 }
 
-SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_kernel(const skin_ctx_t *c, int begin, int end,
-                                                const int k, const bool nrm, const bool tan,
-                                                const bool u16)
+SKIN_AVX2 SKIN_INLINE void skin_lbs_avx2_kernel(const skin_ctx_t *c, int begin, int end, const int k, const bool nrm,
+                                                const bool tan, const bool u16)
 {
     const skin_arrays_t a = skin_arrays(c);
     if (tan) {
-        SKIN_BLOCK_LOOP(skin_lbs_avx2_vertex, skin_store_block_avx2, &a, begin, end, k, nrm, tan,
-                        u16);
+        SKIN_BLOCK_LOOP(skin_lbs_avx2_vertex, skin_store_block_avx2, &a, begin, end, k, nrm, tan, u16);
         return;
     }
     size_t n = (size_t)c->job->vertex_count;
@@ -642,8 +630,7 @@ SKIN_INLINE __m128 skin_dq_signed_weights(__m128 w, const __m128 r[4])
 
 /* The kept (renormalised) weights and joint rows of vertex V; influences
  * past K repeat influence 0 with weight 0 and are never blended. */
-SKIN_INLINE __m128 skin_dq_inputs(const skin_arrays_t *a, size_t v, const int k, const bool u16,
-                                  const float *q[4])
+SKIN_INLINE __m128 skin_dq_inputs(const skin_arrays_t *a, size_t v, const int k, const bool u16, const float *q[4])
 {
     float w[4];
     skin_weights(a->w + 4 * v, k, a->prenorm, w);
@@ -675,8 +662,8 @@ SKIN_INLINE void skin_qrot4(const __m128 r[4], const __m128 in[3], __m128 out[3]
 
 /* Normalises, transforms and stores one block of 4 vertices. POS/NRM hold
  * 12 floats, TAN 16 (as do the outputs). */
-SKIN_INLINE void skin_dq_block(skin_dq4_t *q, const float *pos, const float *nrm, const float *tan,
-                               bool has_nrm, bool has_tan, float *opos, float *onrm, float *otan)
+SKIN_INLINE void skin_dq_block(skin_dq4_t *q, const float *pos, const float *nrm, const float *tan, bool has_nrm,
+                               bool has_tan, float *opos, float *onrm, float *otan)
 {
     __m128 *r = q->r, *d = q->d;
     __m128 len2 = A_(A_(A_(M_(r[0], r[0]), M_(r[1], r[1])), M_(r[2], r[2])), M_(r[3], r[3]));
@@ -686,10 +673,9 @@ SKIN_INLINE void skin_dq_block(skin_dq4_t *q, const float *pos, const float *nrm
         d[i] = M_(d[i], inv);
     }
     __m128 two = _mm_set1_ps(2.0f);
-    __m128 t[3] = {
-        M_(two, S_(A_(S_(M_(r[3], d[0]), M_(d[3], r[0])), M_(r[1], d[2])), M_(r[2], d[1]))),
-        M_(two, S_(A_(S_(M_(r[3], d[1]), M_(d[3], r[1])), M_(r[2], d[0])), M_(r[0], d[2]))),
-        M_(two, S_(A_(S_(M_(r[3], d[2]), M_(d[3], r[2])), M_(r[0], d[1])), M_(r[1], d[0])))};
+    __m128 t[3] = {M_(two, S_(A_(S_(M_(r[3], d[0]), M_(d[3], r[0])), M_(r[1], d[2])), M_(r[2], d[1]))),
+                   M_(two, S_(A_(S_(M_(r[3], d[1]), M_(d[3], r[1])), M_(r[2], d[0])), M_(r[0], d[2]))),
+                   M_(two, S_(A_(S_(M_(r[3], d[2]), M_(d[3], r[2])), M_(r[0], d[1])), M_(r[1], d[0])))};
     __m128 in[3], out[3];
     skin_load4x3(pos, in);
     skin_qrot4(r, in, out);
@@ -725,8 +711,8 @@ SKIN_INLINE void skin_dq_block(skin_dq4_t *q, const float *pos, const float *nrm
 }
 
 /* Blends lane L of a block with SSE2: two registers per dual quaternion. */
-SKIN_INLINE void skin_dq_blend_sse2(const skin_arrays_t *a, size_t v, const int k, const bool u16,
-                                    __m128 *real, __m128 *dual)
+SKIN_INLINE void skin_dq_blend_sse2(const skin_arrays_t *a, size_t v, const int k, const bool u16, __m128 *real,
+                                    __m128 *dual)
 {
     const float *q[4];
     __m128 w = skin_dq_inputs(a, v, k, u16, q);
@@ -765,38 +751,38 @@ SKIN_INLINE void skin_dq_transpose_sse2(__m128 real[4], __m128 dual[4], skin_dq4
 
 /* Runs BLOCK_FN(a, v0, count, ...) on full blocks, then on a padded tail
  * copied through small buffers so that the last vertices see the same code. */
-#define SKIN_DQ_LOOP(BLEND_BLOCK, a, begin, end, k, nrm, tan, u16)                                \
-    do {                                                                                           \
-        size_t v0_ = (size_t)(begin), end_ = (size_t)(end);                                        \
-        for (; v0_ + SKIN_BLOCK <= end_; v0_ += SKIN_BLOCK) {                                      \
-            skin_dq4_t q_;                                                                         \
-            BLEND_BLOCK(a, v0_, SKIN_BLOCK, k, u16, &q_);                                          \
-            skin_dq_block(&q_, (a)->pos + 3 * v0_, nrm ? (a)->nrm + 3 * v0_ : NULL,                \
-                          tan ? (a)->tan + 4 * v0_ : NULL, nrm, tan, (a)->opos + 3 * v0_,          \
-                          nrm ? (a)->onrm + 3 * v0_ : NULL, tan ? (a)->otan + 4 * v0_ : NULL);     \
-        }                                                                                          \
-        if (v0_ < end_) {                                                                          \
-            size_t n_ = end_ - v0_;                                                                \
-            float ip_[12] = {0}, in_[12] = {0}, it_[16] = {0}, op_[12], on_[12], ot_[16];          \
-            memcpy(ip_, (a)->pos + 3 * v0_, sizeof(float) * 3 * n_);                               \
-            if (nrm)                                                                               \
-                memcpy(in_, (a)->nrm + 3 * v0_, sizeof(float) * 3 * n_);                           \
-            if (tan)                                                                               \
-                memcpy(it_, (a)->tan + 4 * v0_, sizeof(float) * 4 * n_);                           \
-            skin_dq4_t q_;                                                                         \
-            BLEND_BLOCK(a, v0_, n_, k, u16, &q_);                                                  \
-            skin_dq_block(&q_, ip_, in_, it_, nrm, tan, op_, on_, ot_);                            \
-            memcpy((a)->opos + 3 * v0_, op_, sizeof(float) * 3 * n_);                              \
-            if (nrm)                                                                               \
-                memcpy((a)->onrm + 3 * v0_, on_, sizeof(float) * 3 * n_);                          \
-            if (tan)                                                                               \
-                memcpy((a)->otan + 4 * v0_, ot_, sizeof(float) * 4 * n_);                          \
-        }                                                                                          \
+#define SKIN_DQ_LOOP(BLEND_BLOCK, a, begin, end, k, nrm, tan, u16)                                                     \
+    do {                                                                                                               \
+        size_t v0_ = (size_t)(begin), end_ = (size_t)(end);                                                            \
+        for (; v0_ + SKIN_BLOCK <= end_; v0_ += SKIN_BLOCK) {                                                          \
+            skin_dq4_t q_;                                                                                             \
+            BLEND_BLOCK(a, v0_, SKIN_BLOCK, k, u16, &q_);                                                              \
+            skin_dq_block(&q_, (a)->pos + 3 * v0_, nrm ? (a)->nrm + 3 * v0_ : NULL, tan ? (a)->tan + 4 * v0_ : NULL,   \
+                          nrm, tan, (a)->opos + 3 * v0_, nrm ? (a)->onrm + 3 * v0_ : NULL,                             \
+                          tan ? (a)->otan + 4 * v0_ : NULL);                                                           \
+        }                                                                                                              \
+        if (v0_ < end_) {                                                                                              \
+            size_t n_ = end_ - v0_;                                                                                    \
+            float ip_[12] = {0}, in_[12] = {0}, it_[16] = {0}, op_[12], on_[12], ot_[16];                              \
+            memcpy(ip_, (a)->pos + 3 * v0_, sizeof(float) * 3 * n_);                                                   \
+            if (nrm)                                                                                                   \
+                memcpy(in_, (a)->nrm + 3 * v0_, sizeof(float) * 3 * n_);                                               \
+            if (tan)                                                                                                   \
+                memcpy(it_, (a)->tan + 4 * v0_, sizeof(float) * 4 * n_);                                               \
+            skin_dq4_t q_;                                                                                             \
+            BLEND_BLOCK(a, v0_, n_, k, u16, &q_);                                                                      \
+            skin_dq_block(&q_, ip_, in_, it_, nrm, tan, op_, on_, ot_);                                                \
+            memcpy((a)->opos + 3 * v0_, op_, sizeof(float) * 3 * n_);                                                  \
+            if (nrm)                                                                                                   \
+                memcpy((a)->onrm + 3 * v0_, on_, sizeof(float) * 3 * n_);                                              \
+            if (tan)                                                                                                   \
+                memcpy((a)->otan + 4 * v0_, ot_, sizeof(float) * 4 * n_);                                              \
+        }                                                                                                              \
     } while (0)
 
 /* Lanes past COUNT get the identity (no NaN from 0/0; never stored). */
-SKIN_INLINE void skin_dq_blend_block_sse2(const skin_arrays_t *a, size_t v0, size_t count,
-                                          const int k, const bool u16, skin_dq4_t *q)
+SKIN_INLINE void skin_dq_blend_block_sse2(const skin_arrays_t *a, size_t v0, size_t count, const int k, const bool u16,
+                                          skin_dq4_t *q)
 {
     __m128 real[4], dual[4];
     for (size_t l = 0; l < SKIN_BLOCK; l++) {
@@ -810,8 +796,8 @@ SKIN_INLINE void skin_dq_blend_block_sse2(const skin_arrays_t *a, size_t v0, siz
     skin_dq_transpose_sse2(real, dual, q);
 }
 
-SKIN_INLINE void skin_dqs_sse2_kernel(const skin_ctx_t *c, int begin, int end, const int k,
-                                      const bool nrm, const bool tan, const bool u16)
+SKIN_INLINE void skin_dqs_sse2_kernel(const skin_ctx_t *c, int begin, int end, const int k, const bool nrm,
+                                      const bool tan, const bool u16)
 {
     const skin_arrays_t a = skin_arrays(c);
     SKIN_DQ_LOOP(skin_dq_blend_block_sse2, &a, begin, end, k, nrm, tan, u16);
@@ -819,23 +805,19 @@ SKIN_INLINE void skin_dqs_sse2_kernel(const skin_ctx_t *c, int begin, int end, c
 
 /* AVX2: one register per dual quaternion, FMA accumulation; the 4x8 block
  * transposes with in-lane shuffles into (real | dual) halves. */
-SKIN_AVX2 SKIN_INLINE __m256 skin_dq_blend_avx2(const skin_arrays_t *a, size_t v, const int k,
-                                                const bool u16)
+SKIN_AVX2 SKIN_INLINE __m256 skin_dq_blend_avx2(const skin_arrays_t *a, size_t v, const int k, const bool u16)
 {
     const float *q[4];
     __m128 w = skin_dq_inputs(a, v, k, u16, q);
     __m256 w8 = _mm256_castps128_ps256(w);
-    __m256 b = _mm256_mul_ps(_mm256_permutevar8x32_ps(w8, _mm256_set1_epi32(0)),
-                             _mm256_load_ps(q[0]));
+    __m256 b = _mm256_mul_ps(_mm256_permutevar8x32_ps(w8, _mm256_set1_epi32(0)), _mm256_load_ps(q[0]));
     for (int i = 1; i < k; i++)
-        b = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(w8, _mm256_set1_epi32(i)),
-                            _mm256_load_ps(q[i]), b);
+        b = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(w8, _mm256_set1_epi32(i)), _mm256_load_ps(q[i]), b);
     return b;
 }
 
-SKIN_AVX2 SKIN_INLINE void skin_dq_blend_block_avx2(const skin_arrays_t *a, size_t v0,
-                                                    size_t count, const int k, const bool u16,
-                                                    skin_dq4_t *q)
+SKIN_AVX2 SKIN_INLINE void skin_dq_blend_block_avx2(const skin_arrays_t *a, size_t v0, size_t count, const int k,
+                                                    const bool u16, skin_dq4_t *q)
 {
     __m256 b[SKIN_BLOCK];
     for (size_t l = 0; l < SKIN_BLOCK; l++)
@@ -857,9 +839,8 @@ SKIN_AVX2 SKIN_INLINE void skin_dq_blend_block_avx2(const skin_arrays_t *a, size
     q->d[3] = _mm256_extractf128_ps(w, 1);
 }
 
-SKIN_AVX2 SKIN_INLINE void skin_dqs_avx2_kernel(const skin_ctx_t *c, int begin, int end,
-                                                const int k, const bool nrm, const bool tan,
-                                                const bool u16)
+SKIN_AVX2 SKIN_INLINE void skin_dqs_avx2_kernel(const skin_ctx_t *c, int begin, int end, const int k, const bool nrm,
+                                                const bool tan, const bool u16)
 {
     const skin_arrays_t a = skin_arrays(c);
     SKIN_DQ_LOOP(skin_dq_blend_block_avx2, &a, begin, end, k, nrm, tan, u16);
@@ -868,23 +849,25 @@ SKIN_AVX2 SKIN_INLINE void skin_dqs_avx2_kernel(const skin_ctx_t *c, int begin, 
 /* One non-inlined copy of KERNEL per (influences, normals/tangents, index
  * width), so the per-vertex loop has no flag tests. NT: 0 = positions only,
  * 1 = + normals, 2 = + normals and tangents. */
-#define SKIN_V(P, ATTR, KERNEL, K, NT, W)                                                          \
-    ATTR static void P##_##K##_##NT##_##W(const skin_ctx_t *c, int b, int e)                       \
-    {                                                                                              \
-        KERNEL(c, b, e, K, (NT) >= 1, (NT) >= 2, (W) != 0);                                        \
+#define SKIN_V(P, ATTR, KERNEL, K, NT, W)                                                                              \
+    ATTR static void P##_##K##_##NT##_##W(const skin_ctx_t *c, int b, int e)                                           \
+    {                                                                                                                  \
+        KERNEL(c, b, e, K, (NT) >= 1, (NT) >= 2, (W) != 0);                                                            \
     }
 #define SKIN_V_W(P, ATTR, KERNEL, K, NT) SKIN_V(P, ATTR, KERNEL, K, NT, 0) SKIN_V(P, ATTR, KERNEL, K, NT, 1)
-#define SKIN_V_NT(P, ATTR, KERNEL, K)                                                              \
+#define SKIN_V_NT(P, ATTR, KERNEL, K)                                                                                  \
     SKIN_V_W(P, ATTR, KERNEL, K, 0) SKIN_V_W(P, ATTR, KERNEL, K, 1) SKIN_V_W(P, ATTR, KERNEL, K, 2)
-#define SKIN_T_NT(P, K)                                                                            \
-    {{P##_##K##_0_0, P##_##K##_0_1}, {P##_##K##_1_0, P##_##K##_1_1}, {P##_##K##_2_0, P##_##K##_2_1}}
-#define SKIN_VARIANTS(P, ATTR, KERNEL)                                                             \
-    SKIN_V_NT(P, ATTR, KERNEL, 1)                                                                  \
-    SKIN_V_NT(P, ATTR, KERNEL, 2)                                                                  \
-    SKIN_V_NT(P, ATTR, KERNEL, 3)                                                                  \
-    SKIN_V_NT(P, ATTR, KERNEL, 4)                                                                  \
-    static const skin_range_fn_t P##_table[4][3][2] = {SKIN_T_NT(P, 1), SKIN_T_NT(P, 2),            \
-                                                     SKIN_T_NT(P, 3), SKIN_T_NT(P, 4)};
+#define SKIN_T_NT(P, K)                                                                                                \
+    {                                                                                                                  \
+        {P##_##K##_0_0, P##_##K##_0_1}, {P##_##K##_1_0, P##_##K##_1_1}, { P##_##K##_2_0, P##_##K##_2_1 }               \
+    }
+#define SKIN_VARIANTS(P, ATTR, KERNEL)                                                                                 \
+    SKIN_V_NT(P, ATTR, KERNEL, 1)                                                                                      \
+    SKIN_V_NT(P, ATTR, KERNEL, 2)                                                                                      \
+    SKIN_V_NT(P, ATTR, KERNEL, 3)                                                                                      \
+    SKIN_V_NT(P, ATTR, KERNEL, 4)                                                                                      \
+    static const skin_range_fn_t P##_table[4][3][2] = {SKIN_T_NT(P, 1), SKIN_T_NT(P, 2), SKIN_T_NT(P, 3),              \
+                                                       SKIN_T_NT(P, 4)};
 
 #define SKIN_NO_ATTR
 SKIN_VARIANTS(skin_lbs_sse2, SKIN_NO_ATTR, skin_lbs_sse2_kernel)

@@ -282,11 +282,8 @@ bool tween_skin_run(const tween_job_t *tween, const skin_job_t *skin)
 const char *tween_mode_name(tween_mode_t mode)
 {
     switch (mode) {
-    case TWEEN_LINEAR:
-        return "linear";
-    case TWEEN_HERMITE:
-        return "Hermite (Catmull-Rom)";
-    default:
-        return "unknown";
+    case TWEEN_LINEAR: return "linear";
+    case TWEEN_HERMITE: return "Hermite (Catmull-Rom)";
+    default: return "unknown";
     }
 }

@@ -52,18 +52,18 @@ typedef struct tween_span_t {
 typedef struct tween_job_t {
     tween_mode_t mode;
     tween_timing_t timing;
-    double time_s;               /* any finite time; wrapped or clamped per timing.loop */
-    int vertex_count;            /* vertices per key, >= 1 */
-    const float *positions;      /* key_count x vertex_count x 3, cm */
-    const float *normals;        /* key_count x vertex_count x 3 (unit), or NULL */
-    const float *ao;             /* key_count x vertex_count (0..1), or NULL */
+    double time_s;          /* any finite time; wrapped or clamped per timing.loop */
+    int vertex_count;       /* vertices per key, >= 1 */
+    const float *positions; /* key_count x vertex_count x 3, cm */
+    const float *normals;   /* key_count x vertex_count x 3 (unit), or NULL */
+    const float *ao;        /* key_count x vertex_count (0..1), or NULL */
     /* NULL: key vertex i is output vertex i. Otherwise vertex_count output
      * indices (the caller guarantees they fit the output arrays): key
      * vertex i goes to output vertex out_vertex[i], the rest is untouched. */
     const uint32_t *out_vertex;
-    float *out_positions;        /* 3 per output vertex; must not alias the keys */
-    float *out_normals;          /* 3 per output vertex, when normals */
-    float *out_ao;               /* 1 per output vertex, when ao */
+    float *out_positions; /* 3 per output vertex; must not alias the keys */
+    float *out_normals;   /* 3 per output vertex, when normals */
+    float *out_ao;        /* 1 per output vertex, when ao */
 } tween_job_t;
 
 /* O(keys): counts, fps/duration finite and > 0 where used, key times

@@ -114,8 +114,8 @@ static void pack_weights(const float w[4], uint8_t out[4])
 
 static bool validate(const vcompress_pack_job_t *j)
 {
-    if (!j || j->vertex_count < 1 || !j->positions || !j->normals || !j->joints || !j->weights ||
-        !j->out_vertices || !j->out_params) {
+    if (!j || j->vertex_count < 1 || !j->positions || !j->normals || !j->joints || !j->weights || !j->out_vertices ||
+        !j->out_params) {
         log_error("vcompress: missing arrays or no vertices");
         return false;
     }

@@ -25,18 +25,18 @@
 #include <stdint.h>
 
 enum {
-    VCOMPRESS_MAX_JOINTS = 256,           /* uint8 joint indices */
-    VCOMPRESS_WEIGHT_SUM = 255,           /* unorm8 weights of a vertex add up to this */
-    VCOMPRESS_RAW_BYTES_PER_VERTEX = 64   /* 12 + 12 + 16 + 8 + 16 */
+    VCOMPRESS_MAX_JOINTS = 256,         /* uint8 joint indices */
+    VCOMPRESS_WEIGHT_SUM = 255,         /* unorm8 weights of a vertex add up to this */
+    VCOMPRESS_RAW_BYTES_PER_VERTEX = 64 /* 12 + 12 + 16 + 8 + 16 */
 };
 
 /* The layout the GPU reads (24 bytes, no padding between fields). */
 typedef struct vcompress_vertex_t {
-    uint16_t pos[4];     /* unorm16 xyz; [3] = 0 */
-    int16_t normal[2];   /* octahedral, snorm16 */
-    uint32_t tangent;    /* x bits 0-9, y 10-19, z 20-29 (snorm10), w 30-31 (+1 / -1) */
+    uint16_t pos[4];   /* unorm16 xyz; [3] = 0 */
+    int16_t normal[2]; /* octahedral, snorm16 */
+    uint32_t tangent;  /* x bits 0-9, y 10-19, z 20-29 (snorm10), w 30-31 (+1 / -1) */
     uint8_t joints[4];
-    uint8_t weights[4];  /* unorm8, sorted descending like the source */
+    uint8_t weights[4]; /* unorm8, sorted descending like the source */
 } vcompress_vertex_t;
 
 /* Decode of positions: p = bias + extent * (q / 65535). */
@@ -47,26 +47,26 @@ typedef struct vcompress_params_t {
 
 typedef struct vcompress_pack_job_t {
     int vertex_count;
-    const float *positions;  /* 3 per vertex, cm */
-    const float *normals;    /* 3 per vertex, unit */
-    const float *tangents;   /* 4 per vertex (xyz unit, w = +-1), or NULL: packed as (1, 0, 0, +1) */
-    const uint16_t *joints;  /* 4 per vertex, each < joint_count */
-    const float *weights;    /* 4 per vertex, >= 0, sorted descending, summing to 1 */
-    int joint_count;         /* 1..VCOMPRESS_MAX_JOINTS */
+    const float *positions;           /* 3 per vertex, cm */
+    const float *normals;             /* 3 per vertex, unit */
+    const float *tangents;            /* 4 per vertex (xyz unit, w = +-1), or NULL: packed as (1, 0, 0, +1) */
+    const uint16_t *joints;           /* 4 per vertex, each < joint_count */
+    const float *weights;             /* 4 per vertex, >= 0, sorted descending, summing to 1 */
+    int joint_count;                  /* 1..VCOMPRESS_MAX_JOINTS */
     vcompress_vertex_t *out_vertices; /* vertex_count */
     vcompress_params_t *out_params;
 } vcompress_pack_job_t;
 
 /* What packing lost, measured against the source arrays. */
 typedef struct vcompress_error_t {
-    double max_pos_cm;       /* largest |unpacked - source| over all position coordinates */
-    double pos_bound_cm;     /* half a quantisation step of the largest axis: max_pos_cm must stay below */
-    double height_cm;        /* Y extent of the mesh, for relative figures */
-    double max_normal_deg;   /* largest angle between unpacked and source normal */
+    double max_pos_cm;     /* largest |unpacked - source| over all position coordinates */
+    double pos_bound_cm;   /* half a quantisation step of the largest axis: max_pos_cm must stay below */
+    double height_cm;      /* Y extent of the mesh, for relative figures */
+    double max_normal_deg; /* largest angle between unpacked and source normal */
     double max_tangent_deg;
-    int handedness_flips;    /* tangent w that changed sign (must be 0) */
-    double max_weight;       /* largest |unpacked - source| weight */
-    int joint_mismatches;    /* joint indices of non-zero weights that changed (must be 0) */
+    int handedness_flips;          /* tangent w that changed sign (must be 0) */
+    double max_weight;             /* largest |unpacked - source| weight */
+    int joint_mismatches;          /* joint indices of non-zero weights that changed (must be 0) */
     int bytes_before, bytes_after; /* per vertex */
 } vcompress_error_t;
 

@@ -104,8 +104,7 @@ static void run_steps(app_t *app, int steps, const input_frame_t *devices)
                 /* A quit at time T means T seconds were simulated. */
                 app->quit = true;
                 return;
-            }
-            else if (ev->cmd == SCRIPT_PAD_AXIS || ev->cmd == SCRIPT_PAD_BUTTON)
+            } else if (ev->cmd == SCRIPT_PAD_AXIS || ev->cmd == SCRIPT_PAD_BUTTON)
                 input_virtual_pad_drive(&app->input, ev);
             else if (ev->cmd == SCRIPT_SCREENSHOT)
                 app->screenshot_requested = true; /* as F12 */
@@ -115,8 +114,7 @@ static void run_steps(app_t *app, int steps, const input_frame_t *devices)
                     app->pending_character = k;
                 else
                     log_warn("script: no character %d (the menu lists %d)", k, app->character_count);
-            }
-            else
+            } else
                 script_apply(&app->script, ev);
         }
         input_frame_t merged = *devices;
@@ -129,8 +127,7 @@ static void run_steps(app_t *app, int steps, const input_frame_t *devices)
             /* The step count times scripts in the viewer too (a 'quit' line
              * ends the run there as in the game). */
             app->sim.step++;
-        }
-        else if (app->ctrl)
+        } else if (app->ctrl)
             step_character(app, &merged, i == 0);
         else
             sim_step(&app->sim, &merged, i == 0, (float)LOOP_STEP_S);
@@ -306,10 +303,8 @@ static int app_loop(app_t *app)
         if (last_frame)
             break;
     }
-    if (exit_code == 0 && !app->failed && opt->screenshot && !app->screenshot_written &&
-        app->failed_outputs == 0) {
-        log_error("%s: not written: the run ended without drawing a last frame (minimised window?)",
-                  opt->screenshot);
+    if (exit_code == 0 && !app->failed && opt->screenshot && !app->screenshot_written && app->failed_outputs == 0) {
+        log_error("%s: not written: the run ended without drawing a last frame (minimised window?)", opt->screenshot);
         app->failed_outputs++;
     }
     if (opt->report && !app_report_write(app, opt->report))
@@ -365,7 +360,7 @@ static int load_files(app_t *app, const app_options_t *opt, int *level_index)
         if (app_data_path(opt->character, FIGURE_DEFAULT_CHARACTER, first))
             app_list_characters(app, first);
         app->settings.layers &= ~(unsigned)(GFX_LAYER_WALLS | GFX_LAYER_AREAS | GFX_LAYER_MARKER |
-                                             GFX_LAYER_DEBUG_LINES);
+                                            GFX_LAYER_DEBUG_LINES);
     } else if (!opt->marker) {
         int rc = app_character_load(app, opt);
         if (rc != 0) {
@@ -447,13 +442,13 @@ int app_run(const app_options_t *opt)
 
     int exit_code = EXIT_RUNTIME;
     platform_desc_t pd = {.title = "Strider",
-                        .width = opt->width,
-                        .height = opt->height,
-                        .hidden = opt->hidden,
-                        .fullscreen = opt->fullscreen,
-                        .vsync = app->settings.vsync,
+                          .width = opt->width,
+                          .height = opt->height,
+                          .hidden = opt->hidden,
+                          .fullscreen = opt->fullscreen,
+                          .vsync = app->settings.vsync,
 #ifndef NDEBUG
-                        .debug_context = true
+                          .debug_context = true
 #endif
     };
     if (!platform_init(&app->platform, &pd))

@@ -14,7 +14,6 @@
 
 #include "app/cli.h"
 
-
 int app_run(const app_options_t *opt);
 
 #endif

@@ -54,8 +54,8 @@ static void write_report_figure(const app_t *app, FILE *f)
                 "\"hybrid_every\": %d, \"method\": %d, \"morph_draws\": %u, \"fog_free\": %s, \"deforms\": %llu, "
                 "\"triangles_drawn\": [%u, %u], \"triangles_culled\": [%u, %u]}",
                 fig->gpu_skin ? "true" : "false", fig->gpu_morph ? "true" : "false",
-                fig->morph_on_gpu ? "true" : "false", fig->skin_once ? "true" : "false", fig->hybrid_every,
-                fig->method, st->morph_draws, st->fog_free ? "true" : "false", (unsigned long long)fig->deform_count,
+                fig->morph_on_gpu ? "true" : "false", fig->skin_once ? "true" : "false", fig->hybrid_every, fig->method,
+                st->morph_draws, st->fog_free ? "true" : "false", (unsigned long long)fig->deform_count,
                 st->triangles_drawn[0], st->triangles_drawn[1], st->triangles_culled[0], st->triangles_culled[1]);
     }
     /* Every stage's median (each its own median: they need not add up to
@@ -69,13 +69,14 @@ static void write_report_figure(const app_t *app, FILE *f)
     }
     /* GPU timer queries (-1: none came back); on llvmpipe they have read
      * nonsense (render/gfx_timer.h), on a GPU they are the GPU's own clock. */
-    fprintf(f, ", \"gpu_frame_ms_median\": %.3f, \"gpu_character_ms_median\": %.3f, \"gpu_character_deform_ms_median\": %.3f",
-            median_gpu_ms(&app->prof, PROF_GPU_FRAME), median_gpu_ms(&app->prof, PROF_GPU_CHARACTER),
-            median_gpu_ms(&app->prof, PROF_GPU_CHARACTER_DEFORM));
+    fprintf(
+        f,
+        ", \"gpu_frame_ms_median\": %.3f, \"gpu_character_ms_median\": %.3f, \"gpu_character_deform_ms_median\": %.3f",
+        median_gpu_ms(&app->prof, PROF_GPU_FRAME), median_gpu_ms(&app->prof, PROF_GPU_CHARACTER),
+        median_gpu_ms(&app->prof, PROF_GPU_CHARACTER_DEFORM));
     fputc('}', f);
     /* Like the timings, a measurement of this machine (and of its GL driver). */
-    fprintf(f, ",\n  \"resources\": {\"peak_rss_mib\": %.1f}",
-            (double)platform_peak_rss_bytes() / (1024.0 * 1024.0));
+    fprintf(f, ",\n  \"resources\": {\"peak_rss_mib\": %.1f}", (double)platform_peak_rss_bytes() / (1024.0 * 1024.0));
 }
 
 bool app_report_write(const app_t *app, const char *path)
@@ -97,10 +98,9 @@ bool app_report_write(const app_t *app, const char *path)
             "  \"camera\": {\"yaw_deg\": %.3f, \"pitch_deg\": %.3f, \"distance_cm\": %.3f, \"eye_y\": %.3f, "
             "\"ground_y\": %.3f},\n"
             "  \"gamepads\": %d,\n  \"active_gamepad\": \"%s\"",
-            app->level.name, app->frame_index, (unsigned long long)app->sim.step, (double)m->pos[0],
-            (double)m->pos[1], (double)m->pos[2], (double)(m->heading_rad / DEG2RAD), (double)m->height_cm,
-            m->airborne ? "true" : "false", (double)(c->yaw_rad / DEG2RAD), (double)(c->pitch_rad / DEG2RAD),
-            (double)c->distance_cm, (double)c->eye[1],
+            app->level.name, app->frame_index, (unsigned long long)app->sim.step, (double)m->pos[0], (double)m->pos[1],
+            (double)m->pos[2], (double)(m->heading_rad / DEG2RAD), (double)m->height_cm, m->airborne ? "true" : "false",
+            (double)(c->yaw_rad / DEG2RAD), (double)(c->pitch_rad / DEG2RAD), (double)c->distance_cm, (double)c->eye[1],
             (double)terrain_height(&app->level.terrain, c->eye[0], c->eye[2]), input_pad_count(&app->input),
             pad ? pad : "");
     if (app->ctrl) {
@@ -138,10 +138,9 @@ bool app_report_write(const app_t *app, const char *path)
                 fig->chr.skel.joint_count, chr_triangle_count(&fig->chr),
                 fig->rig.identity ? 1.0 : (double)fig->rig.rt.scale, fs->frames, fs->finite ? "true" : "false",
                 fs->contact_frames, fs->slide_cm[0] + fs->slide_cm[1], (double)fs->slide_max_cm,
-                fs->ctrl_slide_cm[0] + fs->ctrl_slide_cm[1], (double)fs->ctrl_slide_max_cm,
-                (double)fs->head_top_max_cm, fs->ceiling_frames, (double)fs->ceiling_clearance_min_cm,
-                fs->contacts, (double)contact_p95_cm, (double)fs->contact_slide_max_cm, (double)ctrl_contact_p95_cm,
-                (double)fs->ctrl_contact_slide_max_cm,
+                fs->ctrl_slide_cm[0] + fs->ctrl_slide_cm[1], (double)fs->ctrl_slide_max_cm, (double)fs->head_top_max_cm,
+                fs->ceiling_frames, (double)fs->ceiling_clearance_min_cm, fs->contacts, (double)contact_p95_cm,
+                (double)fs->contact_slide_max_cm, (double)ctrl_contact_p95_cm, (double)fs->ctrl_contact_slide_max_cm,
                 fig->rig.toe[0] >= 0 && fig->rig.toe[1] >= 0 ? "true" : "false", (double)fs->sink_max_cm,
                 (double)fs->ctrl_sink_max_cm);
     }
@@ -154,4 +153,3 @@ bool app_report_write(const app_t *app, const char *path)
     free(text);
     return ok;
 }
-

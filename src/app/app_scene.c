@@ -267,8 +267,7 @@ static bool load_viewer(app_t *app, const char *path)
     o.bake = NULL;
     const level_t *lvl = &app->level;
     float origin[3] = {lvl->spawn_x, terrain_height(&lvl->terrain, lvl->spawn_x, lvl->spawn_z), lvl->spawn_z};
-    if (viewer_load(&app->viewer, &o) != 0 ||
-        !viewer_gpu_init(&app->viewer, origin, o.face_closeup, &lvl->terrain)) {
+    if (viewer_load(&app->viewer, &o) != 0 || !viewer_gpu_init(&app->viewer, origin, o.face_closeup, &lvl->terrain)) {
         viewer_shutdown(&app->viewer);
         return false;
     }
@@ -335,7 +334,7 @@ static void shown_feet_add(app_t *app, float ground_y)
         for (int r = 0; r < 3; r++)
             sh.head_top[r] = m[r * 4] * o[0] + m[r * 4 + 1] * o[1] + m[r * 4 + 2] * o[2] + m[r * 4 + 3];
     }
-    feet_stats_add(&app->feet, &sh, &app->sim.stats, (const float (*)[3])app->sim.contact, &app->level);
+    feet_stats_add(&app->feet, &sh, &app->sim.stats, (const float(*)[3])app->sim.contact, &app->level);
 }
 
 /* The game character's pose between the last two steps, its face, and the
@@ -363,7 +362,7 @@ bool app_character_deform(app_t *app, float alpha)
      * the terrain under each foot. */
     retarget_job_t job = {.source = &app->draw_pose, .scale_xz = 1.0f, .ik = true};
     float contact[CTRL_CONTACTS][3], ankle[2][3];
-    sim_lerp_contacts((const float (*)[3])app->sim.prev_contact, (const float (*)[3])app->sim.contact, alpha, contact);
+    sim_lerp_contacts((const float(*)[3])app->sim.prev_contact, (const float(*)[3])app->sim.contact, alpha, contact);
     sim_marker_t m;
     sim_lerp_marker(&app->sim.prev_marker, &app->sim.marker, alpha, &m);
     job.ground_y_cm = m.pos[1];
@@ -373,7 +372,7 @@ bool app_character_deform(app_t *app, float alpha)
         job.foot_ground_y_cm[side] = terrain_height(&app->level.terrain, ankle[side][0], ankle[side][2]);
     }
     job.feet_ground_given = true;
-    job.foot_target = (const float (*)[3])ankle;
+    job.foot_target = (const float(*)[3])ankle;
     figure_rig_t *rig = &app->fig->rig;
     if (!rig->identity)
         ctrl_pins_before(&rig->pins, &app->sim.stats, &job);
@@ -385,4 +384,3 @@ bool app_character_deform(app_t *app, float alpha)
         shown_feet_add(app, m.pos[1]);
     return ok;
 }
-

@@ -44,29 +44,29 @@ typedef struct app_t {
     bool have_script;
     level_t level;
     bool level_loaded;
-    int pending_level;             /* level switch requested by key or menu, -1 none */
+    int pending_level; /* level switch requested by key or menu, -1 none */
     sim_t sim;
-    bool viewer_mode;              /* --view character: the step animates the viewer, not the marker */
+    bool viewer_mode; /* --view character: the step animates the viewer, not the marker */
     viewer_t viewer;
     /* The game's PFNN character (absent with --marker and in the viewer);
      * the menu can switch it for another file of the list below. */
     figure_t *fig;
-    skel_t driver;                 /* the controller's skeleton (the figure maps it onto its own) */
+    skel_t driver; /* the controller's skeleton (the figure maps it onto its own) */
     char character_path[APP_MAX_CHARACTERS][PATHS_MAX];
     char character_name[APP_MAX_CHARACTERS][64];
     int character_count;
-    int character_index;           /* the one shown */
-    int pending_character;         /* requested by the menu, -1 none */
-    char character_status[160];    /* the last switch's outcome, for the menu */
-    feet_stats_t feet;               /* the shown character's feet and head, for --report */
+    int character_index;        /* the one shown */
+    int pending_character;      /* requested by the menu, -1 none */
+    char character_status[160]; /* the last switch's outcome, for the menu */
+    feet_stats_t feet;          /* the shown character's feet and head, for --report */
     pfnn_network_t net;
     bool net_loaded;
     ctrl_t *ctrl;
-    pose_t draw_pose;              /* the pose drawn this frame (between the last two steps) */
-    pose_dump_t dump;                /* --dump-pose */
-    float net_ms;                  /* controller step wall time, ms, smoothed over steps */
+    pose_t draw_pose; /* the pose drawn this frame (between the last two steps) */
+    pose_dump_t dump; /* --dump-pose */
+    float net_ms;     /* controller step wall time, ms, smoothed over steps */
     float net_ms_last;
-    unsigned ctrl_draw;            /* CTRL_DRAW_* bits for the debug lines */
+    unsigned ctrl_draw; /* CTRL_DRAW_* bits for the debug lines */
     /* Per face channel, the character's shapes that show it (anim/facemap.h:
      * its own shape of that name, or the ARKit shapes it stands for). */
     facemap_term_t face_term[APP_FACE_SHAPE_COUNT][FACEMAP_TERMS_MAX];
@@ -78,7 +78,7 @@ typedef struct app_t {
     debug_line_vertex_t line_storage[APP_DEBUG_LINE_VERTICES];
     long frame_index;
     double fps_smoothed;
-    bool lockstep;                 /* one fixed step per frame (automated runs) */
+    bool lockstep; /* one fixed step per frame (automated runs) */
     bool quit;
     bool screenshot_requested;
     /* The run's outcome beyond the loop: a runtime failure after the start

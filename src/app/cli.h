@@ -40,48 +40,48 @@ typedef struct cli_expression_t {
 struct gfx_switch_bench_t; /* render/gfx_switch_bench.h */
 
 typedef struct app_options_t {
-    const char *level;          /* level name, NULL = first level */
-    const char *screenshot;     /* PNG path written after the last frame */
+    const char *level;      /* level name, NULL = first level */
+    const char *screenshot; /* PNG path written after the last frame */
     const char *script;
     const char *data_dir;
-    const char *report;         /* JSON summary written at exit */
-    const char *dump_pose;      /* --dump-pose: CSV of the displayed pose per fixed step, NULL = none */
-    const char *view;           /* "character" for the character viewer, NULL for the demo */
+    const char *report;    /* JSON summary written at exit */
+    const char *dump_pose; /* --dump-pose: CSV of the displayed pose per fixed step, NULL = none */
+    const char *view;      /* "character" for the character viewer, NULL for the demo */
     /* Game and viewer: */
-    const char *character;      /* .chr, .glb or .gltf path, NULL = assets/characters/strider.chr */
-    const char *map;            /* --map: joint map onto the controller's skeleton, NULL = by joint names */
-    bool no_character;          /* --no-character: simulate but draw the scene only (reference renders) */
-    bool skin_gpu;              /* --skin gpu: skin (and morph) in the vertex shader; --skin cpu (default) */
-    int skin_method;            /* --skin-method: CLI_SKIN_*, CLI_SKIN_METHOD_DEFAULT when not given */
-    bool skin_once;             /* --skin-once: with --skin gpu, one compute-pass deform per frame (the default) */
-    bool skin_per_pass;         /* --skin-per-pass: with --skin gpu, each pass deforms in its vertex shader */
-    int hybrid;                 /* --hybrid N: Cebenoyan's CPU keys every N frames, GPU lerp; 0 off */
-    bool cpu_morph;             /* --cpu-morph: with --skin gpu, blend shapes on the CPU */
-    int influences;             /* --influences N: weights kept per vertex (1-4); 0: all (the default) */
-    bool dense;                 /* --dense: the dense blend-shape layout instead of the sparse one */
-    int active_shapes;          /* --active-shapes N: viewer, N of the shapes on (a load, as Dawn's 50) */
+    const char *character; /* .chr, .glb or .gltf path, NULL = assets/characters/strider.chr */
+    const char *map;       /* --map: joint map onto the controller's skeleton, NULL = by joint names */
+    bool no_character;     /* --no-character: simulate but draw the scene only (reference renders) */
+    bool skin_gpu;         /* --skin gpu: skin (and morph) in the vertex shader; --skin cpu (default) */
+    int skin_method;       /* --skin-method: CLI_SKIN_*, CLI_SKIN_METHOD_DEFAULT when not given */
+    bool skin_once;        /* --skin-once: with --skin gpu, one compute-pass deform per frame (the default) */
+    bool skin_per_pass;    /* --skin-per-pass: with --skin gpu, each pass deforms in its vertex shader */
+    int hybrid;            /* --hybrid N: Cebenoyan's CPU keys every N frames, GPU lerp; 0 off */
+    bool cpu_morph;        /* --cpu-morph: with --skin gpu, blend shapes on the CPU */
+    int influences;        /* --influences N: weights kept per vertex (1-4); 0: all (the default) */
+    bool dense;            /* --dense: the dense blend-shape layout instead of the sparse one */
+    int active_shapes;     /* --active-shapes N: viewer, N of the shapes on (a load, as Dawn's 50) */
     /* Game only: */
-    const char *network;        /* pfnn.bin path, NULL = assets/network/pfnn.bin */
-    bool marker;                /* --marker: the simple marker instead of the PFNN character */
-    bool no_ik;                 /* --no-ik: start with foot IK off */
-    const char *phase_mode;     /* --phase-mode: constant, linear or cubic; NULL = cubic */
+    const char *network;    /* pfnn.bin path, NULL = assets/network/pfnn.bin */
+    bool marker;            /* --marker: the simple marker instead of the PFNN character */
+    bool no_ik;             /* --no-ik: start with foot IK off */
+    const char *phase_mode; /* --phase-mode: constant, linear or cubic; NULL = cubic */
     /* Viewer only (--view character): */
-    const char *pose;           /* BVH clip, NULL = rest pose */
-    long pose_frame;            /* 0-based frame of the clip */
+    const char *pose; /* BVH clip, NULL = rest pose */
+    long pose_frame;  /* 0-based frame of the clip */
     cli_expression_t expressions[CLI_MAX_EXPRESSIONS];
     int expression_count;
-    bool face_closeup;          /* --face: frame the head instead of the whole figure */
-    bool play;                  /* --play: start playing the clip (from --pose-frame) */
-    const char *clip;           /* --clip: vertex-animated clip (.vac), NULL = the shipped one if it fits */
-    bool play_clip;             /* --play-clip: play the vertex clip (looping) */
-    bool clip_time_given;       /* --clip-time: the vertex clip on, at clip_time_s */
+    bool face_closeup;    /* --face: frame the head instead of the whole figure */
+    bool play;            /* --play: start playing the clip (from --pose-frame) */
+    const char *clip;     /* --clip: vertex-animated clip (.vac), NULL = the shipped one if it fits */
+    bool play_clip;       /* --play-clip: play the vertex clip (looping) */
+    bool clip_time_given; /* --clip-time: the vertex clip on, at clip_time_s */
     double clip_time_s;
-    const char *tween;          /* --tween: "linear" or "hermite", NULL = hermite */
-    const char *curve;          /* --curve: built-in expression curve to play, NULL = none */
-    double curve_time_s;        /* --curve-time: where it starts, s */
+    const char *tween;   /* --tween: "linear" or "hermite", NULL = hermite */
+    const char *curve;   /* --curve: built-in expression curve to play, NULL = none */
+    double curve_time_s; /* --curve-time: where it starts, s */
     bool curve_time_given;
-    const char *bake;           /* --bake: bake the shape weights into this .chr on the first frame */
-    long frames;                /* 0 = run until quit */
+    const char *bake; /* --bake: bake the shape weights into this .chr on the first frame */
+    long frames;      /* 0 = run until quit */
     uint32_t seed;
     int width, height;
     bool hidden, fullscreen, no_vsync, menu, virtual_gamepad, verbose, quiet;

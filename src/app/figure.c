@@ -211,10 +211,10 @@ static void gpu_targets(const figure_t *f, gfx_character_targets_t morph[CHR_MAX
     for (uint32_t m = 0; m < f->chr.mesh_count; m++) {
         const bshape_set_t *set = &f->mesh[m].set;
         morph[m] = (gfx_character_targets_t){.target_count = set->target_count,
-                                           .vertex_offset = set->vertex_offset,
-                                           .pair_target = set->pair_target,
-                                           .pair_delta = set->pair_delta,
-                                           .pair_count = set->pair_count};
+                                             .vertex_offset = set->vertex_offset,
+                                             .pair_target = set->pair_target,
+                                             .pair_delta = set->pair_delta,
+                                             .pair_count = set->pair_count};
     }
 }
 
@@ -306,7 +306,7 @@ static void feet_rest(figure_t *f)
      * tips), as anim/retarget.c takes it. */
     float ep[SKEL_MAX_ENDS][3], floor = INFINITY;
     skel_rest_positions(&r->source, jp);
-    skel_rest_end_positions(&r->source, (const float (*)[3])jp, ep);
+    skel_rest_end_positions(&r->source, (const float(*)[3])jp, ep);
     for (int j = 0; j < r->source.joint_count; j++)
         floor = fminf(floor, jp[j][1]);
     for (int e = 0; e < r->source.end_count; e++)
@@ -353,8 +353,8 @@ static bool rig_init(figure_t *f, const char *map_path)
     head_top(f);
     feet_rest(f);
     log_info("%s: driven through %s: %d of %d joints follow the controller's, legs %.1f cm (%.2fx its)", f->path,
-             r->map.how, retarget_mapped_count(&r->map), f->chr.skel.joint_count,
-             (double)r->rt.dst_leg_cm, (double)r->rt.scale);
+             r->map.how, retarget_mapped_count(&r->map), f->chr.skel.joint_count, (double)r->rt.dst_leg_cm,
+             (double)r->rt.scale);
     return true;
 }
 
@@ -405,8 +405,8 @@ static bool pose_to_palette(figure_t *f, const pose_t *pose)
     figure_fk(f, pose);
     pose_palette_job_t pj = {.bind = &f->bind,
                              .joint_count = f->chr.skel.joint_count,
-                             .model_mat = (const float (*)[POSE_MAT_FLOATS])f->model_mat,
-                             .model_rot = (const float (*)[4])f->model_rot,
+                             .model_mat = (const float(*)[POSE_MAT_FLOATS])f->model_mat,
+                             .model_rot = (const float(*)[4])f->model_rot,
                              .palette = f->palette,
                              .dq = f->dq};
     if (!pose_palette_run(&pj))
@@ -579,15 +579,15 @@ static bool deform_hybrid(figure_t *f, const pose_t *pose)
 static gfx_character_desc_t deform_desc(const figure_t *f, bool hybrid, const float world[16])
 {
     gfx_character_desc_t d = {.gpu_skin = f->gpu_skin,
-                            .method = f->method,
-                            .influences = f->influences,
-                            .joint_count = f->chr.skel.joint_count,
-                            .gpu_morph = f->morph_on_gpu,
-                            .dense = f->dense,
-                            .skin_once = f->skin_once,
-                            .hybrid = hybrid,
-                            .hybrid_t = f->hybrid_t,
-                            .transform = true};
+                              .method = f->method,
+                              .influences = f->influences,
+                              .joint_count = f->chr.skel.joint_count,
+                              .gpu_morph = f->morph_on_gpu,
+                              .dense = f->dense,
+                              .skin_once = f->skin_once,
+                              .hybrid = hybrid,
+                              .hybrid_t = f->hybrid_t,
+                              .transform = true};
     memcpy(d.model, world, sizeof d.model);
     return d;
 }
@@ -679,8 +679,8 @@ static int shape_active(const figure_t *f, const figure_mesh_t *m, uint32_t *tar
 
 /* The baked bind pose of mesh MI (with N active shapes) into OUT, a copy of
  * its vertices with position, normal, tangent and AO replaced. */
-static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, const float *weights,
-                      chr_vertex_t *out, const char *path)
+static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, const float *weights, chr_vertex_t *out,
+                      const char *path)
 {
     figure_mesh_t *m = &f->mesh[mi];
     size_t vc = m->vertex_count;
@@ -693,19 +693,19 @@ static bool bake_mesh(figure_t *f, uint32_t mi, int n, const uint32_t *targets, 
         /* The user's layout first, then the other one; the CPU job if the
          * GPU has neither (same math, see anim/bshape.h). */
         gfx_character_morph_t first = f->dense ? GFX_CHARACTER_MORPH_DENSE : GFX_CHARACTER_MORPH_SPARSE;
-        gfx_character_morph_t other =
-            first == GFX_CHARACTER_MORPH_DENSE ? GFX_CHARACTER_MORPH_SPARSE : GFX_CHARACTER_MORPH_DENSE;
+        gfx_character_morph_t other = first == GFX_CHARACTER_MORPH_DENSE ? GFX_CHARACTER_MORPH_SPARSE
+                                                                         : GFX_CHARACTER_MORPH_DENSE;
         gfx_character_morph_t layout = gpu_layout_ready(f, first) ? first : other;
         if (gpu_layout_ready(f, layout)) {
             gfx_character_bake_job_t job = {.mesh = mi,
-                                          .layout = layout,
-                                          .active_count = n,
-                                          .active_target = targets,
-                                          .active_weight = weights,
-                                          .out_positions = pos,
-                                          .out_normals = nrm,
-                                          .out_tangents = tan,
-                                          .out_ao = ao};
+                                            .layout = layout,
+                                            .active_count = n,
+                                            .active_target = targets,
+                                            .active_weight = weights,
+                                            .out_positions = pos,
+                                            .out_normals = nrm,
+                                            .out_tangents = tan,
+                                            .out_ao = ao};
             ok = gfx_character_bake(f->gfx, &job);
         } else {
             log_info("%s: baking mesh '%s' on the CPU (no GPU blend shapes here)", path, f->chr.meshes[mi].name);

@@ -61,33 +61,33 @@
  * unchanged when the figure's skeleton is that skeleton (the generated
  * character), retargeted otherwise (an imported character). */
 typedef struct figure_rig_t {
-    skel_t source;               /* the controller's 21-joint skeleton */
+    skel_t source; /* the controller's 21-joint skeleton */
     retarget_map_t map;
     retarget_t rt;
-    bool identity;               /* poses of source apply to the figure unchanged */
-    int head;                    /* figure joint following the source's head */
-    int foot[2];                 /* figure ankles, left and right */
-    int toe[2];                  /* the joint below each ankle (a toe joint), or -1 */
-    float foot_rest_height_cm[2][2]; /* [side][ankle, toe] above the soles at rest */
+    bool identity;                     /* poses of source apply to the figure unchanged */
+    int head;                          /* figure joint following the source's head */
+    int foot[2];                       /* figure ankles, left and right */
+    int toe[2];                        /* the joint below each ankle (a toe joint), or -1 */
+    float foot_rest_height_cm[2][2];   /* [side][ankle, toe] above the soles at rest */
     float source_rest_height_cm[2][2]; /* the controller's heel and toe tip, likewise */
-    float head_top[3];           /* the highest point the head joint carries, in its frame at rest */
-    float floor_y_cm;            /* the figure's soles at rest (its lowest vertex) */
-    pose_t pose;                 /* the last retargeted pose */
-    ctrl_pins_t pins;              /* the game's toe pins and ankle offsets, kept between frames */
+    float head_top[3];                 /* the highest point the head joint carries, in its frame at rest */
+    float floor_y_cm;                  /* the figure's soles at rest (its lowest vertex) */
+    pose_t pose;                       /* the last retargeted pose */
+    ctrl_pins_t pins;                  /* the game's toe pins and ankle offsets, kept between frames */
 } figure_rig_t;
 
 /* One chr mesh's bind-pose data in the layouts the jobs take. */
 typedef struct figure_mesh_t {
     uint32_t vertex_count;
-    uint32_t first;              /* first vertex in the renderer's stream */
-    float *pos, *nrm, *tan, *ao; /* bind pose: 3, 3, 4, 1 floats per vertex */
-    uint16_t *joints;            /* 4 per vertex */
-    float *weights;              /* 4 per vertex */
-    bshape_set_t set;            /* its blend shapes and correctives */
+    uint32_t first;                      /* first vertex in the renderer's stream */
+    float *pos, *nrm, *tan, *ao;         /* bind pose: 3, 3, 4, 1 floats per vertex */
+    uint16_t *joints;                    /* 4 per vertex */
+    float *weights;                      /* 4 per vertex */
+    bshape_set_t set;                    /* its blend shapes and correctives */
     float *m_pos, *m_nrm, *m_tan, *m_ao; /* morphed vertices (meshes with targets) */
-    uint32_t *active_target;     /* active-list scratch, set.target_count entries */
+    uint32_t *active_target;             /* active-list scratch, set.target_count entries */
     float *active_weight;
-    int active_count;            /* entries used by the last deform */
+    int active_count; /* entries used by the last deform */
     /* The caller rewrites pos/nrm/ao between deforms (a tweened vertex
      * clip): with GPU blend shapes the mesh's bind pose then travels in the
      * stream slot each frame instead of the copy uploaded at create. */
@@ -101,35 +101,35 @@ typedef struct figure_mesh_t {
 } figure_mesh_t;
 
 typedef struct figure_t {
-    chr_character_t chr;       /* shapes' and correctives' deltas released (see Memory) */
+    chr_character_t chr; /* shapes' and correctives' deltas released (see Memory) */
     bool chr_loaded;
-    char path[PATHS_MAX];      /* the character file, for messages */
-    figure_rig_t rig;            /* when loaded with a skeleton */
+    char path[PATHS_MAX]; /* the character file, for messages */
+    figure_rig_t rig;     /* when loaded with a skeleton */
     bool rigged;
     gfx_character_t *gfx;
     figure_mesh_t mesh[CHR_MAX_MESHES];
-    float *shape_weight;       /* chr.shape_count values the caller sets */
-    float *corrective_weight;  /* chr.corrective_count, from the pose */
-    int active_shapes;         /* shapes with a non-zero weight at the last deform */
+    float *shape_weight;      /* chr.shape_count values the caller sets */
+    float *corrective_weight; /* chr.corrective_count, from the pose */
+    int active_shapes;        /* shapes with a non-zero weight at the last deform */
     pose_bind_t bind;
     float model_mat[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
     float model_rot[SKEL_MAX_JOINTS][4];
     float palette[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
     float dq[SKEL_MAX_JOINTS][POSE_DQ_FLOATS];
     /* Settings the menus edit */
-    bool dense;                /* dense instead of sparse blend shapes */
-    bool correctives;          /* joint-angle corrective shapes on */
-    bool show;                 /* draw the character at all */
-    int method;                /* skin_method */
-    int influences;            /* 1..4: kept weights, renormalised (both paths) */
-    bool gpu_skin;             /* skin in the vertex shader instead of on the CPU */
-    bool gpu_morph;            /* with gpu_skin: blend shapes in the vertex shader too */
-    bool morph_on_gpu;         /* whether the last deform left the blend shapes to the GPU */
-    bool skin_once;            /* with gpu_skin: one compute-pass deform per frame for both passes */
-    int hybrid_every;          /* 0 off, 1..FIGURE_HYBRID_MAX: CPU keys every N frames, GPU lerp */
-    int hybrid_phase;          /* frames since the newest key (hybrid) */
-    int hybrid_key_every;      /* N the keys are being made with; 0: no key yet */
-    float hybrid_t;            /* blend of the last hybrid deform (1: the newest key) */
+    bool dense;           /* dense instead of sparse blend shapes */
+    bool correctives;     /* joint-angle corrective shapes on */
+    bool show;            /* draw the character at all */
+    int method;           /* skin_method */
+    int influences;       /* 1..4: kept weights, renormalised (both paths) */
+    bool gpu_skin;        /* skin in the vertex shader instead of on the CPU */
+    bool gpu_morph;       /* with gpu_skin: blend shapes in the vertex shader too */
+    bool morph_on_gpu;    /* whether the last deform left the blend shapes to the GPU */
+    bool skin_once;       /* with gpu_skin: one compute-pass deform per frame for both passes */
+    int hybrid_every;     /* 0 off, 1..FIGURE_HYBRID_MAX: CPU keys every N frames, GPU lerp */
+    int hybrid_phase;     /* frames since the newest key (hybrid) */
+    int hybrid_key_every; /* N the keys are being made with; 0: no key yet */
+    float hybrid_t;       /* blend of the last hybrid deform (1: the newest key) */
     uint64_t deform_count;
     /* The sphere the last deform's vertices lie in (model space, cm), as
      * handed to gfx_character_set_reach(): CPU skinning by blended points

@@ -199,9 +199,7 @@ input_action_t input_handle_event(input_state_t *in, const SDL_Event *ev)
             in->mouse_dy_px += (float)ev->motion.yrel;
         }
         return INPUT_ACTION_NONE;
-    case SDL_MOUSEWHEEL:
-        in->wheel_notches += ev->wheel.preciseY;
-        return INPUT_ACTION_NONE;
+    case SDL_MOUSEWHEEL: in->wheel_notches += ev->wheel.preciseY; return INPUT_ACTION_NONE;
     case SDL_CONTROLLERDEVICEADDED: pad_added(in, ev->cdevice.which); return INPUT_ACTION_NONE;
     case SDL_CONTROLLERDEVICEREMOVED: pad_removed(in, ev->cdevice.which); return INPUT_ACTION_NONE;
     case SDL_CONTROLLERBUTTONDOWN: {
@@ -251,10 +249,10 @@ void input_map_keys(const bool keys[INPUT_KEY_COUNT], const input_config_t *cfg,
     out->crouch = keys[INPUT_KEY_CROUCH];
     out->jump = keys[INPUT_KEY_JUMP];
     out->strafe = keys[INPUT_KEY_STRAFE];
-    out->orbit_yaw_rate =
-        cfg->key_orbit_rad_s * ((float)keys[INPUT_KEY_ORBIT_RIGHT] - (float)keys[INPUT_KEY_ORBIT_LEFT]);
-    out->orbit_pitch_rate =
-        cfg->key_orbit_rad_s * 0.5f * ((float)keys[INPUT_KEY_PITCH_UP] - (float)keys[INPUT_KEY_PITCH_DOWN]);
+    out->orbit_yaw_rate = cfg->key_orbit_rad_s *
+                          ((float)keys[INPUT_KEY_ORBIT_RIGHT] - (float)keys[INPUT_KEY_ORBIT_LEFT]);
+    out->orbit_pitch_rate = cfg->key_orbit_rad_s * 0.5f *
+                            ((float)keys[INPUT_KEY_PITCH_UP] - (float)keys[INPUT_KEY_PITCH_DOWN]);
     out->zoom_rate = cfg->key_zoom_rate * ((float)keys[INPUT_KEY_ZOOM_IN] - (float)keys[INPUT_KEY_ZOOM_OUT]);
 }
 
@@ -262,8 +260,7 @@ void input_map_pad(const float *axes, const bool *buttons, const input_config_t 
 {
     float lx, ly, rx, ry;
     input_deadzone(axes[SDL_CONTROLLER_AXIS_LEFTX], axes[SDL_CONTROLLER_AXIS_LEFTY], cfg->stick_deadzone, &lx, &ly);
-    input_deadzone(axes[SDL_CONTROLLER_AXIS_RIGHTX], axes[SDL_CONTROLLER_AXIS_RIGHTY], cfg->stick_deadzone, &rx,
-                   &ry);
+    input_deadzone(axes[SDL_CONTROLLER_AXIS_RIGHTX], axes[SDL_CONTROLLER_AXIS_RIGHTY], cfg->stick_deadzone, &rx, &ry);
     input_frame_t pad = {0};
     /* SDL's stick Y grows downwards; pushing the stick up means "forward". */
     pad.move_x = lx;
@@ -277,9 +274,8 @@ void input_map_pad(const float *axes, const bool *buttons, const input_config_t 
     pad.orbit_yaw_rate = rx * cfg->stick_orbit_rad_s;
     /* Stick up looks from lower down, like most third-person games. */
     pad.orbit_pitch_rate = ry * cfg->stick_orbit_rad_s * 0.6f;
-    pad.zoom_rate = cfg->key_zoom_rate *
-                    ((float)buttons[SDL_CONTROLLER_BUTTON_RIGHTSHOULDER] -
-                     (float)buttons[SDL_CONTROLLER_BUTTON_LEFTSHOULDER]);
+    pad.zoom_rate = cfg->key_zoom_rate * ((float)buttons[SDL_CONTROLLER_BUTTON_RIGHTSHOULDER] -
+                                          (float)buttons[SDL_CONTROLLER_BUTTON_LEFTSHOULDER]);
     input_frame_t merged;
     input_merge(out, &pad, &merged);
     *out = merged;

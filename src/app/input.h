@@ -66,24 +66,24 @@ typedef struct input_pad_t {
 
 /* Tunables; input_config_default() fills them. */
 typedef struct input_config_t {
-    float stick_deadzone;     /* radial, fraction of full deflection */
-    float trigger_deadzone;   /* fraction of full pull */
-    float mouse_rad_per_px;   /* orbit per pixel of drag */
-    float key_orbit_rad_s;    /* Q/E orbit rate */
-    float stick_orbit_rad_s;  /* right stick at full deflection */
-    float wheel_zoom_step;    /* log-distance per wheel notch */
-    float key_zoom_rate;      /* log-distance per second for +/- */
+    float stick_deadzone;    /* radial, fraction of full deflection */
+    float trigger_deadzone;  /* fraction of full pull */
+    float mouse_rad_per_px;  /* orbit per pixel of drag */
+    float key_orbit_rad_s;   /* Q/E orbit rate */
+    float stick_orbit_rad_s; /* right stick at full deflection */
+    float wheel_zoom_step;   /* log-distance per wheel notch */
+    float key_zoom_rate;     /* log-distance per second for +/- */
 } input_config_t;
 
 typedef struct input_state_t {
     input_config_t config;
     bool keys[INPUT_KEY_COUNT];
-    bool jump_pressed;        /* edge since the last sample, so a tap is never lost */
+    bool jump_pressed; /* edge since the last sample, so a tap is never lost */
     bool mouse_dragging;
     float mouse_dx_px, mouse_dy_px, wheel_notches;
     input_pad_t pads[INPUT_MAX_PADS];
     int pad_count;
-    int active_pad;           /* index into pads, -1 when none */
+    int active_pad; /* index into pads, -1 when none */
     bool pad_jump_pressed;
     SDL_Joystick *virtual_pad; /* --virtual-gamepad, driven by script lines */
 } input_state_t;

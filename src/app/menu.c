@@ -18,8 +18,8 @@ static float percentile(float *v, int n, float q)
 static void draw_timings(app_t *app)
 {
     static const float colors[PROF_STAGE_COUNT][3] = {
-        {0.55f, 0.55f, 0.60f}, {0.30f, 0.70f, 0.95f}, {0.95f, 0.75f, 0.25f},
-        {0.85f, 0.40f, 0.85f}, {0.35f, 0.85f, 0.45f}, {0.95f, 0.45f, 0.35f}, {0.75f, 0.75f, 0.75f}};
+        {0.55f, 0.55f, 0.60f}, {0.30f, 0.70f, 0.95f}, {0.95f, 0.75f, 0.25f}, {0.85f, 0.40f, 0.85f},
+        {0.35f, 0.85f, 0.45f}, {0.95f, 0.45f, 0.35f}, {0.75f, 0.75f, 0.75f}};
     const prof_t *p = &app->prof;
     float frame_ms = prof_average_frame_ms(p);
     ui_text("frame %.2f ms (%.0f FPS), average of %d frames", (double)frame_ms,
@@ -111,8 +111,8 @@ static void draw_input(app_t *app)
     ui_text("gamepads: %d%s%s", input_pad_count(&app->input), pad ? ", active: " : "", pad ? pad : "");
     ui_text("intent move (%.2f, %.2f) speed %.2f%s%s%s", (double)it->move_x, (double)it->move_z, (double)it->speed,
             it->strafe ? " strafe" : "", it->crouch ? " crouch" : "", it->jump ? " jump" : "");
-    ui_text("%s (%.0f, %.0f, %.0f) cm, heading %.0f deg", app->ctrl ? "root" : "marker", (double)m->pos[0], (double)m->pos[1], (double)m->pos[2],
-            (double)(m->heading_rad * 57.29578f));
+    ui_text("%s (%.0f, %.0f, %.0f) cm, heading %.0f deg", app->ctrl ? "root" : "marker", (double)m->pos[0],
+            (double)m->pos[1], (double)m->pos[2], (double)(m->heading_rad * 57.29578f));
     ui_text("step %llu", (unsigned long long)app->sim.step);
     ui_checkbox("pause simulation", &app->settings.pause);
 }

@@ -64,11 +64,11 @@ bool platform_init(platform_t *p, const platform_desc_t *desc)
         flags |= SDL_WINDOW_HIDDEN;
     if (desc->fullscreen)
         flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
-    p->window = SDL_CreateWindow(desc->title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, desc->width,
-                                 desc->height, flags);
+    p->window = SDL_CreateWindow(desc->title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, desc->width, desc->height,
+                                 flags);
     if (!p->window) {
-        SDL_snprintf(p->error, sizeof p->error, "cannot create a %dx%d OpenGL window: %s", desc->width,
-                     desc->height, SDL_GetError());
+        SDL_snprintf(p->error, sizeof p->error, "cannot create a %dx%d OpenGL window: %s", desc->width, desc->height,
+                     SDL_GetError());
         log_error("%s", p->error);
         SDL_Quit();
         return false;

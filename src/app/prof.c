@@ -57,8 +57,8 @@ int prof_history(const prof_t *p, int stage, float *out)
 
 const char *prof_stage_name(prof_stage_t stage)
 {
-    static const char *names[PROF_STAGE_COUNT] = {"input", "simulation", "controller", "deformation",
-                                                  "render",    "ui",         "present"};
+    static const char *names[PROF_STAGE_COUNT] = {"input",  "simulation", "controller", "deformation",
+                                                  "render", "ui",         "present"};
     return stage < PROF_STAGE_COUNT ? names[stage] : "?";
 }
 

@@ -35,12 +35,12 @@ typedef enum prof_gpu_t {
 
 typedef struct prof_t {
     float ms[PROF_STAGE_COUNT][PROF_HISTORY];
-    float frame_ms[PROF_HISTORY];  /* whole frame, start to start */
+    float frame_ms[PROF_HISTORY]; /* whole frame, start to start */
     float current[PROF_STAGE_COUNT];
     float gpu_ms[PROF_GPU_COUNT][PROF_HISTORY];
     float gpu_current[PROF_GPU_COUNT];
-    int head;                      /* next slot to write */
-    int filled;                    /* valid slots, <= PROF_HISTORY */
+    int head;   /* next slot to write */
+    int filled; /* valid slots, <= PROF_HISTORY */
 } prof_t;
 
 void prof_init(prof_t *p);

@@ -13,12 +13,12 @@ typedef struct app_settings_t {
     bool vsync;
     bool fullscreen;
     bool wireframe;
-    bool pause;               /* freeze the simulation; rendering goes on */
-    bool finish_timing;       /* measure GPU time with glFinish instead of timer queries */
-    unsigned layers;          /* GFX_LAYER_* bits */
-    float sun_azimuth_deg;    /* sun direction around Y, 0 = from +Z */
-    float sun_elevation_deg;  /* above the horizon */
-    int level_index;          /* index into the builtin levels; -1 = loaded by path */
+    bool pause;              /* freeze the simulation; rendering goes on */
+    bool finish_timing;      /* measure GPU time with glFinish instead of timer queries */
+    unsigned layers;         /* GFX_LAYER_* bits */
+    float sun_azimuth_deg;   /* sun direction around Y, 0 = from +Z */
+    float sun_elevation_deg; /* above the horizon */
+    int level_index;         /* index into the builtin levels; -1 = loaded by path */
 } app_settings_t;
 
 #endif

@@ -87,8 +87,8 @@ static int load_vclip(viewer_t *v, const app_options_t *opt)
                       c->clip.mesh_vertex_count);
             return EXIT_RUNTIME;
         }
-        log_info("viewer: %s does not fit this character (mesh '%s', %u vertices); no vertex clip", path,
-                 c->clip.mesh, c->clip.mesh_vertex_count);
+        log_info("viewer: %s does not fit this character (mesh '%s', %u vertices); no vertex clip", path, c->clip.mesh,
+                 c->clip.mesh_vertex_count);
         clip_free(&c->clip);
         c->loaded = false;
         return 0;
@@ -359,8 +359,8 @@ int viewer_load(viewer_t *v, const app_options_t *opt)
         v->playing = opt->play;
     }
     update_pose(v);
-    log_info("viewer: %s: %d joints, %u meshes, %u triangles, %u blend shapes, %u correctives", path,
-             s->joint_count, v->fig.chr.mesh_count, chr_triangle_count(&v->fig.chr), v->fig.chr.shape_count,
+    log_info("viewer: %s: %d joints, %u meshes, %u triangles, %u blend shapes, %u correctives", path, s->joint_count,
+             v->fig.chr.mesh_count, chr_triangle_count(&v->fig.chr), v->fig.chr.shape_count,
              v->fig.chr.corrective_count);
     return 0;
 }
@@ -437,13 +437,12 @@ void viewer_reset_shapes(viewer_t *v)
         v->fig.shape_weight[s] = 0.0f;
 }
 
-void viewer_step(viewer_t *v, const input_frame_t *in, bool first_step_of_frame, const terrain_t *terrain,
-                 float dt_s)
+void viewer_step(viewer_t *v, const input_frame_t *in, bool first_step_of_frame, const terrain_t *terrain, float dt_s)
 {
     v->prev_camera = v->camera;
     bool user = in->orbit_yaw_rate != 0.0f || in->orbit_pitch_rate != 0.0f || in->zoom_rate != 0.0f ||
-                (first_step_of_frame && (in->orbit_yaw_impulse != 0.0f || in->orbit_pitch_impulse != 0.0f ||
-                                         in->zoom_impulse != 0.0f));
+                (first_step_of_frame &&
+                 (in->orbit_yaw_impulse != 0.0f || in->orbit_pitch_impulse != 0.0f || in->zoom_impulse != 0.0f));
     v->idle_s = user ? 0.0f : v->idle_s + dt_s;
     if (user)
         v->camera_touched = true;
@@ -483,8 +482,8 @@ bool viewer_deform(viewer_t *v)
         /* Shape weights only: the bind pose without the clip. */
         v->bake_pending = false;
         bool ok = apply_vclip(v, false) && figure_bake_save(&v->fig, v->bake_path);
-        snprintf(v->bake_status, sizeof v->bake_status, "%s %.120s", ok ? "wrote" : "failed (see the log):",
-                 v->bake_path);
+        snprintf(v->bake_status, sizeof v->bake_status, "%s %.120s",
+                 ok ? "wrote" : "failed (see the log):", v->bake_path);
         int shapes = 0;
         for (uint32_t k = 0; k < v->fig.chr.shape_count; k++)
             shapes += v->fig.shape_weight[k] != 0.0f;

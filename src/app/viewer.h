@@ -37,20 +37,20 @@
 typedef struct viewer_vclip_t {
     clip_t clip;
     bool loaded;
-    char name[64];              /* file name for the menu */
-    int mesh;                   /* figure mesh it animates */
-    float *keys;                /* key_count x vertex_count x 3: bind pose + offsets, cm */
+    char name[64];                        /* file name for the menu */
+    int mesh;                             /* figure mesh it animates */
+    float *keys;                          /* key_count x vertex_count x 3: bind pose + offsets, cm */
     float *rest_pos, *rest_nrm, *rest_ao; /* the mesh's bind pose of the animated vertices */
-    bool on;                    /* tween the mesh from the clip */
-    bool playing;               /* the fixed step advances time_s */
-    bool applied;               /* the mesh arrays hold a tweened pose (restore when off) */
-    int mode;                   /* tween_mode_t */
+    bool on;                              /* tween the mesh from the clip */
+    bool playing;                         /* the fixed step advances time_s */
+    bool applied;                         /* the mesh arrays hold a tweened pose (restore when off) */
+    int mode;                             /* tween_mode_t */
     double time_s;
 } viewer_vclip_t;
 
 /* An expression curve driving some shape weights. */
 typedef struct viewer_curve_t {
-    int index;                  /* built-in curve (excurve_builtin), -1 = none */
+    int index; /* built-in curve (excurve_builtin), -1 = none */
     const excurve_clip_t *clip;
     /* Per track, the character's shapes that show it (anim/facemap.h); none
      * when the character cannot. */
@@ -66,19 +66,19 @@ typedef struct viewer_curve_t {
 #define VIEWER_DEFAULT_BAKE "baked.chr"
 
 typedef struct viewer_t {
-    figure_t fig;              /* character, deformation scratch and the menu's skinning settings */
+    figure_t fig; /* character, deformation scratch and the menu's skinning settings */
     /* Pose: clip frames on the controller's skeleton (fig.rig.source), then
      * onto the character's through the figure's rig */
     bvh_t bvh;
     bool have_bvh;
     bvh_map_t map;
     pose_t src_pose;
-    int frame;                 /* current clip frame */
+    int frame; /* current clip frame */
     bool playing;
     double clip_time_s;
     pose_t pose;
-    float rest_foot_y_cm;      /* lowest ankle's height above the soles at rest */
-    float lift_cm;             /* model -> world offset that keeps that foot at that height */
+    float rest_foot_y_cm; /* lowest ankle's height above the soles at rest */
+    float lift_cm;        /* model -> world offset that keeps that foot at that height */
     int foot_joint[2];
     viewer_vclip_t vclip;
     viewer_curve_t curve;
@@ -86,15 +86,15 @@ typedef struct viewer_t {
     char bake_path[PATHS_MAX];
     bool bake_pending;
     char bake_status[160];
-    int bake_failures;         /* menu bakes that could not be written (the run then exits 1) */
+    int bake_failures; /* menu bakes that could not be written (the run then exits 1) */
     /* Settings the menu edits (the skinning ones live in fig) */
     bool auto_orbit;
     /* Camera */
-    float origin[3];           /* where the character stands, cm */
-    float camera_target[3];    /* the camera orbits this point (plus its focus height) */
+    float origin[3];        /* where the character stands, cm */
+    float camera_target[3]; /* the camera orbits this point (plus its focus height) */
     camera_t camera, prev_camera;
-    float idle_s;              /* since the user last moved the camera */
-    bool camera_touched;       /* the user has moved the camera at least once */
+    float idle_s;        /* since the user last moved the camera */
+    bool camera_touched; /* the user has moved the camera at least once */
 } viewer_t;
 
 /* Loads the character, the optional pose clip, the vertex clip (--clip, or
@@ -107,8 +107,7 @@ int viewer_load(viewer_t *v, const app_options_t *opt);
 bool viewer_gpu_init(viewer_t *v, const float origin[3], bool face_closeup, const terrain_t *terrain);
 void viewer_shutdown(viewer_t *v);
 
-void viewer_step(viewer_t *v, const input_frame_t *in, bool first_step_of_frame, const terrain_t *terrain,
-                 float dt_s);
+void viewer_step(viewer_t *v, const input_frame_t *in, bool first_step_of_frame, const terrain_t *terrain, float dt_s);
 /* Pose -> blend shapes -> skinning -> the renderer's stream. */
 bool viewer_deform(viewer_t *v);
 void viewer_camera(const viewer_t *v, float alpha, camera_t *out);

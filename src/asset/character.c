@@ -34,8 +34,7 @@ enum {
     CHR_SECTION_CORR = 5,
     CHR_SECTION_ID_MAX = 5,
 };
-static const char *const CHR_SECTION_NAME[CHR_SECTION_ID_MAX + 1] = {"?", "SKEL", "MATL", "MESH",
-                                                                     "SHAP", "CORR"};
+static const char *const CHR_SECTION_NAME[CHR_SECTION_ID_MAX + 1] = {"?", "SKEL", "MATL", "MESH", "SHAP", "CORR"};
 
 /* Plausibility limits: positions and deltas are centimetres on a human
  * (CHR_POS_LIMIT_CM is in the header). */
@@ -74,8 +73,7 @@ static bool chr_unit3(const float *v)
     return fabsf(l - 1.0f) <= CHR_UNIT_TOLERANCE;
 }
 
-static bool chr_check_vertex(const chr_character_t *c, const chr_mesh_t *m, uint32_t i,
-                             const char *src)
+static bool chr_check_vertex(const chr_character_t *c, const chr_mesh_t *m, uint32_t i, const char *src)
 {
     const chr_vertex_t *v = &m->vertices[i];
     if (!chr_finite_n(v->pos, 3, CHR_POS_LIMIT_CM) || !chr_finite_n(v->normal, 3, 2.0f) ||
@@ -85,32 +83,28 @@ static bool chr_check_vertex(const chr_character_t *c, const chr_mesh_t *m, uint
         return false;
     }
     if (!chr_unit3(v->normal) || !chr_unit3(v->tangent) || fabsf(fabsf(v->tangent[3]) - 1.0f) > 0) {
-        log_error("%s: mesh '%s' vertex %u: normal/tangent not unit or tangent w not +-1", src,
-                  m->name, i);
+        log_error("%s: mesh '%s' vertex %u: normal/tangent not unit or tangent w not +-1", src, m->name, i);
         return false;
     }
     float sum = 0.0f;
     for (int k = 0; k < CHR_MAX_INFLUENCES; k++) {
         if (v->joints[k] >= (uint32_t)c->skel.joint_count) {
-            log_error("%s: mesh '%s' vertex %u: joint index %u >= joint count %d", src, m->name, i,
-                      v->joints[k], c->skel.joint_count);
+            log_error("%s: mesh '%s' vertex %u: joint index %u >= joint count %d", src, m->name, i, v->joints[k],
+                      c->skel.joint_count);
             return false;
         }
         if (v->weights[k] < 0.0f || v->weights[k] > 1.0f) {
-            log_error("%s: mesh '%s' vertex %u: weight %g outside [0, 1]", src, m->name, i,
-                      (double)v->weights[k]);
+            log_error("%s: mesh '%s' vertex %u: weight %g outside [0, 1]", src, m->name, i, (double)v->weights[k]);
             return false;
         }
         if (k > 0 && v->weights[k] > v->weights[k - 1]) {
-            log_error("%s: mesh '%s' vertex %u: weights not sorted by decreasing weight", src,
-                      m->name, i);
+            log_error("%s: mesh '%s' vertex %u: weights not sorted by decreasing weight", src, m->name, i);
             return false;
         }
         sum += v->weights[k];
     }
     if (fabsf(sum - 1.0f) > CHR_WEIGHT_SUM_TOLERANCE) {
-        log_error("%s: mesh '%s' vertex %u: weights sum to %.6f, not 1", src, m->name, i,
-                  (double)sum);
+        log_error("%s: mesh '%s' vertex %u: weights sum to %.6f, not 1", src, m->name, i, (double)sum);
         return false;
     }
     if (v->ao < 0.0f || v->ao > 1.0f) {
@@ -118,19 +112,18 @@ static bool chr_check_vertex(const chr_character_t *c, const chr_mesh_t *m, uint
         return false;
     }
     if (v->material >= c->material_count) {
-        log_error("%s: mesh '%s' vertex %u: material %u >= material count %u", src, m->name, i,
-                  v->material, c->material_count);
+        log_error("%s: mesh '%s' vertex %u: material %u >= material count %u", src, m->name, i, v->material,
+                  c->material_count);
         return false;
     }
     return true;
 }
 
-static bool chr_check_deltas(const chr_character_t *c, const char *kind, const char *name,
-                             uint32_t mesh, const chr_delta_t *d, uint32_t n, const char *src)
+static bool chr_check_deltas(const chr_character_t *c, const char *kind, const char *name, uint32_t mesh,
+                             const chr_delta_t *d, uint32_t n, const char *src)
 {
     if (mesh >= c->mesh_count) {
-        log_error("%s: %s '%s': mesh index %u >= mesh count %u", src, kind, name, mesh,
-                  c->mesh_count);
+        log_error("%s: %s '%s': mesh index %u >= mesh count %u", src, kind, name, mesh, c->mesh_count);
         return false;
     }
     uint32_t vc = c->meshes[mesh].vertex_count;
@@ -140,19 +133,16 @@ static bool chr_check_deltas(const chr_character_t *c, const char *kind, const c
     }
     for (uint32_t i = 0; i < n; i++) {
         if (d[i].vertex >= vc) {
-            log_error("%s: %s '%s' delta %u: vertex index %u >= vertex count %u", src, kind, name,
-                      i, d[i].vertex, vc);
+            log_error("%s: %s '%s' delta %u: vertex index %u >= vertex count %u", src, kind, name, i, d[i].vertex, vc);
             return false;
         }
         if (i > 0 && d[i].vertex <= d[i - 1].vertex) {
-            log_error("%s: %s '%s' delta %u: vertex indices not strictly increasing", src, kind,
-                      name, i);
+            log_error("%s: %s '%s' delta %u: vertex indices not strictly increasing", src, kind, name, i);
             return false;
         }
         if (!chr_finite_n(d[i].dpos, 3, CHR_POS_LIMIT_CM) || !chr_finite_n(d[i].dnormal, 3, 2.0f) ||
             !chr_finite_n(d[i].dtangent, 3, 2.0f) || !chr_finite_n(&d[i].dao, 1, CHR_DAO_LIMIT)) {
-            log_error("%s: %s '%s' delta %u: NaN, infinite or out-of-range value", src, kind, name,
-                      i);
+            log_error("%s: %s '%s' delta %u: NaN, infinite or out-of-range value", src, kind, name, i);
             return false;
         }
     }
@@ -162,10 +152,8 @@ static bool chr_check_deltas(const chr_character_t *c, const char *kind, const c
 bool chr_validate(const chr_character_t *c, const char *src)
 {
     const skel_t *s = &c->skel;
-    if (s->joint_count < 1 || s->joint_count > SKEL_MAX_JOINTS || s->end_count < 0 ||
-        s->end_count > SKEL_MAX_ENDS) {
-        log_error("%s: joint count %d / end count %d out of range", src, s->joint_count,
-                  s->end_count);
+    if (s->joint_count < 1 || s->joint_count > SKEL_MAX_JOINTS || s->end_count < 0 || s->end_count > SKEL_MAX_ENDS) {
+        log_error("%s: joint count %d / end count %d out of range", src, s->joint_count, s->end_count);
         return false;
     }
     for (int j = 0; j < s->joint_count; j++) {
@@ -175,33 +163,31 @@ bool chr_validate(const chr_character_t *c, const char *src)
         }
         int p = s->joint_parent[j];
         if ((j == 0 && p != -1) || (j > 0 && (p < 0 || p >= j))) {
-            log_error("%s: joint %d '%s': parent %d invalid (must be -1 for joint 0, else < %d)",
-                      src, j, s->joint_name[j], p, j);
+            log_error("%s: joint %d '%s': parent %d invalid (must be -1 for joint 0, else < %d)", src, j,
+                      s->joint_name[j], p, j);
             return false;
         }
         if (!chr_finite_n(s->joint_offset[j], 3, CHR_POS_LIMIT_CM) ||
             !chr_finite_n(c->bind_inverse[j], 16, CHR_MATRIX_LIMIT)) {
-            log_error("%s: joint %d '%s': NaN or out-of-range offset/bind matrix", src, j,
-                      s->joint_name[j]);
+            log_error("%s: joint %d '%s': NaN or out-of-range offset/bind matrix", src, j, s->joint_name[j]);
             return false;
         }
     }
     for (int e = 0; e < s->end_count; e++) {
-        if (!chr_name_ok(s->end_name[e]) || s->end_parent[e] < 0 ||
-            s->end_parent[e] >= s->joint_count || !chr_finite_n(s->end_offset[e], 3, CHR_POS_LIMIT_CM)) {
+        if (!chr_name_ok(s->end_name[e]) || s->end_parent[e] < 0 || s->end_parent[e] >= s->joint_count ||
+            !chr_finite_n(s->end_offset[e], 3, CHR_POS_LIMIT_CM)) {
             log_error("%s: end site %d: bad name, parent %d or offset", src, e, s->end_parent[e]);
             return false;
         }
     }
     if (c->material_count < 1 || c->material_count > CHR_MAX_MATERIALS) {
-        log_error("%s: material count %u out of range 1..%d", src, c->material_count,
-                  CHR_MAX_MATERIALS);
+        log_error("%s: material count %u out of range 1..%d", src, c->material_count, CHR_MAX_MATERIALS);
         return false;
     }
     for (uint32_t i = 0; i < c->material_count; i++) {
         const chr_material_t *m = &c->materials[i];
-        if (!chr_name_ok(m->name) || !chr_finite_n(m->color, 4, 1.0f) ||
-            !chr_finite_n(&m->roughness, 1, 1.0f) || !chr_finite_n(&m->subsurface, 1, 1.0f)) {
+        if (!chr_name_ok(m->name) || !chr_finite_n(m->color, 4, 1.0f) || !chr_finite_n(&m->roughness, 1, 1.0f) ||
+            !chr_finite_n(&m->subsurface, 1, 1.0f)) {
             log_error("%s: material %u: bad name or value", src, i);
             return false;
         }
@@ -216,10 +202,10 @@ bool chr_validate(const chr_character_t *c, const char *src)
             log_error("%s: mesh %u: empty or unterminated name", src, mi);
             return false;
         }
-        if (m->vertex_count < 3 || m->vertex_count > CHR_MAX_VERTICES ||
-            m->index_count % 3 != 0 || m->index_count < 3 || m->index_count > CHR_MAX_INDICES) {
-            log_error("%s: mesh '%s': vertex count %u / index count %u invalid", src, m->name,
-                      m->vertex_count, m->index_count);
+        if (m->vertex_count < 3 || m->vertex_count > CHR_MAX_VERTICES || m->index_count % 3 != 0 ||
+            m->index_count < 3 || m->index_count > CHR_MAX_INDICES) {
+            log_error("%s: mesh '%s': vertex count %u / index count %u invalid", src, m->name, m->vertex_count,
+                      m->index_count);
             return false;
         }
         for (uint32_t i = 0; i < m->vertex_count; i++)
@@ -227,15 +213,14 @@ bool chr_validate(const chr_character_t *c, const char *src)
                 return false;
         for (uint32_t i = 0; i < m->index_count; i++) {
             if (m->indices[i] >= m->vertex_count) {
-                log_error("%s: mesh '%s' index %u: vertex %u >= vertex count %u", src, m->name, i,
-                          m->indices[i], m->vertex_count);
+                log_error("%s: mesh '%s' index %u: vertex %u >= vertex count %u", src, m->name, i, m->indices[i],
+                          m->vertex_count);
                 return false;
             }
         }
     }
     if (c->shape_count > CHR_MAX_SHAPES || c->corrective_count > CHR_MAX_CORRECTIVES) {
-        log_error("%s: shape count %u / corrective count %u too large", src, c->shape_count,
-                  c->corrective_count);
+        log_error("%s: shape count %u / corrective count %u too large", src, c->shape_count, c->corrective_count);
         return false;
     }
     for (uint32_t i = 0; i < c->shape_count; i++) {
@@ -254,19 +239,16 @@ bool chr_validate(const chr_character_t *c, const char *src)
             return false;
         }
         if (co->joint >= (uint32_t)s->joint_count) {
-            log_error("%s: corrective '%s': joint index %u >= joint count %d", src, co->name,
-                      co->joint, s->joint_count);
+            log_error("%s: corrective '%s': joint index %u >= joint count %d", src, co->name, co->joint,
+                      s->joint_count);
             return false;
         }
-        if (!chr_finite_n(co->axis, 3, 2.0f) || !chr_unit3(co->axis) ||
-            !chr_finite_n(&co->angle_zero_deg, 1, 360.0f) ||
-            !chr_finite_n(&co->angle_full_deg, 1, 360.0f) ||
-            co->angle_full_deg == co->angle_zero_deg) {
+        if (!chr_finite_n(co->axis, 3, 2.0f) || !chr_unit3(co->axis) || !chr_finite_n(&co->angle_zero_deg, 1, 360.0f) ||
+            !chr_finite_n(&co->angle_full_deg, 1, 360.0f) || co->angle_full_deg == co->angle_zero_deg) {
             log_error("%s: corrective '%s': bad axis or angle range", src, co->name);
             return false;
         }
-        if (!chr_check_deltas(c, "corrective", co->name, co->mesh, co->deltas, co->delta_count,
-                              src))
+        if (!chr_check_deltas(c, "corrective", co->name, co->mesh, co->deltas, co->delta_count, src))
             return false;
     }
     return true;
@@ -274,10 +256,7 @@ bool chr_validate(const chr_character_t *c, const char *src)
 
 /* ---------------------------------------------------------------- reading */
 
-static void chr_read_name(reader_t *r, char *dst)
-{
-    reader_bytes(r, dst, CHR_NAME_MAX);
-}
+static void chr_read_name(reader_t *r, char *dst) { reader_bytes(r, dst, CHR_NAME_MAX); }
 
 static void chr_read_floats(reader_t *r, float *dst, int n)
 {
@@ -314,8 +293,8 @@ static bool chr_read_skel(chr_character_t *c, reader_t *r, const char *src)
 {
     uint32_t jc = reader_u32(r), ec = reader_u32(r);
     if (!reader_ok(r) || jc < 1 || jc > SKEL_MAX_JOINTS || ec > SKEL_MAX_ENDS) {
-        log_error("%s: SKEL: joint count %u (1..%d) / end count %u (0..%d) invalid", src, jc,
-                  SKEL_MAX_JOINTS, ec, SKEL_MAX_ENDS);
+        log_error("%s: SKEL: joint count %u (1..%d) / end count %u (0..%d) invalid", src, jc, SKEL_MAX_JOINTS, ec,
+                  SKEL_MAX_ENDS);
         return false;
     }
     if ((uint64_t)jc * CHR_JOINT_BYTES + (uint64_t)ec * CHR_END_BYTES != reader_remaining(r)) {
@@ -342,8 +321,7 @@ static bool chr_read_skel(chr_character_t *c, reader_t *r, const char *src)
 static bool chr_read_matl(chr_character_t *c, reader_t *r, const char *src)
 {
     uint32_t n = reader_u32(r);
-    if (!reader_ok(r) || n < 1 || n > CHR_MAX_MATERIALS ||
-        (uint64_t)n * CHR_MATERIAL_BYTES != reader_remaining(r)) {
+    if (!reader_ok(r) || n < 1 || n > CHR_MAX_MATERIALS || (uint64_t)n * CHR_MATERIAL_BYTES != reader_remaining(r)) {
         log_error("%s: MATL: material count %u invalid or section size mismatch", src, n);
         return false;
     }
@@ -378,13 +356,11 @@ static bool chr_read_mesh(chr_character_t *c, reader_t *r, const char *src)
         uint32_t vc = reader_u32(r), ic = reader_u32(r);
         (void)reader_u32(r);
         if (vc < 3 || vc > CHR_MAX_VERTICES || ic < 3 || ic > CHR_MAX_INDICES || ic % 3 != 0) {
-            log_error("%s: MESH: mesh %u: vertex count %u / index count %u invalid", src, mi, vc,
-                      ic);
+            log_error("%s: MESH: mesh %u: vertex count %u / index count %u invalid", src, mi, vc, ic);
             return false;
         }
         if (!chr_fits(r, (uint64_t)vc * CHR_VERTEX_BYTES + (uint64_t)ic * 4, 1)) {
-            log_error("%s: MESH: mesh %u: %u vertices and %u indices run past the section", src,
-                      mi, vc, ic);
+            log_error("%s: MESH: mesh %u: %u vertices and %u indices run past the section", src, mi, vc, ic);
             return false;
         }
         m->vertices = malloc((size_t)vc * sizeof *m->vertices);
@@ -474,8 +450,7 @@ static bool chr_read_shap(chr_character_t *c, reader_t *r, const char *src)
 static bool chr_read_corr(chr_character_t *c, reader_t *r, const char *src)
 {
     uint32_t n = reader_u32(r);
-    if (!reader_ok(r) || n > CHR_MAX_CORRECTIVES ||
-        !chr_fits(r, n, CHR_CORRECTIVE_HEADER_BYTES)) {
+    if (!reader_ok(r) || n > CHR_MAX_CORRECTIVES || !chr_fits(r, n, CHR_CORRECTIVE_HEADER_BYTES)) {
         log_error("%s: CORR: corrective count %u invalid for the section size", src, n);
         return false;
     }
@@ -510,8 +485,7 @@ static bool chr_read_corr(chr_character_t *c, reader_t *r, const char *src)
         co->delta_count = dc;
     }
     if (reader_remaining(r) != 0) {
-        log_error("%s: CORR: %zu unexpected bytes after the last corrective", src,
-                  reader_remaining(r));
+        log_error("%s: CORR: %zu unexpected bytes after the last corrective", src, reader_remaining(r));
         return false;
     }
     return chr_section_done(r, src, "CORR");
@@ -521,8 +495,7 @@ typedef struct chr_section_t {
     uint32_t id, offset, size;
 } chr_section_t;
 
-static bool chr_parse_sections(chr_character_t *c, const uint8_t *data, size_t size,
-                               const char *src)
+static bool chr_parse_sections(chr_character_t *c, const uint8_t *data, size_t size, const char *src)
 {
     reader_t r = reader_make(data, size);
     uint8_t magic[4];
@@ -545,14 +518,12 @@ static bool chr_parse_sections(chr_character_t *c, const uint8_t *data, size_t s
         return false;
     }
     if (file_size != size) {
-        log_error("%s: truncated or padded: header says %u bytes, file has %zu", src, file_size,
-                  size);
+        log_error("%s: truncated or padded: header says %u bytes, file has %zu", src, file_size, size);
         return false;
     }
     uint32_t sum = file_checksum32(data + CHR_CHECKSUM_FROM, size - CHR_CHECKSUM_FROM);
     if (sum != checksum) {
-        log_error("%s: checksum mismatch (stored %08x, computed %08x): file is corrupt", src,
-                  checksum, sum);
+        log_error("%s: checksum mismatch (stored %08x, computed %08x): file is corrupt", src, checksum, sum);
         return false;
     }
     if (section_count < 1 || section_count > CHR_MAX_SECTIONS ||
@@ -565,10 +536,9 @@ static bool chr_parse_sections(chr_character_t *c, const uint8_t *data, size_t s
     memset(found, 0, sizeof found);
     for (uint32_t i = 0; i < section_count; i++) {
         chr_section_t s = {reader_u32(&r), reader_u32(&r), reader_u32(&r)};
-        if (s.offset < table_end || s.offset % 4 != 0 || s.size > size ||
-            s.offset > size - s.size) {
-            log_error("%s: section %u (id %u): offset %u size %u outside the file or unaligned",
-                      src, i, s.id, s.offset, s.size);
+        if (s.offset < table_end || s.offset % 4 != 0 || s.size > size || s.offset > size - s.size) {
+            log_error("%s: section %u (id %u): offset %u size %u outside the file or unaligned", src, i, s.id, s.offset,
+                      s.size);
             return false;
         }
         if (s.id < 1 || s.id > CHR_SECTION_ID_MAX)

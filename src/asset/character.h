@@ -25,7 +25,7 @@
 
 enum {
     CHR_VERSION = 1,
-    CHR_NAME_MAX = 32,         /* bytes incl. the terminating NUL */
+    CHR_NAME_MAX = 32, /* bytes incl. the terminating NUL */
     CHR_MAX_INFLUENCES = 4,
     CHR_MAX_MESHES = 16,
     CHR_MAX_MATERIALS = 64,
@@ -59,13 +59,13 @@ enum { CHR_SHAPE_EMOTION = 0, CHR_SHAPE_MODIFIER = 1, CHR_SHAPE_EXTRA = 2, CHR_S
 /* One vertex, exactly as stored (80 bytes). Positions in cm, bind pose. */
 typedef struct chr_vertex_t {
     float pos[3];
-    float normal[3];                       /* unit */
-    float tangent[4];                      /* unit xyz; w = +-1 handedness: B = w * cross(N, T) */
+    float normal[3];  /* unit */
+    float tangent[4]; /* unit xyz; w = +-1 handedness: B = w * cross(N, T) */
     float uv[2];
-    uint16_t joints[CHR_MAX_INFLUENCES];   /* < joint count */
-    float weights[CHR_MAX_INFLUENCES];     /* sorted descending, sum 1 */
-    float ao;                              /* self-occlusion: 1 = open, 0 = fully occluded */
-    uint32_t material;                     /* < material count */
+    uint16_t joints[CHR_MAX_INFLUENCES]; /* < joint count */
+    float weights[CHR_MAX_INFLUENCES];   /* sorted descending, sum 1 */
+    float ao;                            /* self-occlusion: 1 = open, 0 = fully occluded */
+    uint32_t material;                   /* < material count */
 } chr_vertex_t;
 
 /* One sparse shape entry (44 bytes on disk). Deltas live in bind space. */

@@ -139,8 +139,8 @@ bool chr_bshape_set_build(bshape_set_t *set, const chr_character_t *c, uint32_t 
         target_deltas(c, set, t, &d, &count);
         for (uint32_t i = 0; i < count; i++) {
             if (d[i].vertex >= set->vertex_count) {
-                log_error("bshape: mesh '%s' target %u: delta vertex %u >= vertex count %u", c->meshes[mesh].name,
-                          t, d[i].vertex, set->vertex_count);
+                log_error("bshape: mesh '%s' target %u: delta vertex %u >= vertex count %u", c->meshes[mesh].name, t,
+                          d[i].vertex, set->vertex_count);
                 bshape_set_free(set);
                 return false;
             }
@@ -152,8 +152,8 @@ bool chr_bshape_set_build(bshape_set_t *set, const chr_character_t *c, uint32_t 
         goto oom;
     return true;
 oom:
-    log_error("bshape: mesh '%s': out of memory for %u targets x %u vertices", c->meshes[mesh].name,
-              set->target_count, set->vertex_count);
+    log_error("bshape: mesh '%s': out of memory for %u targets x %u vertices", c->meshes[mesh].name, set->target_count,
+              set->vertex_count);
     bshape_set_free(set);
     return false;
 }

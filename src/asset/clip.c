@@ -115,9 +115,10 @@ static bool times_ok(const clip_t *c, const char *src)
     for (uint32_t k = 0; k < c->key_count; k++) {
         float t = c->key_time[k];
         unsigned long long byte = (unsigned long long)(at + 4u * k);
-        const char *why = !isfinite(t) ? "is not finite" : (k == 0 && t != 0.0f) ? "is not 0 (key 0)"
-                                                       : (k > 0 && !(t > c->key_time[k - 1])) ? "is not after the previous key"
-                                                                                              : NULL;
+        const char *why = !isfinite(t)                           ? "is not finite"
+                          : (k == 0 && t != 0.0f)                ? "is not 0 (key 0)"
+                          : (k > 0 && !(t > c->key_time[k - 1])) ? "is not after the previous key"
+                                                                 : NULL;
         if (why) {
             log_error("%s: key %u (byte %llu): time %g s %s", src, k, byte, (double)t, why);
             return false;
@@ -200,8 +201,7 @@ bool clip_alloc(clip_t *c, uint32_t vertex_count, uint32_t key_count)
     c->offset = calloc(n, sizeof(float));
     c->normal = calloc(n, sizeof(float));
     c->ao = calloc(n / 3, sizeof(float));
-    if (!c->vertex || !c->key_time || !c->q_offset || !c->q_normal || !c->q_ao || !c->offset || !c->normal ||
-        !c->ao) {
+    if (!c->vertex || !c->key_time || !c->q_offset || !c->q_normal || !c->q_ao || !c->offset || !c->normal || !c->ao) {
         log_error("clip: out of memory for %u vertices x %u keys", vertex_count, key_count);
         clip_free(c);
         return false;
@@ -436,10 +436,10 @@ bool clip_save(const clip_t *c, const char *path)
 tween_timing_t clip_timing(const clip_t *c)
 {
     tween_timing_t t = {.key_count = (int)c->key_count,
-                      .fps = c->fps,
-                      .key_times = c->key_time,
-                      .duration_s = c->duration_s,
-                      .loop = (c->flags & CLIP_LOOP) != 0};
+                        .fps = c->fps,
+                        .key_times = c->key_time,
+                        .duration_s = c->duration_s,
+                        .loop = (c->flags & CLIP_LOOP) != 0};
     return t;
 }
 

@@ -37,22 +37,22 @@ enum {
 enum { CLIP_LOOP = 1u << 0 };
 
 typedef struct clip_t {
-    char mesh[CHR_NAME_MAX];     /* the character mesh it animates */
-    uint32_t mesh_vertex_count;  /* that mesh's vertex count */
-    uint32_t vertex_count;       /* animated vertices, 1..mesh_vertex_count */
-    uint32_t key_count;          /* 1..CLIP_MAX_KEYS */
-    uint32_t flags;              /* CLIP_LOOP */
-    float fps;                   /* rate the keys were sampled at */
-    float duration_s;            /* loop period, or the last key's time when clamped */
-    float pos_step_cm;           /* offset = q * pos_step_cm */
-    uint32_t *vertex;            /* vertex_count mesh indices, strictly increasing */
-    float *key_time;             /* key_count s: [0] = 0, strictly increasing */
-    int8_t *q_offset;            /* key_count x vertex_count x 3, as stored */
-    int8_t *q_normal;            /* key_count x vertex_count x 3, as stored */
-    uint8_t *q_ao;               /* key_count x vertex_count, as stored */
-    float *offset;               /* decoded: q_offset * pos_step_cm, cm */
-    float *normal;               /* decoded: q_normal / 127, renormalised */
-    float *ao;                   /* decoded: q_ao / 255 (self-occlusion, 1 = open) */
+    char mesh[CHR_NAME_MAX];    /* the character mesh it animates */
+    uint32_t mesh_vertex_count; /* that mesh's vertex count */
+    uint32_t vertex_count;      /* animated vertices, 1..mesh_vertex_count */
+    uint32_t key_count;         /* 1..CLIP_MAX_KEYS */
+    uint32_t flags;             /* CLIP_LOOP */
+    float fps;                  /* rate the keys were sampled at */
+    float duration_s;           /* loop period, or the last key's time when clamped */
+    float pos_step_cm;          /* offset = q * pos_step_cm */
+    uint32_t *vertex;           /* vertex_count mesh indices, strictly increasing */
+    float *key_time;            /* key_count s: [0] = 0, strictly increasing */
+    int8_t *q_offset;           /* key_count x vertex_count x 3, as stored */
+    int8_t *q_normal;           /* key_count x vertex_count x 3, as stored */
+    uint8_t *q_ao;              /* key_count x vertex_count, as stored */
+    float *offset;              /* decoded: q_offset * pos_step_cm, cm */
+    float *normal;              /* decoded: q_normal / 127, renormalised */
+    float *ao;                  /* decoded: q_ao / 255 (self-occlusion, 1 = open) */
 } clip_t;
 
 bool clip_load(clip_t *c, const char *path);

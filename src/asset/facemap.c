@@ -3,39 +3,47 @@
 #include <string.h>
 
 static const char *const MODIFIER_NAME[FACEMAP_MODIFIER_COUNT] = {
-    "browUp_L", "browUp_R", "browDown_L", "browDown_R", "browInnerUp",
-    "blink_L", "blink_R", "eyeWide_L", "eyeWide_R", "squint_L", "squint_R",
-    "smile_L", "smile_R", "frown_L", "frown_R", "smirk_L", "smirk_R",
-    "jawOpen", "pucker", "mouthStretch", "cheekPuff_L", "cheekPuff_R",
-    "noseSneer_L", "noseSneer_R", "lipUpperUp", "lipLowerDown",
-    "mouthLeft", "mouthRight", "lipsPress", "mouthFunnel",
+    "browUp_L",   "browUp_R",     "browDown_L",  "browDown_R",  "browInnerUp", "blink_L",
+    "blink_R",    "eyeWide_L",    "eyeWide_R",   "squint_L",    "squint_R",    "smile_L",
+    "smile_R",    "frown_L",      "frown_R",     "smirk_L",     "smirk_R",     "jawOpen",
+    "pucker",     "mouthStretch", "cheekPuff_L", "cheekPuff_R", "noseSneer_L", "noseSneer_R",
+    "lipUpperUp", "lipLowerDown", "mouthLeft",   "mouthRight",  "lipsPress",   "mouthFunnel",
 };
 
 /* Emotions: weighted mixes of modifiers ("BOTH" means both sides). */
-#define ONE(a, w) {FACEMAP_##a, w}
-#define BOTH(a, w) {FACEMAP_##a##_L, w}, {FACEMAP_##a##_R, w}
+#define ONE(a, w)                                                                                                      \
+    {                                                                                                                  \
+        FACEMAP_##a, w                                                                                                 \
+    }
+#define BOTH(a, w)                                                                                                     \
+    {FACEMAP_##a##_L, w}, { FACEMAP_##a##_R, w }
 static const facemap_emotion_t EMOTIONS[] = {
     {"happy", {BOTH(SMILE, 1.0f), BOTH(SQUINT, 0.3f), ONE(BROW_INNER_UP, 0.15f)}},
     {"joyful", {BOTH(SMILE, 1.0f), ONE(JAW_OPEN, 0.5f), BOTH(SQUINT, 0.6f), ONE(LIP_UPPER_UP, 0.3f)}},
     {"content", {BOTH(SMILE, 0.5f), BOTH(BLINK, 0.25f)}},
     {"sad", {BOTH(FROWN, 1.0f), ONE(BROW_INNER_UP, 1.0f), BOTH(BLINK, 0.2f), ONE(LIPS_PRESS, 0.3f)}},
-    {"grief", {BOTH(FROWN, 1.0f), ONE(BROW_INNER_UP, 1.0f), ONE(JAW_OPEN, 0.25f), BOTH(SQUINT, 0.5f),
-        ONE(MOUTH_STRETCH, 0.4f)}},
-    {"angry", {BOTH(BROW_DOWN, 1.0f), BOTH(SQUINT, 0.5f), BOTH(NOSE_SNEER, 0.4f), ONE(LIPS_PRESS, 0.6f),
-        BOTH(FROWN, 0.3f)}},
-    {"furious", {BOTH(BROW_DOWN, 1.0f), BOTH(NOSE_SNEER, 0.8f), ONE(LIP_UPPER_UP, 0.7f), ONE(JAW_OPEN, 0.35f),
-        ONE(MOUTH_STRETCH, 0.6f), BOTH(EYE_WIDE, 0.3f)}},
-    {"surprised", {BOTH(BROW_UP, 1.0f), ONE(BROW_INNER_UP, 0.5f), BOTH(EYE_WIDE, 1.0f), ONE(JAW_OPEN, 0.6f),
-        ONE(MOUTH_FUNNEL, 0.3f)}},
+    {"grief",
+     {BOTH(FROWN, 1.0f), ONE(BROW_INNER_UP, 1.0f), ONE(JAW_OPEN, 0.25f), BOTH(SQUINT, 0.5f), ONE(MOUTH_STRETCH, 0.4f)}},
+    {"angry",
+     {BOTH(BROW_DOWN, 1.0f), BOTH(SQUINT, 0.5f), BOTH(NOSE_SNEER, 0.4f), ONE(LIPS_PRESS, 0.6f), BOTH(FROWN, 0.3f)}},
+    {"furious",
+     {BOTH(BROW_DOWN, 1.0f), BOTH(NOSE_SNEER, 0.8f), ONE(LIP_UPPER_UP, 0.7f), ONE(JAW_OPEN, 0.35f),
+      ONE(MOUTH_STRETCH, 0.6f), BOTH(EYE_WIDE, 0.3f)}},
+    {"surprised",
+     {BOTH(BROW_UP, 1.0f), ONE(BROW_INNER_UP, 0.5f), BOTH(EYE_WIDE, 1.0f), ONE(JAW_OPEN, 0.6f),
+      ONE(MOUTH_FUNNEL, 0.3f)}},
     {"shocked", {BOTH(BROW_UP, 1.0f), BOTH(EYE_WIDE, 1.0f), ONE(JAW_OPEN, 1.0f), ONE(MOUTH_STRETCH, 0.4f)}},
-    {"thoughtful", {ONE(BROW_DOWN_L, 0.5f), ONE(BROW_UP_R, 0.6f), ONE(MOUTH_LEFT, 0.6f), ONE(LIPS_PRESS, 0.5f),
-        BOTH(SQUINT, 0.25f), ONE(SMIRK_L, 0.2f)}},
-    {"disgusted", {BOTH(NOSE_SNEER, 1.0f), ONE(LIP_UPPER_UP, 0.8f), BOTH(BROW_DOWN, 0.6f), BOTH(SQUINT, 0.5f),
-        BOTH(FROWN, 0.4f)}},
-    {"afraid", {ONE(BROW_INNER_UP, 1.0f), BOTH(BROW_UP, 0.5f), BOTH(EYE_WIDE, 0.8f), ONE(MOUTH_STRETCH, 0.7f),
-        ONE(JAW_OPEN, 0.2f)}},
-    {"terrified", {ONE(BROW_INNER_UP, 1.0f), BOTH(BROW_UP, 0.7f), BOTH(EYE_WIDE, 1.0f),
-        ONE(MOUTH_STRETCH, 1.0f), ONE(JAW_OPEN, 0.55f)}},
+    {"thoughtful",
+     {ONE(BROW_DOWN_L, 0.5f), ONE(BROW_UP_R, 0.6f), ONE(MOUTH_LEFT, 0.6f), ONE(LIPS_PRESS, 0.5f), BOTH(SQUINT, 0.25f),
+      ONE(SMIRK_L, 0.2f)}},
+    {"disgusted",
+     {BOTH(NOSE_SNEER, 1.0f), ONE(LIP_UPPER_UP, 0.8f), BOTH(BROW_DOWN, 0.6f), BOTH(SQUINT, 0.5f), BOTH(FROWN, 0.4f)}},
+    {"afraid",
+     {ONE(BROW_INNER_UP, 1.0f), BOTH(BROW_UP, 0.5f), BOTH(EYE_WIDE, 0.8f), ONE(MOUTH_STRETCH, 0.7f),
+      ONE(JAW_OPEN, 0.2f)}},
+    {"terrified",
+     {ONE(BROW_INNER_UP, 1.0f), BOTH(BROW_UP, 0.7f), BOTH(EYE_WIDE, 1.0f), ONE(MOUTH_STRETCH, 1.0f),
+      ONE(JAW_OPEN, 0.55f)}},
     {"contempt", {ONE(SMIRK_R, 1.0f), ONE(SQUINT_R, 0.3f), ONE(BROW_UP_L, 0.2f), ONE(LIPS_PRESS, 0.3f)}},
     {"confused", {ONE(BROW_DOWN_L, 0.7f), ONE(BROW_UP_R, 0.8f), ONE(MOUTH_RIGHT, 0.3f), ONE(FROWN_L, 0.3f)}},
     {"skeptical", {ONE(BROW_UP_L, 1.0f), ONE(BROW_DOWN_R, 0.6f), ONE(SQUINT_R, 0.4f), ONE(SMIRK_L, 0.3f)}},
@@ -43,12 +51,13 @@ static const facemap_emotion_t EMOTIONS[] = {
     {"bored", {BOTH(BLINK, 0.45f), BOTH(FROWN, 0.3f), ONE(MOUTH_LEFT, 0.25f)}},
     {"excited", {BOTH(SMILE, 1.0f), BOTH(EYE_WIDE, 0.6f), BOTH(BROW_UP, 0.7f), ONE(JAW_OPEN, 0.4f)}},
     {"worried", {ONE(BROW_INNER_UP, 1.0f), BOTH(FROWN, 0.4f), ONE(LIPS_PRESS, 0.5f), ONE(MOUTH_STRETCH, 0.25f)}},
-    {"embarrassed", {BOTH(SMILE, 0.4f), BOTH(SQUINT, 0.5f), ONE(BROW_INNER_UP, 0.5f), ONE(MOUTH_LEFT, 0.3f),
-        BOTH(BLINK, 0.3f)}},
+    {"embarrassed",
+     {BOTH(SMILE, 0.4f), BOTH(SQUINT, 0.5f), ONE(BROW_INNER_UP, 0.5f), ONE(MOUTH_LEFT, 0.3f), BOTH(BLINK, 0.3f)}},
     {"proud", {BOTH(SMIRK, 0.4f), BOTH(SMILE, 0.25f), BOTH(BLINK, 0.2f), ONE(LIPS_PRESS, 0.3f)}},
     {"determined", {BOTH(BROW_DOWN, 0.6f), ONE(LIPS_PRESS, 0.9f), BOTH(SQUINT, 0.4f)}},
-    {"pain", {BOTH(BROW_DOWN, 0.8f), ONE(BROW_INNER_UP, 0.5f), BOTH(SQUINT, 1.0f), ONE(MOUTH_STRETCH, 0.7f),
-        ONE(LIP_UPPER_UP, 0.4f)}},
+    {"pain",
+     {BOTH(BROW_DOWN, 0.8f), ONE(BROW_INNER_UP, 0.5f), BOTH(SQUINT, 1.0f), ONE(MOUTH_STRETCH, 0.7f),
+      ONE(LIP_UPPER_UP, 0.4f)}},
     {"relieved", {BOTH(SMILE, 0.4f), ONE(BROW_INNER_UP, 0.4f), BOTH(BLINK, 0.4f), ONE(MOUTH_FUNNEL, 0.2f)}},
     {"amused", {ONE(SMIRK_L, 0.7f), ONE(SMILE_R, 0.4f), BOTH(SQUINT, 0.3f), ONE(BROW_UP_L, 0.3f)}},
     {"suspicious", {BOTH(SQUINT, 0.9f), BOTH(BROW_DOWN, 0.5f), ONE(MOUTH_LEFT, 0.3f), ONE(LIPS_PRESS, 0.3f)}},
@@ -130,7 +139,8 @@ static int add_term(facemap_term_t *out, int n, int max, int shape, float weight
 }
 
 /* MODIFIER at WEIGHT on C: its own shape, else its ARKit shapes. */
-static int add_modifier(const chr_character_t *c, facemap_modifier_t m, float weight, facemap_term_t *out, int n, int max)
+static int add_modifier(const chr_character_t *c, facemap_modifier_t m, float weight, facemap_term_t *out, int n,
+                        int max)
 {
     int s = chr_find_shape(c, MODIFIER_NAME[m]);
     if (s >= 0)

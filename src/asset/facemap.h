@@ -18,12 +18,36 @@
 #include "asset/character.h"
 
 typedef enum facemap_modifier_t {
-    FACEMAP_BROW_UP_L, FACEMAP_BROW_UP_R, FACEMAP_BROW_DOWN_L, FACEMAP_BROW_DOWN_R, FACEMAP_BROW_INNER_UP,
-    FACEMAP_BLINK_L, FACEMAP_BLINK_R, FACEMAP_EYE_WIDE_L, FACEMAP_EYE_WIDE_R, FACEMAP_SQUINT_L, FACEMAP_SQUINT_R,
-    FACEMAP_SMILE_L, FACEMAP_SMILE_R, FACEMAP_FROWN_L, FACEMAP_FROWN_R, FACEMAP_SMIRK_L, FACEMAP_SMIRK_R,
-    FACEMAP_JAW_OPEN, FACEMAP_PUCKER, FACEMAP_MOUTH_STRETCH, FACEMAP_CHEEK_PUFF_L, FACEMAP_CHEEK_PUFF_R,
-    FACEMAP_NOSE_SNEER_L, FACEMAP_NOSE_SNEER_R, FACEMAP_LIP_UPPER_UP, FACEMAP_LIP_LOWER_DOWN,
-    FACEMAP_MOUTH_LEFT, FACEMAP_MOUTH_RIGHT, FACEMAP_LIPS_PRESS, FACEMAP_MOUTH_FUNNEL,
+    FACEMAP_BROW_UP_L,
+    FACEMAP_BROW_UP_R,
+    FACEMAP_BROW_DOWN_L,
+    FACEMAP_BROW_DOWN_R,
+    FACEMAP_BROW_INNER_UP,
+    FACEMAP_BLINK_L,
+    FACEMAP_BLINK_R,
+    FACEMAP_EYE_WIDE_L,
+    FACEMAP_EYE_WIDE_R,
+    FACEMAP_SQUINT_L,
+    FACEMAP_SQUINT_R,
+    FACEMAP_SMILE_L,
+    FACEMAP_SMILE_R,
+    FACEMAP_FROWN_L,
+    FACEMAP_FROWN_R,
+    FACEMAP_SMIRK_L,
+    FACEMAP_SMIRK_R,
+    FACEMAP_JAW_OPEN,
+    FACEMAP_PUCKER,
+    FACEMAP_MOUTH_STRETCH,
+    FACEMAP_CHEEK_PUFF_L,
+    FACEMAP_CHEEK_PUFF_R,
+    FACEMAP_NOSE_SNEER_L,
+    FACEMAP_NOSE_SNEER_R,
+    FACEMAP_LIP_UPPER_UP,
+    FACEMAP_LIP_LOWER_DOWN,
+    FACEMAP_MOUTH_LEFT,
+    FACEMAP_MOUTH_RIGHT,
+    FACEMAP_LIPS_PRESS,
+    FACEMAP_MOUTH_FUNNEL,
     FACEMAP_MODIFIER_COUNT
 } facemap_modifier_t;
 
@@ -32,7 +56,7 @@ enum { FACEMAP_MIX_MAX = 10, FACEMAP_TERMS_MAX = 32 };
 /* One modifier of an emotion's mix. */
 typedef struct facemap_mix_t {
     facemap_modifier_t id;
-    float weight;             /* > 0; entries after the last have weight 0 */
+    float weight; /* > 0; entries after the last have weight 0 */
 } facemap_mix_t;
 
 typedef struct facemap_emotion_t {
@@ -42,7 +66,7 @@ typedef struct facemap_emotion_t {
 
 /* One blend shape of a resolved name and its share of the name's weight. */
 typedef struct facemap_term_t {
-    int shape;                /* chr shape index */
+    int shape; /* chr shape index */
     float weight;
 } facemap_term_t;
 

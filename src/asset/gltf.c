@@ -568,8 +568,8 @@ static void put32(uint8_t *p, uint32_t v)
 
 /* Checks DATA (the file NAME) and builds PKG: the document assimp reads,
  * and the external buffers FETCH supplies. */
-static bool package_build(gltf_package_t *pkg, const char *name, const uint8_t *data, size_t size, gltf_fetch_fn_t fetch,
-                          void *ctx)
+static bool package_build(gltf_package_t *pkg, const char *name, const uint8_t *data, size_t size,
+                          gltf_fetch_fn_t fetch, void *ctx)
 {
     memset(pkg, 0, sizeof *pkg);
     gcheck_t c = {.source = name, .fetch = fetch, .ctx = ctx, .pkg = pkg};

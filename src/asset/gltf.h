@@ -33,15 +33,15 @@
 #include <stdint.h>
 
 enum {
-    GLTF_MAX_JSON_DEPTH = 64,          /* arrays and objects nested in the JSON */
-    GLTF_MAX_JSON_VALUES = 1 << 21,    /* values in the JSON (mesh data lives in buffers) */
-    GLTF_MAX_NODE_DEPTH = 1024,        /* nodes from a scene root down to the deepest child */
+    GLTF_MAX_JSON_DEPTH = 64,       /* arrays and objects nested in the JSON */
+    GLTF_MAX_JSON_VALUES = 1 << 21, /* values in the JSON (mesh data lives in buffers) */
+    GLTF_MAX_NODE_DEPTH = 1024,     /* nodes from a scene root down to the deepest child */
     GLTF_MAX_BUFFERS = 256,
     GLTF_MAX_SKINS = 64,
     GLTF_MAX_SCENES = 1024,
     GLTF_MAX_CAMERAS = 1024,
     GLTF_MAX_IMAGES = 4096,
-    GLTF_MAX_URI = 1024                /* bytes of a decoded uri */
+    GLTF_MAX_URI = 1024 /* bytes of a decoded uri */
 };
 /* A .glb or .gltf file, and all its buffers together (declared and real). */
 #define GLTF_MAX_FILE_BYTES ((size_t)256 << 20)
@@ -56,18 +56,18 @@ typedef struct gltf_resource_t {
 } gltf_resource_t;
 
 typedef struct gltf_package_t {
-    uint8_t *doc;              /* the (possibly rewritten) .glb or .gltf bytes assimp reads */
+    uint8_t *doc; /* the (possibly rewritten) .glb or .gltf bytes assimp reads */
     size_t doc_size;
-    bool binary;               /* .glb */
+    bool binary; /* .glb */
     gltf_resource_t *res;
     uint32_t res_count;
-    uint32_t identity_skins;   /* skins given identity inverse bind matrices */
+    uint32_t identity_skins; /* skins given identity inverse bind matrices */
     uint32_t nodes, node_depth;
 } gltf_package_t;
 
 /* A named file for gltf_package_memory(). */
 typedef struct gltf_memory_file_t {
-    const char *name;          /* as a uri names it */
+    const char *name; /* as a uri names it */
     const uint8_t *data;
     size_t size;
 } gltf_memory_file_t;

@@ -303,16 +303,12 @@ static uint32_t comp_size(uint32_t ctype)
 {
     switch (ctype) {
     case GL_BYTE:
-    case GL_UNSIGNED_BYTE:
-        return 1;
+    case GL_UNSIGNED_BYTE: return 1;
     case GL_SHORT:
-    case GL_UNSIGNED_SHORT:
-        return 2;
+    case GL_UNSIGNED_SHORT: return 2;
     case GL_UNSIGNED_INT:
-    case GL_FLOAT:
-        return 4;
-    default:
-        return 0;
+    case GL_FLOAT: return 4;
+    default: return 0;
     }
 }
 
@@ -519,20 +515,13 @@ static bool attribute_ok(const gcheck_t *c, const char *what, attr_kind_t kind, 
 {
     switch (kind) {
     case A_POSITION:
-    case A_NORMAL:
-        return accessor_is(c, what, k, "VEC3", FLOAT_ONLY);
-    case A_TANGENT:
-        return accessor_is(c, what, k, "VEC4", FLOAT_ONLY);
-    case A_TEXCOORD:
-        return accessor_is(c, what, k, "VEC2", UV_TYPES);
-    case A_JOINTS:
-        return accessor_is(c, what, k, "VEC4", JOINT_TYPES);
-    case A_WEIGHTS:
-        return accessor_is(c, what, k, "VEC4", WEIGHT_TYPES);
-    case A_COLOR:
-        return accessor_is(c, what, k, strcmp(c->acc[k].type, "VEC3") == 0 ? "VEC3" : "VEC4", COLOR_TYPES);
-    default:
-        return true;
+    case A_NORMAL: return accessor_is(c, what, k, "VEC3", FLOAT_ONLY);
+    case A_TANGENT: return accessor_is(c, what, k, "VEC4", FLOAT_ONLY);
+    case A_TEXCOORD: return accessor_is(c, what, k, "VEC2", UV_TYPES);
+    case A_JOINTS: return accessor_is(c, what, k, "VEC4", JOINT_TYPES);
+    case A_WEIGHTS: return accessor_is(c, what, k, "VEC4", WEIGHT_TYPES);
+    case A_COLOR: return accessor_is(c, what, k, strcmp(c->acc[k].type, "VEC3") == 0 ? "VEC3" : "VEC4", COLOR_TYPES);
+    default: return true;
     }
 }
 

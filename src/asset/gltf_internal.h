@@ -35,8 +35,8 @@ enum { SHOWN = 40 };
  * it into *DATA and *SIZE. */
 typedef enum gltf_fetch_mode_t { GLTF_FETCH_CHECK, GLTF_FETCH_CHECK_OPTIONAL, GLTF_FETCH_READ } gltf_fetch_mode_t;
 
-typedef bool (*gltf_fetch_fn_t)(void *ctx, const char *source, const char *what, const char *uri, gltf_fetch_mode_t mode,
-                              uint8_t **data, size_t *size);
+typedef bool (*gltf_fetch_fn_t)(void *ctx, const char *source, const char *what, const char *uri,
+                                gltf_fetch_mode_t mode, uint8_t **data, size_t *size);
 
 /* One buffer's bytes (borrowed from the file, a resource, or decoded). */
 typedef struct gbuf_t {

@@ -58,7 +58,7 @@ static void mat4_linear(const float m[16], float lin[9], float normal[9])
     for (int c = 0; c < 3; c++)
         for (int r = 0; r < 3; r++)
             lin[c * 3 + r] = m[c * 4 + r];
-#define A(r, c) lin[(c) * 3 + (r)]
+#define A(r, c) lin[(c)*3 + (r)]
     float cof[9];
     for (int c = 0; c < 3; c++)
         for (int r = 0; r < 3; r++) {
@@ -124,8 +124,8 @@ static bool validate_bone(const imp_scene_t *s, const imp_mesh_t *m, uint32_t b,
         return false;
     }
     if (bone->weight_count > 0 && (!bone->weight_vertex || !bone->weight_value)) {
-        log_error("%s: mesh '%s' joint '%s': %u weights but no weight arrays", src, m->name,
-                  s->nodes[bone->node].name, bone->weight_count);
+        log_error("%s: mesh '%s' joint '%s': %u weights but no weight arrays", src, m->name, s->nodes[bone->node].name,
+                  bone->weight_count);
         return false;
     }
     if (bone->weight_count > m->vertex_count) {
@@ -207,8 +207,7 @@ static bool validate_mesh(const imp_scene_t *s, uint32_t mi, const char *src)
         if (!validate_bone(s, m, b, src))
             return false;
     if (m->target_count > IMP_MAX_TARGETS || (m->target_count > 0 && !m->targets)) {
-        log_error("%s: mesh '%s': morph target count %u outside 0..%d", src, m->name, m->target_count,
-                  IMP_MAX_TARGETS);
+        log_error("%s: mesh '%s': morph target count %u outside 0..%d", src, m->name, m->target_count, IMP_MAX_TARGETS);
         return false;
     }
     for (uint32_t t = 0; t < m->target_count; t++) {
@@ -220,8 +219,7 @@ static bool validate_mesh(const imp_scene_t *s, uint32_t mi, const char *src)
             return false;
         }
         if (tg->positions && !finite_n(tg->positions, vc * 3, IMP_COORD_LIMIT_M)) {
-            log_error("%s: mesh '%s' morph target '%s': NaN, infinite or implausible position", src, m->name,
-                      tg->name);
+            log_error("%s: mesh '%s' morph target '%s': NaN, infinite or implausible position", src, m->name, tg->name);
             return false;
         }
     }
@@ -269,8 +267,7 @@ bool imp_validate(const imp_scene_t *s, const char *src)
     }
     if (vertices > CHR_MAX_VERTICES || triangles * 3 > CHR_MAX_INDICES) {
         log_error("%s: %llu vertices / %llu triangles in all, more than a character holds (%d / %d)", src,
-                  (unsigned long long)vertices, (unsigned long long)triangles, CHR_MAX_VERTICES,
-                  CHR_MAX_INDICES / 3);
+                  (unsigned long long)vertices, (unsigned long long)triangles, CHR_MAX_VERTICES, CHR_MAX_INDICES / 3);
         return false;
     }
     return true;
@@ -282,31 +279,31 @@ bool imp_validate(const imp_scene_t *s, const char *src)
 typedef struct build_t {
     const imp_scene_t *scene;
     const char *src;
-    float (*world)[16];        /* node_count rest world transforms */
-    int *joint_of_node;        /* node -> joint index, -1 if not a joint */
+    float (*world)[16]; /* node_count rest world transforms */
+    int *joint_of_node; /* node -> joint index, -1 if not a joint */
     int joint_count;
     uint32_t joint_node[SKEL_MAX_JOINTS];
     float joint_pos[SKEL_MAX_JOINTS][3]; /* model space, cm after finish_space() */
-    const imp_mesh_t *skin;      /* the reference skinned mesh */
+    const imp_mesh_t *skin;              /* the reference skinned mesh */
     /* Merged vertices (all meshes), model space. */
     uint32_t vertex_count, triangle_count;
-    uint32_t *mesh_first;      /* mesh_count + 1: first merged vertex of each mesh */
+    uint32_t *mesh_first; /* mesh_count + 1: first merged vertex of each mesh */
     float (*pos)[3];
-    float (*nrm)[3];           /* unit, or zero where the file had none */
+    float (*nrm)[3]; /* unit, or zero where the file had none */
     float (*uv)[2];
     float (*tan)[4];
     uint16_t (*joints)[4];
     float (*weights)[4];
-    uint32_t *material;        /* scene material */
+    uint32_t *material; /* scene material */
     uint32_t (*tri)[3];
     /* Pre-skinning of each mesh vertex: for morph deltas (bind space). */
-    float (*skin_lin)[9];      /* per merged vertex: blended linear part */
+    float (*skin_lin)[9]; /* per merged vertex: blended linear part */
     /* Normals from positions, welded over identical positions. */
-    uint32_t *weld;            /* vertex -> weld group */
+    uint32_t *weld; /* vertex -> weld group */
     uint32_t group_count;
     uint32_t *group_tri_offset, *group_tri; /* group -> triangles (CSR) */
     uint32_t *vert_tri_offset, *vert_tri;   /* vertex -> triangles (CSR) */
-    float (*base_n)[3];        /* computed (welded) normal per vertex, from the base positions */
+    float (*base_n)[3];                     /* computed (welded) normal per vertex, from the base positions */
     /* Targets, merged by name. */
     uint32_t target_count;
     char (*target_name)[CHR_NAME_MAX];
@@ -508,8 +505,8 @@ typedef struct gather_t {
     int n;
     int joint[IMP_GATHER];
     float w[IMP_GATHER];
-    float sum;   /* every weight, kept or not */
-    int total;   /* influences seen */
+    float sum; /* every weight, kept or not */
+    int total; /* influences seen */
 } gather_t;
 
 static void gather_add(gather_t *g, int joint, float w)
@@ -796,7 +793,7 @@ static bool build_adjacency(build_t *b)
     b->weld = xcalloc(vc, sizeof *b->weld, &ok);
     uint32_t *key = xcalloc(n, sizeof *key, &ok);
     b->base_n = xcalloc(vc, sizeof *b->base_n, &ok);
-    if (!ok || !weld_positions((const float (*)[3])b->pos, vc, b->weld, &b->group_count)) {
+    if (!ok || !weld_positions((const float(*)[3])b->pos, vc, b->weld, &b->group_count)) {
         free(key);
         return false;
     }
@@ -889,7 +886,7 @@ static bool build_frames(build_t *b)
         log_error("%s: out of memory", b->src);
         return false;
     }
-    const float (*p)[3] = (const float (*)[3])b->pos;
+    const float(*p)[3] = (const float(*)[3])b->pos;
     for (uint32_t v = 0; v < b->vertex_count; v++) {
         welded_normal(b, p, v, b->base_n[v]);
         if (len3(b->nrm[v]) == 0.0f) {
@@ -925,10 +922,10 @@ static int target_slot(build_t *b, const char *name, uint32_t capacity)
 
 /* Scratch for one target at a time: moved positions and stamps. */
 typedef struct target_scratch_t {
-    float (*p)[3];        /* positions with the target applied */
-    uint32_t *stamp_v;    /* vertex listed for this target (stamp == id) */
-    uint32_t *list;       /* vertices with a delta, unsorted */
-    float (*dpos)[3];     /* per vertex, valid where stamp_v == id */
+    float (*p)[3];     /* positions with the target applied */
+    uint32_t *stamp_v; /* vertex listed for this target (stamp == id) */
+    uint32_t *list;    /* vertices with a delta, unsorted */
+    float (*dpos)[3];  /* per vertex, valid where stamp_v == id */
     uint32_t id;
 } target_scratch_t;
 
@@ -966,7 +963,7 @@ static bool finish_target(build_t *b, target_scratch_t *ts, uint32_t t, uint32_t
             memcpy(ts->p[ts->list[i]], b->pos[ts->list[i]], sizeof ts->p[0]);
         return false;
     }
-    const float (*p)[3] = (const float (*)[3])ts->p;
+    const float(*p)[3] = (const float(*)[3])ts->p;
     uint32_t count = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v = ts->list[i];

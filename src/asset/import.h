@@ -39,7 +39,7 @@
 enum {
     IMP_MAX_NODES = 4096,
     IMP_MAX_MESHES = 1024,
-    IMP_MAX_BONES = 1024,      /* per mesh */
+    IMP_MAX_BONES = 1024, /* per mesh */
     IMP_MAX_TARGETS = CHR_MAX_SHAPES,
     IMP_MAX_MATERIALS = 256,
     IMP_MAX_FACE_CORNERS = 64, /* a face's index count must be 3; larger ones are refused unread */
@@ -51,36 +51,36 @@ enum {
 #define IMP_COORD_LIMIT_M 100.0f
 
 typedef struct imp_node_t {
-    const char *name;      /* NUL-terminated */
-    int parent;            /* -1 for a root, else < own index (parents first) */
-    float local[16];       /* parent-relative rest transform, column-major */
+    const char *name; /* NUL-terminated */
+    int parent;       /* -1 for a root, else < own index (parents first) */
+    float local[16];  /* parent-relative rest transform, column-major */
 } imp_node_t;
 
 typedef struct imp_bone_t {
-    uint32_t node;            /* < node_count: the joint */
-    float inverse_bind[16];   /* mesh space -> joint space at bind, column-major */
+    uint32_t node;          /* < node_count: the joint */
+    float inverse_bind[16]; /* mesh space -> joint space at bind, column-major */
     uint32_t weight_count;
     const uint32_t *weight_vertex; /* < the mesh's vertex_count */
     const float *weight_value;     /* 0..1 */
 } imp_bone_t;
 
 typedef struct imp_target_t {
-    const char *name;         /* NUL-terminated, 1..CHR_NAME_MAX-1 characters */
-    const float *positions;   /* vertex_count x 3: the target's absolute positions, or NULL (no motion) */
+    const char *name;       /* NUL-terminated, 1..CHR_NAME_MAX-1 characters */
+    const float *positions; /* vertex_count x 3: the target's absolute positions, or NULL (no motion) */
 } imp_target_t;
 
 typedef struct imp_mesh_t {
     const char *name;
-    uint32_t node;            /* node the mesh hangs from */
-    uint32_t material;        /* < material_count */
+    uint32_t node;     /* node the mesh hangs from */
+    uint32_t material; /* < material_count */
     uint32_t vertex_count;
-    const float *positions;   /* vertex_count x 3 */
-    const float *normals;     /* vertex_count x 3, or NULL */
-    const float *uvs;         /* vertex_count x 2, or NULL */
+    const float *positions; /* vertex_count x 3 */
+    const float *normals;   /* vertex_count x 3, or NULL */
+    const float *uvs;       /* vertex_count x 2, or NULL */
     uint32_t face_count;
-    const uint32_t *face_size;   /* corners of each face (3: triangles only) */
-    const uint32_t *face_index;  /* the faces' corners, one after the other */
-    uint32_t bone_count;         /* 0: unskinned */
+    const uint32_t *face_size;  /* corners of each face (3: triangles only) */
+    const uint32_t *face_index; /* the faces' corners, one after the other */
+    uint32_t bone_count;        /* 0: unskinned */
     const imp_bone_t *bones;
     uint32_t target_count;
     const imp_target_t *targets;
@@ -88,9 +88,9 @@ typedef struct imp_mesh_t {
 
 typedef struct imp_material_t {
     const char *name;
-    float color[4];           /* linear RGBA base colour factor */
-    float roughness;          /* 0..1 */
-    bool double_sided;        /* glTF doubleSided: its back faces show (else they may be culled) */
+    float color[4];    /* linear RGBA base colour factor */
+    float roughness;   /* 0..1 */
+    bool double_sided; /* glTF doubleSided: its back faces show (else they may be culled) */
 } imp_material_t;
 
 typedef struct imp_scene_t {
@@ -106,15 +106,15 @@ typedef struct imp_scene_t {
 typedef struct imp_info_t {
     uint32_t source_vertices, source_triangles;
     uint32_t skinned_meshes, rigid_meshes;
-    uint32_t joints;               /* in the character's skeleton */
-    uint32_t targets;              /* distinct target names */
-    uint32_t renormalised;         /* vertices whose weights were rescaled to sum 1 */
-    float worst_weight_sum;        /* the sum furthest from 1 among those */
-    uint32_t truncated;            /* vertices with more than 4 influences (largest 4 kept) */
-    uint32_t computed_normals;     /* vertices without a usable normal in the file */
-    uint32_t dropped_triangles;    /* triangles repeating a corner (they draw nothing) */
-    int eyes, mouth_parts;         /* found by the dressing (import_look.h), when dressed */
-    float height_cm;               /* rest-pose height, soles to the top */
+    uint32_t joints;            /* in the character's skeleton */
+    uint32_t targets;           /* distinct target names */
+    uint32_t renormalised;      /* vertices whose weights were rescaled to sum 1 */
+    float worst_weight_sum;     /* the sum furthest from 1 among those */
+    uint32_t truncated;         /* vertices with more than 4 influences (largest 4 kept) */
+    uint32_t computed_normals;  /* vertices without a usable normal in the file */
+    uint32_t dropped_triangles; /* triangles repeating a corner (they draw nothing) */
+    int eyes, mouth_parts;      /* found by the dressing (import_look.h), when dressed */
+    float height_cm;            /* rest-pose height, soles to the top */
 } imp_info_t;
 
 /* Checks every count, index, float, weight and the node hierarchy of

@@ -35,20 +35,19 @@ typedef struct assimp_api_t {
     const struct aiScene *(*import_file)(const char *path, unsigned int flags, struct aiFileIO *io);
     void (*release_import)(const struct aiScene *scene);
     const char *(*error_string)(void);
-    enum aiReturn (*material_string)(const struct aiMaterial *m, const char *key, unsigned int type,
-                                     unsigned int index, struct aiString *out);
-    enum aiReturn (*material_color)(const struct aiMaterial *m, const char *key, unsigned int type,
-                                    unsigned int index, struct aiColor4D *out);
-    enum aiReturn (*material_floats)(const struct aiMaterial *m, const char *key, unsigned int type,
-                                     unsigned int index, ai_real *out, unsigned int *max);
+    enum aiReturn (*material_string)(const struct aiMaterial *m, const char *key, unsigned int type, unsigned int index,
+                                     struct aiString *out);
+    enum aiReturn (*material_color)(const struct aiMaterial *m, const char *key, unsigned int type, unsigned int index,
+                                    struct aiColor4D *out);
+    enum aiReturn (*material_floats)(const struct aiMaterial *m, const char *key, unsigned int type, unsigned int index,
+                                     ai_real *out, unsigned int *max);
 } assimp_api_t;
 
 /* Checked against the headers' prototypes without referencing the symbols. */
 #define SAME_TYPE(fn, member) __builtin_types_compatible_p(__typeof__(&fn), __typeof__(((assimp_api_t *)0)->member))
 _Static_assert(SAME_TYPE(aiImportFileEx, import_file) && SAME_TYPE(aiReleaseImport, release_import) &&
                    SAME_TYPE(aiGetErrorString, error_string) && SAME_TYPE(aiGetMaterialString, material_string) &&
-                   SAME_TYPE(aiGetMaterialColor, material_color) &&
-                   SAME_TYPE(aiGetMaterialFloatArray, material_floats),
+                   SAME_TYPE(aiGetMaterialColor, material_color) && SAME_TYPE(aiGetMaterialFloatArray, material_floats),
                "assimp_api must match assimp's C API");
 #undef SAME_TYPE
 
@@ -63,7 +62,7 @@ static bool assimp_ready(const char *path)
     if (!tried) {
         tried = true;
         void *lib = dlopen(STRIDER_ASSIMP_SONAME, RTLD_NOW | RTLD_LOCAL);
-        static const char *const names[] = {"aiImportFileEx",       "aiReleaseImport",    "aiGetErrorString",
+        static const char *const names[] = {"aiImportFileEx",      "aiReleaseImport",    "aiGetErrorString",
                                             "aiGetMaterialString", "aiGetMaterialColor", "aiGetMaterialFloatArray"};
         enum { CALLS = sizeof names / sizeof names[0] };
         void *sym[CALLS] = {0};
@@ -218,7 +217,7 @@ typedef struct file_scene_t {
     imp_mesh_t *meshes;
     imp_material_t *materials;
     char (*material_name)[64];
-    void **owned;          /* every other allocation, freed together */
+    void **owned; /* every other allocation, freed together */
     size_t owned_count, owned_cap;
     bool failed;
 } file_scene_t;

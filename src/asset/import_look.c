@@ -12,8 +12,19 @@
 /* The outfit (linear RGB, roughness, subsurface), in the generated
  * character's palette so both read alike under the same lights. */
 typedef enum look_material_t {
-    LOOK_SKIN, LOOK_SHIRT, LOOK_TROUSERS, LOOK_SHOES, LOOK_HAIR, LOOK_BROWS, LOOK_LIPS,
-    LOOK_SCLERA, LOOK_IRIS, LOOK_PUPIL, LOOK_TEETH, LOOK_MOUTH, LOOK_COUNT
+    LOOK_SKIN,
+    LOOK_SHIRT,
+    LOOK_TROUSERS,
+    LOOK_SHOES,
+    LOOK_HAIR,
+    LOOK_BROWS,
+    LOOK_LIPS,
+    LOOK_SCLERA,
+    LOOK_IRIS,
+    LOOK_PUPIL,
+    LOOK_TEETH,
+    LOOK_MOUTH,
+    LOOK_COUNT
 } look_material_t;
 
 static const chr_material_t LOOK[LOOK_COUNT] = {
@@ -33,19 +44,30 @@ static const chr_material_t LOOK[LOOK_COUNT] = {
 
 /* Body parts, from the controller's joint each character joint follows. */
 typedef enum look_part_t {
-    PART_NONE, PART_PELVIS, PART_TORSO, PART_COLLAR, PART_NECK, PART_HEAD, PART_UPPER_ARM, PART_FOREARM, PART_HAND,
-    PART_THIGH, PART_SHIN, PART_FOOT, PART_COUNT
+    PART_NONE,
+    PART_PELVIS,
+    PART_TORSO,
+    PART_COLLAR,
+    PART_NECK,
+    PART_HEAD,
+    PART_UPPER_ARM,
+    PART_FOREARM,
+    PART_HAND,
+    PART_THIGH,
+    PART_SHIN,
+    PART_FOOT,
+    PART_COUNT
 } look_part_t;
 
 static const struct {
     const char *joint;
     look_part_t part;
 } PART_OF[] = {
-    {"hip", PART_PELVIS},       {"abdomen", PART_TORSO},     {"chest", PART_TORSO},     {"neck", PART_NECK},
-    {"head", PART_HEAD},        {"lCollar", PART_COLLAR},    {"rCollar", PART_COLLAR},  {"lShldr", PART_UPPER_ARM},
-    {"rShldr", PART_UPPER_ARM}, {"lForeArm", PART_FOREARM},  {"rForeArm", PART_FOREARM}, {"lHand", PART_HAND},
-    {"rHand", PART_HAND},       {"lButtock", PART_PELVIS},   {"rButtock", PART_PELVIS}, {"lThigh", PART_THIGH},
-    {"rThigh", PART_THIGH},     {"lShin", PART_SHIN},        {"rShin", PART_SHIN},      {"lFoot", PART_FOOT},
+    {"hip", PART_PELVIS},       {"abdomen", PART_TORSO},    {"chest", PART_TORSO},      {"neck", PART_NECK},
+    {"head", PART_HEAD},        {"lCollar", PART_COLLAR},   {"rCollar", PART_COLLAR},   {"lShldr", PART_UPPER_ARM},
+    {"rShldr", PART_UPPER_ARM}, {"lForeArm", PART_FOREARM}, {"rForeArm", PART_FOREARM}, {"lHand", PART_HAND},
+    {"rHand", PART_HAND},       {"lButtock", PART_PELVIS},  {"rButtock", PART_PELVIS},  {"lThigh", PART_THIGH},
+    {"rThigh", PART_THIGH},     {"lShin", PART_SHIN},       {"rShin", PART_SHIN},       {"lFoot", PART_FOOT},
     {"rFoot", PART_FOOT},
 };
 
@@ -77,10 +99,10 @@ typedef struct look_t {
     chr_character_t *c;
     uint32_t n;
     uint32_t first[CHR_MAX_MESHES + 1];
-    uint32_t *comp;          /* vertex -> component root */
-    uint32_t *weld;          /* vertex -> its position's number (asset/weld.h) */
+    uint32_t *comp; /* vertex -> component root */
+    uint32_t *weld; /* vertex -> its position's number (asset/weld.h) */
     uint32_t weld_count;
-    uint8_t *mat;            /* vertex -> look_material_t */
+    uint8_t *mat; /* vertex -> look_material_t */
 } look_t;
 
 static chr_vertex_t *vert(const look_t *L, uint32_t g)
@@ -243,7 +265,7 @@ static void smooth_edges(look_t *L)
     if (L->n > SMOOTH_MAX_VERTICES)
         return;
     const uint32_t *weld = L->weld;
-    uint16_t (*votes)[LOOK_COUNT] = malloc((size_t)L->n * sizeof *votes);
+    uint16_t(*votes)[LOOK_COUNT] = malloc((size_t)L->n * sizeof *votes);
     uint8_t *next = malloc(L->n);
     if (votes && next) {
         for (int round = 0; round < SMOOTH_ROUNDS; round++) {
@@ -324,7 +346,7 @@ bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *m
     int count = 0, cap = 64;
     parts = calloc((size_t)cap, sizeof *parts);
     uint32_t *size = calloc(L.n, sizeof *size);
-    float (*lo)[3] = malloc((size_t)L.n * sizeof *lo), (*hi)[3] = malloc((size_t)L.n * sizeof *hi);
+    float(*lo)[3] = malloc((size_t)L.n * sizeof *lo), (*hi)[3] = malloc((size_t)L.n * sizeof *hi);
     if (parts && size && lo && hi) {
         for (uint32_t v = 0; v < L.n; v++)
             for (int d = 0; d < 3; d++) {

@@ -27,8 +27,8 @@
 
 /* What imp_dress() found, for the summary and the tests. */
 typedef struct imp_look_info_t {
-    int eyes;          /* eyeballs found (0 or 2) */
-    int mouth_parts;   /* teeth and tongue parts found */
+    int eyes;        /* eyeballs found (0 or 2) */
+    int mouth_parts; /* teeth and tongue parts found */
     uint32_t vertices_by_material[CHR_MAX_MATERIALS];
 } imp_look_info_t;
 

@@ -18,20 +18,23 @@
 enum { BENCH_LIST_MAX = ARGS_LIST_MAX };
 
 typedef struct bench_common_t {
-    int repeats;       /* timed runs per row */
-    int warmup;        /* untimed runs per row */
+    int repeats; /* timed runs per row */
+    int warmup;  /* untimed runs per row */
     const char *csv;
     const char *json;
-    bool smoke;        /* tiny sizes: checks that everything runs and agrees */
+    bool smoke; /* tiny sizes: checks that everything runs and agrees */
 } bench_common_t;
 
 /* The common options' rows (not listed in the usage: each command says
  * where they go with an ARGS_TEXT row, BENCH_COMMON_HELP at the end). */
-#define BENCH_COMMON_OPTS(c)                                                                                     \
-    {.name = "--repeats", .kind = ARGS_INT, .dest = &(c)->repeats, .lo = 3, .hi = 100000},                        \
-        {.name = "--warmup", .kind = ARGS_INT, .dest = &(c)->warmup, .lo = 0, .hi = 100000},                      \
-        {.name = "--csv", .kind = ARGS_PATH, .dest = &(c)->csv}, {.name = "--json", .kind = ARGS_PATH, .dest = &(c)->json}, \
-        {.name = "--smoke", .kind = ARGS_FLAG, .dest = &(c)->smoke}
+#define BENCH_COMMON_OPTS(c)                                                                                           \
+    {.name = "--repeats", .kind = ARGS_INT, .dest = &(c)->repeats, .lo = 3, .hi = 100000},                             \
+        {.name = "--warmup", .kind = ARGS_INT, .dest = &(c)->warmup, .lo = 0, .hi = 100000},                           \
+        {.name = "--csv", .kind = ARGS_PATH, .dest = &(c)->csv},                                                       \
+        {.name = "--json", .kind = ARGS_PATH, .dest = &(c)->json},                                                     \
+    {                                                                                                                  \
+        .name = "--smoke", .kind = ARGS_FLAG, .dest = &(c)->smoke                                                      \
+    }
 #define BENCH_COMMON_HELP "  --repeats N --warmup N --csv PATH --json PATH --smoke\n"
 
 /* The spec of `strider bench COMMAND` (COMMAND: "strider bench pfnn"). */

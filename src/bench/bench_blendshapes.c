@@ -55,8 +55,8 @@ enum {
     METHOD_GPU_TF,
     METHOD_COUNT
 };
-static const char *const k_methods[METHOD_COUNT] = {"cpu-dense",         "cpu-sparse",         "gpu-ssbo-dense",
-                                                    "gpu-ssbo-sparse",   "gpu-compute-dense",  "gpu-compute-sparse",
+static const char *const k_methods[METHOD_COUNT] = {"cpu-dense",       "cpu-sparse",        "gpu-ssbo-dense",
+                                                    "gpu-ssbo-sparse", "gpu-compute-dense", "gpu-compute-sparse",
                                                     "gpu-tf-multipass"};
 static const gfx_morph_method_t k_gpu_method[METHOD_COUNT] = {
     GFX_MORPH_METHOD_COUNT,  GFX_MORPH_METHOD_COUNT,   GFX_MORPH_SSBO_DENSE,  GFX_MORPH_SSBO_SPARSE,
@@ -78,10 +78,10 @@ typedef struct bs_out_t {
 
 typedef struct bs_buffers_t {
     float *pos, *nrm, *tan, *ao;
-    bs_out_t ref;              /* CPU sparse job, untimed */
+    bs_out_t ref; /* CPU sparse job, untimed */
     bs_out_t out[METHOD_COUNT];
-    float *gpu_vertices;     /* GFX_MORPH_VERTEX_FLOATS per vertex */
-    float *packed_pos;       /* 3 per vertex, for checksums of GPU output */
+    float *gpu_vertices;                                     /* GFX_MORPH_VERTEX_FLOATS per vertex */
+    float *packed_pos;                                       /* 3 per vertex, for checksums of GPU output */
     double *times[METHOD_COUNT], *query_times[METHOD_COUNT]; /* seconds, per repeat */
 } bs_buffers_t;
 
@@ -214,8 +214,10 @@ static bool run_gpu(gfx_morph_bench_t *gb, gfx_morph_method_t gm, const char *na
         res->checksum = sum;
         res->passes = t.passes;
     } else if (sum != res->checksum) {
-        fprintf(stderr, "strider bench blendshapes: %s at %d shapes: repeat %d read back checksum %08x, repeat 0 "
-                        "%08x\n", name, count, r, sum, res->checksum);
+        fprintf(stderr,
+                "strider bench blendshapes: %s at %d shapes: repeat %d read back checksum %08x, repeat 0 "
+                "%08x\n",
+                name, count, r, sum, res->checksum);
         (*failures)++;
     }
     return true;
@@ -240,9 +242,10 @@ static bool mesh_path(const char *arg, char *out, size_t size)
         if (!paths_copy(STRIDER_DAWN_CHR, out, size))
             return false;
         if (!file_is_regular(out, NULL)) {
-            fprintf(stderr, "strider bench blendshapes: the Dawn-scale mesh %s is not built yet: run "
-                            "'cmake --build %s --target bench_dawn_mesh' once (about 100 s)\n", out,
-                    STRIDER_BINARY_DIR);
+            fprintf(stderr,
+                    "strider bench blendshapes: the Dawn-scale mesh %s is not built yet: run "
+                    "'cmake --build %s --target bench_dawn_mesh' once (about 100 s)\n",
+                    out, STRIDER_BINARY_DIR);
             return false;
         }
         return true;
@@ -264,42 +267,62 @@ typedef struct shapes_cli_t {
 static int shapes_parse(shapes_cli_t *o, int argc, char **argv)
 {
     *o = (shapes_cli_t){.c = {.repeats = 51, .warmup = 5},
-                      .methods = {METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE, METHOD_GPU_SSBO_SPARSE,
-                                  METHOD_GPU_COMPUTE_DENSE, METHOD_GPU_COMPUTE_SPARSE, METHOD_GPU_TF},
-                      .nmethods = METHOD_COUNT,
-                      .ncounts = (int)(sizeof k_default_counts / sizeof k_default_counts[0]),
-                      .seed = 1};
+                        .methods = {METHOD_CPU_DENSE, METHOD_CPU_SPARSE, METHOD_GPU_SSBO_DENSE, METHOD_GPU_SSBO_SPARSE,
+                                    METHOD_GPU_COMPUTE_DENSE, METHOD_GPU_COMPUTE_SPARSE, METHOD_GPU_TF},
+                        .nmethods = METHOD_COUNT,
+                        .ncounts = (int)(sizeof k_default_counts / sizeof k_default_counts[0]),
+                        .seed = 1};
     memcpy(o->counts, k_default_counts, sizeof k_default_counts);
     const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&o->c),
-        {.name = "--methods", .kind = ARGS_NAME_LIST, .dest = o->methods, .count = &o->nmethods, .choices = k_methods,
-         .nchoices = METHOD_COUNT, .arg = "LIST",
+        {.name = "--methods",
+         .kind = ARGS_NAME_LIST,
+         .dest = o->methods,
+         .count = &o->nmethods,
+         .choices = k_methods,
+         .nchoices = METHOD_COUNT,
+         .arg = "LIST",
          .help = "cpu-dense, cpu-sparse, gpu-ssbo-dense, gpu-ssbo-sparse (one pass in a\n"
                  "vertex shader, captured by transform feedback), gpu-compute-dense,\n"
                  "gpu-compute-sparse (the same shader code in a compute pass),\n"
                  "gpu-tf-multipass (default: all; gpu-* open a hidden OpenGL 4.3+\n"
                  "context and fail with exit 1 when there is none)"},
-        {.name = "--counts", .kind = ARGS_INT_LIST, .dest = o->counts, .count = &o->ncounts, .lo = 0, .hi = CHR_MAX_SHAPES,
+        {.name = "--counts",
+         .kind = ARGS_INT_LIST,
+         .dest = o->counts,
+         .count = &o->ncounts,
+         .lo = 0,
+         .hi = CHR_MAX_SHAPES,
          .arg = "LIST",
          .help = "active shapes, 0..4096, default 0,1,2,4,8,16,32,50,64,128,256;\n"
                  "a count above the mesh's shape count is capped at it (the table\n"
                  "shows requested and active)"},
-        {.name = "--mesh", .kind = ARGS_PATH, .dest = &o->mesh_arg, .arg = "PATH|dawn",
+        {.name = "--mesh",
+         .kind = ARGS_PATH,
+         .dest = &o->mesh_arg,
+         .arg = "PATH|dawn",
          .help = ".chr, .glb or .gltf file (default assets/characters/strider.chr,\n"
                  "61 shapes);\n"
                  "dawn = the Dawn-scale variant (strider-chargen --density 6\n"
                  "--extra-bones 80 --shapes 256), made once into the build tree by\n"
                  "cmake --build --preset release --target bench_dawn_mesh (~100 s)"},
         {.name = "--character", .kind = ARGS_PATH, .dest = &o->mesh_arg, .arg = "PATH", .help = "same as --mesh PATH"},
-        {.name = "--seed", .kind = ARGS_INT, .dest = &o->seed, .lo = 0, .hi = 2147483647, .arg = "N",
+        {.name = "--seed",
+         .kind = ARGS_INT,
+         .dest = &o->seed,
+         .lo = 0,
+         .hi = 2147483647,
+         .arg = "N",
          .help = "active-set seed (default 1)"},
-        {.name = "--interleave", .kind = ARGS_FLAG, .dest = &o->interleave,
+        {.name = "--interleave",
+         .kind = ARGS_FLAG,
+         .dest = &o->interleave,
          .help = "methods take turns repeat by repeat (for a machine whose load\n"
                  "changes; default: each method's repeats back to back)"},
         {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
     };
-    args_spec_t spec = bench_args_spec("strider bench blendshapes", "usage: strider bench blendshapes [options]\n", opts,
-                                     (int)(sizeof opts / sizeof opts[0]));
+    args_spec_t spec = bench_args_spec("strider bench blendshapes", "usage: strider bench blendshapes [options]\n",
+                                       opts, (int)(sizeof opts / sizeof opts[0]));
     return bench_parse_args(&spec, argc, argv);
 }
 
@@ -325,8 +348,8 @@ int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
         used[methods[mi]] = true;
         any_gpu |= is_gpu(methods[mi]);
     }
-    want_dense =
-        used[METHOD_CPU_DENSE] || used[METHOD_GPU_SSBO_DENSE] || used[METHOD_GPU_COMPUTE_DENSE] || used[METHOD_GPU_TF];
+    want_dense = used[METHOD_CPU_DENSE] || used[METHOD_GPU_SSBO_DENSE] || used[METHOD_GPU_COMPUTE_DENSE] ||
+                 used[METHOD_GPU_TF];
 
     /* A copy: the GL context fills in its renderer. */
     report_env_t env = *env_in;
@@ -380,11 +403,18 @@ int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
     double height = mesh_height(b.pos, n);
     double gpu_tol = GPU_AGREE_REL_HEIGHT * height;
     if (any_gpu) {
-        gfx_morph_bench_desc_t gd = {.vertex_count = n, .positions = b.pos, .normals = b.nrm, .tangents = b.tan,
-                                   .ao = b.ao, .target_count = set.target_count, .dense = set.dense,
-                                   .vertex_offset = set.vertex_offset, .pair_target = set.pair_target,
-                                   .pair_delta = set.pair_delta, .pair_count = set.pair_count,
-                                   .label = "bench_blendshapes"};
+        gfx_morph_bench_desc_t gd = {.vertex_count = n,
+                                     .positions = b.pos,
+                                     .normals = b.nrm,
+                                     .tangents = b.tan,
+                                     .ao = b.ao,
+                                     .target_count = set.target_count,
+                                     .dense = set.dense,
+                                     .vertex_offset = set.vertex_offset,
+                                     .pair_target = set.pair_target,
+                                     .pair_delta = set.pair_delta,
+                                     .pair_count = set.pair_count,
+                                     .label = "bench_blendshapes"};
         for (int m = 0; m < METHOD_COUNT; m++)
             if (used[m] && is_gpu(m))
                 gd.methods[k_gpu_method[m]] = true;
@@ -395,30 +425,34 @@ int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
         have_gb = true;
     }
 
-    static const char *const cols[] = {"method",        "mesh_vertices", "requested",   "active",
-                                       "passes",        "median_us",     "min_us",      "max_us",
-                                       "ns_per_vertex", "gpu_query_us",  "gpu_pipelined_us", "query_vs_wall", "timer",
-                                       "max_diff_cm",   "max_dir_diff",  "tf_over_this", "tf_over_this_min",
-                                       "checksum"};
+    static const char *const cols[] = {
+        "method", "mesh_vertices", "requested",     "active",       "passes",           "median_us",
+        "min_us", "max_us",        "ns_per_vertex", "gpu_query_us", "gpu_pipelined_us", "query_vs_wall",
+        "timer",  "max_diff_cm",   "max_dir_diff",  "tf_over_this", "tf_over_this_min", "checksum"};
     report_table_t t;
     report_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
-                     cols);
-    report_table_note(&t, "character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) "
-                         "pairs", path, cm->name, n, height, shapes, set.pair_count);
-    report_table_note(&t, "reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh "
-                         "height), normals/tangents/AO %.0e", BSHAPE_AGREE_CM, gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
+                      cols);
+    report_table_note(&t,
+                      "character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) "
+                      "pairs",
+                      path, cm->name, n, height, shapes, set.pair_count);
+    report_table_note(&t,
+                      "reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh "
+                      "height), normals/tangents/AO %.0e",
+                      BSHAPE_AGREE_CM, gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
     report_table_note(&t, "%d warm-up + %d timed repeats per row, %s", c.warmup, c.repeats,
-                     interleave ? "methods taking turns repeat by repeat (--interleave)"
-                                : "each method's repeats back to back");
+                      interleave ? "methods taking turns repeat by repeat (--interleave)"
+                                 : "each method's repeats back to back");
     if (used[METHOD_GPU_TF])
         report_table_note(&t, "tf_over_this = gpu-tf-multipass time / this method's time (median; _min: of the "
-                             "minimum times)");
+                              "minimum times)");
     if (any_gpu)
-        report_table_note(&t, "gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
-                             "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time; "
-                             "gpu_pipelined_us = GPU time per frame of as many frames queued back to back "
-                             "(GL_TIMESTAMP before the first and after the last; the GPU's clocks up, as in a game)",
-                         TIMER_AGREE_FACTOR);
+        report_table_note(&t,
+                          "gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
+                          "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time; "
+                          "gpu_pipelined_us = GPU time per frame of as many frames queued back to back "
+                          "(GL_TIMESTAMP before the first and after the last; the GPU's clocks up, as in a game)",
+                          TIMER_AGREE_FACTOR);
     for (int m = 0; m < METHOD_COUNT; m++) {
         if (used[m] && is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m])) {
             report_table_note(&t, "%s skipped: %s", k_methods[m], gfx_morph_bench_reason(&gb, k_gpu_method[m]));
@@ -452,10 +486,19 @@ int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
             active[j] = tmp;
             weight[k] = 0.1f + 0.9f * (float)(lcg(&s) & 0xffff) / 65535.0f;
         }
-        bshape_job_t job = {.set = &set, .layout = BSHAPE_SPARSE, .active_count = count, .active_target = active,
-                            .active_weight = weight, .positions = b.pos, .normals = b.nrm, .tangents = b.tan,
-                            .ao = b.ao, .out_positions = b.ref.pos, .out_normals = b.ref.nrm,
-                            .out_tangents = b.ref.tan, .out_ao = b.ref.ao};
+        bshape_job_t job = {.set = &set,
+                            .layout = BSHAPE_SPARSE,
+                            .active_count = count,
+                            .active_target = active,
+                            .active_weight = weight,
+                            .positions = b.pos,
+                            .normals = b.nrm,
+                            .tangents = b.tan,
+                            .ao = b.ao,
+                            .out_positions = b.ref.pos,
+                            .out_normals = b.ref.nrm,
+                            .out_tangents = b.ref.tan,
+                            .out_ao = b.ref.ao};
         if (!bshape_run(&job)) {
             rc = BENCH_EXIT_RUNTIME;
             goto out_table;
@@ -467,32 +510,32 @@ int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
         bs_result_t results[METHOD_COUNT];
         memset(results, 0, sizeof results);
         for (int block = 0; block < (interleave ? 1 : nmethods); block++)
-        for (int r = -c.warmup; r < c.repeats; r++) {
-            for (int mi = interleave ? 0 : block; mi < (interleave ? nmethods : block + 1); mi++) {
-                int m = methods[mi];
-                double wall = 0.0, query = NAN;
-                bool ok;
-                if (is_gpu(m)) {
-                    if (!gfx_morph_bench_ready(&gb, k_gpu_method[m]))
-                        continue;
-                    ok = run_gpu(&gb, k_gpu_method[m], k_methods[m], count, active, weight, r, &b, &failures,
-                                 &results[m], &wall, &query);
-                    if (ok && r == c.repeats - 1)
-                        unpack_gpu(b.gpu_vertices, n, &b.out[m]);
-                } else {
-                    ok = run_cpu(&job, m, &b.out[m], &wall);
-                    results[m].passes = 1;
-                }
-                if (!ok) {
-                    rc = BENCH_EXIT_RUNTIME;
-                    goto out_table;
-                }
-                if (r >= 0) {
-                    b.times[m][r] = wall;
-                    b.query_times[m][r] = query;
+            for (int r = -c.warmup; r < c.repeats; r++) {
+                for (int mi = interleave ? 0 : block; mi < (interleave ? nmethods : block + 1); mi++) {
+                    int m = methods[mi];
+                    double wall = 0.0, query = NAN;
+                    bool ok;
+                    if (is_gpu(m)) {
+                        if (!gfx_morph_bench_ready(&gb, k_gpu_method[m]))
+                            continue;
+                        ok = run_gpu(&gb, k_gpu_method[m], k_methods[m], count, active, weight, r, &b, &failures,
+                                     &results[m], &wall, &query);
+                        if (ok && r == c.repeats - 1)
+                            unpack_gpu(b.gpu_vertices, n, &b.out[m]);
+                    } else {
+                        ok = run_cpu(&job, m, &b.out[m], &wall);
+                        results[m].passes = 1;
+                    }
+                    if (!ok) {
+                        rc = BENCH_EXIT_RUNTIME;
+                        goto out_table;
+                    }
+                    if (r >= 0) {
+                        b.times[m][r] = wall;
+                        b.query_times[m][r] = query;
+                    }
                 }
             }
-        }
         /* The stream-out baseline's time over each method's (median, and
          * minimum: the least disturbed run on a shared machine). */
         double tf_med = NAN, tf_min = NAN, tf_max;
@@ -514,8 +557,8 @@ int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
                     goto out_table;
                 }
                 res.query_ratio = res.med > 0.0 ? res.query_med / res.med : NAN;
-                res.query_suspect =
-                    !(res.query_ratio <= TIMER_AGREE_FACTOR && res.query_ratio >= 1.0 / TIMER_AGREE_FACTOR);
+                res.query_suspect = !(res.query_ratio <= TIMER_AGREE_FACTOR &&
+                                      res.query_ratio >= 1.0 / TIMER_AGREE_FACTOR);
             } else {
                 res.query_med = res.query_ratio = res.pipelined_ms = NAN;
                 res.checksum = file_checksum32(o->pos, (size_t)n * 3 * sizeof(float));
@@ -525,8 +568,9 @@ int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
                               fmax(max_abs_diff(o->tan, b.ref.tan, (size_t)n * 4), max_abs_diff(o->ao, b.ref.ao, n)));
             double tol = is_gpu(m) ? gpu_tol : BSHAPE_AGREE_CM;
             if (!(diff <= tol) || !(dir <= AGREE_DIR)) {
-                fprintf(stderr, "strider bench blendshapes: %s differs from the cpu-sparse reference at %d shapes: "
-                                "positions by %.3g cm (bound %.3g), normals/tangents/AO by %.3g (bound %.0e)\n",
+                fprintf(stderr,
+                        "strider bench blendshapes: %s differs from the cpu-sparse reference at %d shapes: "
+                        "positions by %.3g cm (bound %.3g), normals/tangents/AO by %.3g (bound %.0e)\n",
                         k_methods[m], count, diff, tol, dir, AGREE_DIR);
                 failures++;
             }
@@ -563,10 +607,11 @@ int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
         }
     }
     if (suspect_rows)
-        fprintf(stderr, "strider bench blendshapes: warning: GL_TIME_ELAPSED disagrees with the glFinish-bracketed "
-                        "wall time beyond x%.0f in %d of %d GPU rows (worst query/wall x%.3g): the timer query is "
-                        "suspect on this driver; the table's times are wall times\n", TIMER_AGREE_FACTOR,
-                suspect_rows, gpu_rows, worst_ratio);
+        fprintf(stderr,
+                "strider bench blendshapes: warning: GL_TIME_ELAPSED disagrees with the glFinish-bracketed "
+                "wall time beyond x%.0f in %d of %d GPU rows (worst query/wall x%.3g): the timer query is "
+                "suspect on this driver; the table's times are wall times\n",
+                TIMER_AGREE_FACTOR, suspect_rows, gpu_rows, worst_ratio);
 out_table:
     free(active);
     free(weight);

@@ -13,8 +13,8 @@ enum { BENCH_GL_WINDOW_W = 64, BENCH_GL_WINDOW_H = 64 };
 bool bench_gl_open(bench_gl_t *g, report_env_t *env)
 {
     memset(g, 0, sizeof *g);
-    platform_desc_t pd = {.title = "strider bench", .width = BENCH_GL_WINDOW_W, .height = BENCH_GL_WINDOW_H,
-                        .hidden = true};
+    platform_desc_t pd = {
+        .title = "strider bench", .width = BENCH_GL_WINDOW_W, .height = BENCH_GL_WINDOW_H, .hidden = true};
     /* The platform and renderer log their own lines (the version found,
      * "render: llvmpipe ..."); the benchmark says it in one line instead. */
     log_level_t saved = log_get_level();

@@ -30,13 +30,16 @@ int bench_pfnn(int argc, char **argv, const report_env_t *env)
     bool no_fp16 = false;
     const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&c),
-        {.name = "--network", .kind = ARGS_PATH, .dest = &path, .arg = "PATH",
+        {.name = "--network",
+         .kind = ARGS_PATH,
+         .dest = &path,
+         .arg = "PATH",
          .help = "weights (default assets/network/pfnn.bin)"},
         {.name = "--no-fp16", .kind = ARGS_FLAG, .dest = &no_fp16, .help = "skip the fp16 rows"},
         {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
     };
     args_spec_t spec = bench_args_spec("strider bench pfnn", "usage: strider bench pfnn [options]\n", opts,
-                                     (int)(sizeof opts / sizeof opts[0]));
+                                       (int)(sizeof opts / sizeof opts[0]));
     int parsed = bench_parse_args(&spec, argc, argv);
     if (parsed >= 0)
         return parsed;
@@ -72,14 +75,27 @@ int bench_pfnn(int argc, char **argv, const report_env_t *env)
     printf("# copy bandwidth (read + write): %.2f GB/s DRAM-sized buffer, %.2f GB/s cache-sized\n", r.copy_gb_s,
            r.copy_l3_gb_s);
     printf("# read bandwidth (one core, DRAM-sized buffer): %.2f GB/s; read_roofline_ms = bytes_per_inference / "
-           "that, the floor when the weights come from DRAM\n", r.read_gb_s);
-    static const char *const cols[] = {"mode", "dtype", "isa", "median_ms", "min_ms", "max_ms", "fixed_phase_ms",
-                                       "memory_mb", "bytes_per_inference", "roofline_ms", "roofline_ratio",
-                                       "max_err_vs_cubic_fp32_std", "copy_gb_s", "read_gb_s",
-                                       "read_roofline_ms", "read_roofline_ratio"};
+           "that, the floor when the weights come from DRAM\n",
+           r.read_gb_s);
+    static const char *const cols[] = {"mode",
+                                       "dtype",
+                                       "isa",
+                                       "median_ms",
+                                       "min_ms",
+                                       "max_ms",
+                                       "fixed_phase_ms",
+                                       "memory_mb",
+                                       "bytes_per_inference",
+                                       "roofline_ms",
+                                       "roofline_ratio",
+                                       "max_err_vs_cubic_fp32_std",
+                                       "copy_gb_s",
+                                       "read_gb_s",
+                                       "read_roofline_ms",
+                                       "read_roofline_ratio"};
     report_table_t t;
     report_table_init(&t, "pfnn: ms per inference (phase advancing through the cycle)",
-                     (int)(sizeof cols / sizeof cols[0]), cols);
+                      (int)(sizeof cols / sizeof cols[0]), cols);
     int failures = 0;
     for (int i = 0; i < r.row_count; i++) {
         const pfnn_bench_row_t *w = &r.rows[i];

@@ -35,18 +35,17 @@ _Static_assert((int)VARIANT_COUNT <= (int)GFX_SWITCH_BENCH_MAX_VARIANTS, "every 
  * this many levels (of 255). */
 #define RENDER_SAME_LEVELS 1
 
-static const char *const k_variants[VARIANT_COUNT] = {"shipped",          "lookup-everywhere", "fog-everywhere",
-                                                      "uncached-shadows", "all-skirts",        "all-triangles",
-                                                      "no-savings"};
+static const char *const k_variants[VARIANT_COUNT] = {
+    "shipped", "lookup-everywhere", "fog-everywhere", "uncached-shadows", "all-skirts", "all-triangles", "no-savings"};
 
 static gfx_switches_t variant_switches(int v)
 {
     bool all = v == VARIANT_NO_SAVINGS;
     return (gfx_switches_t){.lookup_everywhere = all || v == VARIANT_LOOKUP_EVERYWHERE,
-                          .fog_everywhere = all || v == VARIANT_FOG_EVERYWHERE,
-                          .uncached_shadows = all || v == VARIANT_UNCACHED_SHADOWS,
-                          .all_skirts = all || v == VARIANT_ALL_SKIRTS,
-                          .all_triangles = all || v == VARIANT_ALL_TRIANGLES};
+                            .fog_everywhere = all || v == VARIANT_FOG_EVERYWHERE,
+                            .uncached_shadows = all || v == VARIANT_UNCACHED_SHADOWS,
+                            .all_skirts = all || v == VARIANT_ALL_SKIRTS,
+                            .all_triangles = all || v == VARIANT_ALL_TRIANGLES};
 }
 
 enum { MAX_SIDE = 4096, MAX_FRAMES = 100000 };
@@ -65,8 +64,8 @@ static bool parse_size(const char *s, void *dest)
 }
 
 /* One level's rows; false on a runtime failure (logged). */
-static bool run_level(const char *level, const int *variants, int nvariants, app_options_t opt, int frames,
-                      int warmup, report_table_t *t, report_env_t *env, int *failures)
+static bool run_level(const char *level, const int *variants, int nvariants, app_options_t opt, int frames, int warmup,
+                      report_table_t *t, report_env_t *env, int *failures)
 {
     gfx_switch_bench_t rb;
     memset(&rb, 0, sizeof rb);
@@ -111,8 +110,8 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
                 fprintf(stderr,
                         "strider bench render: %s changes the picture of level %s: %ld of %d pixels differ from %s's "
                         "(by up to %d levels)\n",
-                        k_variants[variants[v]], level, rb.differing[v], rb.width * rb.height,
-                        k_variants[variants[0]], rb.max_channel_diff[v]);
+                        k_variants[variants[v]], level, rb.differing[v], rb.width * rb.height, k_variants[variants[0]],
+                        rb.max_channel_diff[v]);
                 (*failures)++;
             }
             if (!report_table_row_begin(t)) {
@@ -162,10 +161,21 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
     int skin = 0;
     const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&c),
-        {.name = "--levels", .kind = ARGS_NAME_LIST, .dest = levels, .count = &nlevels, .choices = level_names,
-         .nchoices = nlevel_names, .arg = "LIST", .help = "built-in levels, default hills"},
-        {.name = "--variants", .kind = ARGS_NAME_LIST, .dest = variants, .count = &nvariants, .choices = k_variants,
-         .nchoices = VARIANT_COUNT, .arg = "LIST",
+        {.name = "--levels",
+         .kind = ARGS_NAME_LIST,
+         .dest = levels,
+         .count = &nlevels,
+         .choices = level_names,
+         .nchoices = nlevel_names,
+         .arg = "LIST",
+         .help = "built-in levels, default hills"},
+        {.name = "--variants",
+         .kind = ARGS_NAME_LIST,
+         .dest = variants,
+         .count = &nvariants,
+         .choices = k_variants,
+         .nchoices = VARIANT_COUNT,
+         .arg = "LIST",
          .help = "renderer variants, drawn frame by frame in turn (the first is the\n"
                  "reference of the ratios and pictures), default all, in this order:\n"
                  "  shipped (every saving on), lookup-everywhere (every terrain chunk\n"
@@ -175,20 +185,47 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
                  "  terrain chunk's four skirts, also those hidden under the surfaces),\n"
                  "  all-triangles (the figure sends every triangle, also those that\n"
                  "  cover no pixel or texel centre), no-savings (all five)"},
-        {.name = "--frames", .kind = ARGS_INT, .dest = &c.repeats, .lo = 1, .hi = MAX_FRAMES, .arg = "N",
+        {.name = "--frames",
+         .kind = ARGS_INT,
+         .dest = &c.repeats,
+         .lo = 1,
+         .hi = MAX_FRAMES,
+         .arg = "N",
          .help = "timed frames per variant, default 60 (--repeats is the same)"},
         {.kind = ARGS_TEXT, .help = "  --warmup N          untimed frames at the start, default 20\n"},
-        {.name = "--size", .kind = ARGS_CUSTOM, .dest = &opt, .parse = parse_size, .arg = "WxH",
-         .help = "window, default 720x480", .error = "--size needs WxH, each from 64 to 4096, got '%s'"},
-        {.name = "--script", .kind = ARGS_PATH, .dest = &opt.script, .arg = "PATH",
+        {.name = "--size",
+         .kind = ARGS_CUSTOM,
+         .dest = &opt,
+         .parse = parse_size,
+         .arg = "WxH",
+         .help = "window, default 720x480",
+         .error = "--size needs WxH, each from 64 to 4096, got '%s'"},
+        {.name = "--script",
+         .kind = ARGS_PATH,
+         .dest = &opt.script,
+         .arg = "PATH",
          .help = "input script, default assets/scripts/walk_turn.script"},
-        {.name = "--character", .kind = ARGS_PATH, .dest = &opt.character, .arg = "PATH",
+        {.name = "--character",
+         .kind = ARGS_PATH,
+         .dest = &opt.character,
+         .arg = "PATH",
          .help = ".chr, .glb or .gltf (default the shipped character)"},
-        {.name = "--map", .kind = ARGS_PATH, .dest = &opt.map, .arg = "PATH",
+        {.name = "--map",
+         .kind = ARGS_PATH,
+         .dest = &opt.map,
+         .arg = "PATH",
          .help = "its joint map, for rigs without the CMU joint names (as the game's)"},
-        {.name = "--skin", .kind = ARGS_CHOICE, .dest = &skin, .choices = skins, .nchoices = 2,
-         .label = "--skin cpu|gpu", .help = "skinning path, default cpu"},
-        {.name = "--screenshot", .kind = ARGS_PATH, .dest = &opt.screenshot, .arg = "PATH",
+        {.name = "--skin",
+         .kind = ARGS_CHOICE,
+         .dest = &skin,
+         .choices = skins,
+         .nchoices = 2,
+         .label = "--skin cpu|gpu",
+         .help = "skinning path, default cpu"},
+        {.name = "--screenshot",
+         .kind = ARGS_PATH,
+         .dest = &opt.screenshot,
+         .arg = "PATH",
          .help = "PNG of the last frame, drawn with the first variant (the last\n"
                  "level's, with --levels LIST)"},
         {.kind = ARGS_TEXT,
@@ -197,9 +234,9 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
                  "deformation, menu and swap are outside\n"},
     };
     args_spec_t spec = bench_args_spec("strider bench render",
-                                     "usage: strider bench render [options]   (needs a display: xvfb-run -a on a "
-                                     "headless machine)\n",
-                                     opts, (int)(sizeof opts / sizeof opts[0]));
+                                       "usage: strider bench render [options]   (needs a display: xvfb-run -a on a "
+                                       "headless machine)\n",
+                                       opts, (int)(sizeof opts / sizeof opts[0]));
     int parsed = bench_parse_args(&spec, argc, argv);
     if (parsed >= 0)
         return parsed;
@@ -228,24 +265,26 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
         opt.script = script;
     }
     if (c.repeats > MAX_FRAMES / nvariants) {
-        fprintf(stderr, "strider bench render: %d frames x %d variants is more than %d frames\n", c.repeats,
-                nvariants, MAX_FRAMES);
+        fprintf(stderr, "strider bench render: %d frames x %d variants is more than %d frames\n", c.repeats, nvariants,
+                MAX_FRAMES);
         return BENCH_EXIT_USAGE;
     }
 
-    static const char *const cols[] = {"level",  "variant", "width",     "height",   "frames",
-                                       "median_ms", "min_ms", "max_ms", "over_first", "differing_pixels",
-                                       "max_channel_diff"};
+    static const char *const cols[] = {"level",      "variant",          "width",           "height",
+                                       "frames",     "median_ms",        "min_ms",          "max_ms",
+                                       "over_first", "differing_pixels", "max_channel_diff"};
     report_table_t t;
     report_table_init(&t, "render: the game's frames, each variant in turn (glFinish-bracketed gfx_render_frame)",
-                     (int)(sizeof cols / sizeof cols[0]), cols);
+                      (int)(sizeof cols / sizeof cols[0]), cols);
     report_table_note(&t, "script %s, %s skinning, %d untimed frames first, then the variants frame by frame in turn",
-                     opt.script, opt.skin_gpu ? "GPU" : "CPU", c.warmup);
+                      opt.script, opt.skin_gpu ? "GPU" : "CPU", c.warmup);
     report_table_note(&t, "over_first: the row's median over its level's first row's (above 1: switching the "
-                         "saving off costs that much more)");
-    report_table_note(&t, "differing_pixels: at the last frame the same scene drawn with every variant; pixels whose "
-                         "colour differs from the first variant's picture; max_channel_diff: by how many levels at "
-                         "most (over %d is a failure)", RENDER_SAME_LEVELS);
+                          "saving off costs that much more)");
+    report_table_note(&t,
+                      "differing_pixels: at the last frame the same scene drawn with every variant; pixels whose "
+                      "colour differs from the first variant's picture; max_channel_diff: by how many levels at "
+                      "most (over %d is a failure)",
+                      RENDER_SAME_LEVELS);
     /* The game's informational lines would bury the table. */
     log_set_level(LOG_WARN);
     int failures = 0;

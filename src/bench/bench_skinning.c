@@ -78,11 +78,25 @@ enum {
     PATH_ALL_GPU,
     PATH_NAMES
 };
-static const char *const k_paths[PATH_NAMES] = {
-    "cpu-reference", "cpu-scalar",  "cpu-sse2",       "cpu-avx2",      "cpu-dqs",      "cpu-copy",
-    "gpu-lbs-points", "gpu-lbs-matrix", "gpu-dqs",     "gpu-compute",   "gpu-unbinned",  "gpu-binned",
-    "gpu-compressed", "gpu-skin-once", "gpu-per-pass", "gpu-hybrid-lerp", "hybrid",
-    "cpu",            "gpu"};
+static const char *const k_paths[PATH_NAMES] = {"cpu-reference",
+                                                "cpu-scalar",
+                                                "cpu-sse2",
+                                                "cpu-avx2",
+                                                "cpu-dqs",
+                                                "cpu-copy",
+                                                "gpu-lbs-points",
+                                                "gpu-lbs-matrix",
+                                                "gpu-dqs",
+                                                "gpu-compute",
+                                                "gpu-unbinned",
+                                                "gpu-binned",
+                                                "gpu-compressed",
+                                                "gpu-skin-once",
+                                                "gpu-per-pass",
+                                                "gpu-hybrid-lerp",
+                                                "hybrid",
+                                                "cpu",
+                                                "gpu"};
 
 static bool is_gpu(int p) { return p >= PATH_GPU_POINTS && p <= PATH_GPU_LERP; }
 
@@ -139,13 +153,14 @@ static bool mesh_pose(mesh_data_t *d)
         memcpy(pose.rot[j], r, sizeof r);
     }
     pose_bind_from_rest(s, &bind);
-    pose_model_job_t mj = {.skel = s, .local = &pose, .capacity = SKEL_MAX_JOINTS, .model_mat = model,
-                           .model_rot = rot};
-    pose_palette_job_t pj = {.bind = &bind, .joint_count = s->joint_count,
-                             .model_mat = (const float (*)[POSE_MAT_FLOATS])model,
-                             .model_rot = (const float (*)[4])rot,
-                             .palette = (float (*)[POSE_MAT_FLOATS])d->palette,
-                             .dq = (float (*)[POSE_DQ_FLOATS])d->dq};
+    pose_model_job_t mj = {
+        .skel = s, .local = &pose, .capacity = SKEL_MAX_JOINTS, .model_mat = model, .model_rot = rot};
+    pose_palette_job_t pj = {.bind = &bind,
+                             .joint_count = s->joint_count,
+                             .model_mat = (const float(*)[POSE_MAT_FLOATS])model,
+                             .model_rot = (const float(*)[4])rot,
+                             .palette = (float(*)[POSE_MAT_FLOATS])d->palette,
+                             .dq = (float(*)[POSE_DQ_FLOATS])d->dq};
     return pose_model_run(&mj) && pose_palette_run(&pj);
 }
 
@@ -195,9 +210,16 @@ static bool mesh_load(mesh_data_t *d, const char *path)
     }
     if (!mesh_pose(d))
         return false;
-    d->m = (skin_bench_mesh_t){.vertex_count = d->nv, .joint_count = d->chr.skel.joint_count, .positions = d->pos,
-                               .normals = d->nrm, .tangents = d->tan, .joints = d->j, .weights = d->w,
-                               .palette = d->palette, .dq_palette = d->dq, .height_cm = yhi - ylo};
+    d->m = (skin_bench_mesh_t){.vertex_count = d->nv,
+                               .joint_count = d->chr.skel.joint_count,
+                               .positions = d->pos,
+                               .normals = d->nrm,
+                               .tangents = d->tan,
+                               .joints = d->j,
+                               .weights = d->w,
+                               .palette = d->palette,
+                               .dq_palette = d->dq,
+                               .height_cm = yhi - ylo};
     return true;
 }
 
@@ -225,11 +247,21 @@ static bool cpu_reference(const skin_bench_mesh_t *m, skin_method_t method, int 
 {
     size_t n = (size_t)m->vertex_count;
     float *p = scratch, *nr = scratch + 3 * n, *t = scratch + 6 * n;
-    skin_job_t j = {.vertex_count = m->vertex_count, .influences = influences, .method = method,
-                    .isa = SKIN_ISA_SCALAR, .positions = m->positions, .normals = m->normals,
-                    .tangents = m->tangents, .joints_u16 = m->joints, .weights = m->weights,
-                    .joint_count = m->joint_count, .palette = m->palette, .dq_palette = m->dq_palette,
-                    .out_positions = p, .out_normals = nr, .out_tangents = t};
+    skin_job_t j = {.vertex_count = m->vertex_count,
+                    .influences = influences,
+                    .method = method,
+                    .isa = SKIN_ISA_SCALAR,
+                    .positions = m->positions,
+                    .normals = m->normals,
+                    .tangents = m->tangents,
+                    .joints_u16 = m->joints,
+                    .weights = m->weights,
+                    .joint_count = m->joint_count,
+                    .palette = m->palette,
+                    .dq_palette = m->dq_palette,
+                    .out_positions = p,
+                    .out_normals = nr,
+                    .out_tangents = t};
     if (!skin_run(&j))
         return false;
     for (size_t v = 0; v < n; v++) {
@@ -327,15 +359,20 @@ static bool gpu_setup(gpu_state_t *g, mesh_data_t *mesh, int target_size)
     g->k0n = malloc(n * 3 * sizeof(float));
     g->k1p = malloc(n * 3 * sizeof(float));
     g->k1n = malloc(n * 3 * sizeof(float));
-    if (!g->k0p || !g->k0n || !g->k1p || !g->k1n || !g->order || !g->packed || !g->u_pos || !g->u_nrm || !g->u_tan || !g->u_w || !g->u_j || !g->out ||
-        !g->ref || !g->ref2 || !g->scratch || !g->covered) {
+    if (!g->k0p || !g->k0n || !g->k1p || !g->k1n || !g->order || !g->packed || !g->u_pos || !g->u_nrm || !g->u_tan ||
+        !g->u_w || !g->u_j || !g->out || !g->ref || !g->ref2 || !g->scratch || !g->covered) {
         log_error("bench skinning: out of memory for %zu vertices", n);
         return false;
     }
     skin_bench_bin_influences(mesh->nv, mesh->w, SKIN_MAX_INFLUENCES, g->order, &g->bins);
-    vcompress_pack_job_t pj = {.vertex_count = mesh->nv, .positions = mesh->pos, .normals = mesh->nrm,
-                               .tangents = mesh->tan, .joints = mesh->j, .weights = mesh->w,
-                               .joint_count = mesh->m.joint_count, .out_vertices = g->packed,
+    vcompress_pack_job_t pj = {.vertex_count = mesh->nv,
+                               .positions = mesh->pos,
+                               .normals = mesh->nrm,
+                               .tangents = mesh->tan,
+                               .joints = mesh->j,
+                               .weights = mesh->w,
+                               .joint_count = mesh->m.joint_count,
+                               .out_vertices = g->packed,
                                .out_params = &g->params};
     if (!vcompress_pack(&pj))
         return false;
@@ -347,11 +384,21 @@ static bool gpu_setup(gpu_state_t *g, mesh_data_t *mesh, int target_size)
     g->unpacked.tangents = g->u_tan;
     g->unpacked.joints = g->u_j;
     g->unpacked.weights = g->u_w;
-    gfx_skin_bench_desc_t d = {.vertex_count = mesh->nv, .joint_count = mesh->m.joint_count, .positions = mesh->pos,
-                             .normals = mesh->nrm, .tangents = mesh->tan, .joints = mesh->j, .weights = mesh->w,
-                             .palette = mesh->palette, .dq_palette = mesh->dq, .indices = mesh->idx,
-                             .index_count = mesh->ni, .bin_order = g->order, .packed = g->packed,
-                             .target_size = target_size, .label = "bench_skin"};
+    gfx_skin_bench_desc_t d = {.vertex_count = mesh->nv,
+                               .joint_count = mesh->m.joint_count,
+                               .positions = mesh->pos,
+                               .normals = mesh->nrm,
+                               .tangents = mesh->tan,
+                               .joints = mesh->j,
+                               .weights = mesh->w,
+                               .palette = mesh->palette,
+                               .dq_palette = mesh->dq,
+                               .indices = mesh->idx,
+                               .index_count = mesh->ni,
+                               .bin_order = g->order,
+                               .packed = g->packed,
+                               .target_size = target_size,
+                               .label = "bench_skin"};
     memcpy(d.bin_first, g->bins.first, sizeof d.bin_first);
     memcpy(d.bin_count, g->bins.count, sizeof d.bin_count);
     memcpy(d.pos_bias, g->params.pos_bias, sizeof d.pos_bias);
@@ -361,11 +408,19 @@ static bool gpu_setup(gpu_state_t *g, mesh_data_t *mesh, int target_size)
     view_sphere(g->ref, mesh->nv, d.view_center, &d.view_radius);
     /* Two different keys for the lerp: the content does not change its cost. */
     for (int k = 0; k < 2; k++) {
-        skin_job_t kj = {.vertex_count = mesh->nv, .influences = SKIN_MAX_INFLUENCES,
-                         .method = k ? SKIN_DQS : SKIN_LBS_MATRIX, .isa = SKIN_ISA_SCALAR, .positions = mesh->pos,
-                         .normals = mesh->nrm, .joints_u16 = mesh->j, .weights = mesh->w,
-                         .joint_count = mesh->m.joint_count, .palette = mesh->palette, .dq_palette = mesh->dq,
-                         .out_positions = k ? g->k1p : g->k0p, .out_normals = k ? g->k1n : g->k0n};
+        skin_job_t kj = {.vertex_count = mesh->nv,
+                         .influences = SKIN_MAX_INFLUENCES,
+                         .method = k ? SKIN_DQS : SKIN_LBS_MATRIX,
+                         .isa = SKIN_ISA_SCALAR,
+                         .positions = mesh->pos,
+                         .normals = mesh->nrm,
+                         .joints_u16 = mesh->j,
+                         .weights = mesh->w,
+                         .joint_count = mesh->m.joint_count,
+                         .palette = mesh->palette,
+                         .dq_palette = mesh->dq,
+                         .out_positions = k ? g->k1p : g->k0p,
+                         .out_normals = k ? g->k1n : g->k0n};
         if (!skin_run(&kj))
             return false;
     }
@@ -441,8 +496,10 @@ typedef struct gpu_row_t {
 
 static gfx_skin_bench_run_desc_t gpu_desc(int p, int influences, int warmup, int repeats)
 {
-    static const int k_map[] = {[PATH_GPU_POINTS] = GFX_SKIN_BENCH_SKIN, [PATH_GPU_MATRIX] = GFX_SKIN_BENCH_SKIN,
-                                [PATH_GPU_DQS] = GFX_SKIN_BENCH_SKIN,    [PATH_GPU_COMPUTE] = GFX_SKIN_BENCH_COMPUTE,
+    static const int k_map[] = {[PATH_GPU_POINTS] = GFX_SKIN_BENCH_SKIN,
+                                [PATH_GPU_MATRIX] = GFX_SKIN_BENCH_SKIN,
+                                [PATH_GPU_DQS] = GFX_SKIN_BENCH_SKIN,
+                                [PATH_GPU_COMPUTE] = GFX_SKIN_BENCH_COMPUTE,
                                 [PATH_GPU_UNBINNED] = GFX_SKIN_BENCH_UNBINNED,
                                 [PATH_GPU_BINNED] = GFX_SKIN_BENCH_BINNED,
                                 [PATH_GPU_COMPRESSED] = GFX_SKIN_BENCH_COMPRESSED,
@@ -450,9 +507,12 @@ static gfx_skin_bench_run_desc_t gpu_desc(int p, int influences, int warmup, int
                                 [PATH_GPU_PER_PASS] = GFX_SKIN_BENCH_PER_PASS,
                                 [PATH_GPU_LERP] = GFX_SKIN_BENCH_LERP};
     int method = p == PATH_GPU_POINTS ? SKIN_LBS_POINTS : p == PATH_GPU_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
-    gfx_skin_bench_run_desc_t rd = {.path = (gfx_skin_bench_path_t)k_map[p], .method = method,
-                                  .influences = influences, .warmup = warmup, .repeats = repeats,
-                                  .lerp_t = HYBRID_LERP_T};
+    gfx_skin_bench_run_desc_t rd = {.path = (gfx_skin_bench_path_t)k_map[p],
+                                    .method = method,
+                                    .influences = influences,
+                                    .warmup = warmup,
+                                    .repeats = repeats,
+                                    .lerp_t = HYBRID_LERP_T};
     return rd;
 }
 
@@ -470,9 +530,14 @@ static bool gpu_check(gpu_state_t *g, int p, int influences, gpu_row_t *row, int
     if (p == PATH_GPU_LERP) {
         /* skin_hybrid_run: the same lerp on the CPU. */
         size_t n = (size_t)g->mesh->nv;
-        skin_hybrid_job_t hj = {.vertex_count = g->mesh->nv, .t = HYBRID_LERP_T, .key0_pos = g->k0p,
-                                .key1_pos = g->k1p, .key0_nrm = g->k0n, .key1_nrm = g->k1n,
-                                .out_pos = g->scratch, .out_nrm = g->scratch + 3 * n};
+        skin_hybrid_job_t hj = {.vertex_count = g->mesh->nv,
+                                .t = HYBRID_LERP_T,
+                                .key0_pos = g->k0p,
+                                .key1_pos = g->k1p,
+                                .key0_nrm = g->k0n,
+                                .key1_nrm = g->k1n,
+                                .out_pos = g->scratch,
+                                .out_nrm = g->scratch + 3 * n};
         if (!skin_hybrid_run(&hj))
             return false;
         memset(g->ref2, 0, n * GFX_SKIN_BENCH_OUT_FLOATS * sizeof(float));
@@ -480,8 +545,7 @@ static bool gpu_check(gpu_state_t *g, int p, int influences, gpu_row_t *row, int
             memcpy(g->ref2 + v * GFX_SKIN_BENCH_OUT_FLOATS, g->scratch + 3 * v, 3 * sizeof(float));
             memcpy(g->ref2 + v * GFX_SKIN_BENCH_OUT_FLOATS + 3, g->scratch + 3 * n + 3 * v, 3 * sizeof(float));
         }
-    } else if (!cpu_reference(m, method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS, influences, g->ref2,
-                              g->scratch)) {
+    } else if (!cpu_reference(m, method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS, influences, g->ref2, g->scratch)) {
         /* The reference of the LBS paths is transform-then-blend (the same sum). */
         return false;
     }
@@ -506,8 +570,7 @@ static bool gpu_check(gpu_state_t *g, int p, int influences, gpu_row_t *row, int
         g->comp_err_cm = fmax(g->comp_err_cm, e);
         g->comp_err_dir = fmax(g->comp_err_dir, d);
         if (!(ratio <= 1.0)) {
-            fprintf(stderr, "strider bench skinning: gpu-compressed exceeds its quantisation bound (%.3g x)\n",
-                    ratio);
+            fprintf(stderr, "strider bench skinning: gpu-compressed exceeds its quantisation bound (%.3g x)\n", ratio);
             (*failures)++;
         }
     }
@@ -572,8 +635,7 @@ static bool gpu_measure(gpu_state_t *g, const int *paths, const int *influences,
         memset(row, 0, sizeof *row);
         row->path = paths[k];
         row->influences = influences[k];
-        bench_stats(wall + (size_t)k * reps, c->repeats, &row->r.wall_median_s, &row->r.wall_min_s,
-                    &row->r.wall_max_s);
+        bench_stats(wall + (size_t)k * reps, c->repeats, &row->r.wall_median_s, &row->r.wall_min_s, &row->r.wall_max_s);
         bench_stats(query + (size_t)k * reps, c->repeats, &row->r.query_median_s, &row->r.query_min_s,
                     &row->r.query_max_s);
         /* The repeats queued back to back (the GPU's clocks up). */
@@ -587,8 +649,8 @@ static bool gpu_measure(gpu_state_t *g, const int *paths, const int *influences,
     return ok;
 }
 
-static void print_hybrid_row(report_table_t *t, const char *method, const char *clip, int n, const skin_hybrid_error_t *e,
-                             double height)
+static void print_hybrid_row(report_table_t *t, const char *method, const char *clip, int n,
+                             const skin_hybrid_error_t *e, double height)
 {
     if (!report_table_row_begin(t))
         return;
@@ -626,12 +688,21 @@ static bool run_hybrid(mesh_data_t *mesh, const char *clip_path, const int *keys
     float *pal = malloc((size_t)frames * (size_t)nj * 12 * sizeof(float));
     float *dq = malloc((size_t)frames * (size_t)nj * 8 * sizeof(float));
     bool ok = pal && dq && skin_hybrid_clip_palettes(&clip, &mesh->chr.skel, first, frames, pal, dq);
-    static const char *const cols[] = {"method", "clip", "key_every", "frames", "keys", "max_err_cm",
-                                       "mean_err_cm", "max_err_of_height", "max_err_at_keys_cm", "max_normal_deg",
+    static const char *const cols[] = {"method",
+                                       "clip",
+                                       "key_every",
+                                       "frames",
+                                       "keys",
+                                       "max_err_cm",
+                                       "mean_err_cm",
+                                       "max_err_of_height",
+                                       "max_err_at_keys_cm",
+                                       "max_normal_deg",
                                        "cpu_skinned_pct"};
     char title[REPORT_TEXT_MAX];
-    snprintf(title, sizeof title, "skinning: CPU keys + lerp (Cebenoyan) vs skinning every frame, %s, %.0f fps, "
-                                  "frames %d..%d",
+    snprintf(title, sizeof title,
+             "skinning: CPU keys + lerp (Cebenoyan) vs skinning every frame, %s, %.0f fps, "
+             "frames %d..%d",
              mesh->name, 1.0 / clip.frame_time_s, first, first + frames - 1);
     report_table_init(t, title, 11, cols);
     const char *base = strrchr(clip_path, '/');
@@ -644,11 +715,19 @@ static bool run_hybrid(mesh_data_t *mesh, const char *clip_path, const int *keys
                            "error (cm):",
                            skin_method_name(method), base, first, first + frames - 1);
         for (int k = 0; ok && k < nkeys; k++) {
-            skin_hybrid_desc_t d = {.mesh = {.vertex_count = mesh->nv, .influences = SKIN_MAX_INFLUENCES,
-                                             .method = method, .isa = SKIN_ISA_AUTO, .positions = mesh->pos,
-                                             .normals = mesh->nrm, .joints_u16 = mesh->j, .weights = mesh->w,
+            skin_hybrid_desc_t d = {.mesh = {.vertex_count = mesh->nv,
+                                             .influences = SKIN_MAX_INFLUENCES,
+                                             .method = method,
+                                             .isa = SKIN_ISA_AUTO,
+                                             .positions = mesh->pos,
+                                             .normals = mesh->nrm,
+                                             .joints_u16 = mesh->j,
+                                             .weights = mesh->w,
                                              .joint_count = nj},
-                                    .frame_count = frames, .palettes = pal, .dq_palettes = dq, .key_every = keys[k]};
+                                    .frame_count = frames,
+                                    .palettes = pal,
+                                    .dq_palettes = dq,
+                                    .key_every = keys[k]};
             skin_hybrid_error_t e;
             ok = skin_hybrid_measure(&d, &e);
             if (ok) {
@@ -670,9 +749,10 @@ static bool run_hybrid(mesh_data_t *mesh, const char *clip_path, const int *keys
 static void print_vcompress(const gpu_state_t *g)
 {
     const vcompress_error_t *e = &g->packed_err;
-    static const char *const cols[] = {"mesh", "bytes_before", "bytes_after", "max_pos_err_cm", "pos_bound_cm",
-                                       "max_pos_err_of_height", "max_normal_deg", "max_tangent_deg",
-                                       "handedness_flips", "max_weight_err", "joint_mismatches"};
+    static const char *const cols[] = {"mesh",           "bytes_before",    "bytes_after",
+                                       "max_pos_err_cm", "pos_bound_cm",    "max_pos_err_of_height",
+                                       "max_normal_deg", "max_tangent_deg", "handedness_flips",
+                                       "max_weight_err", "joint_mismatches"};
     report_table_t t;
     report_table_init(&t, "skinning: compressed vertex stream (Gosselin) vs the source", 11, cols);
     if (report_table_row_begin(&t)) {
@@ -699,7 +779,8 @@ enum { MAX_CPU_SET = (PATH_DQS - PATH_REFERENCE + 1) * 2 * BENCH_LIST_MAX };
 _Static_assert((int)MAX_CPU_SET <= (int)SKIN_BENCH_MAX_SET, "every CPU row of a vertex count fits one set");
 
 /* One CPU row of the main table; INFLUENCES NaN for the copy floor. */
-_Static_assert((int)BENCH_LIST_MAX <= (int)SKIN_BENCH_MAX_THREAD_COUNTS, "every --threads count fits one interleaved run");
+_Static_assert((int)BENCH_LIST_MAX <= (int)SKIN_BENCH_MAX_THREAD_COUNTS,
+               "every --threads count fits one interleaved run");
 
 static bool add_cpu_row(report_table_t *t, int path, const char *method, const char *weights,
                         const skin_bench_result_t *r, double speedup, double influences, const char *mesh_name)
@@ -736,11 +817,15 @@ static bool add_cpu_row(report_table_t *t, int path, const char *method, const c
 
 static void add_gpu_row(report_table_t *t, const gpu_state_t *g, const gpu_row_t *row)
 {
-    static const char *const methods[] = {[PATH_GPU_POINTS] = "lbs-points",  [PATH_GPU_MATRIX] = "lbs-matrix",
-                                          [PATH_GPU_DQS] = "dqs",            [PATH_GPU_COMPUTE] = "lbs-matrix",
+    static const char *const methods[] = {[PATH_GPU_POINTS] = "lbs-points",
+                                          [PATH_GPU_MATRIX] = "lbs-matrix",
+                                          [PATH_GPU_DQS] = "dqs",
+                                          [PATH_GPU_COMPUTE] = "lbs-matrix",
                                           [PATH_GPU_UNBINNED] = "lbs-matrix",
-                                          [PATH_GPU_BINNED] = "lbs-matrix",  [PATH_GPU_COMPRESSED] = "lbs-matrix",
-                                          [PATH_GPU_SKIN_ONCE] = "lbs-matrix", [PATH_GPU_PER_PASS] = "lbs-matrix",
+                                          [PATH_GPU_BINNED] = "lbs-matrix",
+                                          [PATH_GPU_COMPRESSED] = "lbs-matrix",
+                                          [PATH_GPU_SKIN_ONCE] = "lbs-matrix",
+                                          [PATH_GPU_PER_PASS] = "lbs-matrix",
                                           [PATH_GPU_LERP] = "lerp"};
     char sum[16];
     snprintf(sum, sizeof sum, "%08x", row->checksum);
@@ -822,16 +907,26 @@ static const char *const k_weights[2] = {"renorm", "given"};
 static int skin_parse(skin_cli_t *o, int argc, char **argv)
 {
     *o = (skin_cli_t){.c = {.repeats = 51, .warmup = 5},
-                    .verts = {90000}, .nverts = 1,
-                    .infl = {1, 2, 3, 4}, .ninfl = 4,
-                    .threads = {1, 2}, .nthreads = 2,
-                    .keys = {2, 4, 8}, .nkeys = 3,
-                    .bones = 98,
-                    .weights = {0, 1}, .nweights = 2};
+                      .verts = {90000},
+                      .nverts = 1,
+                      .infl = {1, 2, 3, 4},
+                      .ninfl = 4,
+                      .threads = {1, 2},
+                      .nthreads = 2,
+                      .keys = {2, 4, 8},
+                      .nkeys = 3,
+                      .bones = 98,
+                      .weights = {0, 1},
+                      .nweights = 2};
     const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&o->c),
-        {.name = "--paths", .kind = ARGS_NAME_LIST, .dest = o->sel, .count = &o->nsel, .choices = k_paths,
-         .nchoices = PATH_NAMES, .arg = "LIST",
+        {.name = "--paths",
+         .kind = ARGS_NAME_LIST,
+         .dest = o->sel,
+         .count = &o->nsel,
+         .choices = k_paths,
+         .nchoices = PATH_NAMES,
+         .arg = "LIST",
          .help = "CPU (synthetic mesh, or --mesh):\n"
                  "  cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
                  "  cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA),\n"
@@ -852,29 +947,73 @@ static int skin_parse(skin_cli_t *o, int argc, char **argv)
                  "  CPU-skinned keys; run once, keys skinned with 4 influences)\n"
                  "hybrid: CPU keys every N frames + lerp, error over a walk clip\n"
                  "groups: cpu, gpu; default: every CPU path this CPU runs"},
-        {.name = "--mesh", .kind = ARGS_PATH, .dest = &o->mesh_path, .arg = "PATH",
+        {.name = "--mesh",
+         .kind = ARGS_PATH,
+         .dest = &o->mesh_path,
+         .arg = "PATH",
          .help = ".chr, .glb or .gltf mesh for the GPU paths and the hybrid (default\n"
                  "the shipped character) and, when given, for the CPU paths too"},
-        {.name = "--clip", .kind = ARGS_PATH, .dest = &o->clip_path, .arg = "PATH",
+        {.name = "--clip",
+         .kind = ARGS_PATH,
+         .dest = &o->clip_path,
+         .arg = "PATH",
          .help = "BVH clip for the hybrid (default " DEFAULT_CLIP ")"},
-        {.name = "--keys", .kind = ARGS_INT_LIST, .dest = o->keys, .count = &o->nkeys, .lo = 1, .hi = 64, .arg = "LIST",
+        {.name = "--keys",
+         .kind = ARGS_INT_LIST,
+         .dest = o->keys,
+         .count = &o->nkeys,
+         .lo = 1,
+         .hi = 64,
+         .arg = "LIST",
          .help = "hybrid key spacings N in frames, default 2,4,8"},
-        {.name = "--vertices", .kind = ARGS_INT_LIST, .dest = o->verts, .count = &o->nverts, .lo = 1, .hi = 4000000,
-         .arg = "LIST", .help = "synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)"},
-        {.name = "--bones", .kind = ARGS_INT, .dest = &o->bones, .lo = 1, .hi = 256, .arg = "N",
+        {.name = "--vertices",
+         .kind = ARGS_INT_LIST,
+         .dest = o->verts,
+         .count = &o->nverts,
+         .lo = 1,
+         .hi = 4000000,
+         .arg = "LIST",
+         .help = "synthetic mesh sizes, default 90000 (a mesh of about 180k triangles)"},
+        {.name = "--bones",
+         .kind = ARGS_INT,
+         .dest = &o->bones,
+         .lo = 1,
+         .hi = 256,
+         .arg = "N",
          .help = "synthetic palette size, 1..256, default 98"},
-        {.name = "--influences", .kind = ARGS_INT_LIST, .dest = o->infl, .count = &o->ninfl, .lo = 1, .hi = 4,
-         .arg = "LIST", .help = "1..4, default 1,2,3,4"},
-        {.name = "--threads", .kind = ARGS_INT_LIST, .dest = o->threads, .count = &o->nthreads, .lo = 1, .hi = 64,
+        {.name = "--influences",
+         .kind = ARGS_INT_LIST,
+         .dest = o->infl,
+         .count = &o->ninfl,
+         .lo = 1,
+         .hi = 4,
+         .arg = "LIST",
+         .help = "1..4, default 1,2,3,4"},
+        {.name = "--threads",
+         .kind = ARGS_INT_LIST,
+         .dest = o->threads,
+         .count = &o->nthreads,
+         .lo = 1,
+         .hi = 64,
          .arg = "LIST",
          .help = "CPU threads, 1..64, default 1,2 (the CPU rows of a vertex count, every\n"
                  "path, weighting, influence count and thread count, are timed in\n"
                  "alternation)"},
-        {.name = "--target", .kind = ARGS_INT, .dest = &o->target, .lo = 16, .hi = 4096, .arg = "N",
+        {.name = "--target",
+         .kind = ARGS_INT,
+         .dest = &o->target,
+         .lo = 16,
+         .hi = 4096,
+         .arg = "N",
          .help = "pixels per side of the pass targets, 16..4096, default 512"},
         {.name = "--tangents", .kind = ARGS_FLAG, .dest = &o->tangents, .help = "also skin tangents (CPU paths)"},
-        {.name = "--weights", .kind = ARGS_NAME_LIST, .dest = o->weights, .count = &o->nweights, .choices = k_weights,
-         .nchoices = 2, .arg = "LIST",
+        {.name = "--weights",
+         .kind = ARGS_NAME_LIST,
+         .dest = o->weights,
+         .count = &o->nweights,
+         .choices = k_weights,
+         .nchoices = 2,
+         .arg = "LIST",
          .help = "CPU weightings: renorm (the kept weights renormalised, output\n"
                  "directions too), given (prenormalized: weights normalised for the\n"
                  "count and used as given, no output renormalisation: the work of\n"
@@ -882,7 +1021,7 @@ static int skin_parse(skin_cli_t *o, int argc, char **argv)
         {.kind = ARGS_TEXT, .help = BENCH_COMMON_HELP},
     };
     args_spec_t spec = bench_args_spec("strider bench skinning", "usage: strider bench skinning [options]\n", opts,
-                                     (int)(sizeof opts / sizeof opts[0]));
+                                       (int)(sizeof opts / sizeof opts[0]));
     return bench_parse_args(&spec, argc, argv);
 }
 
@@ -935,8 +1074,9 @@ static int select_paths(skinning_run_t *r)
     for (int p = PATH_REFERENCE; p <= PATH_DQS; p++)
         cpu_rows += r->want[p] ? o->nweights * o->ninfl : 0;
     if (cpu_rows > MAX_CPU_SET) {
-        fprintf(stderr, "strider bench skinning: %d CPU rows per vertex count (paths x weightings x influence "
-                        "counts); at most %d are timed together\n",
+        fprintf(stderr,
+                "strider bench skinning: %d CPU rows per vertex count (paths x weightings x influence "
+                "counts); at most %d are timed together\n",
                 cpu_rows, (int)MAX_CPU_SET);
         return BENCH_EXIT_USAGE;
     }
@@ -1000,8 +1140,8 @@ static void run_copy_floor(skinning_run_t *r)
     const skin_cli_t *o = &r->cli;
     const mesh_data_t *mesh = r->mesh;
     for (int vi = 0; r->want[PATH_COPY] && vi < (r->mesh_path ? 1 : o->nverts) && r->rc == BENCH_EXIT_OK; vi++) {
-        skin_bench_desc_t d = {.vertex_count = r->mesh_path ? mesh->nv : o->verts[vi], .warmup = r->c.warmup,
-                               .repeats = r->c.repeats};
+        skin_bench_desc_t d = {
+            .vertex_count = r->mesh_path ? mesh->nv : o->verts[vi], .warmup = r->c.warmup, .repeats = r->c.repeats};
         static skin_bench_result_t res[SKIN_BENCH_MAX_THREAD_COUNTS];
         if (!skin_bench_copy_floor_threads(&d, o->threads, o->nthreads, res)) {
             r->rc = BENCH_EXIT_RUNTIME;
@@ -1011,7 +1151,8 @@ static void run_copy_floor(skinning_run_t *r)
             if (!add_cpu_row(&r->t, PATH_COPY, "-", "-", &res[ti], res[0].median_s / res[ti].median_s, NAN,
                              r->mesh_path ? mesh->name : NULL))
                 r->rc = BENCH_EXIT_RUNTIME;
-        report_table_note(&r->t, "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves%s",
+        report_table_note(&r->t,
+                          "cpu-copy, %d vertices: %s, the memory floor of the bytes a 1-influence kernel moves%s",
                           res[0].desc.vertex_count, res[0].kernel,
                           o->nthreads > 1 ? "; on several threads split as the pool splits a job: how far this "
                                             "machine's memory scales for these bytes"
@@ -1020,7 +1161,7 @@ static void run_copy_floor(skinning_run_t *r)
 }
 
 /* Which kernel ran for each path, weighting and influence count (names from skin_kernel_name). */
-typedef char skin_kernel_names_t[PATH_COUNT][2][SKIN_MAX_INFLUENCES][sizeof ((skin_bench_result_t *)0)->kernel];
+typedef char skin_kernel_names_t[PATH_COUNT][2][SKIN_MAX_INFLUENCES][sizeof((skin_bench_result_t *)0)->kernel];
 
 /* The rows of one timed set: agreement with the reference, the same result
  * on every thread count, and the kernel names. */
@@ -1032,8 +1173,7 @@ static void add_cpu_set_rows(skinning_run_t *r, const skin_bench_result_t *set_o
         const skin_bench_result_t *res = set_out + (size_t)k * (size_t)o->nthreads;
         int p = set_path[k];
         const char *wname = k_weights[set_weights[k]];
-        snprintf(kernels[p][set_weights[k]][res[0].desc.influences - 1], sizeof kernels[0][0][0], "%s",
-                 res[0].kernel);
+        snprintf(kernels[p][set_weights[k]][res[0].desc.influences - 1], sizeof kernels[0][0][0], "%s", res[0].kernel);
         for (int ti = 0; ti < o->nthreads; ti++) {
             bool agree = res[ti].max_pos_err_cm <= SKIN_AGREE_POS_CM && res[ti].max_nrm_err <= SKIN_AGREE_NRM;
             if (!agree) {
@@ -1044,8 +1184,9 @@ static void add_cpu_set_rows(skinning_run_t *r, const skin_bench_result_t *set_o
                 r->failures++;
             }
             if (res[ti].checksum != res[0].checksum) {
-                fprintf(stderr, "strider bench skinning: %s with %d threads changed the result "
-                                "(checksum %08x vs %08x with %d)\n",
+                fprintf(stderr,
+                        "strider bench skinning: %s with %d threads changed the result "
+                        "(checksum %08x vs %08x with %d)\n",
                         k_paths[p], o->threads[ti], res[ti].checksum, res[0].checksum, o->threads[0]);
                 r->failures++;
             }
@@ -1077,15 +1218,20 @@ static void run_cpu_sets(skinning_run_t *r)
                 continue;
             skin_method_t method = p == PATH_REFERENCE ? SKIN_LBS_POINTS : p == PATH_DQS ? SKIN_DQS : SKIN_LBS_MATRIX;
             skin_isa_t isa = p == PATH_SCALAR || p == PATH_REFERENCE ? SKIN_ISA_SCALAR
-                           : p == PATH_SSE2                        ? SKIN_ISA_SSE2
-                           : p == PATH_AVX2                        ? SKIN_ISA_AVX2
-                                                                   : SKIN_ISA_AUTO;
+                             : p == PATH_SSE2                        ? SKIN_ISA_SSE2
+                             : p == PATH_AVX2                        ? SKIN_ISA_AVX2
+                                                                     : SKIN_ISA_AUTO;
             for (int wi = 0; wi < o->nweights; wi++)
                 for (int ii = 0; ii < o->ninfl; ii++) {
-                    set[nset] = (skin_bench_desc_t){.vertex_count = o->verts[vi], .joint_count = o->bones,
-                                                    .influences = o->infl[ii], .warmup = r->c.warmup,
-                                                    .repeats = r->c.repeats, .method = method, .isa = isa,
-                                                    .tangents = o->tangents, .prenormalized = o->weights[wi] == 1,
+                    set[nset] = (skin_bench_desc_t){.vertex_count = o->verts[vi],
+                                                    .joint_count = o->bones,
+                                                    .influences = o->infl[ii],
+                                                    .warmup = r->c.warmup,
+                                                    .repeats = r->c.repeats,
+                                                    .method = method,
+                                                    .isa = isa,
+                                                    .tangents = o->tangents,
+                                                    .prenormalized = o->weights[wi] == 1,
                                                     .mesh = r->mesh_path ? &r->mesh->m : NULL};
                     set_path[nset] = p;
                     set_weights[nset++] = o->weights[wi];
@@ -1110,8 +1256,9 @@ static void run_cpu_sets(skinning_run_t *r)
                                  "round runs every path, weighting, influence count and thread count once (an untimed "
                                  "run before the timed one), so any two of them compare under one condition");
     if (r->any_cpu && o->nthreads > 1)
-        report_table_note(&r->t, "speedup: the median time at %d thread%s over the row's, the thread counts timed in "
-                                 "alternation (the copy floor's by its own rounds)",
+        report_table_note(&r->t,
+                          "speedup: the median time at %d thread%s over the row's, the thread counts timed in "
+                          "alternation (the copy floor's by its own rounds)",
                           o->threads[0], o->threads[0] == 1 ? "" : "s");
 }
 
@@ -1154,8 +1301,9 @@ static void run_gpu_rows(skinning_run_t *r)
                           gpu->comp_err_cm, gpu->comp_err_cm / r->mesh->m.height_cm, gpu->comp_err_dir,
                           gpu->comp_bound_ratio);
     if (gpu->image_compares)
-        report_table_note(&r->t, "skin-once vs per-pass main pass: at most %ld of %d pixels differ by > %d (the "
-                                 "figure covers %ld)",
+        report_table_note(&r->t,
+                          "skin-once vs per-pass main pass: at most %ld of %d pixels differ by > %d (the "
+                          "figure covers %ld)",
                           gpu->image_diff_px,
                           gfx_skin_bench_target_size(gpu->bench) * gfx_skin_bench_target_size(gpu->bench),
                           IMAGE_PIXEL_TOL, gpu->image_covered_px);
@@ -1185,12 +1333,31 @@ int bench_skinning(int argc, char **argv, const report_env_t *env_in)
         return rc;
 
     report_env_print(&env, stdout);
-    static const char *const cols[] = {"path", "method", "isa", "weights", "threads", "vertices", "bones",
-                                       "influences", "median_us", "min_us", "max_us", "mverts_s",
-                                       "mverts_s_per_thread", "speedup", "max_pos_err_cm", "max_nrm_err", "checksum", "mesh",
-                                       "gpu_query_us", "query_over_wall", "gpu_pipelined_us"};
-    report_table_init(&r->t, "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
-                             "wall clock)", (int)(sizeof cols / sizeof cols[0]), cols);
+    static const char *const cols[] = {"path",
+                                       "method",
+                                       "isa",
+                                       "weights",
+                                       "threads",
+                                       "vertices",
+                                       "bones",
+                                       "influences",
+                                       "median_us",
+                                       "min_us",
+                                       "max_us",
+                                       "mverts_s",
+                                       "mverts_s_per_thread",
+                                       "speedup",
+                                       "max_pos_err_cm",
+                                       "max_nrm_err",
+                                       "checksum",
+                                       "mesh",
+                                       "gpu_query_us",
+                                       "query_over_wall",
+                                       "gpu_pipelined_us"};
+    report_table_init(&r->t,
+                      "skinning: CPU and GPU paths (position + normal; GPU: + tangent, time = glFinish-bracketed "
+                      "wall clock)",
+                      (int)(sizeof cols / sizeof cols[0]), cols);
     r->rc = BENCH_EXIT_OK;
     if (r->need_mesh)
         report_table_note(&r->t, "mesh: %s: %d vertices, %d triangles, %d joints, height %.1f cm%s", r->mesh_path,

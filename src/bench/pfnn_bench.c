@@ -142,8 +142,8 @@ typedef struct bench_ctx_t {
 } bench_ctx_t;
 
 /* Times REPEATS inferences; fills median/min/max (ms) and adds to *sum. */
-static void bench_pattern(bench_ctx_t *c, pfnn_job_t *job, int warmup, int repeats, bool cycle, float step,
-                          float fixed, double out[3], double *sum)
+static void bench_pattern(bench_ctx_t *c, pfnn_job_t *job, int warmup, int repeats, bool cycle, float step, float fixed,
+                          double out[3], double *sum)
 {
     const pfnn_network_t *net = c->net;
     float phase = fixed;
@@ -189,8 +189,8 @@ static pfnn_bench_desc_t with_defaults(const pfnn_bench_desc_t *desc)
  * the cubic fp32 reference REF on the check inputs (in output standard
  * deviations), the cycling and the fixed-phase timings, and the rooflines
  * of OUT's measured bandwidths. */
-static void measure_row(bench_ctx_t *c, pfnn_job_t *job, pfnn_bench_row_t *row, const float *ref, const pfnn_bench_desc_t *d,
-                        const pfnn_bench_result_t *out)
+static void measure_row(bench_ctx_t *c, pfnn_job_t *job, pfnn_bench_row_t *row, const float *ref,
+                        const pfnn_bench_desc_t *d, const pfnn_bench_result_t *out)
 {
     const size_t n_in = (size_t)c->net->n_in, n_out = (size_t)c->net->n_out;
     job->y = c->y;
@@ -225,8 +225,8 @@ static void measure_row(bench_ctx_t *c, pfnn_job_t *job, pfnn_bench_row_t *row, 
         row->read_roofline_ratio = row->median_ms / row->read_roofline_ms;
     }
     if (out->copy_l3_gb_s > 0.0)
-        row->roofline_l3_ratio =
-            row->fixed_median_ms / ((double)row->bytes_per_inference / (out->copy_l3_gb_s * 1e9) * 1e3);
+        row->roofline_l3_ratio = row->fixed_median_ms /
+                                 ((double)row->bytes_per_inference / (out->copy_l3_gb_s * 1e9) * 1e3);
 }
 
 bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pfnn_bench_result_t *out)
@@ -235,8 +235,7 @@ bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pf
     pfnn_bench_desc_t d = with_defaults(desc);
     if (!net || !net->sets || d.warmup < 0 || d.repeats < 1 || d.repeats > PFNN_BENCH_MAX_REPEATS ||
         !isfinite(d.phase_step) || !isfinite(d.fixed_phase)) {
-        log_error("pfnn bench: needs a loaded network, 1..%d repeats and a finite phase step",
-                  PFNN_BENCH_MAX_REPEATS);
+        log_error("pfnn bench: needs a loaded network, 1..%d repeats and a finite phase step", PFNN_BENCH_MAX_REPEATS);
         return false;
     }
     out->desc = d;
@@ -263,8 +262,8 @@ bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pf
             c.x[k * n_in + i] = net->x_mean[i] + net->x_std[i] * bench_rnd(&s);
 
     /* Cubic fp32 on the check inputs (phases of the cycle pattern). */
-    pfnn_job_t job = {.net = net, .ws = &c.ws, .mode = PFNN_PHASE_CUBIC, .dtype = PFNN_F32, .isa = d.isa,
-                    .x = c.x, .y = ref};
+    pfnn_job_t job = {
+        .net = net, .ws = &c.ws, .mode = PFNN_PHASE_CUBIC, .dtype = PFNN_F32, .isa = d.isa, .x = c.x, .y = ref};
     if (!pfnn_validate(&job)) {
         ok = false;
         goto done;
@@ -282,8 +281,7 @@ bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pf
 
     for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
         for (int t = 0; t < PFNN_DTYPE_COUNT; t++) {
-            if (!pfnn_has_mode(net, (pfnn_mode_t)m, (pfnn_dtype_t)t) ||
-                !pfnn_isa_supported(d.isa, (pfnn_dtype_t)t))
+            if (!pfnn_has_mode(net, (pfnn_mode_t)m, (pfnn_dtype_t)t) || !pfnn_isa_supported(d.isa, (pfnn_dtype_t)t))
                 continue;
             pfnn_bench_row_t *row = &out->rows[out->row_count++];
             row->mode = (pfnn_mode_t)m;
@@ -309,12 +307,12 @@ done:
 void pfnn_bench_format(const pfnn_bench_result_t *r, char *buf, size_t size)
 {
     size_t n = 0;
-#define PFNN_BENCH_PUT(...)                                               \
-    do {                                                                  \
-        if (n < size) {                                                   \
-            int put_ = snprintf(buf + n, size - n, __VA_ARGS__);          \
-            n += put_ > 0 ? (size_t)put_ : 0;                             \
-        }                                                                 \
+#define PFNN_BENCH_PUT(...)                                                                                            \
+    do {                                                                                                               \
+        if (n < size) {                                                                                                \
+            int put_ = snprintf(buf + n, size - n, __VA_ARGS__);                                                       \
+            n += put_ > 0 ? (size_t)put_ : 0;                                                                          \
+        }                                                                                                              \
     } while (0)
     if (size)
         buf[0] = '\0';
@@ -324,8 +322,8 @@ void pfnn_bench_format(const pfnn_bench_result_t *r, char *buf, size_t size)
                    (double)r->desc.fixed_phase, r->copy_gb_s, r->desc.copy_bytes >> 20, r->copy_l3_gb_s,
                    r->desc.copy_bytes_l3 >> 20);
     PFNN_BENCH_PUT("%-8s %-4s %-6s %9s %9s %9s %9s %9s %9s %8s %8s %7s %7s %9s %13s\n", "mode", "type", "isa",
-                   "cyc_med", "cyc_min", "cyc_max", "fix_med", "fix_min", "fix_max", "mem_MB", "MB/inf",
-                   "roof_x", "l3_x", "max_err", "checksum");
+                   "cyc_med", "cyc_min", "cyc_max", "fix_med", "fix_min", "fix_max", "mem_MB", "MB/inf", "roof_x",
+                   "l3_x", "max_err", "checksum");
     for (int i = 0; i < r->row_count; i++) {
         const pfnn_bench_row_t *w = &r->rows[i];
         PFNN_BENCH_PUT("%-8s %-4s %-6s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %8.1f %8.3f %7.2f %7.2f %9.2e %13.6e\n",

@@ -32,7 +32,7 @@ typedef struct pfnn_bench_desc_t {
     int repeats;          /* 0: 1001 timed inferences per row and pattern */
     float phase_step;     /* rad per inference in the cycle pattern; 0: 2 pi / 60 (1 s cycle at 60 Hz) */
     float fixed_phase;    /* phase of the fixed pattern; 0: 0.3 rad (all 4 control points weigh in) */
-    pfnn_isa_t isa;         /* 0: AUTO */
+    pfnn_isa_t isa;       /* 0: AUTO */
     size_t copy_bytes;    /* DRAM copy buffer; 0: 128 MiB (4x a 32 MiB L3) */
     size_t copy_bytes_l3; /* cache copy buffer; 0: 4 MiB */
     uint32_t seed;        /* inputs; 0: 1 */
@@ -41,19 +41,19 @@ typedef struct pfnn_bench_desc_t {
 typedef struct pfnn_bench_row_t {
     pfnn_mode_t mode;
     pfnn_dtype_t dtype;
-    pfnn_isa_t isa;                    /* what AUTO resolved to */
+    pfnn_isa_t isa;                   /* what AUTO resolved to */
     double median_ms, min_ms, max_ms; /* cycle pattern */
     double fixed_median_ms, fixed_min_ms, fixed_max_ms;
-    size_t mode_bytes;               /* memory held for the mode */
-    size_t bytes_per_inference;      /* weights + biases read by one inference */
-    double roofline_ms;              /* bytes_per_inference / DRAM copy bandwidth */
-    double roofline_ratio;           /* median_ms / roofline_ms */
-    double roofline_l3_ratio;        /* fixed_median_ms / (bytes / L3 copy bandwidth) */
-    double read_roofline_ms;         /* bytes_per_inference / DRAM read bandwidth: the floor when
+    size_t mode_bytes;          /* memory held for the mode */
+    size_t bytes_per_inference; /* weights + biases read by one inference */
+    double roofline_ms;         /* bytes_per_inference / DRAM copy bandwidth */
+    double roofline_ratio;      /* median_ms / roofline_ms */
+    double roofline_l3_ratio;   /* fixed_median_ms / (bytes / L3 copy bandwidth) */
+    double read_roofline_ms;    /* bytes_per_inference / DRAM read bandwidth: the floor when
                                         every inference streams its weights from DRAM */
-    double read_roofline_ratio;      /* median_ms / read_roofline_ms */
-    double max_err_vs_cubic32;       /* max |y - y_cubic_fp32| / Ystd over the check inputs */
-    double checksum;                 /* sum of every output of the timed runs */
+    double read_roofline_ratio; /* median_ms / read_roofline_ms */
+    double max_err_vs_cubic32;  /* max |y - y_cubic_fp32| / Ystd over the check inputs */
+    double checksum;            /* sum of every output of the timed runs */
 } pfnn_bench_row_t;
 
 enum { PFNN_BENCH_MAX_ROWS = PFNN_PHASE_MODE_COUNT * PFNN_DTYPE_COUNT };

@@ -330,13 +330,22 @@ bool skin_bench_run_set(const skin_bench_desc_t *descs, int count, const int *th
     for (int c = 0; ok && c < count; c++) {
         const float *w = skin_bench_weights_for(&d[c], &b, &ok);
         bool nrm = !d[c].positions_only;
-        jobs[c] = (skin_job_t){.vertex_count = d[c].vertex_count, .influences = d[c].influences,
-                               .method = d[c].method, .isa = d[c].isa, .positions = b.pos,
-                               .normals = nrm ? b.nrm : NULL, .tangents = d[c].tangents ? b.tan : NULL,
+        jobs[c] = (skin_job_t){.vertex_count = d[c].vertex_count,
+                               .influences = d[c].influences,
+                               .method = d[c].method,
+                               .isa = d[c].isa,
+                               .positions = b.pos,
+                               .normals = nrm ? b.nrm : NULL,
+                               .tangents = d[c].tangents ? b.tan : NULL,
                                .joints_u8 = d[c].u16_indices ? NULL : b.j8,
-                               .joints_u16 = d[c].u16_indices ? b.j16 : NULL, .weights = w,
-                               .joint_count = d[c].joint_count, .palette = b.palette, .dq_palette = b.dq,
-                               .out_positions = b.out_pos, .out_normals = b.out_nrm, .out_tangents = b.out_tan,
+                               .joints_u16 = d[c].u16_indices ? b.j16 : NULL,
+                               .weights = w,
+                               .joint_count = d[c].joint_count,
+                               .palette = b.palette,
+                               .dq_palette = b.dq,
+                               .out_positions = b.out_pos,
+                               .out_normals = b.out_nrm,
+                               .out_tangents = b.out_tan,
                                .prenormalized = d[c].prenormalized};
     }
     if (!ok)
@@ -547,8 +556,8 @@ bool skin_bench_copy_floor_threads(const skin_bench_desc_t *desc, const int *thr
         counts_ok = threads[t] >= 1 && threads[t] <= SKIN_POOL_MAX_THREADS;
     if (d.vertex_count < 1 || d.vertex_count > SKIN_BENCH_MAX_VERTICES || d.warmup < 0 || d.repeats < 1 ||
         d.repeats > SKIN_BENCH_MAX_REPEATS || !counts_ok) {
-        log_error("bench skinning: bad sizes (vertices %d, repeats %d, %d thread counts, first %d)",
-                  d.vertex_count, d.repeats, count, count > 0 ? threads[0] : 0);
+        log_error("bench skinning: bad sizes (vertices %d, repeats %d, %d thread counts, first %d)", d.vertex_count,
+                  d.repeats, count, count > 0 ? threads[0] : 0);
         return false;
     }
     size_t n = (size_t)d.vertex_count;
@@ -633,10 +642,10 @@ void skin_bench_format(const skin_bench_result_t *r, char *buf, size_t size)
     snprintf(buf, size,
              "%-10s %-6s threads %d  verts %d  infl %d  %s%s  median %.1f us  min %.1f  max %.1f"
              "  %.1f M verts/s (best %.1f, %.1f per thread)  checksum %08x",
-             skin_method_name(d->method), skin_isa_name(r->isa), d->threads, d->vertex_count,
-             d->influences, d->positions_only ? "pos" : "pos+nrm", d->tangents ? "+tan" : "",
-             1e6 * r->median_s, 1e6 * r->min_s, 1e6 * r->max_s, r->median_mverts_s,
-             r->best_mverts_s, r->median_mverts_s / d->threads, (unsigned)r->checksum);
+             skin_method_name(d->method), skin_isa_name(r->isa), d->threads, d->vertex_count, d->influences,
+             d->positions_only ? "pos" : "pos+nrm", d->tangents ? "+tan" : "", 1e6 * r->median_s, 1e6 * r->min_s,
+             1e6 * r->max_s, r->median_mverts_s, r->best_mverts_s, r->median_mverts_s / d->threads,
+             (unsigned)r->checksum);
 }
 
 int skin_bench_influence_count(const float w[4])

@@ -37,37 +37,37 @@
 /* A mesh in one pose, borrowed (never copied or freed by skin_bench). */
 typedef struct skin_bench_mesh_t {
     int vertex_count;
-    int joint_count;          /* 1..SKIN_MAX_JOINTS */
-    const float *positions;   /* 3 per vertex, bind space, cm */
-    const float *normals;     /* 3 per vertex */
-    const float *tangents;    /* 4 per vertex */
-    const uint16_t *joints;   /* 4 per vertex */
-    const float *weights;     /* 4 per vertex, sorted descending, summing to 1 */
-    const float *palette;     /* joint_count x 12: the pose, 3x4 row-major */
-    const float *dq_palette;  /* joint_count x 8: the same pose as dual quaternions */
-    float height_cm;          /* Y extent of the bind pose, for relative errors */
+    int joint_count;         /* 1..SKIN_MAX_JOINTS */
+    const float *positions;  /* 3 per vertex, bind space, cm */
+    const float *normals;    /* 3 per vertex */
+    const float *tangents;   /* 4 per vertex */
+    const uint16_t *joints;  /* 4 per vertex */
+    const float *weights;    /* 4 per vertex, sorted descending, summing to 1 */
+    const float *palette;    /* joint_count x 12: the pose, 3x4 row-major */
+    const float *dq_palette; /* joint_count x 8: the same pose as dual quaternions */
+    float height_cm;         /* Y extent of the bind pose, for relative errors */
 } skin_bench_mesh_t;
 
 typedef struct skin_bench_desc_t {
-    int vertex_count;    /* 0: 65536 */
-    int joint_count;     /* 0: 32 */
-    int influences;      /* 0: 4 */
-    int threads;         /* 0: 1 (the calling thread only, through skin_run) */
-    int warmup;          /* 0: 5 untimed runs */
-    int repeats;         /* 0: 51 timed runs */
-    skin_method_t method;  /* 0: SKIN_LBS_POINTS */
-    skin_isa_t isa;        /* 0: AUTO */
-    bool positions_only; /* false: positions + normals */
-    bool tangents;       /* also tangents (implies normals) */
-    bool u16_indices;    /* uint16 joint indices instead of uint8 */
-    bool prenormalized;  /* weights normalised for the count, used as given (skin_job_t.prenormalized) */
-    uint32_t seed;       /* 0: 1 */
+    int vertex_count;              /* 0: 65536 */
+    int joint_count;               /* 0: 32 */
+    int influences;                /* 0: 4 */
+    int threads;                   /* 0: 1 (the calling thread only, through skin_run) */
+    int warmup;                    /* 0: 5 untimed runs */
+    int repeats;                   /* 0: 51 timed runs */
+    skin_method_t method;          /* 0: SKIN_LBS_POINTS */
+    skin_isa_t isa;                /* 0: AUTO */
+    bool positions_only;           /* false: positions + normals */
+    bool tangents;                 /* also tangents (implies normals) */
+    bool u16_indices;              /* uint16 joint indices instead of uint8 */
+    bool prenormalized;            /* weights normalised for the count, used as given (skin_job_t.prenormalized) */
+    uint32_t seed;                 /* 0: 1 */
     const skin_bench_mesh_t *mesh; /* NULL: the synthetic mesh; else its vertex and joint counts are used */
 } skin_bench_desc_t;
 
 typedef struct skin_bench_result_t {
     skin_bench_desc_t desc; /* with the defaults filled in */
-    skin_isa_t isa;           /* what AUTO resolved to */
+    skin_isa_t isa;         /* what AUTO resolved to */
     double median_s, min_s, max_s;
     double median_mverts_s; /* million vertices per second at the median time */
     double best_mverts_s;   /* at the min time */
@@ -76,7 +76,7 @@ typedef struct skin_bench_result_t {
      * (transform-then-blend for the LBS methods, scalar DQS for DQS), on the
      * same inputs: max |difference| of positions (cm) and of normals. */
     double max_pos_err_cm, max_nrm_err;
-    char kernel[160];       /* skin_kernel_name() of the timed job */
+    char kernel[160]; /* skin_kernel_name() of the timed job */
 } skin_bench_result_t;
 
 /* DESC alone, on DESC's thread count. */

@@ -130,10 +130,7 @@ static bool parse_name_list(const char *prog, const char *opt, const char *s, co
     return true;
 }
 
-static const char *hint(const args_spec_t *s)
-{
-    return s->hint ? s->hint : "";
-}
+static const char *hint(const args_spec_t *s) { return s->hint ? s->hint : ""; }
 
 static args_result_t verror(const args_spec_t *spec, const char *fmt, va_list ap)
 {
@@ -153,7 +150,8 @@ args_result_t args_error(const args_spec_t *spec, const char *fmt, ...)
 }
 
 /* The option's own error line for a bad VALUE, or the kind's. */
-static args_result_t bad_value(const args_spec_t *spec, const args_opt_t *o, const char *value, const char *kind_fmt, ...)
+static args_result_t bad_value(const args_spec_t *spec, const args_opt_t *o, const char *value, const char *kind_fmt,
+                               ...)
 {
     if (o->error)
         return args_error(spec, o->error, value);
@@ -186,8 +184,7 @@ static args_result_t take_value(const args_spec_t *spec, const args_opt_t *o, co
     case ARGS_LONG:
     case ARGS_U32:
         if (!args_to_long(v, o->lo, o->hi, &n))
-            return bad_value(spec, o, v, "%s needs a whole number from %ld to %ld, got '%s'", o->name, o->lo, o->hi,
-                             v);
+            return bad_value(spec, o, v, "%s needs a whole number from %ld to %ld, got '%s'", o->name, o->lo, o->hi, v);
         if (o->kind == ARGS_INT)
             *(int *)o->dest = (int)n;
         else if (o->kind == ARGS_LONG)
@@ -235,8 +232,7 @@ static args_result_t take_value(const args_spec_t *spec, const args_opt_t *o, co
             return bad_value(spec, o, v, "%s: bad value '%s'", o->name, v);
         break;
     case ARGS_TEXT:
-    case ARGS_FLAG:
-        break;
+    case ARGS_FLAG: break;
     }
     if ((o->kind == ARGS_STRING || o->kind == ARGS_PATH) && o->dest)
         *(const char **)o->dest = v;

@@ -45,34 +45,34 @@ typedef enum args_kind_t {
 } args_kind_t;
 
 typedef struct args_opt_t {
-    const char *name;  /* "--frames" */
+    const char *name; /* "--frames" */
     args_kind_t kind;
     void *dest;        /* by kind, above; may be NULL where given or text say enough */
     const char *arg;   /* the value's name in the usage ("N", "FILE"); NULL for a flag */
     const char *help;  /* the usage line(s) after the name; a '\n' continues under the first; NULL: not listed */
     const char *label; /* the usage's left column when not "NAME ARG" (e.g. "--verbose | --quiet") */
-    long lo, hi;                 /* ARGS_INT, ARGS_LONG, ARGS_U32, ARGS_INT_LIST */
-    double flo, fhi;             /* ARGS_DOUBLE */
-    const char *const *choices;  /* ARGS_CHOICE, ARGS_NAME_LIST */
+    long lo, hi;       /* ARGS_INT, ARGS_LONG, ARGS_U32, ARGS_INT_LIST */
+    double flo, fhi;   /* ARGS_DOUBLE */
+    const char *const *choices; /* ARGS_CHOICE, ARGS_NAME_LIST */
     int nchoices;
-    int *count;                  /* the lists' value count */
-    size_t max_len;              /* ARGS_STRING */
+    int *count;                                   /* the lists' value count */
+    size_t max_len;                               /* ARGS_STRING */
     bool (*parse)(const char *value, void *dest); /* ARGS_CUSTOM */
     /* The line for a bad value, a format with one %s (the value), after
      * "<prog>: "; NULL: the kind's own line. ARGS_CUSTOM needs one. */
     const char *error;
-    bool *given;        /* set when the option is given */
-    const char **text;  /* the value as given (options with a value) */
+    bool *given;       /* set when the option is given */
+    const char **text; /* the value as given (options with a value) */
 } args_opt_t;
 
 typedef struct args_spec_t {
-    const char *prog;     /* the errors' prefix: "strider", "strider bench" */
-    const char *command;  /* the unknown-option line's prefix, when not prog ("strider bench pfnn") */
-    const char *hint;     /* after every error line: " (try --help)"; NULL: nothing */
-    bool usage_on_error;  /* an unknown option also prints the usage on stderr */
-    const char *head;     /* the usage's first line(s) */
-    const char *tail;     /* its last line(s); may be NULL */
-    int label_width;      /* the usage's left column, characters */
+    const char *prog;    /* the errors' prefix: "strider", "strider bench" */
+    const char *command; /* the unknown-option line's prefix, when not prog ("strider bench pfnn") */
+    const char *hint;    /* after every error line: " (try --help)"; NULL: nothing */
+    bool usage_on_error; /* an unknown option also prints the usage on stderr */
+    const char *head;    /* the usage's first line(s) */
+    const char *tail;    /* its last line(s); may be NULL */
+    int label_width;     /* the usage's left column, characters */
     const args_opt_t *opts;
     int count;
 } args_spec_t;

@@ -16,8 +16,7 @@
 
 /* Packs an sRGB colour with alpha into the 0xAABBGGRR layout (R in the low
  * byte, so the bytes in memory read R, G, B, A). */
-#define DEBUG_RGBA(r, g, b, a) \
-    ((uint32_t)(r) | ((uint32_t)(g) << 8) | ((uint32_t)(b) << 16) | ((uint32_t)(a) << 24))
+#define DEBUG_RGBA(r, g, b, a) ((uint32_t)(r) | ((uint32_t)(g) << 8) | ((uint32_t)(b) << 16) | ((uint32_t)(a) << 24))
 
 typedef struct debug_line_vertex_t {
     float pos[3];  /* world position, cm */
@@ -26,9 +25,9 @@ typedef struct debug_line_vertex_t {
 
 typedef struct debug_lines_t {
     debug_line_vertex_t *vertices; /* caller-owned, 'capacity' entries */
-    int capacity;                /* vertices, not segments */
-    int count;                   /* vertices in use; always even */
-    int dropped;                 /* segments lost to a full buffer since the last clear */
+    int capacity;                  /* vertices, not segments */
+    int count;                     /* vertices in use; always even */
+    int dropped;                   /* segments lost to a full buffer since the last clear */
 } debug_lines_t;
 
 static inline void debug_lines_clear(debug_lines_t *dl)

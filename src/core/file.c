@@ -192,8 +192,7 @@ FILE *file_open_write(const char *path)
         return NULL;
     }
     int flags = fcntl(fd, F_GETFL);
-    if ((S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) || flags < 0 ||
-        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    if ((S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) || flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
         log_error("%s: cannot open for writing: %s", path, strerror(errno));
         close(fd);
         return NULL;
@@ -275,9 +274,7 @@ uint16_t reader_u16(reader_t *r)
 uint32_t reader_u32(reader_t *r)
 {
     const uint8_t *p = reader_span(r, 4);
-    return p ? (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-                   ((uint32_t)p[3] << 24)
-             : 0;
+    return p ? (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24) : 0;
 }
 
 uint64_t reader_u64(reader_t *r)
@@ -327,8 +324,7 @@ bool file_has_suffix(const char *s, const char *suffix)
 
 static int cmp_str(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
 
-int file_list_dir(const char *dir, const char *const *suffixes, int suffix_count, char *out, size_t path_size,
-                  int max)
+int file_list_dir(const char *dir, const char *const *suffixes, int suffix_count, char *out, size_t path_size, int max)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -341,8 +337,8 @@ int file_list_dir(const char *dir, const char *const *suffixes, int suffix_count
             match = file_has_suffix(e->d_name, suffixes[i]);
         char *path = out + (size_t)n * path_size;
         struct stat st;
-        if (!match || (size_t)snprintf(path, path_size, "%s/%s", dir, e->d_name) >= path_size ||
-            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        if (!match || (size_t)snprintf(path, path_size, "%s/%s", dir, e->d_name) >= path_size || stat(path, &st) != 0 ||
+            !S_ISREG(st.st_mode))
             continue;
         n++;
     }

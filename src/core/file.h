@@ -30,8 +30,7 @@
 bool file_read_all(const char *path, size_t max_bytes, uint8_t **data, size_t *size);
 /* The same, but the line ("PATH: problem") goes into WHY instead of the
  * log, for a caller that names more (the model a buffer belongs to). */
-bool file_read_all_why(const char *path, size_t max_bytes, uint8_t **data, size_t *size, char *why,
-                       size_t why_size);
+bool file_read_all_why(const char *path, size_t max_bytes, uint8_t **data, size_t *size, char *why, size_t why_size);
 void file_free(uint8_t *data);
 
 /* Opens PATH for binary reading if it is a regular file; otherwise logs one
@@ -65,8 +64,7 @@ bool file_has_suffix(const char *name, const char *suffix);
  * as "DIR/NAME" strings of PATH_SIZE bytes each in OUT, sorted, at most
  * MAX. Returns the count; 0 also when DIR cannot be read (not an error:
  * an optional folder). */
-int file_list_dir(const char *dir, const char *const *suffixes, int suffix_count, char *out, size_t path_size,
-                  int max);
+int file_list_dir(const char *dir, const char *const *suffixes, int suffix_count, char *out, size_t path_size, int max);
 
 typedef struct reader_t {
     const uint8_t *data;

@@ -269,15 +269,9 @@ static bool json_value_at(json_parser_t *ps, int depth, uint32_t *out)
     bool ok = true;
     switch (type) {
     case JSON_OBJECT:
-    case JSON_ARRAY:
-        ok = json_container(ps, depth, self, type == JSON_OBJECT);
-        break;
-    case JSON_STRING:
-        ok = json_scan_string(ps);
-        break;
-    case JSON_NUMBER:
-        ok = json_scan_number(ps, &ps->doc->v[self]);
-        break;
+    case JSON_ARRAY: ok = json_container(ps, depth, self, type == JSON_OBJECT); break;
+    case JSON_STRING: ok = json_scan_string(ps); break;
+    case JSON_NUMBER: ok = json_scan_number(ps, &ps->doc->v[self]); break;
     default: {
         const char *word = type == JSON_TRUE ? "true" : (type == JSON_FALSE ? "false" : "null");
         size_t n = strlen(word);

@@ -17,13 +17,13 @@ static void log_write(log_level_t level, const char *prefix, const char *fmt, va
     fputc('\n', stderr);
 }
 
-#define LOG_FN(name, level, prefix)                                                                \
-    void name(const char *fmt, ...)                                                                \
-    {                                                                                              \
-        va_list ap;                                                                                \
-        va_start(ap, fmt);                                                                         \
-        log_write(level, prefix, fmt, ap);                                                         \
-        va_end(ap);                                                                                \
+#define LOG_FN(name, level, prefix)                                                                                    \
+    void name(const char *fmt, ...)                                                                                    \
+    {                                                                                                                  \
+        va_list ap;                                                                                                    \
+        va_start(ap, fmt);                                                                                             \
+        log_write(level, prefix, fmt, ap);                                                                             \
+        va_end(ap);                                                                                                    \
     }
 
 LOG_FN(log_debug, LOG_DEBUG, "strider: debug: ")

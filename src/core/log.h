@@ -8,13 +8,7 @@
 #ifndef STRIDER_CORE_LOG_H
 #define STRIDER_CORE_LOG_H
 
-typedef enum log_level_t {
-    LOG_DEBUG = 0,
-    LOG_INFO = 1,
-    LOG_WARN = 2,
-    LOG_ERROR = 3,
-    LOG_QUIET = 4
-} log_level_t;
+typedef enum log_level_t { LOG_DEBUG = 0, LOG_INFO = 1, LOG_WARN = 2, LOG_ERROR = 3, LOG_QUIET = 4 } log_level_t;
 
 void log_set_level(log_level_t level);
 log_level_t log_get_level(void);

@@ -19,11 +19,11 @@ enum { REPORT_TEXT_MAX = 160, REPORT_MAX_COLUMNS = 32, REPORT_MAX_NOTES = 24, RE
 
 typedef struct report_env_t {
     char cpu[REPORT_TEXT_MAX];
-    char isa[REPORT_TEXT_MAX];        /* SIMD extensions the CPU reports */
+    char isa[REPORT_TEXT_MAX];         /* SIMD extensions the CPU reports */
     char gl_renderer[REPORT_TEXT_MAX]; /* "none" when the benchmark used no GL */
     char gl_version[REPORT_TEXT_MAX];
-    char build[REPORT_TEXT_MAX];      /* build type, compiler, sanitizers */
-    char date[REPORT_TEXT_MAX];       /* UTC, ISO 8601 */
+    char build[REPORT_TEXT_MAX];       /* build type, compiler, sanitizers */
+    char date[REPORT_TEXT_MAX];        /* UTC, ISO 8601 */
     char command[REPORT_TEXT_MAX * 2]; /* the command line, to reproduce */
     int cores;
 } report_env_t;
@@ -48,7 +48,7 @@ typedef struct report_table_t {
     char names[REPORT_MAX_COLUMNS][48];
     report_cell_t *cells; /* rows x columns, grown as rows are added */
     int rows, capacity_rows;
-    int cursor;        /* next column of the current row */
+    int cursor; /* next column of the current row */
     /* Lines about the whole table (the input, what was capped or skipped),
      * printed as '# ' lines before it and in the CSV header; JSON "notes". */
     char notes[REPORT_MAX_NOTES][REPORT_NOTE_MAX];

@@ -169,8 +169,8 @@ ctrl_t *ctrl_create(const ctrl_desc_t *desc)
     }
     if (net->n_in != PFNN_N_IN || net->n_out != PFNN_N_OUT || net->n_joints != PFNN_N_JOINTS ||
         net->n_traj != PFNN_N_TRAJ || net->n_gaits != PFNN_N_GAITS) {
-        log_error("ctrl: %s: network layout %d->%d (%d joints) is not the shipped %d->%d (%d joints)",
-                  net->name, net->n_in, net->n_out, net->n_joints, PFNN_N_IN, PFNN_N_OUT, PFNN_N_JOINTS);
+        log_error("ctrl: %s: network layout %d->%d (%d joints) is not the shipped %d->%d (%d joints)", net->name,
+                  net->n_in, net->n_out, net->n_joints, PFNN_N_IN, PFNN_N_OUT, PFNN_N_JOINTS);
         return NULL;
     }
     if (s->joint_count != CTRL_JOINTS) {
@@ -202,8 +202,7 @@ ctrl_t *ctrl_create(const ctrl_desc_t *desc)
         ok = false;
     }
     if (ok && (c->j.hip != 0 || s->joint_parent[c->j.shin[0]] != c->j.thigh[0] ||
-               s->joint_parent[c->j.foot[0]] != c->j.shin[0] ||
-               s->joint_parent[c->j.shin[1]] != c->j.thigh[1] ||
+               s->joint_parent[c->j.foot[0]] != c->j.shin[0] || s->joint_parent[c->j.shin[1]] != c->j.thigh[1] ||
                s->joint_parent[c->j.foot[1]] != c->j.shin[1])) {
         log_error("ctrl: skeleton legs are not thigh-shin-foot chains under a root hip");
         ok = false;
@@ -227,7 +226,8 @@ ctrl_t *ctrl_create(const ctrl_desc_t *desc)
     }
     for (int side = 0; side < 2; side++) {
         const float *a = s->joint_offset[c->j.shin[side]], *b = s->joint_offset[c->j.foot[side]];
-        c->leg_len[side] = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) + sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+        c->leg_len[side] = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) +
+                           sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
     }
     return c;
 }
@@ -271,7 +271,8 @@ static void nan_reset(ctrl_t *c)
     c->stats.nan_resets++;
     if (!c->nan_logged) {
         log_error("%s: network output is not finite at step %llu; pose reset to rest at the root "
-                  "(logged once, counted in stats; the run fails)", c->net->name, (unsigned long long)c->stats.steps);
+                  "(logged once, counted in stats; the run fails)",
+                  c->net->name, (unsigned long long)c->stats.steps);
         c->nan_logged = true;
     }
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];
@@ -384,4 +385,3 @@ void ctrl_get_stats(const ctrl_t *c, ctrl_stats_t *out)
         out->lock_weight[k] = c->foot.weight[k];
     }
 }
-

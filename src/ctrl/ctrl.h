@@ -100,47 +100,47 @@ typedef enum ctrl_gait_t {
  * ground plane: the intent (game/intent.h resolves a device's input_frame_t
  * into it with the camera's yaw). */
 typedef struct ctrl_input_t {
-    float move_x, move_z;     /* desired direction x magnitude, |move| <= 1 */
-    float speed;              /* 0 = walk, 1 = run */
-    bool strafe;              /* face facing_x/z while moving */
+    float move_x, move_z; /* desired direction x magnitude, |move| <= 1 */
+    float speed;          /* 0 = walk, 1 = run */
+    bool strafe;          /* face facing_x/z while moving */
     bool crouch;
     bool jump;                /* held; the rising edge requests one jump */
     float facing_x, facing_z; /* used when strafing; need not be unit */
 } ctrl_input_t;
 
 typedef struct ctrl_desc_t {
-    const pfnn_network_t *net;  /* shipped dims (PFNN_N_IN/OUT/JOINTS...) */
-    const skel_t *skel;       /* cmu21: joint order = network joint order */
-    pfnn_mode_t mode;           /* phase mode; 0 = constant */
-    bool ik_off;              /* start with foot IK disabled */
+    const pfnn_network_t *net; /* shipped dims (PFNN_N_IN/OUT/JOINTS...) */
+    const skel_t *skel;        /* cmu21: joint order = network joint order */
+    pfnn_mode_t mode;          /* phase mode; 0 = constant */
+    bool ik_off;               /* start with foot IK disabled */
 } ctrl_desc_t;
 
 typedef struct ctrl_spawn_t {
-    float x, z, heading_rad;  /* heading 0 faces +Z (level_t convention) */
+    float x, z, heading_rad; /* heading 0 faces +Z (level_t convention) */
 } ctrl_spawn_t;
 
 /* Numbers for the debug menu and the tests (all from the last step). */
 typedef struct ctrl_stats_t {
-    float gait[CTRL_GAITS];         /* current-frame gait weights, sum 1 */
-    float phase_rad;                /* [0, 2 pi) */
-    float root_pos[3];              /* world cm; y = terrain under the root */
-    float heading_rad;              /* facing, 0 = +Z, pi/2 = +X */
-    float root_speed_cm_s;          /* root displacement of the last step x 60 */
-    float head_height_cm;           /* head joint above the terrain under the root */
-    float hip_height_cm;            /* hip joint above the terrain under the root */
+    float gait[CTRL_GAITS];             /* current-frame gait weights, sum 1 */
+    float phase_rad;                    /* [0, 2 pi) */
+    float root_pos[3];                  /* world cm; y = terrain under the root */
+    float heading_rad;                  /* facing, 0 = +Z, pi/2 = +X */
+    float root_speed_cm_s;              /* root displacement of the last step x 60 */
+    float head_height_cm;               /* head joint above the terrain under the root */
+    float hip_height_cm;                /* hip joint above the terrain under the root */
     float contact_value[CTRL_CONTACTS]; /* raw network outputs 4..7 */
-    bool contact[CTRL_CONTACTS];    /* after hysteresis */
+    bool contact[CTRL_CONTACTS];        /* after hysteresis */
     float lock_weight[CTRL_CONTACTS];
-    int nan_resets;                 /* non-finite network outputs caught */
-    int wall_pushes;                /* root moves changed by a wall (pushed out or refused) */
-    int wall_blocks;                /* root moves refused because they crossed a wall */
+    int nan_resets;  /* non-finite network outputs caught */
+    int wall_pushes; /* root moves changed by a wall (pushed out or refused) */
+    int wall_blocks; /* root moves refused because they crossed a wall */
     uint64_t steps;
 } ctrl_stats_t;
 
 /* Read-only plain data about the trajectory for drawing and tests. */
 typedef struct ctrl_traj_view_t {
-    float pos[CTRL_TRAJ_FRAMES][3];    /* world cm, y on the terrain */
-    float dir[CTRL_TRAJ_FRAMES][2];    /* unit facing x, z */
+    float pos[CTRL_TRAJ_FRAMES][3]; /* world cm, y on the terrain */
+    float dir[CTRL_TRAJ_FRAMES][2]; /* unit facing x, z */
     float gait[CTRL_TRAJ_FRAMES][CTRL_GAITS];
 } ctrl_traj_view_t;
 
@@ -177,8 +177,8 @@ const ctrl_traj_view_t *ctrl_trajectory(const ctrl_t *c);
  * judge the displayed motion measure. */
 typedef struct ctrl_sample_t {
     float joint[CTRL_JOINTS][3];
-    float rot[CTRL_JOINTS][4];      /* world rotations, x y z w */
-    float point[CTRL_CONTACTS][3];  /* heels (foot joints) and toe tips */
+    float rot[CTRL_JOINTS][4];     /* world rotations, x y z w */
+    float point[CTRL_CONTACTS][3]; /* heels (foot joints) and toe tips */
     float head_top[3];
 } ctrl_sample_t;
 void ctrl_sample(const ctrl_t *c, const pose_t *pose, ctrl_sample_t *out);

@@ -151,7 +151,8 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
     for (int side = 0; side < 2; side++)
         if (f->replant_steps[side] > 0)
             f->replant_steps[side] = !f->held_pts[side] && off_left(f, side) < CTRL_REPLANT_ARRIVE_CM
-                                         ? 0 : f->replant_steps[side] - 1;
+                                         ? 0
+                                         : f->replant_steps[side] - 1;
     for (int k = 0; k < CTRL_CONTACTS; k++) {
         int side = k / 2;
         bool heel = !(k & 1);
@@ -195,8 +196,8 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
          * as the body moves on, the hip would come down to reach it and the
          * leg would end its stance straight. */
         f->flag_off_steps[k] = f->net_on[k] ? 0 : f->flag_off_steps[k] + 1;
-        if (f->lift_block[k] && (f->flag_off_steps[k] >= CTRL_OFF_STEPS ||
-                                 above < f->touch_above[k] + 0.5f * CTRL_LIFT_RELEASE_CM))
+        if (f->lift_block[k] &&
+            (f->flag_off_steps[k] >= CTRL_OFF_STEPS || above < f->touch_above[k] + 0.5f * CTRL_LIFT_RELEASE_CM))
             f->lift_block[k] = false;
         if (f->on[k] && above > f->touch_above[k] + CTRL_LIFT_RELEASE_CM)
             let_go(f, k);

@@ -188,8 +188,7 @@
 #define CTRL_GAP_FLOOR_SNAP_CM 3.0f
 
 /* Sole height of each contact point (heel, toe, heel, toe). */
-static const float SOLE_CM[CTRL_CONTACTS] = {CTRL_HEEL_SOLE_CM, CTRL_TOE_SOLE_CM, CTRL_HEEL_SOLE_CM,
-                                             CTRL_TOE_SOLE_CM};
+static const float SOLE_CM[CTRL_CONTACTS] = {CTRL_HEEL_SOLE_CM, CTRL_TOE_SOLE_CM, CTRL_HEEL_SOLE_CM, CTRL_TOE_SOLE_CM};
 
 /* The ground under a foot point (ctrl_gap_floor_ground: its gap floor as
  * far as it has come). */

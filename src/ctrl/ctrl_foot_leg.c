@@ -39,8 +39,7 @@ bool ctrl_foot_in_reach(const ctrl_t *c, int side, const float a[3], float fract
  * least angle that brings it within FRACTION of the leg's length. Fills
  * AXIS (unit) and returns the angle (rad), 0 when already in reach, more
  * than CTRL_TOE_PIVOT_MAX_RAD when even that does not reach. */
-static float toe_pivot_for(const ctrl_t *c, int side, const float a[3], const float r[4], float fraction,
-                           float axis[3])
+static float toe_pivot_for(const ctrl_t *c, int side, const float a[3], const float r[4], float fraction, float axis[3])
 {
     const float *thigh = c->joint_pos[c->j.thigh[side]];
     float toe[3], u[3], w[3];

@@ -38,15 +38,31 @@
 
 /* Output layout offsets (docs/FORMATS_PFNN.md section 3). */
 enum {
-    OY_RVEL_X = 0, OY_RVEL_Z = 1, OY_RANG = 2, OY_DPHASE = 3,
-    OY_TPOS_X = 8, OY_TPOS_Z = 14, OY_TDIR_X = 20, OY_TDIR_Z = 26,
+    OY_RVEL_X = 0,
+    OY_RVEL_Z = 1,
+    OY_RANG = 2,
+    OY_DPHASE = 3,
+    OY_TPOS_X = 8,
+    OY_TPOS_Z = 14,
+    OY_TDIR_X = 20,
+    OY_TDIR_Z = 26,
     OY_FUTURE = 6,
-    OY_JPOS = 32, OY_JVEL = 95, OY_JROT = 158
+    OY_JPOS = 32,
+    OY_JVEL = 95,
+    OY_JROT = 158
 };
 /* Input layout offsets (section 2). */
 enum {
-    IX_POS_X = 0, IX_POS_Z = 12, IX_DIR_X = 24, IX_DIR_Z = 36, IX_GAIT = 48,
-    IX_H_L = 120, IX_H_C = 132, IX_H_R = 144, IX_JPOS = 156, IX_JVEL = 219
+    IX_POS_X = 0,
+    IX_POS_Z = 12,
+    IX_DIR_X = 24,
+    IX_DIR_Z = 36,
+    IX_GAIT = 48,
+    IX_H_L = 120,
+    IX_H_C = 132,
+    IX_H_R = 144,
+    IX_JPOS = 156,
+    IX_JVEL = 219
 };
 
 static inline float lerpf(float a, float b, float t) { return a + (b - a) * t; }
@@ -171,45 +187,45 @@ typedef struct ctrl_joints_t {
 #define CTRL_TOE_SOLE_CM 0.5f
 
 typedef struct ctrl_foot_state_t {
-    bool net_on[CTRL_CONTACTS];    /* the network's flag after hysteresis */
-    bool on[CTRL_CONTACTS];        /* locked: flagged, or on the ground and still */
-    int off_steps[CTRL_CONTACTS];  /* steps the contact has not been wanted */
-    float weight[CTRL_CONTACTS];   /* 1 while locked, else 0 (stats and debug lines) */
-    float lock[CTRL_CONTACTS][3];  /* locked world position */
-    float shown[CTRL_CONTACTS][3]; /* the points as shown after the last step */
-    float prev_anim[CTRL_CONTACTS][3]; /* the animated points of the last step */
-    float speed[CTRL_CONTACTS];    /* ground-plane speed of the animated points, cm/s */
-    float touch_above[CTRL_CONTACTS]; /* the animated point's height above its sole at touch-down, cm */
-    bool lift_block[CTRL_CONTACTS];   /* let go while wanted: no lock until it is down (let_go) */
-    float free_path[CTRL_CONTACTS];   /* ground (x, z) a point has covered since it let go, cm */
-    float lock_vel[CTRL_CONTACTS];    /* a lock's vertical speed settling onto the ground, cm/s */
+    bool net_on[CTRL_CONTACTS];            /* the network's flag after hysteresis */
+    bool on[CTRL_CONTACTS];                /* locked: flagged, or on the ground and still */
+    int off_steps[CTRL_CONTACTS];          /* steps the contact has not been wanted */
+    float weight[CTRL_CONTACTS];           /* 1 while locked, else 0 (stats and debug lines) */
+    float lock[CTRL_CONTACTS][3];          /* locked world position */
+    float shown[CTRL_CONTACTS][3];         /* the points as shown after the last step */
+    float prev_anim[CTRL_CONTACTS][3];     /* the animated points of the last step */
+    float speed[CTRL_CONTACTS];            /* ground-plane speed of the animated points, cm/s */
+    float touch_above[CTRL_CONTACTS];      /* the animated point's height above its sole at touch-down, cm */
+    bool lift_block[CTRL_CONTACTS];        /* let go while wanted: no lock until it is down (let_go) */
+    float free_path[CTRL_CONTACTS];        /* ground (x, z) a point has covered since it let go, cm */
+    float lock_vel[CTRL_CONTACTS];         /* a lock's vertical speed settling onto the ground, cm/s */
     float prev_shown_pt[CTRL_CONTACTS][3]; /* the points as shown the step before */
     int flag_off_steps[CTRL_CONTACTS];     /* steps the network's flag has been off */
     /* Per foot: */
-    uint8_t held_pts[2];           /* the points held as the foot was shown last step: 1 heel, 2 toe */
-    float warp[2][2], warp_vel[2][2]; /* stride warp (world x, z, cm) following its goal by a spring */
-    float warp_goal[2][2];         /* CTRL_WARP_AHEAD of the stance drift, world x, z */
+    uint8_t held_pts[2];                /* the points held as the foot was shown last step: 1 heel, 2 toe */
+    float warp[2][2], warp_vel[2][2];   /* stride warp (world x, z, cm) following its goal by a spring */
+    float warp_goal[2][2];              /* CTRL_WARP_AHEAD of the stance drift, world x, z */
     float ioff[2][3], ioff_vel[2][3];   /* free foot: inertialized offset from its target, cm, cm/s */
     float iroff[2][3], iroff_vel[2][3]; /* and its rotation's (world rotation vector, rad, rad/s) */
-    float span[2];                 /* how far (x, z) the offset had to go when the foot let go, cm (the arc) */
+    float span[2];                      /* how far (x, z) the offset had to go when the foot let go, cm (the arc) */
     float ledge_push[2][2], ledge_push_vel[2][2]; /* free foot: pushed (x, z, cm) off ground a step above the root's */
     float ground_lift[2], ground_lift_vel[2]; /* free foot: raised over the ground by this much (cm), easing, cm/s */
-    float lift_free_y[2];          /* the free foot's height before that lift, last step (cm) */
-    bool anchor_toe[2];            /* the offset is held at the toe (a push-off), else at the ankle */
-    int replant_steps[2];          /* steps left of a standing re-plant: no landing until it ends */
-    float shown_rot[2][4];         /* foot's world rotation as shown after the last step */
-    float prev_shown_rot[2][4];    /* and the step before */
-    float prev_anim_rot[2][4];     /* the animated feet's world rotations of the last step */
-    float drift[2][2];             /* stance drift of the animated foot, root frame x, z, cm */
-    float touch_anim[2][3];        /* animated heel at the last touch-down */
-    float target[2][3];            /* where the ankles were placed this step */
-    float target_rot[2][4];        /* and the feet's world rotations */
-    float hip_drop, hip_drop_vel;  /* cm the hip is lowered so planted feet stay in reach, cm/s */
-    float reach[2], reach_vel[2];  /* a held foot's allowed leg extension (allowed_reach), per s */
-    float ground_drop;             /* cm the body is lowered so a foot reaches the ground */
-    float gap_floor, gap_floor_vel; /* weight of the floor over a gap under the feet (ctrl_over_gap), per s */
-    float air_s;                   /* how long both feet have been off the ground without a jump */
-    bool fresh;                    /* reset: the next step takes the feet from the network */
+    float lift_free_y[2];                     /* the free foot's height before that lift, last step (cm) */
+    bool anchor_toe[2];                       /* the offset is held at the toe (a push-off), else at the ankle */
+    int replant_steps[2];                     /* steps left of a standing re-plant: no landing until it ends */
+    float shown_rot[2][4];                    /* foot's world rotation as shown after the last step */
+    float prev_shown_rot[2][4];               /* and the step before */
+    float prev_anim_rot[2][4];                /* the animated feet's world rotations of the last step */
+    float drift[2][2];                        /* stance drift of the animated foot, root frame x, z, cm */
+    float touch_anim[2][3];                   /* animated heel at the last touch-down */
+    float target[2][3];                       /* where the ankles were placed this step */
+    float target_rot[2][4];                   /* and the feet's world rotations */
+    float hip_drop, hip_drop_vel;             /* cm the hip is lowered so planted feet stay in reach, cm/s */
+    float reach[2], reach_vel[2];             /* a held foot's allowed leg extension (allowed_reach), per s */
+    float ground_drop;                        /* cm the body is lowered so a foot reaches the ground */
+    float gap_floor, gap_floor_vel;           /* weight of the floor over a gap under the feet (ctrl_over_gap), per s */
+    float air_s;                              /* how long both feet have been off the ground without a jump */
+    bool fresh;                               /* reset: the next step takes the feet from the network */
 } ctrl_foot_state_t;
 
 struct ctrl_t {
@@ -220,29 +236,29 @@ struct ctrl_t {
     pfnn_mode_t mode;
     bool ik_on;
     ctrl_joints_t j;
-    float leg_len[2];                  /* thigh-to-ankle rest length, cm */
-    float stand_hip_cm;                /* hip height standing on straight rest legs */
-    float stand_pose[CTRL_JOINTS][3];  /* that pose in the root frame (the reset seed) */
-    float fed_speed;                   /* root speed the last input showed, cm/s */
-    float speed_ratio;                 /* smoothed achieved / fed root speed */
-    bool ground_held;                  /* the root's height is held over a gap (ctrl_support_height) */
-    float hold_from[3];                /* where the root took off over that gap */
-    float hold_dir[2];                 /* and the way it was going then (unit x, z) */
-    int hold_steps;                    /* steps since then (ctrl_gap_carry) */
-    int landing_steps;                 /* steps left in which ledges do not block after landing */
-    uint8_t *ledge;                    /* per terrain sample: on a ledge (ctrl_world_reset) */
-    float *ledge_dist;                 /* per sample: cm to the nearest sample off the ledges */
+    float leg_len[2];                 /* thigh-to-ankle rest length, cm */
+    float stand_hip_cm;               /* hip height standing on straight rest legs */
+    float stand_pose[CTRL_JOINTS][3]; /* that pose in the root frame (the reset seed) */
+    float fed_speed;                  /* root speed the last input showed, cm/s */
+    float speed_ratio;                /* smoothed achieved / fed root speed */
+    bool ground_held;                 /* the root's height is held over a gap (ctrl_support_height) */
+    float hold_from[3];               /* where the root took off over that gap */
+    float hold_dir[2];                /* and the way it was going then (unit x, z) */
+    int hold_steps;                   /* steps since then (ctrl_gap_carry) */
+    int landing_steps;                /* steps left in which ledges do not block after landing */
+    uint8_t *ledge;                   /* per terrain sample: on a ledge (ctrl_world_reset) */
+    float *ledge_dist;                /* per sample: cm to the nearest sample off the ledges */
     size_t ledge_cap;
-    bool posture_steer;                /* steer_posture() is scaling the fed pose */
-    float ceiling_drop;                /* cm the body is lowered under a ceiling (ctrl_fit_ceiling) */
+    bool posture_steer; /* steer_posture() is scaling the fed pose */
+    float ceiling_drop; /* cm the body is lowered under a ceiling (ctrl_fit_ceiling) */
 
     /* Trajectory: full rate, world space. */
     ctrl_traj_view_t traj;
 
     /* Smoothed user targets. */
-    float target_vel[2];   /* cm/s world x, z */
-    float target_dir[2];   /* unit */
-    float strafe_amount;   /* 0..1 */
+    float target_vel[2]; /* cm/s world x, z */
+    float target_dir[2]; /* unit */
+    float strafe_amount; /* 0..1 */
     /* Current gait in factored form: base stand/walk/run (sum 1), then the
      * crouch and jump amounts that take over from it. */
     float base[3];

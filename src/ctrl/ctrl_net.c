@@ -22,7 +22,7 @@
  * recent achieved/fed ratio lands on the requested speed: the root parts of
  * the fed joint velocities and the past trajectory points are scaled by
  * want / (ratio x achieved), within [CTRL_STEER_MIN, CTRL_STEER_MAX]. */
-#define CTRL_RATIO_TAU_S 0.1f   /* smoothing of achieved / fed speed */
+#define CTRL_RATIO_TAU_S 0.1f /* smoothing of achieved / fed speed */
 #define CTRL_STEER_MIN 0.5f
 #define CTRL_STEER_MAX 1.5f
 /* Achieved / fed ratios are clamped to this range (one-step outliers). */
@@ -162,7 +162,8 @@ static float posture_target_hip(const ctrl_t *c, const float g[CTRL_GAITS])
     if (!(w > 1e-3f))
         return 0.0f;
     return (g[CTRL_GAIT_STAND] * CTRL_HIP_STAND_CM + g[CTRL_GAIT_WALK] * CTRL_HIP_WALK_CM +
-            g[CTRL_GAIT_RUN] * CTRL_HIP_RUN_CM + g[CTRL_GAIT_CROUCH] * crouch_hip) / w;
+            g[CTRL_GAIT_RUN] * CTRL_HIP_RUN_CM + g[CTRL_GAIT_CROUCH] * crouch_hip) /
+           w;
 }
 
 static void steer_posture(ctrl_t *c)

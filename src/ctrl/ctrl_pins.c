@@ -31,8 +31,8 @@ void ctrl_pins_before(ctrl_pins_t *p, const ctrl_stats_t *st, retarget_job_t *jo
             }
         }
     }
-    job->toe_pin = (const float (*)[3])p->toe_pin;
-    job->ankle_offset = (const float (*)[3])p->ankle_offset;
+    job->toe_pin = (const float(*)[3])p->toe_pin;
+    job->ankle_offset = (const float(*)[3])p->ankle_offset;
 }
 
 void ctrl_pins_after(ctrl_pins_t *p, const ctrl_stats_t *st, const retarget_job_t *job)

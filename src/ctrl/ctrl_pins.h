@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 typedef struct ctrl_pins_t {
-    float toe_pin[2][3];      /* character space, left and right */
+    float toe_pin[2][3]; /* character space, left and right */
     bool toe_pinned[2];
     float ankle_offset[2][3]; /* ankle's target minus the mapped controller ankle */
     uint64_t step;            /* the controller step the offsets were last eased at */

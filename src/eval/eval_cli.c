@@ -41,11 +41,35 @@ typedef struct eval_row_t {
     char text[EVAL_FAIL_TEXT];
 } eval_row_t;
 
-static const char *const COLUMNS[] = {
-    "scenario", "level", "steps", "heel_p95_cm", "heel_max_cm", "toe_p95_cm", "toe_max_cm", "sink_cm", "stand_cm",
-    "flight_s", "jump_s", "ceiling_cm", "edge_cm", "wall_cm", "speed_pct", "head_pct", "flex_deg", "flex_event_deg",
-    "flex_off_deg", "rot_p999_ratio", "rot_p999_deg", "rot_max_deg", "rot_off_max_deg", "foot_step_cm",
-    "foot_step_off_cm", "foot_accel_cm", "foot_accel_off_cm", "net_diff_steps", "goals"};
+static const char *const COLUMNS[] = {"scenario",
+                                      "level",
+                                      "steps",
+                                      "heel_p95_cm",
+                                      "heel_max_cm",
+                                      "toe_p95_cm",
+                                      "toe_max_cm",
+                                      "sink_cm",
+                                      "stand_cm",
+                                      "flight_s",
+                                      "jump_s",
+                                      "ceiling_cm",
+                                      "edge_cm",
+                                      "wall_cm",
+                                      "speed_pct",
+                                      "head_pct",
+                                      "flex_deg",
+                                      "flex_event_deg",
+                                      "flex_off_deg",
+                                      "rot_p999_ratio",
+                                      "rot_p999_deg",
+                                      "rot_max_deg",
+                                      "rot_off_max_deg",
+                                      "foot_step_cm",
+                                      "foot_step_off_cm",
+                                      "foot_accel_cm",
+                                      "foot_accel_off_cm",
+                                      "net_diff_steps",
+                                      "goals"};
 enum { COLUMN_COUNT = (int)(sizeof COLUMNS / sizeof COLUMNS[0]) };
 
 /* The worst joint's local rotation change p99.9 against the network alone's,
@@ -104,17 +128,19 @@ static void smooth_cells(report_table_t *t, const eval_result_t *r)
 static void fill_table(report_table_t *t, const eval_row_t *rows, int n, const mm_calibration_t *cal)
 {
     report_table_init(t, "motion evaluation (cm, s, deg; goals in docs/MOTION_EVAL.md)", COLUMN_COUNT, COLUMNS);
-    report_table_note(t, "idle heights above the ground: heels %.2f / %.2f cm, toes %.2f / %.2f cm; standing head %.1f cm",
-                     (double)cal->idle_height_cm[0], (double)cal->idle_height_cm[2], (double)cal->idle_height_cm[1],
-                     (double)cal->idle_height_cm[3], (double)cal->stand_head_cm);
+    report_table_note(t,
+                      "idle heights above the ground: heels %.2f / %.2f cm, toes %.2f / %.2f cm; standing head %.1f cm",
+                      (double)cal->idle_height_cm[0], (double)cal->idle_height_cm[2], (double)cal->idle_height_cm[1],
+                      (double)cal->idle_height_cm[3], (double)cal->stand_head_cm);
     report_table_note(t, "sink: below the idle height; stand: a held heel or toe off the root's ground, outside jumps; "
-                        "ceiling: above a crouch ceiling (< 0 clear, - never under one); "
-                        "edge: closest root approach; wall: deepest joint (< 0 never inside)");
-    report_table_note(t, "smoothness per step, on the displayed pose: flex = knee/elbow flexion change (steady; within "
-                        "0.3 s of a take-off, landing, wall push or crouch change); rot = local joint rotation change "
-                        "(p99.9 ratio: the worst joint's against the network alone's); foot = heel/toe displacement and "
-                        "acceleration; *_off: the network alone (IK off) from the same inputs; net_diff_steps: steps whose "
-                        "network input differed between the two");
+                         "ceiling: above a crouch ceiling (< 0 clear, - never under one); "
+                         "edge: closest root approach; wall: deepest joint (< 0 never inside)");
+    report_table_note(
+        t, "smoothness per step, on the displayed pose: flex = knee/elbow flexion change (steady; within "
+           "0.3 s of a take-off, landing, wall push or crouch change); rot = local joint rotation change "
+           "(p99.9 ratio: the worst joint's against the network alone's); foot = heel/toe displacement and "
+           "acceleration; *_off: the network alone (IK off) from the same inputs; net_diff_steps: steps whose "
+           "network input differed between the two");
     for (int i = 0; i < n; i++) {
         const mm_result_t *r = &rows[i].r.on;
         if (!report_table_row_begin(t))
@@ -141,7 +167,8 @@ static void fill_table(report_table_t *t, const eval_row_t *rows, int n, const m
         else
             report_table_str(t, "-");
         if (rows[i].s->flags & EVAL_CROUCH)
-            report_table_num(t, r->head_crouch_cm > 0.0f ? 100.0 * (1.0 - r->head_crouch_cm / cal->stand_head_cm) : 0.0, 0);
+            report_table_num(t, r->head_crouch_cm > 0.0f ? 100.0 * (1.0 - r->head_crouch_cm / cal->stand_head_cm) : 0.0,
+                             0);
         else
             report_table_str(t, "-");
         smooth_cells(t, &rows[i].r);
@@ -158,11 +185,19 @@ typedef struct plot_metric_t {
 } plot_metric_t;
 
 static const plot_metric_t PLOT_METRICS[] = {
-    {"heel slide p95", 2.0f, false}, {"toe slide p95", 2.0f, false}, {"slide max", 4.0f, false},
-    {"sink", 1.0f, false},           {"flight", 0.3f, false},        {"jump flight", 1.2f, false},
-    {"ceiling", 0.0f, false},        {"edge", 50.0f, true},          {"wall", 2.0f, false},
-    {"flexion / step", 12.0f, false}, {"flexion near events", 20.0f, false},
-    {"rotation p99.9 / IK off", 1.5f, false}, {"rotation max / step", 20.0f, false},
+    {"heel slide p95", 2.0f, false},
+    {"toe slide p95", 2.0f, false},
+    {"slide max", 4.0f, false},
+    {"sink", 1.0f, false},
+    {"flight", 0.3f, false},
+    {"jump flight", 1.2f, false},
+    {"ceiling", 0.0f, false},
+    {"edge", 50.0f, true},
+    {"wall", 2.0f, false},
+    {"flexion / step", 12.0f, false},
+    {"flexion near events", 20.0f, false},
+    {"rotation p99.9 / IK off", 1.5f, false},
+    {"rotation max / step", 20.0f, false},
     {"foot step - IK off's", 2.0f, false},
 };
 enum { PLOT_METRIC_COUNT = (int)(sizeof PLOT_METRICS / sizeof PLOT_METRICS[0]) };
@@ -211,10 +246,13 @@ static bool write_svg(const char *path, const eval_row_t *rows, int n)
     }
     const int name_w = 230, col_w = 140, row_h = 18, top = 60, bar_w = 80;
     int width = name_w + PLOT_METRIC_COUNT * col_w + 20, height = top + n * row_h + 30;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width, height);
-    fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"15\">strider eval motion: each bar is the value against its "
-               "goal (dark line); green met, red missed; smoothness per step, against the network alone (IK off)</text>\n");
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+            "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            width, height);
+    fprintf(
+        f, "<text x=\"10\" y=\"20\" font-size=\"15\">strider eval motion: each bar is the value against its "
+           "goal (dark line); green met, red missed; smoothness per step, against the network alone (IK off)</text>\n");
     for (int m = 0; m < PLOT_METRIC_COUNT; m++) {
         int x = name_w + m * col_w;
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", x, top - 22, PLOT_METRICS[m].name);
@@ -301,8 +339,8 @@ static void svg_panel(FILE *f, int x, int y, int w, int h, const char *title, co
     fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\" text-anchor=\"end\">%.0f</text>\n", x - 2, y + h, (double)lo);
     for (int run = 0; run < 2; run++) {
         const float *v = run ? off : on;
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\"%s points=\"", run ? "#1f77b4" : "#d62728",
-                run ? " stroke-dasharray=\"4 2\"" : "");
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\"%s points=\"",
+                run ? "#1f77b4" : "#d62728", run ? " stroke-dasharray=\"4 2\"" : "");
         for (int i = 0; i < n; i++) {
             float px = (float)x + (float)w * (float)i / (float)(n > 1 ? n - 1 : 1);
             float py = (float)(y + h) - (float)h * (v[i * stride] - lo) / (top - lo);
@@ -315,7 +353,8 @@ static void svg_panel(FILE *f, int x, int y, int w, int h, const char *title, co
 /* Small multiples over one step cycle of trace T: every joint's local
  * rotation change per step, then the knees' and elbows' flexion; IK on
  * solid red, the network alone dashed blue. */
-static bool write_cycle_svg(const char *path, const eval_t *e, const char *scenario, const eval_trace_t *t, int a, int b)
+static bool write_cycle_svg(const char *path, const eval_t *e, const char *scenario, const eval_trace_t *t, int a,
+                            int b)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -325,10 +364,14 @@ static bool write_cycle_svg(const char *path, const eval_t *e, const char *scena
     const int cols = 5, pw = 220, ph = 90, gap_x = 40, gap_y = 28, top = 70, left = 40;
     int panels = MM_JOINTS + MM_HINGES, rows = (panels + cols - 1) / cols;
     int width = left + cols * (pw + gap_x), height = top + rows * (ph + gap_y) + 10;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-               "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width, height);
-    fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"15\">strider eval motion: one step cycle of %s (steps %d-%d, "
-               "%.2f s), per joint</text>\n", scenario, a + 1, b, (double)(b - a) / 60.0);
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+            "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            width, height);
+    fprintf(f,
+            "<text x=\"10\" y=\"20\" font-size=\"15\">strider eval motion: one step cycle of %s (steps %d-%d, "
+            "%.2f s), per joint</text>\n",
+            scenario, a + 1, b, (double)(b - a) / 60.0);
     fprintf(f, "<text x=\"10\" y=\"40\">local rotation change per step (deg), then knee and elbow flexion (deg): "
                "<tspan fill=\"#d62728\">IK on (solid)</tspan>, <tspan fill=\"#1f77b4\">network alone, IK off "
                "(dashed)</tspan>, same inputs</text>\n");
@@ -412,44 +455,85 @@ typedef struct motion_cli_t {
 static int motion_parse(motion_cli_t *o, int argc, char **argv)
 {
     *o = (motion_cli_t){.opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1},
-                      .cycle_scenario = "flat_walk",
-                      .level = EVAL_GOALS};
+                        .cycle_scenario = "flat_walk",
+                        .level = EVAL_GOALS};
     static const char *const MODES[] = {"cubic", "linear", "constant"};
     static const pfnn_mode_t MODE_VALUES[] = {PFNN_PHASE_CUBIC, PFNN_PHASE_LINEAR, PFNN_PHASE_CONSTANT};
     static const char *const CHECKS[] = {"goals", "placement", "invariants"};
     static const eval_level_t CHECK_VALUES[] = {EVAL_GOALS, EVAL_PLACEMENT, EVAL_INVARIANTS};
     int mode = 0, check = 0;
     const args_opt_t opts[] = {
-        {.name = "--scenario", .kind = ARGS_STRING, .dest = &o->patterns, .max_len = EVAL_PATTERNS_MAX - 1,
-         .label = "--scenario PATTERN[,PATTERN...]", .help = "run the scenarios whose name or group matches (glob)"},
+        {.name = "--scenario",
+         .kind = ARGS_STRING,
+         .dest = &o->patterns,
+         .max_len = EVAL_PATTERNS_MAX - 1,
+         .label = "--scenario PATTERN[,PATTERN...]",
+         .help = "run the scenarios whose name or group matches (glob)"},
         {.name = "--list", .kind = ARGS_FLAG, .dest = &o->list, .help = "list the scenarios and exit"},
-        {.name = "--soak-steps", .kind = ARGS_INT, .dest = &o->opt.soak_steps, .lo = 1, .hi = EVAL_SOAK_STEPS_MAX,
-         .arg = "N", .help = "steps of each random soak (default 20000)"},
-        {.name = "--seed", .kind = ARGS_U32, .dest = &o->opt.seed, .lo = 0, .hi = 4294967295L, .arg = "N",
+        {.name = "--soak-steps",
+         .kind = ARGS_INT,
+         .dest = &o->opt.soak_steps,
+         .lo = 1,
+         .hi = EVAL_SOAK_STEPS_MAX,
+         .arg = "N",
+         .help = "steps of each random soak (default 20000)"},
+        {.name = "--seed",
+         .kind = ARGS_U32,
+         .dest = &o->opt.seed,
+         .lo = 0,
+         .hi = 4294967295L,
+         .arg = "N",
          .help = "seed of the soak intents (default 1)"},
-        {.name = "--mode", .kind = ARGS_CHOICE, .dest = &mode, .choices = MODES, .nchoices = 3,
-         .label = "--mode cubic|linear|constant", .help = "phase mode (default cubic, as the game)",
+        {.name = "--mode",
+         .kind = ARGS_CHOICE,
+         .dest = &mode,
+         .choices = MODES,
+         .nchoices = 3,
+         .label = "--mode cubic|linear|constant",
+         .help = "phase mode (default cubic, as the game)",
          .error = "--mode must be cubic, linear or constant, got '%s'"},
         {.name = "--no-ik", .kind = ARGS_FLAG, .dest = &o->opt.no_ik, .help = "foot IK off"},
-        {.name = "--check", .kind = ARGS_CHOICE, .dest = &check, .choices = CHECKS, .nchoices = 3,
+        {.name = "--check",
+         .kind = ARGS_CHOICE,
+         .dest = &check,
+         .choices = CHECKS,
+         .nchoices = 3,
          .label = "--check goals|placement|invariants",
          .help = "what to hold the runs to (default goals; placement: all\n"
                  "but smoothness; invariants: finite, bones, ceilings, edges,\n"
                  "walls, jump flights)",
          .error = "--check must be goals, placement or invariants, got '%s'"},
-        {.name = "--network", .kind = ARGS_PATH, .dest = &o->opt.network, .arg = "FILE",
+        {.name = "--network",
+         .kind = ARGS_PATH,
+         .dest = &o->opt.network,
+         .arg = "FILE",
          .help = "weights (default assets/network/pfnn.bin)"},
-        {.name = "--data", .kind = ARGS_PATH, .dest = &o->data, .arg = "DIR",
+        {.name = "--data",
+         .kind = ARGS_PATH,
+         .dest = &o->data,
+         .arg = "DIR",
          .help = "folder with assets/ (default: the source tree)"},
-        {.name = "--csv", .kind = ARGS_PATH, .dest = &o->csv, .label = "--csv PATH  --json PATH  --svg PATH",
+        {.name = "--csv",
+         .kind = ARGS_PATH,
+         .dest = &o->csv,
+         .label = "--csv PATH  --json PATH  --svg PATH",
          .help = "write the results"},
         {.name = "--json", .kind = ARGS_PATH, .dest = &o->json},
         {.name = "--svg", .kind = ARGS_PATH, .dest = &o->svg},
-        {.name = "--dump-dir", .kind = ARGS_PATH, .dest = &o->opt.dump_dir, .arg = "DIR",
+        {.name = "--dump-dir",
+         .kind = ARGS_PATH,
+         .dest = &o->opt.dump_dir,
+         .arg = "DIR",
          .help = "a pose CSV per scenario and NAME_ik_off.csv (see --dump-pose)"},
-        {.name = "--cycle-svg", .kind = ARGS_PATH, .dest = &o->cycle_svg, .arg = "PATH",
+        {.name = "--cycle-svg",
+         .kind = ARGS_PATH,
+         .dest = &o->cycle_svg,
+         .arg = "PATH",
          .help = "plot one step cycle per joint, IK on against IK off"},
-        {.name = "--cycle-scenario", .kind = ARGS_STRING, .dest = &o->cycle_scenario, .arg = "NAME",
+        {.name = "--cycle-scenario",
+         .kind = ARGS_STRING,
+         .dest = &o->cycle_scenario,
+         .arg = "NAME",
          .help = "the scenario of that plot (default flat_walk)"},
     };
     const args_spec_t spec = {
@@ -489,7 +573,8 @@ static int run_motion(int argc, char **argv)
     bool list = cli.list;
     eval_level_t level = cli.level;
     if (cycle_svg && !scripted_scenario(cycle_scenario)) {
-        fprintf(stderr, "strider eval: --cycle-scenario: '%s' is not a scripted scenario (see --list)\n", cycle_scenario);
+        fprintf(stderr, "strider eval: --cycle-scenario: '%s' is not a scripted scenario (see --list)\n",
+                cycle_scenario);
         return EVAL_EXIT_USAGE;
     }
     int total;
@@ -552,7 +637,8 @@ static int run_motion(int argc, char **argv)
 int eval_main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs("usage: strider eval motion [options]   (strider eval motion --help for its options)\n", argc < 2 ? stderr : stdout);
+        fputs("usage: strider eval motion [options]   (strider eval motion --help for its options)\n",
+              argc < 2 ? stderr : stdout);
         return argc < 2 ? EVAL_EXIT_USAGE : EVAL_EXIT_OK;
     }
     if (!strcmp(argv[1], "motion"))

@@ -12,10 +12,12 @@
 #define RUN "0 move 0 1 speed 1\n"
 
 /* Straight from the spawn on a level at three speeds. */
-#define STRAIGHT(lvl)                                                                          \
-    {lvl "_walk", "straight", lvl, false, 0, 0, 0, WALK, 14.0f, 0, 0, 0},                      \
-    {lvl "_half", "straight", lvl, false, 0, 0, 0, HALF, 14.0f, 0, 0, 0},                      \
-    {lvl "_run", "straight", lvl, false, 0, 0, 0, RUN, 14.0f, 0, 0, 0}
+#define STRAIGHT(lvl)                                                                                                  \
+    {lvl "_walk", "straight", lvl, false, 0, 0, 0, WALK, 14.0f, 0, 0, 0},                                              \
+        {lvl "_half", "straight", lvl, false, 0, 0, 0, HALF, 14.0f, 0, 0, 0},                                          \
+    {                                                                                                                  \
+        lvl "_run", "straight", lvl, false, 0, 0, 0, RUN, 14.0f, 0, 0, 0                                               \
+    }
 
 /* Flat ground along the open south strip of 'flat' (46 m to the east edge). */
 #define FLAT_X -2300.0f
@@ -38,8 +40,8 @@ static const eval_scenario_t SCENARIOS[] = {
      "9 move 0 0\n10 move 0 1 speed 1\n10.6 move 0 0\n12 quit\n",
      12.0f, 0, 0, 0},
     {"hills_stop_start", "start-stop", "hills", false, 0, 0, 0,
-     "0 move 0 1 speed 1\n2 move 0 0\n3 move 0 1 speed 0\n5 move 0 0\n6 move 0 1 speed 1\n7 move 0 0\n9 quit\n",
-     9.0f, 0, 0, 0},
+     "0 move 0 1 speed 1\n2 move 0 0\n3 move 0 1 speed 0\n5 move 0 0\n6 move 0 1 speed 1\n7 move 0 0\n9 quit\n", 9.0f,
+     0, 0, 0},
 
     {"flat_zigzag_walk", "turns", "flat", true, FLAT_X, FLAT_Z, 90,
      "0 move 0.7 0.7 speed 0\n1 move -0.7 0.7\n2 move 0.7 0.7\n3 move -0.7 0.7\n4 move 0.7 0.7\n"
@@ -53,8 +55,8 @@ static const eval_scenario_t SCENARIOS[] = {
      "0 move 0 1 speed 0\n2 move 0 -1\n4 move 0 1\n6 move 0 -1\n8 move 0 1\n10 quit\n", 10.0f, 0, 0, 0},
     {"flat_reverse_run", "turns", "flat", true, -1000, FLAT_Z, 90,
      "0 move 0 1 speed 1\n2 move 0 -1\n4 move 0 1\n6 move 0 -1\n8 move 0 1\n10 quit\n", 10.0f, 0, 0, 0},
-    {"flat_circle_run", "turns", "flat", true, FLAT_X + 400, FLAT_Z, 90, "0 move 0 1 speed 1 orbit 90 0\n",
-     10.0f, 0, 0, 0},
+    {"flat_circle_run", "turns", "flat", true, FLAT_X + 400, FLAT_Z, 90, "0 move 0 1 speed 1 orbit 90 0\n", 10.0f, 0, 0,
+     0},
     {"flat_strafe", "turns", "flat", true, -1000, FLAT_Z, 90,
      "0 strafe 1 move 1 0 speed 0\n2 move -1 0\n4 move 0 -1\n6 move 1 1\n8 quit\n", 8.0f, 0, 0, 0},
     {"hills_zigzag_walk", "slopes", "hills", false, 0, 0, 0,
@@ -66,13 +68,12 @@ static const eval_scenario_t SCENARIOS[] = {
     {"hills_downhill_run", "slopes", "hills", true, 200, -1770, 100, RUN, 6.0f, 0, 0, 0},
     {"hills_uphill_walk", "slopes", "hills", true, -300, -1800, -90, WALK, 10.0f, 0, 0, 0},
 
-    {"flat_jump_stand", "jumps", "flat", true, FLAT_X, FLAT_Z, 90, "1 jump 1\n1.1 jump 0\n4 jump 1\n4.1 jump 0\n",
-     7.0f, 0, 0, 0},
+    {"flat_jump_stand", "jumps", "flat", true, FLAT_X, FLAT_Z, 90, "1 jump 1\n1.1 jump 0\n4 jump 1\n4.1 jump 0\n", 7.0f,
+     0, 0, 0},
     {"flat_jump_walk", "jumps", "flat", true, FLAT_X, FLAT_Z, 90,
      "0 move 0 1 speed 0\n2 jump 1\n2.1 jump 0\n4.5 jump 1\n4.6 jump 0\n7 quit\n", 7.0f, 0, 0, 0},
     {"flat_jump_run", "jumps", "flat", true, FLAT_X, FLAT_Z, 90,
-     "0 move 0 1 speed 1\n2 jump 1\n2.1 jump 0\n4 jump 1\n4.1 jump 0\n6 jump 1\n6.5 jump 0\n8 quit\n", 8.0f, 0, 0,
-     0},
+     "0 move 0 1 speed 1\n2 jump 1\n2.1 jump 0\n4 jump 1\n4.1 jump 0\n6 jump 1\n6.5 jump 0\n8 quit\n", 8.0f, 0, 0, 0},
     /* Jump while walking down the side of a hill: the ground falls away. */
     {"hills_jump_downhill", "jumps", "hills", true, 200, -1770, 100.27f,
      "0 move 0 1 speed 0.6\n1 jump 1\n1.1 jump 0\n6 quit\n", 6.0f, 0, 0, 0},
@@ -83,8 +84,7 @@ static const eval_scenario_t SCENARIOS[] = {
     /* Over the crest near (-1150, -1800). */
     {"hills_jump_crest", "jumps", "hills", true, -1900, -1800, 90,
      "0 move 0 1 speed 1\n2.6 jump 1\n2.7 jump 0\n5 quit\n", 5.0f, 0, 0, 0},
-    {"hills_jump_stand_slope", "jumps", "hills", true, 700, -1800, 90, "1 jump 1\n1.1 jump 0\n4 quit\n", 4.0f, 0, 0,
-     0},
+    {"hills_jump_stand_slope", "jumps", "hills", true, 700, -1800, 90, "1 jump 1\n1.1 jump 0\n4 quit\n", 4.0f, 0, 0, 0},
     /* The trenches of 'gaps' away from their jump areas (x = 200): the
      * button at the first trench's edge, and walking into it without one. */
     {"gaps_trench_button_run", "jumps", "gaps", true, 200, -1700, 0,
@@ -94,8 +94,8 @@ static const eval_scenario_t SCENARIOS[] = {
     {"gaps_trench_walk_in", "jumps", "gaps", true, 200, -1500, 0, WALK, 8.0f, 0, 0, 0},
     {"gaps_trench2_button_run", "jumps", "gaps", true, -200, 200, 0,
      "0 move 0 1 speed 1\n1.3 jump 1\n1.4 jump 0\n5 quit\n", 5.0f, 0, 0, 0},
-    {"gaps_jump_in_trench_stop", "jumps", "gaps", true, 0, -1700, 0,
-     "0 move 0 1 speed 1\n1.4 move 0 0\n5 quit\n", 5.0f, 0, 0, 0},
+    {"gaps_jump_in_trench_stop", "jumps", "gaps", true, 0, -1700, 0, "0 move 0 1 speed 1\n1.4 move 0 0\n5 quit\n", 5.0f,
+     0, 0, 0},
     /* The two obstacles of 'gaps' (35 cm at z -310..-250, 45 cm at z
      * 1550..1610) run into away from their jump areas (x = 200), without a
      * jump. */
@@ -103,8 +103,8 @@ static const eval_scenario_t SCENARIOS[] = {
     {"gaps_box45_run", "jumps", "gaps", true, 200, 1050, 0, RUN, 4.0f, 0, 0, 0},
     {"gaps_box45_walk", "jumps", "gaps", true, 200, 1250, 0, WALK, 6.0f, 0, 0, 0},
 
-    {"tunnel_crouch_held", "crouch", "tunnel", false, 0, 0, 0, "0 move 0 1 speed 0 crouch 1\n", 30.0f, EVAL_CROUCH,
-     0, 0},
+    {"tunnel_crouch_held", "crouch", "tunnel", false, 0, 0, 0, "0 move 0 1 speed 0 crouch 1\n", 30.0f, EVAL_CROUCH, 0,
+     0},
     {"tunnel_crouch_released_inside", "crouch", "tunnel", false, 0, 0, 0,
      "0 move 0 1 speed 0 crouch 1\n16 crouch 0\n20 move 0 0\n22 move 0 1\n26 quit\n", 26.0f, EVAL_CROUCH, 0, 0},
     {"tunnel_crouch_toggled_mouth", "crouch", "tunnel", false, 0, 0, 0,

@@ -76,7 +76,8 @@ static int level_index(eval_t *e, const char *name)
 static float want_speed(const ctrl_input_t *it)
 {
     float mag = fminf(1.0f, hypotf(it->move_x, it->move_z));
-    float s = it->crouch ? CTRL_CROUCH_SPEED_CM_S : CTRL_WALK_SPEED_CM_S + (CTRL_RUN_SPEED_CM_S - CTRL_WALK_SPEED_CM_S) * it->speed;
+    float s = it->crouch ? CTRL_CROUCH_SPEED_CM_S
+                         : CTRL_WALK_SPEED_CM_S + (CTRL_RUN_SPEED_CM_S - CTRL_WALK_SPEED_CM_S) * it->speed;
     return mag * s;
 }
 
@@ -263,7 +264,8 @@ static bool play(eval_t *e, int li, const eval_scenario_t *s, script_t *script, 
             if (!run[1]) {
                 memcpy(trace->rot_change_deg[trace->count][1], trace->rot_change_deg[trace->count][0],
                        sizeof trace->rot_change_deg[0][0]);
-                memcpy(trace->flex_deg[trace->count][1], trace->flex_deg[trace->count][0], sizeof trace->flex_deg[0][0]);
+                memcpy(trace->flex_deg[trace->count][1], trace->flex_deg[trace->count][0],
+                       sizeof trace->flex_deg[0][0]);
             }
             trace->count++;
         }
@@ -487,9 +489,10 @@ static void check_smoothness(const eval_t *e, const mm_result_t *r, const mm_res
         }
     }
     if (worst >= 0) {
-        snprintf(fmt, sizeof fmt, "%s local rotation change p99.9 %%.2f deg, %.2fx the network alone's %.2f (<= %.1fx, <= %.0f)",
-                 eval_joint_name(e, worst), (double)worst_ratio, (double)off->rot_p999_deg[worst], (double)GOAL_ROT_RATIO,
-                 (double)GOAL_ROT_P999_DEG);
+        snprintf(fmt, sizeof fmt,
+                 "%s local rotation change p99.9 %%.2f deg, %.2fx the network alone's %.2f (<= %.1fx, <= %.0f)",
+                 eval_joint_name(e, worst), (double)worst_ratio, (double)off->rot_p999_deg[worst],
+                 (double)GOAL_ROT_RATIO, (double)GOAL_ROT_P999_DEG);
         miss(text, text_size, n, fmt, r->rot_p999_deg[worst]);
     }
     worst = 0;
@@ -550,14 +553,16 @@ int eval_check(const eval_t *e, const eval_scenario_t *s, const eval_result_t *r
         miss(text, text_size, &n, fmt, r->jump_flight_max_s);
     }
     if (r->ceiling_max_cm > GOAL_CEILING_CM) {
-        const char *what = r->ceiling_point < MM_JOINTS ? e->skel.joint_name[r->ceiling_point] : extra[r->ceiling_point - MM_JOINTS];
+        const char *what = r->ceiling_point < MM_JOINTS ? e->skel.joint_name[r->ceiling_point]
+                                                        : extra[r->ceiling_point - MM_JOINTS];
         snprintf(fmt, sizeof fmt, "%s %%.1f cm through a ceiling at step %d (0)", what, r->ceiling_step);
         miss(text, text_size, &n, fmt, r->ceiling_max_cm);
     }
     if (r->edge_min_cm < GOAL_EDGE_CM)
         miss(text, text_size, &n, "root %.0f cm from the edge (>= 50)", r->edge_min_cm);
     if (r->wall_max_cm > GOAL_WALL_CM) {
-        const char *what = r->wall_point < MM_JOINTS ? e->skel.joint_name[r->wall_point] : extra[r->wall_point - MM_JOINTS];
+        const char *what = r->wall_point < MM_JOINTS ? e->skel.joint_name[r->wall_point]
+                                                     : extra[r->wall_point - MM_JOINTS];
         snprintf(fmt, sizeof fmt, "%s %%.1f cm into a wall at step %d (<= 2)", what, r->wall_step);
         miss(text, text_size, &n, fmt, r->wall_max_cm);
     }

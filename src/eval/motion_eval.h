@@ -39,12 +39,12 @@ enum {
 
 typedef struct eval_scenario_t {
     const char *name;
-    const char *group;       /* straight, start-stop, turns, slopes, jumps, crouch, walls, edges, soak */
+    const char *group; /* straight, start-stop, turns, slopes, jumps, crouch, walls, edges, soak */
     const char *level;
-    bool spawn;              /* x, z, heading_deg replace the level's spawn */
+    bool spawn; /* x, z, heading_deg replace the level's spawn */
     float x, z, heading_deg;
-    const char *script;      /* script text (the --script format); NULL for a soak */
-    float seconds;           /* length, unless a 'quit' comes first */
+    const char *script; /* script text (the --script format); NULL for a soak */
+    float seconds;      /* length, unless a 'quit' comes first */
     unsigned flags;
     float speed_from_s, speed_to_s; /* EVAL_SPEED window */
 } eval_scenario_t;
@@ -53,22 +53,22 @@ typedef struct eval_scenario_t {
 const eval_scenario_t *eval_scenarios(int *count);
 
 typedef struct eval_options_t {
-    const char *network;     /* NULL = assets/network/pfnn.bin */
+    const char *network; /* NULL = assets/network/pfnn.bin */
     pfnn_mode_t mode;
     bool no_ik;
-    int soak_steps;          /* steps of each soak scenario */
-    uint32_t seed;           /* soak intents */
-    const char *dump_dir;    /* a pose CSV per scenario (and NAME_ik_off.csv), NULL = none */
-    bool no_reference;       /* skip the lockstep IK-off run (the invariants need none) */
+    int soak_steps;       /* steps of each soak scenario */
+    uint32_t seed;        /* soak intents */
+    const char *dump_dir; /* a pose CSV per scenario (and NAME_ik_off.csv), NULL = none */
+    bool no_reference;    /* skip the lockstep IK-off run (the invariants need none) */
 } eval_options_t;
 
 /* What one scenario gave. */
 typedef struct eval_result_t {
-    mm_result_t on;            /* as played (IK on unless no_ik) */
-    mm_result_t off;           /* the network alone (IK off), same inputs, in lockstep */
+    mm_result_t on;  /* as played (IK on unless no_ik) */
+    mm_result_t off; /* the network alone (IK off), same inputs, in lockstep */
     bool have_off;
-    int net_diff_steps;      /* steps whose network input differed between the two runs */
-    int net_diff_first;      /* the first of them (1-based), 0 when none */
+    int net_diff_steps; /* steps whose network input differed between the two runs */
+    int net_diff_first; /* the first of them (1-based), 0 when none */
 } eval_result_t;
 
 /* Per-step values of the first CAPACITY steps of a scenario, both runs
@@ -76,7 +76,7 @@ typedef struct eval_result_t {
  * rotation change and each hinge's flexion. The caller owns the arrays. */
 typedef struct eval_trace_t {
     int capacity, count;
-    float *phase_rad;                /* capacity */
+    float *phase_rad;                      /* capacity */
     float (*rot_change_deg)[2][MM_JOINTS]; /* capacity */
     float (*flex_deg)[2][MM_HINGES];       /* capacity */
 } eval_trace_t;

@@ -95,8 +95,7 @@ void camera_matrices(const camera_t *cam, float aspect, float view[16], float pr
     vec3 focus = {cam->focus[0], cam->focus[1], cam->focus[2]};
     vec3 up = {0.0f, 1.0f, 0.0f};
     glm_lookat(eye, focus, up, v);
-    glm_perspective(cam->config.fov_y_rad, aspect > 0.0f ? aspect : 1.0f, cam->config.near_cm,
-                    cam->config.far_cm, p);
+    glm_perspective(cam->config.fov_y_rad, aspect > 0.0f ? aspect : 1.0f, cam->config.near_cm, cam->config.far_cm, p);
     memcpy(view, v, sizeof v);
     memcpy(proj, p, sizeof p);
 }

@@ -17,18 +17,18 @@
 typedef struct camera_config_t {
     float min_pitch_rad, max_pitch_rad;
     float min_distance_cm, max_distance_cm;
-    float follow_time_s;      /* time constant of the focus smoothing */
-    float focus_height_cm;    /* look at this height above the target's feet */
+    float follow_time_s;   /* time constant of the focus smoothing */
+    float focus_height_cm; /* look at this height above the target's feet */
     float ground_clearance_cm;
     float fov_y_rad, near_cm, far_cm;
 } camera_config_t;
 
 typedef struct camera_t {
     camera_config_t config;
-    float yaw_rad;      /* looking direction on the ground: (sin yaw, 0, cos yaw) */
-    float pitch_rad;    /* > 0 looks down from above */
+    float yaw_rad;   /* looking direction on the ground: (sin yaw, 0, cos yaw) */
+    float pitch_rad; /* > 0 looks down from above */
     float distance_cm;
-    float focus[3];     /* smoothed point the camera looks at */
+    float focus[3]; /* smoothed point the camera looks at */
     float eye[3];
 } camera_t;
 

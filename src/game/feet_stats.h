@@ -61,13 +61,13 @@ typedef struct feet_stats_t {
 
 /* The shown character's pose, world cm, as the caller measured it. */
 typedef struct feet_shown_t {
-    bool has_point[2][2];           /* [side][ankle, toe]: the joint exists */
-    float point[2][2][3];           /* their world positions */
-    float rest_height_cm[2][2];     /* above the soles at rest */
+    bool has_point[2][2];            /* [side][ankle, toe]: the joint exists */
+    float point[2][2][3];            /* their world positions */
+    float rest_height_cm[2][2];      /* above the soles at rest */
     float ctrl_rest_height_cm[2][2]; /* the controller's heel and toe tip, likewise */
     bool has_head;
-    float head_top[3];              /* the highest point the head carries */
-    float ground_y_cm;              /* the terrain under the root */
+    float head_top[3]; /* the highest point the head carries */
+    float ground_y_cm; /* the terrain under the root */
 } feet_shown_t;
 
 /* Adds one drawn pose. ST and CONTACT (the controller's four foot points

@@ -17,8 +17,8 @@
  * screen, move_y is into the screen. Magnitudes are in [0, 1]. */
 typedef struct input_frame_t {
     float move_x, move_y;
-    float speed;          /* 0 = walk, 1 = run; blended in between */
-    bool strafe;          /* keep facing the camera direction while moving */
+    float speed; /* 0 = walk, 1 = run; blended in between */
+    bool strafe; /* keep facing the camera direction while moving */
     bool crouch;
     bool jump;
     /* Camera requests. Rates (keys, sticks) are applied every fixed step;
@@ -28,9 +28,8 @@ typedef struct input_frame_t {
     float zoom_rate;         /* 1/s in log-distance, positive zooms in */
     float orbit_yaw_impulse; /* rad */
     float orbit_pitch_impulse;
-    float zoom_impulse;      /* log-distance steps */
+    float zoom_impulse; /* log-distance steps */
 } input_frame_t;
-
 
 /* camera_yaw_rad: the direction the camera looks along on the ground plane,
  * forward = (sin yaw, 0, cos yaw). */

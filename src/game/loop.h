@@ -19,7 +19,7 @@
 
 typedef struct loop_clock_t {
     double accumulator_s;
-    uint64_t step_count;   /* fixed steps taken since init */
+    uint64_t step_count; /* fixed steps taken since init */
 } loop_clock_t;
 
 void loop_clock_init(loop_clock_t *c);

@@ -136,7 +136,8 @@ static void add_smoothness(mm_acc_t *a, const mm_frame_t *f, mm_step_t *s, int i
         }
         for (int k = 0; k < MM_POINTS; k++) {
             const float *p = f->point[k], *q = a->prev_point[0][k], *o = a->prev_point[1][k];
-            float d = sqrtf((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+            float d = sqrtf((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) +
+                            (p[2] - q[2]) * (p[2] - q[2]));
             if (d > r->point_step_max_cm) {
                 r->point_step_max_cm = d;
                 r->point_step_point = k;
@@ -268,7 +269,8 @@ void mm_add(mm_acc_t *a, const mm_frame_t *f)
 
 /* Contacts of point K (docs/MOTION_EVAL.md): marks the steps in contact in
  * MASK (a or b), then adds the slide of each run of marked steps to OUT. */
-static void point_contacts(const mm_acc_t *a, int k, uint8_t *mask, float *out, int *out_n, float *max_cm, int *max_step)
+static void point_contacts(const mm_acc_t *a, int k, uint8_t *mask, float *out, int *out_n, float *max_cm,
+                           int *max_step)
 {
     int n = a->count;
     const mm_step_t *st = a->steps;

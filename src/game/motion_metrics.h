@@ -70,19 +70,19 @@ extern const char *const MM_HINGE_NAMES[MM_HINGES];
 
 /* One fixed step as displayed: world space, cm. */
 typedef struct mm_frame_t {
-    float root[3];                /* the root on the ground plane, y = its support height */
+    float root[3]; /* the root on the ground plane, y = its support height */
     float joint[MM_JOINTS][3];
-    float joint_rot[MM_JOINTS][4]; /* world rotations, x y z w */
+    float joint_rot[MM_JOINTS][4];   /* world rotations, x y z w */
     float joint_local[MM_JOINTS][4]; /* rotations relative to the parent (the root's: world) */
-    float point[MM_POINTS][3];    /* heels (foot joints) and toe tips */
+    float point[MM_POINTS][3];       /* heels (foot joints) and toe tips */
     float head_top[3];
-    float head_height_cm;         /* head joint above the terrain under the root */
-    bool flag[MM_POINTS];         /* the controller's contact state */
+    float head_height_cm; /* head joint above the terrain under the root */
+    bool flag[MM_POINTS]; /* the controller's contact state */
     float lock_weight[MM_POINTS];
     float gait[CTRL_GAITS];
-    float want_speed_cm_s;        /* requested ground speed, 0 standing */
-    int nan_resets;               /* the controller's count so far */
-    int wall_pushes;              /* the controller's count of root moves a wall changed, so far */
+    float want_speed_cm_s; /* requested ground speed, 0 standing */
+    int nan_resets;        /* the controller's count so far */
+    int wall_pushes;       /* the controller's count of root moves a wall changed, so far */
 } mm_frame_t;
 
 /* Heights of the foot points above the ground when the character stands
@@ -94,36 +94,36 @@ typedef struct mm_calibration_t {
 
 typedef struct mm_result_t {
     int steps;
-    int contacts[2];                 /* heel, toe (both feet) */
+    int contacts[2]; /* heel, toe (both feet) */
     float slide_p50_cm[2], slide_p95_cm[2], slide_max_cm[2];
-    int slide_max_step[2];           /* where the longest slide began */
-    float sink_max_cm;               /* deepest below the idle height (<= 0: never below) */
-    int sink_steps;                  /* steps with a point more than 1 cm below */
-    float stand_off_cm;              /* farthest a held heel or toe stood above or below the root's */
-    int stand_off_step;              /*   ground (less its idle height), outside jumps; and where */
-    float flight_max_s;              /* longest flight that was not a jump */
-    float jump_flight_max_s;         /* longest jump flight */
-    int jumps;                       /* jump flights */
-    float ceiling_max_cm;            /* highest point above a ceiling; -1e9 if never under one */
-    int ceiling_point, ceiling_step; /* where (as wall_point) */
+    int slide_max_step[2];             /* where the longest slide began */
+    float sink_max_cm;                 /* deepest below the idle height (<= 0: never below) */
+    int sink_steps;                    /* steps with a point more than 1 cm below */
+    float stand_off_cm;                /* farthest a held heel or toe stood above or below the root's */
+    int stand_off_step;                /*   ground (less its idle height), outside jumps; and where */
+    float flight_max_s;                /* longest flight that was not a jump */
+    float jump_flight_max_s;           /* longest jump flight */
+    int jumps;                         /* jump flights */
+    float ceiling_max_cm;              /* highest point above a ceiling; -1e9 if never under one */
+    int ceiling_point, ceiling_step;   /* where (as wall_point) */
     int flight_step, jump_flight_step; /* where the longest flights began */
-    float edge_min_cm;               /* closest the root came to the terrain's edge */
-    float wall_max_cm;               /* deepest a joint reached into a wall; < 0: never inside */
-    int wall_point, wall_step;       /* where: a joint index, MM_JOINTS = the head top, + 1 + k = foot point k */
+    float edge_min_cm;                 /* closest the root came to the terrain's edge */
+    float wall_max_cm;                 /* deepest a joint reached into a wall; < 0: never inside */
+    int wall_point, wall_step;         /* where: a joint index, MM_JOINTS = the head top, + 1 + k = foot point k */
     /* Smoothness, per step (deg, cm): */
-    float rot_p999_deg[MM_JOINTS];   /* each joint's local rotation change, 99.9th percentile */
-    float rot_max_deg[MM_JOINTS];    /* and largest */
+    float rot_p999_deg[MM_JOINTS]; /* each joint's local rotation change, 99.9th percentile */
+    float rot_max_deg[MM_JOINTS];  /* and largest */
     int rot_max_step[MM_JOINTS];
     float flex_max_deg[2];           /* largest hinge flexion change, steady / near an event */
     int flex_hinge[2], flex_step[2]; /* where (an MM_HINGE_NAMES index) */
     float point_step_max_cm;         /* largest heel or toe displacement between two steps */
     int point_step_point, point_step_step;
-    float point_accel_max_cm;        /* largest |p(i) - 2 p(i-1) + p(i-2)| of a heel or toe */
+    float point_accel_max_cm; /* largest |p(i) - 2 p(i-1) + p(i-2)| of a heel or toe */
     int point_accel_point, point_accel_step;
-    int events;                      /* take-offs, landings, wall pushes and crouch changes */
+    int events;                        /* take-offs, landings, wall pushes and crouch changes */
     float speed_cm_s, want_speed_cm_s; /* mean root and requested speed in the window */
-    float head_crouch_cm;            /* mean head height while under a ceiling; 0 if never */
-    float bone_error_max;            /* relative */
+    float head_crouch_cm;              /* mean head height while under a ceiling; 0 if never */
+    float bone_error_max;              /* relative */
     int nonfinite_steps;
     int nan_resets;
 } mm_result_t;
@@ -133,9 +133,9 @@ typedef struct mm_step_t {
     float p[MM_POINTS][3];
     float ground[MM_POINTS];
     float flex_change[MM_HINGES]; /* deg since the last step (0 at the first) */
-    uint8_t flag;  /* bit k: point k flagged (contact or lock weight > 0.5) */
-    uint8_t jump;  /* jump gait above MM_JUMP_GAIT */
-    uint8_t event; /* a wall push or a crouch change at this step */
+    uint8_t flag;                 /* bit k: point k flagged (contact or lock weight > 0.5) */
+    uint8_t jump;                 /* jump gait above MM_JUMP_GAIT */
+    uint8_t event;                /* a wall push or a crouch change at this step */
 } mm_step_t;
 
 typedef struct mm_acc_t {
@@ -144,7 +144,7 @@ typedef struct mm_acc_t {
     mm_calibration_t cal;
     mm_step_t *steps;
     int capacity, count;
-    int speed_from, speed_to;        /* step window of the speed mean; to <= from: none */
+    int speed_from, speed_to; /* step window of the speed mean; to <= from: none */
     double speed_path_cm, want_sum;
     int speed_n;
     float prev_root[3];
@@ -156,9 +156,9 @@ typedef struct mm_acc_t {
     int have_prev;                     /* consecutive finite steps before this one, up to 2 */
     int prev_wall_pushes;
     bool prev_crouch;
-    int hinge[MM_HINGES][3];           /* parent, hinge, child joint; -1 when the skeleton lacks it */
-    uint32_t *rot_hist;                /* MM_JOINTS x MM_ROT_BINS counts of local rotation change */
-    uint32_t rot_count;                /* steps counted in each joint's histogram */
+    int hinge[MM_HINGES][3]; /* parent, hinge, child joint; -1 when the skeleton lacks it */
+    uint32_t *rot_hist;      /* MM_JOINTS x MM_ROT_BINS counts of local rotation change */
+    uint32_t rot_count;      /* steps counted in each joint's histogram */
     float rest_len[MM_JOINTS];
     mm_result_t r;
 } mm_acc_t;
@@ -179,6 +179,5 @@ float mm_hinge_flexion(const mm_acc_t *a, int h, const float (*joint)[3]);
 
 /* Height of (x, y, z) above the terrain under it. */
 float mm_height_above_ground(const level_t *level, const float p[3]);
-
 
 #endif

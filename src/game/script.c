@@ -63,9 +63,14 @@ static const char *const k_axis_names[] = {"leftx", "lefty", "rightx", "righty",
 static const int k_axis_ids[] = {SCRIPT_PAD_LEFTX,  SCRIPT_PAD_LEFTY,       SCRIPT_PAD_RIGHTX,
                                  SCRIPT_PAD_RIGHTY, SCRIPT_PAD_TRIGGERLEFT, SCRIPT_PAD_TRIGGERRIGHT};
 static const char *const k_button_names[] = {"a", "b", "x", "y", "back", "start", "leftshoulder", "rightshoulder"};
-static const int k_button_ids[] = {SCRIPT_PAD_A,    SCRIPT_PAD_B,     SCRIPT_PAD_X,
-                                   SCRIPT_PAD_Y,    SCRIPT_PAD_BACK,  SCRIPT_PAD_START,
-                                   SCRIPT_PAD_LEFTSHOULDER, SCRIPT_PAD_RIGHTSHOULDER};
+static const int k_button_ids[] = {SCRIPT_PAD_A,
+                                   SCRIPT_PAD_B,
+                                   SCRIPT_PAD_X,
+                                   SCRIPT_PAD_Y,
+                                   SCRIPT_PAD_BACK,
+                                   SCRIPT_PAD_START,
+                                   SCRIPT_PAD_LEFTSHOULDER,
+                                   SCRIPT_PAD_RIGHTSHOULDER};
 
 /* Parses one command and its arguments at the cursor into ev. */
 static bool parse_command(cursor_t *c, const char *cmd, script_event_t *ev, const char *source, int line)
@@ -239,12 +244,18 @@ void script_apply(script_t *s, const script_event_t *ev)
     /* Script rates are in degrees for readability; the frame is in radians. */
     const float deg = 3.14159265358979f / 180.0f;
     switch (ev->cmd) {
-    case SCRIPT_MOVE: h->move_x = ev->a; h->move_y = ev->b; break;
+    case SCRIPT_MOVE:
+        h->move_x = ev->a;
+        h->move_y = ev->b;
+        break;
     case SCRIPT_SPEED: h->speed = ev->a; break;
     case SCRIPT_STRAFE: h->strafe = ev->a != 0.0f; break;
     case SCRIPT_CROUCH: h->crouch = ev->a != 0.0f; break;
     case SCRIPT_JUMP: h->jump = ev->a != 0.0f; break;
-    case SCRIPT_ORBIT: h->orbit_yaw_rate = ev->a * deg; h->orbit_pitch_rate = ev->b * deg; break;
+    case SCRIPT_ORBIT:
+        h->orbit_yaw_rate = ev->a * deg;
+        h->orbit_pitch_rate = ev->b * deg;
+        break;
     case SCRIPT_ZOOM: h->zoom_rate = ev->a; break;
     case SCRIPT_PAD_AXIS:
     case SCRIPT_PAD_BUTTON:

@@ -73,14 +73,14 @@ enum {
 typedef struct script_event_t {
     uint64_t step;
     script_cmd_t cmd;
-    int index;       /* pad axis or button: SCRIPT_PAD_* */
+    int index; /* pad axis or button: SCRIPT_PAD_* */
     float a, b;
 } script_event_t;
 
 typedef struct script_t {
     script_event_t *events;
     int count;
-    int next;        /* first event not yet fired */
+    int next;           /* first event not yet fired */
     input_frame_t held; /* the persistent request built from fired events */
 } script_t;
 

@@ -32,46 +32,46 @@
 #include <stdint.h>
 
 typedef struct sim_marker_t {
-    float pos[3];          /* feet position, cm */
-    float heading_rad;     /* facing: (sin h, 0, cos h) */
-    float vel[2];          /* ground velocity x/z, cm/s */
-    float height_cm;       /* current standing height (crouch lowers it) */
-    float hop_cm;          /* height of the feet above the terrain while hopping */
+    float pos[3];      /* feet position, cm */
+    float heading_rad; /* facing: (sin h, 0, cos h) */
+    float vel[2];      /* ground velocity x/z, cm/s */
+    float height_cm;   /* current standing height (crouch lowers it) */
+    float hop_cm;      /* height of the feet above the terrain while hopping */
     float hop_vel_cm_s;
     bool airborne;
 } sim_marker_t;
 
 typedef struct sim_config_t {
     float walk_cm_s, run_cm_s, crouch_cm_s;
-    float accel_time_s;    /* time constant of speed changes */
-    float turn_rad_s;      /* maximum turning rate */
+    float accel_time_s; /* time constant of speed changes */
+    float turn_rad_s;   /* maximum turning rate */
     float stand_height_cm, crouch_height_cm;
-    float radius_cm;       /* body radius against walls */
+    float radius_cm; /* body radius against walls */
     float hop_speed_cm_s, gravity_cm_s2;
 } sim_config_t;
 
 /* The character's face, advanced at the fixed step (deterministic). */
 typedef struct sim_face_t {
-    float blink;            /* 0 open .. 1 closed, both lids */
-    float effort;           /* 0 .. 1, follows the run and jump gait weights */
-    uint64_t blink_start;   /* step the last blink began */
-    uint64_t next_blink;    /* step the next blink begins */
-    uint32_t blinks;        /* begun since the reset */
-    uint32_t rng;           /* xorshift32 state, from the seed */
+    float blink;          /* 0 open .. 1 closed, both lids */
+    float effort;         /* 0 .. 1, follows the run and jump gait weights */
+    uint64_t blink_start; /* step the last blink began */
+    uint64_t next_blink;  /* step the next blink begins */
+    uint32_t blinks;      /* begun since the reset */
+    uint32_t rng;         /* xorshift32 state, from the seed */
 } sim_face_t;
 
 typedef struct sim_t {
     sim_config_t config;
     const level_t *level;
-    ctrl_t *ctrl;           /* borrowed; NULL = marker mode. Kept by sim_reset */
-    uint32_t seed;          /* --seed; kept by sim_reset */
+    ctrl_t *ctrl;  /* borrowed; NULL = marker mode. Kept by sim_reset */
+    uint32_t seed; /* --seed; kept by sim_reset */
     sim_marker_t marker, prev_marker;
     camera_t camera, prev_camera;
-    ctrl_input_t intent;        /* last resolved intent */
+    ctrl_input_t intent; /* last resolved intent */
     uint64_t step;
-    bool jump_latched;      /* the button must be released before the next hop */
+    bool jump_latched; /* the button must be released before the next hop */
     /* Controller mode only: */
-    ctrl_stats_t stats;       /* of the last step */
+    ctrl_stats_t stats;     /* of the last step */
     pose_t pose, prev_pose; /* local poses after the last two steps */
     /* The controller's contact points (heels = ankles, toes) after its IK,
      * world cm, after the last two steps: the feet an imported character's

@@ -30,8 +30,8 @@ enum {
 
 /* ------------------------------------------------------------- plain C */
 
-static void gemv_scalar(const float *w, const uint16_t *w16, const float *b, const float *x,
-                        int n_in, int out_pad, float c, bool accumulate, float *y)
+static void gemv_scalar(const float *w, const uint16_t *w16, const float *b, const float *x, int n_in, int out_pad,
+                        float c, bool accumulate, float *y)
 {
     for (int p = 0; p < out_pad; p += KERN_R) {
         float acc[KERN_R];
@@ -92,8 +92,8 @@ bool pfnn_kern_has_f16c(void)
 
 /* ------------------------------------------------------------------ SSE2 */
 
-static void gemv_sse2(const float *w, const float *b, const float *x, int n_in, int out_pad,
-                      float c, bool accumulate, float *y)
+static void gemv_sse2(const float *w, const float *b, const float *x, int n_in, int out_pad, float c, bool accumulate,
+                      float *y)
 {
     const __m128 vc = _mm_set1_ps(c);
     for (int p = 0; p < out_pad; p += KERN_R) {
@@ -153,43 +153,43 @@ static void elu_sse2(float *v, int n)
 
 /* One panel of 32 rows: two sets of 4 accumulators over even/odd inputs so
  * 8 FMA chains are in flight. LOAD8(ptr) yields 8 floats. */
-#define KERN_PANEL_BODY(LOAD8)                                                   \
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                  \
-    __m256 e0 = a0, e1 = a0, e2 = a0, e3 = a0;                                   \
-    int i = 0;                                                                   \
-    for (; i + 2 <= n_in; i += 2, wp += 2 * KERN_R) {                            \
-        const __m256 x0 = _mm256_broadcast_ss(x + i);                            \
-        const __m256 x1 = _mm256_broadcast_ss(x + i + 1);                        \
-        a0 = _mm256_fmadd_ps(LOAD8(wp), x0, a0);                                 \
-        a1 = _mm256_fmadd_ps(LOAD8(wp + 8), x0, a1);                             \
-        a2 = _mm256_fmadd_ps(LOAD8(wp + 16), x0, a2);                            \
-        a3 = _mm256_fmadd_ps(LOAD8(wp + 24), x0, a3);                            \
-        e0 = _mm256_fmadd_ps(LOAD8(wp + 32), x1, e0);                            \
-        e1 = _mm256_fmadd_ps(LOAD8(wp + 40), x1, e1);                            \
-        e2 = _mm256_fmadd_ps(LOAD8(wp + 48), x1, e2);                            \
-        e3 = _mm256_fmadd_ps(LOAD8(wp + 56), x1, e3);                            \
-    }                                                                            \
-    if (i < n_in) {                                                              \
-        const __m256 x0 = _mm256_broadcast_ss(x + i);                            \
-        a0 = _mm256_fmadd_ps(LOAD8(wp), x0, a0);                                 \
-        a1 = _mm256_fmadd_ps(LOAD8(wp + 8), x0, a1);                             \
-        a2 = _mm256_fmadd_ps(LOAD8(wp + 16), x0, a2);                            \
-        a3 = _mm256_fmadd_ps(LOAD8(wp + 24), x0, a3);                            \
-    }                                                                            \
-    const __m256 acc[4] = {_mm256_add_ps(a0, e0), _mm256_add_ps(a1, e1),         \
-                           _mm256_add_ps(a2, e2), _mm256_add_ps(a3, e3)};        \
-    for (int r = 0; r < 4; r++) {                                                \
-        __m256 v = _mm256_mul_ps(vc, _mm256_add_ps(acc[r], _mm256_loadu_ps(b + p + 8 * r))); \
-        if (accumulate)                                                          \
-            v = _mm256_add_ps(_mm256_loadu_ps(y + p + 8 * r), v);                \
-        _mm256_storeu_ps(y + p + 8 * r, v);                                      \
+#define KERN_PANEL_BODY(LOAD8)                                                                                         \
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                                                        \
+    __m256 e0 = a0, e1 = a0, e2 = a0, e3 = a0;                                                                         \
+    int i = 0;                                                                                                         \
+    for (; i + 2 <= n_in; i += 2, wp += 2 * KERN_R) {                                                                  \
+        const __m256 x0 = _mm256_broadcast_ss(x + i);                                                                  \
+        const __m256 x1 = _mm256_broadcast_ss(x + i + 1);                                                              \
+        a0 = _mm256_fmadd_ps(LOAD8(wp), x0, a0);                                                                       \
+        a1 = _mm256_fmadd_ps(LOAD8(wp + 8), x0, a1);                                                                   \
+        a2 = _mm256_fmadd_ps(LOAD8(wp + 16), x0, a2);                                                                  \
+        a3 = _mm256_fmadd_ps(LOAD8(wp + 24), x0, a3);                                                                  \
+        e0 = _mm256_fmadd_ps(LOAD8(wp + 32), x1, e0);                                                                  \
+        e1 = _mm256_fmadd_ps(LOAD8(wp + 40), x1, e1);                                                                  \
+        e2 = _mm256_fmadd_ps(LOAD8(wp + 48), x1, e2);                                                                  \
+        e3 = _mm256_fmadd_ps(LOAD8(wp + 56), x1, e3);                                                                  \
+    }                                                                                                                  \
+    if (i < n_in) {                                                                                                    \
+        const __m256 x0 = _mm256_broadcast_ss(x + i);                                                                  \
+        a0 = _mm256_fmadd_ps(LOAD8(wp), x0, a0);                                                                       \
+        a1 = _mm256_fmadd_ps(LOAD8(wp + 8), x0, a1);                                                                   \
+        a2 = _mm256_fmadd_ps(LOAD8(wp + 16), x0, a2);                                                                  \
+        a3 = _mm256_fmadd_ps(LOAD8(wp + 24), x0, a3);                                                                  \
+    }                                                                                                                  \
+    const __m256 acc[4] = {_mm256_add_ps(a0, e0), _mm256_add_ps(a1, e1), _mm256_add_ps(a2, e2),                        \
+                           _mm256_add_ps(a3, e3)};                                                                     \
+    for (int r = 0; r < 4; r++) {                                                                                      \
+        __m256 v = _mm256_mul_ps(vc, _mm256_add_ps(acc[r], _mm256_loadu_ps(b + p + 8 * r)));                           \
+        if (accumulate)                                                                                                \
+            v = _mm256_add_ps(_mm256_loadu_ps(y + p + 8 * r), v);                                                      \
+        _mm256_storeu_ps(y + p + 8 * r, v);                                                                            \
     }
 
 #define KERN_LOAD_F32(ptr) _mm256_loadu_ps(ptr)
 #define KERN_LOAD_F16(ptr) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(ptr)))
 
-KERN_AVX2 static void gemv_avx2(const float *w, const float *b, const float *x, int n_in,
-                                int out_pad, float c, bool accumulate, float *y)
+KERN_AVX2 static void gemv_avx2(const float *w, const float *b, const float *x, int n_in, int out_pad, float c,
+                                bool accumulate, float *y)
 {
     const __m256 vc = _mm256_set1_ps(c);
     for (int p = 0; p < out_pad; p += KERN_R) {
@@ -198,8 +198,8 @@ KERN_AVX2 static void gemv_avx2(const float *w, const float *b, const float *x, 
     }
 }
 
-KERN_AVX2_F16 static void gemv_avx2_f16(const uint16_t *w, const float *b, const float *x,
-                                        int n_in, int out_pad, float c, bool accumulate, float *y)
+KERN_AVX2_F16 static void gemv_avx2_f16(const uint16_t *w, const float *b, const float *x, int n_in, int out_pad,
+                                        float c, bool accumulate, float *y)
 {
     const __m256 vc = _mm256_set1_ps(c);
     for (int p = 0; p < out_pad; p += KERN_R) {
@@ -232,8 +232,7 @@ KERN_AVX2 static void elu_avx2(float *v, int n)
     for (; i + 8 <= n; i += 8) {
         __m256 x = _mm256_loadu_ps(v + i);
         __m256 pos = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ);
-        __m256 e = _mm256_sub_ps(exp_neg_avx2(_mm256_min_ps(_mm256_setzero_ps(), x)),
-                                 _mm256_set1_ps(1.0f));
+        __m256 e = _mm256_sub_ps(exp_neg_avx2(_mm256_min_ps(_mm256_setzero_ps(), x)), _mm256_set1_ps(1.0f));
         _mm256_storeu_ps(v + i, _mm256_blendv_ps(e, x, pos));
     }
     elu_sse2(v + i, n - i);
@@ -241,23 +240,16 @@ KERN_AVX2 static void elu_avx2(float *v, int n)
 
 #else /* not x86 */
 
-bool pfnn_kern_has_avx2_fma(void)
-{
-    return false;
-}
+bool pfnn_kern_has_avx2_fma(void) { return false; }
 
-bool pfnn_kern_has_f16c(void)
-{
-    return false;
-}
+bool pfnn_kern_has_f16c(void) { return false; }
 
 #endif
 
 /* ------------------------------------------------------------ dispatch */
 
-void pfnn_kern_gemv(pfnn_isa_t isa, pfnn_dtype_t dtype, const float *w32, const uint16_t *w16,
-                    const float *b, const float *x, int n_in, int out_pad, float c,
-                    bool accumulate, float *y)
+void pfnn_kern_gemv(pfnn_isa_t isa, pfnn_dtype_t dtype, const float *w32, const uint16_t *w16, const float *b,
+                    const float *x, int n_in, int out_pad, float c, bool accumulate, float *y)
 {
 #if PFNN_X86
     if (isa == PFNN_ISA_AVX2) {

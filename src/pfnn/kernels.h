@@ -19,9 +19,8 @@
 /* y[o] = c * (W(o,:) . x + b[o])  (or y[o] += that when ACCUMULATE), for
  * o < out_pad (a multiple of PFNN_PANEL_ROWS). Exactly one of w32 / w16 is
  * read: w32 when DTYPE is PFNN_F32, w16 otherwise. */
-void pfnn_kern_gemv(pfnn_isa_t isa, pfnn_dtype_t dtype, const float *w32, const uint16_t *w16,
-                    const float *b, const float *x, int n_in, int out_pad, float c,
-                    bool accumulate, float *y);
+void pfnn_kern_gemv(pfnn_isa_t isa, pfnn_dtype_t dtype, const float *w32, const uint16_t *w16, const float *b,
+                    const float *x, int n_in, int out_pad, float c, bool accumulate, float *y);
 
 /* v = v > 0 ? v : exp(v) - 1, in place (n any). NaN stays NaN. The SIMD
  * paths use a degree-5 exp polynomial (Cephes), within ~2e-7 absolute. */

@@ -120,8 +120,7 @@ bool pfnn_isa_supported(pfnn_isa_t isa, pfnn_dtype_t dtype)
 {
     switch (isa) {
     case PFNN_ISA_AUTO:
-    case PFNN_ISA_SCALAR:
-        return true;
+    case PFNN_ISA_SCALAR: return true;
     case PFNN_ISA_SSE2:
 #if defined(__x86_64__) || defined(__i386__)
         /* Part of the x86-64 baseline (fp16 weights there use plain C). */
@@ -129,8 +128,7 @@ bool pfnn_isa_supported(pfnn_isa_t isa, pfnn_dtype_t dtype)
 #else
         return false;
 #endif
-    case PFNN_ISA_AVX2:
-        return pfnn_kern_has_avx2_fma() && (dtype != PFNN_F16 || pfnn_kern_has_f16c());
+    case PFNN_ISA_AVX2: return pfnn_kern_has_avx2_fma() && (dtype != PFNN_F16 || pfnn_kern_has_f16c());
     }
     return false;
 }
@@ -192,10 +190,7 @@ void pfnn_phase_coeffs(float phase, float coeffs[PFNN_CONTROL_POINTS])
 
 /* ---------------------------------------------------------------- loading */
 
-static void *alloc_aligned(size_t bytes)
-{
-    return aligned_alloc(PFNN_ALIGN, round_up(bytes ? bytes : 1, PFNN_ALIGN));
-}
+static void *alloc_aligned(size_t bytes) { return aligned_alloc(PFNN_ALIGN, round_up(bytes ? bytes : 1, PFNN_ALIGN)); }
 
 /* Weight blocks: 2 MiB aligned and, on Linux, marked for transparent huge
  * pages. The constant mode's 106 MiB of fp32 slices do not fit the L3, so a
@@ -238,16 +233,14 @@ static size_t set_bias_floats(const pfnn_network_t *net)
 static void panelize(const float *src, int out, int in, int out_pad, float *dst)
 {
     for (int o = 0; o < out_pad; o++) {
-        float *col = dst + (size_t)(o / PFNN_PANEL_ROWS) * (size_t)in * PFNN_PANEL_ROWS
-                     + (size_t)(o % PFNN_PANEL_ROWS);
+        float *col = dst + (size_t)(o / PFNN_PANEL_ROWS) * (size_t)in * PFNN_PANEL_ROWS + (size_t)(o % PFNN_PANEL_ROWS);
         for (int i = 0; i < in; i++)
             col[(size_t)i * PFNN_PANEL_ROWS] = o < out ? src[(size_t)o * (size_t)in + (size_t)i] : 0.0f;
     }
 }
 
 /* Sets of each mode: count and first index in net->sets. */
-static const int k_mode_sets[PFNN_PHASE_MODE_COUNT] = {PFNN_CONSTANT_SLICES, PFNN_LINEAR_SLICES,
-                                                       PFNN_CONTROL_POINTS};
+static const int k_mode_sets[PFNN_PHASE_MODE_COUNT] = {PFNN_CONSTANT_SLICES, PFNN_LINEAR_SLICES, PFNN_CONTROL_POINTS};
 
 static int mode_base(const pfnn_network_t *net, pfnn_mode_t mode)
 {
@@ -314,8 +307,8 @@ static bool build_mode(pfnn_network_t *net, pfnn_mode_t mode, const float *paylo
     const size_t n_sets = (size_t)k_mode_sets[mode];
     size_t total = n_sets * (wf + bf) * sizeof(float) + (net->has_f16 ? n_sets * wf * sizeof(uint16_t) : 0);
     if (total > PFNN_MAX_LOAD_BYTES) {
-        log_error("%s: phase mode %s would need %zu MiB, over the %zu MiB cap", net->name,
-                  pfnn_mode_name(mode), total >> 20, PFNN_MAX_LOAD_BYTES >> 20);
+        log_error("%s: phase mode %s would need %zu MiB, over the %zu MiB cap", net->name, pfnn_mode_name(mode),
+                  total >> 20, PFNN_MAX_LOAD_BYTES >> 20);
         return false;
     }
     net->block32[mode] = alloc_weights(n_sets * wf * sizeof(float));
@@ -354,8 +347,8 @@ static bool build_mode(pfnn_network_t *net, pfnn_mode_t mode, const float *paylo
         uint16_t *h = net->block16[mode];
         for (size_t j = 0; j < n_sets * wf; j++) {
             if (fabsf(w[j]) > (float)PFNN_F16_MAX) {
-                log_error("%s: weight %g does not fit in fp16 (|w| <= %d); load without fp16",
-                          net->name, (double)w[j], PFNN_F16_MAX);
+                log_error("%s: weight %g does not fit in fp16 (|w| <= %d); load without fp16", net->name, (double)w[j],
+                          PFNN_F16_MAX);
                 free_mode_blocks(net, mode);
                 return false;
             }
@@ -394,8 +387,7 @@ bool pfnn_build_sets(pfnn_network_t *net, const float *payload, const pfnn_load_
 static bool same_network(const pfnn_network_t *a, const pfnn_network_t *b)
 {
     return a->checksum == b->checksum && a->n_in == b->n_in && a->h0 == b->h0 && a->h1 == b->h1 &&
-           a->n_out == b->n_out && a->n_joints == b->n_joints && a->n_traj == b->n_traj &&
-           a->n_gaits == b->n_gaits &&
+           a->n_out == b->n_out && a->n_joints == b->n_joints && a->n_traj == b->n_traj && a->n_gaits == b->n_gaits &&
            memcmp(a->x_mean, b->x_mean, (2 * (size_t)a->n_in + 2 * (size_t)a->n_out) * sizeof(float)) == 0;
 }
 
@@ -462,7 +454,6 @@ void pfnn_release_mode(pfnn_network_t *net, pfnn_mode_t mode)
         free_mode_blocks(net, mode);
 }
 
-
 void pfnn_free(pfnn_network_t *net)
 {
     if (!net)
@@ -502,8 +493,8 @@ size_t pfnn_bytes_per_inference(const pfnn_network_t *net, pfnn_mode_t mode, pfn
 bool pfnn_workspace_init(pfnn_workspace_t *ws, const pfnn_network_t *net)
 {
     memset(ws, 0, sizeof *ws);
-    const size_t n = round_up((size_t)net->n_in, PFNN_PANEL_ROWS) + (size_t)net->out_pad[0] +
-                     (size_t)net->out_pad[1] + (size_t)net->out_pad[2];
+    const size_t n = round_up((size_t)net->n_in, PFNN_PANEL_ROWS) + (size_t)net->out_pad[0] + (size_t)net->out_pad[1] +
+                     (size_t)net->out_pad[2];
     ws->block = alloc_aligned(n * sizeof(float));
     if (!ws->block) {
         log_error("%s: out of memory for the network workspace", net->name);
@@ -558,8 +549,8 @@ bool pfnn_validate(const pfnn_job_t *job)
 }
 
 /* One layer: out = sum over the chosen sets of c * (W x + b). */
-static void layer_run(const pfnn_network_t *net, int l, const int *sets, const float *c, int n,
-                      pfnn_dtype_t dtype, pfnn_isa_t isa, const float *x, float *out)
+static void layer_run(const pfnn_network_t *net, int l, const int *sets, const float *c, int n, pfnn_dtype_t dtype,
+                      pfnn_isa_t isa, const float *x, float *out)
 {
     bool first = true;
     for (int j = 0; j < n; j++) {
@@ -567,8 +558,7 @@ static void layer_run(const pfnn_network_t *net, int l, const int *sets, const f
         if (c[j] == 0.0f)
             continue;
         const pfnn_weights_t *s = &net->sets[sets[j]];
-        pfnn_kern_gemv(isa, dtype, s->w32[l], s->w16[l], s->b[l], x, net->in[l], net->out_pad[l], c[j],
-                       !first, out);
+        pfnn_kern_gemv(isa, dtype, s->w32[l], s->w16[l], s->b[l], x, net->in[l], net->out_pad[l], c[j], !first, out);
         first = false;
     }
 }

@@ -90,15 +90,15 @@ typedef struct pfnn_network_t {
     int set_count;
     int const_base, lin_base; /* first CONSTANT / LINEAR slice in sets */
     bool has_mode[PFNN_PHASE_MODE_COUNT];
-    bool has_f16;   /* every built mode also holds fp16 weights */
+    bool has_f16; /* every built mode also holds fp16 weights */
     size_t mode_bytes[PFNN_PHASE_MODE_COUNT][PFNN_DTYPE_COUNT];
     /* Per mode: the aligned blocks its sets point into (freed by
      * pfnn_release_mode / pfnn_free). */
     void *block32[PFNN_PHASE_MODE_COUNT], *block16[PFNN_PHASE_MODE_COUNT];
     void *block_b[PFNN_PHASE_MODE_COUNT];
     char name[PATHS_MAX]; /* file name (whole), for messages */
-    char *path;     /* the file loaded (pfnn_load_ex), to read released control points again; NULL from memory */
-    uint32_t checksum; /* the payload's, from the header */
+    char *path;           /* the file loaded (pfnn_load_ex), to read released control points again; NULL from memory */
+    uint32_t checksum;    /* the payload's, from the header */
 } pfnn_network_t;
 
 typedef struct pfnn_load_desc_t {
@@ -110,9 +110,9 @@ typedef struct pfnn_load_desc_t {
 
 /* Scratch for one forward pass at a time; sized from the network. */
 typedef struct pfnn_workspace_t {
-    float *xn;      /* n_in */
-    float *h[2];    /* out_pad[0], out_pad[1] */
-    float *yn;      /* out_pad[2] */
+    float *xn;   /* n_in */
+    float *h[2]; /* out_pad[0], out_pad[1] */
+    float *yn;   /* out_pad[2] */
     void *block;
 } pfnn_workspace_t;
 
@@ -122,9 +122,9 @@ typedef struct pfnn_job_t {
     pfnn_mode_t mode;
     pfnn_dtype_t dtype;
     pfnn_isa_t isa;
-    float phase;     /* radians, any real value */
-    const float *x;  /* raw input, n_in */
-    float *y;        /* raw output, n_out (caller-owned) */
+    float phase;    /* radians, any real value */
+    const float *x; /* raw input, n_in */
+    float *y;       /* raw output, n_out (caller-owned) */
 } pfnn_job_t;
 
 /* Reads PATH and loads it with all modes in fp32, checking the shipped dims.

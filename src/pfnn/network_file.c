@@ -59,9 +59,12 @@ typedef struct pfnn_group_t {
 } pfnn_group_t;
 
 static const pfnn_group_t k_in_groups[] = {
-    {0, 24, 2500.0, "trajectory positions (cm)"}, {24, 24, 4.0, "trajectory directions"},
-    {48, 72, 4.0, "gait weights"},                {120, 36, 400.0, "terrain heights (cm)"},
-    {156, 63, 1000.0, "joint positions (cm)"},    {219, 63, 200.0, "joint velocities (cm/frame)"},
+    {0, 24, 2500.0, "trajectory positions (cm)"},
+    {24, 24, 4.0, "trajectory directions"},
+    {48, 72, 4.0, "gait weights"},
+    {120, 36, 400.0, "terrain heights (cm)"},
+    {156, 63, 1000.0, "joint positions (cm)"},
+    {219, 63, 200.0, "joint velocities (cm/frame)"},
 };
 static const pfnn_group_t k_out_groups[] = {
     {0, 2, 50.0, "root velocity (cm/frame)"},     {2, 1, 2.0, "angular velocity (rad/frame)"},
@@ -106,8 +109,8 @@ static bool check_ranges(const char *name, const float *p, int n_in, int h0, int
             }
         }
     /* Weights and biases of the control points, in file order. */
-    const size_t sizes[6] = {(size_t)h0 * n_in, (size_t)h0, (size_t)h1 * h0, (size_t)h1, (size_t)n_out * h1,
-                             (size_t)n_out};
+    const size_t sizes[6] = {(size_t)h0 * n_in, (size_t)h0,         (size_t)h1 * h0,
+                             (size_t)h1,        (size_t)n_out * h1, (size_t)n_out};
     static const char *const blocks[6] = {"W0", "b0", "W1", "b1", "W2", "b2"};
     for (int k = 0; k < PFNN_CONTROL_POINTS; k++)
         for (int b = 0; b < 6; b++)
@@ -135,8 +138,8 @@ static bool check_dim(const char *name, const char *what, uint32_t v, int off)
 static bool check_layout(const char *name, const char *what, uint32_t v, int want, int off)
 {
     if ((int64_t)v != want) {
-        log_error("%s: byte %d: %s = %u, the controller's layout (docs/FORMATS_PFNN.md) needs %d",
-                  name, off, what, v, want);
+        log_error("%s: byte %d: %s = %u, the controller's layout (docs/FORMATS_PFNN.md) needs %d", name, off, what, v,
+                  want);
         return false;
     }
     return true;
@@ -152,8 +155,7 @@ typedef struct pfnn_header_t {
 static bool read_header(const char *name, const uint8_t *data, size_t size, pfnn_header_t *hd)
 {
     if (size < PFNN_HEADER_BYTES) {
-        log_error("%s: byte 0: file is %zu bytes, shorter than the %d-byte header", name, size,
-                  PFNN_HEADER_BYTES);
+        log_error("%s: byte 0: file is %zu bytes, shorter than the %d-byte header", name, size, PFNN_HEADER_BYTES);
         return false;
     }
     if (size > PFNN_MAX_FILE_BYTES) {
@@ -168,9 +170,19 @@ static bool read_header(const char *name, const uint8_t *data, size_t size, pfnn
     uint32_t h[15];
     for (int i = 0; i < 15; i++)
         h[i] = reader_u32(&r);
-    *hd = (pfnn_header_t){.version = h[0], .header_bytes = h[1], .n_in = h[2], .h0 = h[3], .h1 = h[4],
-                        .n_out = h[5], .n_control = h[6], .n_joints = h[7], .n_traj = h[8],
-                        .n_gaits = h[9], .dtype = h[10], .payload_bytes = h[11], .checksum = h[12]};
+    *hd = (pfnn_header_t){.version = h[0],
+                          .header_bytes = h[1],
+                          .n_in = h[2],
+                          .h0 = h[3],
+                          .h1 = h[4],
+                          .n_out = h[5],
+                          .n_control = h[6],
+                          .n_joints = h[7],
+                          .n_traj = h[8],
+                          .n_gaits = h[9],
+                          .dtype = h[10],
+                          .payload_bytes = h[11],
+                          .checksum = h[12]};
     return true;
 }
 
@@ -179,8 +191,8 @@ static bool read_header(const char *name, const uint8_t *data, size_t size, pfnn
 static bool check_header(const char *name, const pfnn_header_t *h, const pfnn_load_desc_t *d)
 {
     if (h->version != PFNN_VERSION) {
-        log_error("%s: byte %d: version %u, this runtime reads version %d", name, PFNN_OFF_VERSION,
-                  h->version, PFNN_VERSION);
+        log_error("%s: byte %d: version %u, this runtime reads version %d", name, PFNN_OFF_VERSION, h->version,
+                  PFNN_VERSION);
         return false;
     }
     if (h->header_bytes != PFNN_HEADER_BYTES) {
@@ -189,8 +201,7 @@ static bool check_header(const char *name, const pfnn_header_t *h, const pfnn_lo
         return false;
     }
     if (!check_dim(name, "n_in", h->n_in, PFNN_OFF_DIMS) || !check_dim(name, "h0", h->h0, PFNN_OFF_DIMS + 4) ||
-        !check_dim(name, "h1", h->h1, PFNN_OFF_DIMS + 8) ||
-        !check_dim(name, "n_out", h->n_out, PFNN_OFF_DIMS + 12))
+        !check_dim(name, "h1", h->h1, PFNN_OFF_DIMS + 8) || !check_dim(name, "n_out", h->n_out, PFNN_OFF_DIMS + 12))
         return false;
     if (h->n_control != PFNN_CONTROL_POINTS) {
         log_error("%s: byte %d: %u control points, expected %d", name, PFNN_OFF_CONTROL, h->n_control,
@@ -201,38 +212,36 @@ static bool check_header(const char *name, const pfnn_header_t *h, const pfnn_lo
         log_error("%s: byte %d: weight type %u, only 0 (f32) is defined", name, PFNN_OFF_DTYPE, h->dtype);
         return false;
     }
-    if (!d->any_dims &&
-        (!check_layout(name, "n_in", h->n_in, PFNN_N_IN, PFNN_OFF_DIMS) ||
-         !check_layout(name, "n_out", h->n_out, PFNN_N_OUT, PFNN_OFF_DIMS + 12) ||
-         !check_layout(name, "n_joints", h->n_joints, PFNN_N_JOINTS, PFNN_OFF_JOINTS) ||
-         !check_layout(name, "n_traj", h->n_traj, PFNN_N_TRAJ, PFNN_OFF_TRAJ) ||
-         !check_layout(name, "n_gaits", h->n_gaits, PFNN_N_GAITS, PFNN_OFF_GAITS)))
+    if (!d->any_dims && (!check_layout(name, "n_in", h->n_in, PFNN_N_IN, PFNN_OFF_DIMS) ||
+                         !check_layout(name, "n_out", h->n_out, PFNN_N_OUT, PFNN_OFF_DIMS + 12) ||
+                         !check_layout(name, "n_joints", h->n_joints, PFNN_N_JOINTS, PFNN_OFF_JOINTS) ||
+                         !check_layout(name, "n_traj", h->n_traj, PFNN_N_TRAJ, PFNN_OFF_TRAJ) ||
+                         !check_layout(name, "n_gaits", h->n_gaits, PFNN_N_GAITS, PFNN_OFF_GAITS)))
         return false;
     return true;
 }
 
 /* The payload's float count (*FLOATS), which the dimensions fix, checked
  * against the payload size, the file size and the checksum. */
-static bool check_payload(const char *name, const uint8_t *data, size_t size, const pfnn_header_t *h,
-                          uint64_t *floats)
+static bool check_payload(const char *name, const uint8_t *data, size_t size, const pfnn_header_t *h, uint64_t *floats)
 {
     const uint64_t n_in = h->n_in, h0 = h->h0, h1 = h->h1, n_out = h->n_out;
     const uint64_t per_cp = h0 * n_in + h0 + h1 * h0 + h1 + n_out * h1 + n_out;
     *floats = 2 * n_in + 2 * n_out + PFNN_CONTROL_POINTS * per_cp;
     if ((uint64_t)h->payload_bytes != 4 * *floats) {
-        log_error("%s: byte %d: payload size %u, the dimensions need %llu", name, PFNN_OFF_PAYLOAD,
-                  h->payload_bytes, (unsigned long long)(4 * *floats));
+        log_error("%s: byte %d: payload size %u, the dimensions need %llu", name, PFNN_OFF_PAYLOAD, h->payload_bytes,
+                  (unsigned long long)(4 * *floats));
         return false;
     }
     if ((uint64_t)size != PFNN_HEADER_BYTES + (uint64_t)h->payload_bytes) {
-        log_error("%s: byte %zu: file size %zu, the header says %llu (truncated or padded)", name, size,
-                  size, (unsigned long long)(PFNN_HEADER_BYTES + (uint64_t)h->payload_bytes));
+        log_error("%s: byte %zu: file size %zu, the header says %llu (truncated or padded)", name, size, size,
+                  (unsigned long long)(PFNN_HEADER_BYTES + (uint64_t)h->payload_bytes));
         return false;
     }
     const uint32_t sum = file_checksum32(data + PFNN_HEADER_BYTES, h->payload_bytes);
     if (sum != h->checksum) {
-        log_error("%s: byte %d: checksum 0x%08x, the payload hashes to 0x%08x", name, PFNN_OFF_CHECKSUM,
-                  h->checksum, sum);
+        log_error("%s: byte %d: checksum 0x%08x, the payload hashes to 0x%08x", name, PFNN_OFF_CHECKSUM, h->checksum,
+                  sum);
         return false;
     }
     return true;
@@ -349,10 +358,7 @@ bool pfnn_load_ex(pfnn_network_t *net, const char *path, const pfnn_load_desc_t 
     return ok;
 }
 
-bool pfnn_load(pfnn_network_t *net, const char *path)
-{
-    return pfnn_load_ex(net, path, NULL);
-}
+bool pfnn_load(pfnn_network_t *net, const char *path) { return pfnn_load_ex(net, path, NULL); }
 
 /* ------------------------------------------------------ reference vectors */
 
@@ -378,8 +384,8 @@ bool pfnn_ref_load_memory(pfnn_ref_t *ref, const char *name, const uint8_t *data
     }
     if (count < 1 || count > PFNN_REF_MAX_COUNT || n_in < 1 || n_in > PFNN_MAX_DIM || n_out < 1 ||
         n_out > PFNN_MAX_DIM) {
-        log_error("%s: byte 12: count %u / n_in %u / n_out %u out of range (1..%d, 1..%d)", name, count, n_in,
-                  n_out, PFNN_REF_MAX_COUNT, PFNN_MAX_DIM);
+        log_error("%s: byte 12: count %u / n_in %u / n_out %u out of range (1..%d, 1..%d)", name, count, n_in, n_out,
+                  PFNN_REF_MAX_COUNT, PFNN_MAX_DIM);
         return false;
     }
     const uint64_t floats = (uint64_t)count * (1 + (uint64_t)n_in + n_out);

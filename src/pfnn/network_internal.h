@@ -14,10 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline size_t round_up(size_t v, size_t m)
-{
-    return (v + m - 1) / m * m;
-}
+static inline size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
 /* network_file.c: checks the file image DATA (SIZE bytes) field by field and
  * value by value and loads it into NET (zeroed, its name set): dimensions,

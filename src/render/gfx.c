@@ -84,7 +84,7 @@ static int window_depth_bits(void)
 static scene_uniforms_t scene_uniforms_of(GLuint prog)
 {
     scene_uniforms_t u = {prog, glGetUniformLocation(prog, "u_model"), glGetUniformLocation(prog, "u_mode"),
-                        glGetUniformLocation(prog, "u_height_range")};
+                          glGetUniformLocation(prog, "u_height_range")};
     return u;
 }
 
@@ -107,9 +107,9 @@ static bool load_programs(void)
  * llvmpipe). The full program stands in for one that cannot be built. */
 const scene_uniforms_t *gfx_scene_program(int variant)
 {
-    static const char *const defines[SCENE_VARIANTS] = {
-        NULL, "#define STRIDER_NO_SHADOWS\n", "#define STRIDER_NO_FOG\n",
-        "#define STRIDER_NO_SHADOWS\n#define STRIDER_NO_FOG\n"};
+    static const char *const defines[SCENE_VARIANTS] = {NULL, "#define STRIDER_NO_SHADOWS\n",
+                                                        "#define STRIDER_NO_FOG\n",
+                                                        "#define STRIDER_NO_SHADOWS\n#define STRIDER_NO_FOG\n"};
     static const char *const labels[SCENE_VARIANTS] = {"scene", "scene_no_shadows", "scene_no_fog",
                                                        "scene_no_shadows_no_fog"};
     if (variant <= 0 || variant >= SCENE_VARIANTS)
@@ -182,8 +182,8 @@ static void create_lines_buffer(int vertices)
  * the gradient changes fastest (colours are interpolated per vertex). */
 static bool build_sky(gfx_mesh_t *m)
 {
-    static const float lat_deg[] = {-90, -40, -15, -6, -2, 0, 1.5f, 3, 5, 7.5f, 10.5f, 14,
-                                    18.5f, 24, 31, 40, 52, 66, 80, 90};
+    static const float lat_deg[] = {-90,   -40, -15,   -6, -2, 0,  1.5f, 3,  5,  7.5f,
+                                    10.5f, 14,  18.5f, 24, 31, 40, 52,   66, 80, 90};
     enum { SEGMENTS = 48, RINGS = sizeof lat_deg / sizeof lat_deg[0] };
     gfx_mesh_builder_t b;
     gfx_mesh_builder_init(&b);
@@ -235,7 +235,7 @@ bool gfx_init(const gfx_desc_t *desc)
     }
     query_limits(&gfx_g.info);
     gfx_g.info.software = strstr(gfx_g.info.renderer, "llvmpipe") || strstr(gfx_g.info.renderer, "softpipe") ||
-                      strstr(gfx_g.info.renderer, "SwiftShader");
+                          strstr(gfx_g.info.renderer, "SwiftShader");
 
     gfx_g.info.khr_debug = gfx_validate_init(d.debug);
 

@@ -26,29 +26,43 @@
 #include <stdint.h>
 
 /* Typed GL object handles: mixing them up is a compile error. id 0 = none. */
-typedef struct gfx_buffer_t { uint32_t id; } gfx_buffer_t;
-typedef struct gfx_vertex_array_t { uint32_t id; } gfx_vertex_array_t;
-typedef struct gfx_program_t { uint32_t id; } gfx_program_t;
-typedef struct gfx_texture_t { uint32_t id; } gfx_texture_t;
-typedef struct gfx_framebuffer_t { uint32_t id; } gfx_framebuffer_t;
-typedef struct gfx_renderbuffer_t { uint32_t id; } gfx_renderbuffer_t;
-typedef struct gfx_query_t { uint32_t id; } gfx_query_t;
+typedef struct gfx_buffer_t {
+    uint32_t id;
+} gfx_buffer_t;
+typedef struct gfx_vertex_array_t {
+    uint32_t id;
+} gfx_vertex_array_t;
+typedef struct gfx_program_t {
+    uint32_t id;
+} gfx_program_t;
+typedef struct gfx_texture_t {
+    uint32_t id;
+} gfx_texture_t;
+typedef struct gfx_framebuffer_t {
+    uint32_t id;
+} gfx_framebuffer_t;
+typedef struct gfx_renderbuffer_t {
+    uint32_t id;
+} gfx_renderbuffer_t;
+typedef struct gfx_query_t {
+    uint32_t id;
+} gfx_query_t;
 
 /* Zero-initialise; 0 means "default" everywhere. */
 typedef struct gfx_desc_t {
-    bool debug;          /* install a KHR_debug callback that feeds core/log */
-    int msaa_samples;    /* 0: default = 1 (off: 4x doubled the frame time on llvmpipe), else 2/4/8 */
-    int shadow_map_size; /* texels per side; 0: default 1024 */
-    bool uncached_shadows; /* draw the terrain, walls and areas into the shadow map
+    bool debug;             /* install a KHR_debug callback that feeds core/log */
+    int msaa_samples;       /* 0: default = 1 (off: 4x doubled the frame time on llvmpipe), else 2/4/8 */
+    int shadow_map_size;    /* texels per side; 0: default 1024 */
+    bool uncached_shadows;  /* draw the terrain, walls and areas into the shadow map
                               every frame instead of copying them from the cache
                               (comparisons, tests) */
-    bool offscreen;      /* draw the main pass into a target of its own and copy it
+    bool offscreen;         /* draw the main pass into a target of its own and copy it
                             in, also where the window could take it (comparisons, tests) */
     bool lookup_everywhere; /* every terrain chunk looks up the shadow map, those
                                wholly outside it too (comparisons, tests) */
     bool fog_everywhere;    /* every terrain chunk computes the fog, those wholly
                                before its start too (comparisons, tests) */
-    int line_vertices;   /* debug line vertices a frame draws at most (the caller's
+    int line_vertices;      /* debug line vertices a frame draws at most (the caller's
                             capacity: the GPU buffer is sized to it); 0: default 65536 */
 } gfx_desc_t;
 
@@ -60,20 +74,20 @@ typedef struct gfx_info_t {
     char vendor[GFX_INFO_STRING_MAX];
     char version[GFX_INFO_STRING_MAX];
     char glsl_version[GFX_INFO_STRING_MAX];
-    int major, minor;                   /* context version */
-    int64_t max_ssbo_block_size;        /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes */
-    int max_vertex_ssbo_blocks;         /* GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS */
-    int max_ssbo_bindings;              /* GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS */
-    int max_ubo_size;                   /* GL_MAX_UNIFORM_BLOCK_SIZE, bytes */
-    int max_vertex_attribs;             /* GL_MAX_VERTEX_ATTRIBS */
-    int max_texture_size;               /* GL_MAX_TEXTURE_SIZE, texels */
-    int max_samples;                    /* GL_MAX_SAMPLES */
-    int msaa_samples;                   /* samples actually used by the main pass */
-    bool direct;                        /* the main pass draws straight into the window (no MSAA, and
+    int major, minor;            /* context version */
+    int64_t max_ssbo_block_size; /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes */
+    int max_vertex_ssbo_blocks;  /* GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS */
+    int max_ssbo_bindings;       /* GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS */
+    int max_ubo_size;            /* GL_MAX_UNIFORM_BLOCK_SIZE, bytes */
+    int max_vertex_attribs;      /* GL_MAX_VERTEX_ATTRIBS */
+    int max_texture_size;        /* GL_MAX_TEXTURE_SIZE, texels */
+    int max_samples;             /* GL_MAX_SAMPLES */
+    int msaa_samples;            /* samples actually used by the main pass */
+    bool direct;                 /* the main pass draws straight into the window (no MSAA, and
                                            its depth buffer has 24 bits or more): no target to copy */
-    int shadow_map_size;                /* texels actually used */
-    bool khr_debug;                     /* debug callback installed */
-    bool software;                      /* a software rasteriser (llvmpipe, softpipe, SwiftShader):
+    int shadow_map_size;         /* texels actually used */
+    bool khr_debug;              /* debug callback installed */
+    bool software;               /* a software rasteriser (llvmpipe, softpipe, SwiftShader):
                                            it sets up every triangle on the CPU */
 } gfx_info_t;
 
@@ -81,11 +95,11 @@ typedef struct gfx_info_t {
 enum {
     GFX_LAYER_TERRAIN = 1u << 0,
     GFX_LAYER_WALLS = 1u << 1,
-    GFX_LAYER_AREAS = 1u << 2,       /* crouch tunnels and jump discs */
+    GFX_LAYER_AREAS = 1u << 2, /* crouch tunnels and jump discs */
     GFX_LAYER_MARKER = 1u << 3,
     GFX_LAYER_DEBUG_LINES = 1u << 4,
     GFX_LAYER_SHADOWS = 1u << 5,
-    GFX_LAYER_GRID = 1u << 6,        /* 1 m grid lines on the ground */
+    GFX_LAYER_GRID = 1u << 6, /* 1 m grid lines on the ground */
     GFX_LAYER_FOG = 1u << 7,
     GFX_LAYER_ALL = 0xffu
 };
@@ -97,15 +111,15 @@ typedef struct gfx_marker_t {
 } gfx_marker_t;
 
 typedef struct gfx_frame_desc_t {
-    int width, height;  /* framebuffer pixels; 0 in either: frame skipped */
-    float view[16];     /* column-major (cglm mat4 layout) */
-    float proj[16];     /* column-major */
-    float eye[3];       /* camera position, cm */
-    float focus[3];     /* what the camera looks at; the shadow map is fitted around it */
-    float sun_dir[3];   /* unit vector from the ground towards the sun; zero: default */
+    int width, height;      /* framebuffer pixels; 0 in either: frame skipped */
+    float view[16];         /* column-major (cglm mat4 layout) */
+    float proj[16];         /* column-major */
+    float eye[3];           /* camera position, cm */
+    float focus[3];         /* what the camera looks at; the shadow map is fitted around it */
+    float sun_dir[3];       /* unit vector from the ground towards the sun; zero: default */
     float shadow_radius_cm; /* half-size of the shadow map's coverage; 0: from camera distance */
-    bool wireframe;     /* main-pass geometry as lines (the sky stays filled) */
-    uint32_t layers;    /* GFX_LAYER_* bits; 0 draws nothing but the sky */
+    bool wireframe;         /* main-pass geometry as lines (the sky stays filled) */
+    uint32_t layers;        /* GFX_LAYER_* bits; 0 draws nothing but the sky */
     gfx_marker_t marker;
     const debug_lines_t *lines; /* may be NULL */
 } gfx_frame_desc_t;
@@ -185,14 +199,14 @@ void gfx_bind_frame_uniforms(void);
 
 /* What the latest gfx_render_frame() drew, for the debug menu. */
 typedef struct gfx_frame_stats_t {
-    int terrain_chunks;             /* main pass, after frustum culling */
-    int terrain_triangles;          /* main pass */
-    int terrain_chunks_unshadowed;  /* main pass: of terrain_chunks, those out of the shadow map's reach */
-    int terrain_chunks_unfogged;    /* main pass: of terrain_chunks, those wholly before the fog's start */
-    int shadow_terrain_chunks;      /* drawn into the shadow map this frame */
-    int shadow_terrain_triangles;   /* (0 when the static casters came from the cache) */
-    bool shadow_cache_redrawn;      /* the static casters' cache was drawn anew */
-    unsigned shadow_cache_redraws;  /* since gfx_init */
+    int terrain_chunks;            /* main pass, after frustum culling */
+    int terrain_triangles;         /* main pass */
+    int terrain_chunks_unshadowed; /* main pass: of terrain_chunks, those out of the shadow map's reach */
+    int terrain_chunks_unfogged;   /* main pass: of terrain_chunks, those wholly before the fog's start */
+    int shadow_terrain_chunks;     /* drawn into the shadow map this frame */
+    int shadow_terrain_triangles;  /* (0 when the static casters came from the cache) */
+    bool shadow_cache_redrawn;     /* the static casters' cache was drawn anew */
+    unsigned shadow_cache_redraws; /* since gfx_init */
 } gfx_frame_stats_t;
 const gfx_frame_stats_t *gfx_get_frame_stats(void);
 

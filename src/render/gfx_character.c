@@ -467,8 +467,7 @@ void gfx_character_end_update(gfx_character_t *gc)
                              (GLintptr)((size_t)s * gc->slot_bytes + gc->off_palette), 0,
                              (GLsizeiptr)gc->frame_data_bytes);
     if (sl->pos)
-        memcpy(gfx_ring_slot(&gc->stream, s), sl->pos,
-               (size_t)gc->vertex_count * 3 * sizeof(float));
+        memcpy(gfx_ring_slot(&gc->stream, s), sl->pos, (size_t)gc->vertex_count * 3 * sizeof(float));
     sl->mode = gc->mode;
     memcpy(sl->reach, gc->reach, sizeof gc->reach);
     memcpy(sl->model, gc->next_model, sizeof gc->next_model);
@@ -574,9 +573,9 @@ static const program_locs_t *nofog_program(gfx_character_t *gc, int kind)
     if (!p->prog.id && !gc->nofog_failed[k]) {
         char name[96];
         snprintf(name, sizeof name, "%s.lit%s_nofog", gc->label, k ? "_noshadow" : "");
-        if (gfx_char_load_program(p, "character.vert", "character.frag",
-                                  k ? "#define STRIDER_NO_SHADOWS\n#define STRIDER_NO_FOG\n" : "#define STRIDER_NO_FOG\n",
-                                  name))
+        if (gfx_char_load_program(
+                p, "character.vert", "character.frag",
+                k ? "#define STRIDER_NO_SHADOWS\n#define STRIDER_NO_FOG\n" : "#define STRIDER_NO_FOG\n", name))
             gfx_char_set_materials(gc, p);
         else
             gc->nofog_failed[k] = true;
@@ -670,20 +669,20 @@ static void draw_hook(const gfx_pass_info_t *info, void *user)
 static void draw_slot(gfx_character_t *gc, const gfx_pass_info_t *info)
 {
     int s = gc->stream.last;
-    int kind = info->pass == GFX_PASS_SHADOW                 ? KIND_SHADOW
+    int kind = info->pass == GFX_PASS_SHADOW               ? KIND_SHADOW
                : (info->frame->layers & GFX_LAYER_SHADOWS) ? KIND_LIT
                                                            : KIND_NOSHADOW;
     if (kind == KIND_NOSHADOW && !noshadow_ready(gc))
         kind = KIND_LIT;
     if (kind == KIND_SHADOW)
         gc->caster = (program_locs_t){.prog = info->caster,
-                                    .u_model = info->caster_u_model,
-                                    .u_influences = -1,
-                                    .u_joint_count = -1,
-                                    .u_morph_first = -1,
-                                    .u_morph_vertices = -1,
-                                    .u_morph_targets = -1,
-                                    .u_hybrid_t = -1};
+                                      .u_model = info->caster_u_model,
+                                      .u_influences = -1,
+                                      .u_joint_count = -1,
+                                      .u_morph_first = -1,
+                                      .u_morph_vertices = -1,
+                                      .u_morph_targets = -1,
+                                      .u_hybrid_t = -1};
     bool main_pass = info->pass == GFX_PASS_MAIN;
     if (main_pass)
         gc->stats.fog_free = false;

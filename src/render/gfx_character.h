@@ -44,10 +44,10 @@
 
 enum {
     GFX_CHARACTER_SLOTS = 3,
-    GFX_CHARACTER_MAX_JOINTS = 256, /* palette entries per slot */
+    GFX_CHARACTER_MAX_JOINTS = 256,   /* palette entries per slot */
     GFX_CHARACTER_MAX_INFLUENCES = 4, /* joints a vertex's weights name */
-    GFX_CHARACTER_MAT_FLOATS = 12,  /* 3x4 row-major matrix */
-    GFX_CHARACTER_DQ_FLOATS = 8,    /* dual quaternion: real xyzw, dual xyzw */
+    GFX_CHARACTER_MAT_FLOATS = 12,    /* 3x4 row-major matrix */
+    GFX_CHARACTER_DQ_FLOATS = 8,      /* dual quaternion: real xyzw, dual xyzw */
     /* One blend-shape delta as anim/bshape stores it: dpos xyz, dnormal xyz,
      * dtangent xyz, dao. */
     GFX_CHARACTER_DELTA_FLOATS = 10
@@ -89,7 +89,7 @@ typedef struct gfx_character_targets_t {
  * of the mesh's vertex_count entries (3, 3, 4 and 1 floats per vertex). */
 typedef struct gfx_character_bake_job_t {
     uint32_t mesh;
-    gfx_character_morph_t layout;    /* a GPU layout */
+    gfx_character_morph_t layout; /* a GPU layout */
     int active_count;
     const uint32_t *active_target; /* < target_count; duplicates add */
     const float *active_weight;    /* finite */
@@ -100,10 +100,10 @@ typedef struct gfx_character_bake_job_t {
  * write-only mapped GPU memory: write each value once, never read back. */
 typedef struct gfx_character_stream_t {
     uint32_t vertex_count;
-    float *positions; /* 3 per vertex */
-    float *normals;   /* 3 per vertex, unit */
-    float *tangents;  /* 4 per vertex: xyz unit, w handedness */
-    float *ao;        /* 1 per vertex, 0..1 */
+    float *positions;  /* 3 per vertex */
+    float *normals;    /* 3 per vertex, unit */
+    float *tangents;   /* 4 per vertex: xyz unit, w handedness */
+    float *ao;         /* 1 per vertex, 0..1 */
     float *palette;    /* GFX_CHARACTER_MAX_JOINTS x 12 (GPU LBS modes) */
     float *dq_palette; /* GFX_CHARACTER_MAX_JOINTS x 8 (GPU DQS) */
     int slot;          /* 0..GFX_CHARACTER_SLOTS-1: values written stay there */
@@ -111,17 +111,17 @@ typedef struct gfx_character_stream_t {
 
 typedef struct gfx_character_stats_t {
     uint64_t frames_updated;
-    uint64_t fence_waits;      /* updates that found their slot still in use */
-    double last_wait_ms;       /* time spent waiting on the slot fence */
+    uint64_t fence_waits; /* updates that found their slot still in use */
+    double last_wait_ms;  /* time spent waiting on the slot fence */
     uint32_t vertex_count;
     uint32_t triangle_count;
-    uint32_t stream_bytes;     /* one slot of the deformed stream */
-    uint64_t delta_bytes;      /* blend-shape deltas on the GPU, both layouts */
-    uint32_t morph_draws;      /* morphing draws of the last main pass (skin once: of its feedback pass) */
-    uint64_t feedback_passes;  /* skin-once compute passes run */
+    uint32_t stream_bytes;         /* one slot of the deformed stream */
+    uint64_t delta_bytes;          /* blend-shape deltas on the GPU, both layouts */
+    uint32_t morph_draws;          /* morphing draws of the last main pass (skin once: of its feedback pass) */
+    uint64_t feedback_passes;      /* skin-once compute passes run */
     uint32_t feedback_morph_draws; /* morphing draws of the last feedback pass */
-    uint64_t keys_written;     /* hybrid keys */
-    bool fog_free;             /* the last main pass drew without the fog (gfx_character_set_reach) */
+    uint64_t keys_written;         /* hybrid keys */
+    bool fog_free;                 /* the last main pass drew without the fog (gfx_character_set_reach) */
     /* Triangles the last shadow [0] and main [1] pass handed GL, and of
      * those the sample cull left out (sample_cull.h; CPU path). */
     uint32_t triangles_drawn[2], triangles_culled[2];
@@ -130,8 +130,8 @@ typedef struct gfx_character_stats_t {
      * none yet): the skin-once compute pass, the morph and skinning in the
      * vertex shaders and both passes' draws. */
     double gpu_ms;
-    double gpu_deform_ms;      /* of which the skin-once compute pass (0: none that frame) */
-    uint64_t gpu_samples;      /* frames measured so */
+    double gpu_deform_ms; /* of which the skin-once compute pass (0: none that frame) */
+    uint64_t gpu_samples; /* frames measured so */
 } gfx_character_stats_t;
 
 /* Uploads C's meshes and materials, and MORPH's blend-shape deltas (NULL, or
@@ -141,7 +141,8 @@ typedef struct gfx_character_stats_t {
  * LABEL prefixes the GL object labels. C's meshes must stay as they are
  * until gfx_character_destroy(): the GPU techniques' vertex data (joints
  * and weights, the bind pose) is uploaded from them when first used. */
-gfx_character_t *gfx_character_create(const chr_character_t *c, const gfx_character_targets_t *morph, const char *label);
+gfx_character_t *gfx_character_create(const chr_character_t *c, const gfx_character_targets_t *morph,
+                                      const char *label);
 void gfx_character_destroy(gfx_character_t *gc);
 
 uint32_t gfx_character_mesh_first_vertex(const gfx_character_t *gc, uint32_t mesh);
@@ -152,17 +153,17 @@ uint32_t gfx_character_mesh_first_vertex(const gfx_character_t *gc, uint32_t mes
  * or the palette(s), active lists and the bind pose of the meshes it morphs
  * on the CPU or edits per frame (GPU skinning; use_stream_bind). */
 typedef struct gfx_character_desc_t {
-    bool gpu_skin;            /* skin in the shaders; false: the slot holds skinned vertices */
-    int method;               /* gpu_skin: 0 blend points, 1 blend matrices, 2 dual quaternions (anim/skin.h) */
-    int influences;           /* gpu_skin: weights kept per vertex, renormalised, 1..4; 0: 4 */
-    int joint_count;          /* gpu_skin: palette entries; 0: the character's skeleton */
-    bool gpu_morph;           /* gpu_skin: the active lists' blend shapes on the GPU (prepare_morph first) */
-    bool dense;               /* gpu_morph: the dense layout instead of the sparse one */
-    bool skin_once;           /* gpu_skin: deform once per frame in a compute pass; both passes draw that */
-    bool hybrid;              /* CPU skinning: show the last two keys (begin_key) blended at hybrid_t */
-    float hybrid_t;           /* 0 the older key, 1 the newer (exactly); clamped to 0..1 */
-    bool transform;           /* draw through `model`; false: the identity */
-    float model[16];          /* model -> world, column-major, rotation + translation */
+    bool gpu_skin;   /* skin in the shaders; false: the slot holds skinned vertices */
+    int method;      /* gpu_skin: 0 blend points, 1 blend matrices, 2 dual quaternions (anim/skin.h) */
+    int influences;  /* gpu_skin: weights kept per vertex, renormalised, 1..4; 0: 4 */
+    int joint_count; /* gpu_skin: palette entries; 0: the character's skeleton */
+    bool gpu_morph;  /* gpu_skin: the active lists' blend shapes on the GPU (prepare_morph first) */
+    bool dense;      /* gpu_morph: the dense layout instead of the sparse one */
+    bool skin_once;  /* gpu_skin: deform once per frame in a compute pass; both passes draw that */
+    bool hybrid;     /* CPU skinning: show the last two keys (begin_key) blended at hybrid_t */
+    float hybrid_t;  /* 0 the older key, 1 the newer (exactly); clamped to 0..1 */
+    bool transform;  /* draw through `model`; false: the identity */
+    float model[16]; /* model -> world, column-major, rotation + translation */
 } gfx_character_desc_t;
 
 /* Checks DESC against what this context and character can do, builds what
@@ -221,8 +222,7 @@ void gfx_character_end_key(gfx_character_t *gc, bool first);
 /* Whether INFO's limits allow a blend-shape storage block of BLOCK_BYTES
  * bytes in a vertex shader using BLOCKS storage blocks in all; false with a
  * one-line reason naming the limit in MSG (MSG_SIZE bytes). */
-bool gfx_character_morph_limits_ok(const gfx_info_t *info, int64_t block_bytes, int blocks, char *msg,
-                                   size_t msg_size);
+bool gfx_character_morph_limits_ok(const gfx_info_t *info, int64_t block_bytes, int blocks, char *msg, size_t msg_size);
 /* Whether LAYOUT (a GPU gfx_character_morph) can morph on the GPU: targets given
  * at create, GPU skinning and the limits allow it (checked at create), and
  * preparing it has not failed. */
@@ -231,7 +231,8 @@ bool gfx_character_morph_supported(const gfx_character_t *gc, gfx_character_morp
  * and not kept), and compiles its programs, the first time; later calls
  * return at once. False (one logged line, once) when LAYOUT is not
  * supported or building it fails. */
-bool gfx_character_prepare_morph(gfx_character_t *gc, gfx_character_morph_t layout, const gfx_character_targets_t *morph);
+bool gfx_character_prepare_morph(gfx_character_t *gc, gfx_character_morph_t layout,
+                                 const gfx_character_targets_t *morph);
 /* Between begin_update and end_update: mesh MESH's active list for the GPU
  * morph (COUNT entries; targets < its target_count, duplicates add, finite
  * weights). Weights are summed per target and written in ascending target

@@ -70,8 +70,7 @@ bool gfx_character_capture(gfx_character_t *gc, float *out_pos, float *out_nrm, 
     if (s >= 0 && gc->slot[s].hybrid_t >= 0.0f) {
         GLuint buf;
         glCreateBuffers(1, &buf);
-        glNamedBufferStorage(buf, (GLsizeiptr)((size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float)), NULL,
-                             0);
+        glNamedBufferStorage(buf, (GLsizeiptr)((size_t)gc->vertex_count * CAPTURE_VEC4S * 4 * sizeof(float)), NULL, 0);
         bool ok = capture_hybrid(gc, s, buf) && read_vertices(gc, buf, out_pos, out_nrm, out_tan, out_ao);
         glDeleteBuffers(1, &buf);
         return ok && glGetError() == GL_NO_ERROR;
@@ -146,7 +145,7 @@ bool gfx_character_bake(gfx_character_t *gc, const gfx_character_bake_job_t *job
         return false;
     }
     gfx_char_morph_fill_lists(gc, m, job->active_count, job->active_target, job->active_weight, lists,
-               (float *)(lists + active_bytes));
+                              (float *)(lists + active_bytes));
     GLuint bufs[2], tfo, query;
     glCreateBuffers(2, bufs);
     glNamedBufferStorage(bufs[0], (GLsizeiptr)list_bytes, lists, 0);

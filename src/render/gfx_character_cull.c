@@ -34,8 +34,7 @@ bool gfx_char_cull_create(gfx_character_t *gc)
     }
     for (int pass = 0; pass < 2; pass++) {
         glCreateBuffers(1, &gc->cull_ibo[pass].id);
-        glNamedBufferStorage(gc->cull_ibo[pass].id, (GLsizeiptr)(ni * sizeof(uint32_t)), NULL,
-                             GL_DYNAMIC_STORAGE_BIT);
+        glNamedBufferStorage(gc->cull_ibo[pass].id, (GLsizeiptr)(ni * sizeof(uint32_t)), NULL, GL_DYNAMIC_STORAGE_BIT);
         gfx_char_label(GL_BUFFER, gc->cull_ibo[pass].id, gc->label, pass ? "sampled_main" : "sampled_shadow");
     }
     return true;

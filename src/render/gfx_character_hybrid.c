@@ -42,9 +42,9 @@ bool gfx_char_hybrid_build(gfx_character_t *gc)
     static const struct {
         const char *vs, *fs, *defines, *what;
     } kinds[KIND_DEFORM] = {{"character.vert", "character.frag", "", "lit"},
-                              {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
-                              {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
-                              {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"}};
+                            {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
+                            {"character_shadow.vert", "character_shadow.frag", "", "shadow"},
+                            {"character.vert", "character_shadow.frag", "#define STRIDER_SKIN_CAPTURE\n", "capture"}};
     for (int k = 0; k < KIND_DEFORM; k++) {
         if (k == KIND_CAPTURE && gfx_get_info()->max_vertex_ssbo_blocks < 1)
             continue; /* capture refused later */

@@ -117,8 +117,8 @@ typedef struct program_locs_t {
 
 /* Where one mesh's blend shapes live on the GPU (bytes). */
 typedef struct morph_mesh_t {
-    uint32_t target_count;          /* 0: no blend shapes */
-    size_t delta_off[MORPH_LAYOUTS];   /* in delta_buf[layout] */
+    uint32_t target_count;           /* 0: no blend shapes */
+    size_t delta_off[MORPH_LAYOUTS]; /* in delta_buf[layout] */
     size_t delta_bytes[MORPH_LAYOUTS];
     size_t offsets_off, offsets_bytes; /* sparse offsets, then the pairs' targets, in delta_buf[SPARSE] */
     size_t off_active, off_weights;    /* inside a stream slot */
@@ -129,7 +129,7 @@ typedef struct morph_mesh_t {
  * draw it. Slot s's vertex arrays and palettes live in `stream` at
  * s * slot_bytes; its fence is stream.fence[s]. */
 typedef struct char_slot_t {
-    gfx_vertex_array_t vao;   /* the slot's vertex arrays, with the static and skin attributes */
+    gfx_vertex_array_t vao; /* the slot's vertex arrays, with the static and skin attributes */
     /* A device-local copy of the slot's tail [off_palette, slot_bytes):
      * palettes, active lists, weight tables. end_update has the GPU copy it
      * there; the shaders read the copy. The CPU's writes go to mapped
@@ -157,7 +157,7 @@ typedef struct char_slot_t {
     int key;
     bool key_single;
     float reach[4];
-    float model[16];        /* model -> world */
+    float model[16]; /* model -> world */
     uint32_t active[CHR_MAX_MESHES];
     bool stream_bind[CHR_MAX_MESHES];
 } char_slot_t;
@@ -172,20 +172,20 @@ struct gfx_character_t {
     /* Bit M: mesh M is part of a closed surface or authored one-sided
      * (chr_cullable_meshes): its back faces never show, and are culled. */
     uint32_t cull_meshes;
-    gfx_ring_t stream;              /* GFX_CHARACTER_SLOTS x slot_bytes; last: the slot ready to draw */
+    gfx_ring_t stream; /* GFX_CHARACTER_SLOTS x slot_bytes; last: the slot ready to draw */
     char_slot_t slot[GFX_CHARACTER_SLOTS];
-    size_t frame_data_bytes;      /* a slot's tail [off_palette, slot_bytes) */
+    size_t frame_data_bytes; /* a slot's tail [off_palette, slot_bytes) */
     /* The character, kept (the caller's) for the GPU techniques' vertex
      * data: skin_vbo (joints, weights) and bind_vbo are uploaded when
      * first needed, not at create: the CPU path reads neither. */
     const chr_character_t *chr;
     gfx_buffer_t static_vbo, ibo, skin_vbo;
-    size_t slot_bytes;            /* one stream slot (gfx_ring) */
+    size_t slot_bytes;                      /* one stream slot (gfx_ring) */
     size_t off_normal, off_tangent, off_ao; /* inside a slot; positions at 0 */
-    size_t off_palette, off_dq;   /* inside a slot: GPU skinning palettes */
+    size_t off_palette, off_dq;             /* inside a slot: GPU skinning palettes */
     size_t palette_bytes, dq_bytes;
-    bool gpu_ok;                  /* the limits allow GPU skinning */
-    int skel_joints;              /* joints of the character's skeleton (capture limits) */
+    bool gpu_ok;     /* the limits allow GPU skinning */
+    int skel_joints; /* joints of the character's skeleton (capture limits) */
     /* GPU-skinning programs of each method, compiled when the method is
      * first asked for (begin_update); failed: a shader error, logged once. */
     bool gpu_built[GPU_METHODS], gpu_failed[GPU_METHODS];
@@ -225,12 +225,12 @@ struct gfx_character_t {
     program_locs_t morph_prog[MORPH_LAYOUTS][GPU_METHODS][KINDS];
     program_locs_t bake_prog[MORPH_LAYOUTS];
     gfx_character_morph_t morph_mode;
-    bool active_written[CHR_MAX_MESHES];                      /* in this update */
+    bool active_written[CHR_MAX_MESHES]; /* in this update */
     /* Meshes whose morph base is the slot's vertex arrays instead of
      * bind_vbo (a bind pose that changes per frame), in this update. */
     bool stream_bind[CHR_MAX_MESHES];
     uint32_t active_now[CHR_MAX_MESHES];
-    float *weight_scratch;        /* max target count: weights summed per target */
+    float *weight_scratch; /* max target count: weights summed per target */
     uint32_t max_targets;
     /* Skin once for the next slot; the slots' buffers exist (the first update asking for it). */
     bool skin_once, once_built;
@@ -238,12 +238,12 @@ struct gfx_character_t {
      * (vertex arrays laid out as in a stream slot), one VAO per key k that
      * reads k as the newer key and k - 1 as the older, and per slot the
      * pair and t it was ended with (t < 0: not a hybrid slot). */
-    gfx_ring_t keys;                 /* KEY_SLOTS keys of a slot's vertex arrays */
+    gfx_ring_t keys; /* KEY_SLOTS keys of a slot's vertex arrays */
     gfx_vertex_array_t hybrid_vao[KEY_SLOTS];
-    bool key_single;               /* the last key has no older partner yet */
+    bool key_single; /* the last key has no older partner yet */
     float hybrid_t;
     program_locs_t hybrid_prog[KINDS]; /* DEFORM unused */
-    bool hybrid_built, hybrid_failed; /* the ring and programs (first begin_key) */
+    bool hybrid_built, hybrid_failed;  /* the ring and programs (first begin_key) */
     /* Sample culling (gfx_character_cull.c), on software rasterisers only
      * (elsewhere all NULL/0; each slot's positions: char_slot.pos): the
      * index buffer's copy, scratch for one view's projected vertices and
@@ -259,7 +259,7 @@ struct gfx_character_t {
      * per frame of a ring read back GPU_TIME_FRAMES - 1 frames later, when
      * available (never waited for). */
     GLuint gpu_time_query[GPU_TIME_FRAMES][6]; /* shadow, main pass, skin-once compute: begin, end */
-    bool gpu_time_issued[GPU_TIME_FRAMES][3]; /* [frame][shadow, main, compute]: both timestamps issued */
+    bool gpu_time_issued[GPU_TIME_FRAMES][3];  /* [frame][shadow, main, compute]: both timestamps issued */
     int gpu_time_frame;
     gfx_character_stats_t stats;
 };

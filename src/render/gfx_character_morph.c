@@ -19,8 +19,7 @@
 
 _Static_assert((int)GFX_CHARACTER_DELTA_FLOATS == (int)GFX_MORPH_CPU_DELTA_FLOATS, "the targets' deltas are bshape's");
 
-bool gfx_character_morph_limits_ok(const gfx_info_t *info, int64_t block_bytes, int blocks, char *msg,
-                                   size_t msg_size)
+bool gfx_character_morph_limits_ok(const gfx_info_t *info, int64_t block_bytes, int blocks, char *msg, size_t msg_size)
 {
     if (info->max_ssbo_block_size < block_bytes) {
         snprintf(msg, msg_size, "a %lld-byte storage block is needed, GL_MAX_SHADER_STORAGE_BLOCK_SIZE is %lld",
@@ -39,8 +38,8 @@ bool gfx_character_morph_limits_ok(const gfx_info_t *info, int64_t block_bytes, 
 
 /* Limits and data of LAYOUT for every mesh with targets; false with a
  * one-line reason in MSG. */
-static bool morph_layout_ok(const gfx_character_t *gc, const gfx_character_targets_t *morph, gfx_character_morph_t layout,
-                            char *msg, size_t msg_size)
+static bool morph_layout_ok(const gfx_character_t *gc, const gfx_character_targets_t *morph,
+                            gfx_character_morph_t layout, char *msg, size_t msg_size)
 {
     const gfx_info_t *info = gfx_get_info();
     for (uint32_t m = 0; m < gc->mesh_count; m++) {
@@ -142,7 +141,7 @@ static bool upload_morph_layout(gfx_character_t *gc, const gfx_character_targets
     /* Immutable and never mapped: written once here, read by vertex shaders. */
     glNamedBufferStorage(gc->delta_buf[layout].id, (GLsizeiptr)(total ? total : 1), staging, 0);
     gfx_char_label(GL_BUFFER, gc->delta_buf[layout].id, gc->label,
-                 layout == GFX_CHARACTER_MORPH_DENSE ? "blend_deltas_dense" : "blend_deltas_sparse");
+                   layout == GFX_CHARACTER_MORPH_DENSE ? "blend_deltas_dense" : "blend_deltas_sparse");
     free(staging);
     GLenum err = glGetError();
     if (err != GL_NO_ERROR) {
@@ -177,7 +176,8 @@ void gfx_char_morph_create(gfx_character_t *gc, const gfx_character_targets_t *m
  * written for (a rebuild on switch would have to wait for their fences).
  * The price of using both is GPU memory: dense holds every zero (30 MB for
  * the shipped head against 7 MB sparse). */
-bool gfx_character_prepare_morph(gfx_character_t *gc, gfx_character_morph_t layout, const gfx_character_targets_t *morph)
+bool gfx_character_prepare_morph(gfx_character_t *gc, gfx_character_morph_t layout,
+                                 const gfx_character_targets_t *morph)
 {
     if (layout != GFX_CHARACTER_MORPH_SPARSE && layout != GFX_CHARACTER_MORPH_DENSE)
         return false;
@@ -195,7 +195,8 @@ bool gfx_character_prepare_morph(gfx_character_t *gc, gfx_character_morph_t layo
     }
     /* The targets may differ from those create() was given in size only if
      * the caller broke the contract: check again. */
-    if (!morph_layout_ok(gc, morph, layout, msg, sizeof msg) || !upload_morph_layout(gc, morph, layout, msg, sizeof msg)) {
+    if (!morph_layout_ok(gc, morph, layout, msg, sizeof msg) ||
+        !upload_morph_layout(gc, morph, layout, msg, sizeof msg)) {
         log_warn("render: %s: GPU blend shapes (%s): %s; blend shapes stay on the CPU in that layout", gc->label, name,
                  msg);
         gc->morph_failed[layout] = true;
@@ -230,8 +231,8 @@ bool gfx_character_prepare_morph(gfx_character_t *gc, gfx_character_morph_t layo
         }
     }
     char defines[160], pname[96];
-    snprintf(defines, sizeof defines, "#define STRIDER_GPU_MORPH\n#define MORPH_LAYOUT %d\n#define STRIDER_MORPH_BAKE\n",
-             (int)layout);
+    snprintf(defines, sizeof defines,
+             "#define STRIDER_GPU_MORPH\n#define MORPH_LAYOUT %d\n#define STRIDER_MORPH_BAKE\n", (int)layout);
     snprintf(pname, sizeof pname, "%s.bake_%s", gc->label, name);
     if (!gfx_char_load_program(&gc->bake_prog[layout], "character.vert", "character_shadow.frag", defines, pname)) {
         gc->morph_failed[layout] = true;
@@ -299,7 +300,7 @@ bool gfx_character_morph_supported(const gfx_character_t *gc, gfx_character_morp
  * and the per-target weight table to WEIGHTS; returns the list's length.
  * The destinations may be write-combined mapped memory: written once. */
 uint32_t gfx_char_morph_fill_lists(gfx_character_t *gc, uint32_t mesh, int count, const uint32_t *targets,
-                           const float *weights, uint8_t *active, float *table)
+                                   const float *weights, uint8_t *active, float *table)
 {
     uint32_t tc = gc->morph[mesh].target_count;
     float *w = gc->weight_scratch;
@@ -322,7 +323,7 @@ uint32_t gfx_char_morph_fill_lists(gfx_character_t *gc, uint32_t mesh, int count
 }
 
 bool gfx_char_morph_check_active(const gfx_character_t *gc, uint32_t mesh, int count, const uint32_t *targets,
-                         const float *weights)
+                                 const float *weights)
 {
     if (mesh >= gc->mesh_count || gc->morph[mesh].target_count == 0) {
         log_error("render: %s: mesh %u has no blend shapes", gc->label, mesh);
@@ -354,8 +355,8 @@ bool gfx_character_write_active(gfx_character_t *gc, uint32_t mesh, int count, c
         return false;
     uint8_t *base = gfx_ring_slot(&gc->stream, gc->stream.writing);
     const morph_mesh_t *mm = &gc->morph[mesh];
-    gc->active_now[mesh] =
-        gfx_char_morph_fill_lists(gc, mesh, count, targets, weights, base + mm->off_active, (float *)(base + mm->off_weights));
+    gc->active_now[mesh] = gfx_char_morph_fill_lists(gc, mesh, count, targets, weights, base + mm->off_active,
+                                                     (float *)(base + mm->off_weights));
     gc->active_written[mesh] = true;
     return true;
 }
@@ -374,7 +375,7 @@ bool gfx_character_use_stream_bind(gfx_character_t *gc, uint32_t mesh)
 /* Binds mesh M's blend-shape ranges of LAYOUT (the lists from LIST_BUF at
  * ACTIVE_OFF / WEIGHTS_OFF) and sets P's morph uniforms. */
 void gfx_char_morph_bind(const gfx_character_t *gc, const program_locs_t *p, gfx_character_morph_t layout, uint32_t m,
-                       GLuint list_buf, size_t active_off, size_t weights_off)
+                         GLuint list_buf, size_t active_off, size_t weights_off)
 {
     const morph_mesh_t *mm = &gc->morph[m];
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_BLEND_DELTAS, gc->delta_buf[layout].id,

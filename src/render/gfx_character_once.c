@@ -32,8 +32,8 @@ void gfx_char_once_build(gfx_character_t *gc)
         char what[32];
         glCreateBuffers(1, &gc->slot[s].skinned.id);
         /* GPU-only: written by the compute pass, read as vertex arrays. */
-        glNamedBufferStorage(gc->slot[s].skinned.id, (GLsizeiptr)((size_t)gc->vertex_count * FEEDBACK_VERTEX_BYTES), NULL,
-                             0);
+        glNamedBufferStorage(gc->slot[s].skinned.id, (GLsizeiptr)((size_t)gc->vertex_count * FEEDBACK_VERTEX_BYTES),
+                             NULL, 0);
         snprintf(what, sizeof what, "skinned[%d]", s);
         gfx_char_label(GL_BUFFER, gc->slot[s].skinned.id, gc->label, what);
     }

@@ -16,8 +16,7 @@ bool gfx_character_gpu_limits_ok(const gfx_info_t *info, int joints, int extra_b
 {
     int64_t need = (int64_t)joints * GFX_CHARACTER_MAT_FLOATS * (int64_t)sizeof(float);
     if (joints < 1 || joints > GFX_CHARACTER_MAX_JOINTS) {
-        snprintf(msg, msg_size, "GPU skinning: %d joints, the palette holds 1 to %d", joints,
-                 GFX_CHARACTER_MAX_JOINTS);
+        snprintf(msg, msg_size, "GPU skinning: %d joints, the palette holds 1 to %d", joints, GFX_CHARACTER_MAX_JOINTS);
         return false;
     }
     if (info->max_ssbo_block_size < need) {
@@ -27,7 +26,8 @@ bool gfx_character_gpu_limits_ok(const gfx_info_t *info, int joints, int extra_b
         return false;
     }
     if (info->max_vertex_ssbo_blocks < 1 + extra_blocks) {
-        snprintf(msg, msg_size, "GPU skinning needs %d vertex shader storage blocks, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS is %d",
+        snprintf(msg, msg_size,
+                 "GPU skinning needs %d vertex shader storage blocks, GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS is %d",
                  1 + extra_blocks, info->max_vertex_ssbo_blocks);
         return false;
     }
@@ -49,8 +49,9 @@ void gfx_char_skin_create(gfx_character_t *gc, const chr_character_t *c)
         return;
     }
     if (ssbo_align <= 0 || STREAM_ALIGN % (unsigned)ssbo_align != 0) {
-        log_warn("render: %s: GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT %d does not divide %u; skinning stays on the CPU",
-                 gc->label, ssbo_align, STREAM_ALIGN);
+        log_warn(
+            "render: %s: GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT %d does not divide %u; skinning stays on the CPU",
+            gc->label, ssbo_align, STREAM_ALIGN);
         return;
     }
     gc->gpu_ok = true;

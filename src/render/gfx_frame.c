@@ -118,10 +118,10 @@ static void set_vec4(float dst[4], float r, float g, float b, float a)
  * texel with the window of the next (the static casters' cache relies on it). */
 typedef struct shadow_fit_t {
     mat4 light_view;
-    float radius;  /* half-size, cm */
-    float texel;   /* cm */
-    float cx, cy;  /* window centre in light view space, a multiple of texel */
-    float zc;      /* depth-range centre, a multiple of SHADOW_DEPTH_STEP_CM */
+    float radius; /* half-size, cm */
+    float texel;  /* cm */
+    float cx, cy; /* window centre in light view space, a multiple of texel */
+    float zc;     /* depth-range centre, a multiple of SHADOW_DEPTH_STEP_CM */
 } shadow_fit_t;
 
 static void fit_shadow(const gfx_frame_desc_t *f, const vec3 sun, shadow_fit_t *fit)
@@ -275,12 +275,11 @@ static void draw_terrain(const gfx_frame_desc_t *f, bool shadows, const gfx_pass
     gfx_g.stats.terrain_chunks_unfogged = 0;
     if (!gfx_g.level.loaded || !(f->layers & GFX_LAYER_TERRAIN))
         return;
-    gfx_terrain_split_t split = {
-        /* The lookup is pushed off the surface by up to 4.5 texels (frame.glsl). */
-        .light_view_proj = shadows && !gfx_g.lookup_everywhere ? pi->light_view_proj : NULL,
-        .light_margin = 16.0f / (float)gfx_g.info.shadow_map_size,
-        .fog_free_cm = gfx_g.fog_everywhere ? 0.0f : pi->fog_free_cm,
-        .all_skirts = gfx_g.all_skirts};
+    gfx_terrain_split_t split = {/* The lookup is pushed off the surface by up to 4.5 texels (frame.glsl). */
+                                 .light_view_proj = shadows && !gfx_g.lookup_everywhere ? pi->light_view_proj : NULL,
+                                 .light_margin = 16.0f / (float)gfx_g.info.shadow_map_size,
+                                 .fog_free_cm = gfx_g.fog_everywhere ? 0.0f : pi->fog_free_cm,
+                                 .all_skirts = gfx_g.all_skirts};
     int groups[GFX_TERRAIN_GROUPS];
     gfx_level_cull_terrain(&gfx_g.level, pi->view_proj, f->eye, 0, &split, groups);
     /* Every group's surfaces, then every group's skirts, pushed back by a

@@ -84,16 +84,16 @@ typedef struct gfx_state_t {
     gfx_program_t scene[SCENE_VARIANTS], shadow, sky_prog, lines;
     scene_uniforms_t scene_u[SCENE_VARIANTS];
     bool scene_failed[SCENE_VARIANTS]; /* its build failed (logged once): [0] draws */
-    bool lookup_everywhere;    /* gfx_switches_t': no terrain drawn without the lookup in shadowed frames */
-    bool fog_everywhere;       /* gfx_switches_t': no terrain drawn without the fog */
-    bool skip_shadow_cache;    /* gfx_switches_t' uncached_shadows, once the cache exists */
-    bool all_skirts;           /* gfx_switches_t': no terrain skirt left out */
+    bool lookup_everywhere;            /* gfx_switches_t': no terrain drawn without the lookup in shadowed frames */
+    bool fog_everywhere;               /* gfx_switches_t': no terrain drawn without the fog */
+    bool skip_shadow_cache;            /* gfx_switches_t' uncached_shadows, once the cache exists */
+    bool all_skirts;                   /* gfx_switches_t': no terrain skirt left out */
     GLint shadow_u_model, shadow_u_light_view_proj;
     gfx_buffer_t frame_ubo;
     gfx_texture_t shadow_tex;
     gfx_framebuffer_t shadow_fbo;
     shadow_cache_t shadow_cache;
-    unsigned level_generation; /* bumped by every level load and free */
+    unsigned level_generation;  /* bumped by every level load and free */
     gfx_framebuffer_t main_fbo; /* offscreen main pass target, resolved into the back buffer
                                  (unless gfx_g.info.direct) */
     gfx_renderbuffer_t main_color, main_depth;

@@ -27,14 +27,14 @@ enum { TERRAIN_MAX_DRAW_SIDE = 1025, TERRAIN_MAX_SIDE = 8192 };
 #define COLOR_MARKER_BODY DEBUG_RGBA(215, 50, 60, 255)
 #define COLOR_MARKER_NOSE DEBUG_RGBA(250, 225, 90, 255)
 
-static const float WALL_SINK_CM = 40.0f;      /* walls start below the ground so slopes show no gap */
-static const float WALL_STEP_CM = 100.0f;     /* walls follow the terrain in pieces this long */
+static const float WALL_SINK_CM = 40.0f;  /* walls start below the ground so slopes show no gap */
+static const float WALL_STEP_CM = 100.0f; /* walls follow the terrain in pieces this long */
 static const float ROOF_THICKNESS_CM = 18.0f;
 static const float ROOF_STEP_CM = 100.0f;
 static const float PILLAR_HALF_CM = 10.0f;
 static const float PILLAR_SPACING_CM = 400.0f;
-static const float JUMP_LIFT_CM = 3.0f;       /* above the terrain; plus polygon offset when drawn */
-static const float JUMP_RING_CM = 18.0f;      /* width of the opaque rim */
+static const float JUMP_LIFT_CM = 3.0f;  /* above the terrain; plus polygon offset when drawn */
+static const float JUMP_RING_CM = 18.0f; /* width of the opaque rim */
 
 /* Bilinear height, clamped at the border (same rule as world/terrain). */
 static float height_at(const terrain_t *t, float x, float z)
@@ -67,9 +67,8 @@ static void normal_at(const terrain_t *t, float x, float z, float out[3])
 
 static bool terrain_valid(const terrain_t *t, const char *name)
 {
-    if (!t->heights || t->width < 2 || t->depth < 2 || t->width > TERRAIN_MAX_SIDE ||
-        t->depth > TERRAIN_MAX_SIDE || !(t->cell_cm > 0.0f) || !isfinite(t->cell_cm) ||
-        !isfinite(t->origin_x) || !isfinite(t->origin_z)) {
+    if (!t->heights || t->width < 2 || t->depth < 2 || t->width > TERRAIN_MAX_SIDE || t->depth > TERRAIN_MAX_SIDE ||
+        !(t->cell_cm > 0.0f) || !isfinite(t->cell_cm) || !isfinite(t->origin_x) || !isfinite(t->origin_z)) {
         log_error("render: level '%s': terrain %dx%d, cell %g cm is not drawable", name, t->width, t->depth,
                   (double)t->cell_cm);
         return false;
@@ -112,7 +111,7 @@ static void chunk_indices(gfx_mesh_builder_t *b, int nx, const uint32_t *top, co
     for (int j = ja; j < jb; j += s)
         zs[cz++] = j;
     zs[cz++] = jb;
-#define G(i, j) ((j) * nx + (i))
+#define G(i, j) ((j)*nx + (i))
 #define V(i, j) (top[G(i, j)] - base)
 #define L(i, j) (lowered[G(i, j)] - base)
     int start = b->icount;
@@ -377,7 +376,8 @@ int gfx_level_cull_terrain(gfx_level_gpu_t *g, const float view_proj[16], const 
         /* Insertion by group, then distance: near chunks first, so the
          * early depth test rejects what they hide before it is shaded. */
         int at = n;
-        while (at > 0 && (g->draw_group[at - 1] > group || (g->draw_group[at - 1] == group && g->draw_dist[at - 1] > d))) {
+        while (at > 0 &&
+               (g->draw_group[at - 1] > group || (g->draw_group[at - 1] == group && g->draw_dist[at - 1] > d))) {
             g->draw_dist[at] = g->draw_dist[at - 1];
             g->draw_group[at] = g->draw_group[at - 1];
             g->draw_chunk[at] = g->draw_chunk[at - 1];
@@ -507,8 +507,8 @@ static void build_crouch(gfx_mesh_builder_t *b, const terrain_t *t, const level_
             float ua[3] = {xa, ha, za}, ub[3] = {xb, hb, za}, uc[3] = {xb, hc, zb}, ud[3] = {xa, hd, zb};
             float ta[3] = {xa, ha + T, za}, tb[3] = {xb, hb + T, za}, tc[3] = {xb, hc + T, zb},
                   td[3] = {xa, hd + T, zb};
-            gfx_mb_quad(b, ua, ub, uc, ud, COLOR_ROOF);  /* underside, faces down */
-            gfx_mb_quad(b, ta, td, tc, tb, COLOR_ROOF);  /* top, faces up */
+            gfx_mb_quad(b, ua, ub, uc, ud, COLOR_ROOF); /* underside, faces down */
+            gfx_mb_quad(b, ta, td, tc, tb, COLOR_ROOF); /* top, faces up */
             if (j == 0)
                 gfx_mb_quad(b, ua, ta, tb, ub, COLOR_ROOF_EDGE);
             if (j == nz - 1)

@@ -36,21 +36,21 @@ enum { GFX_TERRAIN_LODS = 4, GFX_TERRAIN_CHUNK_CELLS = 32 };
 enum { GFX_TERRAIN_SIDE_Z0, GFX_TERRAIN_SIDE_Z1, GFX_TERRAIN_SIDE_X0, GFX_TERRAIN_SIDE_X1, GFX_TERRAIN_SIDES };
 
 typedef struct gfx_terrain_chunk_t {
-    float box[2][3];                   /* world AABB (skirts excluded), cm */
+    float box[2][3]; /* world AABB (skirts excluded), cm */
     /* Per level of detail, the chunk's indices (16-bit, relative to base) in
      * the terrain index buffer: from first, the surface's, then each side's
      * skirt in GFX_TERRAIN_SIDE_* order. */
     int first[GFX_TERRAIN_LODS];
-    int surface[GFX_TERRAIN_LODS];     /* the surface's index count */
+    int surface[GFX_TERRAIN_LODS];                  /* the surface's index count */
     int skirt[GFX_TERRAIN_LODS][GFX_TERRAIN_SIDES]; /* each skirt's index count */
-    uint32_t base;                     /* the chunk's first vertex: its draws' base vertex */
+    uint32_t base;                                  /* the chunk's first vertex: its draws' base vertex */
 } gfx_terrain_chunk_t;
 
 typedef struct gfx_level_gpu_t {
-    gfx_mesh_t terrain;  /* grid + skirt vertices, all chunks' index lists */
+    gfx_mesh_t terrain;          /* grid + skirt vertices, all chunks' index lists */
     gfx_terrain_chunk_t *chunks; /* chunks_x x chunks_z, row by row (z) */
     int chunk_count, chunks_x, chunks_z;
-    float cell_cm;     /* spacing of the drawn grid */
+    float cell_cm; /* spacing of the drawn grid */
     /* Per-cull scratch, sized at build time: each chunk's level of detail
      * (-1: not drawn); the listed chunks (nearest first by group), their
      * distance from the eye to the box (cm), GFX_TERRAIN_* bits and
@@ -67,12 +67,12 @@ typedef struct gfx_level_gpu_t {
     int *skirt_counts;
     const void **skirt_offsets;
     int *skirt_base;
-    int last_drawn_chunks;      /* chunks listed by the latest cull (stats too) */
+    int last_drawn_chunks; /* chunks listed by the latest cull (stats too) */
     int last_drawn_triangles;
-    gfx_mesh_t walls;    /* opaque */
-    gfx_mesh_t crouch;   /* opaque roofs and pillars */
-    gfx_mesh_t jump;     /* translucent discs */
-    float height_min, height_max;   /* terrain heights, cm */
+    gfx_mesh_t walls;                 /* opaque */
+    gfx_mesh_t crouch;                /* opaque roofs and pillars */
+    gfx_mesh_t jump;                  /* translucent discs */
+    float height_min, height_max;     /* terrain heights, cm */
     float min_x, min_z, max_x, max_z; /* terrain extent, cm */
     bool loaded;
 } gfx_level_gpu_t;
@@ -85,11 +85,7 @@ bool gfx_level_build(gfx_level_gpu_t *g, const level_t *lvl);
  * it is BEYOND_MAP when none of its points may look up the shadow map,
  * where the shadow term is exactly 1. A group may so be drawn by a program
  * without the fog, or the lookup, with the same pixels. */
-enum {
-    GFX_TERRAIN_BEYOND_MAP = 1 << 0,
-    GFX_TERRAIN_FOGGED = 1 << 1,
-    GFX_TERRAIN_GROUPS = 4
-};
+enum { GFX_TERRAIN_BEYOND_MAP = 1 << 0, GFX_TERRAIN_FOGGED = 1 << 1, GFX_TERRAIN_GROUPS = 4 };
 
 /* What the main pass splits the terrain by, and whether it leaves out the
  * skirts that cannot show (the shadow pass splits nothing and draws every

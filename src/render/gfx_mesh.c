@@ -101,8 +101,7 @@ void gfx_mb_box(gfx_mesh_builder_t *b, const float lo[3], const float hi[3], uin
     gfx_mb_quad(b, p[4], p[5], p[7], p[6], rgba); /* +z */
 }
 
-void gfx_mb_capsule(gfx_mesh_builder_t *b, float x, float z, float y0, float y1, float r, int segments,
-                    uint32_t rgba)
+void gfx_mb_capsule(gfx_mesh_builder_t *b, float x, float z, float y0, float y1, float r, int segments, uint32_t rgba)
 {
     /* Rings from the bottom pole to the top pole: a hemisphere, the cylinder
      * (two rings at the same latitude), and the top hemisphere. */
@@ -139,8 +138,7 @@ void gfx_mb_capsule(gfx_mesh_builder_t *b, float x, float z, float y0, float y1,
     }
 }
 
-void gfx_mb_cone(gfx_mesh_builder_t *b, const float base[3], const float tip[3], float r, int segments,
-                 uint32_t rgba)
+void gfx_mb_cone(gfx_mesh_builder_t *b, const float base[3], const float tip[3], float r, int segments, uint32_t rgba)
 {
     vec3 axis, u, v, helper = {0.0f, 1.0f, 0.0f};
     glm_vec3_sub((float *)tip, (float *)base, axis);

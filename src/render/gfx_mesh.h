@@ -49,11 +49,9 @@ void gfx_mb_quad(gfx_mesh_builder_t *b, const float a[3], const float c[3], cons
 /* Axis-aligned box from lo to hi. */
 void gfx_mb_box(gfx_mesh_builder_t *b, const float lo[3], const float hi[3], uint32_t rgba);
 /* Vertical capsule: radius r, from y0 to y1 (total height, caps included), around (x, z). */
-void gfx_mb_capsule(gfx_mesh_builder_t *b, float x, float z, float y0, float y1, float r, int segments,
-                    uint32_t rgba);
+void gfx_mb_capsule(gfx_mesh_builder_t *b, float x, float z, float y0, float y1, float r, int segments, uint32_t rgba);
 /* Cone from base centre 'base' (disc of radius r facing -axis) to 'tip'. */
-void gfx_mb_cone(gfx_mesh_builder_t *b, const float base[3], const float tip[3], float r, int segments,
-                 uint32_t rgba);
+void gfx_mb_cone(gfx_mesh_builder_t *b, const float base[3], const float tip[3], float r, int segments, uint32_t rgba);
 
 /* Uploads the builder's contents; false if it failed or is empty. */
 bool gfx_mesh_upload(gfx_mesh_t *m, const gfx_mesh_builder_t *b, const char *label);

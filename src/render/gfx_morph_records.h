@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 enum {
-    GFX_MORPH_RECORD_FLOATS = 12, /* floats per record */
+    GFX_MORPH_RECORD_FLOATS = 12,   /* floats per record */
     GFX_MORPH_CPU_DELTA_FLOATS = 10 /* floats per CPU delta (anim/bshape) */
 };
 

@@ -23,12 +23,12 @@
 enum { GFX_RING_MAX = 4 };
 
 typedef struct gfx_ring_t {
-    gfx_buffer_t buffer;       /* count x slot_bytes, persistently mapped, coherent */
+    gfx_buffer_t buffer; /* count x slot_bytes, persistently mapped, coherent */
     uint8_t *mapped;
     size_t slot_bytes;
     int count;
     GLsync fence[GFX_RING_MAX];
-    int writing, last;       /* slots being written and last written; -1: none */
+    int writing, last; /* slots being written and last written; -1: none */
 } gfx_ring_t;
 
 /* A ring with no buffer yet: every slot free, none written. */
@@ -36,7 +36,8 @@ void gfx_ring_init(gfx_ring_t *r);
 /* The buffer of COUNT (<= GFX_RING_MAX) slots of SLOT_BYTES, labelled
  * "LABEL.NAME"; false (one logged line naming the ring as NOUN) when it
  * cannot be mapped. */
-bool gfx_ring_create(gfx_ring_t *r, int count, size_t slot_bytes, const char *label, const char *name, const char *noun);
+bool gfx_ring_create(gfx_ring_t *r, int count, size_t slot_bytes, const char *label, const char *name,
+                     const char *noun);
 /* Deletes the fences, unmaps and deletes the buffer; the ring is as after
  * gfx_ring_init(). */
 void gfx_ring_destroy(gfx_ring_t *r);

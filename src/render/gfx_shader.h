@@ -38,11 +38,11 @@ bool gfx_shader_program_load(gfx_program_t *out, const char *vs_name, const char
  * buffer (programs that only stream vertices out, with rasterisation
  * discarded, have no fragment shader); or a compute shader alone. */
 typedef struct gfx_shader_program_desc_t {
-    const char *vs;                 /* shaders/ name; NULL with cs */
-    const char *cs;                 /* shaders/ name of a compute shader: the program's only stage */
-    const char *fs;                 /* NULL: vertex stage only */
-    const char *defines;            /* NULL: none */
-    const char *const *varyings;    /* NULL: no transform feedback */
+    const char *vs;              /* shaders/ name; NULL with cs */
+    const char *cs;              /* shaders/ name of a compute shader: the program's only stage */
+    const char *fs;              /* NULL: vertex stage only */
+    const char *defines;         /* NULL: none */
+    const char *const *varyings; /* NULL: no transform feedback */
     int varying_count;
     const char *label;
 } gfx_shader_program_desc_t;

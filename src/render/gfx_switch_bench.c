@@ -57,4 +57,3 @@ bool gfx_switch_bench_compare(gfx_switch_bench_t *rb, const gfx_frame_desc_t *f,
     }
     return true;
 }
-

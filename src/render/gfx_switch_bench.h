@@ -26,7 +26,7 @@
  * (fog_everywhere). */
 enum { GFX_SWITCH_BENCH_MAX_VARIANTS = 8 };
 typedef struct gfx_switch_bench_t {
-    int count;                                  /* 1..GFX_SWITCH_BENCH_MAX_VARIANTS */
+    int count; /* 1..GFX_SWITCH_BENCH_MAX_VARIANTS */
     gfx_switches_t variants[GFX_SWITCH_BENCH_MAX_VARIANTS];
     long warmup_frames;                         /* the first frames are not timed */
     int capacity;                               /* entries of each ms[] */

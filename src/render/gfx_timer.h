@@ -27,7 +27,7 @@ typedef struct gfx_timer_t {
     int frame;                       /* counts begin/end pairs */
     bool finish_mode;
     double wall_start_s;
-    double last_ms;                  /* latest finished measurement; 0 = none yet */
+    double last_ms; /* latest finished measurement; 0 = none yet */
 } gfx_timer_t;
 
 void gfx_timer_init(gfx_timer_t *t, const char *label);

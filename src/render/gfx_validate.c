@@ -61,8 +61,8 @@ bool gfx_validate_init(bool debug_output)
         V.installed = true;
     }
     if (V.on)
-        log_debug("render: GL validation on (%s)", V.installed ? "draw checks and KHR_debug errors fatal"
-                                                              : "draw checks; no KHR_debug here");
+        log_debug("render: GL validation on (%s)",
+                  V.installed ? "draw checks and KHR_debug errors fatal" : "draw checks; no KHR_debug here");
     return V.installed;
 }
 

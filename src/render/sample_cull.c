@@ -49,10 +49,7 @@ static void centre_range4(__m128 v, int size, __m128i *first, __m128i *last)
 }
 
 /* All-ones in the lanes of X that are finite. */
-static __m128 finite4(__m128 x)
-{
-    return _mm_cmplt_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), x), _mm_set1_ps(INFINITY));
-}
+static __m128 finite4(__m128 x) { return _mm_cmplt_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), x), _mm_set1_ps(INFINITY)); }
 
 /* Column (low 16 bits) and row (high 16) of each lane, as the record stores them. */
 static __m128i pair16(__m128i column, __m128i row)
@@ -135,7 +132,8 @@ void sample_cull_project(const float mvp[16], int width, int height, const float
 
 /* Twice the signed area of ABC in window space (> 0: counter-clockwise),
  * and how far the rasteriser's rounding could move it. */
-static bool surely_clockwise(const sample_cull_vertex_t *a, const sample_cull_vertex_t *b, const sample_cull_vertex_t *c)
+static bool surely_clockwise(const sample_cull_vertex_t *a, const sample_cull_vertex_t *b,
+                             const sample_cull_vertex_t *c)
 {
     float ex1 = b->x - a->x, ey1 = b->y - a->y, ex2 = c->x - a->x, ey2 = c->y - a->y;
     float area2 = ex1 * ey2 - ey1 * ex2;

@@ -42,9 +42,9 @@
  * instead of once a triangle. A vertex that cannot be projected has first
  * -1 on both axes (no other vertex has), and its triangles are kept. */
 typedef struct sample_cull_vertex_t {
-    float x, y;        /* window position, pixels, GL's lower-left origin */
-    int16_t first[2];  /* first centre column, row */
-    int16_t last[2];   /* last centre column, row */
+    float x, y;       /* window position, pixels, GL's lower-left origin */
+    int16_t first[2]; /* first centre column, row */
+    int16_t last[2];  /* last centre column, row */
 } sample_cull_vertex_t;
 
 /* Projects N model-space POSITIONS (3 floats each) under MVP (column-major,

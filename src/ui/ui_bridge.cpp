@@ -52,15 +52,12 @@ extern "C" bool ui_process_event(const SDL_Event *ev)
     switch (ev->type) {
     case SDL_KEYDOWN:
     case SDL_KEYUP:
-    case SDL_TEXTINPUT:
-        return io.WantCaptureKeyboard;
+    case SDL_TEXTINPUT: return io.WantCaptureKeyboard;
     case SDL_MOUSEBUTTONDOWN:
     case SDL_MOUSEBUTTONUP:
     case SDL_MOUSEMOTION:
-    case SDL_MOUSEWHEEL:
-        return io.WantCaptureMouse;
-    default:
-        return false;
+    case SDL_MOUSEWHEEL: return io.WantCaptureMouse;
+    default: return false;
     }
 }
 
@@ -137,8 +134,8 @@ extern "C" void ui_plot_lines(const char *label, const float *values, int count,
     ImGui::PlotLines(label, values, count, 0, overlay, lo, hi, ImVec2(0.0f, height));
 }
 
-extern "C" void ui_plot_stacked(const char *label, const float *values, int series, int count, float hi,
-                                float height, const float (*colors)[3])
+extern "C" void ui_plot_stacked(const char *label, const float *values, int series, int count, float hi, float height,
+                                const float (*colors)[3])
 {
     ImGui::TextUnformatted(label);
     ImVec2 size(ImGui::GetContentRegionAvail().x, height);
@@ -154,8 +151,8 @@ extern "C" void ui_plot_stacked(const char *label, const float *values, int seri
                 if (h <= 0.0f)
                     continue;
                 float top = y - h < p0.y ? p0.y : y - h;
-                ImU32 col = IM_COL32((int)(colors[s][0] * 255), (int)(colors[s][1] * 255),
-                                     (int)(colors[s][2] * 255), 255);
+                ImU32 col = IM_COL32((int)(colors[s][0] * 255), (int)(colors[s][1] * 255), (int)(colors[s][2] * 255),
+                                     255);
                 dl->AddRectFilled(ImVec2(p0.x + i * bar_w, top), ImVec2(p0.x + (i + 1) * bar_w, y), col);
                 y = top;
             }

@@ -81,40 +81,35 @@ static void level_strip_comment(char *line)
     }
 }
 
-static bool level_number(level_parser_t *ps, const char *what, const char *s, float lo, float hi,
-                         float *out)
+static bool level_number(level_parser_t *ps, const char *what, const char *s, float lo, float hi, float *out)
 {
     char *end = NULL;
     errno = 0;
     float v = strtof(s, &end);
     if (end == s || *end != 0) {
-        level_fail("%s:%d: %s %s: '%.32s' is not a number", ps->source, ps->lineno, ps->keyword,
-                   what, s);
+        level_fail("%s:%d: %s %s: '%.32s' is not a number", ps->source, ps->lineno, ps->keyword, what, s);
         return false;
     }
     if (!isfinite(v) || v < lo || v > hi) {
-        level_fail("%s:%d: %s %s %.32s outside [%g, %g]", ps->source, ps->lineno, ps->keyword, what,
-                   s, (double)lo, (double)hi);
+        level_fail("%s:%d: %s %s %.32s outside [%g, %g]", ps->source, ps->lineno, ps->keyword, what, s, (double)lo,
+                   (double)hi);
         return false;
     }
     *out = v;
     return true;
 }
 
-static bool level_integer(level_parser_t *ps, const char *what, const char *s, long lo, long hi,
-                          int *out)
+static bool level_integer(level_parser_t *ps, const char *what, const char *s, long lo, long hi, int *out)
 {
     char *end = NULL;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (end == s || *end != 0 || errno == ERANGE) {
-        level_fail("%s:%d: %s %s: '%.32s' is not an integer", ps->source, ps->lineno, ps->keyword,
-                   what, s);
+        level_fail("%s:%d: %s %s: '%.32s' is not an integer", ps->source, ps->lineno, ps->keyword, what, s);
         return false;
     }
     if (v < lo || v > hi) {
-        level_fail("%s:%d: %s %s %ld outside [%ld, %ld]", ps->source, ps->lineno, ps->keyword, what,
-                   v, lo, hi);
+        level_fail("%s:%d: %s %s %ld outside [%ld, %ld]", ps->source, ps->lineno, ps->keyword, what, v, lo, hi);
         return false;
     }
     *out = (int)v;
@@ -122,23 +117,19 @@ static bool level_integer(level_parser_t *ps, const char *what, const char *s, l
 }
 
 /* Checks "KEYWORD" at tok[i] - used for the named fields of terrain lines. */
-static bool level_expect_word(level_parser_t *ps, char **tok, int i, const char *word,
-                              const char *usage)
+static bool level_expect_word(level_parser_t *ps, char **tok, int i, const char *word, const char *usage)
 {
     if (strcmp(tok[i], word) != 0) {
-        level_fail("%s:%d: expected '%s' at field %d (usage: %s)", ps->source, ps->lineno, word, i,
-                   usage);
+        level_fail("%s:%d: expected '%s' at field %d (usage: %s)", ps->source, ps->lineno, word, i, usage);
         return false;
     }
     return true;
 }
 
-static bool level_check_count(level_parser_t *ps, int n, int want_min, int want_max,
-                              const char *usage)
+static bool level_check_count(level_parser_t *ps, int n, int want_min, int want_max, const char *usage)
 {
     if (n - 1 < want_min || n - 1 > want_max) {
-        level_fail("%s:%d: %s: got %d fields (usage: %s)", ps->source, ps->lineno, ps->keyword,
-                   n - 1, usage);
+        level_fail("%s:%d: %s: got %d fields (usage: %s)", ps->source, ps->lineno, ps->keyword, n - 1, usage);
         return false;
     }
     return true;
@@ -148,8 +139,8 @@ static bool level_in_bounds(const level_t *lvl, float x, float z)
 {
     float x0, z0, x1, z1;
     terrain_bounds(&lvl->terrain, &x0, &z0, &x1, &z1);
-    return x >= x0 - LEVEL_BOUNDS_SLACK_CM && x <= x1 + LEVEL_BOUNDS_SLACK_CM &&
-           z >= z0 - LEVEL_BOUNDS_SLACK_CM && z <= z1 + LEVEL_BOUNDS_SLACK_CM;
+    return x >= x0 - LEVEL_BOUNDS_SLACK_CM && x <= x1 + LEVEL_BOUNDS_SLACK_CM && z >= z0 - LEVEL_BOUNDS_SLACK_CM &&
+           z <= z1 + LEVEL_BOUNDS_SLACK_CM;
 }
 
 static bool level_require_bounds(level_parser_t *ps, const char *what, float x, float z)
@@ -157,9 +148,8 @@ static bool level_require_bounds(level_parser_t *ps, const char *what, float x, 
     if (!level_in_bounds(ps->lvl, x, z)) {
         float x0, z0, x1, z1;
         terrain_bounds(&ps->lvl->terrain, &x0, &z0, &x1, &z1);
-        level_fail("%s:%d: %s point (%g, %g) outside the terrain [%g, %g] x [%g, %g]", ps->source,
-                   ps->lineno, what, (double)x, (double)z, (double)x0, (double)x1, (double)z0,
-                   (double)z1);
+        level_fail("%s:%d: %s point (%g, %g) outside the terrain [%g, %g] x [%g, %g]", ps->source, ps->lineno, what,
+                   (double)x, (double)z, (double)x0, (double)x1, (double)z0, (double)z1);
         return false;
     }
     return true;
@@ -168,8 +158,8 @@ static bool level_require_bounds(level_parser_t *ps, const char *what, float x, 
 static bool level_require_terrain(level_parser_t *ps, const char *what)
 {
     if (!ps->have_terrain) {
-        level_fail("%s:%d: '%s' before the terrain line ('heightmap' or 'flat' must come first)",
-                   ps->source, ps->lineno, what);
+        level_fail("%s:%d: '%s' before the terrain line ('heightmap' or 'flat' must come first)", ps->source,
+                   ps->lineno, what);
         return false;
     }
     return true;
@@ -199,8 +189,8 @@ static bool level_valid_heightmap_name(const char *s)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '-' || c == '.' || c == '/';
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                  c == '.' || c == '/';
         if (!ok)
             return false;
     }
@@ -226,15 +216,14 @@ static bool level_parse_title(level_parser_t *ps, const char *rest)
     }
     size_t tlen = n - 2;
     if (tlen == 0 || tlen >= sizeof ps->lvl->title) {
-        level_fail("%s:%d: title must have 1..%zu characters", ps->source, ps->lineno,
-                   sizeof ps->lvl->title - 1);
+        level_fail("%s:%d: title must have 1..%zu characters", ps->source, ps->lineno, sizeof ps->lvl->title - 1);
         return false;
     }
     for (size_t i = 1; i + 1 < n; i++) {
         unsigned char c = (unsigned char)rest[i];
         if (c == '"' || c < 0x20 || c > 0x7e) {
-            level_fail("%s:%d: title has a quote or non-printable character at column %zu",
-                       ps->source, ps->lineno, i + 1);
+            level_fail("%s:%d: title has a quote or non-printable character at column %zu", ps->source, ps->lineno,
+                       i + 1);
             return false;
         }
     }
@@ -248,10 +237,8 @@ static bool level_parse_heightmap(level_parser_t *ps, char **tok, int n)
 {
     static const char usage[] = "heightmap FILE.png cell CM min CM max CM";
     float cell, lo, hi;
-    if (!level_check_count(ps, n, 7, 7, usage) ||
-        !level_expect_word(ps, tok, 2, "cell", usage) ||
-        !level_expect_word(ps, tok, 4, "min", usage) ||
-        !level_expect_word(ps, tok, 6, "max", usage))
+    if (!level_check_count(ps, n, 7, 7, usage) || !level_expect_word(ps, tok, 2, "cell", usage) ||
+        !level_expect_word(ps, tok, 4, "min", usage) || !level_expect_word(ps, tok, 6, "max", usage))
         return false;
     if (!level_valid_heightmap_name(tok[1])) {
         level_fail("%s:%d: heightmap name '%.40s' must be a relative path of [A-Za-z0-9_./-] "
@@ -264,13 +251,11 @@ static bool level_parse_heightmap(level_parser_t *ps, char **tok, int n)
         !level_number(ps, "max", tok[7], -LEVEL_HEIGHT_LIMIT_CM, LEVEL_HEIGHT_LIMIT_CM, &hi))
         return false;
     if (hi <= lo) {
-        level_fail("%s:%d: heightmap max %g must exceed min %g", ps->source, ps->lineno,
-                   (double)hi, (double)lo);
+        level_fail("%s:%d: heightmap max %g must exceed min %g", ps->source, ps->lineno, (double)hi, (double)lo);
         return false;
     }
     if (!ps->base_dir)
-        return terrain_create_flat(&ps->lvl->terrain, LEVEL_STANDIN_SAMPLES,
-                                   LEVEL_STANDIN_SAMPLES, cell, lo);
+        return terrain_create_flat(&ps->lvl->terrain, LEVEL_STANDIN_SAMPLES, LEVEL_STANDIN_SAMPLES, cell, lo);
     char path[LEVEL_PATH_MAX];
     int len = snprintf(path, sizeof path, "%s/%s", ps->base_dir, tok[1]);
     if (len < 0 || (size_t)len >= sizeof path) {
@@ -293,8 +278,7 @@ static bool level_parse_flat(level_parser_t *ps, char **tok, int n)
     static const char usage[] = "flat WIDTH DEPTH cell CM height CM";
     int w, d;
     float cell, h;
-    if (!level_check_count(ps, n, 6, 6, usage) ||
-        !level_expect_word(ps, tok, 3, "cell", usage) ||
+    if (!level_check_count(ps, n, 6, 6, usage) || !level_expect_word(ps, tok, 3, "cell", usage) ||
         !level_expect_word(ps, tok, 5, "height", usage) ||
         !level_integer(ps, "width", tok[1], TERRAIN_MIN_SAMPLES, TERRAIN_MAX_SAMPLES, &w) ||
         !level_integer(ps, "depth", tok[2], TERRAIN_MIN_SAMPLES, TERRAIN_MAX_SAMPLES, &d) ||
@@ -302,8 +286,7 @@ static bool level_parse_flat(level_parser_t *ps, char **tok, int n)
         !level_number(ps, "height", tok[6], -LEVEL_HEIGHT_LIMIT_CM, LEVEL_HEIGHT_LIMIT_CM, &h))
         return false;
     if (!terrain_create_flat(&ps->lvl->terrain, w, d, cell, h)) {
-        snprintf(g_level_error, sizeof g_level_error, "%s:%d: %s", ps->source, ps->lineno,
-                 terrain_last_error());
+        snprintf(g_level_error, sizeof g_level_error, "%s:%d: %s", ps->source, ps->lineno, terrain_last_error());
         return false;
     }
     return true;
@@ -321,8 +304,7 @@ static bool level_parse_spawn(level_parser_t *ps, char **tok, int n)
     if (!level_require_terrain(ps, "spawn") || !level_check_count(ps, n, 3, 3, usage) ||
         !level_number(ps, "x", tok[1], -LEVEL_COORD_LIMIT_CM, LEVEL_COORD_LIMIT_CM, &x) ||
         !level_number(ps, "z", tok[2], -LEVEL_COORD_LIMIT_CM, LEVEL_COORD_LIMIT_CM, &z) ||
-        !level_number(ps, "heading", tok[3], -LEVEL_HEADING_LIMIT_DEG, LEVEL_HEADING_LIMIT_DEG,
-                      &deg) ||
+        !level_number(ps, "heading", tok[3], -LEVEL_HEADING_LIMIT_DEG, LEVEL_HEADING_LIMIT_DEG, &deg) ||
         !level_require_bounds(ps, "spawn", x, z))
         return false;
     lvl->spawn_x = x;
@@ -342,19 +324,15 @@ static bool level_parse_crouch(level_parser_t *ps, char **tok, int n)
     if (!level_require_terrain(ps, "crouch") || !level_check_count(ps, n, 5, 5, usage))
         return false;
     for (int k = 0; k < 4; k++)
-        if (!level_number(ps, names[k], tok[1 + k], -LEVEL_COORD_LIMIT_CM, LEVEL_COORD_LIMIT_CM,
-                          &v[k]))
+        if (!level_number(ps, names[k], tok[1 + k], -LEVEL_COORD_LIMIT_CM, LEVEL_COORD_LIMIT_CM, &v[k]))
             return false;
-    if (!level_number(ps, "ceiling", tok[5], LEVEL_CEILING_MIN_CM, LEVEL_CEILING_MAX_CM,
-                      &ceiling))
+    if (!level_number(ps, "ceiling", tok[5], LEVEL_CEILING_MIN_CM, LEVEL_CEILING_MAX_CM, &ceiling))
         return false;
     if (!(v[0] < v[2]) || !(v[1] < v[3])) {
-        level_fail("%s:%d: crouch area needs min x < max x and min z < max z", ps->source,
-                   ps->lineno);
+        level_fail("%s:%d: crouch area needs min x < max x and min z < max z", ps->source, ps->lineno);
         return false;
     }
-    if (!level_require_bounds(ps, "crouch", v[0], v[1]) ||
-        !level_require_bounds(ps, "crouch", v[2], v[3]))
+    if (!level_require_bounds(ps, "crouch", v[0], v[1]) || !level_require_bounds(ps, "crouch", v[2], v[3]))
         return false;
     if (lvl->crouch_count >= LEVEL_MAX_CROUCH) {
         level_fail("%s:%d: more than %d crouch areas", ps->source, ps->lineno, LEVEL_MAX_CROUCH);
@@ -377,8 +355,7 @@ static bool level_parse_jump(level_parser_t *ps, char **tok, int n)
     if (!level_require_terrain(ps, "jump") || !level_check_count(ps, n, 3, 3, usage) ||
         !level_number(ps, "x", tok[1], -LEVEL_COORD_LIMIT_CM, LEVEL_COORD_LIMIT_CM, &x) ||
         !level_number(ps, "z", tok[2], -LEVEL_COORD_LIMIT_CM, LEVEL_COORD_LIMIT_CM, &z) ||
-        !level_number(ps, "radius", tok[3], LEVEL_JUMP_RADIUS_MIN_CM, LEVEL_JUMP_RADIUS_MAX_CM,
-                      &r) ||
+        !level_number(ps, "radius", tok[3], LEVEL_JUMP_RADIUS_MIN_CM, LEVEL_JUMP_RADIUS_MAX_CM, &r) ||
         !level_require_bounds(ps, "jump", x, z))
         return false;
     if (lvl->jump_count >= LEVEL_MAX_JUMP) {
@@ -401,18 +378,14 @@ static bool level_parse_wall(level_parser_t *ps, char **tok, int n)
     if (!level_require_terrain(ps, "wall") || !level_check_count(ps, n, 4, 5, usage))
         return false;
     for (int k = 0; k < 4; k++)
-        if (!level_number(ps, names[k], tok[1 + k], -LEVEL_COORD_LIMIT_CM, LEVEL_COORD_LIMIT_CM,
-                          &v[k]))
+        if (!level_number(ps, names[k], tok[1 + k], -LEVEL_COORD_LIMIT_CM, LEVEL_COORD_LIMIT_CM, &v[k]))
             return false;
-    if (n == 6 && !level_number(ps, "radius", tok[5], LEVEL_WALL_RADIUS_MIN_CM,
-                                LEVEL_WALL_RADIUS_MAX_CM, &r))
+    if (n == 6 && !level_number(ps, "radius", tok[5], LEVEL_WALL_RADIUS_MIN_CM, LEVEL_WALL_RADIUS_MAX_CM, &r))
         return false;
-    if (!level_require_bounds(ps, "wall", v[0], v[1]) ||
-        !level_require_bounds(ps, "wall", v[2], v[3]))
+    if (!level_require_bounds(ps, "wall", v[0], v[1]) || !level_require_bounds(ps, "wall", v[2], v[3]))
         return false;
     if (hypotf(v[2] - v[0], v[3] - v[1]) < LEVEL_WALL_MIN_LENGTH_CM) {
-        level_fail("%s:%d: wall shorter than %g cm", ps->source, ps->lineno,
-                   (double)LEVEL_WALL_MIN_LENGTH_CM);
+        level_fail("%s:%d: wall shorter than %g cm", ps->source, ps->lineno, (double)LEVEL_WALL_MIN_LENGTH_CM);
         return false;
     }
     if (lvl->wall_count >= LEVEL_MAX_WALLS) {
@@ -450,8 +423,8 @@ static bool level_parse_record(level_parser_t *ps, char **tok, int n, const char
         if (!level_check_count(ps, n, 1, 1, "name NAME"))
             return false;
         if (!level_valid_name(tok[1])) {
-            level_fail("%s:%d: name '%.40s' must be 1..%d chars of [a-z0-9_-]", ps->source,
-                       ps->lineno, tok[1], LEVEL_NAME_MAX - 1);
+            level_fail("%s:%d: name '%.40s' must be 1..%d chars of [a-z0-9_-]", ps->source, ps->lineno, tok[1],
+                       LEVEL_NAME_MAX - 1);
             return false;
         }
         memcpy(ps->lvl->name, tok[1], strlen(tok[1]) + 1);
@@ -461,8 +434,7 @@ static bool level_parse_record(level_parser_t *ps, char **tok, int n, const char
     bool is_heightmap = strcmp(kw, "heightmap") == 0;
     if (is_heightmap || strcmp(kw, "flat") == 0) {
         if (ps->have_terrain) {
-            level_fail("%s:%d: second terrain line (only one 'heightmap' or 'flat')", ps->source,
-                       ps->lineno);
+            level_fail("%s:%d: second terrain line (only one 'heightmap' or 'flat')", ps->source, ps->lineno);
             return false;
         }
         bool ok = is_heightmap ? level_parse_heightmap(ps, tok, n) : level_parse_flat(ps, tok, n);
@@ -517,8 +489,8 @@ static bool level_check_complete(level_parser_t *ps)
         float cx, cz;
         const level_wall_t *w = &lvl->walls[i];
         if (level_wall_distance(w, lvl->spawn_x, lvl->spawn_z, &cx, &cz) <= w->radius_cm) {
-            level_fail("%s:%d: spawn (%g, %g) is inside wall %d", ps->source, ps->spawn_line,
-                       (double)lvl->spawn_x, (double)lvl->spawn_z, i + 1);
+            level_fail("%s:%d: spawn (%g, %g) is inside wall %d", ps->source, ps->spawn_line, (double)lvl->spawn_x,
+                       (double)lvl->spawn_z, i + 1);
             return false;
         }
     }
@@ -540,8 +512,7 @@ static bool level_parse_lines(level_parser_t *ps, const char *text, size_t len)
         if (pos < len)
             pos++;
         if (llen >= LEVEL_LINE_MAX) {
-            level_fail("%s:%d: line longer than %d bytes", ps->source, ps->lineno,
-                       LEVEL_LINE_MAX - 1);
+            level_fail("%s:%d: line longer than %d bytes", ps->source, ps->lineno, LEVEL_LINE_MAX - 1);
             return false;
         }
         char line[LEVEL_LINE_MAX], raw[LEVEL_LINE_MAX];
@@ -559,13 +530,12 @@ static bool level_parse_lines(level_parser_t *ps, const char *text, size_t len)
             continue;
         if (!have_header) {
             if (n != 2 || strcmp(tok[0], LEVEL_HEADER) != 0) {
-                level_fail("%s:%d: expected header '%s %s'", ps->source, ps->lineno, LEVEL_HEADER,
-                           LEVEL_VERSION);
+                level_fail("%s:%d: expected header '%s %s'", ps->source, ps->lineno, LEVEL_HEADER, LEVEL_VERSION);
                 return false;
             }
             if (strcmp(tok[1], LEVEL_VERSION) != 0) {
-                level_fail("%s:%d: unsupported version '%.16s' (this build reads %s)", ps->source,
-                           ps->lineno, tok[1], LEVEL_VERSION);
+                level_fail("%s:%d: unsupported version '%.16s' (this build reads %s)", ps->source, ps->lineno, tok[1],
+                           LEVEL_VERSION);
                 return false;
             }
             have_header = true;
@@ -575,15 +545,13 @@ static bool level_parse_lines(level_parser_t *ps, const char *text, size_t len)
             return false;
     }
     if (!have_header) {
-        level_fail("%s:%d: empty file (no '%s %s' header)", ps->source, ps->lineno, LEVEL_HEADER,
-                   LEVEL_VERSION);
+        level_fail("%s:%d: empty file (no '%s %s' header)", ps->source, ps->lineno, LEVEL_HEADER, LEVEL_VERSION);
         return false;
     }
     return level_check_complete(ps);
 }
 
-bool level_parse(level_t *lvl, const char *text, size_t len, const char *source,
-                 const char *base_dir)
+bool level_parse(level_t *lvl, const char *text, size_t len, const char *source, const char *base_dir)
 {
     memset(lvl, 0, sizeof *lvl);
     g_level_error[0] = 0;
@@ -717,8 +685,7 @@ static float level_orient(float ax, float az, float bx, float bz, float cx, floa
 /* For collinear c: is it within the bounding box of a-b? */
 static bool level_on_segment(float ax, float az, float bx, float bz, float cx, float cz)
 {
-    return cx >= fminf(ax, bx) && cx <= fmaxf(ax, bx) && cz >= fminf(az, bz) &&
-           cz <= fmaxf(az, bz);
+    return cx >= fminf(ax, bx) && cx <= fmaxf(ax, bx) && cz >= fminf(az, bz) && cz <= fmaxf(az, bz);
 }
 
 /* Does the segment a->b cross wall W's centre line (touching counts)? */
@@ -783,7 +750,7 @@ float level_wall_clearance(const level_t *lvl, float x, float z, float *away_x, 
 }
 
 float level_wall_clearance_from(const level_t *lvl, float x, float z, float from_x, float from_z, float *away_x,
-                                 float *away_z)
+                                float *away_z)
 {
     const float from[2] = {from_x, from_z};
     return level_wall_clearance_impl(lvl, x, z, from, away_x, away_z);

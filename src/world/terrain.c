@@ -49,14 +49,14 @@ const char *terrain_last_error(void) { return g_terrain_error; }
 static bool terrain_check_params(const char *name, float cell_cm, float min_cm, float max_cm)
 {
     if (!isfinite(cell_cm) || cell_cm < TERRAIN_CELL_MIN_CM || cell_cm > TERRAIN_CELL_MAX_CM) {
-        terrain_fail("%s: cell size %g cm outside [%g, %g]", name, (double)cell_cm,
-                     (double)TERRAIN_CELL_MIN_CM, (double)TERRAIN_CELL_MAX_CM);
+        terrain_fail("%s: cell size %g cm outside [%g, %g]", name, (double)cell_cm, (double)TERRAIN_CELL_MIN_CM,
+                     (double)TERRAIN_CELL_MAX_CM);
         return false;
     }
     if (!isfinite(min_cm) || !isfinite(max_cm) || fabsf(min_cm) > TERRAIN_HEIGHT_LIMIT_CM ||
         fabsf(max_cm) > TERRAIN_HEIGHT_LIMIT_CM || min_cm > max_cm) {
-        terrain_fail("%s: height range [%g, %g] cm invalid (need min <= max within +-%g)", name,
-                     (double)min_cm, (double)max_cm, (double)TERRAIN_HEIGHT_LIMIT_CM);
+        terrain_fail("%s: height range [%g, %g] cm invalid (need min <= max within +-%g)", name, (double)min_cm,
+                     (double)max_cm, (double)TERRAIN_HEIGHT_LIMIT_CM);
         return false;
     }
     return true;
@@ -64,10 +64,10 @@ static bool terrain_check_params(const char *name, float cell_cm, float min_cm, 
 
 static bool terrain_check_size(const char *name, int width, int depth)
 {
-    if (width < TERRAIN_MIN_SAMPLES || depth < TERRAIN_MIN_SAMPLES ||
-        width > TERRAIN_MAX_SAMPLES || depth > TERRAIN_MAX_SAMPLES) {
-        terrain_fail("%s: %dx%d samples, need %d..%d per axis", name, width, depth,
-                     TERRAIN_MIN_SAMPLES, TERRAIN_MAX_SAMPLES);
+    if (width < TERRAIN_MIN_SAMPLES || depth < TERRAIN_MIN_SAMPLES || width > TERRAIN_MAX_SAMPLES ||
+        depth > TERRAIN_MAX_SAMPLES) {
+        terrain_fail("%s: %dx%d samples, need %d..%d per axis", name, width, depth, TERRAIN_MIN_SAMPLES,
+                     TERRAIN_MAX_SAMPLES);
         return false;
     }
     return true;
@@ -98,18 +98,12 @@ static uint32_t terrain_be32(const uint8_t *p)
 static const char *terrain_png_colour_name(int colour_type)
 {
     switch (colour_type) {
-    case 0:
-        return "greyscale";
-    case 2:
-        return "RGB";
-    case 3:
-        return "palette";
-    case 4:
-        return "greyscale+alpha";
-    case 6:
-        return "RGBA";
-    default:
-        return "unknown colour type";
+    case 0: return "greyscale";
+    case 2: return "RGB";
+    case 3: return "palette";
+    case 4: return "greyscale+alpha";
+    case 6: return "RGBA";
+    default: return "unknown colour type";
     }
 }
 
@@ -125,8 +119,7 @@ typedef struct terrain_png_info_t {
  * every chunk's CRC-32 must match its type and data (stb_image checks none),
  * the first chunk is a 16-bit greyscale, non-interlaced IHDR, IDAT data
  * exists, and IEND ends the file. Errors name the byte offset. */
-static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
-                             terrain_png_info_t *info)
+static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name, terrain_png_info_t *info)
 {
     enum { CHUNK_FRAMING = 12, IHDR_SIZE = 13 };
     memset(info, 0, sizeof *info);
@@ -134,8 +127,7 @@ static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
     bool first = true;
     for (;;) {
         if (size - pos < CHUNK_FRAMING) {
-            terrain_fail("%s: truncated PNG: chunk header at byte %zu cut short (no IEND chunk)",
-                         name, pos);
+            terrain_fail("%s: truncated PNG: chunk header at byte %zu cut short (no IEND chunk)", name, pos);
             return false;
         }
         uint32_t len = terrain_be32(p + pos);
@@ -148,8 +140,8 @@ static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
             }
         }
         if (len > size - pos - CHUNK_FRAMING) {
-            terrain_fail("%s: truncated PNG: chunk '%.4s' at byte %zu claims %u bytes, %zu remain",
-                         name, (const char *)type, pos, len, size - pos - CHUNK_FRAMING);
+            terrain_fail("%s: truncated PNG: chunk '%.4s' at byte %zu claims %u bytes, %zu remain", name,
+                         (const char *)type, pos, len, size - pos - CHUNK_FRAMING);
             return false;
         }
         const uint8_t *body = p + pos + 8;
@@ -162,25 +154,23 @@ static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
         }
         if (first) {
             if (memcmp(type, "IHDR", 4) != 0 || len != IHDR_SIZE) {
-                terrain_fail("%s: corrupt PNG: first chunk at byte %zu is not a 13-byte IHDR",
-                             name, pos);
+                terrain_fail("%s: corrupt PNG: first chunk at byte %zu is not a 13-byte IHDR", name, pos);
                 return false;
             }
             uint32_t w = terrain_be32(body), h = terrain_be32(body + 4);
             int depth = body[8], colour = body[9], interlace = body[12];
             if (depth != 16 || colour != 0) {
-                terrain_fail("%s: heightmap must be a 16-bit greyscale PNG (found %d-bit %s)", name,
-                             depth, terrain_png_colour_name(colour));
+                terrain_fail("%s: heightmap must be a 16-bit greyscale PNG (found %d-bit %s)", name, depth,
+                             terrain_png_colour_name(colour));
                 return false;
             }
             if (interlace != 0) {
-                terrain_fail("%s: interlaced PNG heightmaps are not supported (byte %zu)", name,
-                             pos + 8 + 12);
+                terrain_fail("%s: interlaced PNG heightmaps are not supported (byte %zu)", name, pos + 8 + 12);
                 return false;
             }
             if (w > TERRAIN_MAX_SAMPLES || h > TERRAIN_MAX_SAMPLES) {
-                terrain_fail("%s: %ux%u samples, need %d..%d per axis", name, w, h,
-                             TERRAIN_MIN_SAMPLES, TERRAIN_MAX_SAMPLES);
+                terrain_fail("%s: %ux%u samples, need %d..%d per axis", name, w, h, TERRAIN_MIN_SAMPLES,
+                             TERRAIN_MAX_SAMPLES);
                 return false;
             }
             info->width = (int)w;
@@ -205,8 +195,7 @@ static bool terrain_png_scan(const uint8_t *p, size_t size, const char *name,
  * data and its Adler-32, which stb_image does not), that inflates to more
  * (a decompression bomb) or less, or that has bytes after its end, fails
  * here, before stb_image decodes it. */
-static bool terrain_png_check_inflate(const uint8_t *p, size_t size, const char *name,
-                                      const terrain_png_info_t *info)
+static bool terrain_png_check_inflate(const uint8_t *p, size_t size, const char *name, const terrain_png_info_t *info)
 {
     size_t need = (size_t)info->height * (1 + 2 * (size_t)info->width);
     uint8_t *z = malloc(info->idat_bytes);
@@ -264,26 +253,23 @@ static bool terrain_png_check_inflate(const uint8_t *p, size_t size, const char 
     return true;
 }
 
-bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const char *name,
-                             float cell_cm, float min_cm, float max_cm)
+bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const char *name, float cell_cm, float min_cm,
+                             float max_cm)
 {
     memset(t, 0, sizeof *t);
     g_terrain_error[0] = 0;
     if (!terrain_check_params(name, cell_cm, min_cm, max_cm))
         return false;
-    if (size < sizeof TERRAIN_PNG_SIGNATURE ||
-        memcmp(data, TERRAIN_PNG_SIGNATURE, sizeof TERRAIN_PNG_SIGNATURE) != 0) {
+    if (size < sizeof TERRAIN_PNG_SIGNATURE || memcmp(data, TERRAIN_PNG_SIGNATURE, sizeof TERRAIN_PNG_SIGNATURE) != 0) {
         terrain_fail("%s: not a PNG file (bad signature at byte 0)", name);
         return false;
     }
     if (size > TERRAIN_FILE_MAX_BYTES) {
-        terrain_fail("%s: %zu bytes, more than the %u allowed", name, size,
-                     TERRAIN_FILE_MAX_BYTES);
+        terrain_fail("%s: %zu bytes, more than the %u allowed", name, size, TERRAIN_FILE_MAX_BYTES);
         return false;
     }
     terrain_png_info_t info;
-    if (!terrain_png_scan(data, size, name, &info) ||
-        !terrain_check_size(name, info.width, info.height) ||
+    if (!terrain_png_scan(data, size, name, &info) || !terrain_check_size(name, info.width, info.height) ||
         !terrain_png_check_inflate(data, size, name, &info))
         return false;
     int w = 0, h = 0, comp = 0;
@@ -293,8 +279,8 @@ bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const 
         return false;
     }
     if (w != info.width || h != info.height || comp != 1) {
-        terrain_fail("%s: decoded %dx%d with %d channels, header says %dx%d greyscale", name, w,
-                     h, comp, info.width, info.height);
+        terrain_fail("%s: decoded %dx%d with %d channels, header says %dx%d greyscale", name, w, h, comp, info.width,
+                     info.height);
         stbi_image_free(pixels);
         return false;
     }
@@ -339,8 +325,8 @@ bool terrain_create_flat(terrain_t *t, int width, int depth, float cell_cm, floa
     memset(t, 0, sizeof *t);
     g_terrain_error[0] = 0;
     const char *name = "flat terrain";
-    if (!terrain_check_params(name, cell_cm, height_cm, height_cm) ||
-        !terrain_check_size(name, width, depth) || !terrain_alloc(t, name, width, depth, cell_cm))
+    if (!terrain_check_params(name, cell_cm, height_cm, height_cm) || !terrain_check_size(name, width, depth) ||
+        !terrain_alloc(t, name, width, depth, cell_cm))
         return false;
     size_t n = (size_t)width * (size_t)depth;
     for (size_t k = 0; k < n; k++)

@@ -16,17 +16,17 @@
 #include <stddef.h>
 
 enum {
-    TERRAIN_MIN_SAMPLES = 2,    /* per axis */
-    TERRAIN_MAX_SAMPLES = 4096  /* per axis; larger heightmaps are rejected */
+    TERRAIN_MIN_SAMPLES = 2,   /* per axis */
+    TERRAIN_MAX_SAMPLES = 4096 /* per axis; larger heightmaps are rejected */
 };
 
 typedef struct terrain_t {
-    int width;       /* samples along x, >= 2 */
-    int depth;       /* samples along z, >= 2 */
-    float cell_cm;   /* spacing between samples */
-    float origin_x;  /* world x of sample column 0 */
-    float origin_z;  /* world z of sample row 0 */
-    float *heights;  /* width * depth heights in cm */
+    int width;      /* samples along x, >= 2 */
+    int depth;      /* samples along z, >= 2 */
+    float cell_cm;  /* spacing between samples */
+    float origin_x; /* world x of sample column 0 */
+    float origin_z; /* world z of sample row 0 */
+    float *heights; /* width * depth heights in cm */
 } terrain_t;
 
 /* Loads a 16-bit greyscale PNG: height = min_cm + v / 65535 * (max_cm - min_cm).
@@ -37,8 +37,8 @@ bool terrain_load_png(terrain_t *t, const char *path, float cell_cm, float min_c
 bool terrain_load_png_for(terrain_t *t, const char *path, const char *context, float cell_cm, float min_cm,
                           float max_cm);
 /* Same from bytes already in memory; NAME is used in error messages (fuzzer, tests). */
-bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const char *name,
-                             float cell_cm, float min_cm, float max_cm);
+bool terrain_load_png_memory(terrain_t *t, const void *data, size_t size, const char *name, float cell_cm, float min_cm,
+                             float max_cm);
 bool terrain_create_flat(terrain_t *t, int width, int depth, float cell_cm, float height_cm);
 void terrain_free(terrain_t *t);
 /* The last error line this module reported (without the log prefix), or "". */

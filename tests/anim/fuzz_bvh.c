@@ -30,8 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < 2; i++) {
             if (!bvh_frame_pose(&b, &s, &map, frames[i], &pose))
                 abort();
-            pose_model_job_t job = {.skel = &s, .local = &pose, .capacity = SKEL_MAX_JOINTS,
-                                    .model_mat = model};
+            pose_model_job_t job = {.skel = &s, .local = &pose, .capacity = SKEL_MAX_JOINTS, .model_mat = model};
             /* Finite channels can still overflow FK; that is a clean false. */
             (void)pose_model_run(&job);
         }

@@ -28,8 +28,9 @@ static const char SKEL[] =
     "joint rFoot rShin 0.7 -45.1 -5.1\nend rFoot_end rFoot -1.1 -3.7 12.1\n";
 
 static const char *const RENAME[][2] = {
-    {"hip", "Hips"}, {"lThigh", "LeftUpLeg"}, {"lShin", "LeftLeg"}, {"lFoot", "LeftFoot"},
-    {"rThigh", "RightUpLeg"}, {"rShin", "RightLeg"}, {"rFoot", "RightFoot"}, {"chest", "Spine1"}, {"head", "Head"},
+    {"hip", "Hips"},        {"lThigh", "LeftUpLeg"},  {"lShin", "LeftLeg"},
+    {"lFoot", "LeftFoot"},  {"rThigh", "RightUpLeg"}, {"rShin", "RightLeg"},
+    {"rFoot", "RightFoot"}, {"chest", "Spine1"},      {"head", "Head"},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -22,16 +22,14 @@
 
 /* Model-space joint positions (and end sites) of FRAME, through the whole
  * bvh -> pose -> FK chain. */
-static bool posed_positions(const bvh_t *b, const skel_t *s, int frame, float (*joints)[3],
-                            float (*ends)[3])
+static bool posed_positions(const bvh_t *b, const skel_t *s, int frame, float (*joints)[3], float (*ends)[3])
 {
     static pose_t pose;
     bvh_map_t map;
     float model[SKEL_MAX_JOINTS][12];
     if (!bvh_map_skel(b, s, &map) || !bvh_frame_pose(b, s, &map, frame, &pose))
         return false;
-    pose_model_job_t job = {.skel = s, .local = &pose, .capacity = SKEL_MAX_JOINTS,
-                            .model_mat = model};
+    pose_model_job_t job = {.skel = s, .local = &pose, .capacity = SKEL_MAX_JOINTS, .model_mat = model};
     if (!pose_model_run(&job))
         return false;
     for (int j = 0; j < s->joint_count; j++) {
@@ -202,8 +200,10 @@ static void test_errors(void)
     expect_error(buf, n, "t.bvh:22:", "truncated");
     /* ...or, when longer lines leave room, where the data ends. */
     static char longer[1 << 12];
-    with_line(base, 24, "0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 "
-                        "0.0000 0.0000", longer, sizeof longer);
+    with_line(base, 24,
+              "0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 "
+              "0.0000 0.0000",
+              longer, sizeof longer);
     n = with_line(longer, 26, NULL, buf, sizeof buf);
     expect_error(buf, n, "t.bvh:26:", "truncated: Frames: 3 but the data ends after 2");
     n = with_line(base, 25, "1 2 3 90 0 0 0 0 0 0 0", buf, sizeof buf);
@@ -264,7 +264,8 @@ static void test_errors(void)
     }
 
     /* Too many joints: a chain of 300. */
-    n = (size_t)snprintf(buf, sizeof buf, "HIERARCHY\nROOT j0\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n");
+    n = (size_t)snprintf(buf, sizeof buf,
+                         "HIERARCHY\nROOT j0\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n");
     for (int i = 1; i < 300; i++)
         n += (size_t)snprintf(buf + n, sizeof buf - n,
                               "JOINT j%d\n{\nOFFSET 0 1 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n", i);
@@ -312,19 +313,14 @@ static void reference_fk(const bvh_t *b, int frame, double (*pos)[3], double (*r
             continue;
         }
         for (int i = 0; i < 3; i++) {
-            pos[j][i] = pos[p][i] + rot[p][3 * i] * t[0] + rot[p][3 * i + 1] * t[1] +
-                        rot[p][3 * i + 2] * t[2];
+            pos[j][i] = pos[p][i] + rot[p][3 * i] * t[0] + rot[p][3 * i + 1] * t[1] + rot[p][3 * i + 2] * t[2];
             for (int k = 0; k < 3; k++)
-                rot[j][3 * i + k] = rot[p][3 * i] * r[k] + rot[p][3 * i + 1] * r[3 + k] +
-                                    rot[p][3 * i + 2] * r[6 + k];
+                rot[j][3 * i + k] = rot[p][3 * i] * r[k] + rot[p][3 * i + 1] * r[3 + k] + rot[p][3 * i + 2] * r[6 + k];
         }
     }
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void test_cmu(void)
 {

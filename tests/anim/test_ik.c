@@ -25,8 +25,11 @@ static float frand(float lo, float hi)
 /* A leg like the skeleton's: thigh 36.8 cm, shin 45.1 cm, hanging down. */
 static void make_leg(ik_two_joint_job_t *j)
 {
-    *j = (ik_two_joint_job_t){.root = {10, 90, 0}, .mid = {10, 53.2f, 0.7f}, .end = {10, 8.1f, -4.4f},
-                              .pole = {0, 0, 1}, .max_extension = 0.999f};
+    *j = (ik_two_joint_job_t){.root = {10, 90, 0},
+                              .mid = {10, 53.2f, 0.7f},
+                              .end = {10, 8.1f, -4.4f},
+                              .pole = {0, 0, 1},
+                              .max_extension = 0.999f};
 }
 
 int main(void)

@@ -62,8 +62,8 @@ static void test_rest_fk(void)
     static pose_t rest;
     float model[SKEL_MAX_JOINTS][12], rot[SKEL_MAX_JOINTS][4], expect[SKEL_MAX_JOINTS][3];
     pose_rest(&g_skel, &rest);
-    pose_model_job_t job = {.skel = &g_skel, .local = &rest, .capacity = SKEL_MAX_JOINTS,
-                            .model_mat = model, .model_rot = rot};
+    pose_model_job_t job = {
+        .skel = &g_skel, .local = &rest, .capacity = SKEL_MAX_JOINTS, .model_mat = model, .model_rot = rot};
     CHECK(pose_model_run(&job));
     skel_rest_positions(&g_skel, expect);
     for (int j = 0; j < g_skel.joint_count; j++) {
@@ -74,9 +74,12 @@ static void test_rest_fk(void)
     }
 
     float pal[SKEL_MAX_JOINTS][12], dq[SKEL_MAX_JOINTS][8];
-    pose_palette_job_t pj = {.bind = &g_bind, .joint_count = g_skel.joint_count,
+    pose_palette_job_t pj = {.bind = &g_bind,
+                             .joint_count = g_skel.joint_count,
                              .model_mat = (const float(*)[12])model,
-                             .model_rot = (const float(*)[4])rot, .palette = pal, .dq = dq};
+                             .model_rot = (const float(*)[4])rot,
+                             .palette = pal,
+                             .dq = dq};
     CHECK(pose_palette_run(&pj));
     static const float identity[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
     static const float dq_identity[8] = {0, 0, 0, 1, 0, 0, 0, 0};
@@ -102,12 +105,15 @@ static void test_random_poses(void)
         pose.trans[0][2] = rnd(-500, 500);
         float model[SKEL_MAX_JOINTS][12], rot[SKEL_MAX_JOINTS][4];
         float pal[SKEL_MAX_JOINTS][12], dq[SKEL_MAX_JOINTS][8];
-        pose_model_job_t job = {.skel = &g_skel, .local = &pose, .capacity = SKEL_MAX_JOINTS,
-                                .model_mat = model, .model_rot = rot};
+        pose_model_job_t job = {
+            .skel = &g_skel, .local = &pose, .capacity = SKEL_MAX_JOINTS, .model_mat = model, .model_rot = rot};
         CHECK(pose_model_run(&job));
-        pose_palette_job_t pj = {.bind = &g_bind, .joint_count = g_skel.joint_count,
+        pose_palette_job_t pj = {.bind = &g_bind,
+                                 .joint_count = g_skel.joint_count,
                                  .model_mat = (const float(*)[12])model,
-                                 .model_rot = (const float(*)[4])rot, .palette = pal, .dq = dq};
+                                 .model_rot = (const float(*)[4])rot,
+                                 .palette = pal,
+                                 .dq = dq};
         CHECK(pose_palette_run(&pj));
         for (int j = 0; j < g_skel.joint_count; j++) {
             /* The palette moves the joint's bind position onto its posed position. */
@@ -125,8 +131,7 @@ static void test_random_poses(void)
             if (par >= 0) {
                 float d[3];
                 pose_quat_rotate(rot[par], pose.trans[j], d);
-                const float expect[3] = {model[par][3] + d[0], model[par][7] + d[1],
-                                         model[par][11] + d[2]};
+                const float expect[3] = {model[par][3] + d[0], model[par][7] + d[1], model[par][11] + d[2]};
                 CHECK(dist3(posed, expect) < 1e-3f);
             }
         }
@@ -152,8 +157,11 @@ static void test_validation(void)
     CHECK(!pose_model_run(&job));
 
     float pal[SKEL_MAX_JOINTS][12], dq[SKEL_MAX_JOINTS][8];
-    pose_palette_job_t pj = {.bind = &g_bind, .joint_count = g_skel.joint_count,
-                             .model_mat = (const float(*)[12])model, .palette = pal, .dq = dq};
+    pose_palette_job_t pj = {.bind = &g_bind,
+                             .joint_count = g_skel.joint_count,
+                             .model_mat = (const float(*)[12])model,
+                             .palette = pal,
+                             .dq = dq};
     /* Dual quaternions without model rotations. */
     CHECK(!pose_palette_run(&pj));
     pj.dq = NULL;

@@ -46,19 +46,36 @@ typedef struct rig_joint_t {
 /* CMU 31-joint layout; joints without a source sit between or beyond others. */
 static const rig_joint_t RIG[] = {
     {"Hips", NULL, "hip"},
-    {"LHipJoint", "Hips", "lButtock"}, {"LeftUpLeg", "LHipJoint", "lThigh"}, {"LeftLeg", "LeftUpLeg", "lShin"},
-    {"LeftFoot", "LeftLeg", "lFoot"},  {"LeftToeBase", "LeftFoot", NULL},
-    {"LowerBack", "Hips", "abdomen"},  {"Spine", "LowerBack", NULL},         {"Spine1", "Spine", "chest"},
-    {"LeftShoulder", "Spine1", "lCollar"}, {"LeftArm", "LeftShoulder", "lShldr"},
-    {"LeftForeArm", "LeftArm", "lForeArm"}, {"LeftHand", "LeftForeArm", "lHand"},
-    {"LThumb", "LeftHand", NULL}, {"LeftFingerBase", "LeftHand", NULL}, {"LeftHandFinger1", "LeftFingerBase", NULL},
-    {"Neck", "Spine1", "neck"}, {"Neck1", "Neck", NULL}, {"Head", "Neck1", "head"},
-    {"RightShoulder", "Spine1", "rCollar"}, {"RightArm", "RightShoulder", "rShldr"},
-    {"RightForeArm", "RightArm", "rForeArm"}, {"RightHand", "RightForeArm", "rHand"},
-    {"RThumb", "RightHand", NULL}, {"RightFingerBase", "RightHand", NULL},
+    {"LHipJoint", "Hips", "lButtock"},
+    {"LeftUpLeg", "LHipJoint", "lThigh"},
+    {"LeftLeg", "LeftUpLeg", "lShin"},
+    {"LeftFoot", "LeftLeg", "lFoot"},
+    {"LeftToeBase", "LeftFoot", NULL},
+    {"LowerBack", "Hips", "abdomen"},
+    {"Spine", "LowerBack", NULL},
+    {"Spine1", "Spine", "chest"},
+    {"LeftShoulder", "Spine1", "lCollar"},
+    {"LeftArm", "LeftShoulder", "lShldr"},
+    {"LeftForeArm", "LeftArm", "lForeArm"},
+    {"LeftHand", "LeftForeArm", "lHand"},
+    {"LThumb", "LeftHand", NULL},
+    {"LeftFingerBase", "LeftHand", NULL},
+    {"LeftHandFinger1", "LeftFingerBase", NULL},
+    {"Neck", "Spine1", "neck"},
+    {"Neck1", "Neck", NULL},
+    {"Head", "Neck1", "head"},
+    {"RightShoulder", "Spine1", "rCollar"},
+    {"RightArm", "RightShoulder", "rShldr"},
+    {"RightForeArm", "RightArm", "rForeArm"},
+    {"RightHand", "RightForeArm", "rHand"},
+    {"RThumb", "RightHand", NULL},
+    {"RightFingerBase", "RightHand", NULL},
     {"RightHandFinger1", "RightFingerBase", NULL},
-    {"RHipJoint", "Hips", "rButtock"}, {"RightUpLeg", "RHipJoint", "rThigh"}, {"RightLeg", "RightUpLeg", "rShin"},
-    {"RightFoot", "RightLeg", "rFoot"}, {"RightToeBase", "RightFoot", NULL},
+    {"RHipJoint", "Hips", "rButtock"},
+    {"RightUpLeg", "RHipJoint", "rThigh"},
+    {"RightLeg", "RightUpLeg", "rShin"},
+    {"RightFoot", "RightLeg", "rFoot"},
+    {"RightToeBase", "RightFoot", NULL},
 };
 enum { RIG_N = sizeof RIG / sizeof RIG[0] };
 #define RIG_SCALE 1.1f
@@ -70,7 +87,7 @@ static void make_rig(skel_t *dst)
 {
     float sp[SKEL_MAX_JOINTS][3], se[SKEL_MAX_ENDS][3], pos[RIG_N][3];
     skel_rest_positions(&g_src, sp);
-    skel_rest_end_positions(&g_src, (const float (*)[3])sp, se);
+    skel_rest_end_positions(&g_src, (const float(*)[3])sp, se);
     float floor = 0.0f;
     for (int e = 0; e < g_src.end_count; e++)
         floor = fminf(floor, se[e][1]);
@@ -90,10 +107,9 @@ static void make_rig(skel_t *dst)
             continue;
         /* Between parent and the next mapped joint, or beyond the parent. */
         int next = i + 1 < RIG_N && RIG[i + 1].source ? i + 1 : -1;
-        const char *end = strstr(n, "Toe") ? (n[0] == 'L' ? "lFoot_end" : "rFoot_end")
-                                           : (strstr(n, "Finger") || strstr(n, "Thumb"))
-                                                 ? (n[0] == 'L' ? "lHand_end" : "rHand_end")
-                                                 : NULL;
+        const char *end = strstr(n, "Toe")                              ? (n[0] == 'L' ? "lFoot_end" : "rFoot_end")
+                          : (strstr(n, "Finger") || strstr(n, "Thumb")) ? (n[0] == 'L' ? "lHand_end" : "rHand_end")
+                                                                        : NULL;
         if (end) {
             int e = skel_find_end(&g_src, end);
             for (int k = 0; k < 3; k++)
@@ -140,8 +156,8 @@ static void make_rig(skel_t *dst)
         int p = RIG[i].parent ? skel_find(dst, RIG[i].parent) : -1;
         dst->joint_parent[i] = p;
         for (int k = 0; k < 3; k++)
-            dst->joint_offset[i][k] =
-                pos[i][k] - (p >= 0 ? pos[p][k] : 0.0f) - (p < 0 && k == 1 ? floor * RIG_SCALE : 0.0f);
+            dst->joint_offset[i][k] = pos[i][k] - (p >= 0 ? pos[p][k] : 0.0f) -
+                                      (p < 0 && k == 1 ? floor * RIG_SCALE : 0.0f);
     }
 }
 
@@ -165,13 +181,13 @@ static void test_maps(const skel_t *dst)
     CHECK(retarget_init(&rt, &g_src, dst, &m, 0.0f, "rig"));
 
     static const char *const bad[] = {
-        "Hips hip\n",                               /* no header */
-        "strider-joint-map 2\nHips hip\n",          /* version */
-        "strider-joint-map 1\nHips hip extra\n",    /* fields */
-        "strider-joint-map 1\nPelvis hip\n",        /* unknown character joint */
-        "strider-joint-map 1\nHips pelvis\n",       /* unknown source joint */
+        "Hips hip\n",                                    /* no header */
+        "strider-joint-map 2\nHips hip\n",               /* version */
+        "strider-joint-map 1\nHips hip extra\n",         /* fields */
+        "strider-joint-map 1\nPelvis hip\n",             /* unknown character joint */
+        "strider-joint-map 1\nHips pelvis\n",            /* unknown source joint */
         "strider-joint-map 1\nHips hip\nHips abdomen\n", /* twice */
-        "",                                         /* empty */
+        "",                                              /* empty */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECKF(!retarget_map_parse(bad[i], strlen(bad[i]), "bad.map", &g_src, dst, &m), "bad map %zu refused", i);
@@ -195,9 +211,9 @@ static void check_bones_follow(const retarget_t *rt, const skel_t *dst, const po
                                const char *what)
 {
     static const char *const pairs[][4] = {
-        {"LeftArm", "LeftForeArm", "lShldr", "lForeArm"}, {"LeftForeArm", "LeftHand", "lForeArm", "lHand"},
+        {"LeftArm", "LeftForeArm", "lShldr", "lForeArm"},   {"LeftForeArm", "LeftHand", "lForeArm", "lHand"},
         {"RightArm", "RightForeArm", "rShldr", "rForeArm"}, {"LeftUpLeg", "LeftLeg", "lThigh", "lShin"},
-        {"LeftLeg", "LeftFoot", "lShin", "lFoot"},        {"RightLeg", "RightFoot", "rShin", "rFoot"},
+        {"LeftLeg", "LeftFoot", "lShin", "lFoot"},          {"RightLeg", "RightFoot", "rShin", "rFoot"},
     };
     pose_model_job_t fk = {.skel = dst, .local = out, .capacity = SKEL_MAX_JOINTS, .model_mat = dm};
     CHECK(pose_model_run(&fk));
@@ -212,8 +228,8 @@ static void check_bones_follow(const retarget_t *rt, const skel_t *dst, const po
             d[k] = b[k] - a[k];
             s[k] = sb[k] - sa[k];
         }
-        float c = (d[0] * s[0] + d[1] * s[1] + d[2] * s[2]) / (sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) *
-                                                            sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]));
+        float c = (d[0] * s[0] + d[1] * s[1] + d[2] * s[2]) /
+                  (sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]));
         CHECKF(c > 0.9999f, "%s: %s->%s along %s->%s (cos %.6f)", what, pairs[i][0], pairs[i][1], pairs[i][2],
                pairs[i][3], (double)c);
     }
@@ -270,7 +286,7 @@ static void test_poses(const skel_t *dst)
             src_targets[side][1] = rt.src_ankle_height_cm[side] +
                                    (targets[side][1] - rt.dst_ankle_height_cm[side]) / rt.scale;
         }
-        job.foot_target = (const float (*)[3])src_targets;
+        job.foot_target = (const float(*)[3])src_targets;
         job.ik = true;
         CHECK(retarget_run(&job));
         for (int side = 0; side < 2; side++) {
@@ -286,17 +302,17 @@ static void test_poses(const skel_t *dst)
             for (int k = 0; k < 3; k++)
                 pin[side][k] = job.toe[side][k] + offset[side][k];
         }
-        job.ankle_offset = (const float (*)[3])offset;
+        job.ankle_offset = (const float(*)[3])offset;
         CHECK(retarget_run(&job));
         for (int side = 0; side < 2; side++) {
             float want[3] = {targets[side][0] + offset[side][0], targets[side][1] + offset[side][1],
                              targets[side][2] + offset[side][2]};
             CHECK(dist3(job.ankle_mapped[side], targets[side]) < 1e-3f);
-            CHECKF(dist3(job.ankle[side], want) < 1e-2f, "ankle %d on its target plus its offset (%.4f cm off)",
-                   side, (double)dist3(job.ankle[side], want));
+            CHECKF(dist3(job.ankle[side], want) < 1e-2f, "ankle %d on its target plus its offset (%.4f cm off)", side,
+                   (double)dist3(job.ankle[side], want));
         }
         job.ankle_offset = NULL;
-        job.toe_pin = (const float (*)[3])pin;
+        job.toe_pin = (const float(*)[3])pin;
         job.toe_pinned[0] = job.toe_pinned[1] = true;
         CHECK(retarget_run(&job));
         for (int side = 0; side < 2; side++) {
@@ -342,9 +358,9 @@ static void test_walk(const char *shared)
     printf("walk: %d frames, scale %.3f (hip %.1f / %.1f cm)\n", b.frame_count, (double)rt.scale,
            (double)rt.dst_hip_height_cm, (double)rt.src_hip_height_cm);
     int n = b.frame_count;
-    float (*src_ankle)[2][3] = calloc((size_t)n, sizeof *src_ankle);
-    float (*dst_ankle)[2][3] = calloc((size_t)n, sizeof *dst_ankle);
-    float (*dst_target)[2][3] = calloc((size_t)n, sizeof *dst_target);
+    float(*src_ankle)[2][3] = calloc((size_t)n, sizeof *src_ankle);
+    float(*dst_ankle)[2][3] = calloc((size_t)n, sizeof *dst_ankle);
+    float(*dst_target)[2][3] = calloc((size_t)n, sizeof *dst_target);
     static float dm[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
     pose_t src, out;
     /* The clip's floor: its lowest toe tip. */
@@ -370,8 +386,8 @@ static void test_walk(const char *shared)
     bool finite = true, lengths = true;
     for (int f = 0; f < n; f++) {
         bvh_frame_pose(&b, &g_src, &bm, f, &src);
-        retarget_job_t job = {.rt = &rt, .source = &src, .ground_y_cm = floor, .scale_xz = rt.scale, .ik = true,
-                              .out = &out};
+        retarget_job_t job = {
+            .rt = &rt, .source = &src, .ground_y_cm = floor, .scale_xz = rt.scale, .ik = true, .out = &out};
         memcpy(job.anchor, anchor, sizeof anchor);
         CHECK(retarget_run(&job));
         pose_model_job_t fk = {.skel = dst, .local = &out, .capacity = SKEL_MAX_JOINTS, .model_mat = dm};

@@ -80,8 +80,7 @@ static void test_bad_files(void)
     CHECK(!parse_str(buf));
     snprintf(buf, sizeof buf, "%send e - 0 0 0\n", hdr);
     CHECK(!parse_str(buf));
-    snprintf(buf, sizeof buf, "%sjoint a - 0 0 0\njoint this_name_is_far_too_long_for_us a 0 1 0\n",
-             hdr);
+    snprintf(buf, sizeof buf, "%sjoint a - 0 0 0\njoint this_name_is_far_too_long_for_us a 0 1 0\n", hdr);
     CHECK(!parse_str(buf));
     /* A NUL inside the text must not be skipped silently. */
     static const char nul[] = "strider-skeleton 1\njoint a - 0 0 0\0junk\n";

@@ -141,11 +141,14 @@ static void random_palette_max(float max_angle_rad)
     pose.trans[0][1] = rnd(50, 120);
     pose.trans[0][2] = rnd(-300, 300);
     float model[SKEL_MAX_JOINTS][12], rot[SKEL_MAX_JOINTS][4];
-    pose_model_job_t mj = {.skel = &g_skel, .local = &pose, .capacity = SKEL_MAX_JOINTS,
-                           .model_mat = model, .model_rot = rot};
-    pose_palette_job_t pj = {.bind = &g_bind, .joint_count = g_skel.joint_count,
+    pose_model_job_t mj = {
+        .skel = &g_skel, .local = &pose, .capacity = SKEL_MAX_JOINTS, .model_mat = model, .model_rot = rot};
+    pose_palette_job_t pj = {.bind = &g_bind,
+                             .joint_count = g_skel.joint_count,
                              .model_mat = (const float(*)[12])model,
-                             .model_rot = (const float(*)[4])rot, .palette = g_pal, .dq = g_dq};
+                             .model_rot = (const float(*)[4])rot,
+                             .palette = g_pal,
+                             .dq = g_dq};
     if (!pose_model_run(&mj) || !pose_palette_run(&pj))
         check_failed++;
 }
@@ -158,20 +161,27 @@ static int g_attrs = 2;
 
 static skin_job_t make_job(skin_method_t method, skin_isa_t isa, int k, bool u16, out_t *o)
 {
-    skin_job_t job = {
-        .vertex_count = NV, .influences = k, .method = method, .isa = isa,
-        .positions = g_mesh.pos, .normals = g_attrs >= 1 ? g_mesh.nrm : NULL,
-        .tangents = g_attrs >= 2 ? g_mesh.tan : NULL,
-        .joints_u8 = u16 ? NULL : g_mesh.j8, .joints_u16 = u16 ? g_mesh.j16 : NULL,
-        .weights = g_mesh.w, .joint_count = g_skel.joint_count,
-        .palette = &g_pal[0][0], .dq_palette = &g_dq[0][0],
-        .out_positions = o->pos, .out_normals = o->nrm, .out_tangents = o->tan};
+    skin_job_t job = {.vertex_count = NV,
+                      .influences = k,
+                      .method = method,
+                      .isa = isa,
+                      .positions = g_mesh.pos,
+                      .normals = g_attrs >= 1 ? g_mesh.nrm : NULL,
+                      .tangents = g_attrs >= 2 ? g_mesh.tan : NULL,
+                      .joints_u8 = u16 ? NULL : g_mesh.j8,
+                      .joints_u16 = u16 ? g_mesh.j16 : NULL,
+                      .weights = g_mesh.w,
+                      .joint_count = g_skel.joint_count,
+                      .palette = &g_pal[0][0],
+                      .dq_palette = &g_dq[0][0],
+                      .out_positions = o->pos,
+                      .out_normals = o->nrm,
+                      .out_tangents = o->tan};
     return job;
 }
 
 /* make_job, prenormalized (PRENORM) with the weights normalised for K. */
-static skin_job_t make_job_w(skin_method_t method, skin_isa_t isa, int k, bool u16, bool prenorm,
-                             out_t *o)
+static skin_job_t make_job_w(skin_method_t method, skin_isa_t isa, int k, bool u16, bool prenorm, out_t *o)
 {
     skin_job_t job = make_job(method, isa, k, u16, o);
     if (prenorm) {
@@ -285,8 +295,7 @@ static void test_paths_agree(bool stress)
      * must not touch the next. */
     for (int r = 0; r < 300 && pools[1] && pools[2]; r++) {
         int n = 1 + (int)rnd(0, (float)(NV - 1));
-        skin_job_t a = make_job(r % 2 ? SKIN_DQS : SKIN_LBS_MATRIX, SKIN_ISA_AUTO, 1 + r % 4,
-                                false, &g_out);
+        skin_job_t a = make_job(r % 2 ? SKIN_DQS : SKIN_LBS_MATRIX, SKIN_ISA_AUTO, 1 + r % 4, false, &g_out);
         skin_job_t b = a;
         a.vertex_count = b.vertex_count = n;
         b.out_positions = g_out2.pos;
@@ -392,10 +401,18 @@ static void test_candy_wrapper(void)
         for (int s = 0; s < 3; s++) {
             if (!skin_isa_supported(isas[s]))
                 continue;
-            skin_job_t job = {.vertex_count = RING, .influences = 4, .method = methods[m],
-                              .isa = isas[s], .positions = pos, .normals = nrm, .joints_u8 = jnt,
-                              .weights = w, .joint_count = 2, .palette = &pal[0][0],
-                              .dq_palette = &dq[0][0], .out_positions = out,
+            skin_job_t job = {.vertex_count = RING,
+                              .influences = 4,
+                              .method = methods[m],
+                              .isa = isas[s],
+                              .positions = pos,
+                              .normals = nrm,
+                              .joints_u8 = jnt,
+                              .weights = w,
+                              .joint_count = 2,
+                              .palette = &pal[0][0],
+                              .dq_palette = &dq[0][0],
+                              .out_positions = out,
                               .out_normals = out_n};
             CHECK(skin_run(&job));
             float rmin = 1e9f, rmax = 0.0f;
@@ -411,8 +428,8 @@ static void test_candy_wrapper(void)
                 CHECK(fabsf(rmin - radius) < 1e-3f && fabsf(rmax - radius) < 1e-3f);
             }
             if (s == 0)
-                printf("test_skin: 90-degree twist, ring radius %.4f -> %s %.4f..%.4f\n",
-                       (double)radius, skin_method_name(methods[m]), (double)rmin, (double)rmax);
+                printf("test_skin: 90-degree twist, ring radius %.4f -> %s %.4f..%.4f\n", (double)radius,
+                       skin_method_name(methods[m]), (double)rmin, (double)rmax);
         }
 }
 
@@ -449,7 +466,6 @@ static void test_bad_indices(void)
         }
 }
 
-
 /* Prenormalized jobs (the work of ozz-animation's SkinningJob): with weights
  * normalised for the count they place vertices where renormalising jobs do,
  * leave blended normals unnormalised (shorter than 1 where LBS blends
@@ -483,8 +499,8 @@ static void test_prenormalized(void)
             if (k == 1)
                 CHECK(shortest > 0.9999);
             else
-                CHECKF(shortest < 0.99, "k=%d %s: shortest prenormalized normal %.4f", k,
-                       skin_isa_name(isas[i]), shortest);
+                CHECKF(shortest < 0.99, "k=%d %s: shortest prenormalized normal %.4f", k, skin_isa_name(isas[i]),
+                       shortest);
         }
     /* One influence reads no weight, in either weighting. */
     static mesh_t nan_w;
@@ -593,8 +609,8 @@ int main(void)
     printf("test_skin: best ISA on this CPU: %s\n", skin_isa_name(skin_isa_best()));
     for (g_attrs = 2; g_attrs >= 0; g_attrs--) {
         printf("test_skin: %s\n", g_attrs == 2   ? "positions, normals, tangents"
-                                   : g_attrs == 1 ? "positions, normals"
-                                                  : "positions");
+                                  : g_attrs == 1 ? "positions, normals"
+                                                 : "positions");
         test_paths_agree(true);
         test_paths_agree(false);
         test_bad_indices();

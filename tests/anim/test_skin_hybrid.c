@@ -28,13 +28,19 @@ static void check_lerp(void)
 {
     float a[6] = {0, 0, 0, 1, 0, 0}, b[6] = {2, 4, 6, 0, 1, 0}, an[6] = {1, 0, 0, 0, 1, 0}, bn[6] = {0, 1, 0, 0, 1, 0};
     float p[6], n[6];
-    skin_hybrid_job_t j = {.vertex_count = 2, .t = 0.5f, .key0_pos = a, .key1_pos = b, .key0_nrm = an,
-                           .key1_nrm = bn, .out_pos = p, .out_nrm = n};
+    skin_hybrid_job_t j = {.vertex_count = 2,
+                           .t = 0.5f,
+                           .key0_pos = a,
+                           .key1_pos = b,
+                           .key0_nrm = an,
+                           .key1_nrm = bn,
+                           .out_pos = p,
+                           .out_nrm = n};
     CHECKF(skin_hybrid_run(&j), "run");
     CHECKF(p[0] == 1 && p[1] == 2 && p[2] == 3 && p[3] == 0.5f && p[4] == 0.5f, "midpoint %g %g %g", (double)p[0],
-          (double)p[1], (double)p[2]);
+           (double)p[1], (double)p[2]);
     CHECKF(fabsf(n[0] - 0.70710678f) < 1e-6f && fabsf(n[1] - 0.70710678f) < 1e-6f && n[4] == 1.0f,
-          "normals renormalised: %g %g", (double)n[0], (double)n[1]);
+           "normals renormalised: %g %g", (double)n[0], (double)n[1]);
 }
 
 int main(int argc, char **argv)
@@ -72,13 +78,20 @@ int main(int argc, char **argv)
     CHECKF(clip.frame_count >= FIRST + FRAMES, "clip has %d frames", clip.frame_count);
     CHECKF(skin_hybrid_clip_palettes(&clip, &chr.skel, FIRST, FRAMES, pal, dq), "palettes");
     printf("%s: %zu vertices, %d joints; %s: frames %d..%d of %d at %.1f fps\n", m->name, n, nj, argv[2], FIRST,
-           FIRST + FRAMES - 1,
-           clip.frame_count, 1.0 / clip.frame_time_s);
+           FIRST + FRAMES - 1, clip.frame_count, 1.0 / clip.frame_time_s);
     for (int method = SKIN_LBS_MATRIX; method <= SKIN_DQS; method++) {
-        skin_hybrid_desc_t d = {.mesh = {.vertex_count = (int)n, .influences = 4, .method = (skin_method_t)method,
-                                         .isa = SKIN_ISA_SCALAR, .positions = pos, .normals = nrm,
-                                         .joints_u16 = jn, .weights = w, .joint_count = nj},
-                                .frame_count = FRAMES, .palettes = pal, .dq_palettes = dq};
+        skin_hybrid_desc_t d = {.mesh = {.vertex_count = (int)n,
+                                         .influences = 4,
+                                         .method = (skin_method_t)method,
+                                         .isa = SKIN_ISA_SCALAR,
+                                         .positions = pos,
+                                         .normals = nrm,
+                                         .joints_u16 = jn,
+                                         .weights = w,
+                                         .joint_count = nj},
+                                .frame_count = FRAMES,
+                                .palettes = pal,
+                                .dq_palettes = dq};
         static const int ns[] = {1, 2, 4, 8};
         skin_hybrid_error_t e[4];
         for (int i = 0; i < 4; i++) {

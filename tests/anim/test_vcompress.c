@@ -55,9 +55,16 @@ typedef struct src_t {
 
 static void fill(src_t *s)
 {
-    static const float hard[][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},          {0, -1, 0},          {0, 0, 1},
-                                    {0, 0, -1}, {0.7071068f, 0, -0.7071068f}, {0, -0.7071068f, -0.7071068f},
-                                    {0.6f, 0.8f, 0}, {-0.6f, 0, -0.8f}};
+    static const float hard[][3] = {{1, 0, 0},
+                                    {-1, 0, 0},
+                                    {0, 1, 0},
+                                    {0, -1, 0},
+                                    {0, 0, 1},
+                                    {0, 0, -1},
+                                    {0.7071068f, 0, -0.7071068f},
+                                    {0, -0.7071068f, -0.7071068f},
+                                    {0.6f, 0.8f, 0},
+                                    {-0.6f, 0, -0.8f}};
     int nh = (int)(sizeof hard / sizeof hard[0]);
     for (int v = 0; v < NV; v++) {
         s->pos[3 * v] = rnd(-45, 45);
@@ -93,8 +100,14 @@ int main(void)
     static src_t s;
     fill(&s);
     vcompress_params_t params;
-    vcompress_pack_job_t job = {.vertex_count = NV, .positions = s.pos, .normals = s.nrm, .tangents = s.tan,
-                                .joints = s.j, .weights = s.w, .joint_count = 200, .out_vertices = s.packed,
+    vcompress_pack_job_t job = {.vertex_count = NV,
+                                .positions = s.pos,
+                                .normals = s.nrm,
+                                .tangents = s.tan,
+                                .joints = s.j,
+                                .weights = s.w,
+                                .joint_count = 200,
+                                .out_vertices = s.packed,
                                 .out_params = &params};
     CHECKF(vcompress_pack(&job), "pack");
     vcompress_error_t e;
@@ -109,7 +122,7 @@ int main(void)
     CHECKF(e.max_normal_deg < MAX_NORMAL_DEG, "normal error %.4f deg", e.max_normal_deg);
     CHECKF(e.max_tangent_deg < MAX_TANGENT_DEG, "tangent error %.4f deg", e.max_tangent_deg);
     CHECKF(e.handedness_flips == 0 && e.joint_mismatches == 0, "flips %d, joints %d", e.handedness_flips,
-          e.joint_mismatches);
+           e.joint_mismatches);
     CHECKF(e.max_weight <= 1.0 / 255.0 + 1e-7, "weight error %.5f", e.max_weight);
     int bad_sum = 0, bad_order = 0;
     for (int v = 0; v < NV; v++) {
@@ -123,7 +136,7 @@ int main(void)
         float d[3];
         vcompress_oct_decode(s.packed[v].normal, d);
         CHECKF(fabsf(d[0] - s.nrm[3 * v]) + fabsf(d[1] - s.nrm[3 * v + 1]) + fabsf(d[2] - s.nrm[3 * v + 2]) < 1e-6f,
-              "axis %d decodes to %g %g %g", v, (double)d[0], (double)d[1], (double)d[2]);
+               "axis %d decodes to %g %g %g", v, (double)d[0], (double)d[1], (double)d[2]);
     }
 
     /* Negative controls: each corruption must be seen by the measurement. */

@@ -53,8 +53,8 @@ int main(int argc, char **argv)
     double stddev = sqrt(fmax(0.0, sum2 / count - mean * mean));
     double sky = top / (double)top_n, ground = bottom / (double)bottom_n;
     double black_frac = black / count, mean_chroma = chroma / count;
-    printf("%s: %dx%d mean %.1f stddev %.1f sky %.1f ground %.1f black %.3f chroma %.1f\n", argv[1], w, h, mean,
-           stddev, sky, ground, black_frac, mean_chroma);
+    printf("%s: %dx%d mean %.1f stddev %.1f sky %.1f ground %.1f black %.3f chroma %.1f\n", argv[1], w, h, mean, stddev,
+           sky, ground, black_frac, mean_chroma);
     int bad = 0;
     if (w < 64 || h < 64) {
         fprintf(stderr, "%s: image too small\n", argv[1]);

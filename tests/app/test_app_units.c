@@ -17,7 +17,6 @@
 
 #define PI_F 3.14159265358979f
 
-
 static void test_deadzone(void)
 {
     float x, y;
@@ -62,7 +61,7 @@ static void test_pad(void)
     float axes[SDL_CONTROLLER_AXIS_MAX] = {0};
     bool buttons[SDL_CONTROLLER_BUTTON_MAX] = {0};
     input_frame_t f = {0};
-    axes[SDL_CONTROLLER_AXIS_LEFTY] = -1.0f;      /* stick pushed up */
+    axes[SDL_CONTROLLER_AXIS_LEFTY] = -1.0f;       /* stick pushed up */
     axes[SDL_CONTROLLER_AXIS_TRIGGERRIGHT] = 1.0f; /* full run */
     axes[SDL_CONTROLLER_AXIS_TRIGGERLEFT] = 0.9f;  /* strafe */
     axes[SDL_CONTROLLER_AXIS_RIGHTX] = 0.05f;      /* drift inside the dead zone */
@@ -80,18 +79,13 @@ static void test_pad(void)
     CHECK_NEAR(sqrtf(kb.move_x * kb.move_x + kb.move_y * kb.move_y), 1.0f, 1e-5);
 }
 
-
-
-static cli_result_t parse(app_options_t *o, int argc, const char **argv)
-{
-    return cli_parse(argc, (char **)argv, o);
-}
+static cli_result_t parse(app_options_t *o, int argc, const char **argv) { return cli_parse(argc, (char **)argv, o); }
 
 static void test_cli(void)
 {
     app_options_t o;
-    const char *good[] = {"strider", "--level", "hills", "--frames", "120", "--hidden", "--size", "640x360",
-                          "--screenshot", "out.png", "--seed", "7"};
+    const char *good[] = {"strider", "--level", "hills",        "--frames", "120",    "--hidden",
+                          "--size",  "640x360", "--screenshot", "out.png",  "--seed", "7"};
     CHECK(parse(&o, 12, good) == CLI_RUN);
     CHECK(o.frames == 120 && o.hidden && o.width == 640 && o.height == 360 && o.seed == 7);
     CHECK(strcmp(o.level, "hills") == 0 && strcmp(o.screenshot, "out.png") == 0);
@@ -128,7 +122,6 @@ static void test_cli(void)
     stderr = saved;
 }
 
-
 static void test_prof(void)
 {
     prof_t p;
@@ -147,7 +140,6 @@ static void test_prof(void)
     CHECK_NEAR(prof_average_frame_ms(&p), 16.0f, 1e-5);
     CHECK_NEAR(prof_average_ms(&p, PROF_RENDER), (11.0 + PROF_HISTORY + 10) / 2.0, 1e-3);
 }
-
 
 int main(void)
 {

@@ -42,8 +42,9 @@ static float value(src_t *s, float base)
     return base + ((int)b - (b >= 128 ? 256 : 0)) * 0.01f;
 }
 
-static const char *const NAMES[] = {"Hips", "Spine", "Head", "LeftUpLeg", "LeftLeg", "LeftFoot", "Hips", "",
-                                    "a_name_that_is_much_too_long_for_a_joint"};
+static const char *const NAMES[] = {"Hips",      "Spine",   "Head",
+                                    "LeftUpLeg", "LeftLeg", "LeftFoot",
+                                    "Hips",      "",        "a_name_that_is_much_too_long_for_a_joint"};
 
 typedef struct scene_store_t {
     imp_node_t nodes[F_NODES];

@@ -245,8 +245,8 @@ static void test_committed(const char *path)
     int head = chr_find_mesh(&c, "head");
     for (uint32_t i = 0; i < c.shape_count; i++)
         CHECK(c.shapes[i].mesh == (uint32_t)head && c.shapes[i].delta_count > 0);
-    const char *need[] = {"happy", "sad", "angry", "surprised", "blink_L", "blink_R", "jawOpen",
-                          "browUp_L", "pucker", "cheekPuff_R"};
+    const char *need[] = {"happy",   "sad",     "angry",    "surprised", "blink_L",
+                          "blink_R", "jawOpen", "browUp_L", "pucker",    "cheekPuff_R"};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
         if (chr_find_shape(&c, need[i]) < 0) {
             fprintf(stderr, "missing shape %s\n", need[i]);
@@ -322,7 +322,8 @@ static void test_closed_meshes(void)
     c.meshes[0] = (chr_mesh_t){.name = "a", .vertex_count = 4, .index_count = 6, .vertices = va, .indices = ia};
     c.meshes[1] = (chr_mesh_t){.name = "b", .vertex_count = 4, .index_count = 6, .vertices = vb, .indices = ib};
     c.meshes[2] = (chr_mesh_t){.name = "quad", .vertex_count = 4, .index_count = 6, .vertices = vq, .indices = iq};
-    CHECKF(chr_closed_meshes(&c) == 3u, "tetrahedron in two meshes + quad: closed 0x%x, want 0x3", chr_closed_meshes(&c));
+    CHECKF(chr_closed_meshes(&c) == 3u, "tetrahedron in two meshes + quad: closed 0x%x, want 0x3",
+           chr_closed_meshes(&c));
     /* Cullable: the closed meshes, and an open one only when it is marked
      * one-sided. */
     CHECKF(chr_cullable_meshes(&c) == 3u, "unmarked quad: cullable 0x%x, want 0x3", chr_cullable_meshes(&c));
@@ -349,8 +350,7 @@ static void test_save(void)
     CHECK(chr_serialize(&tiny, &want, &want_size));
     char path[256];
     const char *tmp = getenv("TMPDIR");
-    snprintf(path, sizeof path, "%s/test_character_%ld.chr", tmp && *tmp ? tmp : "/tmp",
-             (long)getpid());
+    snprintf(path, sizeof path, "%s/test_character_%ld.chr", tmp && *tmp ? tmp : "/tmp", (long)getpid());
     CHECK(chr_save(&tiny, path));
     CHECK(file_read_all(path, 1u << 20, &got, &got_size));
     CHECK(want && got && got_size == want_size && memcmp(got, want, want_size) == 0);

@@ -139,12 +139,12 @@ static void test_round_trip(void)
         const char *message;
     } cases[] = {
         {20, 0xAB, false, "checksum"},
-        {52, 60, true, "animated vertices"},            /* vertex_count > mesh_vertex_count */
+        {52, 60, true, "animated vertices"}, /* vertex_count > mesh_vertex_count */
         {60, 4, true, "unknown flags"},
-        {96 + 4, 0, true, "not strictly increasing"},   /* vertex 1 index 3 -> 0 */
-        {96 + 2, 1, true, ">= mesh vertex count"},      /* vertex 0 index 1 + 65536 */
-        {96 + 28 + 7, 0x7f, true, "not finite"},        /* key 1 time -> NaN-ish exponent */
-        {96 + 28 + 4 + 3, 0x3f, true, "not after"},     /* key 1 time -> ~0.5 s, after key 2? */
+        {96 + 4, 0, true, "not strictly increasing"}, /* vertex 1 index 3 -> 0 */
+        {96 + 2, 1, true, ">= mesh vertex count"},    /* vertex 0 index 1 + 65536 */
+        {96 + 28 + 7, 0x7f, true, "not finite"},      /* key 1 time -> NaN-ish exponent */
+        {96 + 28 + 4 + 3, 0x3f, true, "not after"},   /* key 1 time -> ~0.5 s, after key 2? */
         {96 + 48, 0x80, true, "-128"},
         {80, 1, true, "reserved"},
         {96 + 48 + 5 * 7 * 7 + 1, 1, true, "padding"},
@@ -187,19 +187,19 @@ static void test_round_trip(void)
 static void test_linear_motion(void)
 {
     for (int mode = 0; mode < TWEEN_MODE_COUNT; mode++) {
-            clip_t c, r;
-            make_clip(&c, 9, 12, false, 1);
-            kr_result_t res;
-            CHECK(kr_reduce(&c, (tween_mode_t)mode, 1e-4f, &r, &res));
-            CHECK(res.kept == 2 && res.removed == 10);
-            CHECK(r.key_count == 2 && r.key_time[0] == 0.0f && r.key_time[1] == c.key_time[11]);
-            float e = reduced_error(&c, &r, (tween_mode_t)mode);
-            CHECK(e <= 1e-4f + ROUNDING_CM);
-            printf("linear motion, %s: %u keys -> %u, max error %.2g cm\n", tween_mode_name((tween_mode_t)mode),
-                   c.key_count, r.key_count, (double)e);
-            clip_free(&r);
-            clip_free(&c);
-        }
+        clip_t c, r;
+        make_clip(&c, 9, 12, false, 1);
+        kr_result_t res;
+        CHECK(kr_reduce(&c, (tween_mode_t)mode, 1e-4f, &r, &res));
+        CHECK(res.kept == 2 && res.removed == 10);
+        CHECK(r.key_count == 2 && r.key_time[0] == 0.0f && r.key_time[1] == c.key_time[11]);
+        float e = reduced_error(&c, &r, (tween_mode_t)mode);
+        CHECK(e <= 1e-4f + ROUNDING_CM);
+        printf("linear motion, %s: %u keys -> %u, max error %.2g cm\n", tween_mode_name((tween_mode_t)mode),
+               c.key_count, r.key_count, (double)e);
+        clip_free(&r);
+        clip_free(&c);
+    }
 }
 
 static void test_bound(void)

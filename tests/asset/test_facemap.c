@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const ARKIT[] = {"eyeBlinkLeft", "eyeBlinkRight", "jawOpen", "mouthSmileLeft", "mouthSmileRight",
-                                    "eyeSquintLeft", "eyeSquintRight", "cheekSquintLeft", "cheekSquintRight",
-                                    "browInnerUp", "mouthPressLeft", "mouthPressRight", "browDownLeft",
-                                    "browDownRight"};
+static const char *const ARKIT[] = {"eyeBlinkLeft",     "eyeBlinkRight", "jawOpen",        "mouthSmileLeft",
+                                    "mouthSmileRight",  "eyeSquintLeft", "eyeSquintRight", "cheekSquintLeft",
+                                    "cheekSquintRight", "browInnerUp",   "mouthPressLeft", "mouthPressRight",
+                                    "browDownLeft",     "browDownRight"};
 enum { ARKIT_N = sizeof ARKIT / sizeof ARKIT[0] };
 
 static float weight_of(const chr_character_t *c, const facemap_term_t *t, int n, const char *shape)

@@ -152,8 +152,12 @@ static void make_leg(leg_t *L)
     box->face_count = 12;
     box->face_size = L->box_size;
     box->face_index = L->box_index;
-    L->scene = (imp_scene_t){.node_count = 4, .nodes = L->nodes, .mesh_count = 1, .meshes = L->mesh,
-                             .material_count = 1, .materials = L->mat};
+    L->scene = (imp_scene_t){.node_count = 4,
+                             .nodes = L->nodes,
+                             .mesh_count = 1,
+                             .meshes = L->mesh,
+                             .material_count = 1,
+                             .materials = L->mat};
 }
 
 /* ---------------------------------------------------------------- stderr capture */
@@ -428,7 +432,7 @@ static void test_refusals(void)
 
     /* 300 joints in a chain, all bound: more than the palette. */
     make_leg(&L);
-    char (*names)[16] = malloc(300 * sizeof *names);
+    char(*names)[16] = malloc(300 * sizeof *names);
     for (int i = 0; i < 300; i++) {
         snprintf(names[i], sizeof names[i], "j%d", i);
         many[i].name = names[i];

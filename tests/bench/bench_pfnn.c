@@ -30,8 +30,10 @@ int main(int argc, char **argv)
             repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--isa") && i + 1 < argc) {
             const char *s = argv[++i];
-            isa = !strcmp(s, "scalar") ? PFNN_ISA_SCALAR : !strcmp(s, "sse2") ? PFNN_ISA_SSE2
-                  : !strcmp(s, "avx2") ? PFNN_ISA_AVX2 : (pfnn_isa_t)-1;
+            isa = !strcmp(s, "scalar") ? PFNN_ISA_SCALAR
+                  : !strcmp(s, "sse2") ? PFNN_ISA_SSE2
+                  : !strcmp(s, "avx2") ? PFNN_ISA_AVX2
+                                       : (pfnn_isa_t)-1;
             if ((int)isa < 0) {
                 fprintf(stderr, "bench_pfnn: --isa takes scalar, sse2 or avx2\n");
                 return 2;

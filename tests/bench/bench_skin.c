@@ -56,8 +56,9 @@ static int check_set(const skin_bench_desc_t *base, const int *threads, int nthr
             const skin_bench_result_t *r = &out[c * nthreads + t];
             if (r->checksum != alone.checksum || r->max_pos_err_cm != alone.max_pos_err_cm ||
                 r->desc.threads != threads[t] || r->desc.influences != d.influences || r->median_s <= 0.0) {
-                fprintf(stderr, "bench_skin: set entry %d (%s, %s, %d influences, %d threads) differs from its "
-                                "run alone (checksum %08x vs %08x)\n",
+                fprintf(stderr,
+                        "bench_skin: set entry %d (%s, %s, %d influences, %d threads) differs from its "
+                        "run alone (checksum %08x vs %08x)\n",
                         c, skin_method_name(d.method), skin_isa_name(r->isa), d.influences, threads[t], r->checksum,
                         alone.checksum);
                 failures++;
@@ -75,8 +76,8 @@ static int check_set(const skin_bench_desc_t *base, const int *threads, int nthr
         fprintf(stderr, "bench_skin: a set of 0 or too many configurations was accepted\n");
         failures++;
     }
-    printf("bench_skin: %d configurations at %d thread counts timed in alternation agree with their runs alone\n",
-           n, nthreads);
+    printf("bench_skin: %d configurations at %d thread counts timed in alternation agree with their runs alone\n", n,
+           nthreads);
     return failures;
 }
 
@@ -154,8 +155,7 @@ int main(int argc, char **argv)
                 if (t == 0)
                     first = r.checksum;
                 else if (r.checksum != first) {
-                    fprintf(stderr, "bench_skin: checksum differs between 1 and %d threads\n",
-                            d.threads);
+                    fprintf(stderr, "bench_skin: checksum differs between 1 and %d threads\n", d.threads);
                     failures++;
                 }
             }

@@ -30,21 +30,20 @@ static inline bool check_record_(bool ok, const char *file, int line, const char
 
 #define CHECK(cond) ((void)check_record_((cond) ? true : false, __FILE__, __LINE__, #cond, false))
 
-#define CHECKF(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!check_record_((cond) ? true : false, __FILE__, __LINE__, #cond, true)) {              \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
+#define CHECKF(cond, ...)                                                                                              \
+    do {                                                                                                               \
+        if (!check_record_((cond) ? true : false, __FILE__, __LINE__, #cond, true)) {                                  \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_NEAR(a, b, tol)                                                                      \
-    do {                                                                                           \
-        double check_a_ = (double)(a), check_b_ = (double)(b);                                     \
-        if (!check_record_(fabs(check_a_ - check_b_) <= (double)(tol), __FILE__, __LINE__,         \
-                           #a " ~ " #b, true))                                                     \
-            fprintf(stderr, "%s = %.9g, expected %s = %.9g (tolerance %g)\n", #a, check_a_, #b,    \
-                    check_b_, (double)(tol));                                                      \
+#define CHECK_NEAR(a, b, tol)                                                                                          \
+    do {                                                                                                               \
+        double check_a_ = (double)(a), check_b_ = (double)(b);                                                         \
+        if (!check_record_(fabs(check_a_ - check_b_) <= (double)(tol), __FILE__, __LINE__, #a " ~ " #b, true))         \
+            fprintf(stderr, "%s = %.9g, expected %s = %.9g (tolerance %g)\n", #a, check_a_, #b, check_b_,              \
+                    (double)(tol));                                                                                    \
     } while (0)
 
 static inline int check_summary(void)

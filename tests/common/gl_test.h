@@ -60,8 +60,7 @@ static inline void gl_test_close(gl_test_t *t)
 
 /* Compares two RGB images of PIXELS pixels: returns how many differ by more
  * than TOL (0..255) in some channel, and the largest channel difference. */
-static inline long gl_test_count_diff(const uint8_t *a, const uint8_t *b, long pixels, int tol,
-                                      int *max_diff)
+static inline long gl_test_count_diff(const uint8_t *a, const uint8_t *b, long pixels, int tol, int *max_diff)
 {
     long n = 0;
     *max_diff = 0;

@@ -43,19 +43,39 @@ static args_result_t run(vals_t *x, const char *const *args)
         {.name = "--int", .kind = ARGS_INT, .dest = &x->i, .lo = -2, .hi = 5, .arg = "N", .help = "a number\nmore"},
         {.name = "--long", .kind = ARGS_LONG, .dest = &x->l, .lo = 0, .hi = 5184000, .arg = "N", .help = "long"},
         {.name = "--u32", .kind = ARGS_U32, .dest = &x->u, .lo = 0, .hi = (long)UINT32_MAX, .arg = "N"},
-        {.name = "--time", .kind = ARGS_DOUBLE, .dest = &x->d, .flo = -1.0, .fhi = 1.0, .arg = "S",
+        {.name = "--time",
+         .kind = ARGS_DOUBLE,
+         .dest = &x->d,
+         .flo = -1.0,
+         .fhi = 1.0,
+         .arg = "S",
          .error = "--time needs seconds from -1 to 1, got '%s'"},
         {.name = "--str", .kind = ARGS_STRING, .dest = &x->s, .max_len = 8, .arg = "TEXT"},
         {.name = "--path", .kind = ARGS_PATH, .dest = &x->path, .given = &x->pos_given, .arg = "FILE"},
-        {.name = "--colour", .kind = ARGS_CHOICE, .dest = &x->choice, .text = &x->choice_text, .choices = COLOURS,
-         .nchoices = 3, .label = "--colour red|green|blue", .help = "a colour"},
+        {.name = "--colour",
+         .kind = ARGS_CHOICE,
+         .dest = &x->choice,
+         .text = &x->choice_text,
+         .choices = COLOURS,
+         .nchoices = 3,
+         .label = "--colour red|green|blue",
+         .help = "a colour"},
         {.name = "--list", .kind = ARGS_INT_LIST, .dest = x->list, .count = &x->nlist, .lo = 1, .hi = 9},
-        {.name = "--names", .kind = ARGS_NAME_LIST, .dest = x->names, .count = &x->nnames, .choices = COLOURS,
+        {.name = "--names",
+         .kind = ARGS_NAME_LIST,
+         .dest = x->names,
+         .count = &x->nnames,
+         .choices = COLOURS,
          .nchoices = 3},
         {.name = "--size", .kind = ARGS_CUSTOM, .dest = x, .parse = parse_wxh, .error = "--size needs WxH, got '%s'"},
     };
-    const args_spec_t spec = {.prog = "prog", .hint = " (try --help)", .label_width = 10, .head = "usage: prog\n",
-                            .tail = "end\n", .opts = opts, .count = (int)(sizeof opts / sizeof opts[0])};
+    const args_spec_t spec = {.prog = "prog",
+                              .hint = " (try --help)",
+                              .label_width = 10,
+                              .head = "usage: prog\n",
+                              .tail = "end\n",
+                              .opts = opts,
+                              .count = (int)(sizeof opts / sizeof opts[0])};
     char *argv[32] = {"prog"};
     int argc = 1;
     while (args[argc - 1])
@@ -80,9 +100,9 @@ static void expect_error(const char *const *args, const char *want)
 static void test_values(void)
 {
     vals_t x;
-    const char *good[] = {"--flag", "--int", "-2", "--long", "5184000", "--u32", "4294967295", "--time", "0.5",
-                          "--str", "abcdefgh", "--path", "a/b", "--colour", "blue", "--list", "1,9,3",
-                          "--names", "green,red", "--size", "3x4", NULL};
+    const char *good[] = {"--flag", "--int",   "-2",        "--long", "5184000", "--u32",    "4294967295", "--time",
+                          "0.5",    "--str",   "abcdefgh",  "--path", "a/b",     "--colour", "blue",       "--list",
+                          "1,9,3",  "--names", "green,red", "--size", "3x4",     NULL};
     CHECK(run(&x, good) == ARGS_OK);
     CHECKF(strcmp(capture_text, "") == 0, "nothing printed, got '%s'", capture_text);
     CHECK(x.flag && x.seen_flag && x.i == -2 && x.l == 5184000 && x.u == 4294967295u && x.d == 0.5);
@@ -99,14 +119,18 @@ static void test_errors(void)
 {
     expect_error((const char *[]){"--bogus", NULL}, "prog: unknown option '--bogus' (try --help)");
     expect_error((const char *[]){"--int", NULL}, "prog: option --int needs a value (try --help)");
-    expect_error((const char *[]){"--int", "6", NULL}, "prog: --int needs a whole number from -2 to 5, got '6' (try --help)");
-    expect_error((const char *[]){"--int", "1x", NULL}, "prog: --int needs a whole number from -2 to 5, got '1x' (try --help)");
-    expect_error((const char *[]){"--int", "", NULL}, "prog: --int needs a whole number from -2 to 5, got '' (try --help)");
+    expect_error((const char *[]){"--int", "6", NULL},
+                 "prog: --int needs a whole number from -2 to 5, got '6' (try --help)");
+    expect_error((const char *[]){"--int", "1x", NULL},
+                 "prog: --int needs a whole number from -2 to 5, got '1x' (try --help)");
+    expect_error((const char *[]){"--int", "", NULL},
+                 "prog: --int needs a whole number from -2 to 5, got '' (try --help)");
     expect_error((const char *[]){"--long", "99999999999999999999", NULL},
                  "prog: --long needs a whole number from 0 to 5184000, got '99999999999999999999' (try --help)");
     expect_error((const char *[]){"--u32", "4294967296", NULL},
                  "prog: --u32 needs a whole number from 0 to 4294967295, got '4294967296' (try --help)");
-    expect_error((const char *[]){"--time", "nan", NULL}, "prog: --time needs seconds from -1 to 1, got 'nan' (try --help)");
+    expect_error((const char *[]){"--time", "nan", NULL},
+                 "prog: --time needs seconds from -1 to 1, got 'nan' (try --help)");
     expect_error((const char *[]){"--str", "abcdefghi", NULL}, "prog: --str takes at most 8 characters (try --help)");
     expect_error((const char *[]){"--colour", "teal", NULL},
                  "prog: --colour needs red, green or blue, got 'teal' (try --help)");
@@ -146,8 +170,12 @@ static void test_usage(void)
         {.name = "--hidden", .kind = ARGS_FLAG},
         {.name = "--colour", .kind = ARGS_CHOICE, .label = "--colour red|green|blue", .help = "a colour"},
     };
-    const args_spec_t spec = {.prog = "prog", .label_width = 10, .head = "usage: prog\n", .tail = "end\n",
-                            .opts = opts, .count = (int)(sizeof opts / sizeof opts[0])};
+    const args_spec_t spec = {.prog = "prog",
+                              .label_width = 10,
+                              .head = "usage: prog\n",
+                              .tail = "end\n",
+                              .opts = opts,
+                              .count = (int)(sizeof opts / sizeof opts[0])};
     char buf[1024] = {0};
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     args_usage(&spec, f);

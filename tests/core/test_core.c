@@ -105,7 +105,8 @@ static void test_paths(void)
     capture_begin();
     ok = paths_copy(longp, out, sizeof out);
     capture_end();
-    CHECK(!ok && strstr(capture_text, "/x.chr: path of 4998 bytes, longer than the 4095 allowed") && strlen(capture_text) < 200);
+    CHECK(!ok && strstr(capture_text, "/x.chr: path of 4998 bytes, longer than the 4095 allowed") &&
+          strlen(capture_text) < 200);
 }
 
 static void test_text(void)

@@ -102,10 +102,7 @@ static void reset_at(ctrl_t *c, float x, float z, float heading)
     ctrl_reset(c, &fx.level, &s);
 }
 
-static void reset_spawn(ctrl_t *c)
-{
-    reset_at(c, fx.level.spawn_x, fx.level.spawn_z, fx.level.spawn_heading_rad);
-}
+static void reset_spawn(ctrl_t *c) { reset_at(c, fx.level.spawn_x, fx.level.spawn_z, fx.level.spawn_heading_rad); }
 
 static ctrl_input_t move_dir(float heading, float mag, float speed)
 {
@@ -200,7 +197,8 @@ static void random_next(random_driver_t *r, ctrl_t *c)
     if (fx.level_loaded && rnd() < 0.5f) {
         ctrl_stats_t s;
         ctrl_get_stats(c, &s);
-        h = atan2f(fx.level.spawn_x - s.root_pos[0], fx.level.spawn_z - s.root_pos[2]) + (rnd() - 0.5f) * (2.0f * PI_F / 3.0f);
+        h = atan2f(fx.level.spawn_x - s.root_pos[0], fx.level.spawn_z - s.root_pos[2]) +
+            (rnd() - 0.5f) * (2.0f * PI_F / 3.0f);
     }
     float mag = rnd() < 0.15f ? 0.0f : (rnd() < 0.3f ? rnd() : 1.0f);
     r->in = move_dir(h, mag, rnd() < 0.4f ? 1.0f : rnd() * 0.5f);
@@ -252,8 +250,8 @@ static void test_determinism(int frames)
     ctrl_get_stats(a, &s2);
     CHECKF(first_diff < 0, "two controllers diverged at frame %d", first_diff);
     CHECKF(memcmp(s1.root_pos, s2.root_pos, sizeof s1.root_pos) == 0 && s1.phase_rad == s2.phase_rad,
-          "a reset run differs: root %.4f %.4f vs %.4f %.4f", s1.root_pos[0], s1.root_pos[2], s2.root_pos[0],
-          s2.root_pos[2]);
+           "a reset run differs: root %.4f %.4f vs %.4f %.4f", s1.root_pos[0], s1.root_pos[2], s2.root_pos[0],
+           s2.root_pos[2]);
     printf("ctrl_test: determinism: %d frames, identical: %s; root moved to (%.1f, %.1f)\n", frames,
            first_diff < 0 ? "yes" : "no", s1.root_pos[0], s1.root_pos[2]);
     ctrl_destroy(a);
@@ -339,8 +337,8 @@ static void test_noalloc(int frames)
     ctrl_t *d = make_ctrl(PFNN_PHASE_CONSTANT);
     CHECKF(alloc_calls > before + n, "allocation counter is not wired (--wrap=malloc)");
     ctrl_destroy(d);
-    printf("ctrl_test: noalloc: %ld allocations in %d steps (with debug draw, mode switches); %d line vertices\n",
-           n, frames, dl.count);
+    printf("ctrl_test: noalloc: %ld allocations in %d steps (with debug draw, mode switches); %d line vertices\n", n,
+           frames, dl.count);
     ctrl_destroy(c);
 }
 
@@ -363,8 +361,7 @@ static void test_random(int frames, pfnn_mode_t mode)
             random_next(&r, c);
             ctrl_step(c, &r.in, DT);
             ctrl_get_stats(c, &s1);
-            if (level_segment_crosses_wall(&fx.level, s0.root_pos[0], s0.root_pos[2], s1.root_pos[0],
-                                           s1.root_pos[2]))
+            if (level_segment_crosses_wall(&fx.level, s0.root_pos[0], s0.root_pos[2], s1.root_pos[0], s1.root_pos[2]))
                 crossings++;
             if (!pose_finite(c))
                 bad++;
@@ -379,11 +376,11 @@ static void test_random(int frames, pfnn_mode_t mode)
         ctrl_get_stats(c, &s);
         printf("ctrl_test: random %-6s %s: %d frames, path %.0f m, wall crossings %d, non-finite %d, "
                "NaN resets %d, wall pushes %d, blocks %d, worst bone error %.2e\n",
-               level_names[li], pfnn_mode_name(mode), frames, path / 100.0, crossings, bad, s.nan_resets,
-               s.wall_pushes, s.wall_blocks, worst_bone);
+               level_names[li], pfnn_mode_name(mode), frames, path / 100.0, crossings, bad, s.nan_resets, s.wall_pushes,
+               s.wall_blocks, worst_bone);
         CHECKF(crossings == 0, "%s: the root crossed a wall %d times", level_names[li], crossings);
         CHECKF(bad == 0 && s.nan_resets == 0, "%s: non-finite values (%d) / NaN resets (%d)", level_names[li], bad,
-              s.nan_resets);
+               s.nan_resets);
         CHECKF(worst_bone < BONE_TOL, "%s: bone length error %.4f", level_names[li], worst_bone);
         ctrl_destroy(c);
     }
@@ -434,9 +431,9 @@ static bool manifest_walk_speed(float *out)
 }
 
 typedef struct walk_result_t {
-    float speed_cm_s;   /* along the intended direction, seconds 2..end */
-    float lateral_cm;   /* sideways drift over the same span */
-    float heading_err;  /* final facing vs intent, rad */
+    float speed_cm_s;  /* along the intended direction, seconds 2..end */
+    float lateral_cm;  /* sideways drift over the same span */
+    float heading_err; /* final facing vs intent, rad */
 } walk_result_t;
 
 static walk_result_t walk_straight(ctrl_t *c, float heading, float speed, float seconds)
@@ -494,10 +491,10 @@ static void test_run(void)
     walk_result_t r = walk_straight(c, heading, 1.0f, 6.0f);
     ctrl_stats_t s;
     ctrl_get_stats(c, &s);
-    printf("ctrl_test: run: %.1f cm/s vs walk %.1f cm/s (x%.2f); run gait weight %.2f\n", r.speed_cm_s,
-           w.speed_cm_s, r.speed_cm_s / w.speed_cm_s, s.gait[CTRL_GAIT_RUN]);
+    printf("ctrl_test: run: %.1f cm/s vs walk %.1f cm/s (x%.2f); run gait weight %.2f\n", r.speed_cm_s, w.speed_cm_s,
+           r.speed_cm_s / w.speed_cm_s, s.gait[CTRL_GAIT_RUN]);
     CHECKF(r.speed_cm_s > 1.3f * w.speed_cm_s, "run %.1f is not clearly faster than walk %.1f", r.speed_cm_s,
-          w.speed_cm_s);
+           w.speed_cm_s);
     ctrl_destroy(c);
 }
 
@@ -544,7 +541,7 @@ static void test_run_transition(void)
            peak, (float)peak_f / 60.0f, peak_step, settled, CTRL_RUN_SPEED_CM_S, peak / settled);
     CHECKF(peak <= 1.2f * settled, "run transition: peak %.1f cm/s is over 20%% above the settled %.1f", peak, settled);
     CHECKF(fabsf((float)settled - CTRL_RUN_SPEED_CM_S) <= 0.15f * CTRL_RUN_SPEED_CM_S,
-          "run transition: settled at %.1f cm/s, requested %.1f", settled, CTRL_RUN_SPEED_CM_S);
+           "run transition: settled at %.1f cm/s, requested %.1f", settled, CTRL_RUN_SPEED_CM_S);
     ctrl_destroy(c);
 }
 
@@ -565,9 +562,9 @@ static void test_turn(void)
                "%.1f cm/s\n",
                turns[k] * 180.0f / PI_F, w.heading_err * 180.0f / PI_F, w.speed_cm_s);
         CHECKF(w.heading_err < 20.0f * PI_F / 180.0f, "turn: facing %.1f deg off the intent",
-              w.heading_err * 180.0f / PI_F);
+               w.heading_err * 180.0f / PI_F);
         CHECKF(w.speed_cm_s > 0.5f * CTRL_WALK_SPEED_CM_S, "turn: moving %.1f cm/s along the new direction",
-              w.speed_cm_s);
+               w.speed_cm_s);
     }
     ctrl_destroy(c);
 }
@@ -594,8 +591,8 @@ static void test_strafe(void)
         worst_facing = fmaxf(worst_facing, fabsf(atan2f(sinf(s.heading_rad), cosf(s.heading_rad))));
     }
     float dx = s.root_pos[0] - s0.root_pos[0], dz = s.root_pos[2] - s0.root_pos[2];
-    printf("ctrl_test: strafe: moved %.1f cm along +X and %.1f cm along +Z in 4 s, facing within %.1f deg of +Z\n",
-           dx, dz, worst_facing * 180.0f / PI_F);
+    printf("ctrl_test: strafe: moved %.1f cm along +X and %.1f cm along +Z in 4 s, facing within %.1f deg of +Z\n", dx,
+           dz, worst_facing * 180.0f / PI_F);
     CHECKF(dx > 4.0f * 0.5f * CTRL_WALK_SPEED_CM_S, "strafe: only %.1f cm sideways in 4 s", dx);
     CHECKF(fabsf(dz) < 0.5f * dx, "strafe: drifted %.1f cm forward/back", dz);
     CHECKF(worst_facing < 25.0f * PI_F / 180.0f, "strafe: facing turned %.1f deg", worst_facing * 180.0f / PI_F);
@@ -674,7 +671,8 @@ static void test_jump(void)
     if (base_n > 0 && peak > -1e9f) {
         float rise = peak - (float)(base_sum / base_n);
         printf("ctrl_test: jump: hip rises %.1f cm above its walking height at the first jump area "
-               "(peak jump gait %.2f)\n", rise, jump_gait);
+               "(peak jump gait %.2f)\n",
+               rise, jump_gait);
         CHECKF(jump_gait > 0.5f, "jump: jump gait only reached %.2f", jump_gait);
         CHECKF(rise > 10.0f, "jump: hip rise %.1f cm", rise);
     }
@@ -793,7 +791,8 @@ static void test_walls(void)
         }
     }
     printf("ctrl_test: walls: %d steps into %d walls from both sides at 5 angles: %d crossings (%d runs had "
-           "moves pushed or refused)\n", steps, fx.level.wall_count, crossings, blocked);
+           "moves pushed or refused)\n",
+           steps, fx.level.wall_count, crossings, blocked);
     CHECKF(crossings == 0, "the root crossed a wall %d times", crossings);
     ctrl_destroy(c);
 }
@@ -885,12 +884,13 @@ static void test_ground(void)
             }
         }
         printf("ctrl_test: ground %s: locked heel height above the terrain: mean %.1f cm, min %.1f, max %.1f, "
-               "%d of %d samples above 12 cm\n", levels[li], n ? sum / n : 0.0, lo, hi, over, n);
+               "%d of %d samples above 12 cm\n",
+               levels[li], n ? sum / n : 0.0, lo, hi, over, n);
         CHECKF(n > 100, "%s: few locked heel samples (%d)", levels[li], n);
         float mean = n ? (float)(sum / n) : 0.0f;
         CHECKF(lo >= 2.0f && mean >= 3.0f && mean <= 8.0f && over * 20 <= n,
-              "%s: locked heel %.1f..%.1f cm (mean %.1f, %d above 12 cm) above the terrain", levels[li], lo, hi, mean,
-              over);
+               "%s: locked heel %.1f..%.1f cm (mean %.1f, %d above 12 cm) above the terrain", levels[li], lo, hi, mean,
+               over);
         ctrl_destroy(c);
     }
 }
@@ -968,10 +968,10 @@ static float knee_flex_deg(const float *thigh, const float *shin, const float *f
 }
 
 typedef struct stand_result_t {
-    float knee_deg;      /* shown pose (after IK), mean of both legs */
-    float knee_net_deg;  /* the network's predicted joint positions */
-    float hip_cm;        /* shown hip above the terrain */
-    float hip_net_cm;    /* predicted hip height */
+    float knee_deg;     /* shown pose (after IK), mean of both legs */
+    float knee_net_deg; /* the network's predicted joint positions */
+    float hip_cm;       /* shown hip above the terrain */
+    float hip_net_cm;   /* predicted hip height */
     float stand_gait;
 } stand_result_t;
 
@@ -1015,7 +1015,14 @@ static stand_result_t stand_measure(ctrl_t *c, int frames)
 #define STAND_HIP_TOL_CM 4.0f
 #define STAND_KNEE_MAX_DEG 45.0f
 
-typedef enum stand_before_t { BEFORE_NONE, BEFORE_WALK, BEFORE_RUN, BEFORE_CROUCH, BEFORE_RANDOM, BEFORE_COUNT } stand_before_t;
+typedef enum stand_before_t {
+    BEFORE_NONE,
+    BEFORE_WALK,
+    BEFORE_RUN,
+    BEFORE_CROUCH,
+    BEFORE_RANDOM,
+    BEFORE_COUNT
+} stand_before_t;
 static const char *const before_names[BEFORE_COUNT] = {"reset", "walk", "run", "crouch walk", "random 20 s"};
 
 static void test_stand(void)
@@ -1050,14 +1057,14 @@ static void test_stand(void)
             stand_result_t a = stand_measure(c, 240);
             printf("ctrl_test: stand after %s (IK %s): knee %.1f deg (network %.1f), hip %.1f cm (network %.1f), "
                    "stand gait %.2f; training: hip %.1f cm, knee 31 deg\n",
-                   before_names[k], ik ? "on" : "off", a.knee_deg, a.knee_net_deg, a.hip_cm, a.hip_net_cm,
-                   a.stand_gait, STAND_HIP_TRAIN_CM);
+                   before_names[k], ik ? "on" : "off", a.knee_deg, a.knee_net_deg, a.hip_cm, a.hip_net_cm, a.stand_gait,
+                   STAND_HIP_TRAIN_CM);
             CHECKF(a.stand_gait > 0.99f, "stand after %s: stand gait %.2f", before_names[k], a.stand_gait);
             CHECKF(fabsf(a.hip_cm - STAND_HIP_TRAIN_CM) < STAND_HIP_TOL_CM,
-                  "stand after %s (IK %d): hip %.1f cm, training standing hip %.1f", before_names[k], ik, a.hip_cm,
-                  STAND_HIP_TRAIN_CM);
+                   "stand after %s (IK %d): hip %.1f cm, training standing hip %.1f", before_names[k], ik, a.hip_cm,
+                   STAND_HIP_TRAIN_CM);
             CHECKF(a.knee_deg < STAND_KNEE_MAX_DEG, "stand after %s (IK %d): knees bent %.1f deg", before_names[k], ik,
-                  a.knee_deg);
+                   a.knee_deg);
             worst_hip = fmaxf(worst_hip, fabsf(a.hip_cm - STAND_HIP_TRAIN_CM));
             worst_knee = fmaxf(worst_knee, a.knee_deg);
             ctrl_destroy(c);
@@ -1128,8 +1135,14 @@ static void test_modes(void)
         path += hypot(s1.root_pos[0] - s0.root_pos[0], s1.root_pos[2] - s0.root_pos[2]);
         const float *yr = ctrl_last_output(ref);
         for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++) {
-            pfnn_job_t job = {.net = &fx.net, .ws = &ws, .mode = (pfnn_mode_t)m, .dtype = PFNN_F32,
-                            .isa = PFNN_ISA_AUTO, .phase = ctrl_last_phase(ref), .x = ctrl_last_input(ref), .y = y};
+            pfnn_job_t job = {.net = &fx.net,
+                              .ws = &ws,
+                              .mode = (pfnn_mode_t)m,
+                              .dtype = PFNN_F32,
+                              .isa = PFNN_ISA_AUTO,
+                              .phase = ctrl_last_phase(ref),
+                              .x = ctrl_last_input(ref),
+                              .y = y};
             pfnn_run(&job);
             for (int k = 0; k < 3; k++)
                 open_root[m] = fmaxf(open_root[m], fabsf(y[k] - yr[k]));
@@ -1157,7 +1170,7 @@ static void test_modes(void)
         CHECKF(open_root[m] < 0.5f, "%s: root motion differs by %.3f", pfnn_mode_name((pfnn_mode_t)m), open_root[m]);
         CHECKF(open_joint[m] < 3.0f, "%s: joints differ by %.2f cm", pfnn_mode_name((pfnn_mode_t)m), open_joint[m]);
         CHECKF(closed[m] < 0.1f * (float)path + 5.0f, "%s: root path differs by %.1f cm",
-              pfnn_mode_name((pfnn_mode_t)m), closed[m]);
+               pfnn_mode_name((pfnn_mode_t)m), closed[m]);
     }
     CHECKF(open_root[PFNN_PHASE_CUBIC] == 0.0f && closed[PFNN_PHASE_CUBIC] == 0.0f, "cubic is not reproducible");
 }
@@ -1188,8 +1201,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (skip_missing && access(net_path, F_OK) != 0) {
-        printf("ctrl_test: SKIP %s: %s is not there yet (the trained network is committed after training)\n",
-               test, net_path);
+        printf("ctrl_test: SKIP %s: %s is not there yet (the trained network is committed after training)\n", test,
+               net_path);
         return SKIP_CODE;
     }
     if (!skel_load(&fx.skel, SKEL_PATH) || !pfnn_load(&fx.net, net_path))

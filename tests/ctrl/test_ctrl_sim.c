@@ -146,8 +146,8 @@ int main(int argc, char **argv)
         float hip_world = ctrl_joint_pos(ctrl)[0][1];
         hip_hist[steps] = hip_world;
         if (trace && steps % 5 == 0)
-            printf("ctrl_sim: step %d root %.0f %.1f %.0f hip %.1f (network %.1f) jump %.2f contacts %d%d%d%d\n",
-                   steps, st->root_pos[0], st->root_pos[1], st->root_pos[2], hip_world, ctrl_last_output(ctrl)[33],
+            printf("ctrl_sim: step %d root %.0f %.1f %.0f hip %.1f (network %.1f) jump %.2f contacts %d%d%d%d\n", steps,
+                   st->root_pos[0], st->root_pos[1], st->root_pos[2], hip_world, ctrl_last_output(ctrl)[33],
                    st->gait[CTRL_GAIT_JUMP], st->contact[0], st->contact[1], st->contact[2], st->contact[3]);
         for (int a = 0; a < n_areas; a++) {
             area_track_t *t = &tr[a];

@@ -65,17 +65,17 @@ int main(void)
     for (int i = 0; i < 10; i++) {
         controller(&st, contact, true, 1.0f, 0.0f);
         shown(&sh, 0.5f * (float)i, 0.0f, 0.0f, 0.0f, 150.0f);
-        feet_stats_add(&fs, &sh, &st, (const float (*)[3])contact, &lvl);
+        feet_stats_add(&fs, &sh, &st, (const float(*)[3])contact, &lvl);
     }
     for (int i = 0; i < 5; i++) {
         controller(&st, contact, true, 0.2f, 30.0f);
         shown(&sh, 30.0f, 0.0f, 0.0f, 0.0f, 150.0f);
-        feet_stats_add(&fs, &sh, &st, (const float (*)[3])contact, &lvl);
+        feet_stats_add(&fs, &sh, &st, (const float(*)[3])contact, &lvl);
     }
     for (int i = 0; i < 10; i++) {
         controller(&st, contact, true, 1.0f, 30.0f);
         shown(&sh, 30.0f, 1.0f, 0.0f, 500.0f, 90.0f); /* the head under the 100 cm ceiling */
-        feet_stats_add(&fs, &sh, &st, (const float (*)[3])contact, &lvl);
+        feet_stats_add(&fs, &sh, &st, (const float(*)[3])contact, &lvl);
     }
     CHECK(fs.frames == 25 && fs.finite);
     /* The ankles' step slides: 9 steps of 0.5 cm per side while held. */
@@ -105,7 +105,7 @@ int main(void)
     controller(&st, contact, true, 1.0f, 30.0f);
     shown(&sh, 30.0f, 0.0f, 0.0f, 0.0f, 150.0f);
     sh.point[1][0][1] = NAN;
-    feet_stats_add(&fs, &sh, &st, (const float (*)[3])contact, &lvl);
+    feet_stats_add(&fs, &sh, &st, (const float(*)[3])contact, &lvl);
     CHECK(!fs.finite);
     level_free(&lvl);
     return check_summary();

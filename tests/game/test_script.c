@@ -41,10 +41,10 @@ static void test_script(void)
     script_free(&s);
 
     /* Each bad script is rejected (the message names file:line). */
-    const char *bad[] = {"0 walk 1\n",        "0 move 0\n",       "1 move 0 1\n0.5 speed 1\n",
-                         "0 move 0 nan\n",     "0 speed 2\n",      "x move 0 1\n",
-                         "0 crouch 0.5\n",     "0 pad stick 1\n",  "0\n",
-                         "-1 move 0 1\n",      "0 move 0 1e999\n", "0 button z 1\n"};
+    const char *bad[] = {"0 walk 1\n",     "0 move 0\n",       "1 move 0 1\n0.5 speed 1\n",
+                         "0 move 0 nan\n", "0 speed 2\n",      "x move 0 1\n",
+                         "0 crouch 0.5\n", "0 pad stick 1\n",  "0\n",
+                         "-1 move 0 1\n",  "0 move 0 1e999\n", "0 button z 1\n"};
     log_level_t saved = log_get_level();
     log_set_level(LOG_QUIET);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -69,10 +69,7 @@ enum { W = 320, H = 320, POSES = 3 };
 #define MAX_PIXEL_DIFF_FRACTION 0.002
 
 static test_rng_t g_rng = {4242u};
-static float frand(void)
-{
-    return test_rand01(&g_rng);
-}
+static float frand(void) { return test_rand01(&g_rng); }
 
 /* N distinct random shapes of F get weights in [-0.3, 1.2); the rest 0. */
 static void random_weights(figure_t *f, int n)
@@ -273,7 +270,7 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
                 CHECKF(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
                 build_lists(f, &pose, corrective_w, &lists);
                 CHECKF(f->active_shapes == (sizes[si] < (int)f->chr.shape_count ? sizes[si] : (int)f->chr.shape_count),
-                      "%d active shapes, wanted %d", f->active_shapes, sizes[si]);
+                       "%d active shapes, wanted %d", f->active_shapes, sizes[si]);
                 active_max = f->active_shapes > active_max ? f->active_shapes : active_max;
                 bshape_layout_t layout = dense ? BSHAPE_DENSE : BSHAPE_SPARSE;
                 CHECKF(cpu_reference(f, &lists, layout, method, &ref, &morphed), "CPU reference");
@@ -297,7 +294,7 @@ static void check_capture(figure_t *f, const char *name, const int *sizes, int s
                    "max |ddir| %.3g, max |dao| %.3g\n",
                    name, dense ? "dense" : "sparse", active_max, worst.pos, worst.pos / height, worst.dir, worst.ao);
             CHECKF(worst.pos <= POS_TOL_REL * height, "%s %d shapes: position error %.3g cm > %.3g cm",
-                  dense ? "dense" : "sparse", sizes[si], worst.pos, POS_TOL_REL * height);
+                   dense ? "dense" : "sparse", sizes[si], worst.pos, POS_TOL_REL * height);
             CHECKF(worst.dir <= DIR_TOL, "direction error %.3g", worst.dir);
             CHECKF(worst.ao <= AO_TOL, "AO error %.3g", worst.ao);
         }
@@ -400,12 +397,12 @@ static void check_live_bind(figure_t *f)
                     CHECKF(figure_deform(f, &pose, world), "figure_deform");
                 }
                 CHECKF(f->gpu_skin && f->gpu_morph && f->morph_on_gpu && f->skin_once == once,
-                      "the tweened head took the blend shapes off the GPU");
+                       "the tweened head took the blend shapes off the GPU");
                 CHECKF(m->active_count > 0, "the head has no active shapes: the GPU morph was not exercised");
                 CHECKF(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
                 build_lists(f, &pose, corrective_w, &lists);
                 CHECKF(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, c % 3, &ref, &morphed),
-                      "CPU reference");
+                       "CPU reference");
                 errs_t e = compare(&gpu, &ref, 0, n);
                 if (live) {
                     worst.pos = fmax(worst.pos, e.pos);
@@ -420,7 +417,7 @@ static void check_live_bind(figure_t *f)
                "height), max |ddir| %.3g, max |dao| %.3g; without live_bind: %.3g of height\n",
                TALK_CLIP, clip.vertex_count, vc, worst.pos, worst.pos / height, worst.dir, worst.ao, stale_min);
         CHECKF(worst.pos <= POS_TOL_REL * height, "tweened head: position error %.3g cm > %.3g cm", worst.pos,
-              POS_TOL_REL * height);
+               POS_TOL_REL * height);
         CHECKF(worst.dir <= DIR_TOL, "tweened head: direction error %.3g", worst.dir);
         CHECKF(worst.ao <= AO_TOL, "tweened head: AO error %.3g", worst.ao);
         CHECKF(stale_min > POS_TOL_REL, "the create-time bind pose matches the tweened head: the check could not fail");
@@ -504,7 +501,7 @@ static void check_expression_frames(figure_t *f)
             CHECKF(gfx_character_capture(f->gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
             build_lists(f, &pose, corrective_w, &lists);
             CHECKF(cpu_reference(f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
-                  "CPU reference");
+                   "CPU reference");
             double gpu_worst = 0, cpu_worst = 0;
             size_t gpu_at = 0, bad = 0;
             for (size_t v = 0; v < n; v++) {
@@ -528,10 +525,9 @@ static void check_expression_frames(figure_t *f)
                        (double)ref.nrm[3 * gpu_at + 2], (double)ref.tan[4 * gpu_at], (double)ref.tan[4 * gpu_at + 1],
                        (double)ref.tan[4 * gpu_at + 2], (double)ref.tan[4 * gpu_at + 3]);
             CHECKF(bad == 0, "%s (%s): %zu GPU vertices with a non-finite or non-orthonormal frame (worst %.3g)",
-                  names[e], dense ? "dense" : "sparse", bad, gpu_worst);
-            CHECKF(d.pos <= POS_TOL_REL * height && d.dir <= DIR_TOL,
-                  "%s (%s): GPU vs CPU |dpos| %.3g cm, |ddir| %.3g", names[e], dense ? "dense" : "sparse", d.pos,
-                  d.dir);
+                   names[e], dense ? "dense" : "sparse", bad, gpu_worst);
+            CHECKF(d.pos <= POS_TOL_REL * height && d.dir <= DIR_TOL, "%s (%s): GPU vs CPU |dpos| %.3g cm, |ddir| %.3g",
+                   names[e], dense ? "dense" : "sparse", d.pos, d.dir);
             tested++;
         }
     }
@@ -606,19 +602,19 @@ static void check_limits(const figure_t *f)
     gfx_info_t small = *info;
     small.max_ssbo_block_size = dense_bytes - 1;
     CHECKF(!gfx_character_morph_limits_ok(&small, dense_bytes, 3, msg, sizeof msg) &&
-              strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
-          "a block one byte too small must be refused by name, got '%s'", msg);
+               strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
+           "a block one byte too small must be refused by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     small = *info;
     small.max_vertex_ssbo_blocks = 3;
     CHECKF(gfx_character_morph_limits_ok(&small, 1024, 3, msg, sizeof msg), "dense fits 3 blocks: %s", msg);
     CHECKF(!gfx_character_morph_limits_ok(&small, 1024, 4, msg, sizeof msg) &&
-              strstr(msg, "GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS"),
-          "sparse (4 blocks) must be refused by name with 3, got '%s'", msg);
+               strstr(msg, "GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS"),
+           "sparse (4 blocks) must be refused by name with 3, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     CHECKF(gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_DENSE) &&
-              gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_SPARSE),
-          "GPU blend shapes unsupported on this context");
+               gfx_character_morph_supported(f->gfx, GFX_CHARACTER_MORPH_SPARSE),
+           "GPU blend shapes unsupported on this context");
     const gfx_character_stats_t *st = gfx_character_get_stats(f->gfx);
     printf("blend-shape deltas on the GPU: %.1f MB (both layouts)\n", (double)st->delta_bytes / 1e6);
 }
@@ -655,9 +651,9 @@ static void check_fallback(const char *chr_path)
             continue;
         }
         CHECKF(gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_DENSE) == cases[i].dense_ok &&
-                  gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_SPARSE) == cases[i].sparse_ok,
-              "case %zu: layouts supported %d/%d", i, gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_DENSE),
-              gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_SPARSE));
+                   gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_SPARSE) == cases[i].sparse_ok,
+               "case %zu: layouts supported %d/%d", i, gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_DENSE),
+               gfx_character_morph_supported(f.gfx, GFX_CHARACTER_MORPH_SPARSE));
         static const int sizes[] = {5};
         /* check_capture wants the GPU morph in both layouts, so compare here. */
         size_t n = total_vertices(&f);
@@ -683,18 +679,18 @@ static void check_fallback(const char *chr_path)
             CHECKF(figure_deform(&f, &pose, world), "figure_deform");
             bool want_gpu = dense ? cases[i].dense_ok : cases[i].sparse_ok;
             CHECKF(f.gpu_skin && f.morph_on_gpu == want_gpu, "case %zu %s: morph on the GPU %d, expected %d", i,
-                  dense ? "dense" : "sparse", f.morph_on_gpu, want_gpu);
+                   dense ? "dense" : "sparse", f.morph_on_gpu, want_gpu);
             if (want_gpu && !cases[i].capture_gpu)
                 continue;
             CHECKF(gfx_character_capture(f.gfx, gpu.pos, gpu.nrm, gpu.tan, gpu.ao), "capture");
             build_lists(&f, &pose, cw, &lists);
             CHECKF(cpu_reference(&f, &lists, dense ? BSHAPE_DENSE : BSHAPE_SPARSE, SKIN_LBS_MATRIX, &ref, &morphed),
-                  "CPU reference");
+                   "CPU reference");
             errs_t e = compare(&gpu, &ref, 0, n);
             printf("fallback %-6s blend shapes on the %s: max |dpos| %.3g cm, |ddir| %.3g, |dao| %.3g\n",
                    dense ? "dense" : "sparse", f.morph_on_gpu ? "GPU" : "CPU", e.pos, e.dir, e.ao);
             CHECKF(e.pos <= POS_TOL_REL * figure_height(&f) && e.dir <= DIR_TOL && e.ao <= AO_TOL,
-                  "the fallback does not match the reference");
+                   "the fallback does not match the reference");
         }
         for (uint32_t mi = 0; mi < f.chr.mesh_count; mi++) {
             free(lists.target[mi]);
@@ -731,14 +727,14 @@ static void check_bake(figure_t *f, const char *out_dir)
     float weight = 1.0f;
     for (int layout = 0; layout < 2; layout++) {
         gfx_character_bake_job_t job = {.mesh = (uint32_t)head,
-                                      .layout = (gfx_character_morph_t)layout,
-                                      .active_count = 1,
-                                      .active_target = &target,
-                                      .active_weight = &weight,
-                                      .out_positions = gpu.pos,
-                                      .out_normals = gpu.nrm,
-                                      .out_tangents = gpu.tan,
-                                      .out_ao = gpu.ao};
+                                        .layout = (gfx_character_morph_t)layout,
+                                        .active_count = 1,
+                                        .active_target = &target,
+                                        .active_weight = &weight,
+                                        .out_positions = gpu.pos,
+                                        .out_normals = gpu.nrm,
+                                        .out_tangents = gpu.tan,
+                                        .out_ao = gpu.ao};
         CHECKF(gfx_character_bake(f->gfx, &job), "bake");
         bshape_job_t bj = {.set = &m->set,
                            .layout = (bshape_layout_t)layout,
@@ -775,8 +771,8 @@ static void check_bake(figure_t *f, const char *out_dir)
     CHECKF(loaded, "the baked file does not load");
     if (loaded) {
         CHECKF(c.mesh_count == f->chr.mesh_count && c.shape_count == f->chr.shape_count &&
-                  c.corrective_count == f->chr.corrective_count,
-              "the baked file changed the counts");
+                   c.corrective_count == f->chr.corrective_count,
+               "the baked file changed the counts");
         double worst = 0;
         long other_diff = 0;
         for (uint32_t mi = 0; mi < c.mesh_count && mi < f->chr.mesh_count; mi++) {

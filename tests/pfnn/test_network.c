@@ -73,8 +73,7 @@ static uint32_t rd_u32(const uint8_t *b)
 
 static ref64_t ref64_make(const uint8_t *img)
 {
-    ref64_t r = {(int)rd_u32(img + 12), (int)rd_u32(img + 16), (int)rd_u32(img + 20), (int)rd_u32(img + 24),
-               img + 64};
+    ref64_t r = {(int)rd_u32(img + 12), (int)rd_u32(img + 16), (int)rd_u32(img + 20), (int)rd_u32(img + 24), img + 64};
     return r;
 }
 
@@ -130,8 +129,8 @@ static void ref64_forward(const ref64_t *r, double phase, const float *x, double
 
 static const pfnn_isa_t isas[] = {PFNN_ISA_SCALAR, PFNN_ISA_SSE2, PFNN_ISA_AVX2};
 
-static void run_one(const pfnn_network_t *net, pfnn_workspace_t *ws, pfnn_mode_t mode, pfnn_dtype_t dtype, pfnn_isa_t isa,
-                    float phase, const float *x, float *y)
+static void run_one(const pfnn_network_t *net, pfnn_workspace_t *ws, pfnn_mode_t mode, pfnn_dtype_t dtype,
+                    pfnn_isa_t isa, float phase, const float *x, float *y)
 {
     pfnn_job_t job = {net, ws, mode, dtype, isa, phase, x, y};
     bool ok = pfnn_run(&job);
@@ -300,8 +299,8 @@ static void test_random_dims(int n_in, int h0, int h1, int n_out, double *dev_co
     uint32_t s = 99;
     double e_cubic = 0, e_simd = 0, e_f16 = 0, quarter = 0;
     *dev_const = *dev_lin = 0;
-    const float phases[] = {0.0f, 1.5707964f, 3.1415927f, 4.712389f, 6.2830853f, 0.25f, 3.0f, 6.0f,
-                            -0.7f, 13.1f, 0.0628f, 2.2f};
+    const float phases[] = {0.0f, 1.5707964f, 3.1415927f, 4.712389f, 6.2830853f, 0.25f,
+                            3.0f, 6.0f,       -0.7f,      13.1f,     0.0628f,    2.2f};
     for (size_t pi = 0; pi < sizeof phases / sizeof phases[0]; pi++) {
         for (int i = 0; i < n_in; i++) {
             s = s * 1664525u + 1013904223u;
@@ -349,11 +348,11 @@ static void test_random_dims(int n_in, int h0, int h1, int n_out, double *dev_co
     CHECKF(e_f16 <= TOL_F16, "fp16 %g", e_f16);
     /* Memory accounting: CONSTANT holds 50 sets, LINEAR 10, CUBIC 4. */
     CHECKF(pfnn_mode_bytes(&net, PFNN_PHASE_CONSTANT, PFNN_F32) ==
-              pfnn_mode_bytes(&net, PFNN_PHASE_CUBIC, PFNN_F32) / 4 * 50,
-          "mode bytes");
+               pfnn_mode_bytes(&net, PFNN_PHASE_CUBIC, PFNN_F32) / 4 * 50,
+           "mode bytes");
     CHECKF(pfnn_bytes_per_inference(&net, PFNN_PHASE_CUBIC, PFNN_F32) ==
-              4 * pfnn_bytes_per_inference(&net, PFNN_PHASE_CONSTANT, PFNN_F32),
-          "bytes per inference");
+               4 * pfnn_bytes_per_inference(&net, PFNN_PHASE_CONSTANT, PFNN_F32),
+           "bytes per inference");
     free(x);
     free(y);
     free(y64f);
@@ -411,8 +410,8 @@ static void test_lazy_modes(const uint8_t *img, size_t size)
                 for (float phase = 0.0f; phase < 6.3f; phase += 0.77f) {
                     run_one(&all, &ws, (pfnn_mode_t)m, (pfnn_dtype_t)t, PFNN_ISA_AUTO, phase, x, y_all);
                     run_one(&lazy, &ws, (pfnn_mode_t)m, (pfnn_dtype_t)t, PFNN_ISA_AUTO, phase, x, y);
-                    CHECKF(memcmp(y, y_all, sizeof y) == 0, "%s %s at phase %g differs",
-                           pfnn_mode_name((pfnn_mode_t)m), pfnn_dtype_name((pfnn_dtype_t)t), (double)phase);
+                    CHECKF(memcmp(y, y_all, sizeof y) == 0, "%s %s at phase %g differs", pfnn_mode_name((pfnn_mode_t)m),
+                           pfnn_dtype_name((pfnn_dtype_t)t), (double)phase);
                 }
             }
         }
@@ -519,8 +518,8 @@ static void test_released_control_points(const uint8_t *img, size_t size, const 
     capture_begin(&c);
     ok = pfnn_prepare_mode(&net, PFNN_PHASE_CUBIC);
     capture_end(&c);
-    CHECKF(!ok && count_lines(c.text) == 1 && strstr(c.text, path) && strstr(c.text, "changed"),
-           "a changed file: '%s'", c.text);
+    CHECKF(!ok && count_lines(c.text) == 1 && strstr(c.text, path) && strstr(c.text, "changed"), "a changed file: '%s'",
+           c.text);
     printf("  changed file  -> %s", c.text);
     CHECKF(!pfnn_has_mode(&net, PFNN_PHASE_CUBIC, PFNN_F32), "no control points from a changed file");
     CHECKF(same_outputs(&net, &all, &ws, PFNN_PHASE_CONSTANT, PFNN_F32, x), "constant after a refused reread");
@@ -563,7 +562,7 @@ static void test_nonfinite_input(void)
                     x[100] = bad[b];
                     run_one(&net, &ws, (pfnn_mode_t)m, (pfnn_dtype_t)t, isas[ii], 1.0f, x, y);
                     CHECKF(!pfnn_output_is_finite(y, PFNN_N_OUT), "input %g not detected (%s %s %s)", (double)bad[b],
-                          pfnn_mode_name((pfnn_mode_t)m), pfnn_dtype_name((pfnn_dtype_t)t), pfnn_isa_name(isas[ii]));
+                           pfnn_mode_name((pfnn_mode_t)m), pfnn_dtype_name((pfnn_dtype_t)t), pfnn_isa_name(isas[ii]));
                     x[100] = net.x_mean[100];
                 }
             }
@@ -606,7 +605,7 @@ static void expect_bad(const uint8_t *img, size_t size, const char *what, const 
     CHECKF(!ok, "%s accepted", what);
     CHECKF(count_lines(c.text) == 1, "%s: %d lines: %s", what, count_lines(c.text), c.text);
     CHECKF(strstr(c.text, "corrupt_pfnn.bin") && strstr(c.text, want), "%s: message '%s' lacks '%s'", what, c.text,
-          want);
+           want);
     printf("  %-14s -> %s", what, c.text);
 
     char path[] = "/tmp/strider_pfnn_XXXXXX";
@@ -703,8 +702,8 @@ static void test_bad_input(const char *fixture)
         testnet_put_f32(b, 64 + 4 * huge[k].at, huge[k].inside);
         testnet_fix_checksum(b, size);
         pfnn_network_t inside;
-        CHECKF(pfnn_load_memory(&inside, "inside.bin", b, size, NULL), "%s: %g inside the limit refused",
-               huge[k].what, (double)huge[k].inside);
+        CHECKF(pfnn_load_memory(&inside, "inside.bin", b, size, NULL), "%s: %g inside the limit refused", huge[k].what,
+               (double)huge[k].inside);
         pfnn_free(&inside);
     }
 
@@ -746,16 +745,13 @@ static void test_bad_ref(const char *ref_path)
         bool ok = pfnn_ref_load_memory(&ref, "corrupt_ref.bin", b, size - cases[i].cut);
         capture_end(&c);
         CHECKF(!ok && count_lines(c.text) == 1 && strstr(c.text, "corrupt_ref.bin"), "ref %s: %s", cases[i].what,
-              c.text);
+               c.text);
     }
     free(b);
     file_free(orig);
 }
 
-static bool exists(const char *path)
-{
-    return access(path, R_OK) == 0;
-}
+static bool exists(const char *path) { return access(path, R_OK) == 0; }
 
 int main(int argc, char **argv)
 {

@@ -43,16 +43,17 @@ uint8_t *testnet_make(int n_in, int h0, int h1, int n_out, uint32_t seed, size_t
     if (!d)
         return NULL;
     memcpy(d, "SPFN", 4);
-    const uint32_t head[] = {1, TESTNET_HEADER, (uint32_t)n_in, (uint32_t)h0, (uint32_t)h1, (uint32_t)n_out,
-                             TESTNET_CP, 21, 12, 6, 0, (uint32_t)(4 * floats)};
+    const uint32_t head[] = {
+        1, TESTNET_HEADER,        (uint32_t)n_in, (uint32_t)h0, (uint32_t)h1, (uint32_t)n_out, TESTNET_CP, 21, 12, 6,
+        0, (uint32_t)(4 * floats)};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
         testnet_put_u32(d, 4 + 4 * i, head[i]);
     uint32_t s = seed ? seed : 1;
     size_t at = TESTNET_HEADER;
-#define PUT(v)                           \
-    do {                                 \
-        testnet_put_f32(d, at, (v));     \
-        at += 4;                         \
+#define PUT(v)                                                                                                         \
+    do {                                                                                                               \
+        testnet_put_f32(d, at, (v));                                                                                   \
+        at += 4;                                                                                                       \
     } while (0)
     /* Means within +-2 and deviations within 0.5..2.5: inside every
      * group's plausible range (docs/FORMATS_PFNN.md section 8). */

@@ -323,10 +323,10 @@ static void test_terrain_split(const level_t *lvl, const gfx_frame_desc_t *base)
         far[i] = gfx_get_frame_stats()->terrain_chunks_unshadowed;
         unfogged[i] = gfx_get_frame_stats()->terrain_chunks_unfogged;
         chunks[i] = gfx_get_frame_stats()->terrain_chunks;
-        CHECKF(far[i] > 0 && far[i] < chunks[i], "view %d: %d of %d terrain chunks beyond the shadow map, want some",
-               i, far[i], chunks[i]);
-        CHECKF(unfogged[i] > 0 && unfogged[i] < chunks[i],
-               "view %d: %d of %d terrain chunks before the fog, want some", i, unfogged[i], chunks[i]);
+        CHECKF(far[i] > 0 && far[i] < chunks[i], "view %d: %d of %d terrain chunks beyond the shadow map, want some", i,
+               far[i], chunks[i]);
+        CHECKF(unfogged[i] > 0 && unfogged[i] < chunks[i], "view %d: %d of %d terrain chunks before the fog, want some",
+               i, unfogged[i], chunks[i]);
     }
     gfx_shutdown();
     CHECKF(gfx_init(&(gfx_desc_t){.lookup_everywhere = true, .fog_everywhere = true}) && gfx_level_load(lvl),
@@ -408,12 +408,13 @@ static void test_hooks(const gfx_frame_desc_t *f)
     CHECKF(gfx_add_draw_hook(probe_hook, &h), "adding a hook");
     gfx_render_frame(f);
     CHECKF(h.calls[GFX_PASS_SHADOW] == 1 && h.calls[GFX_PASS_MAIN] == 1 && h.bad == 0,
-          "hook calls shadow %d main %d, %d bad", h.calls[0], h.calls[1], h.bad);
+           "hook calls shadow %d main %d, %d bad", h.calls[0], h.calls[1], h.bad);
     gfx_frame_desc_t no_shadow = *f;
     no_shadow.layers &= ~(uint32_t)GFX_LAYER_SHADOWS;
     h.expect = &no_shadow;
     gfx_render_frame(&no_shadow);
-    CHECKF(h.calls[GFX_PASS_SHADOW] == 1 && h.calls[GFX_PASS_MAIN] == 2, "without shadows only the main pass runs hooks");
+    CHECKF(h.calls[GFX_PASS_SHADOW] == 1 && h.calls[GFX_PASS_MAIN] == 2,
+           "without shadows only the main pass runs hooks");
     gfx_remove_draw_hook(probe_hook, &h);
     gfx_render_frame(f);
     CHECKF(h.calls[GFX_PASS_MAIN] == 2, "a removed hook was still called");
@@ -439,7 +440,7 @@ static void test_shader_expand(void)
     CHECKF(!gfx_shader_expand("scene.frag", NULL, buf, 64), "a too small buffer must fail");
     gfx_program_t p;
     CHECKF(!gfx_shader_program_load(&p, "does_not_exist.vert", "scene.frag", NULL, "bad") && p.id == 0,
-          "missing shader must fail to load");
+           "missing shader must fail to load");
     log_set_level(LOG_INFO);
 }
 
@@ -462,13 +463,13 @@ static void check_level_image(const char *name, const uint8_t *img)
     float top[3], bottom[3];
     mean_rgb_rows(img, 0, H / 12, top);
     mean_rgb_rows(img, H - H / 12, H, bottom);
-    printf("%s: luminance mean %.1f stddev %.1f; top rgb %.0f %.0f %.0f, bottom rgb %.0f %.0f %.0f\n", name, mean,
-           sd, top[0], top[1], top[2], bottom[0], bottom[1], bottom[2]);
+    printf("%s: luminance mean %.1f stddev %.1f; top rgb %.0f %.0f %.0f, bottom rgb %.0f %.0f %.0f\n", name, mean, sd,
+           top[0], top[1], top[2], bottom[0], bottom[1], bottom[2]);
     CHECKF(sd > 12.0, "%s: image too uniform (stddev %.1f)", name, sd);
     CHECKF(mean > 40.0 && mean < 230.0, "%s: image too dark or bright (mean %.1f)", name, mean);
     CHECKF(top[2] > top[0] + 20.0f, "%s: top of the image is not sky-blue", name);
     CHECKF(fabsf(top[0] - bottom[0]) + fabsf(top[1] - bottom[1]) + fabsf(top[2] - bottom[2]) > 60.0f,
-          "%s: sky and ground look the same", name);
+           "%s: sky and ground look the same", name);
 }
 
 static void view_level(const char *path, const char *out_path, bool bench)
@@ -620,7 +621,7 @@ int main(int argc, char **argv)
            bottom[2]);
     CHECKF(top[2] > top[0] + 20.0f, "top of the image is not sky-blue");
     CHECKF(fabsf(top[0] - bottom[0]) + fabsf(top[1] - bottom[1]) + fabsf(top[2] - bottom[2]) > 60.0f,
-          "sky and ground look the same");
+           "sky and ground look the same");
     CHECKF(bottom[1] > bottom[2], "ground at the bottom is not greenish");
 
     /* 3. Ground in the wall's shadow (z < 0) is darker than sunlit ground (z > 0). */

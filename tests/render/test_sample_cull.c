@@ -77,10 +77,7 @@ static void corners(const float *pos, int t, double v[3][2])
 /* Whether two window coordinates are the same bits, or both NaN (which NaN
  * a sum of two NaNs gives depends on the order of its operands, which the
  * compiler may swap). */
-static bool same_coordinate(float a, float b)
-{
-    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
-}
+static bool same_coordinate(float a, float b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
 
 /* Projects N vertices of POS in one call and one at a time under MVP onto a
  * WIDTH x HEIGHT viewport; returns how many records differ: in any bit of
@@ -188,10 +185,10 @@ int main(void)
            small_culled, small);
 
     /* Behind the eye (w < 0), at it (w = 0) and not finite: always kept. */
-    float persp[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0}; /* w = -z */
-    float odd[9 * 3] = {0.1f, 0.1f, 1.0f, 0.2f, 0.1f, 1.0f, 0.1f, 0.2f, 1.0f, /* z > 0: behind */
-                        0.1f, 0.1f, 0.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f, /* one at w = 0 */
-                        NAN, 0.1f, -1.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f};
+    float persp[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0};         /* w = -z */
+    float odd[9 * 3] = {0.1f, 0.1f, 1.0f,  0.2f, 0.1f, 1.0f,  0.1f, 0.2f, 1.0f,  /* z > 0: behind */
+                        0.1f, 0.1f, 0.0f,  0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f, /* one at w = 0 */
+                        NAN,  0.1f, -1.0f, 0.2f, 0.1f, -1.0f, 0.1f, 0.2f, -1.0f};
     uint32_t oi[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, oo[9];
     sample_cull_vertex_t op[9];
     sample_cull_project(persp, W, H, odd, 9, op);

@@ -133,17 +133,17 @@ static void check_limits(void)
     gfx_info_t small = *info;
     small.max_ssbo_block_size = 1024;
     CHECKF(!gfx_character_gpu_limits_ok(&small, GFX_CHARACTER_MAX_JOINTS, 0, msg, sizeof msg) &&
-              strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
-          "a 1 KB block limit must refuse 256 joints by name, got '%s'", msg);
+               strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
+           "a 1 KB block limit must refuse 256 joints by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     small = *info;
     small.max_vertex_ssbo_blocks = 0;
     CHECKF(!gfx_character_gpu_limits_ok(&small, 10, 0, msg, sizeof msg) &&
-              strstr(msg, "GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS"),
-          "no vertex SSBO blocks must be refused by name, got '%s'", msg);
+               strstr(msg, "GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS"),
+           "no vertex SSBO blocks must be refused by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     CHECKF(!gfx_character_gpu_limits_ok(info, GFX_CHARACTER_MAX_JOINTS + 1, 0, msg, sizeof msg),
-          "257 joints must be refused");
+           "257 joints must be refused");
 }
 
 static void check_capture(figure_t *f, float height)
@@ -179,7 +179,7 @@ static void check_capture(figure_t *f, float height)
                 printf("pose %d  %-16s %d influences: max |dpos| %.3g cm (%.3g of height), max |ddir| %.3g\n", p,
                        names[method], k, e.pos, e.pos / height, e.dir);
                 CHECKF(e.pos <= POS_TOL_REL * height, "%s, %d influences: position error %.3g cm > %.3g cm",
-                      names[method], k, e.pos, POS_TOL_REL * height);
+                       names[method], k, e.pos, POS_TOL_REL * height);
                 CHECKF(e.dir <= DIR_TOL, "%s, %d influences: direction error %.3g", names[method], k, e.dir);
                 worst[method] = fmax(worst[method], e.pos / height);
                 worst_dir = fmax(worst_dir, e.dir);
@@ -212,8 +212,8 @@ static void check_capture(figure_t *f, float height)
         double ms = (double)(SDL_GetPerformanceCounter() - t0) * 1e3 / (double)SDL_GetPerformanceFrequency() / FRAMES;
         printf("figure_deform on the %s path: %.3f ms per frame (%zu vertices)\n", gpu_path ? "GPU" : "CPU", ms, n);
     }
-    printf("worst relative position error: points %.3g, matrices %.3g, dqs %.3g; direction %.3g\n", worst[0],
-           worst[1], worst[2], worst_dir);
+    printf("worst relative position error: points %.3g, matrices %.3g, dqs %.3g; direction %.3g\n", worst[0], worst[1],
+           worst[2], worst_dir);
     printf("smallest error against another method or truncation: %.3g of height\n", other_min);
     CHECKF(other_min > 10 * POS_TOL_REL, "another method's output matches too: the check could not fail");
     free_arrays(&gpu);
@@ -265,15 +265,14 @@ static void check_skin_once(figure_t *f, float height)
             printf("skin once, %-16s blend shapes on the %s: vs CPU max |dpos| %.3g cm (%.3g of height), "
                    "|ddir| %.3g; vs per pass |dpos| %.3g cm, |ddir| %.3g\n",
                    names[method], gpu_morph ? "GPU" : "CPU", e.pos, e.pos / height, e.dir, p.pos, p.dir);
-            CHECKF(e.pos <= POS_TOL_REL * height && e.dir <= DIR_TOL, "skin once vs CPU: %.3g cm, %.3g", e.pos,
-                  e.dir);
+            CHECKF(e.pos <= POS_TOL_REL * height && e.dir <= DIR_TOL, "skin once vs CPU: %.3g cm, %.3g", e.pos, e.dir);
             CHECKF(p.pos <= POS_TOL_REL * height && p.dir <= DIR_TOL, "skin once vs per pass: %.3g cm, %.3g", p.pos,
-                  p.dir);
+                   p.dir);
             worst = fmax(worst, e.pos / height);
             worst_pass = fmax(worst_pass, p.pos / height);
             /* The same comparison must see another method. */
             CHECKF(cpu_reference(f, method == SKIN_DQS ? SKIN_LBS_MATRIX : SKIN_DQS, SKIN_MAX_INFLUENCES, &ref),
-                  "skin_run");
+                   "skin_run");
             other_min = fmin(other_min, compare(&once, &ref, n).pos / height);
         }
     }
@@ -292,16 +291,19 @@ static void check_skin_once(figure_t *f, float height)
 }
 
 /* The figure in POSE seen from EYE towards FOCUS (cm), read back into RGB. */
-static void render_view(figure_t *f, const pose_t *pose, bool gpu, bool show, const float eye[3],
-                        const float focus[3], uint32_t layers, uint8_t *rgb, const char *png)
+static void render_view(figure_t *f, const pose_t *pose, bool gpu, bool show, const float eye[3], const float focus[3],
+                        uint32_t layers, uint8_t *rgb, const char *png)
 {
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     f->gpu_skin = gpu;
     f->show = show;
     f->method = SKIN_LBS_MATRIX;
     f->influences = SKIN_MAX_INFLUENCES;
-    gfx_frame_desc_t fd = {.width = W, .height = H, .eye = {eye[0], eye[1], eye[2]},
-                         .focus = {focus[0], focus[1], focus[2]}, .layers = layers};
+    gfx_frame_desc_t fd = {.width = W,
+                           .height = H,
+                           .eye = {eye[0], eye[1], eye[2]},
+                           .focus = {focus[0], focus[1], focus[2]},
+                           .layers = layers};
     mat4 view, proj;
     glm_lookat(fd.eye, fd.focus, (vec3){0, 1, 0}, view);
     glm_perspective(glm_rad(40.0f), (float)W / H, 10.0f, 5000.0f, proj);
@@ -527,8 +529,8 @@ static void time_paths(figure_t *f, float mid_y)
                       {"GPU skin once, CPU morph", true, true, false, 0},
                       {"hybrid N=4", false, false, false, 4}};
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    gfx_frame_desc_t fd = {.width = W, .height = H, .eye = {80, mid_y + 30, 320}, .focus = {0, mid_y, 0},
-                         .layers = GFX_LAYER_SHADOWS};
+    gfx_frame_desc_t fd = {
+        .width = W, .height = H, .eye = {80, mid_y + 30, 320}, .focus = {0, mid_y, 0}, .layers = GFX_LAYER_SHADOWS};
     mat4 view, proj;
     glm_lookat(fd.eye, fd.focus, (vec3){0, 1, 0}, view);
     glm_perspective(glm_rad(40.0f), (float)W / H, 10.0f, 5000.0f, proj);
@@ -604,7 +606,7 @@ static double angle_deg(const float *a, const float *b)
 /* Plays FRAMES frames of the clip from FIRST through figure_deform with the hybrid at
  * N and compares each captured GPU frame with EXACT[shown frame]. */
 static hybrid_err_t run_hybrid(figure_t *f, const bvh_t *clip, const bvh_map_t *map, int first, int frames, int n,
-                             const arrays_t *exact, arrays_t *got, size_t verts)
+                               const arrays_t *exact, arrays_t *got, size_t verts)
 {
     float world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     hybrid_err_t e = {0, 0, 0, 0, 0, 0, 0};
@@ -687,8 +689,7 @@ static void check_hybrid(figure_t *f, const char *clip_path)
      * at N = 1 the keys are these very vertices). */
     for (int i = 0; ok && i < frames; i++) {
         pose_t pose;
-        CHECKF(bvh_frame_pose(&clip, &f->chr.skel, &map, FIRST + i, &pose) && figure_deform(f, &pose, world),
-              "deform");
+        CHECKF(bvh_frame_pose(&clip, &f->chr.skel, &map, FIRST + i, &pose) && figure_deform(f, &pose, world), "deform");
         CHECKF(cpu_reference_isa(f, f->method, f->influences, SKIN_ISA_AUTO, &exact[i]), "skin_run");
     }
     hybrid_err_t e[NS];
@@ -697,16 +698,16 @@ static void check_hybrid(figure_t *f, const char *clip_path)
         printf("hybrid N=%d (%s, %d frames at %.0f fps, shown %d frames late): position error max %.3f cm, mean "
                "%.4f cm (worst: frame %d, vertex %zu); normal max %.2f deg; vs the current frame (lag included) max "
                "%.3f cm\n",
-               ns[k], clip_path, e[k].frames, clip.frame_time_s > 0 ? 1.0 / (double)clip.frame_time_s : 0.0,
-               ns[k] - 1, e[k].max_cm, e[k].mean_cm, FIRST + e[k].worst_frame, e[k].worst_vertex, e[k].max_deg, e[k].max_lag_cm);
+               ns[k], clip_path, e[k].frames, clip.frame_time_s > 0 ? 1.0 / (double)clip.frame_time_s : 0.0, ns[k] - 1,
+               e[k].max_cm, e[k].mean_cm, FIRST + e[k].worst_frame, e[k].worst_vertex, e[k].max_deg, e[k].max_lag_cm);
         CHECKF(e[k].frames > 0, "no frame measured at N=%d", ns[k]);
     }
     if (ok) {
         CHECKF(e[0].max_cm == 0.0 && e[0].max_deg == 0.0, "N=1 must be exact: %.3g cm, %.3g deg", e[0].max_cm,
-              e[0].max_deg);
+               e[0].max_deg);
         for (int k = 1; k < NS; k++)
             CHECKF(e[k].max_cm > 0.0 && e[k].mean_cm > e[k - 1].mean_cm, "N=%d: mean %.4g cm not above N=%d's %.4g",
-                  ns[k], e[k].mean_cm, ns[k - 1], e[k - 1].mean_cm);
+                   ns[k], e[k].mean_cm, ns[k - 1], e[k - 1].mean_cm);
         /* Walking at 60 fps, a lerp over 8 frames stays within a few cm:
          * a broken blend (wrong key pair or t) is tens of cm off. */
         CHECKF(e[NS - 1].max_cm < 10.0, "N=8: max error %.3f cm", e[NS - 1].max_cm);

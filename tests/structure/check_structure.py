@@ -49,6 +49,12 @@ ALLOWED_LONG = {
     "src/bench/bench_skinning.c": "1,230 lines: the GPU rows to their own file",
     "src/asset/import_look.c:imp_dress": "245 lines: dressing in named steps",
     "src/bench/bench_blendshapes.c:bench_blendshapes": "283 lines: in named steps as bench_skinning",
+    # Over the limit once clang-format spread their option tables one field a
+    # line: the tables to file scope (offsets instead of pointers into the
+    # options) would bring them back.
+    "src/app/cli.c:cli_table": "its option table literal, one entry per option",
+    "src/bench/bench_render.c:bench_render": "its option table literal",
+    "src/bench/skin_bench.c:skin_bench_run_set": "126 lines after formatting",
 }
 SOURCE_EXT = (".c", ".h", ".cpp")
 

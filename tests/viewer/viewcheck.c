@@ -91,8 +91,8 @@ static int maxdiff(int argc, char **argv)
             worst_at = i;
         }
     }
-    printf("%s vs %s: %ld pixels differ by more than %ld; worst %d at (%ld, %ld): (%d %d %d) vs (%d %d %d)\n",
-           argv[2], argv[3], over, limit, worst, worst_at % w1, worst_at / w1, a[worst_at * 3], a[worst_at * 3 + 1],
+    printf("%s vs %s: %ld pixels differ by more than %ld; worst %d at (%ld, %ld): (%d %d %d) vs (%d %d %d)\n", argv[2],
+           argv[3], over, limit, worst, worst_at % w1, worst_at / w1, a[worst_at * 3], a[worst_at * 3 + 1],
            a[worst_at * 3 + 2], b[worst_at * 3], b[worst_at * 3 + 1], b[worst_at * 3 + 2]);
     stbi_image_free(a);
     stbi_image_free(b);
@@ -137,8 +137,8 @@ static int montage(int argc, char **argv)
                     for (int dy = 0; dy < scale; dy++)
                         for (int dx = 0; dx < scale; dx++)
                             sum += img[((size_t)(y * scale + dy) * w + (size_t)(x * scale + dx)) * 3 + c];
-                    out[((size_t)(oy + y) * tw * cols + (size_t)(ox + x)) * 3 + c] =
-                        (unsigned char)(sum / (scale * scale));
+                    out[((size_t)(oy + y) * tw * cols + (size_t)(ox + x)) * 3 + c] = (unsigned char)(sum /
+                                                                                                     (scale * scale));
                 }
             }
         }

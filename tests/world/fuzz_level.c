@@ -19,14 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
-    if (!lvl.terrain.heights || lvl.terrain.width < 2 || lvl.terrain.depth < 2 ||
-        lvl.crouch_count < 0 || lvl.crouch_count > LEVEL_MAX_CROUCH || lvl.jump_count < 0 ||
-        lvl.jump_count > LEVEL_MAX_JUMP || lvl.wall_count < 0 || lvl.wall_count > LEVEL_MAX_WALLS)
+    if (!lvl.terrain.heights || lvl.terrain.width < 2 || lvl.terrain.depth < 2 || lvl.crouch_count < 0 ||
+        lvl.crouch_count > LEVEL_MAX_CROUCH || lvl.jump_count < 0 || lvl.jump_count > LEVEL_MAX_JUMP ||
+        lvl.wall_count < 0 || lvl.wall_count > LEVEL_MAX_WALLS)
         abort();
     float x0, z0, x1, z1;
     terrain_bounds(&lvl.terrain, &x0, &z0, &x1, &z1);
-    if (lvl.spawn_x < x0 - 1.0f || lvl.spawn_x > x1 + 1.0f || lvl.spawn_z < z0 - 1.0f ||
-        lvl.spawn_z > z1 + 1.0f)
+    if (lvl.spawn_x < x0 - 1.0f || lvl.spawn_x > x1 + 1.0f || lvl.spawn_z < z0 - 1.0f || lvl.spawn_z > z1 + 1.0f)
         abort();
     float x = lvl.spawn_x, z = lvl.spawn_z, n[3];
     if (!isfinite(terrain_height(&lvl.terrain, x, z)))

@@ -49,8 +49,8 @@ static void load_and_check(const uint8_t *data, size_t size)
             abort();
         return;
     }
-    if (t.width < TERRAIN_MIN_SAMPLES || t.depth < TERRAIN_MIN_SAMPLES ||
-        t.width > TERRAIN_MAX_SAMPLES || t.depth > TERRAIN_MAX_SAMPLES || !t.heights)
+    if (t.width < TERRAIN_MIN_SAMPLES || t.depth < TERRAIN_MIN_SAMPLES || t.width > TERRAIN_MAX_SAMPLES ||
+        t.depth > TERRAIN_MAX_SAMPLES || !t.heights)
         abort();
     size_t count = (size_t)t.width * (size_t)t.depth;
     for (size_t k = 0; k < count; k++)

@@ -72,8 +72,8 @@ static void test_builtin_levels(void)
             CHECK(dmax >= 30.0f);
             CHECK(level_in_jump_area(l, a->x, a->z));
         }
-        printf("level %-7s %3dx%-3d walls %3d crouch %d jump %d\n", name, l->terrain.width,
-               l->terrain.depth, l->wall_count, l->crouch_count, l->jump_count);
+        printf("level %-7s %3dx%-3d walls %3d crouch %d jump %d\n", name, l->terrain.width, l->terrain.depth,
+               l->wall_count, l->crouch_count, l->jump_count);
         level_free(l);
         CHECK(l->terrain.heights == NULL);
     }
@@ -106,8 +106,8 @@ static void expect_fail(const char *text, int line, const char *what)
     bool ok = parse(text);
     const char *err = level_last_error();
     if (ok || strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, what)) {
-        fprintf(stderr, "expected failure '%s...%s', got %s '%s' for:\n%s\n", prefix, what,
-                ok ? "success" : "error", err, text);
+        fprintf(stderr, "expected failure '%s...%s', got %s '%s' for:\n%s\n", prefix, what, ok ? "success" : "error",
+                err, text);
         check_failed++;
     }
     CHECK(strchr(err, '\n') == NULL);
@@ -207,14 +207,10 @@ static void test_parse_bad(void)
     expect_fail("strider-level 1\nname t\nflat 16 16 cell 0 height 0\n", 3, "flat cell");
     expect_fail("strider-level 1\nname t\nflat 16 16 size 10 height 0\n", 3, "expected 'cell'");
     expect_fail("strider-level 1\nname t\nflat 16 16 cell 10 height 1e9\n", 3, "flat height");
-    expect_fail("strider-level 1\nname t\nheightmap h.png cell 20 min 5 max 5\n", 3,
-                "must exceed min");
-    expect_fail("strider-level 1\nname t\nheightmap ../h.png cell 20 min 0 max 5\n", 3,
-                "relative path");
-    expect_fail("strider-level 1\nname t\nheightmap /etc/h.png cell 20 min 0 max 5\n", 3,
-                "relative path");
-    expect_fail("strider-level 1\nname t\nheightmap h.png cell 20 min 0\n", 3,
-                "heightmap: got 5 fields");
+    expect_fail("strider-level 1\nname t\nheightmap h.png cell 20 min 5 max 5\n", 3, "must exceed min");
+    expect_fail("strider-level 1\nname t\nheightmap ../h.png cell 20 min 0 max 5\n", 3, "relative path");
+    expect_fail("strider-level 1\nname t\nheightmap /etc/h.png cell 20 min 0 max 5\n", 3, "relative path");
+    expect_fail("strider-level 1\nname t\nheightmap h.png cell 20 min 0\n", 3, "heightmap: got 5 fields");
     expect_fail(HDR "flat 16 16 cell 10 height 0\n", 4, "second terrain line");
     /* Missing or repeated one-off lines, and order. */
     expect_fail("strider-level 1\nname t\nspawn 0 0 0\n", 3, "before the terrain line");

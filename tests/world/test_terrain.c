@@ -45,8 +45,7 @@ static void test_sampling(void)
     /* Exact at every sample. */
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 4; i++)
-            CHECK_NEAR(terrain_height(&t, x0 + 10.0f * (float)i, z0 + 10.0f * (float)j),
-                       t.heights[j * 4 + i], 1e-4);
+            CHECK_NEAR(terrain_height(&t, x0 + 10.0f * (float)i, z0 + 10.0f * (float)j), t.heights[j * 4 + i], 1e-4);
     /* Edge midpoints interpolate linearly, cell centres average four samples. */
     CHECK_NEAR(terrain_height(&t, x0 + 5.0f, z0), 5.0f, 1e-4);
     CHECK_NEAR(terrain_height(&t, x0 + 25.0f, z0 + 10.0f), 40.0f, 1e-4);
@@ -79,8 +78,7 @@ static void test_normals(void)
     /* Plane h = 0.5 x - 0.25 z: normal ~ (-0.5, 1, 0.25), exact away from edges. */
     for (int j = 0; j < 16; j++)
         for (int i = 0; i < 16; i++)
-            t.heights[j * 16 + i] = 0.5f * (t.origin_x + 20.0f * (float)i) -
-                                    0.25f * (t.origin_z + 20.0f * (float)j);
+            t.heights[j * 16 + i] = 0.5f * (t.origin_x + 20.0f * (float)i) - 0.25f * (t.origin_z + 20.0f * (float)j);
     float len = sqrtf(0.25f + 1.0f + 0.0625f);
     float px[3] = {0.0f, 13.0f, -41.5f}, pz[3] = {0.0f, 27.0f, 33.3f};
     for (int k = 0; k < 3; k++) {
@@ -147,8 +145,7 @@ static void test_png_roundtrip(void)
         CHECK_NEAR(t.heights[0], -100.0f, 1e-4);
         CHECK_NEAR(t.heights[1], 555.35f, 1e-3);
         /* Row-major by z: pixel (i=5, row j=7) is sample (5, 7). */
-        CHECK_NEAR(terrain_height(&t, t.origin_x + 5 * 20.0f, t.origin_z + 7 * 20.0f),
-                   t.heights[7 * W + 5], 1e-4);
+        CHECK_NEAR(terrain_height(&t, t.origin_x + 5 * 20.0f, t.origin_z + 7 * 20.0f), t.heights[7 * W + 5], 1e-4);
     }
     terrain_free(&t);
 

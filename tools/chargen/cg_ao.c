@@ -22,8 +22,7 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-void cg_ao_scene_build(cg_ao_scene_t *s, int nv, const float (*p)[3], int nt, const int (*t)[3],
-                       float cell_cm)
+void cg_ao_scene_build(cg_ao_scene_t *s, int nv, const float (*p)[3], int nt, const int (*t)[3], float cell_cm)
 {
     memset(s, 0, sizeof *s);
     s->nt = nt;
@@ -136,8 +135,7 @@ static unsigned lcg(unsigned *st)
     return *st >> 8;
 }
 
-float cg_ao_vertex(const cg_ao_scene_t *s, const float p[3], const float n[3], int rays,
-                   float max_dist, unsigned seed)
+float cg_ao_vertex(const cg_ao_scene_t *s, const float p[3], const float n[3], int rays, float max_dist, unsigned seed)
 {
     /* Orthonormal frame around n. */
     float a[3] = {fabsf(n[0]) < 0.9f ? 1.0f : 0.0f, fabsf(n[0]) < 0.9f ? 0.0f : 1.0f, 0.0f};

@@ -22,12 +22,10 @@ typedef struct cg_ao_scene_t {
 
 /* Triangles given as index triples into positions; several meshes may be
  * added by calling with the concatenated arrays. */
-void cg_ao_scene_build(cg_ao_scene_t *s, int nv, const float (*p)[3], int nt, const int (*t)[3],
-                       float cell_cm);
+void cg_ao_scene_build(cg_ao_scene_t *s, int nv, const float (*p)[3], int nt, const int (*t)[3], float cell_cm);
 void cg_ao_scene_free(cg_ao_scene_t *s);
 /* AO in [0, 1] (1 = unoccluded) at P with unit normal N; RAYS rays up to
  * MAX_DIST cm; SEED picks the ray set. */
-float cg_ao_vertex(const cg_ao_scene_t *s, const float p[3], const float n[3], int rays,
-                   float max_dist, unsigned seed);
+float cg_ao_vertex(const cg_ao_scene_t *s, const float p[3], const float n[3], int rays, float max_dist, unsigned seed);
 
 #endif

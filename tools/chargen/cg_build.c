@@ -57,16 +57,11 @@ static const struct {
     float color[4];
     float roughness, subsurface;
 } MATERIALS[MAT_COUNT] = {
-    {"suit", {0.045f, 0.065f, 0.11f, 1.0f}, 0.55f, 0.0f},
-    {"suit_trim", {0.02f, 0.30f, 0.34f, 1.0f}, 0.4f, 0.0f},
-    {"boots", {0.03f, 0.028f, 0.026f, 1.0f}, 0.35f, 0.0f},
-    {"skin", {0.60f, 0.36f, 0.25f, 1.0f}, 0.5f, 0.6f},
-    {"lips", {0.45f, 0.17f, 0.15f, 1.0f}, 0.35f, 0.6f},
-    {"hair", {0.055f, 0.032f, 0.018f, 1.0f}, 0.7f, 0.0f},
-    {"brows", {0.04f, 0.025f, 0.015f, 1.0f}, 0.8f, 0.0f},
-    {"sclera", {0.80f, 0.78f, 0.74f, 1.0f}, 0.15f, 0.2f},
-    {"iris", {0.06f, 0.20f, 0.28f, 1.0f}, 0.1f, 0.0f},
-    {"pupil", {0.005f, 0.005f, 0.005f, 1.0f}, 0.05f, 0.0f},
+    {"suit", {0.045f, 0.065f, 0.11f, 1.0f}, 0.55f, 0.0f},  {"suit_trim", {0.02f, 0.30f, 0.34f, 1.0f}, 0.4f, 0.0f},
+    {"boots", {0.03f, 0.028f, 0.026f, 1.0f}, 0.35f, 0.0f}, {"skin", {0.60f, 0.36f, 0.25f, 1.0f}, 0.5f, 0.6f},
+    {"lips", {0.45f, 0.17f, 0.15f, 1.0f}, 0.35f, 0.6f},    {"hair", {0.055f, 0.032f, 0.018f, 1.0f}, 0.7f, 0.0f},
+    {"brows", {0.04f, 0.025f, 0.015f, 1.0f}, 0.8f, 0.0f},  {"sclera", {0.80f, 0.78f, 0.74f, 1.0f}, 0.15f, 0.2f},
+    {"iris", {0.06f, 0.20f, 0.28f, 1.0f}, 0.1f, 0.0f},     {"pupil", {0.005f, 0.005f, 0.005f, 1.0f}, 0.05f, 0.0f},
     {"mouth", {0.20f, 0.04f, 0.05f, 1.0f}, 0.5f, 0.4f},
 };
 
@@ -148,8 +143,7 @@ static void build_eyes(const cg_face_marks_t *fm, bool tiny, cg_mesh_t *eyes, in
     static const float rings_full[] = {0, 5, 10.5f, 10.5f, 17, 24, 30, 30, 40, 55, 75, 100, 130, 160, 180};
     static const float rings_tiny[] = {0, 10.5f, 10.5f, 30, 30, 90, 180};
     const float *rings = tiny ? rings_tiny : rings_full;
-    int nr = tiny ? (int)(sizeof rings_tiny / sizeof rings_tiny[0])
-                  : (int)(sizeof rings_full / sizeof rings_full[0]);
+    int nr = tiny ? (int)(sizeof rings_tiny / sizeof rings_tiny[0]) : (int)(sizeof rings_full / sizeof rings_full[0]);
     int seg = tiny ? 8 : 24;
     memset(eyes, 0, sizeof *eyes);
     int cap = 2 * nr * seg;
@@ -163,8 +157,7 @@ static void build_eyes(const cg_face_marks_t *fm, bool tiny, cg_mesh_t *eyes, in
             float rad = fm->eye_r * (1.0f + 0.06f * smoothstep(40.0f, 0.0f, rings[r]));
             int m = rings[r] < 10.5f || (r > 0 && rings[r] == 10.5f && rings[r - 1] < 10.5f)
                         ? MAT_PUPIL
-                        : (rings[r] < 30.0f || (rings[r] == 30.0f && rings[r - 1] < 30.0f) ? MAT_IRIS
-                                                                                          : MAT_SCLERA);
+                        : (rings[r] < 30.0f || (rings[r] == 30.0f && rings[r - 1] < 30.0f) ? MAT_IRIS : MAT_SCLERA);
             for (int k = 0; k < seg; k++) {
                 float ph = 6.2831853f * (float)k / (float)seg;
                 float p[3] = {E[0] + rad * sinf(th) * cosf(ph), E[1] + rad * sinf(th) * sinf(ph),
@@ -211,7 +204,7 @@ typedef enum {
     B_CUFF_R,
     B_CUFF_TRIM_L,
     B_CUFF_TRIM_R,
-    B_COLLAR,      /* skin above the collar line */
+    B_COLLAR, /* skin above the collar line */
     B_HAIR,
     B_BROW_L,
     B_BROW_R,
@@ -346,8 +339,7 @@ static int head_material(const mat_ctx_t *c, const float p[3])
 
 /* Moves vertices next to each boundary onto it (along the surface), so the
  * mesh has an edge loop on every material boundary. */
-static void snap_boundaries(cg_mesh_t *m, const cg_adj_t *adj, const bool *fixed, int head_v0,
-                            const mat_ctx_t *c)
+static void snap_boundaries(cg_mesh_t *m, const cg_adj_t *adj, const bool *fixed, int head_v0, const mat_ctx_t *c)
 {
     const cg_figure_t *f = c->f;
     int snapped[B_COUNT] = {0}, skipped[B_COUNT] = {0};
@@ -364,8 +356,7 @@ static void snap_boundaries(cg_mesh_t *m, const cg_adj_t *adj, const bool *fixed
                 float gu = boundary_g(c, (boundary_id_t)id, m->p[u]);
                 if ((gu < 0.0f) != (gv < 0.0f) && fabsf(gv) <= fabsf(gu))
                     crossing = true;
-                float d0 = m->p[u][0] - m->p[v][0], d1 = m->p[u][1] - m->p[v][1],
-                      d2 = m->p[u][2] - m->p[v][2];
+                float d0 = m->p[u][0] - m->p[v][0], d1 = m->p[u][1] - m->p[v][1], d2 = m->p[u][2] - m->p[v][2];
                 emin = fminf(emin, sqrtf(d0 * d0 + d1 * d1 + d2 * d2));
             }
             if (!crossing)
@@ -441,10 +432,10 @@ static void tangent_from_normal(const float n[3], float t[4])
 typedef struct work_t {
     cg_figure_t fig;
     skel_t skel;
-    cg_mesh_t all;   /* body + head + zip strip */
-    int body_nt;     /* triangles [0, body_nt) are the body's */
-    int head_v0;     /* vertices >= head_v0 came from the head surface */
-    int *seam;       /* body top loop (shared by both meshes) */
+    cg_mesh_t all; /* body + head + zip strip */
+    int body_nt;   /* triangles [0, body_nt) are the body's */
+    int head_v0;   /* vertices >= head_v0 came from the head surface */
+    int *seam;     /* body top loop (shared by both meshes) */
     int nseam;
     bool *fixed;
     cg_adj_t adj;
@@ -452,7 +443,7 @@ typedef struct work_t {
     int *mat;
     float *ao;
     cg_skin_t skin;
-    bool *in_head;   /* vertex belongs to the head mesh */
+    bool *in_head; /* vertex belongs to the head mesh */
     cg_mesh_t eyes;
     float (*eye_n)[3];
     int *eye_mat;
@@ -528,8 +519,8 @@ static bool build_surface(work_t *w, const cg_params_t *prm)
         for (int k = 0; k < 3; k++)
             w->in_head[w->all.t[t][k]] = true;
     if (prm->verbose)
-        log_info("chargen: surface %d vertices, %d triangles (body %d), seam %d vertices",
-                 w->all.nv, w->all.nt, w->body_nt, nb);
+        log_info("chargen: surface %d vertices, %d triangles (body %d), seam %d vertices", w->all.nv, w->all.nt,
+                 w->body_nt, nb);
     return true;
 }
 
@@ -610,16 +601,15 @@ static void build_ao(work_t *w, const cg_params_t *prm, int rays)
     for (int v = 0; v < w->all.nv; v++)
         w->ao[v] = cg_ao_vertex(&sc, w->all.p[v], w->n[v], rays, CG_AO_DIST_CM, (unsigned)v);
     for (int v = 0; v < w->eyes.nv; v++)
-        w->eye_ao[v] = cg_ao_vertex(&sc, w->eyes.p[v], w->eye_n[v], rays, CG_AO_DIST_CM,
-                                    (unsigned)(v + w->all.nv));
+        w->eye_ao[v] = cg_ao_vertex(&sc, w->eyes.p[v], w->eye_n[v], rays, CG_AO_DIST_CM, (unsigned)(v + w->all.nv));
     cg_ao_scene_free(&sc);
 }
 
 /* ---------------------------------------------------------------- output */
 
 typedef struct split_t {
-    int *body_of;  /* combined vertex -> body mesh vertex or -1 */
-    int *head_of;  /* combined vertex -> head mesh vertex or -1 */
+    int *body_of; /* combined vertex -> body mesh vertex or -1 */
+    int *head_of; /* combined vertex -> head mesh vertex or -1 */
     int body_nv, head_nv;
 } split_t;
 
@@ -705,8 +695,8 @@ static void output_meshes(const work_t *w, split_t *sp, chr_character_t *out)
 }
 
 /* Sparse deltas for the vertices of MESH (map: combined -> mesh index). */
-static uint32_t collect_deltas(const work_t *w, const int *map, const float (*dp)[3],
-                               const float (*dn)[3], const float *dao, chr_delta_t **out)
+static uint32_t collect_deltas(const work_t *w, const int *map, const float (*dp)[3], const float (*dn)[3],
+                               const float *dao, chr_delta_t **out)
 {
     int nv = w->all.nv;
     /* Mesh-local order must be increasing: build the inverse map. */
@@ -748,8 +738,7 @@ static uint32_t collect_deltas(const work_t *w, const int *map, const float (*dp
     return n;
 }
 
-static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
-                         chr_character_t *out)
+static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp, chr_character_t *out)
 {
     int nv = w->all.nv;
     int total = cg_face_builtin_count();
@@ -761,8 +750,7 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
         total = CHR_MAX_SHAPES;
     bool *movable = xcalloc((size_t)nv, sizeof *movable);
     for (int v = 0; v < nv; v++)
-        movable[v] = w->in_head[v] && !w->fixed[v] &&
-                     w->all.p[v][1] > w->fig.face.neck_cut_y + 2.0f * CG_SEAM_GAP_CM;
+        movable[v] = w->in_head[v] && !w->fixed[v] && w->all.p[v][1] > w->fig.face.neck_cut_y + 2.0f * CG_SEAM_GAP_CM;
     float(*dp)[3] = xcalloc((size_t)nv, sizeof *dp);
     float(*n0)[3] = xcalloc((size_t)nv, sizeof *n0);
     float(*n1)[3] = xcalloc((size_t)nv, sizeof *n1);
@@ -781,8 +769,8 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
     for (int si = 0; si < total; si++) {
         chr_shape_t *sh = &out->shapes[si];
         int cat = 0;
-        cg_face_shape(&w->fig.face, si, nv, (const float(*)[3])w->all.p,
-                      (const float(*)[3])w->n, movable, dp, sh->name, &cat);
+        cg_face_shape(&w->fig.face, si, nv, (const float(*)[3])w->all.p, (const float(*)[3])w->n, movable, dp, sh->name,
+                      &cat);
         sh->category = (uint32_t)cat;
         sh->mesh = 1;
         for (int v = 0; v < nv; v++)
@@ -837,8 +825,8 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
         }
         if (with_ao)
             cg_ao_scene_free(&sc);
-        sh->delta_count = collect_deltas(w, sp->head_of, (const float(*)[3])dp,
-                                         (const float(*)[3])dn, dao, &sh->deltas);
+        sh->delta_count = collect_deltas(w, sp->head_of, (const float(*)[3])dp, (const float(*)[3])dn, dao,
+                                         &sh->deltas);
         if (prm->verbose)
             log_info("chargen: shape %3d %-14s %5u deltas", si, sh->name, sh->delta_count);
     }
@@ -852,8 +840,7 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp,
     free(near);
 }
 
-static void build_correctives(work_t *w, const cg_params_t *prm, const split_t *sp,
-                              chr_character_t *out)
+static void build_correctives(work_t *w, const cg_params_t *prm, const split_t *sp, chr_character_t *out)
 {
     static const struct {
         const char *name, *joint;
@@ -875,8 +862,7 @@ static void build_correctives(work_t *w, const cg_params_t *prm, const split_t *
             continue;
         float ax[3] = {defs[i].axis[0], defs[i].axis[1], defs[i].axis[2]};
         norm3(ax);
-        cg_rig_corrective(&w->skel, &w->fig, &w->all, &w->adj, &w->skin, j, ax,
-                          defs[i].full_deg, d);
+        cg_rig_corrective(&w->skel, &w->fig, &w->all, &w->adj, &w->skin, j, ax, defs[i].full_deg, d);
         chr_corrective_t *c = &out->correctives[n++];
         snprintf(c->name, sizeof c->name, "%s", defs[i].name);
         c->mesh = 0;
@@ -947,8 +933,8 @@ bool cg_build_character(const skel_t *s, const cg_params_t *prm, chr_character_t
         if (prm->extra_bones > 0) {
             int added = cg_rig_extend(&w->skel, &w->fig, prm->extra_bones, &w->all, &w->skin);
             if (added < prm->extra_bones)
-                log_warn("chargen: only %d of %d extra joints fit (max %d joints)", added,
-                         prm->extra_bones, SKEL_MAX_JOINTS);
+                log_warn("chargen: only %d of %d extra joints fit (max %d joints)", added, prm->extra_bones,
+                         SKEL_MAX_JOINTS);
         }
         build_ao(w, prm, ao_rays(prm));
         split_t sp;

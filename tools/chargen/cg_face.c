@@ -88,8 +88,8 @@ static float jaw_weight(const cg_face_marks_t *fm, const float p[3])
 
 /* Eyelid motion for eye E (0 left, 1 right): rotation of the upper lid
  * (upper_ang, + closes) and lower lid (lower_ang, - raises) over the eyeball. */
-static void add_lids(const cg_face_marks_t *fm, int e, const float p[3], float upper_frac,
-                     float upper_ang, float lower_ang, float o[3])
+static void add_lids(const cg_face_marks_t *fm, int e, const float p[3], float upper_frac, float upper_ang,
+                     float lower_ang, float o[3])
 {
     const float *E = fm->eye_c[e];
     float dx = p[0] - E[0], dy = p[1] - E[1] - fm->eye_open_dy, dz = p[2] - E[2];
@@ -115,13 +115,11 @@ static void add_lids(const cg_face_marks_t *fm, int e, const float p[3], float u
     }
 }
 
-static void modifier(const cg_face_marks_t *fm, modifier_id_t id, const float p[3],
-                     const float n[3], float o[3])
+static void modifier(const cg_face_marks_t *fm, modifier_id_t id, const float p[3], const float n[3], float o[3])
 {
     int e = (id == FACEMAP_BROW_UP_R || id == FACEMAP_BROW_DOWN_R || id == FACEMAP_BLINK_R ||
-             id == FACEMAP_EYE_WIDE_R ||
-             id == FACEMAP_SQUINT_R || id == FACEMAP_SMILE_R || id == FACEMAP_FROWN_R || id == FACEMAP_SMIRK_R ||
-             id == FACEMAP_CHEEK_PUFF_R || id == FACEMAP_NOSE_SNEER_R)
+             id == FACEMAP_EYE_WIDE_R || id == FACEMAP_SQUINT_R || id == FACEMAP_SMILE_R || id == FACEMAP_FROWN_R ||
+             id == FACEMAP_SMIRK_R || id == FACEMAP_CHEEK_PUFF_R || id == FACEMAP_NOSE_SNEER_R)
                 ? 1
                 : 0;
     float s = e ? -1.0f : 1.0f;
@@ -136,13 +134,9 @@ static void modifier(const cg_face_marks_t *fm, modifier_id_t id, const float p[
     float up = upper_of_mouth(fm, p);
     switch (id) {
     case FACEMAP_BROW_UP_L:
-    case FACEMAP_BROW_UP_R:
-        addv(o, gauss(p, B, 2.6f) * above_eye * side, 0.0f, 0.6f, 0.05f);
-        break;
+    case FACEMAP_BROW_UP_R: addv(o, gauss(p, B, 2.6f) * above_eye * side, 0.0f, 0.6f, 0.05f); break;
     case FACEMAP_BROW_DOWN_L:
-    case FACEMAP_BROW_DOWN_R:
-        addv(o, gauss(p, B, 2.4f) * above_eye * side, -s * 0.3f, -0.5f, 0.15f);
-        break;
+    case FACEMAP_BROW_DOWN_R: addv(o, gauss(p, B, 2.4f) * above_eye * side, -s * 0.3f, -0.5f, 0.15f); break;
     case FACEMAP_BROW_INNER_UP: {
         float c0[3] = {1.5f, B[1] - 0.1f, B[2] + 0.4f}, c1[3] = {-1.5f, B[1] - 0.1f, B[2] + 0.4f};
         float w = fmaxf(gauss(p, c0, 1.7f), gauss(p, c1, 1.7f)) * above_eye;
@@ -150,9 +144,7 @@ static void modifier(const cg_face_marks_t *fm, modifier_id_t id, const float p[
         break;
     }
     case FACEMAP_BLINK_L:
-    case FACEMAP_BLINK_R:
-        add_lids(fm, e, p, 1.0f, 0.0f, -0.12f, o);
-        break;
+    case FACEMAP_BLINK_R: add_lids(fm, e, p, 1.0f, 0.0f, -0.12f, o); break;
     case FACEMAP_EYE_WIDE_L:
     case FACEMAP_EYE_WIDE_R:
         add_lids(fm, e, p, 0.0f, -0.22f, 0.06f, o);
@@ -169,23 +161,15 @@ static void modifier(const cg_face_marks_t *fm, modifier_id_t id, const float p[
         addv(o, gauss(p, cheek_hi, 2.3f) * side, 0.0f, 0.35f, 0.2f);
         break;
     case FACEMAP_FROWN_L:
-    case FACEMAP_FROWN_R:
-        addv(o, gauss(p, corner, 1.6f), s * 0.1f, -0.45f, -0.05f);
-        break;
+    case FACEMAP_FROWN_R: addv(o, gauss(p, corner, 1.6f), s * 0.1f, -0.45f, -0.05f); break;
     case FACEMAP_SMIRK_L:
     case FACEMAP_SMIRK_R:
         addv(o, gauss(p, corner, 1.4f), s * 0.45f, 0.35f, -0.45f);
         addv(o, gauss(p, corner, 2.4f) * up * side, 0.0f, 0.1f, 0.0f);
         break;
-    case FACEMAP_JAW_OPEN:
-        add_rot_x(o, jaw_weight(fm, p), p, fm->jaw_pivot, CG_JAW_OPEN_DEG * CG_DEG);
-        break;
-    case FACEMAP_PUCKER:
-        addv(o, lips, -0.4f * p[0] / fm->mouth_half_w, 0.0f, 0.65f);
-        break;
-    case FACEMAP_MOUTH_STRETCH:
-        addv(o, lips, 0.35f * p[0] / fm->mouth_half_w, -0.05f, -0.15f);
-        break;
+    case FACEMAP_JAW_OPEN: add_rot_x(o, jaw_weight(fm, p), p, fm->jaw_pivot, CG_JAW_OPEN_DEG * CG_DEG); break;
+    case FACEMAP_PUCKER: addv(o, lips, -0.4f * p[0] / fm->mouth_half_w, 0.0f, 0.65f); break;
+    case FACEMAP_MOUTH_STRETCH: addv(o, lips, 0.35f * p[0] / fm->mouth_half_w, -0.05f, -0.15f); break;
     case FACEMAP_CHEEK_PUFF_L:
     case FACEMAP_CHEEK_PUFF_R: {
         float c[3] = {fm->cheek_c[e][0] + s * 0.3f, fm->cheek_c[e][1] - 0.3f, fm->cheek_c[e][2] - 0.6f};
@@ -199,12 +183,8 @@ static void modifier(const cg_face_marks_t *fm, modifier_id_t id, const float p[
         addv(o, gauss(p, c, 1.2f) * side, s * 0.05f, 0.32f, 0.05f);
         break;
     }
-    case FACEMAP_LIP_UPPER_UP:
-        addv(o, lips * up, 0.0f, 0.32f, 0.12f);
-        break;
-    case FACEMAP_LIP_LOWER_DOWN:
-        addv(o, lips * (1.0f - up), 0.0f, -0.35f, 0.12f);
-        break;
+    case FACEMAP_LIP_UPPER_UP: addv(o, lips * up, 0.0f, 0.32f, 0.12f); break;
+    case FACEMAP_LIP_LOWER_DOWN: addv(o, lips * (1.0f - up), 0.0f, -0.35f, 0.12f); break;
     case FACEMAP_MOUTH_LEFT:
     case FACEMAP_MOUTH_RIGHT: {
         float w = lip_region(fm, p);
@@ -219,8 +199,7 @@ static void modifier(const cg_face_marks_t *fm, modifier_id_t id, const float p[
         addv(o, lips * up, 0.0f, 0.16f, 0.4f);
         addv(o, lips * (1.0f - up), 0.0f, -0.22f, 0.4f);
         break;
-    case FACEMAP_MODIFIER_COUNT:
-        break;
+    case FACEMAP_MODIFIER_COUNT: break;
     }
 }
 
@@ -237,9 +216,8 @@ static uint32_t hash32(uint32_t x)
 
 static float unit(uint32_t h) { return (float)(h & 0xffffff) / 16777215.0f; }
 
-void cg_face_shape(const cg_face_marks_t *fm, int index, int n, const float (*p)[3],
-                   const float (*nrm)[3], const bool *movable, float (*out)[3], char name[32],
-                   int *category)
+void cg_face_shape(const cg_face_marks_t *fm, int index, int n, const float (*p)[3], const float (*nrm)[3],
+                   const bool *movable, float (*out)[3], char name[32], int *category)
 {
     memset(out, 0, (size_t)n * sizeof *out);
     if (index < FACEMAP_MODIFIER_COUNT) {
@@ -272,8 +250,8 @@ void cg_face_shape(const cg_face_marks_t *fm, int index, int n, const float (*p)
     snprintf(name, 32, "extra%04d", x);
     *category = CHR_SHAPE_EXTRA;
     uint32_t h = hash32((uint32_t)x * 2654435761u + 12345u);
-    float c[3] = {fm->head_c[0] + (unit(h) - 0.5f) * 10.0f,
-                  fm->head_c[1] - 9.0f + unit(hash32(h + 1)) * 12.0f, fm->head_c[2] + 9.0f};
+    float c[3] = {fm->head_c[0] + (unit(h) - 0.5f) * 10.0f, fm->head_c[1] - 9.0f + unit(hash32(h + 1)) * 12.0f,
+                  fm->head_c[2] + 9.0f};
     float r = 0.8f + 1.8f * unit(hash32(h + 2));
     float amp = (unit(hash32(h + 3)) - 0.5f) * 0.8f;
     float sideways = (unit(hash32(h + 4)) - 0.5f) * 0.5f;

@@ -20,8 +20,7 @@ int cg_face_builtin_count(void);
 /* Displacement of shape INDEX (0 .. any; indices past the built-ins are
  * extras) for N points P with normals NRM; zero where !movable[v].
  * Writes the shape's name and category (asset CHR_SHAPE_*). */
-void cg_face_shape(const cg_face_marks_t *fm, int index, int n, const float (*p)[3],
-                   const float (*nrm)[3], const bool *movable, float (*out)[3], char name[32],
-                   int *category);
+void cg_face_shape(const cg_face_marks_t *fm, int index, int n, const float (*p)[3], const float (*nrm)[3],
+                   const bool *movable, float (*out)[3], char name[32], int *category);
 
 #endif

@@ -178,8 +178,7 @@ static void xform_point(const float m[16], const float p[3], float o[3])
         o[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
 }
 
-float cg_figure_eval_posed(const cg_figure_t *f, const float (*inv_xf)[16], const bool *use,
-                           const float p[3])
+float cg_figure_eval_posed(const cg_figure_t *f, const float (*inv_xf)[16], const bool *use, const float p[3])
 {
     float d = FLT_MAX;
     for (int i = 0; i < f->count; i++) {
@@ -243,8 +242,7 @@ static void finish_bounds(cg_prim_t *pr)
             pr->hi[i] = fmaxf(pr->a[i], pr->b[i]) + ext;
         }
     } else {
-        ext = (pr->kind == CG_PRIM_BOX) ? sqrtf(v3_dot(pr->r, pr->r))
-                                        : fmaxf(pr->r[0], fmaxf(pr->r[1], pr->r[2]));
+        ext = (pr->kind == CG_PRIM_BOX) ? sqrtf(v3_dot(pr->r, pr->r)) : fmaxf(pr->r[0], fmaxf(pr->r[1], pr->r[2]));
         for (int i = 0; i < 3; i++) {
             pr->lo[i] = pr->c[i] - ext;
             pr->hi[i] = pr->c[i] + ext;
@@ -256,8 +254,8 @@ static void finish_bounds(cg_prim_t *pr)
     }
 }
 
-static cg_prim_t *ellipsoid(builder_t *b, int bone, cg_prim_op_t op, float k, float cx, float cy,
-                            float cz, float rx, float ry, float rz)
+static cg_prim_t *ellipsoid(builder_t *b, int bone, cg_prim_op_t op, float k, float cx, float cy, float cz, float rx,
+                            float ry, float rz)
 {
     cg_prim_t *pr = new_prim(b, CG_PRIM_ELLIPSOID, op, k, bone);
     v3_set(pr->c, cx, cy, cz);
@@ -278,8 +276,8 @@ static void tilt(cg_prim_t *pr, float ax, float az)
     finish_bounds(pr);
 }
 
-static cg_prim_t *limb(builder_t *b, int bone, float k, const float a[3], const float bb[3],
-                       float ra, float rb, float su, float sv, const float up_hint[3])
+static cg_prim_t *limb(builder_t *b, int bone, float k, const float a[3], const float bb[3], float ra, float rb,
+                       float su, float sv, const float up_hint[3])
 {
     cg_prim_t *pr = new_prim(b, CG_PRIM_LIMB, CG_OP_UNION, k, bone);
     memcpy(pr->a, a, sizeof pr->a);
@@ -362,7 +360,7 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
         mirror_map[lr[i][0]] = lr[i][1];
         mirror_map[lr[i][1]] = lr[i][0];
     }
-    const float (*J)[3] = (const float(*)[3])f->joint_pos;
+    const float(*J)[3] = (const float(*)[3])f->joint_pos;
     const float up[3] = {0, 1, 0}, fwd[3] = {0, 0, 1}, side[3] = {1, 0, 0};
     const float toe[3] = {f->end_pos[lfe][0], f->end_pos[lfe][1], f->end_pos[lfe][2]};
     f->floor_y = toe[1] - 2.9f;
@@ -385,8 +383,7 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     {
         float ta[3] = {2.5f, 49.6f, -5.2f}, tb[3] = {J[lsh][0] + 0.5f, 50.2f, -4.9f};
         limb(&b, lcol, 3.5f, ta, tb, 3.9f, 3.4f, 1.0f, 1.0f, fwd);
-        ellipsoid(&b, lsh, CG_OP_UNION, 3.0f, J[lsh][0] + 0.6f, J[lsh][1] + 0.1f, J[lsh][2], 5.4f,
-                  4.7f, 5.0f);
+        ellipsoid(&b, lsh, CG_OP_UNION, 3.0f, J[lsh][0] + 0.6f, J[lsh][1] + 0.1f, J[lsh][2], 5.4f, 4.7f, 5.0f);
         limb(&b, lsh, 2.5f, J[lsh], J[lfa], 4.4f, 3.3f, 1.0f, 1.08f, up);
         /* Biceps/triceps bulge along the upper arm. */
         float mid[3];
@@ -397,13 +394,11 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
         float fmid[3];
         for (int i = 0; i < 3; i++)
             fmid[i] = 0.7f * J[lfa][i] + 0.3f * J[lha][i];
-        cg_prim_t *fo = ellipsoid(&b, lfa, CG_OP_UNION, 2.0f, fmid[0], fmid[1], fmid[2], 6.5f,
-                                  3.4f, 3.8f);
+        cg_prim_t *fo = ellipsoid(&b, lfa, CG_OP_UNION, 2.0f, fmid[0], fmid[1], fmid[2], 6.5f, 3.4f, 3.8f);
         (void)fo;
         /* Hand: a mitten-like palm block and a thumb, oriented along the
          * wrist -> hand end direction with the palm facing down. */
-        float d[3] = {f->end_pos[lhe][0] - J[lha][0], f->end_pos[lhe][1] - J[lha][1],
-                      f->end_pos[lhe][2] - J[lha][2]};
+        float d[3] = {f->end_pos[lhe][0] - J[lha][0], f->end_pos[lhe][1] - J[lha][1], f->end_pos[lhe][2] - J[lha][2]};
         v3_norm(d);
         float front[3];
         v3_cross(d, up, front);
@@ -434,23 +429,19 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     {
         float top[3] = {J[lth][0], J[lth][1] + 1.5f, J[lth][2]};
         limb(&b, lth, 3.0f, top, J[lsn], 7.3f, 5.0f, 0.95f, 1.0f, side);
-        ellipsoid(&b, lth, CG_OP_UNION, 3.0f, J[lth][0] + 1.6f, J[lth][1] - 12.0f, J[lth][2] + 1.0f,
-                  5.6f, 11.0f, 6.6f);
-        ellipsoid(&b, lsn, CG_OP_UNION, 2.5f, J[lsn][0], J[lsn][1], J[lsn][2] + 0.3f, 4.5f, 5.0f,
-                  4.6f);
+        ellipsoid(&b, lth, CG_OP_UNION, 3.0f, J[lth][0] + 1.6f, J[lth][1] - 12.0f, J[lth][2] + 1.0f, 5.6f, 11.0f, 6.6f);
+        ellipsoid(&b, lsn, CG_OP_UNION, 2.5f, J[lsn][0], J[lsn][1], J[lsn][2] + 0.3f, 4.5f, 5.0f, 4.6f);
         limb(&b, lsn, 2.0f, J[lsn], J[lft], 4.7f, 3.1f, 1.0f, 1.0f, side);
-        ellipsoid(&b, lsn, CG_OP_UNION, 3.0f, J[lsn][0] + 0.2f, J[lsn][1] - 11.0f,
-                  J[lsn][2] - 2.4f, 4.3f, 9.5f, 4.4f);
+        ellipsoid(&b, lsn, CG_OP_UNION, 3.0f, J[lsn][0] + 0.2f, J[lsn][1] - 11.0f, J[lsn][2] - 2.4f, 4.3f, 9.5f, 4.4f);
         /* Boot: sole block plus instep. */
         float heel_z = J[lft][2] - 5.0f, toe_z = toe[2] + 2.2f;
         cg_prim_t *boot = new_prim(&b, CG_PRIM_BOX, CG_OP_UNION, 2.0f, lft);
-        v3_set(boot->c, 0.5f * (J[lft][0] + toe[0]) + 0.2f, f->floor_y + 2.6f,
-               0.5f * (heel_z + toe_z));
+        v3_set(boot->c, 0.5f * (J[lft][0] + toe[0]) + 0.2f, f->floor_y + 2.6f, 0.5f * (heel_z + toe_z));
         v3_set(boot->r, 4.3f, 2.6f, 0.5f * (toe_z - heel_z));
         boot->round = 2.2f;
         finish_bounds(boot);
-        cg_prim_t *instep = ellipsoid(&b, lft, CG_OP_UNION, 2.0f, J[lft][0] + 0.3f,
-                                      J[lft][1] - 2.0f, J[lft][2] + 3.5f, 3.9f, 3.4f, 6.0f);
+        cg_prim_t *instep = ellipsoid(&b, lft, CG_OP_UNION, 2.0f, J[lft][0] + 0.3f, J[lft][1] - 2.0f, J[lft][2] + 3.5f,
+                                      3.9f, 3.4f, 6.0f);
         tilt(instep, 0.35f, 0.0f);
     }
     mirror_last(&b, f->count - n0, mirror_map);
@@ -464,8 +455,7 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     const float C[3] = {0.0f, 69.8f, -1.2f};
     memcpy(fm->head_c, C, sizeof C);
     v3_set(fm->head_r, 7.7f, 9.4f, 9.6f);
-    ellipsoid(&b, head, CG_OP_UNION, 2.5f, C[0], C[1], C[2], fm->head_r[0], fm->head_r[1],
-              fm->head_r[2]);
+    ellipsoid(&b, head, CG_OP_UNION, 2.5f, C[0], C[1], C[2], fm->head_r[0], fm->head_r[1], fm->head_r[2]);
     /* Lower face / jaw mass, jaw lines and chin. */
     ellipsoid(&b, head, CG_OP_UNION, 3.0f, 0, 63.8f, 1.8f, 5.7f, 6.1f, 7.2f);
     n0 = f->count;
@@ -502,8 +492,7 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     /* Ears, with a carved bowl. */
     n0 = f->count;
     {
-        cg_prim_t *ear = ellipsoid(&b, head, CG_OP_UNION, 0.6f, 8.0f, 66.9f, -1.5f, 0.8f, 3.1f,
-                                   2.0f);
+        cg_prim_t *ear = ellipsoid(&b, head, CG_OP_UNION, 0.6f, 8.0f, 66.9f, -1.5f, 0.8f, 3.1f, 2.0f);
         tilt(ear, -0.15f, 0.25f);
         ellipsoid(&b, -1, CG_OP_SUBTRACT, 0.3f, 8.75f, 66.5f, -1.2f, 0.55f, 1.7f, 1.1f);
         v3_set(fm->ear_c[0], 8.0f, 66.9f, -1.4f);
@@ -546,11 +535,11 @@ bool cg_figure_build(cg_figure_t *f, const skel_t *s)
     v3_set(fm->eye_c[1], -3.15f, 68.25f, 5.5f);
     for (int e = 0; e < 2; e++) {
         const float *E = fm->eye_c[e];
-        ellipsoid(&b, -1, CG_OP_SUBTRACT, 0.15f, E[0], E[1], E[2], fm->eye_r + 0.1f,
-                  fm->eye_r + 0.1f, fm->eye_r + 0.1f);
+        ellipsoid(&b, -1, CG_OP_SUBTRACT, 0.15f, E[0], E[1], E[2], fm->eye_r + 0.1f, fm->eye_r + 0.1f,
+                  fm->eye_r + 0.1f);
         /* The almond: a flattened ellipsoid reaching out through the face. */
-        ellipsoid(&b, -1, CG_OP_SUBTRACT, 0.12f, E[0], E[1] + fm->eye_open_dy, E[2] + 1.9f,
-                  fm->eye_open_a, fm->eye_open_b, 1.9f);
+        ellipsoid(&b, -1, CG_OP_SUBTRACT, 0.12f, E[0], E[1] + fm->eye_open_dy, E[2] + 1.9f, fm->eye_open_a,
+                  fm->eye_open_b, 1.9f);
     }
     v3_set(fm->cheek_c[0], 3.9f, 62.6f, 6.0f);
     v3_set(fm->cheek_c[1], -3.9f, 62.6f, 6.0f);

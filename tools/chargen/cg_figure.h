@@ -26,8 +26,8 @@ typedef enum { CG_OP_UNION, CG_OP_SUBTRACT } cg_prim_op_t;
 typedef struct cg_prim_t {
     cg_prim_kind_t kind;
     cg_prim_op_t op;
-    float k;    /* smooth blend radius, cm */
-    int bone;   /* owning joint (skin weights); -1 for carves */
+    float k;  /* smooth blend radius, cm */
+    int bone; /* owning joint (skin weights); -1 for carves */
     /* ellipsoid / box / hair: centre, orthonormal axes (rows), radii */
     float c[3];
     float axes[3][3];
@@ -55,10 +55,10 @@ typedef struct cg_face_marks_t {
     float cheek_c[2][3];
     float nose_tip[3];
     float chin[3];
-    float neck_cut_y;   /* head mesh starts here */
+    float neck_cut_y; /* head mesh starts here */
     float hairline_n[3], hairline_d;
-    float head_c[3];    /* cranium centre */
-    float head_r[3];    /* cranium radii */
+    float head_c[3]; /* cranium centre */
+    float head_r[3]; /* cranium radii */
     float ear_c[2][3];
 } cg_face_marks_t;
 
@@ -83,7 +83,6 @@ void cg_figure_prim_distances(const cg_figure_t *f, const float p[3], float *out
  * INV_XF[j] is the 4x4 column-major model-space matrix taking posed points
  * back to rest. Only primitives whose bone has use[bone] set take part
  * (carves, bone -1, never do). Used to derive corrective shapes. */
-float cg_figure_eval_posed(const cg_figure_t *f, const float (*inv_xf)[16], const bool *use,
-                           const float p[3]);
+float cg_figure_eval_posed(const cg_figure_t *f, const float (*inv_xf)[16], const bool *use, const float p[3]);
 
 #endif

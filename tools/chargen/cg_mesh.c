@@ -356,16 +356,12 @@ int cg_mesh_append(cg_mesh_t *dst, const cg_mesh_t *src)
     return off;
 }
 
-static float loop_angle(const float p[3], const float c[3])
-{
-    return atan2f(p[2] - c[2], p[0] - c[0]);
-}
+static float loop_angle(const float p[3], const float c[3]) { return atan2f(p[2] - c[2], p[0] - c[0]); }
 
 /* Angles of LOOP's vertices in the travel direction DIR, in [0, 2pi),
  * rotated so the sequence starts at its smallest; out has n + 1 entries
  * (the last is the first plus 2pi) and *start receives the first index. */
-static float *loop_angles(const cg_mesh_t *m, const int *loop, int n, float dir,
-                          const float c[3], int *start)
+static float *loop_angles(const cg_mesh_t *m, const int *loop, int n, float dir, const float c[3], int *start)
 {
     const float two_pi = 2.0f * CG_PI;
     float *raw = xrealloc(NULL, (size_t)n * sizeof *raw);
@@ -531,8 +527,7 @@ void cg_mesh_vertex_normals(const cg_mesh_t *m, float (*out)[3])
         const float *p0 = m->p[m->t[t][0]], *p1 = m->p[m->t[t][1]], *p2 = m->p[m->t[t][2]];
         float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
         float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
-        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                      e1[0] * e2[1] - e1[1] * e2[0]};
+        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
         for (int c = 0; c < 3; c++)
             for (int k = 0; k < 3; k++)
                 out[m->t[t][c]][k] += n[k];
@@ -547,8 +542,8 @@ void cg_mesh_vertex_normals(const cg_mesh_t *m, float (*out)[3])
     }
 }
 
-void cg_mesh_relax(cg_mesh_t *m, const cg_adj_t *adj, cg_field_fn_t f, const void *ctx,
-                   const bool *fixed, int iters, float step)
+void cg_mesh_relax(cg_mesh_t *m, const cg_adj_t *adj, cg_field_fn_t f, const void *ctx, const bool *fixed, int iters,
+                   float step)
 {
     float(*nrm)[3] = xrealloc(NULL, (size_t)m->nv * sizeof *nrm);
     float(*np)[3] = xrealloc(NULL, (size_t)m->nv * sizeof *np);

@@ -63,8 +63,8 @@ void cg_mesh_project(cg_mesh_t *m, cg_field_fn_t f, const void *ctx, const bool 
 void cg_mesh_adjacency(const cg_mesh_t *m, cg_adj_t *adj);
 void cg_adj_free(cg_adj_t *adj);
 /* Tangential Laplacian relaxation, each pass followed by projection. */
-void cg_mesh_relax(cg_mesh_t *m, const cg_adj_t *adj, cg_field_fn_t f, const void *ctx,
-                   const bool *fixed, int iters, float step);
+void cg_mesh_relax(cg_mesh_t *m, const cg_adj_t *adj, cg_field_fn_t f, const void *ctx, const bool *fixed, int iters,
+                   float step);
 /* Area-weighted vertex normals from the triangles (out: nv x 3, unit). */
 void cg_mesh_vertex_normals(const cg_mesh_t *m, float (*out)[3]);
 

@@ -80,8 +80,7 @@ static void project(const camera_t *c, const float p[3], float o[3])
     o[1] = c->cy - c->focal * y / z;
 }
 
-static void shade(const camera_t *cam, const float n_in[3], const float col[3], float ao,
-                  float out[3])
+static void shade(const camera_t *cam, const float n_in[3], const float col[3], float ao, float out[3])
 {
     float n[3] = {n_in[0], n_in[1], n_in[2]};
     float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -117,8 +116,8 @@ static uint8_t to_srgb8(float v)
     return (uint8_t)(s * 255.0f + 0.5f);
 }
 
-void cg_preview_draw(cg_image_t *img, int x0, int y0, int w, int h, const cg_view_t *view,
-                     const cg_draw_mesh_t *meshes, int count)
+void cg_preview_draw(cg_image_t *img, int x0, int y0, int w, int h, const cg_view_t *view, const cg_draw_mesh_t *meshes,
+                     int count)
 {
     int W = w * CG_SS, H = h * CG_SS;
     float *zb = malloc((size_t)W * H * sizeof *zb);

@@ -31,15 +31,15 @@ typedef struct cg_view_t {
     float yaw_deg;   /* camera orbit about Y; 0 looks at the character's front */
     float pitch_deg; /* positive looks down */
     float target[3];
-    float dist;      /* cm */
+    float dist; /* cm */
     float fov_deg;
 } cg_view_t;
 
 bool cg_image_create(cg_image_t *img, int w, int h);
 void cg_image_free(cg_image_t *img);
 /* Draws into the tile (x0, y0, w, h) of IMG, clearing it first. */
-void cg_preview_draw(cg_image_t *img, int x0, int y0, int w, int h, const cg_view_t *view,
-                     const cg_draw_mesh_t *meshes, int count);
+void cg_preview_draw(cg_image_t *img, int x0, int y0, int w, int h, const cg_view_t *view, const cg_draw_mesh_t *meshes,
+                     int count);
 bool cg_image_save_png(const cg_image_t *img, const char *path);
 
 #endif

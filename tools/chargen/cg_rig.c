@@ -66,8 +66,7 @@ static void top4(const float *w, int n, int jout[CG_INFL], float wout[CG_INFL])
             jout[k] = jout[0];
 }
 
-void cg_rig_weights(const cg_figure_t *f, const cg_mesh_t *m, const cg_adj_t *adj,
-                    int smooth_iters, cg_skin_t *out)
+void cg_rig_weights(const cg_figure_t *f, const cg_mesh_t *m, const cg_adj_t *adj, int smooth_iters, cg_skin_t *out)
 {
     int nj = SKEL_MAX_JOINTS;
     float *dist = xcalloc((size_t)f->count, sizeof *dist);
@@ -123,10 +122,10 @@ void cg_rig_weights(const cg_figure_t *f, const cg_mesh_t *m, const cg_adj_t *ad
 typedef struct extra_def_t {
     char name[SKEL_NAME_MAX];
     int parent;
-    float pos[3];    /* model-space rest position */
-    int kind;        /* 0 twist, 1 toe, 2 finger, 3 face */
+    float pos[3];             /* model-space rest position */
+    int kind;                 /* 0 twist, 1 toe, 2 finger, 3 face */
     float seg_a[3], seg_b[3]; /* twist: the limb segment */
-    float radius;    /* face/finger influence radius, cm */
+    float radius;             /* face/finger influence radius, cm */
 } extra_def_t;
 
 static float dist3(const float a[3], const float b[3])
@@ -190,8 +189,7 @@ int cg_rig_extend(skel_t *s, const cg_figure_t *f, int extra, const cg_mesh_t *m
     int nd = 0;
     const char *sides[2] = {"l", "r"};
     /* Twist joints at 1/3 and 2/3 of each limb segment. */
-    const char *limbs[4][2] = {{"Shldr", "ForeArm"}, {"ForeArm", "Hand"}, {"Thigh", "Shin"},
-                               {"Shin", "Foot"}};
+    const char *limbs[4][2] = {{"Shldr", "ForeArm"}, {"ForeArm", "Hand"}, {"Thigh", "Shin"}, {"Shin", "Foot"}};
     for (int pass = 0; pass < 2; pass++)
         for (int sd = 0; sd < 2; sd++)
             for (int l = 0; l < 4; l++) {
@@ -345,8 +343,7 @@ int cg_rig_extend(skel_t *s, const cg_figure_t *f, int extra, const cg_mesh_t *m
             const float *p = m->p[v];
             float share = 0.0f;
             if (d.kind == 0) {
-                float ab[3] = {d.seg_b[0] - d.seg_a[0], d.seg_b[1] - d.seg_a[1],
-                               d.seg_b[2] - d.seg_a[2]};
+                float ab[3] = {d.seg_b[0] - d.seg_a[0], d.seg_b[1] - d.seg_a[1], d.seg_b[2] - d.seg_a[2]};
                 float ap[3] = {p[0] - d.seg_a[0], p[1] - d.seg_a[1], p[2] - d.seg_a[2]};
                 float t = (ab[0] * ap[0] + ab[1] * ap[1] + ab[2] * ap[2]) /
                           (ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2]);
@@ -407,8 +404,7 @@ static void mat_mul(const float a[16], const float b[16], float o[16])
     memcpy(o, t, sizeof t);
 }
 
-void cg_rig_pose_globals(const skel_t *s, const float (*local_q)[4], const float root_t[3],
-                         float (*global)[16])
+void cg_rig_pose_globals(const skel_t *s, const float (*local_q)[4], const float root_t[3], float (*global)[16])
 {
     for (int j = 0; j < s->joint_count; j++) {
         float l[16];
@@ -433,8 +429,8 @@ void cg_rig_skin_matrices(const skel_t *s, const float (*global)[16], float (*sk
     }
 }
 
-void cg_rig_skin(const float (*skin_m)[16], const cg_skin_t *skin, int n, const float (*p)[3],
-                 const float (*nrm)[3], float (*out_p)[3], float (*out_n)[3])
+void cg_rig_skin(const float (*skin_m)[16], const cg_skin_t *skin, int n, const float (*p)[3], const float (*nrm)[3],
+                 float (*out_p)[3], float (*out_n)[3])
 {
     for (int v = 0; v < n; v++) {
         float m[12] = {0};
@@ -491,9 +487,8 @@ static bool inv3(const float m[9], float o[9])
     return true;
 }
 
-void cg_rig_corrective(const skel_t *s, const cg_figure_t *f, const cg_mesh_t *m,
-                       const cg_adj_t *adj, const cg_skin_t *skin, int j, const float axis[3],
-                       float angle_deg, float (*out_delta)[3])
+void cg_rig_corrective(const skel_t *s, const cg_figure_t *f, const cg_mesh_t *m, const cg_adj_t *adj,
+                       const cg_skin_t *skin, int j, const float axis[3], float angle_deg, float (*out_delta)[3])
 {
     memset(out_delta, 0, (size_t)m->nv * sizeof *out_delta);
     static float q[SKEL_MAX_JOINTS][4];

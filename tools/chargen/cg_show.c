@@ -27,8 +27,7 @@ bool cg_show_create(cg_show_t *v, const chr_character_t *chr)
             for (int k = 0; k < 3; k++)
                 v->tri[m][t][k] = (int)chr->meshes[m].indices[t * 3 + k];
         for (size_t i = 0; i < nv; i++)
-            memcpy(v->col[m][i], chr->materials[chr->meshes[m].vertices[i].material].color,
-                   sizeof v->col[m][i]);
+            memcpy(v->col[m][i], chr->materials[chr->meshes[m].vertices[i].material].color, sizeof v->col[m][i]);
     }
     if (!ok) {
         log_error("chargen: out of memory for the preview");
@@ -52,10 +51,7 @@ void cg_show_destroy(cg_show_t *v)
     memset(v, 0, sizeof *v);
 }
 
-void cg_show_clear_shapes(cg_show_t *v)
-{
-    memset(v->shape_w, 0, v->chr->shape_count * sizeof *v->shape_w);
-}
+void cg_show_clear_shapes(cg_show_t *v) { memset(v->shape_w, 0, v->chr->shape_count * sizeof *v->shape_w); }
 
 bool cg_show_set_shape(cg_show_t *v, const char *spec)
 {
@@ -162,8 +158,8 @@ void cg_show_deform(cg_show_t *v)
         for (size_t i = 0; i < nv; i++)
             v->ao[m][i] = v->ao[m][i] < 0.0f ? 0.0f : (v->ao[m][i] > 1.0f ? 1.0f : v->ao[m][i]);
         cg_skin_t sk = {jt, wt};
-        cg_rig_skin((const float(*)[16])skin_m, &sk, (int)nv, (const float(*)[3])p,
-                    (const float(*)[3])n, v->pos[m], v->nrm[m]);
+        cg_rig_skin((const float(*)[16])skin_m, &sk, (int)nv, (const float(*)[3])p, (const float(*)[3])n, v->pos[m],
+                    v->nrm[m]);
         free(p);
         free(n);
         free(jt);

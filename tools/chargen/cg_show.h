@@ -17,7 +17,7 @@
 typedef struct cg_show_t {
     const chr_character_t *chr;
     bool no_correctives; /* for before/after comparisons */
-    float *shape_w;                 /* per shape */
+    float *shape_w;      /* per shape */
     float local_q[SKEL_MAX_JOINTS][4];
     float root_t[3];
     float (*pos[CHR_MAX_MESHES])[3];

@@ -42,12 +42,11 @@ typedef struct options_t {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: strider-chargen --out FILE [--density N] [--extra-bones N] [--shapes N] [--tiny]\n"
-            "                       [--skeleton FILE] [--verbose]\n"
-            "       strider-chargen --preview OUT.png [--in FILE.chr] [--view body|face|joints|expressions]\n"
-            "                       [--shape NAME[=W]]... [--pose FILE.bvh --pose-frame N] [--no-correctives]\n"
-            "       strider-chargen --help\n");
+    fprintf(f, "usage: strider-chargen --out FILE [--density N] [--extra-bones N] [--shapes N] [--tiny]\n"
+               "                       [--skeleton FILE] [--verbose]\n"
+               "       strider-chargen --preview OUT.png [--in FILE.chr] [--view body|face|joints|expressions]\n"
+               "                       [--shape NAME[=W]]... [--pose FILE.bvh --pose-frame N] [--no-correctives]\n"
+               "       strider-chargen --help\n");
 }
 
 static bool parse_int(const char *s, int lo, int hi, int *out)
@@ -63,9 +62,8 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
 /* The options that take a value (the others are handled before). */
 static bool is_valued_option(const char *a)
 {
-    static const char *const valued[] = {"--out",   "--in",    "--skeleton", "--preview",     "--view",
-                                         "--pose",  "--shape", "--density",  "--extra-bones", "--shapes",
-                                         "--pose-frame"};
+    static const char *const valued[] = {"--out",   "--in",      "--skeleton",    "--preview", "--view",      "--pose",
+                                         "--shape", "--density", "--extra-bones", "--shapes",  "--pose-frame"};
     for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
         if (!strcmp(a, valued[i]))
             return true;
@@ -254,17 +252,14 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
             int j = skel_find(&chr->skel, joints[i]);
             if (j < 0)
                 continue;
-            cg_view_t v = {.yaw_deg = facing + yaws[i], .pitch_deg = 10.0f, .dist = 95.0f,
-                           .fov_deg = 30.0f};
+            cg_view_t v = {.yaw_deg = facing + yaws[i], .pitch_deg = 10.0f, .dist = 95.0f, .fov_deg = 30.0f};
             cg_show_joint_pos(&sh, j, v.target);
-            cg_preview_draw(&img, (i % 4) * ts, (i / 4) * ts, ts, ts, &v, sh.draw,
-                            (int)chr->mesh_count);
+            cg_preview_draw(&img, (i % 4) * ts, (i / 4) * ts, ts, ts, &v, sh.draw, (int)chr->mesh_count);
         }
     } else if (ok && !strcmp(o->view, "expressions")) {
         /* One tile per --shape (or a default set), 4 per row; the first
          * tile is the neutral face. */
-        static const char *defaults[] = {"happy", "sad", "angry", "surprised", "disgusted",
-                                         "afraid", "thoughtful"};
+        static const char *defaults[] = {"happy", "sad", "angry", "surprised", "disgusted", "afraid", "thoughtful"};
         const char *const *list = o->shape_count ? o->shape : defaults;
         int n = o->shape_count ? o->shape_count : (int)(sizeof defaults / sizeof defaults[0]);
         int tiles = n + 1, cols = 4, rows = (tiles + cols - 1) / cols, ts = 300;
@@ -276,8 +271,7 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
             cg_show_deform(&sh);
             cg_view_t v;
             frame_face(&sh, &v, 20.0f);
-            cg_preview_draw(&img, (i % cols) * ts, (i / cols) * ts, ts, ts, &v, sh.draw,
-                            (int)chr->mesh_count);
+            cg_preview_draw(&img, (i % cols) * ts, (i / cols) * ts, ts, ts, &v, sh.draw, (int)chr->mesh_count);
         }
     } else if (ok) {
         log_error("chargen: unknown --view '%s' (body, face, joints or expressions)", o->view);
@@ -311,9 +305,9 @@ int main(int argc, char **argv)
     if (o.out) {
         ok = chr_save(&chr, o.out);
         if (ok)
-            printf("%s: %d joints, %u meshes, %u triangles, %u blend shapes, %u correctives\n",
-                   o.out, chr.skel.joint_count, chr.mesh_count, chr_triangle_count(&chr),
-                   chr.shape_count, chr.corrective_count);
+            printf("%s: %d joints, %u meshes, %u triangles, %u blend shapes, %u correctives\n", o.out,
+                   chr.skel.joint_count, chr.mesh_count, chr_triangle_count(&chr), chr.shape_count,
+                   chr.corrective_count);
     }
     if (ok && o.preview)
         ok = render_preview(&o, &chr);

@@ -121,8 +121,8 @@ static bool sampler_init(sampler_t *s, const chr_mesh_t *m, uint32_t key_count)
     s->key_pos = calloc(n * 3 * key_count, sizeof(float));
     s->key_nrm = calloc(n * 3 * key_count, sizeof(float));
     s->key_ao = calloc(n * key_count, sizeof(float));
-    if (!s->pos || !s->nrm || !s->tan || !s->ao || !s->m_pos || !s->m_nrm || !s->m_tan || !s->m_ao ||
-        !s->key_pos || !s->key_nrm || !s->key_ao) {
+    if (!s->pos || !s->nrm || !s->tan || !s->ao || !s->m_pos || !s->m_nrm || !s->m_tan || !s->m_ao || !s->key_pos ||
+        !s->key_nrm || !s->key_ao) {
         log_error("clipgen: out of memory for %zu vertices x %u keys", n, key_count);
         return false;
     }

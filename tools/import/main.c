@@ -42,8 +42,7 @@ static bool path_fits(const char *what, const char *path)
 {
     if (strlen(path) < PATHS_MAX)
         return true;
-    log_error("import: %s: path of %zu bytes, longer than the %d the system allows", what, strlen(path),
-              PATHS_MAX - 1);
+    log_error("import: %s: path of %zu bytes, longer than the %d the system allows", what, strlen(path), PATHS_MAX - 1);
     return false;
 }
 
@@ -124,9 +123,8 @@ int main(int argc, char **argv)
                  "%u normals computed; %s; imported in %.3f s",
                  in, out, info.source_vertices, info.source_triangles, info.joints, info.targets,
                  info.skinned_meshes + info.rigid_meshes, info.skinned_meshes, info.rigid_meshes,
-                 (double)info.height_cm, info.renormalised, info.truncated, CHR_MAX_INFLUENCES,
-                 info.computed_normals, dress ? (info.eyes == 2 ? "dressed (eyes, mouth, outfit)" : "dressed")
-                                              : "not dressed", t1 - t0);
+                 (double)info.height_cm, info.renormalised, info.truncated, CHR_MAX_INFLUENCES, info.computed_normals,
+                 dress ? (info.eyes == 2 ? "dressed (eyes, mouth, outfit)" : "dressed") : "not dressed", t1 - t0);
     chr_free(&c);
     return ok ? 0 : 1;
 }

@@ -11,9 +11,9 @@ typedef struct kr_state_t {
     tween_mode_t mode;
     uint32_t n;
     bool *keep;
-    uint32_t *list;     /* kept original indices, ascending */
-    float *list_time;   /* their times */
-    float *err;         /* per original key: error of the current reduction, cm */
+    uint32_t *list;   /* kept original indices, ascending */
+    float *list_time; /* their times */
+    float *err;       /* per original key: error of the current reduction, cm */
 } kr_state_t;
 
 /* Kept keys without SKIP (UINT32_MAX: none) into s->list; returns the count. */
@@ -35,10 +35,10 @@ static float error_at(const kr_state_t *s, uint32_t m, uint32_t i)
 {
     const clip_t *c = s->in;
     tween_timing_t t = {.key_count = (int)m,
-                      .fps = c->fps,
-                      .key_times = s->list_time,
-                      .duration_s = c->duration_s,
-                      .loop = (c->flags & CLIP_LOOP) != 0};
+                        .fps = c->fps,
+                        .key_times = s->list_time,
+                        .duration_s = c->duration_s,
+                        .loop = (c->flags & CLIP_LOOP) != 0};
     tween_span_t span;
     tween_locate(&t, (double)c->key_time[i], &span);
     float w[TWEEN_SPAN_KEYS];

@@ -52,8 +52,7 @@ static uint8_t *png16_put_u32be(uint8_t *p, uint32_t v)
 }
 
 /* Writes one chunk (length, type, payload, CRC over type + payload). */
-static uint8_t *png16_put_chunk(uint8_t *p, const char type[4], const uint8_t *payload,
-                                size_t size)
+static uint8_t *png16_put_chunk(uint8_t *p, const char type[4], const uint8_t *payload, size_t size)
 {
     p = png16_put_u32be(p, (uint32_t)size);
     uint8_t *crc_start = p;
@@ -65,8 +64,7 @@ static uint8_t *png16_put_chunk(uint8_t *p, const char type[4], const uint8_t *p
     return png16_put_u32be(p, png16_crc32(crc_start, size + 4));
 }
 
-bool png16_encode(int width, int height, const uint16_t *samples, uint8_t **out_data,
-                  size_t *out_size)
+bool png16_encode(int width, int height, const uint16_t *samples, uint8_t **out_data, size_t *out_size)
 {
     *out_data = NULL;
     *out_size = 0;

@@ -17,8 +17,7 @@
 enum { PNG16_MAX_SIDE = 16384 };
 
 /* SAMPLES: width * height values, row by row from the top row. */
-bool png16_encode(int width, int height, const uint16_t *samples, uint8_t **out_data,
-                  size_t *out_size);
+bool png16_encode(int width, int height, const uint16_t *samples, uint8_t **out_data, size_t *out_size);
 void png16_free(uint8_t *data);
 /* Encodes and writes PATH; errors are one logged line naming the file. */
 bool png16_write(const char *path, int width, int height, const uint16_t *samples);

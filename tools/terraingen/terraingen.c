@@ -89,14 +89,15 @@ typedef struct tg_grid_t {
 
 static void tg_usage(FILE *f)
 {
-    fprintf(f, "usage: strider-terraingen [grid options] [operations...] --out FILE.png\n"
-               "grid options:\n"
-               "  --size N            samples per side, %d..%d (default %d)\n"
-               "  --cell CM           sample spacing (default %g)\n"
-               "  --range MIN MAX     heights (cm) stored as 0..65535 (default %g %g)\n"
-               "  --seed N            noise seed, 0..4294967295 (default 1)\n"
-               "  --verify            reload the PNG with stb_image and compare every sample\n"
-               "operations, run in the order given (coordinates in cm, origin at the centre):\n",
+    fprintf(f,
+            "usage: strider-terraingen [grid options] [operations...] --out FILE.png\n"
+            "grid options:\n"
+            "  --size N            samples per side, %d..%d (default %d)\n"
+            "  --cell CM           sample spacing (default %g)\n"
+            "  --range MIN MAX     heights (cm) stored as 0..65535 (default %g %g)\n"
+            "  --seed N            noise seed, 0..4294967295 (default 1)\n"
+            "  --verify            reload the PNG with stb_image and compare every sample\n"
+            "operations, run in the order given (coordinates in cm, origin at the centre):\n",
             TERRAIN_MIN_SAMPLES, TERRAIN_MAX_SAMPLES, TG_DEFAULT_SIZE, (double)TG_DEFAULT_CELL_CM,
             (double)TG_DEFAULT_MIN_CM, (double)TG_DEFAULT_MAX_CM);
     for (int i = 0; i < TG_OP_SPEC_COUNT; i++)
@@ -153,8 +154,7 @@ static void tg_add_noise(tg_grid_t *g, const tg_op_t *op, bool ridged)
             if (g->locked[k])
                 continue;
             float u = tg_x(g, i) / wavelength, v = tg_x(g, j) / wavelength;
-            float n = ridged ? noise_ridged(u, v, octaves, g->seed)
-                             : noise_fbm(u, v, octaves, g->seed);
+            float n = ridged ? noise_ridged(u, v, octaves, g->seed) : noise_fbm(u, v, octaves, g->seed);
             g->h[k] += amp * n;
         }
 }
@@ -167,8 +167,7 @@ static int tg_slope_limit(tg_grid_t *g, float deg)
     static const int nb[4][2] = {{1, 0}, {0, 1}, {1, 1}, {1, -1}};
     float talus[4];
     for (int d = 0; d < 4; d++)
-        talus[d] = tanf(deg * TG_PI / 180.0f) * g->cell_cm *
-                   sqrtf((float)(nb[d][0] * nb[d][0] + nb[d][1] * nb[d][1]));
+        talus[d] = tanf(deg * TG_PI / 180.0f) * g->cell_cm * sqrtf((float)(nb[d][0] * nb[d][0] + nb[d][1] * nb[d][1]));
     int n = g->size;
     for (int sweep = 0; sweep < TG_RELAX_MAX_SWEEPS; sweep++) {
         float worst = 0.0f;
@@ -296,9 +295,7 @@ static bool tg_run_op(tg_grid_t *g, const tg_op_t *op)
     int n = g->size;
     switch (op->spec->kind) {
     case TG_OP_FBM:
-    case TG_OP_RIDGED:
-        tg_add_noise(g, op, op->spec->kind == TG_OP_RIDGED);
-        return true;
+    case TG_OP_RIDGED: tg_add_noise(g, op, op->spec->kind == TG_OP_RIDGED); return true;
     case TG_OP_TILT:
     case TG_OP_CONE:
     case TG_OP_OFFSET:
@@ -321,8 +318,7 @@ static bool tg_run_op(tg_grid_t *g, const tg_op_t *op)
     case TG_OP_SLOPE_LIMIT: {
         int sweeps = tg_slope_limit(g, op->arg[0]);
         if (sweeps >= TG_RELAX_MAX_SWEEPS)
-            log_warn("slope limit %g deg not fully reached after %d sweeps", (double)op->arg[0],
-                     sweeps);
+            log_warn("slope limit %g deg not fully reached after %d sweeps", (double)op->arg[0], sweeps);
         return true;
     }
     case TG_OP_SMOOTH:
@@ -331,15 +327,9 @@ static bool tg_run_op(tg_grid_t *g, const tg_op_t *op)
             return false;
         }
         return true;
-    case TG_OP_TERRACE:
-        tg_terrace(g, op->arg[0], op->arg[1]);
-        return true;
-    case TG_OP_FLATTEN:
-        tg_flatten(g, op);
-        return true;
-    case TG_OP_BOX:
-        tg_box(g, op);
-        return true;
+    case TG_OP_TERRACE: tg_terrace(g, op->arg[0], op->arg[1]); return true;
+    case TG_OP_FLATTEN: tg_flatten(g, op); return true;
+    case TG_OP_BOX: tg_box(g, op); return true;
     }
     return false;
 }
@@ -350,25 +340,15 @@ static bool tg_check_op(const tg_op_t *op)
     const float *a = op->arg;
     switch (op->spec->kind) {
     case TG_OP_FBM:
-    case TG_OP_RIDGED:
-        return a[1] > 0.0f && a[2] >= 1.0f && a[2] <= (float)NOISE_MAX_OCTAVES &&
-               a[2] == floorf(a[2]);
-    case TG_OP_TILT:
-        return fabsf(a[0]) <= 10.0f && fabsf(a[1]) <= 10.0f;
-    case TG_OP_CONE:
-        return a[2] > 0.0f;
-    case TG_OP_OFFSET:
-        return true;
-    case TG_OP_SLOPE_LIMIT:
-        return a[0] >= 1.0f && a[0] <= 80.0f;
-    case TG_OP_SMOOTH:
-        return a[0] >= 1.0f && a[0] <= 100.0f && a[0] == floorf(a[0]);
-    case TG_OP_TERRACE:
-        return a[0] > 0.0f && a[1] > 0.0f && a[1] <= 1.0f;
-    case TG_OP_FLATTEN:
-        return a[5] >= 0.0f;
-    case TG_OP_BOX:
-        return true;
+    case TG_OP_RIDGED: return a[1] > 0.0f && a[2] >= 1.0f && a[2] <= (float)NOISE_MAX_OCTAVES && a[2] == floorf(a[2]);
+    case TG_OP_TILT: return fabsf(a[0]) <= 10.0f && fabsf(a[1]) <= 10.0f;
+    case TG_OP_CONE: return a[2] > 0.0f;
+    case TG_OP_OFFSET: return true;
+    case TG_OP_SLOPE_LIMIT: return a[0] >= 1.0f && a[0] <= 80.0f;
+    case TG_OP_SMOOTH: return a[0] >= 1.0f && a[0] <= 100.0f && a[0] == floorf(a[0]);
+    case TG_OP_TERRACE: return a[0] > 0.0f && a[1] > 0.0f && a[1] <= 1.0f;
+    case TG_OP_FLATTEN: return a[5] >= 0.0f;
+    case TG_OP_BOX: return true;
     }
     return false;
 }
@@ -386,10 +366,10 @@ static void tg_report(const tg_grid_t *g, float lo, float hi, size_t clamped)
             hmax = fmaxf(hmax, v);
             if (i == 0 || j == 0 || i == n - 1 || j == n - 1)
                 continue;
-            float dx = (g->h[(size_t)j * (size_t)n + (size_t)i + 1] -
-                        g->h[(size_t)j * (size_t)n + (size_t)i - 1]) / (2.0f * g->cell_cm);
-            float dz = (g->h[(size_t)(j + 1) * (size_t)n + (size_t)i] -
-                        g->h[(size_t)(j - 1) * (size_t)n + (size_t)i]) / (2.0f * g->cell_cm);
+            float dx = (g->h[(size_t)j * (size_t)n + (size_t)i + 1] - g->h[(size_t)j * (size_t)n + (size_t)i - 1]) /
+                       (2.0f * g->cell_cm);
+            float dz = (g->h[(size_t)(j + 1) * (size_t)n + (size_t)i] - g->h[(size_t)(j - 1) * (size_t)n + (size_t)i]) /
+                       (2.0f * g->cell_cm);
             float deg = atanf(hypotf(dx, dz)) * 180.0f / TG_PI;
             smax = fmaxf(smax, deg);
             walkable += deg < TG_WALKABLE_DEG;
@@ -419,8 +399,7 @@ static bool tg_verify(const char *path, const tg_grid_t *g, const uint16_t *q, f
      * at least one quantum, (hi - lo) / 65535 cm. */
     float tolerance = 1e-5f * fmaxf(fabsf(lo), fabsf(hi)) + 1e-4f;
     if (!ok || worst > tolerance) {
-        log_error("%s: verification failed (%dx%d read back, max error %g cm)", path, t.width,
-                  t.depth, (double)worst);
+        log_error("%s: verification failed (%dx%d read back, max error %g cm)", path, t.width, t.depth, (double)worst);
         terrain_free(&t);
         return false;
     }
@@ -448,8 +427,8 @@ int main(int argc, char **argv)
             verify = true;
             continue;
         }
-        bool need1 = strcmp(f, "--size") == 0 || strcmp(f, "--cell") == 0 ||
-                     strcmp(f, "--seed") == 0 || strcmp(f, "--out") == 0;
+        bool need1 = strcmp(f, "--size") == 0 || strcmp(f, "--cell") == 0 || strcmp(f, "--seed") == 0 ||
+                     strcmp(f, "--out") == 0;
         if (need1 || strcmp(f, "--range") == 0) {
             int want = need1 ? 1 : 2;
             if (a + want >= argc) {
@@ -500,8 +479,7 @@ int main(int argc, char **argv)
                 continue;
             }
             if (!tg_parse_float(v, &op->arg[k])) {
-                log_error("%s: value %d '%s' is not a number (usage: %s)", f, k + 1, v,
-                          spec->usage);
+                log_error("%s: value %d '%s' is not a number (usage: %s)", f, k + 1, v, spec->usage);
                 return TG_EXIT_USAGE;
             }
         }
@@ -540,13 +518,11 @@ int main(int argc, char **argv)
         q[k] = (uint16_t)lrintf(v);
     }
     if (clamped)
-        log_warn("%s: %zu samples outside --range %g %g were clamped", out, clamped, (double)lo,
-                 (double)hi);
+        log_warn("%s: %zu samples outside --range %g %g were clamped", out, clamped, (double)lo, (double)hi);
     if (!png16_write(out, g.size, g.size, q))
         goto done;
     tg_report(&g, lo, hi, clamped);
-    printf("level line: heightmap FILE.png cell %g min %g max %g\n", (double)cell, (double)lo,
-           (double)hi);
+    printf("level line: heightmap FILE.png cell %g min %g max %g\n", (double)cell, (double)lo, (double)hi);
     if (verify && !tg_verify(out, &g, q, lo, hi))
         goto done;
     rc = TG_EXIT_OK;

@@ -276,10 +276,10 @@ static bool build_programs(gfx_morph_bench_t *b, const char *label)
             continue;
         snprintf(lbl, sizeof lbl, "%s.%s", label, k_method_label[m]);
         gfx_shader_program_desc_t cd = {.cs = "morph_bench.comp",
-                                      .defines = is_dense((gfx_morph_method_t)m)
-                                                     ? "#define MORPH_LAYOUT MORPH_LAYOUT_DENSE\n"
-                                                     : "#define MORPH_LAYOUT MORPH_LAYOUT_SPARSE\n",
-                                      .label = lbl};
+                                        .defines = is_dense((gfx_morph_method_t)m)
+                                                       ? "#define MORPH_LAYOUT MORPH_LAYOUT_DENSE\n"
+                                                       : "#define MORPH_LAYOUT MORPH_LAYOUT_SPARSE\n",
+                                        .label = lbl};
         progs_ok &= gfx_shader_program_build(&b->prog[m], &cd);
     }
     if (b->ready[GFX_MORPH_TF_MULTIPASS]) {
@@ -366,7 +366,7 @@ void gfx_morph_bench_destroy(gfx_morph_bench_t *b)
         gfx_shader_program_free(&b->prog[m]);
     gfx_shader_program_free(&b->tf_finish);
     gfx_buffer_t *bufs[] = {&b->base, &b->dense, &b->sparse,        &b->offsets,       &b->acc[0],       &b->acc[1],
-                          &b->out,  &b->zero,  &b->frame_data[0], &b->frame_data[1], &b->frame_data[2]};
+                            &b->out,  &b->zero,  &b->frame_data[0], &b->frame_data[1], &b->frame_data[2]};
     _Static_assert(GFX_MORPH_RING == 3, "every frame_data buffer listed");
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]->id)
@@ -528,8 +528,8 @@ static bool active_ok(const gfx_morph_bench_t *b, int active_count, const uint32
 {
     for (int i = 0; i < active_count; i++) {
         if (targets[i] >= b->target_count || !isfinite(weights[i])) {
-            log_error("gfx_morph_bench: active entry %d: target %u (of %u), weight %g", i, targets[i],
-                      b->target_count, (double)weights[i]);
+            log_error("gfx_morph_bench: active entry %d: target %u (of %u), weight %g", i, targets[i], b->target_count,
+                      (double)weights[i]);
             return false;
         }
     }
@@ -579,8 +579,8 @@ bool gfx_morph_bench_run(gfx_morph_bench_t *b, gfx_morph_method_t m, int active_
     return true;
 }
 
-bool gfx_morph_bench_run_pipelined(gfx_morph_bench_t *b, gfx_morph_method_t m, int active_count, const uint32_t *targets,
-                                   const float *weights, int repeats, double *out_ms)
+bool gfx_morph_bench_run_pipelined(gfx_morph_bench_t *b, gfx_morph_method_t m, int active_count,
+                                   const uint32_t *targets, const float *weights, int repeats, double *out_ms)
 {
     if (repeats < 1 || !gfx_morph_bench_ready(b, m)) {
         log_error("gfx_morph_bench: pipelined run of method %d: %d repeats, %s", (int)m, repeats,

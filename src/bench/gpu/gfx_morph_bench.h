@@ -30,15 +30,15 @@ typedef enum gfx_morph_method_t {
     GFX_MORPH_SSBO_DENSE = 0,
     GFX_MORPH_SSBO_SPARSE = 1,
     GFX_MORPH_TF_MULTIPASS = 2,
-    GFX_MORPH_COMPUTE_DENSE = 3,  /* morph.glsl in a compute pass (shaders/morph_bench.comp) */
+    GFX_MORPH_COMPUTE_DENSE = 3, /* morph.glsl in a compute pass (shaders/morph_bench.comp) */
     GFX_MORPH_COMPUTE_SPARSE = 4,
     GFX_MORPH_METHOD_COUNT
 } gfx_morph_method_t;
 
 enum {
-    GFX_MORPH_RING = 3,            /* frames of active data in flight */
-    GFX_MORPH_DELTA_FLOATS = 10,   /* CPU delta: dpos xyz, dnormal xyz, dtangent xyz, dao (bshape) */
-    GFX_MORPH_VERTEX_FLOATS = 12,  /* output: pos xyz + ao, normal xyz + 0, tangent xyzw */
+    GFX_MORPH_RING = 3,           /* frames of active data in flight */
+    GFX_MORPH_DELTA_FLOATS = 10,  /* CPU delta: dpos xyz, dnormal xyz, dtangent xyz, dao (bshape) */
+    GFX_MORPH_VERTEX_FLOATS = 12, /* output: pos xyz + ao, normal xyz + 0, tangent xyzw */
     GFX_MORPH_REASON_MAX = 160
 };
 
@@ -70,25 +70,25 @@ typedef struct gfx_morph_bench_t {
     uint32_t vertex_count, target_count;
     bool ready[GFX_MORPH_METHOD_COUNT];
     char reason[GFX_MORPH_METHOD_COUNT][GFX_MORPH_REASON_MAX]; /* why a method is not ready */
-    gfx_program_t prog[GFX_MORPH_METHOD_COUNT]; /* TF: the accumulation pass */
+    gfx_program_t prog[GFX_MORPH_METHOD_COUNT];                /* TF: the accumulation pass */
     gfx_program_t tf_finish;
-    gfx_buffer_t base;           /* morph vertices of the bind pose */
+    gfx_buffer_t base; /* morph vertices of the bind pose */
     gfx_buffer_t dense, sparse, offsets;
-    gfx_buffer_t acc[2];         /* TF ping-pong running sums */
-    gfx_buffer_t zero;           /* the running sum of no shapes: the first pass's input */
-    gfx_buffer_t out;            /* captured result */
-    gfx_buffer_t ring;           /* persistent-mapped active data */
+    gfx_buffer_t acc[2];                     /* TF ping-pong running sums */
+    gfx_buffer_t zero;                       /* the running sum of no shapes: the first pass's input */
+    gfx_buffer_t out;                        /* captured result */
+    gfx_buffer_t ring;                       /* persistent-mapped active data */
     gfx_buffer_t frame_data[GFX_MORPH_RING]; /* device-local copy of each ring slot */
     void *ring_map;
     size_t ring_slot_bytes;
     void *fences[GFX_MORPH_RING];
     int frame;
     gfx_vertex_array_t vao_base, vao_tf, vao_finish;
-    uint32_t tfo;              /* transform feedback object */
+    uint32_t tfo; /* transform feedback object */
     gfx_query_t query;
     int loc_tf_weight;
-    float *weight_scratch;     /* target_count summed weights */
-    uint32_t *list_target;     /* target_count: ascending active targets */
+    float *weight_scratch; /* target_count summed weights */
+    uint32_t *list_target; /* target_count: ascending active targets */
     float *list_weight;
 } gfx_morph_bench_t;
 
@@ -112,8 +112,8 @@ bool gfx_morph_bench_run(gfx_morph_bench_t *b, gfx_morph_method_t m, int active_
  * between a timestamp before the first and one after the last, per frame
  * (a query per frame would count twice what overlaps). False (one logged
  * line) on a bad list or a GL error. */
-bool gfx_morph_bench_run_pipelined(gfx_morph_bench_t *b, gfx_morph_method_t m, int active_count, const uint32_t *targets,
-                                   const float *weights, int repeats, double *out_ms);
+bool gfx_morph_bench_run_pipelined(gfx_morph_bench_t *b, gfx_morph_method_t m, int active_count,
+                                   const uint32_t *targets, const float *weights, int repeats, double *out_ms);
 /* Fills the output with NaN bit patterns (untimed), so a later run that
  * fails to write a vertex is caught by the comparison. */
 bool gfx_morph_bench_clear_output(gfx_morph_bench_t *b);

@@ -59,14 +59,14 @@ struct gfx_skin_bench_t {
     gfx_query_t query;
     GLuint depth_fbo, main_fbo;
     gfx_texture_t shadow_depth, main_color, main_depth;
-    program_t skin[METHODS];                           /* the game's variants (uniform count) */
-    program_t fixed[GFX_SKIN_BENCH_MAX_INFLUENCES];    /* SKIN_INFLUENCES 1..4, LBS matrix */
+    program_t skin[METHODS];                        /* the game's variants (uniform count) */
+    program_t fixed[GFX_SKIN_BENCH_MAX_INFLUENCES]; /* SKIN_INFLUENCES 1..4, LBS matrix */
     program_t compressed;
-    program_t pass_depth, pass_main, pass_main_tf;     /* per pass: skinning in the draw */
-    program_t once_depth, once_main;                   /* skin once: pass-through */
-    program_t lerp;                                    /* hybrid in-between frames */
-    program_t compute[METHODS];                        /* skin_bench.comp: COMPUTE, and SKIN_ONCE's deform */
-    gfx_skin_bench_run_desc_t last;                    /* the last run (read uses it) */
+    program_t pass_depth, pass_main, pass_main_tf; /* per pass: skinning in the draw */
+    program_t once_depth, once_main;               /* skin once: pass-through */
+    program_t lerp;                                /* hybrid in-between frames */
+    program_t compute[METHODS];                    /* skin_bench.comp: COMPUTE, and SKIN_ONCE's deform */
+    gfx_skin_bench_run_desc_t last;                /* the last run (read uses it) */
     bool ran;
 };
 
@@ -91,11 +91,11 @@ static bool build(gfx_skin_bench_t *b, program_t *p, const char *defines, bool w
     char name[LABEL_MAX * 2];
     snprintf(name, sizeof name, "%s.%s", b->label, what);
     gfx_shader_program_desc_t d = {.vs = "skin_bench.vert",
-                                 .fs = with_fs ? "skin_bench.frag" : NULL,
-                                 .defines = defines,
-                                 .varyings = tf ? k_varyings : NULL,
-                                 .varying_count = tf ? (int)(sizeof k_varyings / sizeof k_varyings[0]) : 0,
-                                 .label = name};
+                                   .fs = with_fs ? "skin_bench.frag" : NULL,
+                                   .defines = defines,
+                                   .varyings = tf ? k_varyings : NULL,
+                                   .varying_count = tf ? (int)(sizeof k_varyings / sizeof k_varyings[0]) : 0,
+                                   .label = name};
     if (!gfx_shader_program_build(&p->prog, &d))
         return false;
     GLuint prog = p->prog.id;
@@ -153,16 +153,18 @@ static bool build_programs(gfx_skin_bench_t *b)
         return false;
     glProgramUniform3fv(b->compressed.prog.id, b->compressed.u_pos_bias, 1, b->pos_bias);
     glProgramUniform3fv(b->compressed.prog.id, b->compressed.u_pos_extent, 1, b->pos_extent);
-    snprintf(defines, sizeof defines, "#define SKIN_METHOD %d\n#define SKIN_BENCH_DRAW\n#define SKIN_BENCH_DEPTH_ONLY\n",
-             METHOD_LBS_MATRIX);
+    snprintf(defines, sizeof defines,
+             "#define SKIN_METHOD %d\n#define SKIN_BENCH_DRAW\n#define SKIN_BENCH_DEPTH_ONLY\n", METHOD_LBS_MATRIX);
     bool ok = build(b, &b->pass_depth, defines, true, false, "pass_depth");
     snprintf(defines, sizeof defines, "#define SKIN_METHOD %d\n#define SKIN_BENCH_DRAW\n", METHOD_LBS_MATRIX);
     ok = ok && build(b, &b->pass_main, defines, true, false, "pass_main");
     ok = ok && build(b, &b->pass_main_tf, defines, true, true, "pass_main_tf");
-    ok = ok && build(b, &b->once_depth, "#define SKIN_BENCH_PASSTHROUGH\n#define SKIN_BENCH_DRAW\n"
-                                        "#define SKIN_BENCH_DEPTH_ONLY\n", true, false, "once_depth");
-    ok = ok && build(b, &b->once_main, "#define SKIN_BENCH_PASSTHROUGH\n#define SKIN_BENCH_DRAW\n", true, false,
-                     "once_main");
+    ok = ok && build(b, &b->once_depth,
+                     "#define SKIN_BENCH_PASSTHROUGH\n#define SKIN_BENCH_DRAW\n"
+                     "#define SKIN_BENCH_DEPTH_ONLY\n",
+                     true, false, "once_depth");
+    ok = ok &&
+         build(b, &b->once_main, "#define SKIN_BENCH_PASSTHROUGH\n#define SKIN_BENCH_DRAW\n", true, false, "once_main");
     ok = ok && build(b, &b->lerp, "#define SKIN_BENCH_LERP\n", false, true, "lerp");
     for (int m = 0; m < METHODS && ok; m++)
         ok = build_compute(b, &b->compute[m], m);
@@ -315,8 +317,8 @@ static bool make_targets(gfx_skin_bench_t *b)
 static bool validate_desc(const gfx_skin_bench_desc_t *d, const char *name)
 {
     char msg[256];
-    if (!d->positions || !d->normals || !d->tangents || !d->joints || !d->weights || !d->palette ||
-        !d->dq_palette || d->vertex_count < 1) {
+    if (!d->positions || !d->normals || !d->tangents || !d->joints || !d->weights || !d->palette || !d->dq_palette ||
+        d->vertex_count < 1) {
         log_error("bench: %s: mesh arrays missing or no vertices", name);
         return false;
     }
@@ -486,10 +488,10 @@ void gfx_skin_bench_destroy(gfx_skin_bench_t *b)
 {
     if (!b)
         return;
-    program_t *progs[] = {&b->skin[0], &b->skin[1], &b->skin[2], &b->fixed[0], &b->fixed[1], &b->fixed[2],
-                        &b->fixed[3], &b->compressed, &b->pass_depth, &b->pass_main, &b->pass_main_tf,
-                        &b->once_depth, &b->once_main, &b->lerp, &b->compute[0], &b->compute[1],
-                        &b->compute[2]};
+    program_t *progs[] = {&b->skin[0],      &b->skin[1],    &b->skin[2],    &b->fixed[0],   &b->fixed[1],
+                          &b->fixed[2],     &b->fixed[3],   &b->compressed, &b->pass_depth, &b->pass_main,
+                          &b->pass_main_tf, &b->once_depth, &b->once_main,  &b->lerp,       &b->compute[0],
+                          &b->compute[1],   &b->compute[2]};
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++)
         gfx_shader_program_free(&progs[i]->prog);
     GLuint bufs[] = {b->raw.id,     b->binned.id, b->packed.id, b->ibo.id,
@@ -547,7 +549,8 @@ static void compute(const gfx_skin_bench_t *b, const program_t *p, int influence
 }
 
 /* The depth pass (light view) and the main pass (camera view) of VAO's triangles. */
-static void passes(const gfx_skin_bench_t *b, GLuint vao, const program_t *depth, const program_t *main_p, int influences)
+static void passes(const gfx_skin_bench_t *b, GLuint vao, const program_t *depth, const program_t *main_p,
+                   int influences)
 {
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -581,12 +584,8 @@ static void work(const gfx_skin_bench_t *b, const gfx_skin_bench_run_desc_t *r)
         glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, b->tfo);
     }
     switch (r->path) {
-    case GFX_SKIN_BENCH_SKIN:
-        capture(b, b->vao_raw.id, &b->skin[r->method], k, 0, b->vertex_count);
-        break;
-    case GFX_SKIN_BENCH_UNBINNED:
-        capture(b, b->vao_raw.id, &b->fixed[k - 1], k, 0, b->vertex_count);
-        break;
+    case GFX_SKIN_BENCH_SKIN: capture(b, b->vao_raw.id, &b->skin[r->method], k, 0, b->vertex_count); break;
+    case GFX_SKIN_BENCH_UNBINNED: capture(b, b->vao_raw.id, &b->fixed[k - 1], k, 0, b->vertex_count); break;
     case GFX_SKIN_BENCH_BINNED:
         /* Bins above the cap K are contiguous at the end: one draw with K. */
         for (int i = 0; i < k; i++) {
@@ -596,25 +595,18 @@ static void work(const gfx_skin_bench_t *b, const gfx_skin_bench_run_desc_t *r)
             capture(b, b->vao_binned.id, &b->fixed[i], i + 1, b->bin_first[i], count);
         }
         break;
-    case GFX_SKIN_BENCH_COMPRESSED:
-        capture(b, b->vao_packed.id, &b->compressed, k, 0, b->vertex_count);
-        break;
+    case GFX_SKIN_BENCH_COMPRESSED: capture(b, b->vao_packed.id, &b->compressed, k, 0, b->vertex_count); break;
     case GFX_SKIN_BENCH_SKIN_ONCE:
         compute(b, &b->compute[METHOD_LBS_MATRIX], k);
         passes(b, b->vao_skinned.id, &b->once_depth, &b->once_main, k);
         break;
-    case GFX_SKIN_BENCH_COMPUTE:
-        compute(b, &b->compute[r->method], k);
-        break;
-    case GFX_SKIN_BENCH_PER_PASS:
-        passes(b, b->vao_raw.id, &b->pass_depth, &b->pass_main, k);
-        break;
+    case GFX_SKIN_BENCH_COMPUTE: compute(b, &b->compute[r->method], k); break;
+    case GFX_SKIN_BENCH_PER_PASS: passes(b, b->vao_raw.id, &b->pass_depth, &b->pass_main, k); break;
     case GFX_SKIN_BENCH_LERP:
         glProgramUniform1f(b->lerp.prog.id, b->lerp.u_t, r->lerp_t);
         capture(b, b->vao_keys.id, &b->lerp, k, 0, b->vertex_count);
         break;
-    default:
-        break;
+    default: break;
     }
     if (tf) {
         glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
@@ -625,7 +617,7 @@ static void work(const gfx_skin_bench_t *b, const gfx_skin_bench_run_desc_t *r)
 
 bool gfx_skin_bench_run(gfx_skin_bench_t *b, const gfx_skin_bench_run_desc_t *r, gfx_skin_bench_result_t *out)
 {
-    static const char *const names[GFX_SKIN_BENCH_PATH_COUNT] = {"skin",     "unbinned", "binned", "compressed",
+    static const char *const names[GFX_SKIN_BENCH_PATH_COUNT] = {"skin",      "unbinned", "binned", "compressed",
                                                                  "skin-once", "per-pass", "lerp",   "compute"};
     if ((int)r->path < 0 || r->path >= GFX_SKIN_BENCH_PATH_COUNT || r->influences < 1 ||
         r->influences > GFX_SKIN_BENCH_MAX_INFLUENCES || r->repeats < 1 || r->warmup < 0 ||
@@ -783,7 +775,6 @@ bool gfx_skin_bench_read_image(gfx_skin_bench_t *b, uint8_t *out_rgba, float *ou
     if (out_rgba)
         glGetTextureImage(b->main_color.id, 0, GL_RGBA, GL_UNSIGNED_BYTE, px * 4, out_rgba);
     if (out_depth)
-        glGetTextureImage(b->shadow_depth.id, 0, GL_DEPTH_COMPONENT, GL_FLOAT, px * (GLsizei)sizeof(float),
-                          out_depth);
+        glGetTextureImage(b->shadow_depth.id, 0, GL_DEPTH_COMPONENT, GL_FLOAT, px * (GLsizei)sizeof(float), out_depth);
     return glGetError() == GL_NO_ERROR;
 }

@@ -38,10 +38,10 @@
 #include <stdint.h>
 
 enum {
-    GFX_SKIN_BENCH_MAX_JOINTS = 256,   /* palette entries, as the game's */
+    GFX_SKIN_BENCH_MAX_JOINTS = 256, /* palette entries, as the game's */
     GFX_SKIN_BENCH_MAX_INFLUENCES = 4,
-    GFX_SKIN_BENCH_PACKED_BYTES = 24,  /* sizeof(vcompress_vertex_t) */
-    GFX_SKIN_BENCH_OUT_FLOATS = 10     /* captured per vertex: position 3, normal 3, tangent 4 */
+    GFX_SKIN_BENCH_PACKED_BYTES = 24, /* sizeof(vcompress_vertex_t) */
+    GFX_SKIN_BENCH_OUT_FLOATS = 10    /* captured per vertex: position 3, normal 3, tangent 4 */
 };
 
 typedef enum gfx_skin_bench_path_t {
@@ -58,37 +58,37 @@ typedef enum gfx_skin_bench_path_t {
 
 typedef struct gfx_skin_bench_desc_t {
     int vertex_count;
-    int joint_count;            /* 1..GFX_SKIN_BENCH_MAX_JOINTS */
-    const float *positions;     /* 3 per vertex, bind space, cm */
-    const float *normals;       /* 3 per vertex */
-    const float *tangents;      /* 4 per vertex */
-    const uint16_t *joints;     /* 4 per vertex */
-    const float *weights;       /* 4 per vertex */
-    const float *palette;       /* joint_count x 12 (3x4 row-major) */
-    const float *dq_palette;    /* joint_count x 8 */
-    const uint32_t *indices;    /* triangles for the two passes; NULL: SKIN_ONCE / PER_PASS refused */
+    int joint_count;         /* 1..GFX_SKIN_BENCH_MAX_JOINTS */
+    const float *positions;  /* 3 per vertex, bind space, cm */
+    const float *normals;    /* 3 per vertex */
+    const float *tangents;   /* 4 per vertex */
+    const uint16_t *joints;  /* 4 per vertex */
+    const float *weights;    /* 4 per vertex */
+    const float *palette;    /* joint_count x 12 (3x4 row-major) */
+    const float *dq_palette; /* joint_count x 8 */
+    const uint32_t *indices; /* triangles for the two passes; NULL: SKIN_ONCE / PER_PASS refused */
     int index_count;
     /* BINNED: bin_order[new] = original vertex, bins of 1..4 influences. */
-    const int *bin_order;       /* NULL: BINNED refused */
+    const int *bin_order; /* NULL: BINNED refused */
     int bin_first[GFX_SKIN_BENCH_MAX_INFLUENCES], bin_count[GFX_SKIN_BENCH_MAX_INFLUENCES];
     /* COMPRESSED: vertex_count x 24 bytes (anim/vcompress layout) and its decode. */
-    const void *packed;         /* NULL: COMPRESSED refused */
+    const void *packed; /* NULL: COMPRESSED refused */
     float pos_bias[3], pos_extent[3];
     /* LERP: two skinned keys, 3 floats per vertex each; NULL: LERP refused. */
     const float *key0_pos, *key0_nrm, *key1_pos, *key1_nrm;
     /* What the passes look at: a sphere around the skinned mesh (cm). */
     float view_center[3];
-    float view_radius;          /* > 0 */
-    int target_size;            /* pixels per side of both pass targets; 0: 512 */
-    const char *label;          /* GL debug names; NULL: "skin_bench" */
+    float view_radius; /* > 0 */
+    int target_size;   /* pixels per side of both pass targets; 0: 512 */
+    const char *label; /* GL debug names; NULL: "skin_bench" */
 } gfx_skin_bench_desc_t;
 
 typedef struct gfx_skin_bench_run_desc_t {
     gfx_skin_bench_path_t path;
-    int method;                 /* skin_method (0 points, 1 matrix, 2 DQS); SKIN and COMPUTE only */
-    int influences;             /* 1..4; for BINNED the largest bin (more weights count as this many) */
-    int warmup, repeats;        /* repeats >= 1 */
-    float lerp_t;               /* LERP: 0 at key 0, 1 at key 1 */
+    int method;          /* skin_method (0 points, 1 matrix, 2 DQS); SKIN and COMPUTE only */
+    int influences;      /* 1..4; for BINNED the largest bin (more weights count as this many) */
+    int warmup, repeats; /* repeats >= 1 */
+    float lerp_t;        /* LERP: 0 at key 0, 1 at key 1 */
 } gfx_skin_bench_run_desc_t;
 
 typedef struct gfx_skin_bench_result_t {

@@ -87,15 +87,24 @@ static errs_t compare(const float *gpu, uint32_t n, const arrays_t *ref)
 static bool cpu_run(bshape_set_t *set, bshape_layout_t layout, int count, const uint32_t *t, const float *w,
                     const arrays_t *base, arrays_t *out)
 {
-    bshape_job_t job = {.set = set, .layout = layout, .active_count = count, .active_target = t,
-                        .active_weight = w, .positions = base->pos, .normals = base->nrm, .tangents = base->tan,
-                        .ao = base->ao, .out_positions = out->pos, .out_normals = out->nrm,
-                        .out_tangents = out->tan, .out_ao = out->ao};
+    bshape_job_t job = {.set = set,
+                        .layout = layout,
+                        .active_count = count,
+                        .active_target = t,
+                        .active_weight = w,
+                        .positions = base->pos,
+                        .normals = base->nrm,
+                        .tangents = base->tan,
+                        .ao = base->ao,
+                        .out_positions = out->pos,
+                        .out_normals = out->nrm,
+                        .out_tangents = out->tan,
+                        .out_ao = out->ao};
     return bshape_run(&job);
 }
 
 static const char *const k_names[GFX_MORPH_METHOD_COUNT] = {"ssbo-dense", "ssbo-sparse", "tf-multipass",
-                                                              "compute-dense", "compute-sparse"};
+                                                            "compute-dense", "compute-sparse"};
 
 int main(int argc, char **argv)
 {
@@ -129,8 +138,7 @@ int main(int argc, char **argv)
     uint32_t n = cm->vertex_count, shapes = set.shape_count;
     CHECKF(shapes >= 256, "the test mesh needs >= 256 shapes, has %u", shapes);
     arrays_t base, ref, ref_dense, wrong;
-    bool ok = arrays_alloc(&base, n) && arrays_alloc(&ref, n) && arrays_alloc(&ref_dense, n) &&
-              arrays_alloc(&wrong, n);
+    bool ok = arrays_alloc(&base, n) && arrays_alloc(&ref, n) && arrays_alloc(&ref_dense, n) && arrays_alloc(&wrong, n);
     float *gpu = malloc((size_t)(n ? n : 1) * GFX_MORPH_VERTEX_FLOATS * sizeof(float));
     enum { MAX_LIST = 2 * (BSHAPE_MAX_ACTIVE) };
     uint32_t *targets = malloc(MAX_LIST * sizeof *targets);
@@ -149,22 +157,30 @@ int main(int argc, char **argv)
         hi = fmaxf(hi, base.pos[(size_t)v * 3 + 1]);
     }
     double pos_tol = POS_TOL_REL * (double)(hi - lo);
-    printf("mesh '%s': %u vertices, %.2f cm high, %u shapes, %u targets; bound %.3g cm, directions %.0e\n", cm->name,
-           n, (double)(hi - lo), shapes, set.target_count, pos_tol, DIR_TOL);
+    printf("mesh '%s': %u vertices, %.2f cm high, %u shapes, %u targets; bound %.3g cm, directions %.0e\n", cm->name, n,
+           (double)(hi - lo), shapes, set.target_count, pos_tol, DIR_TOL);
 
     gfx_morph_bench_t gb;
-    gfx_morph_bench_desc_t gd = {.vertex_count = n, .positions = base.pos, .normals = base.nrm, .tangents = base.tan,
-                               .ao = base.ao, .target_count = set.target_count, .dense = set.dense,
-                               .vertex_offset = set.vertex_offset, .pair_target = set.pair_target,
-                               .pair_delta = set.pair_delta, .pair_count = set.pair_count,
-                               .methods = {true, true, true, true, true}, .label = "test_morph_bench"};
+    gfx_morph_bench_desc_t gd = {.vertex_count = n,
+                                 .positions = base.pos,
+                                 .normals = base.nrm,
+                                 .tangents = base.tan,
+                                 .ao = base.ao,
+                                 .target_count = set.target_count,
+                                 .dense = set.dense,
+                                 .vertex_offset = set.vertex_offset,
+                                 .pair_target = set.pair_target,
+                                 .pair_delta = set.pair_delta,
+                                 .pair_count = set.pair_count,
+                                 .methods = {true, true, true, true, true},
+                                 .label = "test_morph_bench"};
     if (!gfx_morph_bench_create(&gb, &gd)) {
         fprintf(stderr, "FAIL: gfx_morph_bench_create\n");
         return 1;
     }
     for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++)
         CHECKF(gfx_morph_bench_ready(&gb, (gfx_morph_method_t)m), "%s not ready: %s", k_names[m],
-              gfx_morph_bench_reason(&gb, (gfx_morph_method_t)m));
+               gfx_morph_bench_reason(&gb, (gfx_morph_method_t)m));
 
     /* Active sets: first k shapes of a random permutation; the last case
      * lists every shape twice in random order with split weights (duplicates
@@ -191,8 +207,8 @@ int main(int argc, char **argv)
                 weights[shapes + k] = -0.3f * weights[k];
             }
         CHECKF(cpu_run(&set, BSHAPE_SPARSE, count, targets, weights, &base, &ref) &&
-                  cpu_run(&set, BSHAPE_DENSE, count, targets, weights, &base, &ref_dense),
-              "bshape_run failed at %d", count);
+                   cpu_run(&set, BSHAPE_DENSE, count, targets, weights, &base, &ref_dense),
+               "bshape_run failed at %d", count);
         for (int m = 0; m < GFX_MORPH_METHOD_COUNT; m++) {
             gfx_morph_time_t t = {0};
             bool ran = gfx_morph_bench_clear_output(&gb) &&
@@ -205,9 +221,9 @@ int main(int argc, char **argv)
                    k_names[m], count, dup ? " (duplicates)" : "", t.passes, es.pos, es.dir, ed.pos, ed.dir, t.wall_ms,
                    t.query_ms);
             CHECKF(es.pos <= pos_tol && es.dir <= DIR_TOL, "%s at %d entries: pos %.3g cm dir %.3g vs the sparse job",
-                  k_names[m], count, es.pos, es.dir);
+                   k_names[m], count, es.pos, es.dir);
             CHECKF(ed.pos <= pos_tol && ed.dir <= DIR_TOL, "%s at %d entries: pos %.3g cm dir %.3g vs the dense job",
-                  k_names[m], count, ed.pos, ed.dir);
+                   k_names[m], count, ed.pos, ed.dir);
             CHECKF(t.wall_ms > 0.0, "%s: wall time %.3g ms", k_names[m], t.wall_ms);
             if (m == GFX_MORPH_TF_MULTIPASS) {
                 int distinct = dup ? (int)shapes : count;
@@ -242,7 +258,7 @@ int main(int argc, char **argv)
     uint32_t bad_target = set.target_count;
     float one = 1.0f;
     CHECKF(!gfx_morph_bench_run(&gb, GFX_MORPH_SSBO_DENSE, 1, &bad_target, &one, NULL),
-          "an out-of-range target was accepted");
+           "an out-of-range target was accepted");
 
     gfx_morph_bench_destroy(&gb);
     free(gpu);

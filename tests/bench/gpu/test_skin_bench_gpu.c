@@ -41,10 +41,7 @@ enum { RINGS = 60, SEGS = 48, NV = RINGS * SEGS, NI = (RINGS - 1) * SEGS * 6, JO
 #define NF GFX_SKIN_BENCH_OUT_FLOATS
 
 static test_rng_t g_rng = {777u};
-static float frand(void)
-{
-    return test_rand01(&g_rng);
-}
+static float frand(void) { return test_rand01(&g_rng); }
 
 typedef struct mesh_t {
     float pos[NV * 3], nrm[NV * 3], tan[NV * 4], w[NV * 4];
@@ -120,12 +117,21 @@ static void make_mesh(mesh_t *m)
 
 static bool reference(const mesh_t *m, bool unpacked, int method, int influences, float *out, float *scratch)
 {
-    skin_job_t j = {.vertex_count = NV, .influences = influences, .method = (skin_method_t)method,
-                    .isa = SKIN_ISA_SCALAR, .positions = unpacked ? m->u_pos : m->pos,
-                    .normals = unpacked ? m->u_nrm : m->nrm, .tangents = unpacked ? m->u_tan : m->tan,
-                    .joints_u16 = unpacked ? m->u_j : m->j, .weights = unpacked ? m->u_w : m->w,
-                    .joint_count = JOINTS, .palette = m->pal, .dq_palette = m->dq, .out_positions = scratch,
-                    .out_normals = scratch + 3 * NV, .out_tangents = scratch + 6 * NV};
+    skin_job_t j = {.vertex_count = NV,
+                    .influences = influences,
+                    .method = (skin_method_t)method,
+                    .isa = SKIN_ISA_SCALAR,
+                    .positions = unpacked ? m->u_pos : m->pos,
+                    .normals = unpacked ? m->u_nrm : m->nrm,
+                    .tangents = unpacked ? m->u_tan : m->tan,
+                    .joints_u16 = unpacked ? m->u_j : m->j,
+                    .weights = unpacked ? m->u_w : m->w,
+                    .joint_count = JOINTS,
+                    .palette = m->pal,
+                    .dq_palette = m->dq,
+                    .out_positions = scratch,
+                    .out_normals = scratch + 3 * NV,
+                    .out_tangents = scratch + 6 * NV};
     if (!skin_run(&j))
         return false;
     for (int v = 0; v < NV; v++) {
@@ -159,16 +165,22 @@ static void check_limits(const mesh_t *m)
     const gfx_info_t *info = gfx_get_info();
     CHECKF(gfx_skin_bench_limits_ok(info, GFX_SKIN_BENCH_MAX_JOINTS, msg, sizeof msg), "256 joints: %s", msg);
     CHECKF(!gfx_skin_bench_limits_ok(info, 257, msg, sizeof msg) && strstr(msg, "256"),
-          "257 joints must be refused naming the 256 limit, got '%s'", msg);
+           "257 joints must be refused naming the 256 limit, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
     gfx_info_t small = *info;
     small.max_ssbo_block_size = 1024;
     CHECKF(!gfx_skin_bench_limits_ok(&small, 98, msg, sizeof msg) && strstr(msg, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"),
-          "a 1 KB block must refuse 98 joints by name, got '%s'", msg);
+           "a 1 KB block must refuse 98 joints by name, got '%s'", msg);
     printf("refused as expected: %s\n", msg);
-    gfx_skin_bench_desc_t d = {.vertex_count = NV, .joint_count = 257, .positions = m->pos, .normals = m->nrm,
-                             .tangents = m->tan, .joints = m->j, .weights = m->w, .palette = m->pal,
-                             .dq_palette = m->dq};
+    gfx_skin_bench_desc_t d = {.vertex_count = NV,
+                               .joint_count = 257,
+                               .positions = m->pos,
+                               .normals = m->nrm,
+                               .tangents = m->tan,
+                               .joints = m->j,
+                               .weights = m->w,
+                               .palette = m->pal,
+                               .dq_palette = m->dq};
     CHECKF(gfx_skin_bench_create(&d) == NULL, "create accepted 257 joints");
 }
 
@@ -183,26 +195,53 @@ static void check_paths(mesh_t *m)
            bins.count[3], moved);
     CHECKF(moved > NV / 2 && bins.count[0] > 0 && bins.count[3] > 0, "binning must reorder (moved %d)", moved);
     vcompress_params_t params;
-    vcompress_pack_job_t pj = {.vertex_count = NV, .positions = m->pos, .normals = m->nrm, .tangents = m->tan,
-                               .joints = m->j, .weights = m->w, .joint_count = JOINTS, .out_vertices = m->packed,
+    vcompress_pack_job_t pj = {.vertex_count = NV,
+                               .positions = m->pos,
+                               .normals = m->nrm,
+                               .tangents = m->tan,
+                               .joints = m->j,
+                               .weights = m->w,
+                               .joint_count = JOINTS,
+                               .out_vertices = m->packed,
                                .out_params = &params};
     CHECKF(vcompress_pack(&pj), "pack");
     vcompress_unpack(&params, m->packed, NV, m->u_pos, m->u_nrm, m->u_tan, m->u_j, m->u_w);
-    gfx_skin_bench_desc_t d = {.vertex_count = NV, .joint_count = JOINTS, .positions = m->pos, .normals = m->nrm,
-                             .tangents = m->tan, .joints = m->j, .weights = m->w, .palette = m->pal,
-                             .dq_palette = m->dq, .indices = m->idx, .index_count = NI, .bin_order = m->order,
-                             .packed = m->packed, .view_center = {0, HEIGHT_CM / 2, 0},
-                             .view_radius = HEIGHT_CM * 0.75f, .target_size = TARGET, .label = "test"};
+    gfx_skin_bench_desc_t d = {.vertex_count = NV,
+                               .joint_count = JOINTS,
+                               .positions = m->pos,
+                               .normals = m->nrm,
+                               .tangents = m->tan,
+                               .joints = m->j,
+                               .weights = m->w,
+                               .palette = m->pal,
+                               .dq_palette = m->dq,
+                               .indices = m->idx,
+                               .index_count = NI,
+                               .bin_order = m->order,
+                               .packed = m->packed,
+                               .view_center = {0, HEIGHT_CM / 2, 0},
+                               .view_radius = HEIGHT_CM * 0.75f,
+                               .target_size = TARGET,
+                               .label = "test"};
     memcpy(d.bin_first, bins.first, sizeof d.bin_first);
     memcpy(d.bin_count, bins.count, sizeof d.bin_count);
     memcpy(d.pos_bias, params.pos_bias, sizeof d.pos_bias);
     memcpy(d.pos_extent, params.pos_extent, sizeof d.pos_extent);
     /* Hybrid keys: the pose skinned by LBS and by DQS (two different shapes). */
     for (int k = 0; k < 2; k++) {
-        skin_job_t kj = {.vertex_count = NV, .influences = 4, .method = k ? SKIN_DQS : SKIN_LBS_MATRIX,
-                         .isa = SKIN_ISA_SCALAR, .positions = m->pos, .normals = m->nrm, .joints_u16 = m->j,
-                         .weights = m->w, .joint_count = JOINTS, .palette = m->pal, .dq_palette = m->dq,
-                         .out_positions = k ? m->k1p : m->k0p, .out_normals = k ? m->k1n : m->k0n};
+        skin_job_t kj = {.vertex_count = NV,
+                         .influences = 4,
+                         .method = k ? SKIN_DQS : SKIN_LBS_MATRIX,
+                         .isa = SKIN_ISA_SCALAR,
+                         .positions = m->pos,
+                         .normals = m->nrm,
+                         .joints_u16 = m->j,
+                         .weights = m->w,
+                         .joint_count = JOINTS,
+                         .palette = m->pal,
+                         .dq_palette = m->dq,
+                         .out_positions = k ? m->k1p : m->k0p,
+                         .out_normals = k ? m->k1n : m->k0n};
         CHECKF(skin_run(&kj), "keys");
     }
     d.key0_pos = m->k0p;
@@ -217,17 +256,22 @@ static void check_paths(mesh_t *m)
         gfx_skin_bench_path_t path;
         int method;
         const char *name;
-    } runs[] = {{GFX_SKIN_BENCH_SKIN, 0, "lbs-points"},  {GFX_SKIN_BENCH_SKIN, 1, "lbs-matrix"},
-                {GFX_SKIN_BENCH_SKIN, 2, "dqs"},         {GFX_SKIN_BENCH_UNBINNED, 1, "unbinned"},
-                {GFX_SKIN_BENCH_BINNED, 1, "binned"},    {GFX_SKIN_BENCH_COMPRESSED, 1, "compressed"},
-                {GFX_SKIN_BENCH_SKIN_ONCE, 1, "skin-once"}, {GFX_SKIN_BENCH_PER_PASS, 1, "per-pass"},
-                {GFX_SKIN_BENCH_COMPUTE, 0, "compute lbs-points"}, {GFX_SKIN_BENCH_COMPUTE, 1, "compute lbs-matrix"},
+    } runs[] = {{GFX_SKIN_BENCH_SKIN, 0, "lbs-points"},
+                {GFX_SKIN_BENCH_SKIN, 1, "lbs-matrix"},
+                {GFX_SKIN_BENCH_SKIN, 2, "dqs"},
+                {GFX_SKIN_BENCH_UNBINNED, 1, "unbinned"},
+                {GFX_SKIN_BENCH_BINNED, 1, "binned"},
+                {GFX_SKIN_BENCH_COMPRESSED, 1, "compressed"},
+                {GFX_SKIN_BENCH_SKIN_ONCE, 1, "skin-once"},
+                {GFX_SKIN_BENCH_PER_PASS, 1, "per-pass"},
+                {GFX_SKIN_BENCH_COMPUTE, 0, "compute lbs-points"},
+                {GFX_SKIN_BENCH_COMPUTE, 1, "compute lbs-matrix"},
                 {GFX_SKIN_BENCH_COMPUTE, 2, "compute dqs"}};
     double worst = 0, other_min = INFINITY;
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         for (int k = 1; k <= 4; k++) {
-            gfx_skin_bench_run_desc_t rd = {.path = runs[i].path, .method = runs[i].method, .influences = k,
-                                          .warmup = 0, .repeats = 1};
+            gfx_skin_bench_run_desc_t rd = {
+                .path = runs[i].path, .method = runs[i].method, .influences = k, .warmup = 0, .repeats = 1};
             gfx_skin_bench_result_t r;
             CHECKF(gfx_skin_bench_run(b, &rd, &r), "%s run", runs[i].name);
             CHECKF(gfx_skin_bench_read(b, m->out, m->covered), "%s read", runs[i].name);
@@ -239,8 +283,8 @@ static void check_paths(mesh_t *m)
             printf("%-11s %d influences: max |dpos| %.3g cm (%.3g of height), max |ddir| %.3g; wall %.1f us, query "
                    "%.1f us\n",
                    runs[i].name, k, pos, pos / HEIGHT_CM, dir, r.wall_median_s * 1e6, r.query_median_s * 1e6);
-            CHECKF(pos <= POS_TOL_REL * HEIGHT_CM && dir <= DIR_TOL, "%s, %d influences: %.3g cm, %.3g",
-                  runs[i].name, k, pos, dir);
+            CHECKF(pos <= POS_TOL_REL * HEIGHT_CM && dir <= DIR_TOL, "%s, %d influences: %.3g cm, %.3g", runs[i].name,
+                   k, pos, dir);
             worst = fmax(worst, pos / HEIGHT_CM);
             CHECKF(r.wall_median_s > 0, "%s: no wall time", runs[i].name);
             /* The check must be able to fail: another truncation differs. */
@@ -249,8 +293,8 @@ static void check_paths(mesh_t *m)
             other_min = fmin(other_min, pos / HEIGHT_CM);
             if (runs[i].path == GFX_SKIN_BENCH_SKIN_ONCE || runs[i].path == GFX_SKIN_BENCH_PER_PASS)
                 CHECKF(gfx_skin_bench_read_image(
-                          b, runs[i].path == GFX_SKIN_BENCH_SKIN_ONCE ? m->img_once : m->img_pass, NULL),
-                      "read image");
+                           b, runs[i].path == GFX_SKIN_BENCH_SKIN_ONCE ? m->img_once : m->img_pass, NULL),
+                       "read image");
         }
     }
     long diff = 0, covered = 0;
@@ -274,8 +318,14 @@ static void check_paths(mesh_t *m)
         gfx_skin_bench_run_desc_t rd = {.path = GFX_SKIN_BENCH_LERP, .influences = 4, .repeats = 1, .lerp_t = ts[i]};
         gfx_skin_bench_result_t r;
         CHECKF(gfx_skin_bench_run(b, &rd, &r) && gfx_skin_bench_read(b, m->out, m->covered), "lerp run");
-        skin_hybrid_job_t hj = {.vertex_count = NV, .t = ts[i], .key0_pos = m->k0p, .key1_pos = m->k1p,
-                                .key0_nrm = m->k0n, .key1_nrm = m->k1n, .out_pos = m->lp, .out_nrm = m->ln};
+        skin_hybrid_job_t hj = {.vertex_count = NV,
+                                .t = ts[i],
+                                .key0_pos = m->k0p,
+                                .key1_pos = m->k1p,
+                                .key0_nrm = m->k0n,
+                                .key1_nrm = m->k1n,
+                                .out_pos = m->lp,
+                                .out_nrm = m->ln};
         CHECKF(skin_hybrid_run(&hj), "skin_hybrid_run");
         double pos = 0, dir = 0, key_gap = 0;
         for (int v = 0; v < NV; v++)
@@ -289,7 +339,7 @@ static void check_paths(mesh_t *m)
         /* At the keys the lerp is exact: (1 - 0) k0 + 0 k1 = k0. */
         double tol = ts[i] == 0.0f || ts[i] == 1.0f ? 0.0 : POS_TOL_REL * HEIGHT_CM;
         CHECKF(pos <= tol && dir <= DIR_TOL && key_gap > 10 * POS_TOL_REL * HEIGHT_CM, "lerp t=%.3f: %.3g cm, %.3g",
-              (double)ts[i], pos, dir);
+               (double)ts[i], pos, dir);
     }
     gfx_skin_bench_destroy(b);
 }
