@@ -19,8 +19,12 @@
 Files and functions still being split in other branches are listed in
 ALLOWED_LONG (path, or path:function -> why); an entry that no longer breaks
 its rule is reported too, so the list is emptied as the work lands.
+5. types: every typedef in src/, tests/ and tools/ names a type ending in
+   _t, and a tagged struct/union/enum carries its typedef's name as its tag
+   (typedef struct pose_t { ... } pose_t;). docs/STYLE_HOUSE.md says why.
 
-usage: check_structure.py ROOT      check ROOT/src; exit 1 with one line per
+usage: check_structure.py ROOT      check ROOT/src (and, for types, ROOT/tests
+                                    and ROOT/tools); exit 1 with one line per
                                     broken rule (file:line: rule: what)
        check_structure.py --self-test
                                     plant one break of each rule (and things
@@ -62,6 +66,14 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/[^"]*"', re.M)
 GL_CALL_RE = re.compile(r"\bgl[A-Z][A-Za-z0-9_]*\s*\(")
 GL_HEADER_RE = re.compile(r"^\s*#\s*include\s*<(GL/|GLES|SDL2?/SDL_opengl)", re.M)
 LINK_RE = re.compile(r"\bstrider_(" + "|".join(sorted(RANK)) + r")(_\w+)?\b")
+TYPE_DIRS = ["src", "tests", "tools"]
+TYPE_SUFFIX = "_t"
+# Names a third-party header declares, which a forward typedef may repeat.
+FOREIGN_TYPE_RE = re.compile(r"^(SDL_|Im[A-Z]|GL[A-Za-z])")
+TYPEDEF_RE = re.compile(r"\btypedef\b")
+TAG_RE = re.compile(r"\s*(?:const\s+)?(struct|union|enum)\s+([A-Za-z_]\w*)")
+FNPTR_NAME_RE = re.compile(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)")
+IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 
 
 def strip_comments_and_strings(text):
@@ -153,6 +165,65 @@ def line_of(text, pos):
     return text.count("\n", 0, pos) + 1
 
 
+def typedefs(code):
+    """(name, position of the name, tag or None) of each typedef in CODE (C
+    with comments and strings blanked): the declarator ends at the first ';'
+    outside braces; a function pointer's name is the one in (*name)."""
+    found = []
+    for m in TYPEDEF_RE.finditer(code):
+        depth, i, n = 0, m.end(), len(code)
+        body = []
+        while i < n and not (code[i] == ";" and depth == 0):
+            c = code[i]
+            if c == "}":
+                depth -= 1
+            # The declarators, with the braces' contents blanked.
+            body.append(c if depth == 0 else " ")
+            if c == "{":
+                depth += 1
+            i += 1
+        decl = "".join(body)
+        tag = TAG_RE.match(decl)
+        fn = FNPTR_NAME_RE.search(decl)
+        if fn:
+            names = [(fn.group(1), m.end() + fn.start(1))]
+        else:
+            names, start = [], 0
+            rest = decl[tag.end():] if tag else decl
+            offset = m.end() + (tag.end() if tag else 0)
+            for part in rest.split(","):
+                idents = list(IDENT_RE.finditer(part.split("[")[0]))
+                if idents:
+                    names.append((idents[-1].group(0), offset + start + idents[-1].start()))
+                start += len(part) + 1
+        for name, pos in names:
+            found.append((name, pos, tag.group(2) if tag else None))
+    return found
+
+
+def check_types(root):
+    problems = []
+    for top in TYPE_DIRS:
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                if not f.endswith(SOURCE_EXT):
+                    continue
+                path = os.path.join(d, f)
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    code = strip_comments_and_strings(fh.read())
+                for name, pos, tag in typedefs(code):
+                    if FOREIGN_TYPE_RE.match(name):
+                        continue
+                    if not name.endswith(TYPE_SUFFIX):
+                        problems.append("%s:%d: types: typedef %s does not end in %s (docs/STYLE_HOUSE.md)" %
+                                        (rel, line_of(code, pos), name, TYPE_SUFFIX))
+                    elif tag and tag != name:
+                        problems.append("%s:%d: types: typedef %s has the tag %s (the tag carries the typedef's name)" %
+                                        (rel, line_of(code, pos), name, tag))
+    return problems
+
+
 def sources(root):
     src = os.path.join(root, "src")
     for d, _, files in os.walk(src):
@@ -224,7 +295,7 @@ def check(root, allowed=None):
                                     (rel, first, name, length, MAX_FUNCTION_LINES))
     for key in sorted(set(allowed) - used):
         problems.append("%s: allowed: no longer too long; remove it from ALLOWED_LONG" % key)
-    return problems
+    return problems + check_types(root)
 
 
 def self_test():
@@ -240,6 +311,11 @@ def self_test():
         "src/world/draws.c": "void f(void)\n{\n    glDrawArrays(0, 0, 3);\n}\n",
         "src/app/gl_header.c": "#include <GL/glew.h>\n",
         "src/core/long.c": "int x;\n" * (MAX_C_LINES + 1),
+        "src/anim/bare.h": ("/* typedef int fine; */\n"
+                            "typedef struct bare {\n    int a;\n} bare;\n"
+                            "typedef enum { A, B } bare_kind;\n"),
+        "tests/anim/fn.c": "typedef void (*draw_fn)(void *user, int (*cmp)(int, int));\n",
+        "tools/chargen/tag.h": "typedef struct tag_s {\n    int a;\n} tag_t;\ntypedef float ok_vec_t[3], bad_vec[4];\n",
         # not breaks: comments, strings, allowed places, other names
         "src/anim/fine.c": ('#include "anim/skin.h"\n#include "core/log.h"\n'
                             "/* glFinish() brackets the time; see bench/gpu */\n"
@@ -267,6 +343,13 @@ def self_test():
         "src/core/allowed_long.c": "int z;\n" * (MAX_C_LINES + 1),
         "src/render/CMakeLists.txt": "strider_module(render SOURCES gfx.c LIBS strider_core strider_world)\n",
         "src/eval/CMakeLists.txt": "strider_module(eval SOURCES a.c LIBS strider_game strider_core)\n",
+        "src/anim/good_types.h": ("typedef struct pose_t {\n    float rot[4]; /* typedef x y; */\n} pose_t;\n"
+                                  "typedef struct skin_pool_t skin_pool_t;\n"
+                                  "typedef enum skin_isa_t { SKIN_A, SKIN_B } skin_isa_t;\n"
+                                  "typedef void (*gfx_draw_fn_t)(void *user, struct pose_t *p);\n"
+                                  "typedef unsigned (*hash_fn_t)(const char *s, unsigned (*mix)(unsigned));\n"
+                                  'typedef struct SDL_Window SDL_Window;\nconst char *s = "typedef int x;";\n'
+                                  "typedef float mat34_t[3][4];\ntypedef struct {\n    int a;\n} anon_t;\n"),
     }
     expected = [
         "src/anim/uses_bench.c:1: layers:",
@@ -282,6 +365,11 @@ def self_test():
         "src/core/long_fn.c:2: function: long_fn is %d lines" % (MAX_FUNCTION_LINES + 1),
         "src/core/long_rows.c:1: function: long_rows is %d lines" % (MAX_FUNCTION_LINES + 4),
         "src/core/stale.c:gone: allowed: no longer too long",
+        "src/anim/bare.h:4: types: typedef bare does not",
+        "src/anim/bare.h:5: types: typedef bare_kind does not",
+        "tests/anim/fn.c:1: types: typedef draw_fn does not",
+        "tools/chargen/tag.h:3: types: typedef tag_t has the tag tag_s",
+        "tools/chargen/tag.h:4: types: typedef bad_vec does not",
     ]
     allowed = {"src/core/allowed_fn.c:allowed_fn": "test", "src/core/allowed_long.c": "test",
                "src/core/stale.c:gone": "test"}
