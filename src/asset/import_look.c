@@ -315,248 +315,314 @@ static float smoothstep(float a, float b, float x)
     return t * t * (3.0f - 2.0f * t);
 }
 
-bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *map, const char *name,
-               imp_look_info_t *info)
+/* What the dressing measures on the character before it picks any
+ * vertex's material: the small parts (eyes, teeth), the joints' body parts
+ * and heights, the head's extent and the neck's collar. */
+typedef struct dress_t {
+    float eye_c[2][3], eye_r, mouth[3];
+    int eyes, mouth_parts;
+    look_part_t part[SKEL_MAX_JOINTS]; /* each joint's body part */
+    float jp[SKEL_MAX_JOINTS][3];      /* rest positions */
+    int at[PART_COUNT];                /* the first joint of each part, or -1 */
+    int chest, neck, head, hip;
+    float belt_y;
+    float top, back, half_w; /* the head's extent, for the hairline */
+    float eye_y, eye_z;
+    collar_t collar;
+} dress_t;
+
+/* The look's per-vertex arrays, the welded positions and the connected
+ * components; false (nothing left allocated) when memory runs out. */
+static bool look_begin(look_t *L, chr_character_t *c)
 {
-    look_t L = {.c = c};
+    *L = (look_t){.c = c};
     for (uint32_t m = 0; m < c->mesh_count; m++)
-        L.first[m + 1] = L.first[m] + c->meshes[m].vertex_count;
+        L->first[m + 1] = L->first[m] + c->meshes[m].vertex_count;
     for (uint32_t m = c->mesh_count + 1; m <= CHR_MAX_MESHES; m++)
-        L.first[m] = L.first[c->mesh_count];
-    L.n = L.first[c->mesh_count];
-    L.comp = malloc((size_t)L.n * sizeof *L.comp);
-    L.weld = malloc((size_t)L.n * sizeof *L.weld);
-    L.mat = malloc(L.n);
-    float(*pos)[3] = malloc(((size_t)L.n + 1) * sizeof *pos);
-    for (uint32_t v = 0; pos && v < L.n; v++)
-        memcpy(pos[v], vert(&L, v)->pos, sizeof pos[v]);
-    bool ok = L.comp && L.weld && L.mat && pos && weld_positions((const float(*)[3])pos, L.n, L.weld, &L.weld_count);
+        L->first[m] = L->first[c->mesh_count];
+    L->n = L->first[c->mesh_count];
+    L->comp = malloc((size_t)L->n * sizeof *L->comp);
+    L->weld = malloc((size_t)L->n * sizeof *L->weld);
+    L->mat = malloc(L->n);
+    float(*pos)[3] = malloc(((size_t)L->n + 1) * sizeof *pos);
+    for (uint32_t v = 0; pos && v < L->n; v++)
+        memcpy(pos[v], vert(L, v)->pos, sizeof pos[v]);
+    bool ok = L->comp && L->weld && L->mat && pos &&
+              weld_positions((const float(*)[3])pos, L->n, L->weld, &L->weld_count);
     free(pos);
-    part_t *parts = NULL;
-    if (!ok || !components(&L)) {
-        free(L.comp);
-        free(L.weld);
-        free(L.mat);
-        log_error("%s: out of memory dressing the character", name);
+    if (!ok || !components(L)) {
+        free(L->comp);
+        free(L->weld);
+        free(L->mat);
         return false;
     }
-    memset(L.mat, LOOK_COUNT, L.n);
+    memset(L->mat, LOOK_COUNT, L->n);
+    return true;
+}
 
-    /* Small parts: their bounds and centres, gathered in one pass per root. */
+/* Small parts: their bounds and centres, gathered in one pass per root;
+ * then the eyes and the mouth among them (small_parts). */
+static void find_small_parts(look_t *L, dress_t *d)
+{
     int count = 0, cap = 64;
-    parts = calloc((size_t)cap, sizeof *parts);
-    uint32_t *size = calloc(L.n, sizeof *size);
-    float(*lo)[3] = malloc((size_t)L.n * sizeof *lo), (*hi)[3] = malloc((size_t)L.n * sizeof *hi);
+    part_t *parts = calloc((size_t)cap, sizeof *parts);
+    uint32_t *size = calloc(L->n, sizeof *size);
+    float(*lo)[3] = malloc((size_t)L->n * sizeof *lo), (*hi)[3] = malloc((size_t)L->n * sizeof *hi);
     if (parts && size && lo && hi) {
-        for (uint32_t v = 0; v < L.n; v++)
-            for (int d = 0; d < 3; d++) {
-                lo[v][d] = INFINITY;
-                hi[v][d] = -INFINITY;
+        for (uint32_t v = 0; v < L->n; v++)
+            for (int k = 0; k < 3; k++) {
+                lo[v][k] = INFINITY;
+                hi[v][k] = -INFINITY;
             }
-        for (uint32_t v = 0; v < L.n; v++) {
-            uint32_t r = L.comp[v];
-            const float *x = vert(&L, v)->pos;
+        for (uint32_t v = 0; v < L->n; v++) {
+            uint32_t r = L->comp[v];
+            const float *x = vert(L, v)->pos;
             size[r]++;
-            for (int d = 0; d < 3; d++) {
-                lo[r][d] = fminf(lo[r][d], x[d]);
-                hi[r][d] = fmaxf(hi[r][d], x[d]);
+            for (int k = 0; k < 3; k++) {
+                lo[r][k] = fminf(lo[r][k], x[k]);
+                hi[r][k] = fmaxf(hi[r][k], x[k]);
             }
         }
-        for (uint32_t v = 0; v < L.n && count < cap; v++) {
-            if (L.comp[v] != v || (float)size[v] >= SMALL_PART_SHARE * (float)L.n)
+        for (uint32_t v = 0; v < L->n && count < cap; v++) {
+            if (L->comp[v] != v || (float)size[v] >= SMALL_PART_SHARE * (float)L->n)
                 continue;
             part_t *p = &parts[count++];
             p->root = v;
             p->count = size[v];
-            for (int d = 0; d < 3; d++) {
-                p->lo[d] = lo[v][d];
-                p->hi[d] = hi[v][d];
-                p->c[d] = 0.5f * (lo[v][d] + hi[v][d]);
+            for (int k = 0; k < 3; k++) {
+                p->lo[k] = lo[v][k];
+                p->hi[k] = hi[v][k];
+                p->c[k] = 0.5f * (lo[v][k] + hi[v][k]);
             }
         }
     }
     free(size);
     free(lo);
     free(hi);
-    float eye_c[2][3] = {{0}}, eye_r = 0.0f, mouth[3] = {0.0f, NAN, 0.0f};
-    int mouth_parts = 0;
-    int eyes = parts ? small_parts(&L, parts, count, eye_c, &eye_r, &mouth_parts, mouth) : 0;
+    d->mouth[0] = 0.0f;
+    d->mouth[1] = NAN;
+    d->mouth[2] = 0.0f;
+    d->eyes = parts ? small_parts(L, parts, count, d->eye_c, &d->eye_r, &d->mouth_parts, d->mouth) : 0;
+    free(parts);
+}
 
-    /* Joint parts: mapped joints by their source joint, others as parents. */
-    const skel_t *s = &c->skel;
-    look_part_t part[SKEL_MAX_JOINTS];
-    float jp[SKEL_MAX_JOINTS][3];
-    skel_rest_positions(s, jp);
-    int at[PART_COUNT];
+/* Joint parts: mapped joints by their source joint, others as parents; the
+ * chest, neck, head and hip joints, and the belt's height. */
+static void joint_parts(dress_t *d, const skel_t *s, const skel_t *source, const retarget_map_t *map)
+{
+    skel_rest_positions(s, d->jp);
     for (int k = 0; k < PART_COUNT; k++)
-        at[k] = -1;
+        d->at[k] = -1;
     for (int j = 0; j < s->joint_count; j++) {
-        part[j] = j > 0 ? part[s->joint_parent[j]] : PART_PELVIS;
+        d->part[j] = j > 0 ? d->part[s->joint_parent[j]] : PART_PELVIS;
         int src = map->source[j];
         for (size_t k = 0; src >= 0 && k < sizeof PART_OF / sizeof PART_OF[0]; k++)
             if (strcmp(source->joint_name[src], PART_OF[k].joint) == 0) {
-                part[j] = PART_OF[k].part;
-                if (at[part[j]] < 0)
-                    at[part[j]] = j;
+                d->part[j] = PART_OF[k].part;
+                if (d->at[d->part[j]] < 0)
+                    d->at[d->part[j]] = j;
             }
     }
-    int chest = -1, neck = -1, head = -1, hip = at[PART_PELVIS];
+    d->chest = d->neck = d->head = -1;
+    d->hip = d->at[PART_PELVIS];
     for (int j = 0; j < s->joint_count; j++) {
         int src = map->source[j];
         const char *sn = src >= 0 ? source->joint_name[src] : "";
-        if (chest < 0 && strcmp(sn, "chest") == 0)
-            chest = j;
-        if (neck < 0 && strcmp(sn, "neck") == 0)
-            neck = j;
-        if (head < 0 && strcmp(sn, "head") == 0)
-            head = j;
+        if (d->chest < 0 && strcmp(sn, "chest") == 0)
+            d->chest = j;
+        if (d->neck < 0 && strcmp(sn, "neck") == 0)
+            d->neck = j;
+        if (d->head < 0 && strcmp(sn, "head") == 0)
+            d->head = j;
     }
-    float belt_y = hip >= 0 && chest >= 0 ? jp[hip][1] + BELT_FRACTION * (jp[chest][1] - jp[hip][1]) : -INFINITY;
-    /* The head's extent, for the hairline. */
-    float top = -INFINITY, back = INFINITY, half_w = 0.0f;
-    for (uint32_t v = 0; v < L.n; v++) {
-        const chr_vertex_t *x = vert(&L, v);
-        if (L.mat[v] != LOOK_COUNT || head < 0 || x->joints[0] != head)
-            continue;
-        top = fmaxf(top, x->pos[1]);
-        back = fminf(back, x->pos[2]);
-        half_w = fmaxf(half_w, fabsf(x->pos[0]));
-    }
-    float eye_y = 0.5f * (eye_c[0][1] + eye_c[1][1]), eye_z = 0.5f * (eye_c[0][2] + eye_c[1][2]);
-    /* The neck's axis and radius: vertices mostly on the neck joint. */
-    collar_t collar = {0};
-    if (neck >= 0) {
-        double sx = 0.0, sz = 0.0, sr = 0.0;
-        int k = 0;
-        for (uint32_t v = 0; v < L.n; v++) {
-            const chr_vertex_t *x = vert(&L, v);
-            if (L.mat[v] == LOOK_COUNT && x->joints[0] == neck && x->weights[0] > 0.6f) {
-                sx += x->pos[0];
-                sz += x->pos[2];
-                k++;
-            }
-        }
-        if (k > 0) {
-            collar.x = (float)(sx / k);
-            collar.z = (float)(sz / k);
-            for (uint32_t v = 0; v < L.n; v++) {
-                const chr_vertex_t *x = vert(&L, v);
-                if (L.mat[v] == LOOK_COUNT && x->joints[0] == neck && x->weights[0] > 0.6f)
-                    sr += hypotf(x->pos[0] - collar.x, x->pos[2] - collar.z);
-            }
-            collar.r = (float)(sr / k) + COLLAR_MARGIN_CM;
-            collar.low_y = jp[neck][1] - COLLAR_DEPTH_CM;
-            collar.valid = true;
-        }
-    }
+    d->belt_y = d->hip >= 0 && d->chest >= 0
+                    ? d->jp[d->hip][1] + BELT_FRACTION * (d->jp[d->chest][1] - d->jp[d->hip][1])
+                    : -INFINITY;
+}
 
-    for (uint32_t v = 0; v < L.n; v++) {
-        if (L.mat[v] != LOOK_COUNT)
+/* The head's extent, for the hairline, and the eyes' mid-point. */
+static void head_extent(const look_t *L, dress_t *d)
+{
+    d->top = -INFINITY;
+    d->back = INFINITY;
+    d->half_w = 0.0f;
+    for (uint32_t v = 0; v < L->n; v++) {
+        const chr_vertex_t *x = vert(L, v);
+        if (L->mat[v] != LOOK_COUNT || d->head < 0 || x->joints[0] != d->head)
             continue;
-        chr_vertex_t *x = vert(&L, v);
-        const float *p = x->pos;
-        /* The vertex's part: the one its weights favour. */
-        float share[PART_COUNT] = {0};
-        for (int k = 0; k < CHR_MAX_INFLUENCES; k++)
-            share[part[x->joints[k]]] += x->weights[k];
-        look_part_t pt = PART_NONE;
-        for (int k = 1; k < PART_COUNT; k++)
-            if (share[k] > share[pt])
-                pt = (look_part_t)k;
-        look_material_t m = LOOK_SKIN;
-        switch (pt) {
-        case PART_PELVIS:
-        case PART_THIGH: m = LOOK_TROUSERS; break;
-        case PART_SHIN: {
-            int ankle = at[PART_FOOT];
-            m = ankle >= 0 && p[1] < jp[ankle][1] + SHOE_ABOVE_ANKLE_CM ? LOOK_SHOES : LOOK_TROUSERS;
-            break;
-        }
-        case PART_FOOT: m = LOOK_SHOES; break;
-        case PART_TORSO:
-        case PART_COLLAR:
-            /* The belt and the neckline follow the skin weights where the
-             * pelvis, and the neck, take over (their iso-lines run along
-             * the mesh's edge loops better than any plane), bounded by
-             * heights from the joints. */
-            if (share[PART_PELVIS] + share[PART_THIGH] > 0.35f && p[1] < belt_y + 6.0f)
-                m = LOOK_TROUSERS;
-            else if (p[1] < belt_y - 4.0f)
-                m = LOOK_TROUSERS;
-            else
-                m = in_collar(&collar, p) ? LOOK_SKIN : LOOK_SHIRT;
-            break;
-        case PART_UPPER_ARM: {
-            if (in_collar(&collar, p)) {
-                m = LOOK_SKIN;
-                break;
-            }
-            /* Short sleeves: the shoulder end of the upper arm. */
-            int arm = x->joints[0], elbow = -1;
-            for (int j = arm + 1; j < s->joint_count && elbow < 0; j++)
-                if (s->joint_parent[j] == arm)
-                    elbow = j;
-            float t = 0.0f;
-            if (elbow >= 0) {
-                float a[3], b[3], l2 = 0.0f, d = 0.0f;
-                for (int k = 0; k < 3; k++) {
-                    a[k] = jp[elbow][k] - jp[arm][k];
-                    b[k] = p[k] - jp[arm][k];
-                    l2 += a[k] * a[k];
-                    d += a[k] * b[k];
-                }
-                t = l2 > 0.0f ? d / l2 : 0.0f;
-            }
-            m = t < SLEEVE_FRACTION ? LOOK_SHIRT : LOOK_SKIN;
-            break;
-        }
-        case PART_HEAD:
-            if (eyes == 2 && isfinite(top)) {
-                float depth = fmaxf(eye_z - back, 1.0f);
-                float t_back = fminf(fmaxf((eye_z - p[2]) / depth, 0.0f), 1.0f);
-                /* The hairline runs from above the brow at the front down
-                 * to the nape behind, above the ears at the sides. */
-                float line = eye_y + 0.50f * (top - eye_y) - (0.95f * (top - eye_y)) * smoothstep(0.35f, 0.9f, t_back);
-                bool ear = fabsf(p[0]) > 0.8f * half_w && p[1] < eye_y + 0.25f * (top - eye_y) && t_back < 0.8f;
-                if (p[1] > line && !ear)
-                    m = LOOK_HAIR;
-                /* Brows: a band above each eye, on the front. */
-                for (int e = 0; e < 2; e++) {
-                    float dx = (p[0] - eye_c[e][0]) / (1.4f * eye_r);
-                    float dy = (p[1] - eye_c[e][1] - 1.35f * eye_r) / (0.34f * eye_r);
-                    if (dx * dx + dy * dy < 1.0f && p[2] > eye_c[e][2] - 0.5f * eye_r)
-                        m = LOOK_BROWS;
-                }
-                /* Lips: an ellipse around where the teeth rows meet, in front. */
-                if (isfinite(mouth[1])) {
-                    float dx = p[0] / (1.6f * eye_r), dy = (p[1] - mouth[1]) / (0.75f * eye_r);
-                    if (dx * dx + dy * dy < 1.0f && p[2] > mouth[2] - 0.2f * eye_r)
-                        m = LOOK_LIPS;
-                }
-            }
-            break;
-        default: break;
-        }
-        L.mat[v] = (uint8_t)m;
+        d->top = fmaxf(d->top, x->pos[1]);
+        d->back = fminf(d->back, x->pos[2]);
+        d->half_w = fmaxf(d->half_w, fabsf(x->pos[0]));
     }
-    smooth_edges(&L);
+    d->eye_y = 0.5f * (d->eye_c[0][1] + d->eye_c[1][1]);
+    d->eye_z = 0.5f * (d->eye_c[0][2] + d->eye_c[1][2]);
+}
+
+/* The neck's axis and radius: vertices mostly on the neck joint. */
+static void fit_collar(const look_t *L, dress_t *d)
+{
+    collar_t *collar = &d->collar;
+    *collar = (collar_t){0};
+    int neck = d->neck;
+    if (neck < 0)
+        return;
+    double sx = 0.0, sz = 0.0, sr = 0.0;
+    int k = 0;
+    for (uint32_t v = 0; v < L->n; v++) {
+        const chr_vertex_t *x = vert(L, v);
+        if (L->mat[v] == LOOK_COUNT && x->joints[0] == neck && x->weights[0] > 0.6f) {
+            sx += x->pos[0];
+            sz += x->pos[2];
+            k++;
+        }
+    }
+    if (k == 0)
+        return;
+    collar->x = (float)(sx / k);
+    collar->z = (float)(sz / k);
+    for (uint32_t v = 0; v < L->n; v++) {
+        const chr_vertex_t *x = vert(L, v);
+        if (L->mat[v] == LOOK_COUNT && x->joints[0] == neck && x->weights[0] > 0.6f)
+            sr += hypotf(x->pos[0] - collar->x, x->pos[2] - collar->z);
+    }
+    collar->r = (float)(sr / k) + COLLAR_MARGIN_CM;
+    collar->low_y = d->jp[neck][1] - COLLAR_DEPTH_CM;
+    collar->valid = true;
+}
+
+/* Short sleeves: the shoulder end of the upper arm (the skin inside the
+ * collar). */
+static look_material_t upper_arm_material(const dress_t *d, const skel_t *s, const chr_vertex_t *x)
+{
+    const float *p = x->pos;
+    if (in_collar(&d->collar, p))
+        return LOOK_SKIN;
+    int arm = x->joints[0], elbow = -1;
+    for (int j = arm + 1; j < s->joint_count && elbow < 0; j++)
+        if (s->joint_parent[j] == arm)
+            elbow = j;
+    float t = 0.0f;
+    if (elbow >= 0) {
+        float a[3], b[3], l2 = 0.0f, dot = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            a[k] = d->jp[elbow][k] - d->jp[arm][k];
+            b[k] = p[k] - d->jp[arm][k];
+            l2 += a[k] * a[k];
+            dot += a[k] * b[k];
+        }
+        t = l2 > 0.0f ? dot / l2 : 0.0f;
+    }
+    return t < SLEEVE_FRACTION ? LOOK_SHIRT : LOOK_SKIN;
+}
+
+/* The head: hair above the hairline, brows, lips; skin elsewhere (and
+ * everywhere without two eyes to place them by). */
+static look_material_t head_material(const dress_t *d, const float p[3])
+{
+    look_material_t m = LOOK_SKIN;
+    if (d->eyes != 2 || !isfinite(d->top))
+        return m;
+    float top = d->top, eye_y = d->eye_y, eye_z = d->eye_z, eye_r = d->eye_r;
+    float depth = fmaxf(eye_z - d->back, 1.0f);
+    float t_back = fminf(fmaxf((eye_z - p[2]) / depth, 0.0f), 1.0f);
+    /* The hairline runs from above the brow at the front down
+     * to the nape behind, above the ears at the sides. */
+    float line = eye_y + 0.50f * (top - eye_y) - (0.95f * (top - eye_y)) * smoothstep(0.35f, 0.9f, t_back);
+    bool ear = fabsf(p[0]) > 0.8f * d->half_w && p[1] < eye_y + 0.25f * (top - eye_y) && t_back < 0.8f;
+    if (p[1] > line && !ear)
+        m = LOOK_HAIR;
+    /* Brows: a band above each eye, on the front. */
+    for (int e = 0; e < 2; e++) {
+        float dx = (p[0] - d->eye_c[e][0]) / (1.4f * eye_r);
+        float dy = (p[1] - d->eye_c[e][1] - 1.35f * eye_r) / (0.34f * eye_r);
+        if (dx * dx + dy * dy < 1.0f && p[2] > d->eye_c[e][2] - 0.5f * eye_r)
+            m = LOOK_BROWS;
+    }
+    /* Lips: an ellipse around where the teeth rows meet, in front. */
+    if (isfinite(d->mouth[1])) {
+        float dx = p[0] / (1.6f * eye_r), dy = (p[1] - d->mouth[1]) / (0.75f * eye_r);
+        if (dx * dx + dy * dy < 1.0f && p[2] > d->mouth[2] - 0.2f * eye_r)
+            m = LOOK_LIPS;
+    }
+    return m;
+}
+
+/* The material of body vertex X, by the body part its weights favour. */
+static look_material_t body_material(const dress_t *d, const skel_t *s, const chr_vertex_t *x)
+{
+    const float *p = x->pos;
+    float share[PART_COUNT] = {0};
+    for (int k = 0; k < CHR_MAX_INFLUENCES; k++)
+        share[d->part[x->joints[k]]] += x->weights[k];
+    look_part_t pt = PART_NONE;
+    for (int k = 1; k < PART_COUNT; k++)
+        if (share[k] > share[pt])
+            pt = (look_part_t)k;
+    switch (pt) {
+    case PART_PELVIS:
+    case PART_THIGH: return LOOK_TROUSERS;
+    case PART_SHIN: {
+        int ankle = d->at[PART_FOOT];
+        return ankle >= 0 && p[1] < d->jp[ankle][1] + SHOE_ABOVE_ANKLE_CM ? LOOK_SHOES : LOOK_TROUSERS;
+    }
+    case PART_FOOT: return LOOK_SHOES;
+    case PART_TORSO:
+    case PART_COLLAR:
+        /* The belt and the neckline follow the skin weights where the
+         * pelvis, and the neck, take over (their iso-lines run along
+         * the mesh's edge loops better than any plane), bounded by
+         * heights from the joints. */
+        if (share[PART_PELVIS] + share[PART_THIGH] > 0.35f && p[1] < d->belt_y + 6.0f)
+            return LOOK_TROUSERS;
+        if (p[1] < d->belt_y - 4.0f)
+            return LOOK_TROUSERS;
+        return in_collar(&d->collar, p) ? LOOK_SKIN : LOOK_SHIRT;
+    case PART_UPPER_ARM: return upper_arm_material(d, s, x);
+    case PART_HEAD: return head_material(d, p);
+    default: return LOOK_SKIN;
+    }
+}
+
+/* The materials into the character, the counts into INFO; frees the look. */
+static void look_finish(look_t *L, chr_character_t *c, const dress_t *d, imp_look_info_t *info)
+{
     /* The unfound small parts (no eyes here) keep the skin. */
     c->material_count = LOOK_COUNT;
     memcpy(c->materials, LOOK, sizeof LOOK);
     if (info) {
         memset(info, 0, sizeof *info);
-        info->eyes = eyes;
-        info->mouth_parts = mouth_parts;
+        info->eyes = d->eyes;
+        info->mouth_parts = d->mouth_parts;
     }
-    for (uint32_t v = 0; v < L.n; v++) {
-        uint8_t m = L.mat[v] < LOOK_COUNT ? L.mat[v] : LOOK_SKIN;
-        vert(&L, v)->material = m;
+    for (uint32_t v = 0; v < L->n; v++) {
+        uint8_t m = L->mat[v] < LOOK_COUNT ? L->mat[v] : LOOK_SKIN;
+        vert(L, v)->material = m;
         if (info)
             info->vertices_by_material[m]++;
     }
-    free(parts);
-    free(L.comp);
-    free(L.weld);
-    free(L.mat);
+    free(L->comp);
+    free(L->weld);
+    free(L->mat);
+}
+
+bool imp_dress(chr_character_t *c, const skel_t *source, const retarget_map_t *map, const char *name,
+               imp_look_info_t *info)
+{
+    look_t L;
+    if (!look_begin(&L, c)) {
+        log_error("%s: out of memory dressing the character", name);
+        return false;
+    }
+    dress_t d;
+    memset(&d, 0, sizeof d);
+    find_small_parts(&L, &d);
+    joint_parts(&d, &c->skel, source, map);
+    head_extent(&L, &d);
+    fit_collar(&L, &d);
+    for (uint32_t v = 0; v < L.n; v++)
+        if (L.mat[v] == LOOK_COUNT)
+            L.mat[v] = (uint8_t)body_material(&d, &c->skel, vert(&L, v));
+    smooth_edges(&L);
+    look_finish(&L, c, &d, info);
     return true;
 }
