@@ -149,12 +149,8 @@ bool retarget_map_parse(const char *text, size_t len, const char *source, const 
                         retarget_map_t *out)
 {
     map_clear(dst, out);
-    size_t nul_column = 0;
-    int nul_line = text_nul_line(text, len, &nul_column);
-    if (nul_line) {
-        log_error("%s:%d: NUL byte at column %zu; a text file holds none", source, nul_line, nul_column);
+    if (!text_check_no_nul(text, len, source))
         return false;
-    }
     bool header = false;
     bool listed[SKEL_MAX_JOINTS] = {false};
     int lineno = 0;

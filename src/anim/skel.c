@@ -120,12 +120,8 @@ static bool skel_parse_record(skel_t *s, char **tok, int n, const char *source, 
 bool skel_parse(skel_t *s, const char *text, size_t len, const char *source)
 {
     memset(s, 0, sizeof *s);
-    size_t nul_column = 0;
-    int nul_line = text_nul_line(text, len, &nul_column);
-    if (nul_line) {
-        log_error("%s:%d: NUL byte at column %zu; a text file holds none", source, nul_line, nul_column);
+    if (!text_check_no_nul(text, len, source))
         return false;
-    }
     size_t pos = 0;
     int lineno = 0;
     bool have_header = false;

@@ -1,5 +1,7 @@
 #include "core/text.h"
 
+#include "core/log.h"
+
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 int text_tokenize(char *line, char **tok, int max)
@@ -36,4 +38,13 @@ int text_nul_line(const char *text, size_t len, size_t *column)
         }
     }
     return 0;
+}
+
+bool text_check_no_nul(const char *text, size_t len, const char *source)
+{
+    size_t column = 0;
+    int line = text_nul_line(text, len, &column);
+    if (line)
+        log_error("%s:%d: NUL byte at column %zu; a text file holds none", source, line, column);
+    return line == 0;
 }

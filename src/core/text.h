@@ -7,6 +7,7 @@
 #ifndef STRIDER_CORE_TEXT_H
 #define STRIDER_CORE_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Splits LINE in place at blanks (space, tab, CR) and points tok[] at the
@@ -17,5 +18,8 @@ int text_tokenize(char *line, char **tok, int max);
 /* The 1-based line of the first NUL byte in TEXT[0..LEN), with its 1-based
  * column in *COLUMN; 0 when there is none. */
 int text_nul_line(const char *text, size_t len, size_t *column);
+/* False, after one logged line naming SOURCE, the line and the column, when
+ * TEXT[0..LEN) holds a NUL byte (text after it would be silently ignored). */
+bool text_check_no_nul(const char *text, size_t len, const char *source);
 
 #endif

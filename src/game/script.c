@@ -150,12 +150,8 @@ static bool parse_command(cursor_t *c, const char *cmd, script_event_t *ev, cons
 bool script_parse(script_t *s, const char *text, size_t len, const char *source)
 {
     memset(s, 0, sizeof *s);
-    size_t nul_column = 0;
-    int nul_line = text_nul_line(text, len, &nul_column);
-    if (nul_line) {
-        log_error("%s:%d: NUL byte at column %zu; a text file holds none", source, nul_line, nul_column);
+    if (!text_check_no_nul(text, len, source))
         return false;
-    }
     /* Upper bound: every command needs at least two bytes. */
     size_t cap = len / 2 + 1;
     if (cap > SCRIPT_MAX_EVENTS)
