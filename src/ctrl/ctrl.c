@@ -241,17 +241,43 @@ void ctrl_destroy(ctrl_t *c)
     free(c);
 }
 
-void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn_t *spawn)
+static void reset_on(ctrl_t *c, const level_t *level, const ctrl_level_t *shared, const ctrl_spawn_t *spawn)
 {
-    assert(c && level && spawn);
     c->level = level;
     memset(&c->stats, 0, sizeof c->stats);
     c->nan_logged = false;
     c->jump_held = false;
-    ctrl_world_reset(c);
+    ctrl_world_reset(c, shared);
     float x = finite_or0(spawn->x), z = finite_or0(spawn->z);
     level_push_out_of_walls(level, &x, &z, CTRL_ROOT_RADIUS_CM);
     set_safe_state(c, x, z, finite_or0(spawn->heading_rad));
+}
+
+void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn_t *spawn)
+{
+    assert(c && level && spawn);
+    reset_on(c, level, NULL, spawn);
+}
+
+void ctrl_reset_shared(ctrl_t *c, const ctrl_level_t *world, const ctrl_spawn_t *spawn)
+{
+    assert(c && world && world->level && spawn);
+    reset_on(c, world->level, world, spawn);
+}
+
+void ctrl_set_obstacles(ctrl_t *c, const float (*obstacle)[CTRL_OBSTACLE_FLOATS], int count)
+{
+    c->obstacle = obstacle;
+    c->obstacle_count = obstacle && count > 0 ? count : 0;
+}
+
+size_t ctrl_state_bytes(const ctrl_t *c)
+{
+    const pfnn_network_t *n = c->net;
+    size_t ws = (size_t)(n->n_in + PFNN_PANEL_ROWS - 1) / PFNN_PANEL_ROWS * PFNN_PANEL_ROWS;
+    ws += (size_t)n->out_pad[0] + (size_t)n->out_pad[1] + (size_t)n->out_pad[2];
+    size_t own = c->own_world ? sizeof *c->own_world + c->own_world->cap * (1 + sizeof(float)) : 0;
+    return sizeof(ctrl_t) + ws * sizeof(float) + own;
 }
 
 void ctrl_set_mode(ctrl_t *c, pfnn_mode_t mode)
@@ -286,17 +312,28 @@ static void nan_reset(ctrl_t *c)
     set_safe_state(c, x, z, yaw);
 }
 
-void ctrl_step(ctrl_t *c, const ctrl_input_t *in, float dt_s)
+void ctrl_step_begin(ctrl_t *c, const ctrl_input_t *in, float dt_s)
 {
     assert(c && c->level && in);
     if (!(dt_s > 0.0f) || !isfinite(dt_s))
         dt_s = 1.0f / CTRL_NET_FPS;
+    c->step_dt_s = dt_s;
     c->stats.steps++;
     ctrl_traj_targets(c, in, dt_s);
     ctrl_traj_predict(c);
     ctrl_net_input(c);
-
     c->last_phase = c->phase;
+}
+
+const float *ctrl_step_input(const ctrl_t *c, float *phase)
+{
+    *phase = c->phase;
+    return c->x;
+}
+
+void ctrl_step(ctrl_t *c, const ctrl_input_t *in, float dt_s)
+{
+    ctrl_step_begin(c, in, dt_s);
     pfnn_job_t job = {
         .net = c->net,
         .ws = &c->ws,
@@ -308,6 +345,14 @@ void ctrl_step(ctrl_t *c, const ctrl_input_t *in, float dt_s)
         .y = c->y,
     };
     pfnn_run_unchecked(&job);
+    ctrl_step_finish(c, c->y);
+}
+
+void ctrl_step_finish(ctrl_t *c, const float *y)
+{
+    float dt_s = c->step_dt_s;
+    if (y != c->y)
+        memcpy(c->y, y, sizeof c->y);
     if (!pfnn_output_is_finite(c->y, PFNN_N_OUT)) {
         nan_reset(c);
         return;

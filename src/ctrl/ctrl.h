@@ -145,16 +145,52 @@ typedef struct ctrl_traj_view_t {
 } ctrl_traj_view_t;
 
 typedef struct ctrl_t ctrl_t;
+/* What the controller derives from a level once (its ledge map): built by
+ * ctrl_reset() for its own use, or once per level and shared by many
+ * controllers (a crowd) through ctrl_reset_shared(). */
+typedef struct ctrl_level_t ctrl_level_t;
+
+/* Other characters, as the controller avoids them: upright capsules seen
+ * from above, (x, z, radius) in world cm. The controller keeps its root
+ * CTRL_BODY_RADIUS_CM plus a capsule's radius from each centre, and bends
+ * its future trajectory around them, as it does around walls. */
+enum { CTRL_OBSTACLE_FLOATS = 3 };
+#define CTRL_BODY_RADIUS_CM 20.0f
 
 /* NULL + one logged line if the network or skeleton does not match. */
 ctrl_t *ctrl_create(const ctrl_desc_t *desc);
 void ctrl_destroy(ctrl_t *c);
-/* Puts the character at SPAWN on LEVEL (borrowed), standing, phase 0. */
+/* Puts the character at SPAWN on LEVEL (borrowed), standing, phase 0.
+ * Builds the controller's own ctrl_level_t of LEVEL (allocates once, then
+ * reuses the memory; a few ms for a large level). */
 void ctrl_reset(ctrl_t *c, const level_t *level, const ctrl_spawn_t *spawn);
+/* Same on a level view built once by ctrl_level_create() (borrowed, and
+ * with it its level): what a crowd's controllers share. */
+void ctrl_reset_shared(ctrl_t *c, const ctrl_level_t *world, const ctrl_spawn_t *spawn);
+/* NULL + one logged line when out of memory. */
+ctrl_level_t *ctrl_level_create(const level_t *level);
+void ctrl_level_destroy(ctrl_level_t *world);
+
 /* One fixed step. dt_s is the step length (1/60: the network predicts per
  * 1/60 s frame); it scales only the smoothing time constants. Non-finite input
- * values are treated as 0. */
+ * values are treated as 0. Equals ctrl_step_begin(), the network run on
+ * ctrl_step_input() at its phase, then ctrl_step_finish() with its output. */
 void ctrl_step(ctrl_t *c, const ctrl_input_t *in, float dt_s);
+/* The step in halves around the network, for a caller that runs many
+ * controllers' networks in one batch (game/crowd): begin moves the targets
+ * and the trajectory and builds the network's input; ctrl_step_input()
+ * returns it (PFNN_N_IN floats, valid until finish) and its phase; finish
+ * takes the network's raw output (PFNN_N_OUT floats, copied) and does the
+ * rest: pose, walls, ceilings, feet, root motion, phase. */
+void ctrl_step_begin(ctrl_t *c, const ctrl_input_t *in, float dt_s);
+const float *ctrl_step_input(const ctrl_t *c, float *phase);
+void ctrl_step_finish(ctrl_t *c, const float *y);
+/* The other characters to avoid from the next step on: COUNT capsules of
+ * CTRL_OBSTACLE_FLOATS floats (borrowed until the next call; NULL, 0: none). */
+void ctrl_set_obstacles(ctrl_t *c, const float (*obstacle)[CTRL_OBSTACLE_FLOATS], int count);
+/* Bytes one controller holds (the struct and its network scratch; not the
+ * network, skeleton or a shared level view). */
+size_t ctrl_state_bytes(const ctrl_t *c);
 
 void ctrl_set_mode(ctrl_t *c, pfnn_mode_t mode);
 pfnn_mode_t ctrl_get_mode(const ctrl_t *c);

@@ -33,8 +33,10 @@
 #define CTRL_CROUCH_CLEARANCE_CM 175.0f
 
 /* Collision radii: the root, and trajectory points (original: wall + 10). */
-#define CTRL_ROOT_RADIUS_CM 20.0f
+#define CTRL_ROOT_RADIUS_CM CTRL_BODY_RADIUS_CM
 #define CTRL_TRAJ_RADIUS_CM 30.0f
+/* Push-out passes among other characters' capsules. */
+#define CTRL_OBSTACLE_PASSES 3
 
 /* Output layout offsets (docs/FORMATS_PFNN.md section 3). */
 enum {
@@ -228,6 +230,14 @@ typedef struct ctrl_foot_state_t {
     bool fresh;                               /* reset: the next step takes the feet from the network */
 } ctrl_foot_state_t;
 
+/* The controller's view of one level, shared by every controller on it. */
+struct ctrl_level_t {
+    const level_t *level;
+    uint8_t *ledge;    /* per terrain sample: on a ledge (NULL: out of memory, ledges do not block) */
+    float *ledge_dist; /* per sample: cm to the nearest sample off the ledges */
+    size_t cap;        /* samples allocated */
+};
+
 struct ctrl_t {
     const pfnn_network_t *net;
     const skel_t *skel;
@@ -246,9 +256,11 @@ struct ctrl_t {
     float hold_dir[2];                /* and the way it was going then (unit x, z) */
     int hold_steps;                   /* steps since then (ctrl_gap_carry) */
     int landing_steps;                /* steps left in which ledges do not block after landing */
-    uint8_t *ledge;                   /* per terrain sample: on a ledge (ctrl_world_reset) */
-    float *ledge_dist;                /* per sample: cm to the nearest sample off the ledges */
-    size_t ledge_cap;
+    const ctrl_level_t *world;        /* the level's ledge map: own_world, or shared (ctrl_reset_shared) */
+    ctrl_level_t *own_world;          /* built by ctrl_reset(), kept across resets */
+    /* Other characters' capsules this step (ctrl_set_obstacles; borrowed). */
+    const float (*obstacle)[3];
+    int obstacle_count;
     bool posture_steer; /* steer_posture() is scaling the fed pose */
     float ceiling_drop; /* cm the body is lowered under a ceiling (ctrl_fit_ceiling) */
 
@@ -288,6 +300,7 @@ struct ctrl_t {
 
     float x[PFNN_N_IN];
     float y[PFNN_N_OUT];
+    float step_dt_s; /* of the step between ctrl_step_begin and ctrl_step_finish */
 
     /* Output pose. */
     pose_t pose;

@@ -122,27 +122,38 @@ static void ledge_distances(const terrain_t *t, const uint8_t *ledge, float *dis
 /* How deep (cm) (x, z) lies among ledges: the distances of the samples
  * around it to ground off them, interpolated as the terrain's heights are
  * (continuous: a step towards clear ground reads less). */
+/* The ledge map of the level the controller is on, or NULL (none). */
+static const uint8_t *ledge_map(const ctrl_t *c) { return c->world ? c->world->ledge : NULL; }
+
 static float ledge_field(const ctrl_t *c, float x, float z)
 {
-    return terrain_interpolate(&c->level->terrain, c->ledge_dist, x, z);
+    if (!ledge_map(c))
+        return 0.0f;
+    return terrain_interpolate(&c->level->terrain, c->world->ledge_dist, x, z);
 }
 
-void ctrl_world_reset(ctrl_t *c)
+/* Builds W's ledge map of LEVEL, reusing W's memory when it is large
+ * enough. Out of memory: no map (ledges do not block), one logged line. */
+static void level_view_build(ctrl_level_t *w, const level_t *level)
 {
-    const terrain_t *t = &c->level->terrain;
+    const terrain_t *t = &level->terrain;
     size_t n = (size_t)t->width * (size_t)t->depth;
-    c->ground_held = false;
-    if (n > c->ledge_cap) {
-        free(c->ledge);
-        free(c->ledge_dist);
-        c->ledge = malloc(n);
-        c->ledge_dist = malloc(n * sizeof *c->ledge_dist);
-        if (!c->ledge || !c->ledge_dist) {
+    w->level = level;
+    if (n > w->cap) {
+        free(w->ledge);
+        free(w->ledge_dist);
+        w->ledge = malloc(n);
+        w->ledge_dist = malloc(n * sizeof *w->ledge_dist);
+        w->cap = n;
+        if (!w->ledge || !w->ledge_dist) {
             log_warn("ctrl: no memory for the ledge map of %dx%d samples; ledges will not block", t->width, t->depth);
-            ctrl_world_free(c);
+            free(w->ledge);
+            free(w->ledge_dist);
+            w->ledge = NULL;
+            w->ledge_dist = NULL;
+            w->cap = 0;
             return;
         }
-        c->ledge_cap = n;
     }
     /* A sample is on a ledge when ground within CTRL_LEDGE_SPAN_CM of it is
      * more than a step higher or lower: a drop no leg steps down, a wall of
@@ -168,18 +179,52 @@ void ctrl_world_reset(ctrl_t *c)
                     }
                 }
             }
-            c->ledge[(size_t)j * (size_t)t->width + (size_t)i] = ledge;
+            w->ledge[(size_t)j * (size_t)t->width + (size_t)i] = ledge;
         }
-    ledge_distances(t, c->ledge, c->ledge_dist);
+    ledge_distances(t, w->ledge, w->ledge_dist);
+}
+
+ctrl_level_t *ctrl_level_create(const level_t *level)
+{
+    ctrl_level_t *w = calloc(1, sizeof *w);
+    if (!w) {
+        log_error("ctrl: out of memory for a level view");
+        return NULL;
+    }
+    level_view_build(w, level);
+    return w;
+}
+
+void ctrl_level_destroy(ctrl_level_t *w)
+{
+    if (!w)
+        return;
+    free(w->ledge);
+    free(w->ledge_dist);
+    free(w);
+}
+
+void ctrl_world_reset(ctrl_t *c, const ctrl_level_t *shared)
+{
+    c->ground_held = false;
+    if (shared) {
+        c->world = shared;
+    } else {
+        if (!c->own_world)
+            c->own_world = calloc(1, sizeof *c->own_world);
+        if (c->own_world)
+            level_view_build(c->own_world, c->level);
+        else
+            log_warn("ctrl: no memory for a level view; ledges will not block");
+        c->world = c->own_world;
+    }
 }
 
 void ctrl_world_free(ctrl_t *c)
 {
-    free(c->ledge);
-    free(c->ledge_dist);
-    c->ledge = NULL;
-    c->ledge_dist = NULL;
-    c->ledge_cap = 0;
+    ctrl_level_destroy(c->own_world);
+    c->own_world = NULL;
+    c->world = NULL;
 }
 
 /* The samples (columns I0..I1, rows J0..J1, within the terrain) whose
@@ -207,7 +252,8 @@ static ledge_window_t ledge_window_at(const terrain_t *t, float radius, float x,
  * length of the push out below, which walks the point out cell by cell. */
 static float ledge_depth(const ctrl_t *c, float radius, float x, float z)
 {
-    if (!c->ledge)
+    const uint8_t *ledge = ledge_map(c);
+    if (!ledge)
         return 0.0f;
     const terrain_t *t = &c->level->terrain;
     float half = 0.5f * t->cell_cm;
@@ -215,7 +261,7 @@ static float ledge_depth(const ctrl_t *c, float radius, float x, float z)
     float worst = 0.0f;
     for (int j = w.j0; j <= w.j1; j++)
         for (int i = w.i0; i <= w.i1; i++) {
-            if (!c->ledge[(size_t)j * (size_t)t->width + (size_t)i])
+            if (!ledge[(size_t)j * (size_t)t->width + (size_t)i])
                 continue;
             float ex = fabsf(x - (t->origin_x + (float)i * t->cell_cm)) - half;
             float ez = fabsf(z - (t->origin_z + (float)j * t->cell_cm)) - half;
@@ -243,7 +289,8 @@ static bool deeper_among_ledges(const ctrl_t *c, float radius, float from_field,
  * the terrain's cell size around the sample). */
 static void push_out_of_ledges(const ctrl_t *c, float radius, float *x, float *z)
 {
-    if (!c->ledge)
+    const uint8_t *ledge = ledge_map(c);
+    if (!ledge)
         return;
     const terrain_t *t = &c->level->terrain;
     float half = 0.5f * t->cell_cm;
@@ -252,7 +299,7 @@ static void push_out_of_ledges(const ctrl_t *c, float radius, float *x, float *z
         float best = 0.0f, bx = 0.0f, bz = 0.0f;
         for (int j = w.j0; j <= w.j1; j++) {
             for (int i = w.i0; i <= w.i1; i++) {
-                if (!c->ledge[(size_t)j * (size_t)t->width + (size_t)i])
+                if (!ledge[(size_t)j * (size_t)t->width + (size_t)i])
                     continue;
                 float sx = t->origin_x + (float)i * t->cell_cm, sz = t->origin_z + (float)j * t->cell_cm;
                 float qx = clampf(*x, sx - half, sx + half), qz = clampf(*z, sz - half, sz + half);
@@ -291,13 +338,57 @@ static void push_out_of_ledges(const ctrl_t *c, float radius, float *x, float *z
 
 bool ctrl_on_ledge(const ctrl_t *c, float x, float z)
 {
-    if (!c->ledge)
+    const uint8_t *ledge = ledge_map(c);
+    if (!ledge)
         return false;
     const terrain_t *t = &c->level->terrain;
     int i = (int)lrintf((x - t->origin_x) / t->cell_cm), j = (int)lrintf((z - t->origin_z) / t->cell_cm);
     if (i < 0 || j < 0 || i >= t->width || j >= t->depth)
         return false;
-    return c->ledge[(size_t)j * (size_t)t->width + (size_t)i];
+    return ledge[(size_t)j * (size_t)t->width + (size_t)i];
+}
+
+/* ---- other characters ---------------------------------------------------- */
+
+/* How far (cm) a disc of RADIUS at (x, z) reaches into the deepest of the
+ * other characters' capsules (ctrl_set_obstacles); 0 when clear. */
+static float obstacle_depth(const ctrl_t *c, float radius, float x, float z)
+{
+    float worst = 0.0f;
+    for (int k = 0; k < c->obstacle_count; k++) {
+        const float *o = c->obstacle[k];
+        float d = hypotf(x - o[0], z - o[1]);
+        worst = fmaxf(worst, radius + o[2] - d);
+    }
+    return worst;
+}
+
+/* Pushes (x, z) with RADIUS out of the other characters' capsules, the
+ * deepest first: a move towards one slides around it. */
+static void push_out_of_obstacles(const ctrl_t *c, float radius, float *x, float *z)
+{
+    for (int pass = 0; pass < CTRL_OBSTACLE_PASSES; pass++) {
+        float best = 0.0f, bx = 0.0f, bz = 0.0f;
+        for (int k = 0; k < c->obstacle_count; k++) {
+            const float *o = c->obstacle[k];
+            float dx = *x - o[0], dz = *z - o[1], d = hypotf(dx, dz);
+            float depth = radius + o[2] - d;
+            if (!(depth > best))
+                continue;
+            best = depth;
+            if (d > 1e-3f) {
+                bx = dx / d;
+                bz = dz / d;
+            } else { /* on the centre: out sideways, the same way every time */
+                bx = 1.0f;
+                bz = 0.0f;
+            }
+        }
+        if (!(best > 0.0f))
+            return;
+        *x += bx * best;
+        *z += bz * best;
+    }
 }
 
 void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool over_ledges, float cand[2])
@@ -334,12 +425,20 @@ void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool
             push_out_of_ledges(c, radius, &x, &z);
         }
     }
+    push_out_of_obstacles(c, radius, &x, &z);
     level_push_out_of_walls(c->level, &x, &z, radius);
     keep_on_terrain(c, margin, &x, &z);
     if (!level_segment_crosses_wall(c->level, from[0], from[1], x, z)) {
         cand[0] = x;
         cand[1] = z;
     } else if (level_segment_crosses_wall(c->level, from[0], from[1], cand[0], cand[1])) {
+        cand[0] = from[0];
+        cand[1] = from[1];
+    }
+    /* A wall can push a point back into another character; a move that
+     * ends deeper in one than it began is refused, as a move through a
+     * wall is: two bodies never go further into each other. */
+    if (obstacle_depth(c, radius, cand[0], cand[1]) > obstacle_depth(c, radius, from[0], from[1]) + 1e-3f) {
         cand[0] = from[0];
         cand[1] = from[1];
     }

@@ -20,16 +20,17 @@ bool ctrl_over_gap(const ctrl_t *c);
  * (0: the terrain, 1: ctrl_foot_ground's): the feet's floor comes and goes
  * smoothly (ctrl_foot.c). */
 float ctrl_gap_floor_ground(const ctrl_t *c, float x, float z, float w);
-/* (Re)builds what the controller knows of c->level's ground: the ledge map
- * (allocated here, kept across resets, freed by ctrl_world_free). */
-void ctrl_world_reset(ctrl_t *c);
+/* Points the controller at SHARED's view of c->level, or (NULL) (re)builds
+ * its own (allocated here, kept across resets, freed by ctrl_world_free). */
+void ctrl_world_reset(ctrl_t *c, const ctrl_level_t *shared);
 void ctrl_world_free(ctrl_t *c);
 /* (x, z) lies on a ledge: ground near it is more than CTRL_STEP_MAX_CM
  * higher or lower (a trench's sides, a cliff). */
 bool ctrl_on_ledge(const ctrl_t *c, float x, float z);
 /* Moves (x, z) from FROM towards the candidate CAND without entering or
- * crossing a wall, leaving the level or (unless OVER_LEDGES: a jump) walking
- * over a ledge; CAND receives the result. */
+ * crossing a wall, leaving the level, going deeper into another character
+ * (ctrl_set_obstacles; pushed out around them) or (unless OVER_LEDGES: a
+ * jump) walking over a ledge; CAND receives the result. */
 void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool over_ledges, float cand[2]);
 /* The root's height at (x, z) after the last height PREV_H. */
 float ctrl_support_height(ctrl_t *c, float x, float z, float prev_h);
