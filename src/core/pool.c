@@ -45,8 +45,7 @@ static void run_blocks(pool_t *p, uint64_t loop)
         uint64_t blocks = (s >> POOL_FIELD_BITS) & POOL_FIELD_MASK, b = s & POOL_FIELD_MASK;
         if ((s >> (2 * POOL_FIELD_BITS)) != loop || b >= blocks)
             return;
-        if (!atomic_compare_exchange_weak_explicit(&p->state, &s, s + 1, memory_order_acquire,
-                                                   memory_order_acquire))
+        if (!atomic_compare_exchange_weak_explicit(&p->state, &s, s + 1, memory_order_acquire, memory_order_acquire))
             continue;
         int begin = (int)b * p->block;
         int end = begin + p->block < p->count ? begin + p->block : p->count;
@@ -68,8 +67,7 @@ static void *worker_main(void *arg)
         }
         if (gen == seen) {
             pthread_mutex_lock(&p->mutex);
-            while ((gen = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen &&
-                   !atomic_load(&p->quit))
+            while ((gen = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen && !atomic_load(&p->quit))
                 pthread_cond_wait(&p->wake, &p->mutex);
             pthread_mutex_unlock(&p->mutex);
         }

@@ -170,6 +170,9 @@ void ctrl_reset_shared(ctrl_t *c, const ctrl_level_t *world, const ctrl_spawn_t 
 /* NULL + one logged line when out of memory. */
 ctrl_level_t *ctrl_level_create(const level_t *level);
 void ctrl_level_destroy(ctrl_level_t *world);
+/* (x, z) lies on a ledge of WORLD's level: ground within a stride of it is
+ * more than a step higher or lower (the controller does not walk there). */
+bool ctrl_level_on_ledge(const ctrl_level_t *world, float x, float z);
 
 /* One fixed step. dt_s is the step length (1/60: the network predicts per
  * 1/60 s frame); it scales only the smoothing time constants. Non-finite input

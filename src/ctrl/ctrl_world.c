@@ -336,12 +336,14 @@ static void push_out_of_ledges(const ctrl_t *c, float radius, float *x, float *z
     }
 }
 
-bool ctrl_on_ledge(const ctrl_t *c, float x, float z)
+bool ctrl_on_ledge(const ctrl_t *c, float x, float z) { return c->world && ctrl_level_on_ledge(c->world, x, z); }
+
+bool ctrl_level_on_ledge(const ctrl_level_t *w, float x, float z)
 {
-    const uint8_t *ledge = ledge_map(c);
+    const uint8_t *ledge = w->ledge;
     if (!ledge)
         return false;
-    const terrain_t *t = &c->level->terrain;
+    const terrain_t *t = &w->level->terrain;
     int i = (int)lrintf((x - t->origin_x) / t->cell_cm), j = (int)lrintf((z - t->origin_z) / t->cell_cm);
     if (i < 0 || j < 0 || i >= t->width || j >= t->depth)
         return false;
