@@ -310,78 +310,88 @@ KERN_AVX2_F16 static void gemv_avx2_f16(const uint16_t *w, const float *b, const
     }
 }
 
-/* gemv_avx2's arithmetic (KERN_PANEL_BODY) for the NC columns of K over
- * the half panel of rows R0.. of the panel at P: per column, one FMA chain
- * per row over the even inputs and one over the odd ones, summed at the
- * end, then c * (acc + b) (+ y). A weight pair serves every column before
- * the next is loaded. WT is float or uint16_t, LOAD8 as in
- * KERN_PANEL_BODY. */
-#define KERN_GEMM_HALF(NAME, TARGET, WT, LOAD8)                                                                        \
-    TARGET KERN_INLINE void NAME(const WT *w, const float *b, int n_in, int p, int r0, const kern_block_t *k,          \
-                                 const int nc)                                                                         \
+/* gemv_avx2's arithmetic (KERN_PANEL_BODY) for the columns of K over the
+ * half panel of rows R0.. of the panel at P: per column J, one FMA chain
+ * per row over the even inputs (aJ_0, aJ_1) and one over the odd ones
+ * (eJ_0, eJ_1), summed at the end, then c * (acc + b) (+ y). A weight pair
+ * serves every column before the next is loaded. The accumulators are
+ * named variables, one set per column listed by COLS (M(0) M(1) ...):
+ * arrays of them indexed in loops were kept in memory by gcc 12, a store
+ * per FMA. WT is float or uint16_t, LOAD8 as in KERN_PANEL_BODY. */
+#define KERN_COL_ZERO(J) __m256 a##J##_0 = z, a##J##_1 = z, e##J##_0 = z, e##J##_1 = z;
+#define KERN_COL_EVEN(J)                                                                                               \
     {                                                                                                                  \
-        __m256 a[KERN_G][2], e[KERN_G][2];                                                                             \
-        for (int j = 0; j < nc; j++) {                                                                                 \
-            a[j][0] = a[j][1] = e[j][0] = e[j][1] = _mm256_setzero_ps();                                               \
+        const __m256 x0 = _mm256_broadcast_ss(k->x[J] + i);                                                            \
+        a##J##_0 = _mm256_fmadd_ps(w0, x0, a##J##_0);                                                                  \
+        a##J##_1 = _mm256_fmadd_ps(w1, x0, a##J##_1);                                                                  \
+    }
+#define KERN_COL_ODD(J)                                                                                                \
+    {                                                                                                                  \
+        const __m256 x1 = _mm256_broadcast_ss(k->x[J] + i + 1);                                                        \
+        e##J##_0 = _mm256_fmadd_ps(w0, x1, e##J##_0);                                                                  \
+        e##J##_1 = _mm256_fmadd_ps(w1, x1, e##J##_1);                                                                  \
+    }
+#define KERN_COL_STORE(J)                                                                                              \
+    {                                                                                                                  \
+        const __m256 vc = _mm256_set1_ps(k->c[J]);                                                                     \
+        float *y = k->y[J] + p + r0;                                                                                   \
+        __m256 v0 = _mm256_mul_ps(vc, _mm256_add_ps(_mm256_add_ps(a##J##_0, e##J##_0), _mm256_loadu_ps(bp)));          \
+        __m256 v1 = _mm256_mul_ps(vc, _mm256_add_ps(_mm256_add_ps(a##J##_1, e##J##_1), _mm256_loadu_ps(bp + 8)));      \
+        if (k->accumulate[J]) {                                                                                        \
+            v0 = _mm256_add_ps(_mm256_loadu_ps(y), v0);                                                                \
+            v1 = _mm256_add_ps(_mm256_loadu_ps(y + 8), v1);                                                            \
         }                                                                                                              \
+        _mm256_storeu_ps(y, v0);                                                                                       \
+        _mm256_storeu_ps(y + 8, v1);                                                                                   \
+    }
+#define KERN_COLS_1(M) M(0)
+#define KERN_COLS_2(M) M(0) M(1)
+#define KERN_COLS_3(M) M(0) M(1) M(2)
+
+#define KERN_GEMM_HALF(NAME, TARGET, WT, LOAD8, COLS)                                                                  \
+    TARGET static void NAME(const WT *w, const float *b, int n_in, int p, int r0, const kern_block_t *k)               \
+    {                                                                                                                  \
+        const __m256 z = _mm256_setzero_ps();                                                                          \
+        COLS(KERN_COL_ZERO)                                                                                            \
         const WT *wp = w + (size_t)p * (size_t)n_in + r0;                                                              \
         int i = 0;                                                                                                     \
         for (; i + 2 <= n_in; i += 2, wp += 2 * KERN_R) {                                                              \
             __m256 w0 = LOAD8(wp), w1 = LOAD8(wp + 8);                                                                 \
-            for (int j = 0; j < nc; j++) {                                                                             \
-                const __m256 x0 = _mm256_broadcast_ss(k->x[j] + i);                                                    \
-                a[j][0] = _mm256_fmadd_ps(w0, x0, a[j][0]);                                                            \
-                a[j][1] = _mm256_fmadd_ps(w1, x0, a[j][1]);                                                            \
-            }                                                                                                          \
+            COLS(KERN_COL_EVEN)                                                                                        \
             w0 = LOAD8(wp + KERN_R);                                                                                   \
             w1 = LOAD8(wp + KERN_R + 8);                                                                               \
-            for (int j = 0; j < nc; j++) {                                                                             \
-                const __m256 x1 = _mm256_broadcast_ss(k->x[j] + i + 1);                                                \
-                e[j][0] = _mm256_fmadd_ps(w0, x1, e[j][0]);                                                            \
-                e[j][1] = _mm256_fmadd_ps(w1, x1, e[j][1]);                                                            \
-            }                                                                                                          \
+            COLS(KERN_COL_ODD)                                                                                         \
         }                                                                                                              \
         if (i < n_in) {                                                                                                \
             const __m256 w0 = LOAD8(wp), w1 = LOAD8(wp + 8);                                                           \
-            for (int j = 0; j < nc; j++) {                                                                             \
-                const __m256 x0 = _mm256_broadcast_ss(k->x[j] + i);                                                    \
-                a[j][0] = _mm256_fmadd_ps(w0, x0, a[j][0]);                                                            \
-                a[j][1] = _mm256_fmadd_ps(w1, x0, a[j][1]);                                                            \
-            }                                                                                                          \
+            COLS(KERN_COL_EVEN)                                                                                        \
         }                                                                                                              \
-        for (int j = 0; j < nc; j++) {                                                                                 \
-            const __m256 vc = _mm256_set1_ps(k->c[j]);                                                                 \
-            float *y = k->y[j] + p + r0;                                                                               \
-            for (int q = 0; q < 2; q++) {                                                                              \
-                __m256 v = _mm256_mul_ps(                                                                              \
-                    vc, _mm256_add_ps(_mm256_add_ps(a[j][q], e[j][q]), _mm256_loadu_ps(b + p + r0 + 8 * q)));          \
-                if (k->accumulate[j])                                                                                  \
-                    v = _mm256_add_ps(_mm256_loadu_ps(y + 8 * q), v);                                                  \
-                _mm256_storeu_ps(y + 8 * q, v);                                                                        \
-            }                                                                                                          \
-        }                                                                                                              \
+        const float *bp = b + p + r0;                                                                                  \
+        COLS(KERN_COL_STORE)                                                                                           \
     }
 
-KERN_GEMM_HALF(gemm_avx2_half, KERN_AVX2, float, KERN_LOAD_F32)
-KERN_GEMM_HALF(gemm_avx2_f16_half, KERN_AVX2_F16, uint16_t, KERN_LOAD_F16)
+KERN_GEMM_HALF(gemm_avx2_half1, KERN_AVX2, float, KERN_LOAD_F32, KERN_COLS_1)
+KERN_GEMM_HALF(gemm_avx2_half2, KERN_AVX2, float, KERN_LOAD_F32, KERN_COLS_2)
+KERN_GEMM_HALF(gemm_avx2_half3, KERN_AVX2, float, KERN_LOAD_F32, KERN_COLS_3)
+KERN_GEMM_HALF(gemm_avx2_f16_half1, KERN_AVX2_F16, uint16_t, KERN_LOAD_F16, KERN_COLS_1)
+KERN_GEMM_HALF(gemm_avx2_f16_half2, KERN_AVX2_F16, uint16_t, KERN_LOAD_F16, KERN_COLS_2)
+KERN_GEMM_HALF(gemm_avx2_f16_half3, KERN_AVX2_F16, uint16_t, KERN_LOAD_F16, KERN_COLS_3)
 
-/* Constant column counts, so the accumulators stay in registers. */
-KERN_AVX2 static void gemm_avx2_cols(const float *w, const float *b, int n_in, int p, int r0, const kern_block_t *k)
+static void gemm_avx2_cols(const float *w, const float *b, int n_in, int p, int r0, const kern_block_t *k)
 {
     switch (k->n) {
-    case 3: gemm_avx2_half(w, b, n_in, p, r0, k, 3); break;
-    case 2: gemm_avx2_half(w, b, n_in, p, r0, k, 2); break;
-    default: gemm_avx2_half(w, b, n_in, p, r0, k, 1); break;
+    case 3: gemm_avx2_half3(w, b, n_in, p, r0, k); break;
+    case 2: gemm_avx2_half2(w, b, n_in, p, r0, k); break;
+    default: gemm_avx2_half1(w, b, n_in, p, r0, k); break;
     }
 }
 
-KERN_AVX2_F16 static void gemm_avx2_f16_cols(const uint16_t *w, const float *b, int n_in, int p, int r0,
-                                             const kern_block_t *k)
+static void gemm_avx2_f16_cols(const uint16_t *w, const float *b, int n_in, int p, int r0, const kern_block_t *k)
 {
     switch (k->n) {
-    case 3: gemm_avx2_f16_half(w, b, n_in, p, r0, k, 3); break;
-    case 2: gemm_avx2_f16_half(w, b, n_in, p, r0, k, 2); break;
-    default: gemm_avx2_f16_half(w, b, n_in, p, r0, k, 1); break;
+    case 3: gemm_avx2_f16_half3(w, b, n_in, p, r0, k); break;
+    case 2: gemm_avx2_f16_half2(w, b, n_in, p, r0, k); break;
+    default: gemm_avx2_f16_half1(w, b, n_in, p, r0, k); break;
     }
 }
 
