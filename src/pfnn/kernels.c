@@ -460,6 +460,13 @@ void pfnn_kern_gemm(pfnn_isa_t isa, pfnn_dtype_t dtype, const float *w32, const 
                     int out_pad, const float *x, size_t x_stride, float *y, size_t y_stride,
                     const pfnn_kern_col_t *cols, int n_cols)
 {
+    /* One column: the gemv itself (the same operations; its 8 chains per
+     * panel beat the GEMM's 4 per half panel when nothing is shared). */
+    if (n_cols == 1) {
+        pfnn_kern_gemv(isa, dtype, w32, w16, b, x + (size_t)cols[0].row * x_stride, n_in, out_pad, cols[0].c,
+                       cols[0].accumulate, y + (size_t)cols[0].row * y_stride);
+        return;
+    }
     /* Panel by panel, half panels on x86: the rows one pass of the columns
      * reads (16 x n_in weights, 32 KiB at n_in = 512) stay in L1 while the
      * blocks of KERN_G columns go by. */
