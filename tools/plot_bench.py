@@ -199,6 +199,9 @@ def plot_skinning_paths(paths, out):
 
 def plot_pfnn(path, out):
     h, rows = load(path)
+    # One bar per pfnn_run row; the batch rows (ms per character of a
+    # batch) are a table, not bars on this axis.
+    rows = [r for r in rows if r.get("path", "single") == "single"]
     labels = ["%s\n%s" % (r["mode"], r["dtype"]) for r in rows]
     med = [float(r["median_ms"]) for r in rows]
     lo = [float(r["median_ms"]) - float(r["min_ms"]) for r in rows]

@@ -26,7 +26,8 @@ enum {
     /* Distinct input vectors cycled through (and compared against cubic). */
     PFNN_BENCH_INPUTS = 64,
     /* Copy-loop passes; the fastest is kept. */
-    PFNN_BENCH_COPY_PASSES = 5
+    PFNN_BENCH_COPY_PASSES = 5,
+    PFNN_BENCH_DEFAULT_BATCH_REPEATS = 21
 };
 
 #define PFNN_BENCH_DEFAULT_COPY ((size_t)128 << 20)
@@ -182,6 +183,12 @@ static pfnn_bench_desc_t with_defaults(const pfnn_bench_desc_t *desc)
         d.copy_bytes_l3 = PFNN_BENCH_DEFAULT_COPY_L3;
     if (!d.seed)
         d.seed = 1;
+    if (!d.batch_repeats)
+        d.batch_repeats = PFNN_BENCH_DEFAULT_BATCH_REPEATS;
+    if (!d.batch_thread_count) {
+        d.batch_threads[0] = 1;
+        d.batch_thread_count = 1;
+    }
     return d;
 }
 
@@ -229,13 +236,151 @@ static void measure_row(bench_ctx_t *c, pfnn_job_t *job, pfnn_bench_row_t *row, 
                                  ((double)row->bytes_per_inference / (out->copy_l3_gb_s * 1e9) * 1e3);
 }
 
+/* Scratch of the batch rows: N characters' inputs, phases and outputs. */
+typedef struct batch_ctx_t {
+    const pfnn_network_t *net;
+    pfnn_workspace_t *ws;
+    const float *inputs; /* PFNN_BENCH_INPUTS rows */
+    float *x, *y_single, *y_batch, *phase;
+    double *t_single, *t_batch[PFNN_BENCH_MAX_BATCH_THREADS];
+    pfnn_batch_t *batch[PFNN_BENCH_MAX_BATCH_THREADS];
+} batch_ctx_t;
+
+/* The rows of one mode x dtype x batch size N: every repeat times N
+ * pfnn_run calls and then one batch run per thread count, interleaved so
+ * that a slow moment of the machine hits both. Characters start spread
+ * over the cycle and all advance STEP per repeat, as a crowd does. */
+static void measure_batch(batch_ctx_t *c, const pfnn_bench_desc_t *d, pfnn_mode_t mode, pfnn_dtype_t dtype,
+                          pfnn_isa_t isa, int n, pfnn_bench_result_t *out)
+{
+    const pfnn_network_t *net = c->net;
+    const size_t n_in = (size_t)net->n_in, n_out = (size_t)net->n_out;
+    for (int k = 0; k < n; k++) {
+        memcpy(c->x + (size_t)k * n_in, c->inputs + (size_t)(k % PFNN_BENCH_INPUTS) * n_in, n_in * sizeof(float));
+        /* The golden angle spreads any count of characters over the cycle. */
+        c->phase[k] = fmodf(d->fixed_phase + 2.39996323f * (float)k, 6.2831853f);
+    }
+    pfnn_job_t job = {.net = net, .ws = c->ws, .mode = mode, .dtype = dtype, .isa = isa};
+    pfnn_batch_job_t bj = {
+        .mode = mode, .dtype = dtype, .isa = isa, .count = n, .phase = c->phase, .x = c->x, .y = c->y_batch};
+    const int nt = d->batch_thread_count;
+    double checksum[PFNN_BENCH_MAX_BATCH_THREADS] = {0};
+    bool identical[PFNN_BENCH_MAX_BATCH_THREADS];
+    for (int t = 0; t < nt; t++)
+        identical[t] = true;
+    const int warmup = d->warmup < 2 ? d->warmup : 2;
+    for (int r = -warmup; r < d->batch_repeats; r++) {
+        double t0 = bench_now_s();
+        for (int k = 0; k < n; k++) {
+            job.phase = c->phase[k];
+            job.x = c->x + (size_t)k * n_in;
+            job.y = c->y_single + (size_t)k * n_out;
+            pfnn_run_unchecked(&job);
+        }
+        double t_single = bench_now_s() - t0;
+        if (r >= 0)
+            c->t_single[r] = 1e3 * t_single / n;
+        for (int t = 0; t < nt; t++) {
+            bj.batch = c->batch[t];
+            t0 = bench_now_s();
+            pfnn_batch_run_unchecked(&bj);
+            double t_batch = bench_now_s() - t0;
+            if (r < 0)
+                continue;
+            c->t_batch[t][r] = 1e3 * t_batch / n;
+            identical[t] = identical[t] && memcmp(c->y_single, c->y_batch, (size_t)n * n_out * sizeof(float)) == 0;
+            for (size_t o = 0; o < (size_t)n * n_out; o++)
+                checksum[t] += c->y_batch[o];
+        }
+        for (int k = 0; k < n; k++)
+            c->phase[k] = fmodf(c->phase[k] + d->phase_step, 6.2831853f);
+    }
+    double single[3];
+    bench_stats(c->t_single, d->batch_repeats, &single[0], &single[1], &single[2]);
+    for (int t = 0; t < nt && out->batch_row_count < PFNN_BENCH_MAX_BATCH_ROWS; t++) {
+        pfnn_bench_batch_row_t *row = &out->batch_rows[out->batch_row_count++];
+        double b3[3];
+        bench_stats(c->t_batch[t], d->batch_repeats, &b3[0], &b3[1], &b3[2]);
+        *row = (pfnn_bench_batch_row_t){.mode = mode,
+                                        .dtype = dtype,
+                                        .isa = isa,
+                                        .batch = n,
+                                        .threads = d->batch_threads[t],
+                                        .single_ms = single[0],
+                                        .batch_ms = b3[0],
+                                        .batch_min_ms = b3[1],
+                                        .batch_max_ms = b3[2],
+                                        .speedup = b3[0] > 0.0 ? single[0] / b3[0] : 0.0,
+                                        .identical = identical[t],
+                                        .checksum = checksum[t]};
+    }
+}
+
+/* Every batch row: prepared modes x dtypes x D's sizes x thread counts. */
+static bool measure_batches(const pfnn_network_t *net, pfnn_workspace_t *ws, const float *inputs,
+                            const pfnn_bench_desc_t *d, pfnn_bench_result_t *out)
+{
+    int max_n = 0;
+    for (int i = 0; i < d->batch_size_count; i++)
+        max_n = d->batch_sizes[i] > max_n ? d->batch_sizes[i] : max_n;
+    if (max_n == 0)
+        return true;
+    const size_t n_in = (size_t)net->n_in, n_out = (size_t)net->n_out;
+    batch_ctx_t c = {.net = net, .ws = ws, .inputs = inputs};
+    c.x = malloc((size_t)max_n * n_in * sizeof(float));
+    c.y_single = malloc((size_t)max_n * n_out * sizeof(float));
+    c.y_batch = malloc((size_t)max_n * n_out * sizeof(float));
+    c.phase = malloc((size_t)max_n * sizeof(float));
+    c.t_single = malloc((size_t)d->batch_repeats * sizeof(double));
+    bool ok = c.x && c.y_single && c.y_batch && c.phase && c.t_single;
+    for (int t = 0; ok && t < d->batch_thread_count; t++) {
+        c.t_batch[t] = malloc((size_t)d->batch_repeats * sizeof(double));
+        c.batch[t] = pfnn_batch_create(
+            &(pfnn_batch_desc_t){.net = net, .max_count = max_n, .thread_count = d->batch_threads[t]});
+        ok = c.t_batch[t] && c.batch[t];
+    }
+    if (!ok)
+        log_error("pfnn bench: out of memory (or threads) for batches of %d", max_n);
+    for (int m = 0; ok && m < PFNN_PHASE_MODE_COUNT; m++)
+        for (int t = 0; t < PFNN_DTYPE_COUNT; t++) {
+            const pfnn_mode_t mode = (pfnn_mode_t)m;
+            const pfnn_dtype_t dtype = (pfnn_dtype_t)t;
+            if (!pfnn_has_mode(net, mode, dtype) || !pfnn_isa_supported(d->isa, dtype))
+                continue;
+            pfnn_isa_t isa = d->isa;
+            if (isa == PFNN_ISA_AUTO)
+                isa = pfnn_isa_supported(PFNN_ISA_AVX2, dtype) ? PFNN_ISA_AVX2 : pfnn_isa_best();
+            for (int i = 0; i < d->batch_size_count; i++)
+                measure_batch(&c, d, mode, dtype, isa, d->batch_sizes[i], out);
+        }
+    for (int t = 0; t < PFNN_BENCH_MAX_BATCH_THREADS; t++) {
+        pfnn_batch_destroy(c.batch[t]);
+        free(c.t_batch[t]);
+    }
+    free(c.x);
+    free(c.y_single);
+    free(c.y_batch);
+    free(c.phase);
+    free(c.t_single);
+    return ok;
+}
+
 bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pfnn_bench_result_t *out)
 {
     memset(out, 0, sizeof *out);
     pfnn_bench_desc_t d = with_defaults(desc);
+    bool batch_ok = d.batch_size_count >= 0 && d.batch_size_count <= PFNN_BENCH_MAX_BATCH_SIZES &&
+                    d.batch_thread_count <= PFNN_BENCH_MAX_BATCH_THREADS && d.batch_repeats >= 1 &&
+                    d.batch_repeats <= PFNN_BENCH_MAX_REPEATS;
+    for (int i = 0; batch_ok && i < d.batch_size_count; i++)
+        batch_ok = d.batch_sizes[i] >= 1 && d.batch_sizes[i] <= PFNN_BATCH_MAX;
+    for (int i = 0; batch_ok && i < d.batch_thread_count; i++)
+        batch_ok = d.batch_threads[i] >= 1 && d.batch_threads[i] <= PFNN_BATCH_MAX_THREADS;
     if (!net || !net->sets || d.warmup < 0 || d.repeats < 1 || d.repeats > PFNN_BENCH_MAX_REPEATS ||
-        !isfinite(d.phase_step) || !isfinite(d.fixed_phase)) {
-        log_error("pfnn bench: needs a loaded network, 1..%d repeats and a finite phase step", PFNN_BENCH_MAX_REPEATS);
+        !isfinite(d.phase_step) || !isfinite(d.fixed_phase) || !batch_ok) {
+        log_error("pfnn bench: needs a loaded network, 1..%d repeats, a finite phase step, batch sizes 1..%d and "
+                  "1..%d threads",
+                  PFNN_BENCH_MAX_REPEATS, PFNN_BATCH_MAX, PFNN_BATCH_MAX_THREADS);
         return false;
     }
     out->desc = d;
@@ -295,6 +440,7 @@ bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pf
             measure_row(&c, &job, row, ref, &d, out);
         }
     }
+    ok = measure_batches(net, &c.ws, c.x, &d, out);
 done:
     pfnn_workspace_free(&c.ws);
     free(c.x);

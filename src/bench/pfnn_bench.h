@@ -15,17 +15,26 @@
  * pass over the DRAM-sized buffer gives the read roofline (the floor of an
  * inference whose weights come from DRAM: the constant mode's 50 fp32
  * slices, 106 MiB, do not fit a 32 MiB L3).
+ * Batch rows: for each batch size N and thread count, every repeat runs N
+ * characters (each at its own phase, all advancing PHASE_STEP per repeat)
+ * through N pfnn_run() calls and through one pfnn_batch_run() per thread
+ * count, interleaved, and reports the median ms per character of each and
+ * their ratio (the batch's speedup), plus whether the batch's outputs equal
+ * the single runs' bit for bit (batch.h promises they do).
  * Wall-clock time is used here for profiling only.
  * Does NOT: load files, print, or keep memory after it returns.
  */
 #ifndef STRIDER_BENCH_PFNN_BENCH_H
 #define STRIDER_BENCH_PFNN_BENCH_H
 
+#include "pfnn/batch.h"
 #include "pfnn/network.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+enum { PFNN_BENCH_MAX_BATCH_SIZES = 8, PFNN_BENCH_MAX_BATCH_THREADS = 4 };
 
 typedef struct pfnn_bench_desc_t {
     int warmup;           /* 0: 50 untimed inferences per row */
@@ -36,6 +45,12 @@ typedef struct pfnn_bench_desc_t {
     size_t copy_bytes;    /* DRAM copy buffer; 0: 128 MiB (4x a 32 MiB L3) */
     size_t copy_bytes_l3; /* cache copy buffer; 0: 4 MiB */
     uint32_t seed;        /* inputs; 0: 1 */
+    /* Batch rows: sizes (1..PFNN_BATCH_MAX) and thread counts; none: no batch rows. */
+    int batch_sizes[PFNN_BENCH_MAX_BATCH_SIZES];
+    int batch_size_count;
+    int batch_threads[PFNN_BENCH_MAX_BATCH_THREADS]; /* none: 1 */
+    int batch_thread_count;
+    int batch_repeats; /* 0: 21 */
 } pfnn_bench_desc_t;
 
 typedef struct pfnn_bench_row_t {
@@ -56,7 +71,25 @@ typedef struct pfnn_bench_row_t {
     double checksum;            /* sum of every output of the timed runs */
 } pfnn_bench_row_t;
 
-enum { PFNN_BENCH_MAX_ROWS = PFNN_PHASE_MODE_COUNT * PFNN_DTYPE_COUNT };
+enum {
+    PFNN_BENCH_MAX_ROWS = PFNN_PHASE_MODE_COUNT * PFNN_DTYPE_COUNT,
+    PFNN_BENCH_MAX_BATCH_ROWS = PFNN_BENCH_MAX_ROWS * PFNN_BENCH_MAX_BATCH_SIZES * PFNN_BENCH_MAX_BATCH_THREADS
+};
+
+/* One batch size x thread count of one mode and dtype. */
+typedef struct pfnn_bench_batch_row_t {
+    pfnn_mode_t mode;
+    pfnn_dtype_t dtype;
+    pfnn_isa_t isa;
+    int batch, threads;
+    double single_ms;    /* median over repeats of (N pfnn_run calls) / N */
+    double batch_ms;     /* median over repeats of (one pfnn_batch_run) / N */
+    double batch_min_ms; /* per character */
+    double batch_max_ms; /* per character */
+    double speedup;      /* single_ms / batch_ms */
+    bool identical;      /* every batch output == pfnn_run's, bit for bit */
+    double checksum;     /* sum of the batch outputs of the timed runs */
+} pfnn_bench_batch_row_t;
 
 typedef struct pfnn_bench_result_t {
     pfnn_bench_desc_t desc; /* with the defaults filled in */
@@ -70,6 +103,8 @@ typedef struct pfnn_bench_result_t {
     double read_gb_s;
     int row_count;
     pfnn_bench_row_t rows[PFNN_BENCH_MAX_ROWS];
+    int batch_row_count;
+    pfnn_bench_batch_row_t batch_rows[PFNN_BENCH_MAX_BATCH_ROWS];
 } pfnn_bench_result_t;
 
 bool pfnn_bench_run(const pfnn_network_t *net, const pfnn_bench_desc_t *desc, pfnn_bench_result_t *out);

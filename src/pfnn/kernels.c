@@ -12,8 +12,15 @@
 
 enum {
     /* Rows per panel over the SIMD width: 4 AVX or 8 SSE accumulators. */
-    KERN_R = PFNN_PANEL_ROWS
+    KERN_R = PFNN_PANEL_ROWS,
+    /* GEMM register block: columns (inputs) per pass over a half panel. */
+    KERN_G = 3,
+    /* GEMM rows per pass: half a panel, 2 AVX or 4 SSE accumulators per
+     * column (twice that on AVX, whose chains split even and odd inputs). */
+    KERN_H = PFNN_PANEL_ROWS / 2
 };
+
+#define KERN_INLINE static inline __attribute__((always_inline))
 
 /* exp() range reduction and polynomial (Cephes expf; |rel err| ~1e-7 on
  * [-87, 0]). Below -87.3 exp() underflows to 0 and ELU to -1. */
@@ -53,6 +60,58 @@ static void gemv_scalar(const float *w, const uint16_t *w16, const float *b, con
             y[p + r] = accumulate ? y[p + r] + v : v;
         }
     }
+}
+
+/* The GEMM's column blocks: the input and output rows of up to KERN_G
+ * columns starting at COLS. */
+typedef struct kern_block_t {
+    const float *x[KERN_G];
+    float *y[KERN_G];
+    float c[KERN_G];
+    bool accumulate[KERN_G];
+    int n;
+} kern_block_t;
+
+static kern_block_t kern_block(const float *x, size_t x_stride, float *y, size_t y_stride, const pfnn_kern_col_t *cols,
+                               int n)
+{
+    kern_block_t k;
+    memset(&k, 0, sizeof k);
+    k.n = n < KERN_G ? n : KERN_G;
+    for (int j = 0; j < k.n; j++) {
+        k.x[j] = x + (size_t)cols[j].row * x_stride;
+        k.y[j] = y + (size_t)cols[j].row * y_stride;
+        k.c[j] = cols[j].c;
+        k.accumulate[j] = cols[j].accumulate;
+    }
+    return k;
+}
+
+/* gemv_scalar's arithmetic for the columns of K, one panel at P. */
+static void gemm_scalar_panel(const float *w, const uint16_t *w16, const float *b, int n_in, int p,
+                              const kern_block_t *k)
+{
+    float acc[KERN_G][KERN_R];
+    memset(acc, 0, sizeof acc);
+    size_t base = (size_t)p * (size_t)n_in;
+    for (int i = 0; i < n_in; i++) {
+        size_t at = base + (size_t)i * KERN_R;
+        for (int j = 0; j < k->n; j++) {
+            const float xi = k->x[j][i];
+            if (w16) {
+                for (int r = 0; r < KERN_R; r++)
+                    acc[j][r] += pfnn_f16_to_f32(w16[at + r]) * xi;
+            } else {
+                for (int r = 0; r < KERN_R; r++)
+                    acc[j][r] += w[at + r] * xi;
+            }
+        }
+    }
+    for (int j = 0; j < k->n; j++)
+        for (int r = 0; r < KERN_R; r++) {
+            float v = k->c[j] * (acc[j][r] + b[p + r]);
+            k->y[j][p + r] = k->accumulate[j] ? k->y[j][p + r] + v : v;
+        }
 }
 
 static void elu_scalar(float *v, int n)
@@ -112,6 +171,49 @@ static void gemv_sse2(const float *w, const float *b, const float *x, int n_in, 
                 v = _mm_add_ps(_mm_loadu_ps(y + p + 4 * r), v);
             _mm_storeu_ps(y + p + 4 * r, v);
         }
+    }
+}
+
+/* gemv_sse2's arithmetic for the NC columns of K over the half panel at
+ * W (rows R0.. of the panel at P): one mul + add chain per row. */
+KERN_INLINE void gemm_sse2_half(const float *w, const float *b, int n_in, int p, int r0, const kern_block_t *k,
+                                const int nc)
+{
+    __m128 a[KERN_G][4];
+    for (int j = 0; j < nc; j++)
+        for (int q = 0; q < 4; q++)
+            a[j][q] = _mm_setzero_ps();
+    const float *wp = w + (size_t)p * (size_t)n_in + r0;
+    for (int i = 0; i < n_in; i++, wp += KERN_R) {
+        const __m128 w0 = _mm_loadu_ps(wp), w1 = _mm_loadu_ps(wp + 4), w2 = _mm_loadu_ps(wp + 8),
+                     w3 = _mm_loadu_ps(wp + 12);
+        for (int j = 0; j < nc; j++) {
+            const __m128 xi = _mm_set1_ps(k->x[j][i]);
+            a[j][0] = _mm_add_ps(a[j][0], _mm_mul_ps(w0, xi));
+            a[j][1] = _mm_add_ps(a[j][1], _mm_mul_ps(w1, xi));
+            a[j][2] = _mm_add_ps(a[j][2], _mm_mul_ps(w2, xi));
+            a[j][3] = _mm_add_ps(a[j][3], _mm_mul_ps(w3, xi));
+        }
+    }
+    for (int j = 0; j < nc; j++) {
+        const __m128 vc = _mm_set1_ps(k->c[j]);
+        float *y = k->y[j] + p + r0;
+        for (int q = 0; q < 4; q++) {
+            __m128 v = _mm_mul_ps(vc, _mm_add_ps(a[j][q], _mm_loadu_ps(b + p + r0 + 4 * q)));
+            if (k->accumulate[j])
+                v = _mm_add_ps(_mm_loadu_ps(y + 4 * q), v);
+            _mm_storeu_ps(y + 4 * q, v);
+        }
+    }
+}
+
+static void gemm_sse2_cols(const float *w, const float *b, int n_in, int p, int r0, const kern_block_t *k)
+{
+    /* Constant column counts, so the accumulators stay in registers. */
+    switch (k->n) {
+    case 3: gemm_sse2_half(w, b, n_in, p, r0, k, 3); break;
+    case 2: gemm_sse2_half(w, b, n_in, p, r0, k, 2); break;
+    default: gemm_sse2_half(w, b, n_in, p, r0, k, 1); break;
     }
 }
 
@@ -208,6 +310,91 @@ KERN_AVX2_F16 static void gemv_avx2_f16(const uint16_t *w, const float *b, const
     }
 }
 
+/* gemv_avx2's arithmetic (KERN_PANEL_BODY) for the columns of K over the
+ * half panel of rows R0.. of the panel at P: per column J, one FMA chain
+ * per row over the even inputs (aJ_0, aJ_1) and one over the odd ones
+ * (eJ_0, eJ_1), summed at the end, then c * (acc + b) (+ y). A weight pair
+ * serves every column before the next is loaded. The accumulators are
+ * named variables, one set per column listed by COLS (M(0) M(1) ...):
+ * arrays of them indexed in loops were kept in memory by gcc 12, a store
+ * per FMA. WT is float or uint16_t, LOAD8 as in KERN_PANEL_BODY. */
+#define KERN_COL_ZERO(J) __m256 a##J##_0 = z, a##J##_1 = z, e##J##_0 = z, e##J##_1 = z;
+#define KERN_COL_EVEN(J)                                                                                               \
+    {                                                                                                                  \
+        const __m256 x0 = _mm256_broadcast_ss(k->x[J] + i);                                                            \
+        a##J##_0 = _mm256_fmadd_ps(w0, x0, a##J##_0);                                                                  \
+        a##J##_1 = _mm256_fmadd_ps(w1, x0, a##J##_1);                                                                  \
+    }
+#define KERN_COL_ODD(J)                                                                                                \
+    {                                                                                                                  \
+        const __m256 x1 = _mm256_broadcast_ss(k->x[J] + i + 1);                                                        \
+        e##J##_0 = _mm256_fmadd_ps(w0, x1, e##J##_0);                                                                  \
+        e##J##_1 = _mm256_fmadd_ps(w1, x1, e##J##_1);                                                                  \
+    }
+#define KERN_COL_STORE(J)                                                                                              \
+    {                                                                                                                  \
+        const __m256 vc = _mm256_set1_ps(k->c[J]);                                                                     \
+        float *y = k->y[J] + p + r0;                                                                                   \
+        __m256 v0 = _mm256_mul_ps(vc, _mm256_add_ps(_mm256_add_ps(a##J##_0, e##J##_0), _mm256_loadu_ps(bp)));          \
+        __m256 v1 = _mm256_mul_ps(vc, _mm256_add_ps(_mm256_add_ps(a##J##_1, e##J##_1), _mm256_loadu_ps(bp + 8)));      \
+        if (k->accumulate[J]) {                                                                                        \
+            v0 = _mm256_add_ps(_mm256_loadu_ps(y), v0);                                                                \
+            v1 = _mm256_add_ps(_mm256_loadu_ps(y + 8), v1);                                                            \
+        }                                                                                                              \
+        _mm256_storeu_ps(y, v0);                                                                                       \
+        _mm256_storeu_ps(y + 8, v1);                                                                                   \
+    }
+#define KERN_COLS_1(M) M(0)
+#define KERN_COLS_2(M) M(0) M(1)
+#define KERN_COLS_3(M) M(0) M(1) M(2)
+
+#define KERN_GEMM_HALF(NAME, TARGET, WT, LOAD8, COLS)                                                                  \
+    TARGET static void NAME(const WT *w, const float *b, int n_in, int p, int r0, const kern_block_t *k)               \
+    {                                                                                                                  \
+        const __m256 z = _mm256_setzero_ps();                                                                          \
+        COLS(KERN_COL_ZERO)                                                                                            \
+        const WT *wp = w + (size_t)p * (size_t)n_in + r0;                                                              \
+        int i = 0;                                                                                                     \
+        for (; i + 2 <= n_in; i += 2, wp += 2 * KERN_R) {                                                              \
+            __m256 w0 = LOAD8(wp), w1 = LOAD8(wp + 8);                                                                 \
+            COLS(KERN_COL_EVEN)                                                                                        \
+            w0 = LOAD8(wp + KERN_R);                                                                                   \
+            w1 = LOAD8(wp + KERN_R + 8);                                                                               \
+            COLS(KERN_COL_ODD)                                                                                         \
+        }                                                                                                              \
+        if (i < n_in) {                                                                                                \
+            const __m256 w0 = LOAD8(wp), w1 = LOAD8(wp + 8);                                                           \
+            COLS(KERN_COL_EVEN)                                                                                        \
+        }                                                                                                              \
+        const float *bp = b + p + r0;                                                                                  \
+        COLS(KERN_COL_STORE)                                                                                           \
+    }
+
+KERN_GEMM_HALF(gemm_avx2_half1, KERN_AVX2, float, KERN_LOAD_F32, KERN_COLS_1)
+KERN_GEMM_HALF(gemm_avx2_half2, KERN_AVX2, float, KERN_LOAD_F32, KERN_COLS_2)
+KERN_GEMM_HALF(gemm_avx2_half3, KERN_AVX2, float, KERN_LOAD_F32, KERN_COLS_3)
+KERN_GEMM_HALF(gemm_avx2_f16_half1, KERN_AVX2_F16, uint16_t, KERN_LOAD_F16, KERN_COLS_1)
+KERN_GEMM_HALF(gemm_avx2_f16_half2, KERN_AVX2_F16, uint16_t, KERN_LOAD_F16, KERN_COLS_2)
+KERN_GEMM_HALF(gemm_avx2_f16_half3, KERN_AVX2_F16, uint16_t, KERN_LOAD_F16, KERN_COLS_3)
+
+static void gemm_avx2_cols(const float *w, const float *b, int n_in, int p, int r0, const kern_block_t *k)
+{
+    switch (k->n) {
+    case 3: gemm_avx2_half3(w, b, n_in, p, r0, k); break;
+    case 2: gemm_avx2_half2(w, b, n_in, p, r0, k); break;
+    default: gemm_avx2_half1(w, b, n_in, p, r0, k); break;
+    }
+}
+
+static void gemm_avx2_f16_cols(const uint16_t *w, const float *b, int n_in, int p, int r0, const kern_block_t *k)
+{
+    switch (k->n) {
+    case 3: gemm_avx2_f16_half3(w, b, n_in, p, r0, k); break;
+    case 2: gemm_avx2_f16_half2(w, b, n_in, p, r0, k); break;
+    default: gemm_avx2_f16_half1(w, b, n_in, p, r0, k); break;
+    }
+}
+
 KERN_AVX2 static __m256 exp_neg_avx2(__m256 x)
 {
     x = _mm256_max_ps(_mm256_set1_ps(KERN_EXP_LO), x);
@@ -267,6 +454,45 @@ void pfnn_kern_gemv(pfnn_isa_t isa, pfnn_dtype_t dtype, const float *w32, const 
 #endif
     (void)isa;
     gemv_scalar(w32, dtype == PFNN_F16 ? w16 : NULL, b, x, n_in, out_pad, c, accumulate, y);
+}
+
+void pfnn_kern_gemm(pfnn_isa_t isa, pfnn_dtype_t dtype, const float *w32, const uint16_t *w16, const float *b, int n_in,
+                    int out_pad, const float *x, size_t x_stride, float *y, size_t y_stride,
+                    const pfnn_kern_col_t *cols, int n_cols)
+{
+    /* One column: the gemv itself (the same operations; its 8 chains per
+     * panel beat the GEMM's 4 per half panel when nothing is shared). */
+    if (n_cols == 1) {
+        pfnn_kern_gemv(isa, dtype, w32, w16, b, x + (size_t)cols[0].row * x_stride, n_in, out_pad, cols[0].c,
+                       cols[0].accumulate, y + (size_t)cols[0].row * y_stride);
+        return;
+    }
+    /* Panel by panel, half panels on x86: the rows one pass of the columns
+     * reads (16 x n_in weights, 32 KiB at n_in = 512) stay in L1 while the
+     * blocks of KERN_G columns go by. */
+    for (int p = 0; p < out_pad; p += KERN_R) {
+#if PFNN_X86
+        if (isa == PFNN_ISA_AVX2 || (isa == PFNN_ISA_SSE2 && dtype == PFNN_F32)) {
+            for (int r0 = 0; r0 < KERN_R; r0 += KERN_H)
+                for (int j = 0; j < n_cols; j += KERN_G) {
+                    const kern_block_t k = kern_block(x, x_stride, y, y_stride, cols + j, n_cols - j);
+                    if (isa == PFNN_ISA_SSE2)
+                        gemm_sse2_cols(w32, b, n_in, p, r0, &k);
+                    else if (dtype == PFNN_F16)
+                        gemm_avx2_f16_cols(w16, b, n_in, p, r0, &k);
+                    else
+                        gemm_avx2_cols(w32, b, n_in, p, r0, &k);
+                }
+            continue;
+        }
+#endif
+        /* SSE2 has no half conversion; fp16 there takes the plain C path. */
+        for (int j = 0; j < n_cols; j += KERN_G) {
+            const kern_block_t k = kern_block(x, x_stride, y, y_stride, cols + j, n_cols - j);
+            gemm_scalar_panel(w32, dtype == PFNN_F16 ? w16 : NULL, b, n_in, p, &k);
+        }
+    }
+    (void)isa;
 }
 
 void pfnn_kern_elu(pfnn_isa_t isa, float *v, int n)

@@ -142,7 +142,7 @@ pfnn_isa_t pfnn_isa_best(void)
     return PFNN_ISA_SCALAR;
 }
 
-static pfnn_isa_t isa_resolve(pfnn_isa_t isa, pfnn_dtype_t dtype)
+pfnn_isa_t pfnn_isa_resolve(pfnn_isa_t isa, pfnn_dtype_t dtype)
 {
     if (isa != PFNN_ISA_AUTO)
         return isa;
@@ -563,23 +563,25 @@ static void layer_run(const pfnn_network_t *net, int l, const int *sets, const f
     }
 }
 
-void pfnn_run_unchecked(const pfnn_job_t *job)
+int pfnn_phase_terms(const pfnn_network_t *net, pfnn_mode_t mode, float phase, int sets[PFNN_CONTROL_POINTS],
+                     float c[PFNN_CONTROL_POINTS])
 {
-    const pfnn_network_t *net = job->net;
-    pfnn_workspace_t *ws = job->ws;
-    const pfnn_isa_t isa = isa_resolve(job->isa, job->dtype);
-    const double u = phase_unit(job->phase);
-    int sets[PFNN_CONTROL_POINTS];
-    float c[PFNN_CONTROL_POINTS];
-    int n = 0;
-    switch (job->mode) {
+    const double u = phase_unit(phase);
+    if (!isfinite(u)) {
+        /* A non-finite phase has no slice or control points: a NaN weight
+         * on the mode's first set makes every output NaN (propagated,
+         * never hidden, and never an index computed from NaN). */
+        sets[0] = mode_base(net, mode);
+        c[0] = NAN;
+        return 1;
+    }
+    switch (mode) {
     case PFNN_PHASE_CONSTANT: {
         /* Nearest slice (the original demo floors; rounding halves the error). */
         int s = (int)lround(u * PFNN_CONSTANT_SLICES) % PFNN_CONSTANT_SLICES;
         sets[0] = net->const_base + s;
         c[0] = 1.0f;
-        n = 1;
-        break;
+        return 1;
     }
     case PFNN_PHASE_LINEAR: {
         const double p = u * PFNN_LINEAR_SLICES;
@@ -591,8 +593,7 @@ void pfnn_run_unchecked(const pfnn_job_t *job)
         sets[1] = net->lin_base + (s0 + 1) % PFNN_LINEAR_SLICES;
         c[0] = 1.0f - t;
         c[1] = t;
-        n = 2;
-        break;
+        return 2;
     }
     default: {
         double cd[PFNN_CONTROL_POINTS];
@@ -601,10 +602,19 @@ void pfnn_run_unchecked(const pfnn_job_t *job)
             sets[k] = k;
             c[k] = (float)cd[k];
         }
-        n = PFNN_CONTROL_POINTS;
-        break;
+        return PFNN_CONTROL_POINTS;
     }
     }
+}
+
+void pfnn_run_unchecked(const pfnn_job_t *job)
+{
+    const pfnn_network_t *net = job->net;
+    pfnn_workspace_t *ws = job->ws;
+    const pfnn_isa_t isa = pfnn_isa_resolve(job->isa, job->dtype);
+    int sets[PFNN_CONTROL_POINTS];
+    float c[PFNN_CONTROL_POINTS];
+    const int n = pfnn_phase_terms(net, job->mode, job->phase, sets, c);
 
     for (int i = 0; i < net->n_in; i++)
         ws->xn[i] = (job->x[i] - net->x_mean[i]) / net->x_std[i];

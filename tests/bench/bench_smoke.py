@@ -295,6 +295,12 @@ def main():
     rows, _ = read_outputs(p)
     check({r["mode"] for r in rows} == {"constant", "linear", "cubic"}, "pfnn covers the three phase modes")
     check(all(float(r["median_ms"]) > 0 for r in rows), "pfnn timings are positive")
+    batch = [r for r in rows if r["path"] == "batch"]
+    check({(r["mode"], r["batch"], r["threads"]) for r in batch} ==
+          {(m, n, t) for m in ("constant", "linear", "cubic") for n in ("1", "7", "30") for t in ("1", "2")},
+          "pfnn batch rows: every mode at the smoke sizes 1, 7, 30 on 1 and 2 threads")
+    check(all(r["bit_identical"] == "yes" and float(r["batch_speedup"]) > 0 for r in batch),
+          "pfnn batch rows equal pfnn_run bit for bit and have a speedup")
 
     chr_path = os.path.join(a.out, "shapes256.chr")
     run([a.chargen, "--out", chr_path, "--shapes", "256"])
