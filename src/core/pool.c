@@ -19,6 +19,7 @@
 struct pool_t {
     int threads;
     pthread_t worker[POOL_MAX_THREADS];
+    struct pool_worker_t *arg; /* per worker: the pool and its thread index */
     pthread_mutex_t mutex;
     pthread_cond_t wake;
     /* The current loop: read only by a thread holding one of its blocks,
@@ -38,7 +39,7 @@ struct pool_t {
 #define POOL_FIELD_BITS 24
 #define POOL_FIELD_MASK ((1u << POOL_FIELD_BITS) - 1u)
 
-static void run_blocks(pool_t *p, uint64_t loop)
+static void run_blocks(pool_t *p, uint64_t loop, int thread)
 {
     uint64_t s = atomic_load_explicit(&p->state, memory_order_acquire);
     for (;;) {
@@ -49,15 +50,21 @@ static void run_blocks(pool_t *p, uint64_t loop)
             continue;
         int begin = (int)b * p->block;
         int end = begin + p->block < p->count ? begin + p->block : p->count;
-        p->fn(p->user, begin, end);
+        p->fn(p->user, begin, end, thread);
         atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
         s = atomic_load_explicit(&p->state, memory_order_acquire);
     }
 }
 
+typedef struct pool_worker_t {
+    pool_t *pool;
+    int thread;
+} pool_worker_t;
+
 static void *worker_main(void *arg)
 {
-    pool_t *p = arg;
+    pool_worker_t *w = arg;
+    pool_t *p = w->pool;
     unsigned seen = 0;
     for (;;) {
         unsigned gen = atomic_load_explicit(&p->generation, memory_order_acquire);
@@ -74,7 +81,7 @@ static void *worker_main(void *arg)
         if (atomic_load(&p->quit))
             return NULL;
         seen = gen;
-        run_blocks(p, atomic_load_explicit(&p->state, memory_order_acquire) >> (2 * POOL_FIELD_BITS));
+        run_blocks(p, atomic_load_explicit(&p->state, memory_order_acquire) >> (2 * POOL_FIELD_BITS), w->thread);
     }
 }
 
@@ -94,8 +101,16 @@ pool_t *pool_create(int threads)
     pthread_mutex_init(&p->mutex, NULL);
     pthread_cond_init(&p->wake, NULL);
     p->threads = 1;
+    p->arg = calloc(POOL_MAX_THREADS, sizeof *p->arg);
+    if (!p->arg) {
+        log_error("pool: out of memory");
+        pool_destroy(p);
+        return NULL;
+    }
     for (int i = 0; i < threads - 1; i++) {
-        if (pthread_create(&p->worker[i], NULL, worker_main, p) != 0) {
+        p->arg[i].pool = p;
+        p->arg[i].thread = i + 1;
+        if (pthread_create(&p->worker[i], NULL, worker_main, &p->arg[i]) != 0) {
             log_error("pool: cannot start worker thread %d of %d", i + 1, threads - 1);
             pool_destroy(p);
             return NULL;
@@ -118,6 +133,7 @@ void pool_destroy(pool_t *p)
         pthread_join(p->worker[i], NULL);
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->mutex);
+    free(p->arg);
     free(p);
 }
 
@@ -133,7 +149,7 @@ void pool_for(pool_t *p, int count, int block, pool_fn_t fn, void *user)
     if (!p || p->threads == 1 || blocks == 1 || blocks > (int)POOL_FIELD_MASK) {
         for (int b = 0; b < blocks; b++) {
             int begin = b * block;
-            fn(user, begin, begin + block < count ? begin + block : count);
+            fn(user, begin, begin + block < count ? begin + block : count, 0);
         }
         return;
     }
@@ -149,7 +165,7 @@ void pool_for(pool_t *p, int count, int block, pool_fn_t fn, void *user)
     atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mutex);
-    run_blocks(p, loop);
+    run_blocks(p, loop, 0);
     while (atomic_load_explicit(&p->done, memory_order_acquire) < blocks)
         sched_yield();
 }

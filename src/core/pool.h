@@ -1,7 +1,7 @@
 /* pool: a persistent set of worker threads that run one parallel loop at a
  * time over fixed-size blocks of items.
  *
- * pool_for(p, count, block, fn, user) calls fn(user, begin, end) for the
+ * pool_for(p, count, block, fn, user) calls fn(user, begin, end, thread) for the
  * blocks [0, block), [block, 2 block), ... of [0, count), each exactly once,
  * on the caller and the workers, and returns when all are done. Blocks are
  * claimed from one atomic counter (a descheduled worker delays only the
@@ -20,7 +20,9 @@
 enum { POOL_MAX_THREADS = 64 };
 
 typedef struct pool_t pool_t;
-typedef void (*pool_fn_t)(void *user, int begin, int end);
+/* THREAD: 0 for the caller, 1..threads-1 for the workers: an index into
+ * per-thread scratch (no two blocks run on one thread at once). */
+typedef void (*pool_fn_t)(void *user, int begin, int end, int thread);
 
 /* THREADS: 1..POOL_MAX_THREADS, or 0 for the CPUs this process may run
  * on. NULL + one logged line when a thread cannot be started. */

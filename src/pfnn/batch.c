@@ -6,12 +6,10 @@
 #include "pfnn/batch.h"
 
 #include "core/log.h"
+#include "core/pool.h"
 #include "pfnn/kernels.h"
 #include "pfnn/network_internal.h"
 
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +18,8 @@ enum {
     /* Every weight set of a network: control points, then the CONSTANT
      * and LINEAR slices (network.h, pfnn_network_t.sets). */
     BATCH_SETS = PFNN_CONTROL_POINTS + PFNN_CONSTANT_SLICES + PFNN_LINEAR_SLICES,
-    BATCH_ALIGN = 64,
-    /* Polls of a worker for the next run before it sleeps on the condition
-     * variable (about 0.1 ms): runs come back to back in a benchmark, and a
-     * sleeping worker wakes tens of microseconds after the broadcast. */
-    BATCH_WORKER_POLLS = 2000,
-    /* Spins of the waiting caller before it yields its core. */
-    BATCH_SPIN_BEFORE_YIELD = 256
+    BATCH_ALIGN = 64
 };
-
-/* next = run:32 | block count:16 | next block:16; a worker that wakes late
- * for run N can never take a block of run N + 1. */
-#define BATCH_FIELD_BITS 16
-#define BATCH_FIELD_MASK ((1u << BATCH_FIELD_BITS) - 1u)
-_Static_assert((PFNN_BATCH_MAX + PFNN_BATCH_BLOCK - 1) / PFNN_BATCH_BLOCK <= (int)BATCH_FIELD_MASK,
-               "block count must fit its field");
 
 /* One character's terms: the weight sets it sums, in pfnn_run's order. */
 typedef struct batch_terms_t {
@@ -51,15 +36,8 @@ typedef struct batch_ws_t {
     void *block;
 } batch_ws_t;
 
-typedef struct batch_worker_t {
-    struct pfnn_batch_t *batch;
-    int index; /* its scratch: ws[index] (0 is the caller's) */
-} batch_worker_t;
-
 struct pfnn_batch_t {
-    _Alignas(BATCH_ALIGN) _Atomic uint64_t next;
-    _Alignas(BATCH_ALIGN) _Atomic uint32_t blocks_done;
-    _Alignas(BATCH_ALIGN) const pfnn_network_t *net;
+    const pfnn_network_t *net;
     int max_count;
     size_t xn_stride; /* floats per row of ws.xn, ws.h0, ws.h1, ws.yn */
     size_t h0_stride, h1_stride, yn_stride;
@@ -70,17 +48,11 @@ struct pfnn_batch_t {
     int block_count;
     batch_terms_t *terms; /* max_count, per character */
     int *order;           /* max_count: characters in the order blocks take them */
-    batch_ws_t ws[PFNN_BATCH_MAX_THREADS];
-    /* Threads. */
+    /* Threads: the caller's pool, or one of our own (thread_count > 1). */
+    pool_t *pool;
+    pool_t *own_pool;
     int thread_count; /* including the caller */
-    int started;      /* worker threads running */
-    pthread_t threads[PFNN_BATCH_MAX_THREADS];
-    batch_worker_t workers[PFNN_BATCH_MAX_THREADS];
-    pthread_mutex_t mutex;
-    pthread_cond_t wake;
-    uint32_t generation; /* run number, bumped once per threaded run */
-    bool quit;
-    bool sync_made; /* mutex and wake exist */
+    batch_ws_t *ws;   /* one per thread */
 };
 
 static void *alloc_aligned(size_t bytes)
@@ -162,91 +134,27 @@ static void batch_block(const pfnn_batch_t *b, batch_ws_t *w, int first, int n)
 
 /* ---------------------------------------------------------------- threads */
 
-/* Takes and runs blocks of run GEN on scratch W until none are left. */
-static void batch_drain(pfnn_batch_t *b, batch_ws_t *w, uint32_t gen)
+/* A pool loop's blocks are PFNN_BATCH_BLOCK characters each; THREAD picks
+ * the scratch. */
+static void batch_range(void *user, int begin, int end, int thread)
 {
-    uint64_t v = atomic_load_explicit(&b->next, memory_order_acquire);
-    for (;;) {
-        const uint32_t idx = (uint32_t)v & BATCH_FIELD_MASK;
-        const uint32_t count = (uint32_t)(v >> BATCH_FIELD_BITS) & BATCH_FIELD_MASK;
-        if ((uint32_t)(v >> (2 * BATCH_FIELD_BITS)) != gen || idx >= count)
-            return;
-        if (!atomic_compare_exchange_weak_explicit(&b->next, &v, v + 1, memory_order_acq_rel, memory_order_acquire))
-            continue;
-        const int first = (int)idx * PFNN_BATCH_BLOCK;
-        const int left = b->job.count - first;
-        batch_block(b, w, first, left < PFNN_BATCH_BLOCK ? left : PFNN_BATCH_BLOCK);
-        atomic_fetch_add_explicit(&b->blocks_done, 1, memory_order_release);
-        v = atomic_load_explicit(&b->next, memory_order_acquire);
-    }
-}
-
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
-static void *batch_worker_main(void *arg)
-{
-    batch_worker_t *wk = arg;
-    pfnn_batch_t *b = wk->batch;
-    batch_ws_t *w = &b->ws[wk->index];
-    /* Runs are numbered from 1; one posted before this thread got here
-     * still counts as new. */
-    uint32_t seen = 0;
-    pthread_mutex_lock(&b->mutex);
-    for (;;) {
-        while (!b->quit && b->generation == seen)
-            pthread_cond_wait(&b->wake, &b->mutex);
-        if (b->quit)
-            break;
-        seen = b->generation;
-        pthread_mutex_unlock(&b->mutex);
-        batch_drain(b, w, seen);
-        /* Poll for the next run before sleeping; one found here is drained
-         * at once (the wait above then finds its blocks gone). */
-        for (int polls = 0; polls < BATCH_WORKER_POLLS; polls++) {
-            uint32_t gen = (uint32_t)(atomic_load_explicit(&b->next, memory_order_acquire) >> (2 * BATCH_FIELD_BITS));
-            if (gen != seen) {
-                batch_drain(b, w, gen);
-                seen = gen;
-                polls = 0;
-            } else {
-                cpu_relax();
-            }
-        }
-        pthread_mutex_lock(&b->mutex);
-    }
-    pthread_mutex_unlock(&b->mutex);
-    return NULL;
-}
-
-static void batch_stop(pfnn_batch_t *b)
-{
-    pthread_mutex_lock(&b->mutex);
-    b->quit = true;
-    pthread_cond_broadcast(&b->wake);
-    pthread_mutex_unlock(&b->mutex);
-    for (int i = 0; i < b->started; i++)
-        pthread_join(b->threads[i], NULL);
-    pthread_cond_destroy(&b->wake);
-    pthread_mutex_destroy(&b->mutex);
+    pfnn_batch_t *b = user;
+    batch_block(b, &b->ws[thread], begin, end - begin);
 }
 
 /* ------------------------------------------------------------- lifecycle */
 
 pfnn_batch_t *pfnn_batch_create(const pfnn_batch_desc_t *desc)
 {
-    const int threads = desc && desc->thread_count ? desc->thread_count : 1;
+    const int threads = !desc ? 1 : desc->pool ? pool_threads(desc->pool) : desc->thread_count ? desc->thread_count : 1;
     if (!desc || !desc->net || !desc->net->sets) {
         log_error("pfnn batch: needs a loaded network");
         return NULL;
     }
-    if (desc->max_count < 1 || desc->max_count > PFNN_BATCH_MAX || threads < 1 || threads > PFNN_BATCH_MAX_THREADS) {
+    const int max_threads = desc->pool ? POOL_MAX_THREADS : PFNN_BATCH_MAX_THREADS;
+    if (desc->max_count < 1 || desc->max_count > PFNN_BATCH_MAX || threads < 1 || threads > max_threads) {
         log_error("pfnn batch: %d characters (1..%d) on %d threads (1..%d)", desc->max_count, PFNN_BATCH_MAX, threads,
-                  PFNN_BATCH_MAX_THREADS);
+                  max_threads);
         return NULL;
     }
     const pfnn_network_t *net = desc->net;
@@ -256,8 +164,6 @@ pfnn_batch_t *pfnn_batch_create(const pfnn_batch_desc_t *desc)
         return NULL;
     }
     memset(b, 0, sizeof *b);
-    atomic_init(&b->next, 0);
-    atomic_init(&b->blocks_done, 0);
     b->net = net;
     b->max_count = desc->max_count;
     b->thread_count = threads;
@@ -268,7 +174,8 @@ pfnn_batch_t *pfnn_batch_create(const pfnn_batch_desc_t *desc)
     b->yn_stride = (size_t)net->out_pad[2];
     b->terms = malloc((size_t)b->max_count * sizeof *b->terms);
     b->order = malloc((size_t)b->max_count * sizeof *b->order);
-    bool ok = b->terms && b->order;
+    b->ws = calloc((size_t)threads, sizeof *b->ws);
+    bool ok = b->terms && b->order && b->ws;
     const size_t row_floats = b->xn_stride + b->h0_stride + b->h1_stride + b->yn_stride;
     for (int t = 0; ok && t < threads; t++) {
         batch_ws_t *w = &b->ws[t];
@@ -288,17 +195,13 @@ pfnn_batch_t *pfnn_batch_create(const pfnn_batch_desc_t *desc)
         pfnn_batch_destroy(b);
         return NULL;
     }
-    pthread_mutex_init(&b->mutex, NULL);
-    pthread_cond_init(&b->wake, NULL);
-    b->sync_made = true;
-    for (int i = 1; i < threads; i++) {
-        b->workers[i] = (batch_worker_t){.batch = b, .index = i};
-        if (pthread_create(&b->threads[b->started], NULL, batch_worker_main, &b->workers[i]) != 0) {
-            log_error("pfnn batch: could not start thread %d of %d", i + 1, threads);
+    b->pool = desc->pool;
+    if (!b->pool && threads > 1) {
+        b->pool = b->own_pool = pool_create(threads);
+        if (!b->pool) {
             pfnn_batch_destroy(b);
             return NULL;
         }
-        b->started++;
     }
     return b;
 }
@@ -307,12 +210,12 @@ void pfnn_batch_destroy(pfnn_batch_t *batch)
 {
     if (!batch)
         return;
-    if (batch->sync_made)
-        batch_stop(batch);
-    for (int t = 0; t < PFNN_BATCH_MAX_THREADS; t++) {
+    pool_destroy(batch->own_pool);
+    for (int t = 0; batch->ws && t < batch->thread_count; t++) {
         free(batch->ws[t].block);
         free(batch->ws[t].cols);
     }
+    free(batch->ws);
     free(batch->terms);
     free(batch->order);
     free(batch);
@@ -404,32 +307,7 @@ void pfnn_batch_run_unchecked(const pfnn_batch_job_t *job)
     b->isa = pfnn_isa_resolve(job->isa, job->dtype);
     b->block_count = (job->count + PFNN_BATCH_BLOCK - 1) / PFNN_BATCH_BLOCK;
     batch_plan(b);
-    /* One block, or no workers: all of it on this thread. */
-    if (b->started == 0 || b->block_count == 1) {
-        for (int first = 0; first < job->count; first += PFNN_BATCH_BLOCK) {
-            const int left = job->count - first;
-            batch_block(b, &b->ws[0], first, left < PFNN_BATCH_BLOCK ? left : PFNN_BATCH_BLOCK);
-        }
-        return;
-    }
-    atomic_store_explicit(&b->blocks_done, 0, memory_order_relaxed);
-    pthread_mutex_lock(&b->mutex);
-    /* Run numbers skip 0, the workers' "none seen yet". */
-    if (++b->generation == 0)
-        b->generation = 1;
-    const uint32_t gen = b->generation;
-    atomic_store_explicit(
-        &b->next, ((uint64_t)gen << (2 * BATCH_FIELD_BITS)) | ((uint64_t)(uint32_t)b->block_count << BATCH_FIELD_BITS),
-        memory_order_release);
-    pthread_cond_broadcast(&b->wake);
-    pthread_mutex_unlock(&b->mutex);
-    batch_drain(b, &b->ws[0], gen);
-    /* Every block is taken; wait for those still running on workers. */
-    for (int spins = 0; atomic_load_explicit(&b->blocks_done, memory_order_acquire) < (uint32_t)b->block_count;
-         spins++) {
-        if (spins >= BATCH_SPIN_BEFORE_YIELD)
-            sched_yield();
-    }
+    pool_for(b->pool, job->count, PFNN_BATCH_BLOCK, batch_range, b);
 }
 
 bool pfnn_batch_run(const pfnn_batch_job_t *job)

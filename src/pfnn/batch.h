@@ -4,8 +4,8 @@
  * per block of PFNN_BATCH_BLOCK characters and applies it to all of them
  * (a panel GEMM: 16 output rows x 3 characters in registers per pass).
  * Call order: pfnn_load*() -> pfnn_batch_create(desc) (sizes every scratch
- * buffer for desc.max_count characters and starts desc.thread_count - 1
- * worker threads) -> per step: fill a pfnn_batch_job_t (count characters,
+ * buffer for desc.max_count characters and per thread; runs on desc.pool,
+ * or on a core/pool of desc.thread_count threads it makes) -> per step: fill a pfnn_batch_job_t (count characters,
  * each with its phase, input row and output row), pfnn_batch_run(), then
  * pfnn_output_is_finite() per output row -> pfnn_batch_destroy() -> pfnn_free().
  * Modes: CUBIC evaluates the 4 control points as 4 GEMMs and blends each
@@ -18,14 +18,15 @@
  * terms are commutative), so a batch's row equals pfnn_run() on that row
  * bit for bit, on the same ISA, whatever the count, the position in the
  * batch, the block size or the thread count (tests/pfnn/test_batch.c).
- * Threads: the caller plus thread_count - 1 workers take blocks of
- * PFNN_BATCH_BLOCK characters from one atomic counter; a run returns when
- * every block is done. One run at a time per batch (not reentrant).
+ * Threads: one core/pool loop over blocks of PFNN_BATCH_BLOCK characters
+ * (the caller's pool, so a crowd's controllers and its network share one
+ * set of threads); a run returns when every block is done. One run at a
+ * time per batch (not reentrant).
  * Memory: allocated by create, owned by the batch; the caller owns x, y and
  * phase. pfnn_batch_run() never allocates and never locks on the calling
  * thread's data path except to wake the workers.
  * Does NOT: build or interpret x/y (the controller does), prepare phase
- * modes (pfnn_prepare_mode), share its threads with other modules, pin
+ * modes (pfnn_prepare_mode), pin
  * threads to cores, balance work finer than a block, or run in place (x and y
  * must not overlap). The network must outlive the batch and keep its dims.
  */
@@ -40,7 +41,7 @@
 enum {
     /* Largest max_count a batch accepts. */
     PFNN_BATCH_MAX = 4096,
-    /* Threads per batch, counting the caller. */
+    /* Threads per batch made without a pool, counting the caller. */
     PFNN_BATCH_MAX_THREADS = 16,
     /* Characters per block: the unit of work of one thread, and how many
      * characters one pass over the weights serves. */
@@ -52,7 +53,8 @@ typedef struct pfnn_batch_t pfnn_batch_t;
 typedef struct pfnn_batch_desc_t {
     const pfnn_network_t *net; /* loaded; its dims size the scratch */
     int max_count;             /* characters per run, 1..PFNN_BATCH_MAX */
-    int thread_count;          /* threads that run blocks, counting the caller; 0: 1 */
+    int thread_count;          /* without a pool: threads that run blocks, counting the caller; 0: 1 */
+    struct pool_t *pool;       /* borrowed (core/pool.h): run on its threads, shared with the caller's other loops */
 } pfnn_batch_desc_t;
 
 typedef struct pfnn_batch_job_t {

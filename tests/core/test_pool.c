@@ -14,23 +14,26 @@ enum { ITEMS = 1000, BLOCK = 7, LOOPS = 2000 };
 
 typedef struct visit_t {
     atomic_int hits[ITEMS];
-    atomic_int bad_block; /* a call whose bounds are not one block's */
-    int count;
+    atomic_int bad_block; /* a call whose bounds are not one block's, or thread index out of range */
+    int count, threads;
 } visit_t;
 
-static void visit(void *user, int begin, int end)
+static void visit(void *user, int begin, int end, int thread)
 {
     visit_t *v = user;
+    if (thread < 0 || thread >= v->threads)
+        atomic_fetch_add(&v->bad_block, 1);
     if (begin % BLOCK != 0 || end <= begin || end - begin > BLOCK || (end - begin < BLOCK && end != v->count))
         atomic_fetch_add(&v->bad_block, 1);
     for (int i = begin; i < end; i++)
         atomic_fetch_add(&v->hits[i], 1);
 }
 
-static void never(void *user, int begin, int end)
+static void never(void *user, int begin, int end, int thread)
 {
     (void)begin;
     (void)end;
+    (void)thread;
     *(int *)user += 1;
 }
 
@@ -44,6 +47,7 @@ static void run_loops(pool_t *p)
             atomic_store(&v.hits[i], 0);
         atomic_store(&v.bad_block, 0);
         v.count = count;
+        v.threads = pool_threads(p);
         pool_for(p, count, BLOCK, visit, &v);
         int wrong = 0;
         for (int i = 0; i < ITEMS; i++)
