@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/mathx.h"
 #include "core/pool.h"
+#include "pfnn/batch.h"
 #include "world/terrain.h"
 
 #include <math.h>
@@ -65,7 +66,9 @@ struct crowd_t {
     size_t cell_cap;
     int cells_x, cells_z;
     float cell_x0, cell_z0;
-    /* One network workspace per block (single inferences). */
+    /* The network: one batch, or (single_inference) one inference per
+     * member on a workspace per thread. */
+    pfnn_batch_t *batch;
     pfnn_workspace_t *ws;
     int ws_count;
     crowd_stats_t stats;
@@ -117,10 +120,9 @@ static void root_of(const crowd_t *c, int i, float out[3])
 
 crowd_t *crowd_create(const crowd_desc_t *desc)
 {
-    if (!desc || !desc->net || !desc->skel || desc->max_count < 1 || desc->max_count > CROWD_MAX ||
-        desc->threads < 0 || desc->threads > POOL_MAX_THREADS) {
-        log_error("crowd: needs a network, a skeleton, 1..%d members and 0..%d threads", CROWD_MAX,
-                  POOL_MAX_THREADS);
+    if (!desc || !desc->net || !desc->skel || desc->max_count < 1 || desc->max_count > CROWD_MAX || desc->threads < 0 ||
+        desc->threads > POOL_MAX_THREADS) {
+        log_error("crowd: needs a network, a skeleton, 1..%d members and 0..%d threads", CROWD_MAX, POOL_MAX_THREADS);
         return NULL;
     }
     crowd_t *c = calloc(1, sizeof *c);
@@ -130,7 +132,11 @@ crowd_t *crowd_create(const crowd_desc_t *desc)
     }
     c->desc = *desc;
     size_t n = (size_t)desc->max_count;
-    c->ws_count = (desc->max_count + CROWD_BLOCK - 1) / CROWD_BLOCK;
+    if (desc->threads != 1 && !(c->pool = pool_create(desc->threads))) {
+        free(c);
+        return NULL;
+    }
+    c->ws_count = pool_threads(c->pool);
     c->member = calloc(n, sizeof *c->member);
     c->capsule = calloc(n, sizeof *c->capsule);
     c->obstacle = calloc(n, sizeof *c->obstacle);
@@ -141,7 +147,8 @@ crowd_t *crowd_create(const crowd_desc_t *desc)
     c->rank = calloc(n, sizeof *c->rank);
     c->cell_next = calloc(n, sizeof *c->cell_next);
     c->ws = calloc((size_t)c->ws_count, sizeof *c->ws);
-    bool ok = c->member && c->capsule && c->obstacle && c->x && c->y && c->phase && c->order && c->rank && c->cell_next && c->ws;
+    bool ok = c->member && c->capsule && c->obstacle && c->x && c->y && c->phase && c->order && c->rank &&
+              c->cell_next && c->ws;
     if (!ok)
         log_error("crowd: out of memory for %d members", desc->max_count);
     for (int b = 0; ok && b < c->ws_count; b++)
@@ -151,9 +158,10 @@ crowd_t *crowd_create(const crowd_desc_t *desc)
         c->member[i].ctrl = ctrl_create(&cd);
         ok = c->member[i].ctrl != NULL;
     }
-    if (ok && desc->threads != 1) {
-        c->pool = pool_create(desc->threads);
-        ok = c->pool != NULL;
+    if (ok) {
+        pfnn_batch_desc_t bd = {.net = desc->net, .max_count = desc->max_count, .pool = c->pool};
+        c->batch = pfnn_batch_create(&bd);
+        ok = c->batch != NULL;
     }
     if (!ok) {
         crowd_destroy(c);
@@ -166,6 +174,7 @@ void crowd_destroy(crowd_t *c)
 {
     if (!c)
         return;
+    pfnn_batch_destroy(c->batch);
     pool_destroy(c->pool);
     if (c->member)
         for (int i = 0; i < c->desc.max_count; i++)
@@ -236,8 +245,8 @@ static bool free_place(const crowd_t *c, float x, float z)
 {
     const level_t *l = c->level;
     if (level_edge_clearance(l, x, z) < WANDER_EDGE_CLEAR_CM ||
-        level_wall_clearance(l, x, z, NULL, NULL) < WANDER_WALL_CLEAR_CM ||
-        level_crouch_ceiling(l, x, z) > 0.0f || ctrl_level_on_ledge(c->world, x, z))
+        level_wall_clearance(l, x, z, NULL, NULL) < WANDER_WALL_CLEAR_CM || level_crouch_ceiling(l, x, z) > 0.0f ||
+        ctrl_level_on_ledge(c->world, x, z))
         return false;
     int ci = spawn_cell(x, c->cell_x0, c->cells_x), cj = spawn_cell(z, c->cell_z0, c->cells_z);
     for (int j = cj - 1; j <= cj + 1; j++)
@@ -264,8 +273,7 @@ static void wander_reset(crowd_member_t *m, uint32_t seed, int i, float heading)
     memset(&m->intent, 0, sizeof m->intent);
 }
 
-bool crowd_reset(crowd_t *c, const level_t *level, int count, uint32_t seed, const ctrl_spawn_t *player,
-                 bool rebuild)
+bool crowd_reset(crowd_t *c, const level_t *level, int count, uint32_t seed, const ctrl_spawn_t *player, bool rebuild)
 {
     if (!c->world || c->level != level || rebuild) {
         ctrl_level_destroy(c->world);
@@ -488,9 +496,10 @@ static int gather_obstacles(crowd_t *c, int i)
     return n;
 }
 
-static void begin_block(void *user, int begin, int end)
+static void begin_block(void *user, int begin, int end, int thread)
 {
     crowd_t *c = user;
+    (void)thread;
     for (int i = begin; i < end; i++) {
         crowd_member_t *m = &c->member[i];
         const pose_t *p = ctrl_pose(m->ctrl);
@@ -510,15 +519,15 @@ static void begin_block(void *user, int begin, int end)
     }
 }
 
-static void single_block(void *user, int begin, int end)
+static void single_block(void *user, int begin, int end, int thread)
 {
     crowd_t *c = user;
-    pfnn_workspace_t *ws = &c->ws[begin / CROWD_BLOCK];
+    pfnn_workspace_t *ws = &c->ws[thread];
     for (int i = begin; i < end; i++) {
         pfnn_job_t job = {
             .net = c->desc.net,
             .ws = ws,
-            .mode = ctrl_get_mode(c->member[i].ctrl),
+            .mode = c->desc.mode,
             .dtype = PFNN_F32,
             .isa = PFNN_ISA_AUTO,
             .phase = c->phase[i],
@@ -529,9 +538,10 @@ static void single_block(void *user, int begin, int end)
     }
 }
 
-static void finish_block(void *user, int begin, int end)
+static void finish_block(void *user, int begin, int end, int thread)
 {
     crowd_t *c = user;
+    (void)thread;
     for (int i = begin; i < end; i++)
         ctrl_step_finish(c->member[i].ctrl, &c->y[(size_t)i * PFNN_N_OUT]);
 }
@@ -539,9 +549,10 @@ static void finish_block(void *user, int begin, int end)
 /* Each member's gap to the nearest other capsule after the step: a sweep
  * along x (c->order sorted by the roots after the step) that stops where
  * x alone is further than the best gap found. */
-static void gap_block(void *user, int begin, int end)
+static void gap_block(void *user, int begin, int end, int thread)
 {
     crowd_t *c = user;
+    (void)thread;
     for (int i = begin; i < end; i++) {
         float a[3], best = INFINITY;
         root_of(c, i, a);
@@ -574,7 +585,24 @@ void crowd_step_begin(crowd_t *c, const ctrl_input_t *player, float dt_s)
     pool_for(c->pool, c->count, CROWD_BLOCK, begin_block, c);
 }
 
-void crowd_step_network(crowd_t *c) { pool_for(c->pool, c->count, CROWD_BLOCK, single_block, c); }
+void crowd_step_network(crowd_t *c)
+{
+    if (c->desc.single_inference) {
+        pool_for(c->pool, c->count, CROWD_BLOCK, single_block, c);
+        return;
+    }
+    pfnn_batch_job_t job = {
+        .batch = c->batch,
+        .mode = c->desc.mode,
+        .dtype = PFNN_F32,
+        .isa = PFNN_ISA_AUTO,
+        .count = c->count,
+        .phase = c->phase,
+        .x = c->x,
+        .y = c->y,
+    };
+    pfnn_batch_run_unchecked(&job);
+}
 
 void crowd_step_finish(crowd_t *c)
 {

@@ -102,8 +102,7 @@ void crowd_destroy(crowd_t *c);
  * around it (off walls, ledges, crouch areas and one another). Builds the
  * level view when LEVEL differs from the last reset's (or REBUILD).
  * false + one logged line when out of memory. */
-bool crowd_reset(crowd_t *c, const level_t *level, int count, uint32_t seed, const ctrl_spawn_t *player,
-                 bool rebuild);
+bool crowd_reset(crowd_t *c, const level_t *level, int count, uint32_t seed, const ctrl_spawn_t *player, bool rebuild);
 /* One fixed step. PLAYER: member 0's intent (NULL: member 0 wanders too). */
 void crowd_step(crowd_t *c, const ctrl_input_t *player, float dt_s);
 /* The step in three parts, for callers that time them. */

@@ -2,7 +2,8 @@
  * - one member stepped as the player equals a lone controller stepped with
  *   ctrl_step() (the split step and the crowd's own inference change
  *   nothing);
- * - the same seed and count give the same bytes on 1, 2 and 3 threads;
+ * - the same seed and count give the same bytes on 1, 2 and 3 threads, and
+ *   with one network inference per member instead of the batch;
  * - on hills, gaps and course no two capsules ever overlap, the wanderers
  *   get somewhere, and none of them sticks in one place;
  * - no allocation in crowd_step();
@@ -56,13 +57,20 @@ static bool load_level(level_t *l, const char *name)
     return ok;
 }
 
-static crowd_t *make(int max, int threads)
+static crowd_t *make_ex(int max, int threads, bool single)
 {
-    crowd_desc_t d = {.net = &net, .skel = &skel, .mode = PFNN_PHASE_CUBIC, .max_count = max, .threads = threads};
+    crowd_desc_t d = {.net = &net,
+                      .skel = &skel,
+                      .mode = PFNN_PHASE_CUBIC,
+                      .max_count = max,
+                      .threads = threads,
+                      .single_inference = single};
     crowd_t *c = crowd_create(&d);
     CHECK(c != NULL);
     return c;
 }
+
+static crowd_t *make(int max, int threads) { return make_ex(max, threads, false); }
 
 /* A scripted player: walk, turn, run, stop, crouch, jump. */
 static void player_input(int step, ctrl_input_t *in)
@@ -122,9 +130,10 @@ static void test_threads(void)
         return;
     enum { COUNT = 24, STEPS = 400 };
     static float ref[COUNT][CTRL_JOINTS][7];
-    const int threads[] = {1, 2, 3};
-    for (int t = 0; t < 3; t++) {
-        crowd_t *c = make(COUNT, threads[t]);
+    /* The last run: one inference per member instead of the batch. */
+    const int threads[] = {1, 2, 3, 2};
+    for (int t = 0; t < 4; t++) {
+        crowd_t *c = make_ex(COUNT, threads[t], t == 3);
         if (!c)
             break;
         run(c, &l, COUNT, STEPS);
@@ -142,7 +151,8 @@ static void test_threads(void)
                     differ += memcmp(ref[i][j], v, sizeof v) != 0;
             }
         }
-        CHECKF(differ == 0, "%d joints differ between 1 and %d threads", differ, threads[t]);
+        CHECKF(differ == 0, "%d joints differ between 1 and %d threads%s", differ, threads[t],
+               t == 3 ? ", single inferences" : "");
         crowd_destroy(c);
     }
     level_free(&l);
