@@ -1,5 +1,7 @@
 #include "app/cli.h"
 
+#include "game/crowd.h"
+
 #include "core/args.h"
 
 #include <errno.h>
@@ -149,6 +151,22 @@ static int cli_table(args_opt_t *t, app_options_t *o, cli_seen_t *s)
          .arg = "M",
          .help = "the network's phase function: cubic (exact, default), linear (10\n"
                  "precomputed slices) or constant (50); the menu switches it"},
+        {.name = "--crowd",
+         .kind = ARGS_INT,
+         .dest = &o->crowd,
+         .lo = 0,
+         .hi = CROWD_MAX,
+         .arg = "N",
+         .help = "N PFNN characters on the level, the player's one of them; the\n"
+                 "others wander (0: the player alone; the menu changes N)"},
+        {.name = "--crowd-seed",
+         .kind = ARGS_U32,
+         .dest = &o->crowd_seed,
+         .given = &o->crowd_seed_given,
+         .lo = 0,
+         .hi = (long)UINT32_MAX,
+         .arg = "N",
+         .help = "seed of the crowd's places and wandering (default: --seed)"},
         {.kind = ARGS_TEXT, .help = "\ncharacter viewer (--view character):\n"},
         {.name = "--pose",
          .kind = ARGS_PATH,
@@ -423,6 +441,10 @@ cli_result_t cli_parse(int argc, char **argv, app_options_t *opt)
     if (opt->view && (opt->network || opt->marker || opt->no_ik || opt->dump_pose || opt->phase_mode))
         return usage_error(&spec, "--network, --marker, --no-ik, --dump-pose and --phase-mode are game options (not "
                                   "with --view)");
+    if ((opt->crowd > 0 || opt->crowd_seed_given) && (opt->view || opt->marker))
+        return usage_error(&spec, "--crowd and --crowd-seed need the PFNN character (not with --view or --marker)");
+    if (opt->crowd_seed_given && opt->crowd == 0)
+        return usage_error(&spec, "--crowd-seed needs --crowd N");
     if (opt->marker && opt->dump_pose)
         return usage_error(&spec, "--dump-pose needs the character (not with --marker)");
     if (opt->marker && (opt->network || opt->character || opt->no_character || opt->phase_mode || opt->map))

@@ -65,6 +65,9 @@ typedef struct app_options_t {
     bool marker;            /* --marker: the simple marker instead of the PFNN character */
     bool no_ik;             /* --no-ik: start with foot IK off */
     const char *phase_mode; /* --phase-mode: constant, linear or cubic; NULL = cubic */
+    int crowd;              /* --crowd N: N characters, the player's one of them; 0 = the player alone */
+    uint32_t crowd_seed;    /* --crowd-seed, when crowd_seed_given; else --seed */
+    bool crowd_seed_given;
     /* Viewer only (--view character): */
     const char *pose; /* BVH clip, NULL = rest pose */
     long pose_frame;  /* 0-based frame of the clip */
@@ -85,8 +88,9 @@ typedef struct app_options_t {
     uint32_t seed;
     int width, height;
     bool hidden, fullscreen, no_vsync, menu, virtual_gamepad, verbose, quiet;
-    /* Not an option: set by `strider bench render` only (app.h), else NULL. */
+    /* Not options: set by `strider bench render` / `bench crowd` only (app.h), else NULL. */
     struct gfx_switch_bench_t *render_bench;
+    struct app_crowd_bench_t *crowd_bench;
 } app_options_t;
 
 cli_result_t cli_parse(int argc, char **argv, app_options_t *opt);

@@ -46,6 +46,7 @@ struct crowd_t {
     ctrl_level_t *world;
     const level_t *level;
     int count;
+    uint32_t seed;
     uint64_t step;
     float dt_s;
     bool player; /* member 0 takes the step's player intent */
@@ -273,6 +274,56 @@ static void wander_reset(crowd_member_t *m, uint32_t seed, int i, float heading)
     memset(&m->intent, 0, sizeof m->intent);
 }
 
+/* Members c->count .. COUNT - 1 on seeded free places on a disc around
+ * member 0 that grows with COUNT, so a crowd of any size starts about as
+ * dense (the spawn grid holds the members placed so far). Places fewer
+ * when the level has no more room (stats.spawn_shortfall, one line). */
+static void place_members(crowd_t *c, int count)
+{
+    float r0[3];
+    root_of(c, 0, r0);
+    uint32_t rng = member_seed(c->seed, -1 - c->count);
+    float radius = SPAWN_SPACING_CM * sqrtf((float)count) + 200.0f;
+    float x0, z0, x1, z1;
+    terrain_bounds(&c->level->terrain, &x0, &z0, &x1, &z1);
+    int placed = c->count;
+    for (int i = placed; i < count; i++) {
+        bool found = false;
+        float x = 0.0f, z = 0.0f;
+        for (int t = 0; t < SPAWN_TRIES && !found; t++) {
+            /* Later tries look further out; points are drawn in the part
+             * of the disc's square that lies on the terrain. */
+            float rt = radius * (1.0f + 2.0f * (float)t / SPAWN_TRIES);
+            x = rng_range(&rng, fmaxf(r0[0] - rt, x0), fminf(r0[0] + rt, x1));
+            z = rng_range(&rng, fmaxf(r0[2] - rt, z0), fminf(r0[2] + rt, z1));
+            found = hypotf(x - r0[0], z - r0[2]) <= rt && free_place(c, x, z);
+        }
+        if (!found)
+            break;
+        crowd_member_t *m = &c->member[placed];
+        ctrl_spawn_t s = {x, z, rng_range(&rng, -CROWD_PI, CROWD_PI)};
+        ctrl_reset_shared(m->ctrl, c->world, &s);
+        ctrl_set_mode(m->ctrl, c->desc.mode);
+        ctrl_set_ik(m->ctrl, !c->desc.ik_off);
+        wander_reset(m, c->seed, placed, s.heading_rad);
+        float r[3];
+        root_of(c, placed, r);
+        spawn_grid_add(c, placed, r[0], r[2]);
+        const pose_t *p = ctrl_pose(m->ctrl);
+        memcpy(m->prev_rot, p->rot, sizeof m->prev_rot);
+        memcpy(m->prev_trans, p->trans, sizeof m->prev_trans);
+        ctrl_set_obstacles(m->ctrl, NULL, 0);
+        placed++;
+    }
+    c->stats.spawn_shortfall = count - placed;
+    if (placed < count)
+        log_warn("crowd: room for %d of %d members on %s", placed, count, c->level->name);
+    c->count = placed;
+    c->stats.count = placed;
+    for (int i = 0; i < c->count; i++)
+        c->order[i] = i;
+}
+
 bool crowd_reset(crowd_t *c, const level_t *level, int count, uint32_t seed, const ctrl_spawn_t *player, bool rebuild)
 {
     if (!c->world || c->level != level || rebuild) {
@@ -282,7 +333,7 @@ bool crowd_reset(crowd_t *c, const level_t *level, int count, uint32_t seed, con
             return false;
     }
     c->level = level;
-    c->count = count < 1 ? 1 : (count > c->desc.max_count ? c->desc.max_count : count);
+    count = count < 1 ? 1 : (count > c->desc.max_count ? c->desc.max_count : count);
     c->step = 0;
     memset(&c->stats, 0, sizeof c->stats);
     ctrl_spawn_t s0 = {level->spawn_x, level->spawn_z, level->spawn_heading_rad};
@@ -292,48 +343,39 @@ bool crowd_reset(crowd_t *c, const level_t *level, int count, uint32_t seed, con
         return false;
     ctrl_reset_shared(c->member[0].ctrl, c->world, &s0);
     wander_reset(&c->member[0], seed, 0, s0.heading_rad);
+    const pose_t *p0 = ctrl_pose(c->member[0].ctrl);
+    memcpy(c->member[0].prev_rot, p0->rot, sizeof c->member[0].prev_rot);
+    memcpy(c->member[0].prev_trans, p0->trans, sizeof c->member[0].prev_trans);
+    ctrl_set_obstacles(c->member[0].ctrl, NULL, 0);
     float r0[3];
     root_of(c, 0, r0);
     spawn_grid_add(c, 0, r0[0], r0[2]);
-    /* The others on a disc around member 0 that grows with the count, so a
-     * crowd of any size starts about as dense. */
-    uint32_t rng = member_seed(seed, -1);
-    float radius = SPAWN_SPACING_CM * sqrtf((float)c->count) + 200.0f;
-    int placed = 1;
-    for (int i = 1; i < c->count; i++) {
-        bool found = false;
-        float x = 0.0f, z = 0.0f;
-        for (int t = 0; t < SPAWN_TRIES && !found; t++) {
-            /* Later tries look further out. */
-            float r = radius * (1.0f + 2.0f * (float)t / SPAWN_TRIES) * sqrtf(rng_unit(&rng));
-            float a = rng_range(&rng, -CROWD_PI, CROWD_PI);
-            x = s0.x + r * sinf(a);
-            z = s0.z + r * cosf(a);
-            found = free_place(c, x, z);
-        }
-        if (!found)
-            break;
-        ctrl_spawn_t s = {x, z, rng_range(&rng, -CROWD_PI, CROWD_PI)};
-        ctrl_reset_shared(c->member[placed].ctrl, c->world, &s);
-        wander_reset(&c->member[placed], seed, placed, s.heading_rad);
-        root_of(c, placed, r0);
-        spawn_grid_add(c, placed, r0[0], r0[2]);
-        placed++;
+    c->seed = seed;
+    c->count = 1;
+    place_members(c, count);
+    return true;
+}
+
+bool crowd_resize(crowd_t *c, int count)
+{
+    if (!c->world)
+        return false;
+    count = count < 1 ? 1 : (count > c->desc.max_count ? c->desc.max_count : count);
+    if (count <= c->count) {
+        c->count = count;
+        c->stats.count = count;
+        for (int i = 0; i < count; i++)
+            c->order[i] = i;
+        return true;
     }
-    c->stats.spawn_shortfall = c->count - placed;
-    if (placed < c->count)
-        log_warn("crowd: room for %d of %d members on %s", placed, c->count, level->name);
-    c->count = placed;
-    c->stats.count = placed;
-    for (int i = 0; i < c->count; i++)
-        c->order[i] = i;
+    if (!spawn_grid_init(c))
+        return false;
     for (int i = 0; i < c->count; i++) {
-        crowd_member_t *m = &c->member[i];
-        const pose_t *p = ctrl_pose(m->ctrl);
-        memcpy(m->prev_rot, p->rot, sizeof m->prev_rot);
-        memcpy(m->prev_trans, p->trans, sizeof m->prev_trans);
-        ctrl_set_obstacles(m->ctrl, NULL, 0);
+        float r[3];
+        root_of(c, i, r);
+        spawn_grid_add(c, i, r[0], r[2]);
     }
+    place_members(c, count);
     return true;
 }
 
@@ -631,7 +673,24 @@ void crowd_step(crowd_t *c, const ctrl_input_t *player, float dt_s)
 /* ---- accessors ------------------------------------------------------------- */
 
 int crowd_count(const crowd_t *c) { return c->count; }
-ctrl_t *crowd_ctrl(crowd_t *c, int i) { return i >= 0 && i < c->count ? c->member[i].ctrl : NULL; }
+int crowd_max_count(const crowd_t *c) { return c->desc.max_count; }
+ctrl_t *crowd_ctrl(crowd_t *c, int i) { return i >= 0 && i < c->desc.max_count ? c->member[i].ctrl : NULL; }
+
+void crowd_set_mode(crowd_t *c, pfnn_mode_t mode)
+{
+    if (!pfnn_has_mode(c->desc.net, mode, PFNN_F32))
+        return;
+    c->desc.mode = mode;
+    for (int i = 0; i < c->desc.max_count; i++)
+        ctrl_set_mode(c->member[i].ctrl, mode);
+}
+
+void crowd_set_ik(crowd_t *c, bool on)
+{
+    c->desc.ik_off = !on;
+    for (int i = 0; i < c->desc.max_count; i++)
+        ctrl_set_ik(c->member[i].ctrl, on);
+}
 const crowd_member_t *crowd_member(const crowd_t *c, int i) { return i >= 0 && i < c->count ? &c->member[i] : NULL; }
 const crowd_stats_t *crowd_stats(const crowd_t *c) { return &c->stats; }
 void crowd_root(const crowd_t *c, int i, float out[3]) { root_of(c, i, out); }

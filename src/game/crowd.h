@@ -103,6 +103,11 @@ void crowd_destroy(crowd_t *c);
  * level view when LEVEL differs from the last reset's (or REBUILD).
  * false + one logged line when out of memory. */
 bool crowd_reset(crowd_t *c, const level_t *level, int count, uint32_t seed, const ctrl_spawn_t *player, bool rebuild);
+/* Grows or shrinks the crowd to COUNT (1..max_count) between steps: the
+ * members kept go on as they were, new ones are placed as by
+ * crowd_reset() (fewer when the level is full). false when out of memory
+ * or before the first reset. */
+bool crowd_resize(crowd_t *c, int count);
 /* One fixed step. PLAYER: member 0's intent (NULL: member 0 wanders too). */
 void crowd_step(crowd_t *c, const ctrl_input_t *player, float dt_s);
 /* The step in three parts, for callers that time them. */
@@ -111,7 +116,13 @@ void crowd_step_network(crowd_t *c);
 void crowd_step_finish(crowd_t *c);
 
 int crowd_count(const crowd_t *c);
+int crowd_max_count(const crowd_t *c);
+/* Member I's controller, for any I < max_count (member 0's exists before
+ * the first reset: the player's controller); NULL otherwise. */
 ctrl_t *crowd_ctrl(crowd_t *c, int i);
+/* Every member's phase mode (prepared in the network; else ignored) and foot IK. */
+void crowd_set_mode(crowd_t *c, pfnn_mode_t mode);
+void crowd_set_ik(crowd_t *c, bool on);
 const crowd_member_t *crowd_member(const crowd_t *c, int i);
 const crowd_stats_t *crowd_stats(const crowd_t *c);
 /* Member I's root (x, y, z, world cm) after the last step. */
