@@ -80,13 +80,49 @@ static void sun_direction(const app_settings_t *s, float out[3])
     out[2] = cosf(az) * cosf(el);
 }
 
+static int crowd_bench_sample(const app_t *app)
+{
+    const app_crowd_bench_t *b = app->opt->crowd_bench;
+    long k = app->frame_index - b->warmup_frames;
+    return k >= 0 && k < APP_CROWD_BENCH_MAX_SAMPLES ? (int)k : -1;
+}
+
+/* The player's controller steps with the crowd's (member 0); a crowd
+ * being measured (bench crowd) has its parts timed, and its network run
+ * one inference per member on odd frames for the comparison. */
+static void step_crowd(app_t *app, const ctrl_input_t *ci)
+{
+    app_crowd_bench_t *b = app->opt->crowd_bench;
+    if (!b) {
+        crowd_step(app->crowd, ci, (float)LOOP_STEP_S);
+        return;
+    }
+    bool single = (app->frame_index & 1) != 0;
+    crowd_set_single_inference(app->crowd, single);
+    double t0 = platform_now_s();
+    crowd_step_begin(app->crowd, ci, (float)LOOP_STEP_S);
+    double t1 = platform_now_s();
+    crowd_step_network(app->crowd);
+    double t2 = platform_now_s();
+    crowd_step_finish(app->crowd);
+    double t3 = platform_now_s();
+    int k = crowd_bench_sample(app);
+    if (k >= 0) {
+        b->begin_ms[k] = (t1 - t0) * 1e3;
+        b->net_ms[k] = (t2 - t1) * 1e3;
+        b->finish_ms[k] = (t3 - t2) * 1e3;
+        b->single[k] = single;
+        b->samples = k + 1;
+    }
+}
+
 /* sim_step() with the controller step timed (sim and ctrl read no clocks). */
 static void step_character(app_t *app, const input_frame_t *in, bool first_step_of_frame)
 {
     ctrl_input_t ci;
     sim_begin_step(&app->sim, in, &ci);
     double t0 = platform_now_s();
-    ctrl_step(app->ctrl, &ci, (float)LOOP_STEP_S);
+    step_crowd(app, &ci);
     float ms = (float)((platform_now_s() - t0) * 1000.0);
     prof_add(&app->prof, PROF_CONTROLLER, ms);
     app->net_ms_last = ms;

@@ -16,4 +16,28 @@
 
 int app_run(const app_options_t *opt);
 
+/* What `strider bench crowd` measures in the game's own frames (set in
+ * app_options_t.crowd_bench; not an option). Automated runs take one fixed
+ * step per frame; from frame warmup_frames on, frame k's times go in sample
+ * k - warmup_frames: the crowd step's three parts (the network as one
+ * batch on even frames, one inference per member on odd ones), the
+ * deformation (the crowd's palettes and the player's figure) and the
+ * render (glFinish-bracketed). At the end of the run the crowd's figures. */
+enum { APP_CROWD_BENCH_MAX_SAMPLES = 4096 };
+typedef struct app_crowd_bench_t {
+    int warmup_frames;
+    int samples;
+    double begin_ms[APP_CROWD_BENCH_MAX_SAMPLES], net_ms[APP_CROWD_BENCH_MAX_SAMPLES];
+    double finish_ms[APP_CROWD_BENCH_MAX_SAMPLES], deform_ms[APP_CROWD_BENCH_MAX_SAMPLES];
+    double render_ms[APP_CROWD_BENCH_MAX_SAMPLES];
+    bool single[APP_CROWD_BENCH_MAX_SAMPLES]; /* that step's network ran one inference per member */
+    /* At the end: */
+    int members;
+    int threads;
+    size_t member_bytes; /* crowd_member_bytes() */
+    unsigned long long overlap_steps;
+    float min_gap_cm;
+    int drawn_main, drawn_shadow; /* crowd members the last frame drew in each pass */
+} app_crowd_bench_t;
+
 #endif

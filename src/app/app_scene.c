@@ -55,6 +55,8 @@ void app_apply_skin_options(figure_t *f, const app_options_t *opt)
 }
 
 /* INDEX: the builtin level's index, or -1 for a level loaded by path. */
+uint32_t app_crowd_seed(const app_t *app) { return app->opt->crowd_seed_given ? app->opt->crowd_seed : app->opt->seed; }
+
 bool app_level_load_path(app_t *app, int index, const char *path)
 {
     level_t *fresh = malloc(sizeof *fresh);
@@ -78,6 +80,9 @@ bool app_level_load_path(app_t *app, int index, const char *path)
     app->level_loaded = true;
     app->settings.level_index = index;
     sim_reset(&app->sim, &app->level);
+    /* The same reset for the player (member 0), and the others around it. */
+    if (app->crowd && !crowd_reset(app->crowd, &app->level, app->crowd_wanted, app_crowd_seed(app), NULL, true))
+        return false;
     log_info("level %s: %s", app->level.name, app->level.title);
     return true;
 }
@@ -206,10 +211,16 @@ int app_character_load(app_t *app, const app_options_t *opt)
     /* The controller drives its own 21-joint skeleton; the figure's rig
      * carries its poses onto the character's, whichever is shown. */
     app->driver = app->fig->rig.source;
-    ctrl_desc_t d = {.net = &app->net, .skel = &app->driver, .mode = mode, .ik_off = opt->no_ik};
-    app->ctrl = ctrl_create(&d);
-    if (!app->ctrl)
+    /* With a crowd (the menu can add one later only up to this size, so
+     * the crowd is made whenever the slider may be used: the controllers
+     * cost ~60 KB each), the player's controller is the crowd's member 0. */
+    int crowd_max = opt->crowd > APP_CROWD_SLIDER_MAX ? opt->crowd : APP_CROWD_SLIDER_MAX;
+    crowd_desc_t cd = {.net = &app->net, .skel = &app->driver, .mode = mode, .ik_off = opt->no_ik, .max_count = crowd_max};
+    app->crowd = crowd_create(&cd);
+    if (!app->crowd)
         return EXIT_RUNTIME;
+    app->ctrl = crowd_ctrl(app->crowd, 0);
+    app->crowd_wanted = opt->crowd > 0 ? opt->crowd : 1;
     resolve_face(app);
     app->sim.ctrl = app->ctrl;
     app->ctrl_draw = CTRL_DRAW_TRAJECTORY | CTRL_DRAW_CONTACTS;
@@ -296,7 +307,8 @@ void app_viewer_switch(app_t *app, int index)
 void app_character_free(app_t *app)
 {
     pose_dump_close(&app->dump);
-    ctrl_destroy(app->ctrl);
+    crowd_destroy(app->crowd); /* the player's controller is its member 0 */
+    app->crowd = NULL;
     app->ctrl = NULL;
     app->sim.ctrl = NULL;
     if (app->fig) {

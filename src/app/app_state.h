@@ -15,6 +15,7 @@
 #include "core/debug_lines.h"
 #include "core/paths.h"
 #include "ctrl/ctrl.h"
+#include "game/crowd.h"
 #include "game/feet_stats.h"
 #include "game/loop.h"
 #include "game/pose_dump.h"
@@ -25,7 +26,12 @@
 
 #include <SDL2/SDL.h>
 
-enum { APP_DEBUG_LINE_VERTICES = 8192, APP_MAX_CHARACTERS = 16 };
+enum {
+    APP_DEBUG_LINE_VERTICES = 8192,
+    APP_MAX_CHARACTERS = 16,
+    /* Members the menu's crowd slider offers at least (--crowd N more). */
+    APP_CROWD_SLIDER_MAX = 200
+};
 
 /* Blend shapes the game animates on the character's face. */
 typedef enum app_face_shape_t {
@@ -61,7 +67,10 @@ typedef struct app_t {
     feet_stats_t feet;          /* the shown character's feet and head, for --report */
     pfnn_network_t net;
     bool net_loaded;
-    ctrl_t *ctrl;
+    ctrl_t *ctrl;   /* the player's: its own, or the crowd's member 0 */
+    crowd_t *crowd; /* --crowd / the menu: N characters, the player's one of them; NULL: alone */
+    int crowd_wanted; /* members asked for (the slider); 1: the player alone */
+    int crowd_follow; /* the member the camera follows (0: the player) */
     pose_t draw_pose; /* the pose drawn this frame (between the last two steps) */
     pose_dump_t dump; /* --dump-pose */
     float net_ms;     /* controller step wall time, ms, smoothed over steps */
@@ -98,6 +107,8 @@ void menu_draw(app_t *app);
  * failure (one logged line). */
 bool app_level_load_path(app_t *app, int index, const char *path);
 bool app_level_load(app_t *app, int index, const char *name);
+/* --crowd-seed, or --seed. */
+uint32_t app_crowd_seed(const app_t *app);
 /* The builtin level named NAME, or -1. */
 int app_level_index(const char *name);
 /* GIVEN when set, else FALLBACK under the data folder; false after one

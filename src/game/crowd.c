@@ -72,6 +72,9 @@ struct crowd_t {
     pfnn_batch_t *batch;
     pfnn_workspace_t *ws;
     int ws_count;
+    /* crowd_draw_run(): its job, and a pose per thread. */
+    const crowd_draw_job_t *draw;
+    pose_t *draw_pose;
     crowd_stats_t stats;
 };
 
@@ -148,6 +151,7 @@ crowd_t *crowd_create(const crowd_desc_t *desc)
     c->rank = calloc(n, sizeof *c->rank);
     c->cell_next = calloc(n, sizeof *c->cell_next);
     c->ws = calloc((size_t)c->ws_count, sizeof *c->ws);
+    c->draw_pose = calloc((size_t)c->ws_count, sizeof *c->draw_pose);
     bool ok = c->member && c->capsule && c->obstacle && c->x && c->y && c->phase && c->order && c->rank &&
               c->cell_next && c->ws;
     if (!ok)
@@ -195,6 +199,7 @@ void crowd_destroy(crowd_t *c)
     free(c->cell_head);
     free(c->cell_next);
     free(c->ws);
+    free(c->draw_pose);
     free(c);
 }
 
@@ -668,6 +673,71 @@ void crowd_step(crowd_t *c, const ctrl_input_t *player, float dt_s)
     crowd_step_begin(c, player, dt_s);
     crowd_step_network(c);
     crowd_step_finish(c);
+}
+
+/* ---- drawing ---------------------------------------------------------------- */
+
+static void draw_block(void *user, int begin, int end, int thread)
+{
+    crowd_t *c = user;
+    const crowd_draw_job_t *job = c->draw;
+    pose_t *p = &c->draw_pose[thread];
+    float t = clampf(job->alpha, 0.0f, 1.0f);
+    for (int i = begin; i < end; i++) {
+        const crowd_member_t *m = &c->member[i];
+        const pose_t *now = ctrl_pose(m->ctrl);
+        p->joint_count = CTRL_JOINTS;
+        for (int j = 0; j < CTRL_JOINTS; j++) {
+            const float *a = m->prev_rot[j], *b = now->rot[j];
+            float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+            float sb = d < 0.0f ? -t : t, n2 = 0.0f;
+            for (int k = 0; k < 4; k++) {
+                p->rot[j][k] = (1.0f - t) * a[k] + sb * b[k];
+                n2 += p->rot[j][k] * p->rot[j][k];
+            }
+            float inv = n2 > 0.0f ? 1.0f / sqrtf(n2) : 1.0f;
+            for (int k = 0; k < 4; k++)
+                p->rot[j][k] *= inv;
+            for (int k = 0; k < 3; k++)
+                p->trans[j][k] = (1.0f - t) * m->prev_trans[j][k] + t * now->trans[j][k];
+        }
+        float model[CTRL_JOINTS][POSE_MAT_FLOATS];
+        pose_model_job_t mj = {
+            .skel = c->desc.skel, .local = p, .capacity = CTRL_JOINTS, .model_mat = model, .model_rot = NULL};
+        pose_model_run(&mj);
+        size_t k = (size_t)(i - job->first);
+        pose_palette_job_t pj = {
+            .bind = job->bind,
+            .joint_count = CTRL_JOINTS,
+            .model_mat = (const float(*)[POSE_MAT_FLOATS])model,
+            .palette = (float(*)[POSE_MAT_FLOATS])(job->palette + k * CTRL_JOINTS * POSE_MAT_FLOATS),
+        };
+        pose_palette_run(&pj);
+        float *b = job->bounds + 4 * k;
+        b[0] = model[0][3];
+        b[1] = model[0][7];
+        b[2] = model[0][11];
+        b[3] = CROWD_DRAW_RADIUS_CM;
+    }
+}
+
+static void draw_block_shifted(void *user, int begin, int end, int thread)
+{
+    crowd_t *c = user;
+    draw_block(user, begin + c->draw->first, end + c->draw->first, thread);
+}
+
+bool crowd_draw_run(crowd_t *c, const crowd_draw_job_t *job)
+{
+    if (!job || !job->bind || job->bind->joint_count != CTRL_JOINTS || !job->palette || !job->bounds ||
+        job->first < 0) {
+        log_error("crowd: a draw job needs the bind pose of the %d-joint skeleton and its spans", CTRL_JOINTS);
+        return false;
+    }
+    c->draw = job;
+    pool_for(c->pool, c->count - job->first, CROWD_BLOCK, draw_block_shifted, c);
+    c->draw = NULL;
+    return true;
 }
 
 /* ---- accessors ------------------------------------------------------------- */

@@ -130,6 +130,24 @@ void crowd_root(const crowd_t *c, int i, float out[3]);
 /* Bytes one more member costs (its controller and its share of the
  * crowd's per-member arrays; not the network, skeleton or level view). */
 size_t crowd_member_bytes(const crowd_t *c);
+/* What a renderer draws of the members (plain data): each member's pose
+ * between its last two steps at ALPHA (rotations nlerped, translations
+ * lerped, as sim_lerp_pose), as skinning matrices from BIND's bind pose
+ * straight to the world (pose_palette_run on the controller's skeleton),
+ * and a sphere around it. Members FIRST .. count - 1, in order; written
+ * once each (PALETTE may be write-only mapped GPU memory). BIND must be of
+ * the controller's skeleton (a character whose rig is that skeleton). */
+#define CROWD_DRAW_RADIUS_CM 110.0f /* about the hip: head, feet and hands of any gait */
+typedef struct crowd_draw_job_t {
+    const pose_bind_t *bind; /* bind->joint_count == CTRL_JOINTS */
+    float alpha;             /* 0: the step before the last, 1: the last */
+    int first;               /* first member (1: member 0 is drawn as the player) */
+    float *palette;          /* (count - first) x CTRL_JOINTS x POSE_MAT_FLOATS */
+    float *bounds;           /* (count - first) x 4: centre xyz, radius (cm) */
+} crowd_draw_job_t;
+/* On the crowd's threads; false (one logged line) on a bad job. */
+bool crowd_draw_run(crowd_t *c, const crowd_draw_job_t *job);
+
 /* Switches the network evaluation between one batch and one inference per
  * member (bench crowd compares them on the same crowd). */
 void crowd_set_single_inference(crowd_t *c, bool on);
