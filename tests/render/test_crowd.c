@@ -195,6 +195,10 @@ static void check_match(const char *out_dir)
     snprintf(path, sizeof path, "%s/match_crowd.png", out_dir);
     render_crowd(gc, 1, (const float(*)[POSE_MAT_FLOATS])palette, origin, &v, crowd);
     CHECKF(gfx_screenshot_png(path, W, H), "writing %s", path);
+    /* Back to count 0 after drawing one: nothing of it may remain. */
+    render_crowd(gc, 0, (const float(*)[POSE_MAT_FLOATS])palette, origin, &v, hidden);
+    CHECKF(st->count == 0 && st->draws[0] == 0 && st->draws[1] == 0 && st->drawn[1] == 0,
+           "count 0 after 1: %d instances, %d + %d draws", st->count, st->draws[0], st->draws[1]);
     int max_diff, max_cover, max_none;
     long diff = differing(player, crowd, W, H, 1, &max_diff);
     long covered = differing(player, none, W, H, 24, &max_cover);
