@@ -20,7 +20,12 @@
  * renormalised, AO lerped, handedness of the newer key; skin_hybrid_run's
  * math); at t >= 1 the newer key passes through bit for bit.
  * STRIDER_NO_FOG: no fog (the whole figure lies before the fog's start,
- * where its amount is 0: gfx_character.c decides). */
+ * where its amount is 0: gfx_character.c decides).
+ * STRIDER_CROWD (with STRIDER_GPU_SKIN, SKIN_METHOD 1; gfx_crowd.c): one
+ * instanced draw covers many characters. ATTR_INSTANCE (divisor 1) names
+ * the instance, whose palette in SSBO_PALETTE maps the bind pose straight
+ * to the world: no u_model. Everything else (materials, lighting, shadow,
+ * fog) is this shader's, so a crowd character looks like the player. */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -30,6 +35,10 @@ layout(location = ATTR_UV) in vec2 a_uv;
 layout(location = ATTR_AO) in float a_ao;
 /* The character has no vertex colours; the material index uses that slot. */
 layout(location = ATTR_COLOR) in uint a_material;
+#ifdef STRIDER_CROWD
+layout(location = ATTR_INSTANCE) in uint a_instance;
+#define SKIN_PALETTE_BASE (a_instance * uint(u_joint_count) * 3u)
+#endif
 #ifdef STRIDER_GPU_SKIN
 #include "skin.glsl"
 layout(location = ATTR_JOINTS) in uvec4 a_joints;
@@ -122,11 +131,18 @@ void main()
     skin_capture[3 * gl_VertexID + 1] = vec4(normal, 0.0);
     skin_capture[3 * gl_VertexID + 2] = tangent;
 #endif
+#ifdef STRIDER_CROWD
+    /* The palette put the vertex in the world already. */
+    vec4 w = vec4(position, 1.0);
+    v_normal = normal;
+    v_tangent = tangent;
+#else
     vec4 w = u_model * vec4(position, 1.0);
     mat3 r = mat3(u_model);
-    v_world = w.xyz;
     v_normal = r * normal;
     v_tangent = vec4(r * tangent.xyz, tangent.w);
+#endif
+    v_world = w.xyz;
     v_uv = a_uv;
     v_ao = ao;
     uint m = min(a_material, uint(MATERIAL_SLOTS - 1));

@@ -2,12 +2,18 @@
  * With STRIDER_GPU_SKIN the positions are bind pose and skinned here, and
  * with STRIDER_GPU_MORPH morphed first (the same position as the lit pass's
  * morph_vertex, so the shadow matches; see character.vert). STRIDER_HYBRID
- * blends the positions of two CPU-skinned keys as character.vert does. */
+ * blends the positions of two CPU-skinned keys as character.vert does.
+ * STRIDER_CROWD (with STRIDER_GPU_SKIN): the crowd's instanced draw, as in
+ * character.vert (the instance's palette maps bind pose to world). */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
 #ifdef STRIDER_GPU_MORPH
 #include "morph.glsl"
+#endif
+#ifdef STRIDER_CROWD
+layout(location = ATTR_INSTANCE) in uint a_instance;
+#define SKIN_PALETTE_BASE (a_instance * uint(u_joint_count) * 3u)
 #endif
 #ifdef STRIDER_GPU_SKIN
 #include "skin.glsl"
@@ -37,5 +43,9 @@ void main()
 #ifdef STRIDER_GPU_SKIN
     p = skin_vertex(p, a_normal, a_normal, a_joints, a_weights).position;
 #endif
+#ifdef STRIDER_CROWD
+    gl_Position = frame.light_view_proj * vec4(p, 1.0);
+#else
     gl_Position = frame.light_view_proj * (u_model * vec4(p, 1.0));
+#endif
 }

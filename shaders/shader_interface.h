@@ -76,4 +76,10 @@
  * buffer of deformed vertices: position + AO, normal + 0, tangent. */
 #define SKIN_FEEDBACK_VEC4S 3
 
+/* The crowd (gfx_crowd): the instance a vertex belongs to, an integer
+ * attribute with divisor 1 read from the pass's compacted list of visible
+ * instances (the draw's base instance picks the list); its palette starts
+ * at instance x joints x 3 vec4s of SSBO_PALETTE. */
+#define ATTR_INSTANCE 12
+
 #endif

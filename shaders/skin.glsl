@@ -7,9 +7,16 @@
  * (methods 0, 1) or 2 vec4 (real xyzw, dual xyzw; method 2).
  * u_influences (1..4) keeps the first N weights and renormalises them
  * (a compile-time constant when SKIN_INFLUENCES is defined);
- * joints >= u_joint_count contribute nothing. */
+ * joints >= u_joint_count contribute nothing.
+ * SKIN_PALETTE_BASE (vec4s, default 0) is where the vertex's palette starts
+ * in the block: the crowd (gfx_crowd.c) keeps every instance's palette in
+ * one buffer and defines it from the instance, so that its characters are
+ * skinned by this very code. */
 #ifndef SKIN_METHOD
 #define SKIN_METHOD 1
+#endif
+#ifndef SKIN_PALETTE_BASE
+#define SKIN_PALETTE_BASE 0u
 #endif
 
 layout(std430, binding = SSBO_PALETTE) readonly buffer skin_palette_block {
@@ -64,7 +71,8 @@ skin_out skin_vertex(vec3 p, vec3 n, vec3 t, uvec4 joints, vec4 weights)
         uint j = joints[i];
         if (j >= uint(u_joint_count))
             continue;
-        vec4 r0 = skin_palette[3u * j], r1 = skin_palette[3u * j + 1u], r2 = skin_palette[3u * j + 2u];
+        uint b = SKIN_PALETTE_BASE + 3u * j;
+        vec4 r0 = skin_palette[b], r1 = skin_palette[b + 1u], r2 = skin_palette[b + 2u];
         op += w[i] * vec3(dot(r0, vec4(p, 1.0)), dot(r1, vec4(p, 1.0)), dot(r2, vec4(p, 1.0)));
         on += w[i] * vec3(dot(r0.xyz, n), dot(r1.xyz, n), dot(r2.xyz, n));
         ot += w[i] * vec3(dot(r0.xyz, t), dot(r1.xyz, t), dot(r2.xyz, t));
@@ -78,9 +86,10 @@ skin_out skin_vertex(vec3 p, vec3 n, vec3 t, uvec4 joints, vec4 weights)
         uint j = joints[i];
         if (j >= uint(u_joint_count))
             continue;
-        b0 += w[i] * skin_palette[3u * j];
-        b1 += w[i] * skin_palette[3u * j + 1u];
-        b2 += w[i] * skin_palette[3u * j + 2u];
+        uint b = SKIN_PALETTE_BASE + 3u * j;
+        b0 += w[i] * skin_palette[b];
+        b1 += w[i] * skin_palette[b + 1u];
+        b2 += w[i] * skin_palette[b + 2u];
     }
     o.position = vec3(dot(b0, vec4(p, 1.0)), dot(b1, vec4(p, 1.0)), dot(b2, vec4(p, 1.0)));
     o.normal = normalize(vec3(dot(b0.xyz, n), dot(b1.xyz, n), dot(b2.xyz, n)));
@@ -91,8 +100,8 @@ skin_out skin_vertex(vec3 p, vec3 n, vec3 t, uvec4 joints, vec4 weights)
         uint j = joints[i];
         vec4 qr = vec4(0.0), qd = vec4(0.0);
         if (j < uint(u_joint_count)) {
-            qr = skin_palette[2u * j];
-            qd = skin_palette[2u * j + 1u];
+            qr = skin_palette[SKIN_PALETTE_BASE + 2u * j];
+            qd = skin_palette[SKIN_PALETTE_BASE + 2u * j + 1u];
         }
         if (i == 0)
             q0 = qr;

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 void gfx_ring_init(gfx_ring_t *r)
 {
@@ -48,4 +49,27 @@ void gfx_ring_fence(gfx_ring_t *r, int s)
     if (r->fence[s])
         glDeleteSync(r->fence[s]);
     r->fence[s] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+bool gfx_ring_wait(gfx_ring_t *r, int s, uint64_t timeout_ns, bool *waited, double *waited_ms)
+{
+    *waited = false;
+    *waited_ms = 0.0;
+    if (!r->fence[s])
+        return true;
+    GLenum w = glClientWaitSync(r->fence[s], 0, 0);
+    if (w == GL_TIMEOUT_EXPIRED) {
+        /* The GPU is more than the ring's frames behind: wait, and say so. */
+        struct timespec t0, t1;
+        timespec_get(&t0, TIME_UTC);
+        w = glClientWaitSync(r->fence[s], GL_SYNC_FLUSH_COMMANDS_BIT, timeout_ns);
+        timespec_get(&t1, TIME_UTC);
+        *waited = true;
+        *waited_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    }
+    if (w == GL_WAIT_FAILED || w == GL_TIMEOUT_EXPIRED)
+        return false;
+    glDeleteSync(r->fence[s]);
+    r->fence[s] = NULL;
+    return true;
 }

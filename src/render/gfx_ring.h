@@ -7,8 +7,8 @@
  * fence[s] (the caller's wait, which counts its stalls) -> gfx_ring_begin()
  * -> write gfx_ring_slot(s) -> gfx_ring_end() (s is now `last`) -> draws
  * -> gfx_ring_fence(s) after its last reader -> ... -> gfx_ring_destroy().
- * Does NOT: wait on fences itself, know what a slot holds, or allocate CPU
- * memory.
+ * Does NOT: wait on fences unasked (gfx_ring_wait does, for the caller),
+ * know what a slot holds, or allocate CPU memory.
  */
 #ifndef STRIDER_RENDER_GFX_RING_H
 #define STRIDER_RENDER_GFX_RING_H
@@ -54,5 +54,10 @@ static inline void gfx_ring_end(gfx_ring_t *r)
 }
 /* After slot S's last reader: a new fence replaces its old one. */
 void gfx_ring_fence(gfx_ring_t *r, int s);
+/* Waits up to TIMEOUT_NS for slot S's fence (if any) and deletes it;
+ * *WAITED: the GPU still held it, *WAITED_MS: how long that took (0 when
+ * free). False (nothing logged: the caller names the ring) when the GPU
+ * does not get there. gfx_crowd's wait; gfx_character keeps its own. */
+bool gfx_ring_wait(gfx_ring_t *r, int s, uint64_t timeout_ns, bool *waited, double *waited_ms);
 
 #endif

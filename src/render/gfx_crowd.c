@@ -1,0 +1,617 @@
+/* gfx_crowd: many copies of one character, GPU-skinned and instanced (see
+ * gfx_crowd.h). create() uploads the meshes and builds the rings and the
+ * three programs (lit, lit without the shadow lookup, shadow caster: the
+ * character's shaders with STRIDER_CROWD); begin/end_update hand out and
+ * close a palette slot; the draw hook culls, chooses the levels of detail,
+ * writes the visible lists and issues one instanced draw per level and
+ * mesh run in each pass. */
+#include "render/gfx_crowd.h"
+#include "render/gfx_ring.h"
+#include "render/gfx_shader.h"
+#include "render/gfx_timer.h"
+#include "render/gfx_validate.h"
+#include "shaders/shader_interface.h"
+
+#include "core/log.h"
+
+#include <GL/glew.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sub-arrays of a ring slot start at multiples of this (bytes): above
+ * GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT and cache lines. */
+#define SLOT_ALIGN 256u
+/* A fence still pending after this long means the GPU is hung (ns). */
+#define FENCE_TIMEOUT_NS 1000000000ull
+/* Material arrays of character.vert (MATERIAL_SLOTS there). */
+#define MATERIAL_SLOTS CHR_MAX_MATERIALS
+/* Frames of timestamps in flight (read back GPU_TIME_FRAMES - 1 later). */
+enum { GPU_TIME_FRAMES = 4 };
+/* Vertex buffer bindings of the VAO (not attribute locations). */
+enum { BIND_VERTEX = 0, BIND_INSTANCE = 1 };
+/* Programs: lit, lit without the shadow lookup, shadow caster. */
+enum { PROG_LIT = 0, PROG_NOSHADOW, PROG_SHADOW, PROGS };
+/* Lists of a list-ring slot: one per pass and level of detail. */
+enum { LISTS = 2 * GFX_CROWD_LODS };
+
+/* One vertex as the crowd's shaders read it (the bind pose). */
+typedef struct crowd_vertex_t {
+    float pos[3];
+    float normal[3];
+    float tangent[4];
+    float uv[2];
+    float ao;
+    uint32_t material;
+    uint16_t joints[4];
+    float weights[4];
+} crowd_vertex_t;
+
+typedef struct crowd_program_t {
+    gfx_program_t prog;
+    GLint u_influences, u_joint_count;
+} crowd_program_t;
+
+struct gfx_crowd_t {
+    char label[64];
+    int max_instances, joint_count;
+    float lod_px[2];
+    uint32_t vertex_count, index_count, mesh_count;
+    uint32_t index_first[CHR_MAX_MESHES], index_counts[CHR_MAX_MESHES];
+    uint32_t cull_meshes; /* bit m: mesh m's back faces never show (chr_cullable_meshes) */
+    gfx_buffer_t vbo, ibo;
+    gfx_vertex_array_t vao;
+    crowd_program_t prog[PROGS];
+    /* Palettes: written by the CPU into the mapped ring, copied by
+     * end_update into the slot's device-local buffer, which the shaders
+     * read (mapped memory may be the CPU's, across the bus). */
+    gfx_ring_t palettes;
+    gfx_buffer_t palette_dev[GFX_CROWD_SLOTS];
+    size_t palette_bytes; /* one instance's palette */
+    int slot_count[GFX_CROWD_SLOTS];
+    float *bounds; /* GFX_CROWD_SLOTS x max_instances x 4, CPU memory */
+    /* The visible lists of a frame: LISTS x max_instances instance indices,
+     * read as the instance attribute; fenced after the main pass. */
+    gfx_ring_t lists;
+    int list_count[LISTS];
+    bool lists_ready; /* this frame's lists are written (by the shadow or main pass) */
+    bool bad_bounds_logged, visible;
+    int writing_count;
+    double begin_t0;
+    GLuint gpu_time_query[GPU_TIME_FRAMES][4]; /* shadow, main: begin, end */
+    bool gpu_time_issued[GPU_TIME_FRAMES][2];
+    int gpu_time_frame;
+    gfx_crowd_stats_t stats;
+};
+
+static void draw_hook(const gfx_pass_info_t *info, void *user);
+
+static size_t align_up(size_t v) { return (v + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN; }
+
+static void label_object(GLenum kind, GLuint id, const char *base, const char *what)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", base, what);
+    glObjectLabel(kind, id, -1, name);
+}
+
+int gfx_crowd_lod_for_px(const float lod_px[2], float radius_px)
+{
+    if (radius_px >= lod_px[0])
+        return 0;
+    return radius_px >= lod_px[1] ? 1 : 2;
+}
+
+int gfx_crowd_lod_influences(int lod) { return lod <= 0 ? 4 : lod == 1 ? 2 : 1; }
+
+/* Whether DESC can be honoured here: counts and the context's limits
+ * (one line naming the limit when not). */
+static bool check_desc(const gfx_crowd_desc_t *d, const char *label)
+{
+    const chr_character_t *c = d->chr;
+    if (!c || c->mesh_count == 0 || c->mesh_count > CHR_MAX_MESHES) {
+        log_error("render: %s: no meshes to draw", label);
+        return false;
+    }
+    if (d->max_instances < 1 || d->max_instances > GFX_CROWD_MAX_INSTANCES) {
+        log_error("render: %s: max_instances %d out of 1..%d", label, d->max_instances, GFX_CROWD_MAX_INSTANCES);
+        return false;
+    }
+    int joints = (int)c->skel.joint_count;
+    if (joints < 1 || joints > SKEL_MAX_JOINTS) {
+        log_error("render: %s: %d joints, GPU skinning takes 1 to %d", label, joints, SKEL_MAX_JOINTS);
+        return false;
+    }
+    const gfx_info_t *info = gfx_get_info();
+    int64_t need = (int64_t)d->max_instances * joints * GFX_CROWD_MAT_FLOATS * (int64_t)sizeof(float);
+    if (info->max_ssbo_block_size < need) {
+        log_error("render: %s: %d instances of %d joints need a %lld-byte palette block, "
+                  "GL_MAX_SHADER_STORAGE_BLOCK_SIZE is %lld",
+                  label, d->max_instances, joints, (long long)need, (long long)info->max_ssbo_block_size);
+        return false;
+    }
+    if (info->max_vertex_ssbo_blocks < 1 || info->max_vertex_attribs <= ATTR_INSTANCE) {
+        log_error("render: %s: GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS %d, GL_MAX_VERTEX_ATTRIBS %d: "
+                  "the crowd needs 1 and %d",
+                  label, info->max_vertex_ssbo_blocks, info->max_vertex_attribs, ATTR_INSTANCE + 1);
+        return false;
+    }
+    bool lod_ok = isfinite(d->lod_px[0]) && isfinite(d->lod_px[1]) && d->lod_px[0] >= 0.0f && d->lod_px[1] >= 0.0f;
+    if (!lod_ok) {
+        log_error("render: %s: level-of-detail thresholds %g, %g px: not finite or negative", label,
+                  (double)d->lod_px[0], (double)d->lod_px[1]);
+        return false;
+    }
+    return true;
+}
+
+/* The meshes' vertices (bind pose, joints, weights) in one buffer and their
+ * indices in another; false (logged) when the counts are out of range or
+ * memory runs out. */
+static bool upload_meshes(gfx_crowd_t *gc, const chr_character_t *c)
+{
+    uint64_t vcount = 0, icount = 0;
+    gc->mesh_count = c->mesh_count;
+    gc->cull_meshes = chr_cullable_meshes(c);
+    for (uint32_t m = 0; m < c->mesh_count; m++) {
+        gc->index_first[m] = (uint32_t)icount;
+        gc->index_counts[m] = c->meshes[m].index_count;
+        vcount += c->meshes[m].vertex_count;
+        icount += c->meshes[m].index_count;
+    }
+    if (vcount == 0 || icount == 0 || vcount > CHR_MAX_VERTICES || icount > (uint64_t)CHR_MAX_INDICES * 2) {
+        log_error("render: %s: %llu vertices, %llu indices: nothing to draw or too many", gc->label,
+                  (unsigned long long)vcount, (unsigned long long)icount);
+        return false;
+    }
+    gc->vertex_count = (uint32_t)vcount;
+    gc->index_count = (uint32_t)icount;
+    crowd_vertex_t *v = malloc((size_t)vcount * sizeof *v);
+    uint32_t *idx = malloc((size_t)icount * sizeof *idx);
+    if (!v || !idx) {
+        free(v);
+        free(idx);
+        log_error("render: %s: out of memory for %llu vertices", gc->label, (unsigned long long)vcount);
+        return false;
+    }
+    uint32_t iv = 0, ii = 0;
+    for (uint32_t m = 0; m < c->mesh_count; m++) {
+        const chr_mesh_t *mesh = &c->meshes[m];
+        uint32_t first = iv;
+        for (uint32_t k = 0; k < mesh->vertex_count; k++, iv++) {
+            const chr_vertex_t *s = &mesh->vertices[k];
+            crowd_vertex_t *o = &v[iv];
+            memcpy(o->pos, s->pos, sizeof o->pos);
+            memcpy(o->normal, s->normal, sizeof o->normal);
+            memcpy(o->tangent, s->tangent, sizeof o->tangent);
+            memcpy(o->uv, s->uv, sizeof o->uv);
+            o->ao = s->ao;
+            o->material = s->material;
+            memcpy(o->joints, s->joints, sizeof o->joints);
+            memcpy(o->weights, s->weights, sizeof o->weights);
+        }
+        for (uint32_t k = 0; k < mesh->index_count; k++)
+            idx[ii++] = mesh->indices[k] + first;
+    }
+    glCreateBuffers(1, &gc->vbo.id);
+    glNamedBufferStorage(gc->vbo.id, (GLsizeiptr)(vcount * sizeof *v), v, 0);
+    label_object(GL_BUFFER, gc->vbo.id, gc->label, "vertices");
+    glCreateBuffers(1, &gc->ibo.id);
+    glNamedBufferStorage(gc->ibo.id, (GLsizeiptr)(icount * sizeof *idx), idx, 0);
+    label_object(GL_BUFFER, gc->ibo.id, gc->label, "indices");
+    free(v);
+    free(idx);
+    return true;
+}
+
+/* One float attribute of the interleaved vertex. */
+static void float_attrib(GLuint vao, GLuint attr, GLint size, size_t offset)
+{
+    glEnableVertexArrayAttrib(vao, attr);
+    glVertexArrayAttribFormat(vao, attr, size, GL_FLOAT, GL_FALSE, (GLuint)offset);
+    glVertexArrayAttribBinding(vao, attr, BIND_VERTEX);
+}
+
+/* The VAO: the interleaved vertex (the formats gfx_character's GPU path
+ * uses: integer material and joints) and the instance index, divisor 1,
+ * read from the list ring (its slot offset set per frame). */
+static void make_vao(gfx_crowd_t *gc)
+{
+    GLuint vao;
+    glCreateVertexArrays(1, &vao);
+    glVertexArrayVertexBuffer(vao, BIND_VERTEX, gc->vbo.id, 0, sizeof(crowd_vertex_t));
+    glVertexArrayElementBuffer(vao, gc->ibo.id);
+    float_attrib(vao, ATTR_POSITION, 3, offsetof(crowd_vertex_t, pos));
+    float_attrib(vao, ATTR_NORMAL, 3, offsetof(crowd_vertex_t, normal));
+    float_attrib(vao, ATTR_TANGENT, 4, offsetof(crowd_vertex_t, tangent));
+    float_attrib(vao, ATTR_UV, 2, offsetof(crowd_vertex_t, uv));
+    float_attrib(vao, ATTR_AO, 1, offsetof(crowd_vertex_t, ao));
+    float_attrib(vao, ATTR_WEIGHTS, 4, offsetof(crowd_vertex_t, weights));
+    glEnableVertexArrayAttrib(vao, ATTR_COLOR);
+    glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(crowd_vertex_t, material));
+    glVertexArrayAttribBinding(vao, ATTR_COLOR, BIND_VERTEX);
+    glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
+    glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(crowd_vertex_t, joints));
+    glVertexArrayAttribBinding(vao, ATTR_JOINTS, BIND_VERTEX);
+    glVertexArrayVertexBuffer(vao, BIND_INSTANCE, gc->lists.buffer.id, 0, sizeof(uint32_t));
+    glVertexArrayBindingDivisor(vao, BIND_INSTANCE, 1);
+    glEnableVertexArrayAttrib(vao, ATTR_INSTANCE);
+    glVertexArrayAttribIFormat(vao, ATTR_INSTANCE, 1, GL_UNSIGNED_INT, 0);
+    glVertexArrayAttribBinding(vao, ATTR_INSTANCE, BIND_INSTANCE);
+    label_object(GL_VERTEX_ARRAY, vao, gc->label, "vao");
+    gc->vao.id = vao;
+}
+
+/* The three programs (character.vert/.frag and the shadow pair with
+ * STRIDER_CROWD, blend matrices) and the materials on the lit ones. */
+static bool build_programs(gfx_crowd_t *gc, const chr_character_t *c)
+{
+    static const struct {
+        const char *vs, *fs, *defines, *what;
+    } kinds[PROGS] = {{"character.vert", "character.frag", "", "lit"},
+                      {"character.vert", "character.frag", "#define STRIDER_NO_SHADOWS\n", "lit_noshadow"},
+                      {"character_shadow.vert", "character_shadow.frag", "", "shadow"}};
+    float color[MATERIAL_SLOTS][4] = {{0}}, params[MATERIAL_SLOTS][4] = {{0}};
+    for (uint32_t i = 0; i < c->material_count && i < MATERIAL_SLOTS; i++) {
+        memcpy(color[i], c->materials[i].color, sizeof color[i]);
+        params[i][0] = c->materials[i].roughness;
+        params[i][1] = c->materials[i].subsurface;
+    }
+    for (int k = 0; k < PROGS; k++) {
+        char defines[160], name[96];
+        snprintf(defines, sizeof defines, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD 1\n#define STRIDER_CROWD\n%s",
+                 kinds[k].defines);
+        snprintf(name, sizeof name, "%s.%s", gc->label, kinds[k].what);
+        crowd_program_t *p = &gc->prog[k];
+        if (!gfx_shader_program_load(&p->prog, kinds[k].vs, kinds[k].fs, defines, name))
+            return false;
+        p->u_influences = glGetUniformLocation(p->prog.id, "u_influences");
+        p->u_joint_count = glGetUniformLocation(p->prog.id, "u_joint_count");
+        glProgramUniform1i(p->prog.id, p->u_joint_count, gc->joint_count);
+        GLint lc = glGetUniformLocation(p->prog.id, "u_material_color");
+        GLint lp = glGetUniformLocation(p->prog.id, "u_material_params");
+        if (lc >= 0)
+            glProgramUniform4fv(p->prog.id, lc, MATERIAL_SLOTS, &color[0][0]);
+        if (lp >= 0)
+            glProgramUniform4fv(p->prog.id, lp, MATERIAL_SLOTS, &params[0][0]);
+    }
+    return true;
+}
+
+/* The palette ring and its device copies, the sphere arrays and the list
+ * ring; false (logged) when a ring cannot be mapped or memory runs out. */
+static bool create_rings(gfx_crowd_t *gc)
+{
+    size_t n = (size_t)gc->max_instances;
+    gc->palette_bytes = (size_t)gc->joint_count * GFX_CROWD_MAT_FLOATS * sizeof(float);
+    size_t slot = align_up(n * gc->palette_bytes);
+    if (!gfx_ring_create(&gc->palettes, GFX_CROWD_SLOTS, slot, gc->label, "palettes", "palette ring") ||
+        !gfx_ring_create(&gc->lists, GFX_CROWD_SLOTS, align_up(LISTS * n * sizeof(uint32_t)), gc->label,
+                         "visible_lists", "list ring"))
+        return false;
+    for (int s = 0; s < GFX_CROWD_SLOTS; s++) {
+        char what[32];
+        glCreateBuffers(1, &gc->palette_dev[s].id);
+        glNamedBufferStorage(gc->palette_dev[s].id, (GLsizeiptr)slot, NULL, 0);
+        snprintf(what, sizeof what, "palette[%d]", s);
+        label_object(GL_BUFFER, gc->palette_dev[s].id, gc->label, what);
+    }
+    gc->bounds = calloc(GFX_CROWD_SLOTS * n * 4, sizeof *gc->bounds);
+    if (!gc->bounds) {
+        log_error("render: %s: out of memory for %d bounding spheres", gc->label, gc->max_instances);
+        return false;
+    }
+    gc->stats.palette_slot_bytes = slot;
+    return true;
+}
+
+gfx_crowd_t *gfx_crowd_create(const gfx_crowd_desc_t *desc)
+{
+    const char *label = desc && desc->label ? desc->label : "crowd";
+    if (!desc || !check_desc(desc, label))
+        return NULL;
+    gfx_crowd_t *gc = calloc(1, sizeof *gc);
+    if (!gc) {
+        log_error("render: %s: out of memory", label);
+        return NULL;
+    }
+    snprintf(gc->label, sizeof gc->label, "%s", label);
+    gc->max_instances = desc->max_instances;
+    gc->joint_count = (int)desc->chr->skel.joint_count;
+    gc->lod_px[0] = desc->lod_px[0] > 0.0f ? desc->lod_px[0] : GFX_CROWD_LOD1_PX;
+    gc->lod_px[1] = desc->lod_px[1] > 0.0f ? desc->lod_px[1] : GFX_CROWD_LOD2_PX;
+    gc->visible = true;
+    gfx_ring_init(&gc->palettes);
+    gfx_ring_init(&gc->lists);
+    if (!upload_meshes(gc, desc->chr) || !build_programs(gc, desc->chr) || !create_rings(gc)) {
+        gfx_crowd_destroy(gc);
+        return NULL;
+    }
+    make_vao(gc);
+    glGenQueries(GPU_TIME_FRAMES * 4, &gc->gpu_time_query[0][0]);
+    if (!gfx_add_draw_hook(draw_hook, gc)) {
+        gfx_crowd_destroy(gc);
+        return NULL;
+    }
+    gc->stats.gpu_ms = -1.0;
+    gc->stats.vertex_count = gc->vertex_count;
+    gc->stats.triangle_count = gc->index_count / 3;
+    log_debug("render: %s: %u vertices, %u triangles, %d instances of %d joints", gc->label, gc->vertex_count,
+              gc->index_count / 3, gc->max_instances, gc->joint_count);
+    return gc;
+}
+
+void gfx_crowd_destroy(gfx_crowd_t *gc)
+{
+    if (!gc)
+        return;
+    gfx_remove_draw_hook(draw_hook, gc);
+    if (gc->gpu_time_query[0][0])
+        glDeleteQueries(GPU_TIME_FRAMES * 4, &gc->gpu_time_query[0][0]);
+    if (gc->vao.id)
+        glDeleteVertexArrays(1, &gc->vao.id);
+    for (int k = 0; k < PROGS; k++)
+        gfx_shader_program_free(&gc->prog[k].prog);
+    gfx_ring_destroy(&gc->palettes);
+    gfx_ring_destroy(&gc->lists);
+    for (int s = 0; s < GFX_CROWD_SLOTS; s++)
+        if (gc->palette_dev[s].id)
+            glDeleteBuffers(1, &gc->palette_dev[s].id);
+    GLuint bufs[2] = {gc->vbo.id, gc->ibo.id};
+    glDeleteBuffers(2, bufs);
+    free(gc->bounds);
+    free(gc);
+}
+
+bool gfx_crowd_begin_update(gfx_crowd_t *gc, int count, gfx_crowd_stream_t *out)
+{
+    if (count < 0 || count > gc->max_instances) {
+        log_error("render: %s: %d instances asked for, the crowd was created for 0 to %d", gc->label, count,
+                  gc->max_instances);
+        return false;
+    }
+    double t0 = gfx_wall_seconds();
+    int s = gfx_ring_next(&gc->palettes);
+    bool waited = false;
+    if (!gfx_ring_wait(&gc->palettes, s, FENCE_TIMEOUT_NS, &waited, &gc->stats.last_wait_ms)) {
+        log_error("render: %s: palette ring fence wait failed", gc->label);
+        return false;
+    }
+    gc->stats.fence_waits += waited;
+    gfx_ring_begin(&gc->palettes, s);
+    gc->writing_count = count;
+    out->palette = (float *)gfx_ring_slot(&gc->palettes, s);
+    out->bounds = gc->bounds + (size_t)s * (size_t)gc->max_instances * 4;
+    out->joint_count = gc->joint_count;
+    out->count = count;
+    gc->begin_t0 = t0;
+    gc->stats.begin_ms = (gfx_wall_seconds() - t0) * 1e3;
+    return true;
+}
+
+void gfx_crowd_end_update(gfx_crowd_t *gc)
+{
+    if (gc->palettes.writing < 0)
+        return;
+    double t0 = gfx_wall_seconds();
+    int s = gc->palettes.writing;
+    gfx_ring_end(&gc->palettes);
+    gc->slot_count[s] = gc->writing_count;
+    /* The palettes into device memory, before the draws read them. */
+    size_t bytes = (size_t)gc->writing_count * gc->palette_bytes;
+    if (bytes > 0)
+        glCopyNamedBufferSubData(gc->palettes.buffer.id, gc->palette_dev[s].id,
+                                 (GLintptr)((size_t)s * gc->palettes.slot_bytes), 0, (GLsizeiptr)bytes);
+    gc->stats.frames_updated++;
+    gc->stats.end_ms = (gfx_wall_seconds() - t0) * 1e3;
+}
+
+void gfx_crowd_set_visible(gfx_crowd_t *gc, bool visible) { gc->visible = visible; }
+
+const gfx_crowd_stats_t *gfx_crowd_get_stats(const gfx_crowd_t *gc) { return &gc->stats; }
+
+/* ---- culling and the visible lists */
+
+/* The six planes (a, b, c, d; a x + b y + c z + d >= 0 inside, |abc| = 1)
+ * of the clip volume of M (column-major; Gribb and Hartmann). */
+static void frustum_planes(const float m[16], float planes[6][4])
+{
+    for (int i = 0; i < 3; i++)
+        for (int sign = 0; sign < 2; sign++) {
+            float *p = planes[2 * i + sign];
+            for (int c = 0; c < 4; c++)
+                p[c] = m[4 * c + 3] + (sign ? -m[4 * c + i] : m[4 * c + i]);
+            float len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+            float inv = len > 0.0f ? 1.0f / len : 0.0f;
+            for (int c = 0; c < 4; c++)
+                p[c] *= inv;
+        }
+}
+
+static bool sphere_inside(const float planes[6][4], const float *s)
+{
+    for (int i = 0; i < 6; i++)
+        if (planes[i][0] * s[0] + planes[i][1] * s[1] + planes[i][2] * s[2] + planes[i][3] < -s[3])
+            return false;
+    return true;
+}
+
+/* The sphere S's projected radius in pixels in the main view (clip w
+ * from the view-projection's last row); a camera inside it: infinite. */
+static float projected_px(const gfx_pass_info_t *info, const float *s)
+{
+    const float *vp = info->view_proj;
+    float w = vp[3] * s[0] + vp[7] * s[1] + vp[11] * s[2] + vp[15];
+    if (w <= s[3])
+        return INFINITY;
+    return s[3] * info->frame->proj[5] * 0.5f * (float)info->frame->height / w;
+}
+
+/* Culls the drawn slot's spheres for the main pass and (SHADOWS) the
+ * shadow pass, and writes the frame's lists into the next list slot. */
+static bool write_lists(gfx_crowd_t *gc, const gfx_pass_info_t *info, bool shadows)
+{
+    double t0 = gfx_wall_seconds();
+    int ls = gfx_ring_next(&gc->lists);
+    bool waited = false;
+    double wait_ms;
+    if (!gfx_ring_wait(&gc->lists, ls, FENCE_TIMEOUT_NS, &waited, &wait_ms)) {
+        log_error("render: %s: list ring fence wait failed", gc->label);
+        return false;
+    }
+    gfx_ring_begin(&gc->lists, ls);
+    int s = gc->palettes.last, count = gc->slot_count[s];
+    const float *bounds = gc->bounds + (size_t)s * (size_t)gc->max_instances * 4;
+    uint32_t *lists = (uint32_t *)gfx_ring_slot(&gc->lists, ls);
+    float view[6][4], light[6][4];
+    frustum_planes(info->view_proj, view);
+    frustum_planes(info->light_view_proj, light);
+    memset(gc->list_count, 0, sizeof gc->list_count);
+    int bad = 0;
+    for (int i = 0; i < count; i++) {
+        const float *b = &bounds[4 * i];
+        if (!(isfinite(b[0]) && isfinite(b[1]) && isfinite(b[2]) && isfinite(b[3]) && b[3] >= 0.0f)) {
+            bad++;
+            continue;
+        }
+        int lod = gfx_crowd_lod_for_px(gc->lod_px, projected_px(info, b));
+        int l = GFX_CROWD_PASS_MAIN * GFX_CROWD_LODS + lod;
+        if (sphere_inside(view, b))
+            lists[(size_t)l * (size_t)gc->max_instances + (size_t)gc->list_count[l]++] = (uint32_t)i;
+        l = GFX_CROWD_PASS_SHADOW * GFX_CROWD_LODS + lod;
+        if (shadows && sphere_inside(light, b))
+            lists[(size_t)l * (size_t)gc->max_instances + (size_t)gc->list_count[l]++] = (uint32_t)i;
+    }
+    gfx_ring_end(&gc->lists);
+    glVertexArrayVertexBuffer(gc->vao.id, BIND_INSTANCE, gc->lists.buffer.id,
+                              (GLintptr)((size_t)ls * gc->lists.slot_bytes), sizeof(uint32_t));
+    if (bad > 0 && !gc->bad_bounds_logged) {
+        log_warn("render: %s: %d of %d bounding spheres not finite or of negative radius: not drawn (logged once)",
+                 gc->label, bad, count);
+        gc->bad_bounds_logged = true;
+    }
+    gc->stats.bad_bounds = bad;
+    gc->stats.count = count;
+    gc->stats.cull_ms = (gfx_wall_seconds() - t0) * 1e3;
+    gc->lists_ready = true;
+    return true;
+}
+
+/* ---- drawing */
+
+/* Level LOD's list of pass PASS: one instanced draw per run of meshes
+ * alike in culling back faces (their indices follow one another); returns
+ * the draws issued. */
+static int draw_list(const gfx_crowd_t *gc, int pass, int lod)
+{
+    int l = pass * GFX_CROWD_LODS + lod, draws = 0;
+    GLuint base = (GLuint)((size_t)l * (size_t)gc->max_instances);
+    for (uint32_t m = 0; m < gc->mesh_count;) {
+        bool cull = (gc->cull_meshes >> m) & 1u;
+        uint32_t e = m + 1;
+        while (e < gc->mesh_count && ((gc->cull_meshes >> e) & 1u) == cull)
+            e++;
+        uint32_t n = gc->index_first[e - 1] + gc->index_counts[e - 1] - gc->index_first[m];
+        if (n > 0) {
+            if (cull)
+                glEnable(GL_CULL_FACE);
+            gfx_validate_draw("crowd");
+            glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)n, GL_UNSIGNED_INT,
+                                                (const void *)((uintptr_t)gc->index_first[m] * sizeof(uint32_t)),
+                                                gc->list_count[l], base);
+            if (cull)
+                glDisable(GL_CULL_FACE);
+            draws++;
+        }
+        m = e;
+    }
+    return draws;
+}
+
+/* Pass PASS of the frame: every level's list with its influence count. */
+static void draw_pass(gfx_crowd_t *gc, const gfx_pass_info_t *info, int pass)
+{
+    int s = gc->palettes.last, count = gc->slot_count[s];
+    gfx_crowd_stats_t *st = &gc->stats;
+    st->drawn[pass] = st->draws[pass] = 0;
+    for (int l = 0; l < GFX_CROWD_LODS; l++) {
+        st->lod[pass][l] = gc->list_count[pass * GFX_CROWD_LODS + l];
+        st->drawn[pass] += st->lod[pass][l];
+    }
+    st->culled[pass] = count - st->bad_bounds - st->drawn[pass];
+    if (st->drawn[pass] == 0)
+        return;
+    int k = pass == GFX_CROWD_PASS_SHADOW               ? PROG_SHADOW
+            : (info->frame->layers & GFX_LAYER_SHADOWS) ? PROG_LIT
+                                                        : PROG_NOSHADOW;
+    const crowd_program_t *p = &gc->prog[k];
+    glUseProgram(p->prog.id);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->palette_dev[s].id, 0,
+                      (GLsizeiptr)((size_t)count * gc->palette_bytes));
+    glBindVertexArray(gc->vao.id);
+    for (int l = 0; l < GFX_CROWD_LODS; l++) {
+        if (gc->list_count[pass * GFX_CROWD_LODS + l] == 0)
+            continue;
+        glProgramUniform1i(p->prog.id, p->u_influences, gfx_crowd_lod_influences(l));
+        st->draws[pass] += draw_list(gc, pass, l);
+    }
+    glBindVertexArray(0);
+}
+
+/* Frame F's GPU time, if both timestamps of each timed pass are back; the
+ * ring entry is free again either way. */
+static void collect_gpu_time(gfx_crowd_t *gc, int f)
+{
+    bool *issued = gc->gpu_time_issued[f];
+    if (!issued[0] && !issued[1])
+        return;
+    GLuint *q = gc->gpu_time_query[f];
+    GLint ready = 0;
+    glGetQueryObjectiv(q[issued[1] ? 3 : 1], GL_QUERY_RESULT_AVAILABLE, &ready);
+    if (ready) {
+        double ms = 0.0;
+        for (int pass = 0; pass < 2; pass++) {
+            if (!issued[pass])
+                continue;
+            GLuint64 t0 = 0, t1 = 0;
+            glGetQueryObjectui64v(q[2 * pass], GL_QUERY_RESULT, &t0);
+            glGetQueryObjectui64v(q[2 * pass + 1], GL_QUERY_RESULT, &t1);
+            ms += t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+        }
+        gc->stats.gpu_ms = ms;
+        gc->stats.gpu_samples++;
+    }
+    issued[0] = issued[1] = false;
+}
+
+/* One pass of the frame (shadow, then main). The first pass of a frame
+ * culls for both; the main pass fences what the frame read and collects
+ * the oldest frame's GPU time. */
+static void draw_hook(const gfx_pass_info_t *info, void *user)
+{
+    gfx_crowd_t *gc = user;
+    if (!gc->visible || gc->palettes.last < 0)
+        return;
+    int pass = info->pass == GFX_PASS_MAIN ? GFX_CROWD_PASS_MAIN : GFX_CROWD_PASS_SHADOW;
+    if (!gc->lists_ready && !write_lists(gc, info, pass == GFX_CROWD_PASS_SHADOW))
+        return;
+    if (pass == GFX_CROWD_PASS_MAIN && !(info->frame->layers & GFX_LAYER_SHADOWS)) {
+        memset(gc->stats.lod[GFX_CROWD_PASS_SHADOW], 0, sizeof gc->stats.lod[0]);
+        gc->stats.drawn[GFX_CROWD_PASS_SHADOW] = gc->stats.draws[GFX_CROWD_PASS_SHADOW] = 0;
+        gc->stats.culled[GFX_CROWD_PASS_SHADOW] = 0;
+    }
+    int f = gc->gpu_time_frame;
+    glQueryCounter(gc->gpu_time_query[f][2 * pass], GL_TIMESTAMP);
+    draw_pass(gc, info, pass);
+    glQueryCounter(gc->gpu_time_query[f][2 * pass + 1], GL_TIMESTAMP);
+    gc->gpu_time_issued[f][pass] = true;
+    if (pass == GFX_CROWD_PASS_MAIN) {
+        /* The main pass is the last reader of the palettes and lists. */
+        gfx_ring_fence(&gc->palettes, gc->palettes.last);
+        gfx_ring_fence(&gc->lists, gc->lists.last);
+        gc->lists_ready = false;
+        gc->gpu_time_frame = (f + 1) % GPU_TIME_FRAMES;
+        collect_gpu_time(gc, gc->gpu_time_frame);
+    }
+}
