@@ -200,7 +200,12 @@ static void render(app_t *app, int width, int height, bool last_frame)
                 app->failed = true;
                 app->quit = true;
             }
-            prof_add(&app->prof, PROF_DEFORMATION, (float)((platform_now_s() - d0) * 1000.0));
+            app_crowd_draw(app, alpha);
+            double ms = (platform_now_s() - d0) * 1000.0;
+            prof_add(&app->prof, PROF_DEFORMATION, (float)ms);
+            int k = opt->crowd_bench ? crowd_bench_sample(app) : -1;
+            if (k >= 0)
+                opt->crowd_bench->deform_ms[k] = ms;
         }
     }
 
@@ -223,9 +228,12 @@ static void render(app_t *app, int width, int height, bool last_frame)
     if (rb)
         gfx_switch_bench_apply(&rb->variants[variant], app->fig ? app->fig->gfx : NULL);
     double t0 = platform_now_s();
-    gfx_set_finish_timing(rb ? true : app->settings.finish_timing);
+    gfx_set_finish_timing(rb || opt->crowd_bench ? true : app->settings.finish_timing);
     gfx_render_frame(&f);
     double t1 = platform_now_s();
+    int bk = opt->crowd_bench ? crowd_bench_sample(app) : -1;
+    if (bk >= 0)
+        opt->crowd_bench->render_ms[bk] = (t1 - t0) * 1000.0;
     prof_add(&app->prof, PROF_RENDER, (float)((t1 - t0) * 1000.0));
     if (rb && app->frame_index >= rb->warmup_frames && rb->samples[variant] < rb->capacity)
         rb->ms[variant][rb->samples[variant]++] = gfx_last_gpu_ms();
@@ -459,7 +467,7 @@ static bool load_scene(app_t *app, const app_options_t *opt, int level_index)
     const char *level_name = opt->level ? opt->level : level_builtin_name(0);
     if (!app_level_load(app, level_index, level_name))
         return false;
-    return !app->ctrl || figure_gpu_init(app->fig, "player");
+    return !app->ctrl || (figure_gpu_init(app->fig, "player") && app_crowd_gpu_init(app));
 }
 
 int app_run(const app_options_t *opt)

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "ctrl/ctrl_pins.h"
 #include "render/gfx.h"
+#include "render/gfx_crowd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -215,12 +216,24 @@ int app_character_load(app_t *app, const app_options_t *opt)
      * the crowd is made whenever the slider may be used: the controllers
      * cost ~60 KB each), the player's controller is the crowd's member 0. */
     int crowd_max = opt->crowd > APP_CROWD_SLIDER_MAX ? opt->crowd : APP_CROWD_SLIDER_MAX;
-    crowd_desc_t cd = {.net = &app->net, .skel = &app->driver, .mode = mode, .ik_off = opt->no_ik, .max_count = crowd_max};
+    crowd_desc_t cd = {
+        .net = &app->net, .skel = &app->driver, .mode = mode, .ik_off = opt->no_ik, .max_count = crowd_max};
     app->crowd = crowd_create(&cd);
     if (!app->crowd)
         return EXIT_RUNTIME;
     app->ctrl = crowd_ctrl(app->crowd, 0);
     app->crowd_wanted = opt->crowd > 0 ? opt->crowd : 1;
+    /* The others wear the shipped character, whichever the player wears. */
+    char crowd_path[PATHS_MAX];
+    if (!app_data_path(NULL, FIGURE_DEFAULT_CHARACTER, crowd_path) || !chr_load(&app->crowd_chr, crowd_path))
+        return EXIT_RUNTIME;
+    app->crowd_chr_loaded = true;
+    if (app->crowd_chr.skel.joint_count != CTRL_JOINTS) {
+        log_error("%s: %d joints; the crowd needs the controller's %d", crowd_path, app->crowd_chr.skel.joint_count,
+                  CTRL_JOINTS);
+        return EXIT_RUNTIME;
+    }
+    pose_bind_from_rest(&app->crowd_chr.skel, &app->crowd_bind);
     resolve_face(app);
     app->sim.ctrl = app->ctrl;
     app->ctrl_draw = CTRL_DRAW_TRAJECTORY | CTRL_DRAW_CONTACTS;
@@ -307,6 +320,11 @@ void app_viewer_switch(app_t *app, int index)
 void app_character_free(app_t *app)
 {
     pose_dump_close(&app->dump);
+    gfx_crowd_destroy(app->crowd_gfx);
+    app->crowd_gfx = NULL;
+    if (app->crowd_chr_loaded)
+        chr_free(&app->crowd_chr);
+    app->crowd_chr_loaded = false;
     crowd_destroy(app->crowd); /* the player's controller is its member 0 */
     app->crowd = NULL;
     app->ctrl = NULL;
@@ -395,4 +413,31 @@ bool app_character_deform(app_t *app, float alpha)
     if (ok)
         shown_feet_add(app, m.pos[1]);
     return ok;
+}
+
+bool app_crowd_gpu_init(app_t *app)
+{
+    if (!app->crowd)
+        return true;
+    gfx_crowd_desc_t d = {.chr = &app->crowd_chr, .max_instances = crowd_max_count(app->crowd) - 1, .label = "crowd"};
+    if (d.max_instances < 1)
+        return true;
+    app->crowd_gfx = gfx_crowd_create(&d);
+    return app->crowd_gfx != NULL;
+}
+
+void app_crowd_draw(app_t *app, float alpha)
+{
+    if (!app->crowd_gfx)
+        return;
+    int others = crowd_count(app->crowd) - 1;
+    gfx_crowd_stream_t st;
+    if (!gfx_crowd_begin_update(app->crowd_gfx, others, &st))
+        return;
+    if (others > 0) {
+        crowd_draw_job_t job = {
+            .bind = &app->crowd_bind, .alpha = alpha, .first = 1, .palette = st.palette, .bounds = st.bounds};
+        crowd_draw_run(app->crowd, &job);
+    }
+    gfx_crowd_end_update(app->crowd_gfx);
 }

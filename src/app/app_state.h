@@ -67,10 +67,16 @@ typedef struct app_t {
     feet_stats_t feet;          /* the shown character's feet and head, for --report */
     pfnn_network_t net;
     bool net_loaded;
-    ctrl_t *ctrl;   /* the player's: its own, or the crowd's member 0 */
-    crowd_t *crowd; /* --crowd / the menu: N characters, the player's one of them; NULL: alone */
+    ctrl_t *ctrl;     /* the player's: its own, or the crowd's member 0 */
+    crowd_t *crowd;   /* --crowd / the menu: N characters, the player's one of them; NULL: alone */
     int crowd_wanted; /* members asked for (the slider); 1: the player alone */
     int crowd_follow; /* the member the camera follows (0: the player) */
+    /* The crowd's look: the shipped character (on the controller's
+     * skeleton: the members' poses apply as they are), drawn instanced. */
+    chr_character_t crowd_chr;
+    bool crowd_chr_loaded;
+    pose_bind_t crowd_bind;
+    struct gfx_crowd_t *crowd_gfx;
     pose_t draw_pose; /* the pose drawn this frame (between the last two steps) */
     pose_dump_t dump; /* --dump-pose */
     float net_ms;     /* controller step wall time, ms, smoothed over steps */
@@ -131,6 +137,12 @@ void app_character_free(app_t *app);
  * and the whole deformation into the renderer's stream; false when the
  * figure could not be deformed (logged). */
 bool app_character_deform(app_t *app, float alpha);
+
+/* The crowd's GPU side (after gfx_init; false after one logged line), and
+ * per drawn frame the members other than the player between their last
+ * two steps (ALPHA) into it. */
+bool app_crowd_gpu_init(app_t *app);
+void app_crowd_draw(app_t *app, float alpha);
 
 /* app_report.c: --report FILE; false after one logged line. */
 bool app_report_write(const app_t *app, const char *path);
