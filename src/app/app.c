@@ -513,6 +513,8 @@ int app_run(const app_options_t *opt)
         goto out_input;
     if (load_scene(app, opt, level_index))
         exit_code = app_loop(app);
+    if (opt->crowd_bench)
+        app_crowd_bench_finish(app, opt->crowd_bench);
 
     viewer_shutdown(&app->viewer);
     app_character_free(app);

@@ -38,6 +38,7 @@ typedef struct app_crowd_bench_t {
     unsigned long long overlap_steps;
     float min_gap_cm;
     int drawn_main, drawn_shadow; /* crowd members the last frame drew in each pass */
+    char renderer[128], version[128];
 } app_crowd_bench_t;
 
 #endif

@@ -441,3 +441,23 @@ void app_crowd_draw(app_t *app, float alpha)
     }
     gfx_crowd_end_update(app->crowd_gfx);
 }
+
+void app_crowd_bench_finish(const app_t *app, app_crowd_bench_t *b)
+{
+    const gfx_info_t *gi = gfx_get_info();
+    snprintf(b->renderer, sizeof b->renderer, "%s", gi->renderer);
+    snprintf(b->version, sizeof b->version, "%s", gi->version);
+    if (!app->crowd)
+        return;
+    const crowd_stats_t *st = crowd_stats(app->crowd);
+    b->members = crowd_count(app->crowd);
+    b->threads = crowd_threads(app->crowd);
+    b->member_bytes = crowd_member_bytes(app->crowd);
+    b->overlap_steps = st->overlap_steps;
+    b->min_gap_cm = st->min_gap_ever_cm;
+    if (app->crowd_gfx) {
+        const gfx_crowd_stats_t *gs = gfx_crowd_get_stats(app->crowd_gfx);
+        b->drawn_main = gs->drawn[GFX_CROWD_PASS_MAIN];
+        b->drawn_shadow = gs->drawn[GFX_CROWD_PASS_SHADOW];
+    }
+}

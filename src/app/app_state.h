@@ -4,6 +4,7 @@
 #ifndef STRIDER_APP_APP_STATE_H
 #define STRIDER_APP_APP_STATE_H
 
+#include "app/app.h"
 #include "app/cli.h"
 #include "app/figure.h"
 #include "app/input.h"
@@ -143,6 +144,8 @@ bool app_character_deform(app_t *app, float alpha);
  * two steps (ALPHA) into it. */
 bool app_crowd_gpu_init(app_t *app);
 void app_crowd_draw(app_t *app, float alpha);
+/* bench crowd: the crowd's figures at the end of the run. */
+void app_crowd_bench_finish(const app_t *app, app_crowd_bench_t *b);
 
 /* app_report.c: --report FILE; false after one logged line. */
 bool app_report_write(const app_t *app, const char *path);

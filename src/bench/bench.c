@@ -15,6 +15,8 @@ static void usage(FILE *out)
           "  pfnn          network inference per phase mode and weight type, with the memory roofline\n"
           "  render        the game's frames with each of the renderer's pixel-keeping savings switched\n"
           "                off in turn, and the pictures compared (a window: xvfb-run -a when headless)\n"
+          "  crowd         N PFNN characters in the game's steps and frames: simulation (batched network\n"
+          "                against one inference each), deformation, render, memory (a window)\n"
           "common options: --repeats N --warmup N --csv PATH --json PATH --smoke\n"
           "every output starts with a header naming the command, date, CPU, GL renderer/version (GPU\n"
           "methods only; 'none' otherwise) and build\n"
@@ -56,6 +58,9 @@ int bench_main(int argc, char **argv)
         return bench_blendshapes(argc, argv, &env);
     if (!strcmp(argv[1], "render"))
         return bench_render(argc, argv, &env);
-    fprintf(stderr, "strider bench: unknown benchmark '%s'; valid: blendshapes, skinning, pfnn, render\n", argv[1]);
+    if (!strcmp(argv[1], "crowd"))
+        return bench_crowd(argc, argv, &env);
+    fprintf(stderr, "strider bench: unknown benchmark '%s'; valid: blendshapes, skinning, pfnn, render, crowd\n",
+            argv[1]);
     return BENCH_EXIT_USAGE;
 }

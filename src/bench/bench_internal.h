@@ -13,6 +13,7 @@ int bench_skinning(int argc, char **argv, const report_env_t *env);
 int bench_pfnn(int argc, char **argv, const report_env_t *env);
 int bench_blendshapes(int argc, char **argv, const report_env_t *env);
 int bench_render(int argc, char **argv, const report_env_t *env);
+int bench_crowd(int argc, char **argv, const report_env_t *env);
 
 /* Prints the table, writes --csv / --json, frees the table, and turns the
  * failure count into the exit code (failures are reported loudly). */

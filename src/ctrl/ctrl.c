@@ -58,7 +58,7 @@ void ctrl_update_model(ctrl_t *c)
     pose_model_job_t job = {
         .skel = c->skel,
         .local = &c->pose,
-        .capacity = SKEL_MAX_JOINTS,
+        .capacity = CTRL_JOINTS, /* the joint count, checked at create */
         .model_mat = c->model,
         .model_rot = c->model_rot,
     };

@@ -305,9 +305,9 @@ struct ctrl_t {
     /* Output pose. */
     pose_t pose;
     pose_t rest;
-    float model[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
-    float model_rot[SKEL_MAX_JOINTS][4];
-    float joint_pos[SKEL_MAX_JOINTS][3];
+    float model[CTRL_JOINTS][POSE_MAT_FLOATS];
+    float model_rot[CTRL_JOINTS][4];
+    float joint_pos[CTRL_JOINTS][3];
 
     ctrl_foot_state_t foot;
     ctrl_stats_t stats;

@@ -744,6 +744,7 @@ bool crowd_draw_run(crowd_t *c, const crowd_draw_job_t *job)
 
 int crowd_count(const crowd_t *c) { return c->count; }
 int crowd_max_count(const crowd_t *c) { return c->desc.max_count; }
+int crowd_threads(const crowd_t *c) { return pool_threads(c->pool); }
 ctrl_t *crowd_ctrl(crowd_t *c, int i) { return i >= 0 && i < c->desc.max_count ? c->member[i].ctrl : NULL; }
 
 void crowd_set_mode(crowd_t *c, pfnn_mode_t mode)
@@ -770,5 +771,7 @@ size_t crowd_member_bytes(const crowd_t *c)
 {
     size_t per = sizeof(crowd_member_t) + sizeof *c->capsule + sizeof *c->obstacle;
     per += sizeof(float) * (PFNN_N_IN + PFNN_N_OUT + 1);
-    return per + ctrl_state_bytes(c->member[0].ctrl);
+    /* The last member's controller: member 0 may also hold a level view of
+     * its own (the player's controller reset alone). */
+    return per + ctrl_state_bytes(c->member[c->desc.max_count - 1].ctrl);
 }

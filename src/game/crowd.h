@@ -117,6 +117,8 @@ void crowd_step_finish(crowd_t *c);
 
 int crowd_count(const crowd_t *c);
 int crowd_max_count(const crowd_t *c);
+/* Threads its loops run on, counting the caller. */
+int crowd_threads(const crowd_t *c);
 /* Member I's controller, for any I < max_count (member 0's exists before
  * the first reset: the player's controller); NULL otherwise. */
 ctrl_t *crowd_ctrl(crowd_t *c, int i);
