@@ -187,10 +187,9 @@ int bench_crowd(int argc, char **argv, const report_env_t *env_in)
     opt.crowd_seed_given = true;
 
     static const char *const cols[] = {
-        "count",        "placed",       "threads",        "steps",        "sim_ms",        "sim_ms_per_char",
-        "begin_ms",     "net_batch_ms", "net_single_ms",  "net_speedup",  "finish_ms",     "deform_ms",
-        "render_ms",    "frame_ms",     "fps",            "member_kb",    "drawn_main",    "drawn_shadow",
-        "min_gap_cm",   "overlap_steps"};
+        "count",        "placed",        "threads",     "steps",        "sim_ms",     "sim_ms_per_char", "begin_ms",
+        "net_batch_ms", "net_single_ms", "net_speedup", "finish_ms",    "deform_ms",  "render_ms",       "frame_ms",
+        "fps",          "member_kb",     "drawn_main",  "drawn_shadow", "min_gap_cm", "overlap_steps"};
     report_table_t t;
     report_table_init(&t, "crowd: the game's steps and frames with N characters (medians)",
                       (int)(sizeof cols / sizeof cols[0]), cols);

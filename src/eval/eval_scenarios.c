@@ -144,6 +144,15 @@ static const eval_scenario_t SCENARIOS[] = {
     {"soak_gaps", "soak", "gaps", false, 0, 0, 0, NULL, 0.0f, EVAL_SOAK, 0, 0},
     {"soak_course", "soak", "course", false, 0, 0, 0, NULL, 0.0f, EVAL_SOAK, 0, 0},
     {"soak_steps", "soak", "steps", false, 0, 0, 0, NULL, 0.0f, EVAL_SOAK, 0, 0},
+
+    /* Crowds of wanderers (game/crowd, seeded by --seed): every member
+     * against the goals, and no two capsules overlapping. */
+    {"crowd20_hills", "crowd", "hills", false, 0, 0, 0, NULL, 30.0f, EVAL_CROWD20, 0, 0},
+    {"crowd20_gaps", "crowd", "gaps", false, 0, 0, 0, NULL, 30.0f, EVAL_CROWD20, 0, 0},
+    {"crowd20_course", "crowd", "course", false, 0, 0, 0, NULL, 30.0f, EVAL_CROWD20, 0, 0},
+    {"crowd100_hills", "crowd", "hills", false, 0, 0, 0, NULL, 15.0f, EVAL_CROWD100, 0, 0},
+    {"crowd100_gaps", "crowd", "gaps", false, 0, 0, 0, NULL, 15.0f, EVAL_CROWD100, 0, 0},
+    {"crowd100_course", "crowd", "course", false, 0, 0, 0, NULL, 15.0f, EVAL_CROWD100, 0, 0},
 };
 
 const eval_scenario_t *eval_scenarios(int *count)

@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "core/paths.h"
+#include "game/crowd.h"
 #include "game/pose_dump.h"
 #include "game/script.h"
 #include "game/sim.h"
@@ -81,13 +82,15 @@ static float want_speed(const ctrl_input_t *it)
     return mag * s;
 }
 
-static void frame_from_sim(const eval_t *e, const sim_t *sim, mm_frame_t *f)
+/* The displayed POSE, the controller's stats ST and the intent IT of one
+ * step as the metrics' frame. */
+static void frame_from(const eval_t *e, const pose_t *pose, const ctrl_stats_t *st, const ctrl_input_t *it,
+                       mm_frame_t *f)
 {
     ctrl_sample_t s;
-    ctrl_sample(e->ctrl, &sim->pose, &s);
-    memcpy(f->joint_local, sim->pose.rot, sizeof f->joint_local);
-    f->wall_pushes = sim->stats.wall_pushes;
-    const ctrl_stats_t *st = &sim->stats;
+    ctrl_sample(e->ctrl, pose, &s);
+    memcpy(f->joint_local, pose->rot, sizeof f->joint_local);
+    f->wall_pushes = st->wall_pushes;
     memcpy(f->root, st->root_pos, sizeof f->root);
     memcpy(f->joint, s.joint, sizeof f->joint);
     memcpy(f->joint_rot, s.rot, sizeof f->joint_rot);
@@ -99,8 +102,13 @@ static void frame_from_sim(const eval_t *e, const sim_t *sim, mm_frame_t *f)
         f->lock_weight[k] = st->lock_weight[k];
     }
     memcpy(f->gait, st->gait, sizeof f->gait);
-    f->want_speed_cm_s = want_speed(&sim->intent);
+    f->want_speed_cm_s = want_speed(it);
     f->nan_resets = st->nan_resets;
+}
+
+static void frame_from_sim(const eval_t *e, const sim_t *sim, mm_frame_t *f)
+{
+    frame_from(e, &sim->pose, &sim->stats, &sim->intent, f);
 }
 
 /* ---- soak scripts ---------------------------------------------------------- */
@@ -391,6 +399,133 @@ static bool open_dump(const eval_t *e, const eval_scenario_t *s, const char *suf
     return p->dumping;
 }
 
+/* ---- crowds ------------------------------------------------------------------ */
+
+int eval_crowd_count(const eval_scenario_t *s)
+{
+    return (s->flags & EVAL_CROWD100) ? 100 : (s->flags & EVAL_CROWD20) ? 20 : 0;
+}
+
+/* A crowd's members, each measured: crowd[0] as the options ask, crowd[1]
+ * (unless NULL) every member with IK off, stepped in lockstep from the
+ * same seed (a wall push that differs can make the two crowds' members
+ * part: the net_diff count says how often member inputs differed). */
+typedef struct eval_crowd_t {
+    crowd_t *crowd[2];
+    mm_acc_t *acc[2]; /* per member */
+    int begun[2];
+} eval_crowd_t;
+
+static void crowd_free(eval_crowd_t *c)
+{
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < c->begun[k]; i++)
+            mm_free(&c->acc[k][i]);
+        free(c->acc[k]);
+        crowd_destroy(c->crowd[k]);
+    }
+}
+
+static bool crowd_open(eval_t *e, int li, int count, int steps, int runs, eval_crowd_t *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int k = 0; k < runs; k++) {
+        crowd_desc_t d = {.net = &e->net,
+                          .skel = &e->skel,
+                          .mode = e->opt.mode,
+                          .ik_off = k == 1 || e->opt.no_ik,
+                          .max_count = count};
+        c->crowd[k] = crowd_create(&d);
+        c->acc[k] = calloc((size_t)count, sizeof *c->acc[k]);
+        if (!c->crowd[k] || !c->acc[k] || !crowd_reset(c->crowd[k], &e->level[li], count, e->opt.seed, NULL, false))
+            return false;
+        if (crowd_count(c->crowd[k]) != count) {
+            log_error("eval: %s has room for %d of %d crowd members", e->level_name[li], crowd_count(c->crowd[k]),
+                      count);
+            return false;
+        }
+        for (; c->begun[k] < count; c->begun[k]++)
+            if (!mm_begin(&c->acc[k][c->begun[k]], &e->level[li], &e->skel, &e->cal, steps, 0, 0))
+                return false;
+    }
+    return true;
+}
+
+static void crowd_measure(const eval_t *e, crowd_t *crowd, mm_acc_t *acc)
+{
+    for (int i = 0; i < crowd_count(crowd); i++) {
+        const crowd_member_t *m = crowd_member(crowd, i);
+        ctrl_stats_t st;
+        ctrl_get_stats(m->ctrl, &st);
+        mm_frame_t f;
+        frame_from(e, ctrl_pose(m->ctrl), &st, &m->intent, &f);
+        mm_add(&acc[i], &f);
+    }
+}
+
+/* Every member's misses at each level; the worst member's results go in
+ * OUT's on/off. */
+static void crowd_judge(const eval_t *e, const eval_scenario_t *s, eval_crowd_t *c, eval_result_t *out)
+{
+    int count = crowd_count(c->crowd[0]), worst_misses = -1;
+    static eval_result_t one; /* large: off the stack */
+    char text[EVAL_FAIL_TEXT];
+    for (int i = 0; i < count; i++) {
+        memset(&one, 0, sizeof one);
+        mm_finish(&c->acc[0][i], &one.on);
+        one.have_off = c->crowd[1] != NULL;
+        if (one.have_off)
+            mm_finish(&c->acc[1][i], &one.off);
+        int misses = 0;
+        for (int level = 0; level < 3; level++) {
+            int n = eval_check(e, s, &one, (eval_level_t)level, text, (int)sizeof text);
+            if (level == EVAL_GOALS)
+                misses = n;
+            if (n > 0 && out->crowd_failing[level]++ == 0) {
+                int len = snprintf(out->crowd_text[level], sizeof out->crowd_text[level], "member %d: ", i);
+                size_t room = sizeof out->crowd_text[level] - (size_t)len, k = 0;
+                for (; k + 1 < room && text[k]; k++)
+                    out->crowd_text[level][(size_t)len + k] = text[k];
+                out->crowd_text[level][(size_t)len + k] = '\0';
+            }
+        }
+        if (misses > worst_misses) {
+            worst_misses = misses;
+            out->crowd_worst = i;
+            out->on = one.on;
+            out->off = one.off;
+            out->have_off = one.have_off;
+        }
+    }
+}
+
+static bool run_crowd(eval_t *e, int li, const eval_scenario_t *s, int steps, eval_result_t *out)
+{
+    int count = eval_crowd_count(s), runs = e->ref ? 2 : 1;
+    eval_crowd_t c;
+    bool ok = crowd_open(e, li, count, steps, runs, &c);
+    for (int step = 0; ok && step < steps; step++) {
+        for (int k = 0; k < runs; k++) {
+            crowd_step(c.crowd[k], NULL, EVAL_STEP_S);
+            crowd_measure(e, c.crowd[k], c.acc[k]);
+        }
+        for (int i = 0; runs == 2 && i < count; i++)
+            if (memcmp(ctrl_last_input(crowd_ctrl(c.crowd[0], i)), ctrl_last_input(crowd_ctrl(c.crowd[1], i)),
+                       sizeof(float) * PFNN_N_IN) != 0 &&
+                out->net_diff_steps++ == 0)
+                out->net_diff_first = step + 1;
+    }
+    if (ok) {
+        out->crowd_members = count;
+        const crowd_stats_t *st = crowd_stats(c.crowd[0]);
+        out->crowd_min_gap_cm = st->min_gap_ever_cm;
+        out->crowd_overlap_steps = st->overlap_steps;
+        crowd_judge(e, s, &c, out);
+    }
+    crowd_free(&c);
+    return ok;
+}
+
 bool eval_run_scenario(eval_t *e, const eval_scenario_t *s, eval_result_t *out, eval_trace_t *trace)
 {
     memset(out, 0, sizeof *out);
@@ -402,6 +537,8 @@ bool eval_run_scenario(eval_t *e, const eval_scenario_t *s, eval_result_t *out, 
         log_error("eval: %s: no steps to run", s->name);
         return false;
     }
+    if (eval_crowd_count(s) > 0)
+        return run_crowd(e, li, s, steps, out);
     char *text = NULL;
     const char *src = s->script;
     if (!src) {
@@ -519,6 +656,25 @@ int eval_check(const eval_t *e, const eval_scenario_t *s, const eval_result_t *r
     const mm_result_t *r = &res->on;
     int n = 0;
     text[0] = '\0';
+    if (res->crowd_members > 0) {
+        /* A crowd: its members' misses (judged one by one at the run's end),
+         * and the capsules. */
+        if (res->crowd_overlap_steps > 0)
+            miss(text, text_size, &n, "capsules overlapped (closest %.1f cm apart)", res->crowd_min_gap_cm);
+        if (res->crowd_failing[level] > 0) {
+            /* The member's text as a format: its '%' doubled. */
+            char fmt[2 * EVAL_FAIL_TEXT + 64];
+            int len = snprintf(fmt, sizeof fmt, "%%.0f of %d members miss; ", res->crowd_members);
+            for (const char *p = res->crowd_text[level]; *p && len < (int)sizeof fmt - 3; p++) {
+                if (*p == '%')
+                    fmt[len++] = '%';
+                fmt[len++] = *p;
+            }
+            fmt[len] = '\0';
+            miss(text, text_size, &n, fmt, (double)res->crowd_failing[level]);
+        }
+        return n;
+    }
     bool goals = level != EVAL_INVARIANTS;
     float p95 = (s->flags & EVAL_FLAT) ? GOAL_SLIDE_FLAT_P95_CM : GOAL_SLIDE_P95_CM;
     for (int t = 0; t < 2 && goals; t++) {

@@ -34,7 +34,11 @@ enum {
     EVAL_FLAT = 1u << 0,   /* straight on flat ground: the tighter slide goal */
     EVAL_SPEED = 1u << 1,  /* mean speed over the window within 20 % of the request */
     EVAL_CROUCH = 1u << 2, /* head at least 25 % lower under the ceilings */
-    EVAL_SOAK = 1u << 3    /* seeded random intents, as long as --soak-steps */
+    EVAL_SOAK = 1u << 3,   /* seeded random intents, as long as --soak-steps */
+    /* A crowd (game/crowd) of 20 or 100 wanderers seeded by --seed, every
+     * member measured against the goals, plus: no two capsules overlap. */
+    EVAL_CROWD20 = 1u << 4,
+    EVAL_CROWD100 = 1u << 5
 };
 
 typedef struct eval_scenario_t {
@@ -48,6 +52,9 @@ typedef struct eval_scenario_t {
     unsigned flags;
     float speed_from_s, speed_to_s; /* EVAL_SPEED window */
 } eval_scenario_t;
+
+/* Members of a crowd scenario (0: one character played by its script). */
+int eval_crowd_count(const eval_scenario_t *s);
 
 /* The built-in suite; *count receives its length. */
 const eval_scenario_t *eval_scenarios(int *count);
@@ -69,6 +76,15 @@ typedef struct eval_result_t {
     bool have_off;
     int net_diff_steps; /* steps whose network input differed between the two runs */
     int net_diff_first; /* the first of them (1-based), 0 when none */
+    /* Crowd scenarios: on/off above are the member missing most goals
+     * (its index: crowd_worst); per eval_level_t, how many members miss
+     * a goal and what the first of them missed; the closest two capsules
+     * came (surface to surface, cm) and the steps after which some overlapped. */
+    int crowd_members, crowd_worst;
+    int crowd_failing[3];
+    char crowd_text[3][EVAL_FAIL_TEXT];
+    float crowd_min_gap_cm;
+    unsigned long long crowd_overlap_steps;
 } eval_result_t;
 
 /* Per-step values of the first CAPACITY steps of a scenario, both runs
