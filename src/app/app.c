@@ -127,6 +127,9 @@ static void step_character(app_t *app, const input_frame_t *in, bool first_step_
     prof_add(&app->prof, PROF_CONTROLLER, ms);
     app->net_ms_last = ms;
     app->net_ms = app->net_ms > 0.0f ? app->net_ms + (ms - app->net_ms) * NET_MS_SMOOTHING : ms;
+    app->sim.follow_on = app->crowd_follow > 0 && app->crowd_follow < crowd_count(app->crowd);
+    if (app->sim.follow_on)
+        crowd_root(app->crowd, app->crowd_follow, app->sim.follow);
     sim_end_step(&app->sim, in, first_step_of_frame, (float)LOOP_STEP_S);
     pose_dump_row(&app->dump, app->sim.step, app->ctrl, &app->sim.pose, &app->sim.stats);
 }

@@ -1,6 +1,7 @@
 /* menu: the F1 debug menu, in C on top of the ui bridge. It reads the app
  * state and edits app->settings; the loop applies the settings. */
 #include "app/app_state.h"
+#include "render/gfx_crowd.h"
 #include "core/stats.h"
 #include "render/gfx.h"
 #include "ui/ui.h"
@@ -348,7 +349,7 @@ static void draw_game_character(app_t *app)
          * released control points are read from the file again) and every
          * other is freed: the game holds only the mode it runs. */
         if (pfnn_prepare_mode(&app->net, (pfnn_mode_t)mode)) {
-            ctrl_set_mode(c, (pfnn_mode_t)mode);
+            crowd_set_mode(app->crowd, (pfnn_mode_t)mode); /* the player's controller is its member 0 */
             for (int m = 0; m < PFNN_PHASE_MODE_COUNT; m++)
                 if (m != mode)
                     pfnn_release_mode(&app->net, (pfnn_mode_t)m);
@@ -356,7 +357,7 @@ static void draw_game_character(app_t *app)
     }
     bool ik = ctrl_get_ik(c);
     if (ui_checkbox("foot IK", &ik))
-        ctrl_set_ik(c, ik);
+        crowd_set_ik(app->crowd, ik);
     ui_same_line();
     ui_checkbox("draw character", &app->fig->show);
     ui_text("network step %.3f ms (last %.3f ms)", (double)app->net_ms, (double)app->net_ms_last);
@@ -374,6 +375,36 @@ static void draw_game_character(app_t *app)
     ui_same_line();
     ui_checkbox_flags("joints", &app->ctrl_draw, CTRL_DRAW_JOINTS);
     skin_controls(app->fig);
+}
+
+/* The crowd: how many (the player's one of them), whom the camera
+ * follows, and what the step and the draw cost. */
+static void draw_crowd(app_t *app)
+{
+    crowd_t *cr = app->crowd;
+    int n = crowd_count(cr);
+    if (ui_slider_int("characters", &n, 1, crowd_max_count(cr)) && n != crowd_count(cr)) {
+        crowd_resize(cr, n);
+        app->crowd_wanted = crowd_count(cr);
+    }
+    int last = crowd_count(cr) - 1;
+    if (app->crowd_follow > last)
+        app->crowd_follow = 0;
+    if (last > 0)
+        ui_slider_int("camera follows (0: you)", &app->crowd_follow, 0, last);
+    const crowd_stats_t *st = crowd_stats(cr);
+    ui_text("%d characters on %d threads, %.1f KB each", crowd_count(cr), crowd_threads(cr),
+            (double)crowd_member_bytes(cr) / 1024.0);
+    ui_text("closest capsules %.1f cm apart (ever %.1f), overlaps %llu", (double)st->min_gap_cm,
+            (double)st->min_gap_ever_cm, (unsigned long long)st->overlap_steps);
+    ui_text("step (all characters) %.3f ms", (double)app->net_ms);
+    if (app->crowd_gfx) {
+        const gfx_crowd_stats_t *gs = gfx_crowd_get_stats(app->crowd_gfx);
+        ui_text("drawn %d (shadow %d), culled %d; LOD %d / %d / %d", gs->drawn[GFX_CROWD_PASS_MAIN],
+                gs->drawn[GFX_CROWD_PASS_SHADOW], gs->culled[GFX_CROWD_PASS_MAIN], gs->lod[GFX_CROWD_PASS_MAIN][0],
+                gs->lod[GFX_CROWD_PASS_MAIN][1], gs->lod[GFX_CROWD_PASS_MAIN][2]);
+        ui_text("crowd GPU %.3f ms", gs->gpu_ms);
+    }
 }
 
 void menu_draw(app_t *app)
@@ -401,6 +432,8 @@ void menu_draw(app_t *app)
         draw_levels(app);
     if (app->ctrl && ui_header("Character", true))
         draw_game_character(app);
+    if (app->crowd && ui_header("Crowd", app->crowd_wanted > 1))
+        draw_crowd(app);
     if (ui_header("Rendering", true))
         draw_render(app);
     if (ui_header("Input and simulation", false))

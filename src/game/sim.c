@@ -149,7 +149,7 @@ void sim_end_step(sim_t *s, const input_frame_t *in, bool first_step_of_frame, f
     m->height_cm = st->head_height_cm;
     m->airborne = st->gait[CTRL_GAIT_JUMP] > SIM_AIRBORNE_GAIT;
     face_step(&s->face, st, s->step, dt_s);
-    camera_update(&s->camera, in, first_step_of_frame, m->pos, &s->level->terrain, dt_s);
+    camera_update(&s->camera, in, first_step_of_frame, s->follow_on ? s->follow : m->pos, &s->level->terrain, dt_s);
     s->step++;
 }
 

@@ -78,6 +78,10 @@ typedef struct sim_t {
      * own legs are solved to. */
     float contact[CTRL_CONTACTS][3], prev_contact[CTRL_CONTACTS][3];
     sim_face_t face, prev_face;
+    /* The camera follows this point (world cm) instead of the character
+     * when follow_on (another character of a crowd); cleared by sim_reset. */
+    float follow[3];
+    bool follow_on;
 } sim_t;
 
 void sim_config_default(sim_config_t *cfg);
