@@ -79,6 +79,29 @@ static void write_report_figure(const app_t *app, FILE *f)
     fprintf(f, ",\n  \"resources\": {\"peak_rss_mib\": %.1f}", (double)platform_peak_rss_bytes() / (1024.0 * 1024.0));
 }
 
+/* A crowd of more than the player: its size, seed, closest capsules, and
+ * a digest of every member's root (FNV-1a over the floats' bytes): two runs
+ * that agree on it moved every member alike. */
+static void write_report_crowd(const app_t *app, FILE *f)
+{
+    if (!app->crowd || crowd_count(app->crowd) < 2)
+        return;
+    const crowd_stats_t *st = crowd_stats(app->crowd);
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < crowd_count(app->crowd); i++) {
+        float r[3];
+        crowd_root(app->crowd, i, r);
+        const unsigned char *b = (const unsigned char *)r;
+        for (size_t k = 0; k < sizeof r; k++)
+            h = (h ^ b[k]) * 16777619u;
+    }
+    fprintf(f,
+            ",\n  \"crowd\": {\"members\": %d, \"seed\": %u, \"steps\": %llu, \"min_gap_cm\": %.3f, "
+            "\"overlap_steps\": %llu, \"spawn_shortfall\": %d, \"roots_fnv1a\": \"%08x\"}",
+            crowd_count(app->crowd), app_crowd_seed(app), (unsigned long long)st->steps, (double)st->min_gap_ever_cm,
+            (unsigned long long)st->overlap_steps, st->spawn_shortfall, h);
+}
+
 bool app_report_write(const app_t *app, const char *path)
 {
     char *text = NULL;
@@ -144,6 +167,7 @@ bool app_report_write(const app_t *app, const char *path)
                 fig->rig.toe[0] >= 0 && fig->rig.toe[1] >= 0 ? "true" : "false", (double)fs->sink_max_cm,
                 (double)fs->ctrl_sink_max_cm);
     }
+    write_report_crowd(app, f);
     write_report_figure(app, f);
     fputs("\n}\n", f);
     bool ok = fclose(f) == 0 && text;

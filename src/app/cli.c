@@ -3,6 +3,7 @@
 #include "game/crowd.h"
 
 #include "core/args.h"
+#include "core/pool.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -167,6 +168,13 @@ static int cli_table(args_opt_t *t, app_options_t *o, cli_seen_t *s)
          .hi = (long)UINT32_MAX,
          .arg = "N",
          .help = "seed of the crowd's places and wandering (default: --seed)"},
+        {.name = "--crowd-threads",
+         .kind = ARGS_INT,
+         .dest = &o->crowd_threads,
+         .lo = 1,
+         .hi = POOL_MAX_THREADS,
+         .arg = "N",
+         .help = "threads that step the crowd (default: every CPU); any N gives the same motion"},
         {.kind = ARGS_TEXT, .help = "\ncharacter viewer (--view character):\n"},
         {.name = "--pose",
          .kind = ARGS_PATH,
@@ -441,7 +449,7 @@ cli_result_t cli_parse(int argc, char **argv, app_options_t *opt)
     if (opt->view && (opt->network || opt->marker || opt->no_ik || opt->dump_pose || opt->phase_mode))
         return usage_error(&spec, "--network, --marker, --no-ik, --dump-pose and --phase-mode are game options (not "
                                   "with --view)");
-    if ((opt->crowd > 0 || opt->crowd_seed_given) && (opt->view || opt->marker))
+    if ((opt->crowd > 0 || opt->crowd_seed_given || opt->crowd_threads) && (opt->view || opt->marker))
         return usage_error(&spec, "--crowd and --crowd-seed need the PFNN character (not with --view or --marker)");
     if (opt->crowd_seed_given && opt->crowd == 0)
         return usage_error(&spec, "--crowd-seed needs --crowd N");

@@ -68,6 +68,7 @@ typedef struct app_options_t {
     int crowd;              /* --crowd N: N characters, the player's one of them; 0 = the player alone */
     uint32_t crowd_seed;    /* --crowd-seed, when crowd_seed_given; else --seed */
     bool crowd_seed_given;
+    int crowd_threads; /* --crowd-threads N; 0 = every CPU */
     /* Viewer only (--view character): */
     const char *pose; /* BVH clip, NULL = rest pose */
     long pose_frame;  /* 0-based frame of the clip */

@@ -144,6 +144,32 @@ def case_determinism(a):
           "two runs of one script end in the same state (differing: %s)" % (", ".join(differ) or "none"))
 
 
+def case_crowd(a):
+    """A crowd: the same seed gives the same members on 1 and 2 threads,
+    no capsules overlap, and the picture shows more than the player."""
+    outs = []
+    for threads in (1, 2):
+        rep = os.path.join(a.out, "crowd%d.json" % threads)
+        png = os.path.join(a.out, "crowd%d.png" % threads)
+        run(["--level", "course", "--crowd", "12", "--crowd-seed", "5", "--crowd-threads", str(threads),
+             "--frames", "150", "--hidden", "--size", "320x180", "--report", rep, "--screenshot", png], a.strider)
+        outs.append(report(rep))
+    c = [o["crowd"] for o in outs]
+    check(c[0] == c[1] and outs[0]["character"] == outs[1]["character"],
+          "1 and 2 threads give the same crowd (%s / %s)" % (c[0]["roots_fnv1a"], c[1]["roots_fnv1a"]))
+    check(c[0]["members"] == 12 and c[0]["steps"] == 150, "12 members stepped 150 times (%d, %d)"
+          % (c[0]["members"], c[0]["steps"]))
+    check(c[0]["overlap_steps"] == 0 and c[0]["min_gap_cm"] >= 0.0,
+          "no capsules overlapped (closest %.1f cm)" % c[0]["min_gap_cm"])
+    other = os.path.join(a.out, "crowd_seed6.json")
+    run(["--level", "course", "--crowd", "12", "--crowd-seed", "6", "--frames", "150", "--hidden", "--size", "320x180",
+         "--report", other], a.strider)
+    check(report(other)["crowd"]["roots_fnv1a"] != c[0]["roots_fnv1a"], "another seed gives another crowd")
+    for bad in (["--crowd", "-1"], ["--crowd", "5000"], ["--crowd-seed", "3"], ["--marker", "--crowd", "3"],
+                ["--crowd", "3", "--crowd-threads", "0"]):
+        run(bad + ["--frames", "1", "--hidden"], a.strider, expect=2)
+
+
 def case_gamepad(a):
     rep = os.path.join(a.out, "pad.json")
     run(["--level", "flat", "--virtual-gamepad", "--script", os.path.join(HERE, "scripts", "gamepad.script"),
@@ -386,7 +412,7 @@ def case_errors(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["levels", "walk", "determinism", "gamepad", "errors", "tunnel", "character"])
+    ap.add_argument("case", choices=["levels", "walk", "determinism", "gamepad", "errors", "tunnel", "character", "crowd"])
     ap.add_argument("--strider", required=True)
     ap.add_argument("--imgcheck", required=True)
     ap.add_argument("--viewcheck", required=True)
