@@ -80,10 +80,7 @@ SKIN512_INLINE unsigned skin512_joint(const uint8_t *j8, const uint16_t *j16, si
 }
 
 /* The low N (0..16) bits. */
-SKIN512_INLINE __mmask16 skin512_mask(int n)
-{
-    return (__mmask16)(n <= 0 ? 0u : n >= 16 ? 0xFFFFu : (1u << n) - 1u);
-}
+SKIN512_INLINE __mmask16 skin512_mask(int n) { return (__mmask16)(n <= 0 ? 0u : n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
 
 /* 16 floats at SRC + FIRST of an array of which N floats from SRC are
  * readable: a plain load when the block is FULL, else a masked one (zeros
@@ -114,8 +111,8 @@ typedef struct skin512_stage_t {
     _Alignas(64) uint8_t j8[4 * SKIN512_BLOCK];
 } skin512_stage_t;
 
-SKIN512_INLINE void skin512_stage(const skin512_arrays_t *a, size_t v0, int count, const bool weights,
-                                  const bool u16, skin512_stage_t *s)
+SKIN512_INLINE void skin512_stage(const skin512_arrays_t *a, size_t v0, int count, const bool weights, const bool u16,
+                                  skin512_stage_t *s)
 {
     int n = 4 * count;
     if (weights)
@@ -149,29 +146,19 @@ SKIN512_INLINE __m512 skin512_rsqrt(__m512 len2)
 
 /* Index vectors of the permutes, loaded once per range. */
 typedef struct skin512_lbs_idx_t {
-    /* Group G's coordinate C from the pair of input registers holding it
-     * ((0, 1) for groups 0 and 1, (1, 2) for 2 and 3), broadcast to its
-     * vertex's lane: IN[3 G + C]. */
-    __m512i in[12];
+    /* A group's 12 packed xyz floats to coordinate C broadcast over its
+     * vertex's lane: IN[C]. */
+    __m512i in[3];
     /* Packed output register S (floats 16 S ..) from groups S and S + 1. */
     __m512i pack[3];
     /* A tangent group (x y z w per lane) to x, y, z broadcast per lane. */
     __m512i tan[3];
 } skin512_lbs_idx_t;
 
-static const int32_t k_lbs_in[12][16] __attribute__((aligned(64))) = {
+static const int32_t k_lbs_in[3][16] __attribute__((aligned(64))) = {
     {0, 0, 0, 0, 3, 3, 3, 3, 6, 6, 6, 6, 9, 9, 9, 9},
     {1, 1, 1, 1, 4, 4, 4, 4, 7, 7, 7, 7, 10, 10, 10, 10},
     {2, 2, 2, 2, 5, 5, 5, 5, 8, 8, 8, 8, 11, 11, 11, 11},
-    {12, 12, 12, 12, 15, 15, 15, 15, 18, 18, 18, 18, 21, 21, 21, 21},
-    {13, 13, 13, 13, 16, 16, 16, 16, 19, 19, 19, 19, 22, 22, 22, 22},
-    {14, 14, 14, 14, 17, 17, 17, 17, 20, 20, 20, 20, 23, 23, 23, 23},
-    {8, 8, 8, 8, 11, 11, 11, 11, 14, 14, 14, 14, 17, 17, 17, 17},
-    {9, 9, 9, 9, 12, 12, 12, 12, 15, 15, 15, 15, 18, 18, 18, 18},
-    {10, 10, 10, 10, 13, 13, 13, 13, 16, 16, 16, 16, 19, 19, 19, 19},
-    {20, 20, 20, 20, 23, 23, 23, 23, 26, 26, 26, 26, 29, 29, 29, 29},
-    {21, 21, 21, 21, 24, 24, 24, 24, 27, 27, 27, 27, 30, 30, 30, 30},
-    {22, 22, 22, 22, 25, 25, 25, 25, 28, 28, 28, 28, 31, 31, 31, 31},
 };
 
 static const int32_t k_lbs_pack[3][16] __attribute__((aligned(64))) = {
@@ -189,27 +176,37 @@ static const int32_t k_lbs_tan[3][16] __attribute__((aligned(64))) = {
 SKIN512_INLINE skin512_lbs_idx_t skin512_lbs_idx(void)
 {
     skin512_lbs_idx_t x;
-    for (int i = 0; i < 12; i++)
-        x.in[i] = _mm512_load_si512((const void *)k_lbs_in[i]);
     for (int i = 0; i < 3; i++) {
+        x.in[i] = _mm512_load_si512((const void *)k_lbs_in[i]);
         x.pack[i] = _mm512_load_si512((const void *)k_lbs_pack[i]);
         x.tan[i] = _mm512_load_si512((const void *)k_lbs_tan[i]);
     }
     return x;
 }
 
+/* A group's 12 floats from SRC + FIRST, of which N from SRC are readable. */
+SKIN512_INLINE __m512 skin512_load12(const float *src, int first, int n, const bool full)
+{
+    if (full)
+        return _mm512_maskz_loadu_ps(0x0FFF, src + first);
+    if (n <= first)
+        return _mm512_setzero_ps();
+    return _mm512_maskz_loadu_ps(skin512_mask(n - first) & 0x0FFF, src + first);
+}
+
 /* Vertex L's blended matrix, columns (c0 | c1 | c2 | c3): one joint row for
  * one influence (its weight, 1, is not read), else K multiply-adds. */
-SKIN512_INLINE __m512 skin512_blend(const skin512_arrays_t *a, const float *w, const uint8_t *j8,
-                                    const uint16_t *j16, size_t l, const int k, const bool u16)
+SKIN512_INLINE __m512 skin512_blend(const skin512_arrays_t *a, const float *w, const uint8_t *j8, const uint16_t *j16,
+                                    size_t l, const int k, const bool u16)
 {
     __m512 m = _mm512_load_ps(a->cols[skin512_joint(j8, j16, l, 0, u16)]);
     if (k == 1)
         return m;
     m = _mm512_mul_ps(_mm512_set1_ps(w[4 * l]), m);
+#pragma GCC unroll 4
     for (int i = 1; i < k; i++)
-        m = _mm512_fmadd_ps(_mm512_set1_ps(w[4 * l + i]),
-                            _mm512_load_ps(a->cols[skin512_joint(j8, j16, l, i, u16)]), m);
+        m = _mm512_fmadd_ps(_mm512_set1_ps(w[4 * l + i]), _mm512_load_ps(a->cols[skin512_joint(j8, j16, l, i, u16)]),
+                            m);
     return m;
 }
 
@@ -224,10 +221,9 @@ SKIN512_INLINE __m512 skin512_normalize_lanes(__m512 x)
 
 /* Skins one block of COUNT (16 when FULL) vertices from V0. W, J8/J16 point
  * at the block's weights and indices (the caller's, or staged). */
-SKIN512_INLINE void skin512_lbs_block(const skin512_arrays_t *a, const skin512_lbs_idx_t *ix, size_t v0,
-                                      const float *w, const uint8_t *j8, const uint16_t *j16, int count,
-                                      const int k, const bool nrm, const bool tan, const bool prenorm,
-                                      const bool u16, const bool full)
+SKIN512_INLINE void skin512_lbs_block(const skin512_arrays_t *a, const skin512_lbs_idx_t *ix, size_t v0, const float *w,
+                                      const uint8_t *j8, const uint16_t *j16, int count, const int k, const bool nrm,
+                                      const bool tan, const bool prenorm, const bool u16, const bool full)
 {
     /* Truncated weights (K < 4, renormalising) blend as given; the position
      * is then scaled by 1 / their sum (directions are renormalised anyway). */
@@ -235,14 +231,12 @@ SKIN512_INLINE void skin512_lbs_block(const skin512_arrays_t *a, const skin512_l
     const bool renorm_dir = !prenorm;
     const float *pos = a->pos + 3 * v0, *nv = nrm ? a->nrm + 3 * v0 : NULL;
     const float *tv = tan ? a->tan + 4 * v0 : NULL;
+    float *op = a->opos + 3 * v0, *on = nrm ? a->onrm + 3 * v0 : NULL;
     int n3 = 3 * count, n4 = 4 * count;
-    __m512 p[3], q[3];
-    for (int s = 0; s < 3; s++) {
-        p[s] = skin512_load(pos, 16 * s, n3, full);
-        if (nrm)
-            q[s] = skin512_load(nv, 16 * s, n3, full);
-    }
-    __m512 po[4], no[4];
+    /* Group by group, so that few registers stay live: each group's output
+     * register is packed with the previous group's and stored. */
+    __m512 pprev = _mm512_setzero_ps(), nprev = _mm512_setzero_ps();
+#pragma GCC unroll 4
     for (int g = 0; g < 4; g++) {
         size_t l = 4 * (size_t)g;
         __m512 ma = skin512_blend(a, w, j8, j16, l, k, u16);
@@ -258,10 +252,10 @@ SKIN512_INLINE void skin512_lbs_block(const skin512_arrays_t *a, const skin512_l
         __m512 c1 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1));
         __m512 c2 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0));
         __m512 c3 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1));
-        int lo = g < 2 ? 0 : 1;
-        __m512 x = _mm512_permutex2var_ps(p[lo], ix->in[3 * g], p[lo + 1]);
-        __m512 y = _mm512_permutex2var_ps(p[lo], ix->in[3 * g + 1], p[lo + 1]);
-        __m512 z = _mm512_permutex2var_ps(p[lo], ix->in[3 * g + 2], p[lo + 1]);
+        __m512 in = skin512_load12(pos, 12 * g, n3, full);
+        __m512 x = _mm512_permutexvar_ps(ix->in[0], in);
+        __m512 y = _mm512_permutexvar_ps(ix->in[1], in);
+        __m512 z = _mm512_permutexvar_ps(ix->in[2], in);
         __m512 r = _mm512_fmadd_ps(c2, z, _mm512_fmadd_ps(c1, y, _mm512_fmadd_ps(c0, x, c3)));
         if (renorm_w) {
             /* 1 / (w0 + .. + w(k-1)) per vertex lane: the estimate plus one
@@ -273,13 +267,20 @@ SKIN512_INLINE void skin512_lbs_block(const skin512_arrays_t *a, const skin512_l
             __m512 e = _mm512_rcp14_ps(sum);
             r = _mm512_mul_ps(r, _mm512_mul_ps(e, _mm512_fnmadd_ps(sum, e, _mm512_set1_ps(2.0f))));
         }
-        po[g] = r;
+        if (g > 0)
+            skin512_store(op, 16 * (g - 1), n3, _mm512_permutex2var_ps(pprev, ix->pack[g - 1], r), full);
+        pprev = r;
         if (nrm) {
-            x = _mm512_permutex2var_ps(q[lo], ix->in[3 * g], q[lo + 1]);
-            y = _mm512_permutex2var_ps(q[lo], ix->in[3 * g + 1], q[lo + 1]);
-            z = _mm512_permutex2var_ps(q[lo], ix->in[3 * g + 2], q[lo + 1]);
+            in = skin512_load12(nv, 12 * g, n3, full);
+            x = _mm512_permutexvar_ps(ix->in[0], in);
+            y = _mm512_permutexvar_ps(ix->in[1], in);
+            z = _mm512_permutexvar_ps(ix->in[2], in);
             r = _mm512_fmadd_ps(c2, z, _mm512_fmadd_ps(c1, y, _mm512_mul_ps(c0, x)));
-            no[g] = renorm_dir ? skin512_normalize_lanes(r) : r;
+            if (renorm_dir)
+                r = skin512_normalize_lanes(r);
+            if (g > 0)
+                skin512_store(on, 16 * (g - 1), n3, _mm512_permutex2var_ps(nprev, ix->pack[g - 1], r), full);
+            nprev = r;
         }
         if (tan) {
             /* A group's 4 tangents are one register; w (handedness) rides along. */
@@ -293,18 +294,10 @@ SKIN512_INLINE void skin512_lbs_block(const skin512_arrays_t *a, const skin512_l
             skin512_store(a->otan + 4 * v0, 16 * g, n4, _mm512_mask_blend_ps(0x8888, r, ti), full);
         }
     }
-    float *op = a->opos + 3 * v0;
-    for (int s = 0; s < 3; s++)
-        skin512_store(op, 16 * s, n3, _mm512_permutex2var_ps(po[s], ix->pack[s], po[s + 1]), full);
-    if (nrm) {
-        float *on = a->onrm + 3 * v0;
-        for (int s = 0; s < 3; s++)
-            skin512_store(on, 16 * s, n3, _mm512_permutex2var_ps(no[s], ix->pack[s], no[s + 1]), full);
-    }
 }
 
-SKIN512_INLINE void skin512_lbs_range(const skin512_arrays_t *a, size_t begin, size_t end, const int k,
-                                      const bool nrm, const bool tan, const bool prenorm, const bool u16)
+SKIN512_INLINE void skin512_lbs_range(const skin512_arrays_t *a, size_t begin, size_t end, const int k, const bool nrm,
+                                      const bool tan, const bool prenorm, const bool u16)
 {
     const skin512_lbs_idx_t ix = skin512_lbs_idx();
     size_t v0 = begin;
@@ -363,12 +356,12 @@ static const int32_t k_aos3_b[3][16] __attribute__((aligned(64))) = {
     {0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15},
     {26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31},
 };
-static const int32_t k_soa4_xy[16] __attribute__((aligned(64))) = {0, 4, 8,  12, 16, 20, 24, 28,
-                                                                     1, 5, 9, 13, 17, 21, 25, 29};
-static const int32_t k_soa4_zw[16] __attribute__((aligned(64))) = {2, 6, 10, 14, 18, 22, 26, 30,
-                                                                     3, 7, 11, 15, 19, 23, 27, 31};
-static const int32_t k_aos4[16] __attribute__((aligned(64))) = {0, 8, 16, 24, 1, 9, 17, 25,
-                                                                  2, 10, 18, 26, 3, 11, 19, 27};
+static const int32_t k_soa4_xy[16]
+    __attribute__((aligned(64))) = {0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29};
+static const int32_t k_soa4_zw[16]
+    __attribute__((aligned(64))) = {2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31};
+static const int32_t k_aos4[16]
+    __attribute__((aligned(64))) = {0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27};
 
 SKIN512_INLINE skin512_dq_idx_t skin512_dq_idx(void)
 {
@@ -472,9 +465,9 @@ SKIN512_INLINE void skin512_qrot(const __m512 r[4], const __m512 in[3], __m512 o
     out[2] = A_(in[2], M_(two, S_(M_(r[0], cy), M_(r[1], cx))));
 }
 
-SKIN512_INLINE void skin512_dqs_block(const skin512_arrays_t *a, const skin512_dq_idx_t *ix, size_t v0,
-                                      const float *w, const uint8_t *j8, const uint16_t *j16, int count,
-                                      const int k, const bool nrm, const bool tan, const bool u16, const bool full)
+SKIN512_INLINE void skin512_dqs_block(const skin512_arrays_t *a, const skin512_dq_idx_t *ix, size_t v0, const float *w,
+                                      const uint8_t *j8, const uint16_t *j16, int count, const int k, const bool nrm,
+                                      const bool tan, const bool u16, const bool full)
 {
     /* The kept weights of 16 vertices, as skin_weights() gives them. */
     __m512 wk[4];
