@@ -238,14 +238,14 @@ static void test_counts(void)
                             for (int s = 1; s < n; s += 3) {
                                 guard_out(&g_split);
                                 skin_job_t a = make_job(methods[m], SKIN_ISA_AVX512, k, attrs, u16, pn, 0, s, &g_split);
-                                skin_job_t b =
-                                    make_job(methods[m], SKIN_ISA_AVX512, k, attrs, u16, pn, s, n - s, &g_split);
+                                skin_job_t b = make_job(methods[m], SKIN_ISA_AVX512, k, attrs, u16, pn, s, n - s,
+                                                        &g_split);
                                 CHECK(skin_run(&a) && skin_run(&b));
                                 bool same = memcmp(g_out.pos, g_split.pos, sizeof(float) * 3 * (size_t)n) == 0;
-                                same = same && (attrs < 1 || memcmp(g_out.nrm, g_split.nrm,
-                                                                    sizeof(float) * 3 * (size_t)n) == 0);
-                                same = same && (attrs < 2 || memcmp(g_out.tan, g_split.tan,
-                                                                    sizeof(float) * 4 * (size_t)n) == 0);
+                                same = same && (attrs < 1 ||
+                                                memcmp(g_out.nrm, g_split.nrm, sizeof(float) * 3 * (size_t)n) == 0);
+                                same = same && (attrs < 2 ||
+                                                memcmp(g_out.tan, g_split.tan, sizeof(float) * 4 * (size_t)n) == 0);
                                 CHECKF(same, "%s k=%d attrs=%d n=%d split at %d: different bits",
                                        skin_method_name(methods[m]), k, attrs, n, s);
                             }
