@@ -916,8 +916,7 @@ static int skin_parse(skin_cli_t *o, int argc, char **argv)
          .arg = "LIST",
          .help = "CPU (synthetic mesh, or --mesh):\n"
                  "  cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
-                 "  cpu-avx2, cpu-avx512 (accumulated matrix; a note gives avx512 / avx2),\n"
-                 "  cpu-dqs (dual quaternions, widest ISA),\n"
+                 "  cpu-avx2, cpu-avx512 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA),\n"
                  "  cpu-copy (the memory floor: memcpy of the positions and normals plus a\n"
                  "  read of the joint indices, the bytes a 1-influence kernel moves; at\n"
                  "  each --threads count, split as a job is: how far memory scales)\n"
