@@ -4,7 +4,11 @@
 #include "core/log.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#if SKIN_X86
+#include <cpuid.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,32 @@ typedef enum skin_layout_t { SKIN_LAYOUT_COLS, SKIN_LAYOUT_DUP, SKIN_LAYOUT_DQ }
 
 /* ---------------------------------------------------------------- CPU ISA */
 
+#if SKIN_X86
+/* AVX-512 F, VL, DQ and BW (cpuid leaf 7), FMA and OSXSAVE (leaf 1), and the
+ * OS saving the SSE, AVX, opmask and both halves of the ZMM state (XCR0 bits
+ * 1, 2, 5, 6, 7): a CPU with the instructions under an OS that does not save
+ * the registers must not run them. */
+static bool skin_cpu_avx512(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return false;
+    const unsigned fma = 1u << 12, osxsave = 1u << 27;
+    if ((c & (fma | osxsave)) != (fma | osxsave))
+        return false;
+    unsigned xcr0_lo, xcr0_hi;
+    __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+    const unsigned zmm_state = (1u << 1) | (1u << 2) | (1u << 5) | (1u << 6) | (1u << 7);
+    if ((xcr0_lo & zmm_state) != zmm_state)
+        return false;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return false;
+    const unsigned avx2 = 1u << 5, f = 1u << 16, dq = 1u << 17, bw = 1u << 30, vl = 1u << 31;
+    const unsigned need = avx2 | f | dq | bw | vl;
+    return (b & need) == need;
+}
+#endif
+
 bool skin_isa_supported(skin_isa_t isa)
 {
     switch (isa) {
@@ -26,9 +56,20 @@ bool skin_isa_supported(skin_isa_t isa)
         /* Part of the x86-64 baseline. */
         return true;
     case SKIN_ISA_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case SKIN_ISA_AVX512: {
+        /* cpuid and xgetbv once: AUTO asks on every job. */
+        static _Atomic int cached = -1;
+        int known = atomic_load_explicit(&cached, memory_order_relaxed);
+        if (known < 0) {
+            known = skin_cpu_avx512() ? 1 : 0;
+            atomic_store_explicit(&cached, known, memory_order_relaxed);
+        }
+        return known == 1;
+    }
 #else
     case SKIN_ISA_SSE2:
-    case SKIN_ISA_AVX2: return false;
+    case SKIN_ISA_AVX2:
+    case SKIN_ISA_AVX512: return false;
 #endif
     }
     return false;
@@ -36,6 +77,8 @@ bool skin_isa_supported(skin_isa_t isa)
 
 skin_isa_t skin_isa_best(void)
 {
+    if (skin_isa_supported(SKIN_ISA_AVX512))
+        return SKIN_ISA_AVX512;
     if (skin_isa_supported(SKIN_ISA_AVX2))
         return SKIN_ISA_AVX2;
     if (skin_isa_supported(SKIN_ISA_SSE2))
@@ -50,6 +93,7 @@ const char *skin_isa_name(skin_isa_t isa)
     case SKIN_ISA_SCALAR: return "scalar";
     case SKIN_ISA_SSE2: return "sse2";
     case SKIN_ISA_AVX2: return "avx2";
+    case SKIN_ISA_AVX512: return "avx512";
     }
     return "?";
 }
@@ -84,7 +128,7 @@ bool skin_validate(const skin_job_t *job)
         log_error("skin: unknown method %d", (int)job->method);
         return false;
     }
-    if ((int)job->isa < SKIN_ISA_AUTO || (int)job->isa > SKIN_ISA_AVX2 || !skin_isa_supported(job->isa)) {
+    if ((int)job->isa < SKIN_ISA_AUTO || (int)job->isa > SKIN_ISA_AVX512 || !skin_isa_supported(job->isa)) {
         log_error("skin: instruction set '%s' does not run on this CPU", skin_isa_name(job->isa));
         return false;
     }
@@ -375,6 +419,8 @@ static skin_range_fn_t skin_select(const skin_job_t *job, skin_isa_t isa)
     if (job->method == SKIN_LBS_POINTS)
         return skin_lbs_points_scalar;
 #if SKIN_X86
+    if (isa == SKIN_ISA_AVX512)
+        return skin_avx512_kernel(job);
     if (isa != SKIN_ISA_SCALAR)
         return skin_simd_kernel(job, isa);
 #else
@@ -393,7 +439,7 @@ static skin_isa_t skin_resolve_isa(const skin_job_t *job)
 void skin_kernel_name(const skin_job_t *job, char *out, size_t size)
 {
     if (!job || job->influences < 1 || job->influences > SKIN_MAX_INFLUENCES || (int)job->isa < SKIN_ISA_AUTO ||
-        (int)job->isa > SKIN_ISA_AVX2 ||
+        (int)job->isa > SKIN_ISA_AVX512 ||
         (job->method != SKIN_LBS_POINTS && job->method != SKIN_LBS_MATRIX && job->method != SKIN_DQS)) {
         snprintf(out, size, "invalid job");
         return;
@@ -409,6 +455,7 @@ void skin_kernel_name(const skin_job_t *job, char *out, size_t size)
     bool avx2_lbs = isa == SKIN_ISA_AVX2 && job->method == SKIN_LBS_MATRIX;
     const char *shape = job->method == SKIN_LBS_POINTS ? "per vertex, transform then blend"
                         : isa == SKIN_ISA_SCALAR       ? "per vertex"
+                        : isa == SKIN_ISA_AVX512       ? "16-vertex blocks, masked tail"
                         : avx2_lbs && !job->tangents   ? "8-vertex blocks"
                                                        : "4-vertex blocks";
     snprintf(out, size, "%s %s %d influence%s%s, %s, %s, %s", skin_isa_name(isa), skin_method_name(job->method), k,

@@ -6,8 +6,11 @@
  * skin_pool_create() (destroy with skin_pool_destroy()). skin_check_vertices()
  * is the O(n) check of indices and weights, meant for load time.
  * Methods: LBS transform-then-blend (scalar reference), LBS accumulated
- * weighted matrix (Dawn 4.4.1; scalar, SSE2, AVX2+FMA picked at run time) and
- * dual-quaternion skinning (Kavan; scalar, SSE2, AVX2+FMA).
+ * weighted matrix (Dawn 4.4.1; scalar, SSE2, AVX2+FMA, AVX-512 picked at run
+ * time) and dual-quaternion skinning (Kavan; scalar, SSE2, AVX2+FMA, AVX-512).
+ * AVX-512 needs F, VL, DQ and BW in cpuid and the OS saving the opmask and
+ * ZMM registers (XCR0 bits 5-7); its kernels run 16-vertex blocks with masked
+ * loads and stores for the last, short one (skin_avx512.c says how).
  * Normals and tangents go through the blended upper 3x3 and are renormalised;
  * for the rigid palettes pose_ makes, the inverse transpose of that 3x3 is
  * the matrix itself, so no inverse is computed. Tangent w (handedness) is copied.
@@ -38,7 +41,8 @@ typedef enum skin_isa_t {
     SKIN_ISA_AUTO = 0, /* the widest this CPU runs */
     SKIN_ISA_SCALAR,
     SKIN_ISA_SSE2,
-    SKIN_ISA_AVX2 /* AVX2 + FMA */
+    SKIN_ISA_AVX2,  /* AVX2 + FMA */
+    SKIN_ISA_AVX512 /* AVX-512 F/VL/DQ/BW + FMA, with the OS saving ZMM state */
 } skin_isa_t;
 
 typedef struct skin_job_t {

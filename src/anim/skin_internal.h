@@ -1,5 +1,6 @@
 /* skin_internal: what skin.c (validation, palette layout, scalar kernels,
- * dispatch), skin_simd.c (the SSE2/AVX2 kernels) and skin_pool.c (the threads
+ * dispatch), skin_simd.c (the SSE2/AVX2 kernels), skin_avx512.c (the AVX-512
+ * ones) and skin_pool.c (the threads
  * that run them) share. Not part of the interface: only src/anim/skin*.c include
  * it. A validated job is bound once, by skin_bind(): the ISA resolved, the
  * palette copied into the SIMD layout its kernel reads, the kernel chosen;
@@ -23,7 +24,7 @@
 #define SKIN_PAD_JOINTS (SKIN_MAX_JOINTS + 1)
 /* SIMD matrix layouts, one or two 64-byte cache lines per joint:
  * columns c0 c1 c2 c3 of (x y z 0) (SSE2; AVX2 LBS with 2-4 influences or
- * with tangents), or the same columns each twice, (c0|c0) (c1|c1) (c2|c2)
+ * with tangents; AVX-512 LBS, one 64-byte load per joint), or the same columns each twice, (c0|c0) (c1|c1) (c2|c2)
  * (c3|0) (the AVX2 LBS kernel with one influence; see skin_avx2_pn). */
 #define SKIN_COLS_FLOATS 16
 #define SKIN_DUP_FLOATS 32
@@ -79,6 +80,9 @@ static inline void skin_weights(const float *w, int k, bool prenorm, float out[4
 /* skin_simd.c: the SIMD kernel for the validated, non-points JOB on ISA
  * (SSE2 or AVX2, already resolved). */
 skin_range_fn_t skin_simd_kernel(const skin_job_t *job, skin_isa_t isa);
+/* skin_avx512.c: the AVX-512 kernel for the validated, non-points JOB (the
+ * CPU runs AVX-512: skin_isa_supported). */
+skin_range_fn_t skin_avx512_kernel(const skin_job_t *job);
 #endif
 
 #endif

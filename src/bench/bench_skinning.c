@@ -59,6 +59,7 @@ enum {
     PATH_SCALAR,
     PATH_SSE2,
     PATH_AVX2,
+    PATH_AVX512,
     PATH_DQS,
     PATH_COPY,
     PATH_GPU_POINTS,
@@ -78,25 +79,11 @@ enum {
     PATH_ALL_GPU,
     PATH_NAMES
 };
-static const char *const k_paths[PATH_NAMES] = {"cpu-reference",
-                                                "cpu-scalar",
-                                                "cpu-sse2",
-                                                "cpu-avx2",
-                                                "cpu-dqs",
-                                                "cpu-copy",
-                                                "gpu-lbs-points",
-                                                "gpu-lbs-matrix",
-                                                "gpu-dqs",
-                                                "gpu-compute",
-                                                "gpu-unbinned",
-                                                "gpu-binned",
-                                                "gpu-compressed",
-                                                "gpu-skin-once",
-                                                "gpu-per-pass",
-                                                "gpu-hybrid-lerp",
-                                                "hybrid",
-                                                "cpu",
-                                                "gpu"};
+static const char *const k_paths[PATH_NAMES] = {"cpu-reference",   "cpu-scalar",     "cpu-sse2",      "cpu-avx2",
+                                                "cpu-avx512",      "cpu-dqs",        "cpu-copy",      "gpu-lbs-points",
+                                                "gpu-lbs-matrix",  "gpu-dqs",        "gpu-compute",   "gpu-unbinned",
+                                                "gpu-binned",      "gpu-compressed", "gpu-skin-once", "gpu-per-pass",
+                                                "gpu-hybrid-lerp", "hybrid",         "cpu",           "gpu"};
 
 static bool is_gpu(int p) { return p >= PATH_GPU_POINTS && p <= PATH_GPU_LERP; }
 
@@ -929,7 +916,7 @@ static int skin_parse(skin_cli_t *o, int argc, char **argv)
          .arg = "LIST",
          .help = "CPU (synthetic mesh, or --mesh):\n"
                  "  cpu-reference (transform-then-blend), cpu-scalar, cpu-sse2,\n"
-                 "  cpu-avx2 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA),\n"
+                 "  cpu-avx2, cpu-avx512 (accumulated matrix), cpu-dqs (dual quaternions, widest ISA),\n"
                  "  cpu-copy (the memory floor: memcpy of the positions and normals plus a\n"
                  "  read of the joint indices, the bytes a 1-influence kernel moves; at\n"
                  "  each --threads count, split as a job is: how far memory scales)\n"
@@ -1052,7 +1039,8 @@ static int select_paths(skinning_run_t *r)
     for (int s = 0; s < o->nsel; s++) {
         for (int p = PATH_REFERENCE; o->sel[s] == PATH_ALL_CPU && p <= PATH_COPY; p++)
             r->want[p] = r->want[p] || !((p == PATH_SSE2 && !skin_isa_supported(SKIN_ISA_SSE2)) ||
-                                         (p == PATH_AVX2 && !skin_isa_supported(SKIN_ISA_AVX2)));
+                                         (p == PATH_AVX2 && !skin_isa_supported(SKIN_ISA_AVX2)) ||
+                                         (p == PATH_AVX512 && !skin_isa_supported(SKIN_ISA_AVX512)));
         for (int p = PATH_GPU_POINTS; o->sel[s] == PATH_ALL_GPU && p <= PATH_GPU_LERP; p++)
             r->want[p] = true;
         if (o->sel[s] < PATH_COUNT)
@@ -1081,7 +1069,10 @@ static int select_paths(skinning_run_t *r)
         return BENCH_EXIT_USAGE;
     }
     for (int p = PATH_REFERENCE; p <= PATH_COPY; p++) {
-        skin_isa_t isa = p == PATH_SSE2 ? SKIN_ISA_SSE2 : p == PATH_AVX2 ? SKIN_ISA_AVX2 : SKIN_ISA_SCALAR;
+        skin_isa_t isa = p == PATH_SSE2     ? SKIN_ISA_SSE2
+                         : p == PATH_AVX2   ? SKIN_ISA_AVX2
+                         : p == PATH_AVX512 ? SKIN_ISA_AVX512
+                                            : SKIN_ISA_SCALAR;
         if (r->want[p] && !skin_isa_supported(isa)) {
             fprintf(stderr, "strider bench skinning: %s needs an instruction set this CPU lacks\n", k_paths[p]);
             return BENCH_EXIT_RUNTIME;
@@ -1200,6 +1191,43 @@ static void add_cpu_set_rows(skinning_run_t *r, const skin_bench_result_t *set_o
     }
 }
 
+/* cpu-avx512 over cpu-avx2 (the ratio of their median times), per
+ * weighting and thread count, at each influence count: one note per pair,
+ * from rows of one set (timed in alternation). */
+static void note_avx512_ratios(skinning_run_t *r, const skin_bench_result_t *set_out, const int *set_path,
+                               const int *set_weights, int nset)
+{
+    const skin_cli_t *o = &r->cli;
+    for (int wi = 0; wi < 2; wi++)
+        for (int ti = 0; ti < o->nthreads; ti++) {
+            char text[256];
+            int len = 0, found = 0;
+            for (int a = 0; a < nset; a++) {
+                if (set_path[a] != PATH_AVX512 || set_weights[a] != wi)
+                    continue;
+                const skin_bench_result_t *fast = set_out + (size_t)a * (size_t)o->nthreads + ti;
+                for (int b = 0; b < nset; b++) {
+                    const skin_bench_result_t *base = set_out + (size_t)b * (size_t)o->nthreads + ti;
+                    if (set_path[b] != PATH_AVX2 || set_weights[b] != wi ||
+                        base->desc.influences != fast->desc.influences)
+                        continue;
+                    len += snprintf(text + len, sizeof text - (size_t)len, "%s%d: %.2fx", found ? ", " : "",
+                                    fast->desc.influences, base->median_s / fast->median_s);
+                    found++;
+                    break;
+                }
+                if (len >= (int)sizeof text)
+                    break;
+            }
+            if (found)
+                report_table_note(&r->t,
+                                  "cpu-avx512 / cpu-avx2 (median time ratio, same run), %d vertices, weights %s, "
+                                  "%d thread%s, by influence count: %s",
+                                  set_out[0].desc.vertex_count, k_weights[wi], o->threads[ti],
+                                  o->threads[ti] == 1 ? "" : "s", text);
+        }
+}
+
 /* Every CPU path, weighting and influence count of one vertex count is
  * one set timed in alternation (skin_bench_run_set), so every ratio
  * between rows of that vertex count is measured under one condition. */
@@ -1220,6 +1248,7 @@ static void run_cpu_sets(skinning_run_t *r)
             skin_isa_t isa = p == PATH_SCALAR || p == PATH_REFERENCE ? SKIN_ISA_SCALAR
                              : p == PATH_SSE2                        ? SKIN_ISA_SSE2
                              : p == PATH_AVX2                        ? SKIN_ISA_AVX2
+                             : p == PATH_AVX512                      ? SKIN_ISA_AVX512
                                                                      : SKIN_ISA_AUTO;
             for (int wi = 0; wi < o->nweights; wi++)
                 for (int ii = 0; ii < o->ninfl; ii++) {
@@ -1244,6 +1273,7 @@ static void run_cpu_sets(skinning_run_t *r)
             break;
         }
         add_cpu_set_rows(r, set_out, set_path, set_weights, nset, kernels);
+        note_avx512_ratios(r, set_out, set_path, set_weights, nset);
     }
     for (int p = PATH_REFERENCE; r->any_cpu && p <= PATH_DQS && r->rc == BENCH_EXIT_OK; p++)
         for (int wi = 0; r->want[p] && wi < o->nweights; wi++)

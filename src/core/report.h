@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum { REPORT_TEXT_MAX = 160, REPORT_MAX_COLUMNS = 32, REPORT_MAX_NOTES = 24, REPORT_NOTE_MAX = 320 };
+enum { REPORT_TEXT_MAX = 160, REPORT_MAX_COLUMNS = 32, REPORT_MAX_NOTES = 64, REPORT_NOTE_MAX = 320 };
 
 typedef struct report_env_t {
     char cpu[REPORT_TEXT_MAX];

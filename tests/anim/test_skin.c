@@ -232,7 +232,7 @@ static void test_paths_agree(bool stress)
     const double simd_tol = stress ? 1e-5 : 1e-6;
     make_mesh(&g_mesh, stress);
     weights_for_counts(&g_mesh);
-    static const skin_isa_t isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AUTO};
+    static const skin_isa_t isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AVX512, SKIN_ISA_AUTO};
     static const skin_method_t methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
     skin_pool_t *pools[3] = {skin_pool_create(1), skin_pool_create(2), skin_pool_create(3)};
     CHECK(pools[0] && pools[1] && pools[2]);
@@ -254,7 +254,7 @@ static void test_paths_agree(bool stress)
                     bool pn = m >= 2;
                     skin_job_t sc = make_job_w(method, SKIN_ISA_SCALAR, k, u16, pn, &g_ref);
                     CHECK(skin_run(&sc));
-                    for (int i = 0; i < 3; i++) {
+                    for (int i = 0; i < 4; i++) {
                         if (!skin_isa_supported(isas[i]))
                             continue;
                         /* Cleared, so that arrays a job does not write compare equal. */
@@ -321,10 +321,10 @@ static void test_truncation(void)
         memcpy(g_dq[j], dq_id, sizeof dq_id);
     }
     static const skin_method_t methods[] = {SKIN_LBS_POINTS, SKIN_LBS_MATRIX, SKIN_DQS};
-    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AVX512};
     for (int k = 1; k <= 4; k++)
         for (int m = 0; m < 3; m++)
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < 4; i++) {
                 if (!skin_isa_supported(isas[i]))
                     continue;
                 skin_job_t job = make_job(methods[m], isas[i], k, false, &g_out);
@@ -396,9 +396,9 @@ static void test_candy_wrapper(void)
     pose_dq_from_rt(ident, zero, dq[0]);
     pose_dq_from_rt(q, zero, dq[1]);
     static const skin_method_t methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
-    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AVX512};
     for (int m = 0; m < 2; m++)
-        for (int s = 0; s < 3; s++) {
+        for (int s = 0; s < 4; s++) {
             if (!skin_isa_supported(isas[s]))
                 continue;
             skin_job_t job = {.vertex_count = RING,
@@ -443,7 +443,7 @@ static void test_bad_indices(void)
         bad.j8[4 * v + 1] = 250;
         bad.j16[4 * v + 2] = 60000;
     }
-    static const skin_isa_t isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_isa_t isas[] = {SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AVX512};
     static const skin_method_t methods[] = {SKIN_LBS_MATRIX, SKIN_DQS};
     for (int u16 = 0; u16 < 2; u16++)
         for (int m = 0; m < 2; m++) {
@@ -452,7 +452,7 @@ static void test_bad_indices(void)
             ref.joints_u16 = u16 ? bad.j16 : NULL;
             CHECK(skin_run(&ref));
             CHECK(!skin_check_vertices(&ref));
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < 3; i++) {
                 if (!skin_isa_supported(isas[i]))
                     continue;
                 skin_job_t job = ref;
@@ -475,10 +475,10 @@ static void test_prenormalized(void)
     make_mesh(&g_mesh, false);
     weights_for_counts(&g_mesh);
     random_palette();
-    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2};
+    static const skin_isa_t isas[] = {SKIN_ISA_SCALAR, SKIN_ISA_SSE2, SKIN_ISA_AVX2, SKIN_ISA_AVX512};
     static out_t unit;
     for (int k = 1; k <= 4; k++)
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             if (!skin_isa_supported(isas[i]))
                 continue;
             skin_job_t renorm = make_job_w(SKIN_LBS_MATRIX, isas[i], k, false, false, &g_ref);
@@ -508,7 +508,7 @@ static void test_prenormalized(void)
     for (int v = 0; v < NV * 4; v++)
         nan_w.w[v] = NAN;
     for (int pn = 0; pn < 2; pn++)
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             if (!skin_isa_supported(isas[i]))
                 continue;
             skin_job_t ref = make_job_w(SKIN_LBS_POINTS, SKIN_ISA_SCALAR, 1, false, pn, &g_ref);
