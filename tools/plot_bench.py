@@ -3,7 +3,7 @@
 
 usage: /usr/bin/python3 tools/plot_bench.py [--blendshapes CSV [CSV ...]] [--query]
                                             [--skinning CSV] [--skinning-paths CSV [CSV ...]]
-                                            [--pfnn CSV] [--render CSV] --out DIR
+                                            [--pfnn CSV] [--render CSV] [--crowd CSV...] --out DIR
 
 - blendshapes: frame time vs active shape count, one line per method, CPU
   solid and GPU dashed (log-log, in the style of GPU Gems 3 Fig. 3-6); one
@@ -263,6 +263,51 @@ def plot_render(path, out):
     fig.savefig(os.path.join(out, "bench_render.png"), dpi=110)
 
 
+def plot_crowd(paths, out):
+    """`strider bench crowd`: per count (several CSVs are merged, e.g. the
+    small counts and a 1000 run), the simulation's parts per character
+    (stacked, the total per step above each bar) and the network's ms per
+    character as one batch against one inference each, log-log."""
+    rows, h = [], {}
+    for p in paths:
+        h, r = load(p)
+        rows += r
+    rows.sort(key=lambda r: int(r["count"]))
+    n = [int(r["count"]) for r in rows]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.4))
+    bottom = [0.0] * len(rows)
+    for col, label in (("begin_ms", "intents, first halves"), ("net_batch_ms", "network (batch)"),
+                       ("finish_ms", "second halves")):
+        v = [float(r[col]) / c for r, c in zip(rows, n)]
+        a1.bar([str(c) for c in n], v, bottom=bottom, label=label)
+        bottom = [b + x for b, x in zip(bottom, v)]
+    for i, (b, r) in enumerate(zip(bottom, rows)):
+        a1.text(i, b, "%.2f ms a step" % float(r["sim_ms"]), ha="center", va="bottom", fontsize=8)
+    a1.set_xlabel("characters")
+    a1.set_ylabel("simulation ms per character per step (median)")
+    a1.legend(fontsize=8)
+    a1.grid(True, axis="y", alpha=0.3)
+    for col, label in (("net_batch_ms", "one batch"), ("net_single_ms", "one inference each")):
+        a2.plot(n, [float(r[col]) / int(r["count"]) for r in rows], marker="o", label=label)
+    for c, r in zip(n, rows):
+        a2.annotate("%.2fx" % float(r["net_speedup"]), (c, float(r["net_batch_ms"]) / c), fontsize=8,
+                    textcoords="offset points", xytext=(4, -12))
+    a2.set_xscale("log")
+    a2.set_yscale("log")
+    a2.set_xlabel("characters")
+    a2.set_ylabel("network ms per character per step (median)")
+    a2.legend(fontsize=8)
+    a2.grid(True, alpha=0.3)
+    mode = "cubic"
+    for k, v in h.items():
+        if "phase mode" in k or "phase mode" in v:
+            mode = (k + v).split("phase mode ")[1].split(",")[0]
+    fig.suptitle("Crowd: simulation per step (%s phase mode, the level rendered between steps)\n%s"
+                 % (mode, subtitle(h)), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "bench_crowd.png"), dpi=110)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blendshapes", nargs="+", help="one or more blendshapes CSVs (one panel each)")
@@ -270,15 +315,17 @@ def main():
     ap.add_argument("--skinning-paths", nargs="+", help="skinning CSVs with GPU paths (one panel each)")
     ap.add_argument("--pfnn")
     ap.add_argument("--render", help="a `strider bench render` CSV")
+    ap.add_argument("--crowd", nargs="+", help="`strider bench crowd` CSVs (their rows merged)")
     ap.add_argument("--query", action="store_true",
                     help="blendshapes: GPU methods by their GL timer query, not the glFinish wall time")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    if not (a.blendshapes or a.skinning or a.pfnn or a.skinning_paths or a.render):
-        ap.error("give at least one of --blendshapes, --skinning, --skinning-paths, --pfnn, --render")
+    if not (a.blendshapes or a.skinning or a.pfnn or a.skinning_paths or a.render or a.crowd):
+        ap.error("give at least one of --blendshapes, --skinning, --skinning-paths, --pfnn, --render, --crowd")
     os.makedirs(a.out, exist_ok=True)
     for name, fn in (("blendshapes", plot_blendshapes), ("skinning", plot_skinning),
-                     ("skinning_paths", plot_skinning_paths), ("pfnn", plot_pfnn), ("render", plot_render)):
+                     ("skinning_paths", plot_skinning_paths), ("pfnn", plot_pfnn), ("render", plot_render),
+                     ("crowd", plot_crowd)):
         path = getattr(a, name)
         if path:
             for p in path if isinstance(path, list) else [path]:
