@@ -5,6 +5,7 @@
  * be deformed; the draw hook draws the ready slot in the shadow and main
  * passes, choosing the technique it was ended with. */
 #include "render/gfx_character_internal.h"
+#include "render/gfx_timer.h"
 #include "render/gfx_validate.h"
 
 #include "core/log.h"
@@ -617,26 +618,13 @@ static void collect_gpu_time(gfx_character_t *gc, int f)
     if (!issued[0] && !issued[1] && !issued[2])
         return;
     GLuint *q = gc->gpu_time_query[f];
-    GLint ready = 0;
-    glGetQueryObjectiv(q[issued[1] ? 3 : 1], GL_QUERY_RESULT_AVAILABLE, &ready);
-    if (ready) {
+    if (gfx_timestamp_ready(q[issued[1] ? 3 : 1])) {
         double ms = 0.0;
-        for (int pass = 0; pass < 2; pass++) {
-            if (!issued[pass])
-                continue;
-            GLuint64 t0 = 0, t1 = 0;
-            glGetQueryObjectui64v(q[2 * pass], GL_QUERY_RESULT, &t0);
-            glGetQueryObjectui64v(q[2 * pass + 1], GL_QUERY_RESULT, &t1);
-            ms += t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
-        }
+        for (int pass = 0; pass < 2; pass++)
+            if (issued[pass])
+                ms += gfx_timestamp_span_ms(q[2 * pass], q[2 * pass + 1]);
         gc->stats.gpu_ms = ms;
-        gc->stats.gpu_deform_ms = 0.0;
-        if (issued[2]) {
-            GLuint64 t0 = 0, t1 = 0;
-            glGetQueryObjectui64v(q[4], GL_QUERY_RESULT, &t0);
-            glGetQueryObjectui64v(q[5], GL_QUERY_RESULT, &t1);
-            gc->stats.gpu_deform_ms = t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
-        }
+        gc->stats.gpu_deform_ms = issued[2] ? gfx_timestamp_span_ms(q[4], q[5]) : 0.0;
         gc->stats.gpu_samples++;
     }
     issued[0] = issued[1] = issued[2] = false;

@@ -95,3 +95,18 @@ void gfx_timer_end(gfx_timer_t *t)
 }
 
 double gfx_timer_ms(const gfx_timer_t *t) { return t->last_ms; }
+
+bool gfx_timestamp_ready(unsigned q)
+{
+    GLint ready = 0;
+    glGetQueryObjectiv(q, GL_QUERY_RESULT_AVAILABLE, &ready);
+    return ready != 0;
+}
+
+double gfx_timestamp_span_ms(unsigned q0, unsigned q1)
+{
+    GLuint64 t0 = 0, t1 = 0;
+    glGetQueryObjectui64v(q0, GL_QUERY_RESULT, &t0);
+    glGetQueryObjectui64v(q1, GL_QUERY_RESULT, &t1);
+    return t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+}

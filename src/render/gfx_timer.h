@@ -38,6 +38,12 @@ void gfx_timer_begin(gfx_timer_t *t);
 void gfx_timer_end(gfx_timer_t *t);
 double gfx_timer_ms(const gfx_timer_t *t);
 
+/* GL_TIMESTAMP pairs, read without waiting (the characters' per-pass GPU
+ * time): whether query Q's result is back, and the milliseconds between two
+ * timestamp queries whose results are (0 when the second is not later). */
+bool gfx_timestamp_ready(unsigned q);
+double gfx_timestamp_span_ms(unsigned q0, unsigned q1);
+
 /* Monotonic wall-clock seconds, for profiling only (never for simulation). */
 double gfx_wall_seconds(void);
 

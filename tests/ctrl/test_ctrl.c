@@ -13,6 +13,7 @@
 #include "ctrl/ctrl_world.h"
 
 #include "core/log.h"
+#include "alloc_count.h"
 #include "check.h"
 
 #include <math.h>
@@ -32,30 +33,6 @@
 
 static const char *const level_names[] = {"flat", "hills", "steps", "tunnel", "gaps", "course"};
 enum { LEVEL_COUNT = (int)(sizeof level_names / sizeof level_names[0]) };
-
-/* ---- allocation counting (the test links with --wrap=malloc etc.) ------- */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t s);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t s);
-void *__wrap_realloc(void *p, size_t n);
-static volatile long alloc_calls;
-void *__wrap_malloc(size_t n)
-{
-    alloc_calls++;
-    return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t s)
-{
-    alloc_calls++;
-    return __real_calloc(n, s);
-}
-void *__wrap_realloc(void *p, size_t n)
-{
-    alloc_calls++;
-    return __real_realloc(p, n);
-}
 
 /* ---- fixtures ------------------------------------------------------------ */
 
@@ -321,7 +298,7 @@ static void test_noalloc(int frames)
     random_driver_t r = {0};
     debug_line_vertex_t verts[4096];
     debug_lines_t dl = {.vertices = verts, .capacity = 4096};
-    long before = alloc_calls;
+    long before = alloc_count_calls;
     for (int f = 0; f < frames; f++) {
         random_next(&r, c);
         if (f % 7 == 0)
@@ -330,12 +307,12 @@ static void test_noalloc(int frames)
         debug_lines_clear(&dl);
         ctrl_debug_draw(c, CTRL_DRAW_ALL, &dl);
     }
-    long n = alloc_calls - before;
+    long n = alloc_count_calls - before;
     CHECKF(n == 0, "%ld allocations in %d steps", n, frames);
     CHECKF(dl.count > 0 && dl.dropped == 0, "debug lines: %d vertices, %d dropped", dl.count, dl.dropped);
     /* The wrap must be live: creating a controller allocates. */
     ctrl_t *d = make_ctrl(PFNN_PHASE_CONSTANT);
-    CHECKF(alloc_calls > before + n, "allocation counter is not wired (--wrap=malloc)");
+    CHECKF(alloc_count_calls > before + n, "allocation counter is not wired (--wrap=malloc)");
     ctrl_destroy(d);
     printf("ctrl_test: noalloc: %ld allocations in %d steps (with debug draw, mode switches); %d line vertices\n", n,
            frames, dl.count);
