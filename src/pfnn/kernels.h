@@ -48,6 +48,9 @@ void pfnn_kern_elu(pfnn_isa_t isa, float *v, int n);
 
 /* The x86 feature probes (cached). */
 bool pfnn_kern_has_avx2_fma(void);
+/* AVX-512F with the OS saving its state: pfnn_kern_gemm's AVX2 arithmetic
+ * then runs on 16-float registers (bit-identical, twice the rows a pass). */
+bool pfnn_kern_has_avx512f(void);
 bool pfnn_kern_has_f16c(void);
 
 #endif
