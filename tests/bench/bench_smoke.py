@@ -95,6 +95,31 @@ def render_checks(a):
           "render: a missing joint map fails with one line naming it (%d: %s)" % (r.returncode, r.stderr.strip()))
 
 
+def crowd_checks(a):
+    """`strider bench crowd`: a crowd in the game's steps and frames (needs a display)."""
+    s = a.strider
+    p = os.path.join(a.out, "crowd")
+    q = run([s, "bench", "crowd", "--smoke", "--csv", p + ".csv", "--json", p + ".json"])
+    rows, doc = read_outputs(p)
+    check([int(r["count"]) for r in rows] == [1, 6] and all(r["placed"] == r["count"] for r in rows),
+          "crowd: a row per count, every member placed")
+    check(all(int(r["overlap_steps"]) == 0 for r in rows), "crowd: no capsules overlapped")
+    check(all(float(r["sim_ms"]) > 0 and float(r["render_ms"]) > 0 and float(r["net_batch_ms"]) > 0 and
+              float(r["net_single_ms"]) > 0 for r in rows), "crowd: every part timed")
+    check(all(0 < float(r["member_kb"]) <= 64 for r in rows), "crowd: one more member costs at most 64 KB")
+    check(int(rows[1]["drawn_main"]) >= 1, "crowd: the other members are drawn")
+    check(doc["env"]["gl_renderer"] not in ("", "none") and "# gl: " + doc["env"]["gl_renderer"] in q.stdout,
+          "crowd: the header names the GL renderer")
+    plots = os.path.join(a.out, "plots_crowd")
+    run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "plot_bench.py"), "--crowd",
+         p + ".csv", "--out", plots])
+    plot = os.path.join(plots, "bench_crowd.png")
+    check(os.path.exists(plot) and os.path.getsize(plot) > 10000, "plot crowd written")
+    for bad in (["--counts", "0"], ["--counts", "5000"], ["--phase-mode", "quadratic"], ["--frames", "1"]):
+        r = subprocess.run([s, "bench", "crowd", "--smoke"] + bad, capture_output=True, text=True, timeout=300)
+        check(r.returncode == 2 and r.stderr.strip(), "crowd %s: usage error (%d)" % (" ".join(bad), r.returncode))
+
+
 def gl_checks(a):
     """GPU blend-shape methods next to the CPU ones (needs a display)."""
     s = a.strider
@@ -247,6 +272,7 @@ def main():
         rc = gl_checks(a)
         rc = gl_skinning_checks(a) or rc
         render_checks(a)
+        crowd_checks(a)
         if a.shared:
             imported_checks(a)
         return 1 if failures else rc
