@@ -19,6 +19,12 @@ strider_require_pkg(IMGUI imgui libimgui-dev)
 strider_require_pkg(ASSIMP assimp libassimp-dev)
 strider_require_pkg(ZLIB  zlib  zlib1g-dev)
 
+# Mesh simplification for the crowd's levels of detail (asset/lod.c).
+find_package(meshoptimizer CONFIG QUIET)
+if(NOT meshoptimizer_FOUND)
+  message(FATAL_ERROR "meshoptimizer not found: install the Debian package 'libmeshoptimizer-dev'")
+endif()
+
 find_package(OpenGL QUIET COMPONENTS OpenGL)
 if(NOT OpenGL_OpenGL_FOUND)
   message(FATAL_ERROR "OpenGL (libOpenGL) not found: install the Debian package 'libgl-dev'")

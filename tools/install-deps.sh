@@ -16,6 +16,8 @@ packages=(
   zlib1g-dev
   # glTF 2.0 character import (strider-import, --character FILE.glb)
   libassimp-dev
+  # the crowd's levels of detail (mesh simplification, asset/lod.c)
+  libmeshoptimizer-dev
   # headless OpenGL 4.5 for the GL tests: Xvfb + Mesa llvmpipe
   xvfb xauth libgl1-mesa-dri libglx-mesa0
   # the format check (tools/format.sh --check; its version is pinned, as

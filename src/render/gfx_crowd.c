@@ -9,6 +9,8 @@
 #include "render/gfx_ring.h"
 #include "render/gfx_shader.h"
 #include "render/gfx_timer.h"
+
+#include "asset/lod.h"
 #include "render/gfx_validate.h"
 #include "shaders/shader_interface.h"
 
@@ -58,8 +60,12 @@ struct gfx_crowd_t {
     int max_instances, joint_count;
     float lod_px[2];
     uint32_t vertex_count, index_count, mesh_count;
-    uint32_t index_first[CHR_MAX_MESHES], index_counts[CHR_MAX_MESHES];
-    uint32_t cull_meshes; /* bit m: mesh m's back faces never show (chr_cullable_meshes) */
+    /* Per level of detail, each mesh's indices (asset/lod.h): the levels
+     * one after another in the index buffer, the meshes of a level in
+     * order, so meshes alike in culling draw as one run. */
+    uint32_t index_first[GFX_CROWD_LODS][CHR_MAX_MESHES], index_counts[GFX_CROWD_LODS][CHR_MAX_MESHES];
+    uint32_t lod_triangles[GFX_CROWD_LODS]; /* of one instance at each level */
+    uint32_t cull_meshes;                   /* bit m: mesh m's back faces never show (chr_cullable_meshes) */
     gfx_buffer_t vbo, ibo;
     gfx_vertex_array_t vao;
     crowd_program_t prog[PROGS];
@@ -86,6 +92,14 @@ struct gfx_crowd_t {
 };
 
 static void draw_hook(const gfx_pass_info_t *info, void *user);
+
+/* The meshes of each level of detail (asset/lod.h): the fraction of the
+ * triangles kept at most, and the surface's largest move (fraction of the
+ * mesh's extent, ~1.8 m for the body) the simplifier may make for it. A
+ * character at level 1 covers 16-48 px of radius (20-60 m at 720p), at
+ * level 2 under 16. */
+static const float k_lod_fraction[GFX_CROWD_LODS] = {1.0f, 0.3f, 0.1f};
+static const float k_lod_error[GFX_CROWD_LODS] = {0.0f, 0.01f, 0.04f};
 
 static size_t align_up(size_t v) { return (v + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN; }
 
@@ -151,34 +165,53 @@ static bool check_desc(const gfx_crowd_desc_t *d, const char *label)
  * memory runs out. */
 static bool upload_meshes(gfx_crowd_t *gc, const chr_character_t *c)
 {
-    uint64_t vcount = 0, icount = 0;
+    uint64_t vcount = 0;
     gc->mesh_count = c->mesh_count;
     gc->cull_meshes = chr_cullable_meshes(c);
-    for (uint32_t m = 0; m < c->mesh_count; m++) {
-        gc->index_first[m] = (uint32_t)icount;
-        gc->index_counts[m] = c->meshes[m].index_count;
+    for (uint32_t m = 0; m < c->mesh_count; m++)
         vcount += c->meshes[m].vertex_count;
-        icount += c->meshes[m].index_count;
-    }
-    if (vcount == 0 || icount == 0 || vcount > CHR_MAX_VERTICES || icount > (uint64_t)CHR_MAX_INDICES * 2) {
-        log_error("render: %s: %llu vertices, %llu indices: nothing to draw or too many", gc->label,
-                  (unsigned long long)vcount, (unsigned long long)icount);
+    if (vcount == 0 || vcount > CHR_MAX_VERTICES) {
+        log_error("render: %s: %llu vertices: nothing to draw or too many", gc->label, (unsigned long long)vcount);
         return false;
+    }
+    /* The simplified meshes of levels 1 and 2 (level 0 is the mesh). */
+    chr_lod_t lods[GFX_CROWD_LODS][CHR_MAX_MESHES];
+    memset(lods, 0, sizeof lods);
+    bool ok = true;
+    uint64_t icount = 0;
+    for (int l = 0; l < GFX_CROWD_LODS; l++)
+        for (uint32_t m = 0; m < c->mesh_count; m++) {
+            if (l > 0 && ok)
+                ok = chr_lod_build(&c->meshes[m], k_lod_fraction[l], k_lod_error[l], &lods[l][m]);
+            gc->index_first[l][m] = (uint32_t)icount;
+            gc->index_counts[l][m] = l == 0 ? c->meshes[m].index_count : lods[l][m].index_count;
+            icount += gc->index_counts[l][m];
+            gc->lod_triangles[l] += gc->index_counts[l][m] / 3;
+        }
+    if (ok && (icount == 0 || icount > (uint64_t)CHR_MAX_INDICES * 2 * GFX_CROWD_LODS)) {
+        log_error("render: %s: %llu indices: nothing to draw or too many", gc->label, (unsigned long long)icount);
+        ok = false;
     }
     gc->vertex_count = (uint32_t)vcount;
     gc->index_count = (uint32_t)icount;
-    crowd_vertex_t *v = malloc((size_t)vcount * sizeof *v);
-    uint32_t *idx = malloc((size_t)icount * sizeof *idx);
-    if (!v || !idx) {
+    crowd_vertex_t *v = ok ? malloc((size_t)vcount * sizeof *v) : NULL;
+    uint32_t *idx = ok ? malloc((size_t)icount * sizeof *idx) : NULL;
+    if (ok && (!v || !idx)) {
+        log_error("render: %s: out of memory for %llu vertices", gc->label, (unsigned long long)vcount);
+        ok = false;
+    }
+    if (!ok) {
         free(v);
         free(idx);
-        log_error("render: %s: out of memory for %llu vertices", gc->label, (unsigned long long)vcount);
+        for (int l = 0; l < GFX_CROWD_LODS; l++)
+            for (uint32_t m = 0; m < c->mesh_count; m++)
+                chr_lod_free(&lods[l][m]);
         return false;
     }
-    uint32_t iv = 0, ii = 0;
+    uint32_t iv = 0, first[CHR_MAX_MESHES];
     for (uint32_t m = 0; m < c->mesh_count; m++) {
         const chr_mesh_t *mesh = &c->meshes[m];
-        uint32_t first = iv;
+        first[m] = iv;
         for (uint32_t k = 0; k < mesh->vertex_count; k++, iv++) {
             const chr_vertex_t *s = &mesh->vertices[k];
             crowd_vertex_t *o = &v[iv];
@@ -191,9 +224,15 @@ static bool upload_meshes(gfx_crowd_t *gc, const chr_character_t *c)
             memcpy(o->joints, s->joints, sizeof o->joints);
             memcpy(o->weights, s->weights, sizeof o->weights);
         }
-        for (uint32_t k = 0; k < mesh->index_count; k++)
-            idx[ii++] = mesh->indices[k] + first;
     }
+    for (int l = 0; l < GFX_CROWD_LODS; l++)
+        for (uint32_t m = 0; m < c->mesh_count; m++) {
+            const uint32_t *src = l == 0 ? c->meshes[m].indices : lods[l][m].indices;
+            uint32_t *dst = idx + gc->index_first[l][m];
+            for (uint32_t k = 0; k < gc->index_counts[l][m]; k++)
+                dst[k] = src[k] + first[m];
+            chr_lod_free(&lods[l][m]);
+        }
     glCreateBuffers(1, &gc->vbo.id);
     glNamedBufferStorage(gc->vbo.id, (GLsizeiptr)(vcount * sizeof *v), v, 0);
     label_object(GL_BUFFER, gc->vbo.id, gc->label, "vertices");
@@ -336,9 +375,11 @@ gfx_crowd_t *gfx_crowd_create(const gfx_crowd_desc_t *desc)
     }
     gc->stats.gpu_ms = -1.0;
     gc->stats.vertex_count = gc->vertex_count;
-    gc->stats.triangle_count = gc->index_count / 3;
-    log_debug("render: %s: %u vertices, %u triangles, %d instances of %d joints", gc->label, gc->vertex_count,
-              gc->index_count / 3, gc->max_instances, gc->joint_count);
+    gc->stats.triangle_count = gc->lod_triangles[0];
+    memcpy(gc->stats.lod_triangle_count, gc->lod_triangles, sizeof gc->stats.lod_triangle_count);
+    log_debug("render: %s: %u vertices, %u / %u / %u triangles by level of detail, %d instances of %d joints",
+              gc->label, gc->vertex_count, gc->lod_triangles[0], gc->lod_triangles[1], gc->lod_triangles[2],
+              gc->max_instances, gc->joint_count);
     return gc;
 }
 
@@ -512,13 +553,13 @@ static int draw_list(const gfx_crowd_t *gc, int pass, int lod)
         uint32_t e = m + 1;
         while (e < gc->mesh_count && ((gc->cull_meshes >> e) & 1u) == cull)
             e++;
-        uint32_t n = gc->index_first[e - 1] + gc->index_counts[e - 1] - gc->index_first[m];
+        uint32_t n = gc->index_first[lod][e - 1] + gc->index_counts[lod][e - 1] - gc->index_first[lod][m];
         if (n > 0) {
             if (cull)
                 glEnable(GL_CULL_FACE);
             gfx_validate_draw("crowd");
             glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)n, GL_UNSIGNED_INT,
-                                                (const void *)((uintptr_t)gc->index_first[m] * sizeof(uint32_t)),
+                                                (const void *)((uintptr_t)gc->index_first[lod][m] * sizeof(uint32_t)),
                                                 gc->list_count[l], base);
             if (cull)
                 glDisable(GL_CULL_FACE);

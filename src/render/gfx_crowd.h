@@ -101,8 +101,9 @@ typedef struct gfx_crowd_stats_t {
     double last_wait_ms;  /* of begin_ms, waiting on the slot's fence */
     uint64_t fence_waits; /* updates that found their slot still in use */
     uint64_t frames_updated;
-    uint32_t vertex_count, triangle_count; /* of one instance */
-    size_t palette_slot_bytes;             /* one ring slot of palettes */
+    uint32_t vertex_count, triangle_count;       /* of one instance (level 0) */
+    uint32_t lod_triangle_count[GFX_CROWD_LODS]; /* of one instance at each level of detail */
+    size_t palette_slot_bytes;                   /* one ring slot of palettes */
 } gfx_crowd_stats_t;
 
 /* Uploads DESC->chr's meshes and materials, builds the programs and the
