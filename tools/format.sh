@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Formats every tracked C/C++ source of Strider with clang-format 14 and the
+# Formats every C/C++ source of Strider with clang-format 14 and the
 # repository's .clang-format (docs/STYLE_HOUSE.md).
 #
 #   tools/format.sh            format the files in place
@@ -7,8 +7,10 @@
 #                              formatted (one line per file) and exit 1 if
 #                              there is any (ctest runs this as format_check)
 #
-# The files: git's tracked *.c, *.h and *.cpp under src/, tests/, tools/ and
-# shaders/ (the C headers GLSL shares). GLSL sources are left alone (see
+# The files: *.c, *.h and *.cpp under src/, tests/, tools/ and shaders/ (the C
+# headers GLSL shares) that git tracks, or would track (untracked files it
+# does not ignore: a new file is formatted before its first commit, not
+# caught by format_check after it). GLSL sources are left alone (see
 # .clang-format), and so is anything else that is not ours: there is no
 # vendored or generated C in the tree (third-party code comes as Debian
 # packages); if some ever lands, add its path to EXCLUDE.
@@ -52,7 +54,7 @@ if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   exit 2
 fi
 
-mapfile -d '' files < <(git ls-files -z -- 'src/*.c' 'src/*.h' 'src/*.cpp' 'tests/*.c' 'tests/*.h' 'tests/*.cpp' \
+mapfile -d '' files < <(git ls-files -z --cached --others --exclude-standard -- 'src/*.c' 'src/*.h' 'src/*.cpp' 'tests/*.c' 'tests/*.h' 'tests/*.cpp' \
                           'tools/*.c' 'tools/*.h' 'tools/*.cpp' 'shaders/*.h' | grep -zEv "$EXCLUDE" || true)
 if [ ${#files[@]} -eq 0 ]; then
   echo "tools/format.sh: no tracked C/C++ sources found" >&2
