@@ -37,6 +37,16 @@ typedef struct bench_common_t {
     }
 #define BENCH_COMMON_HELP "  --repeats N --warmup N --csv PATH --json PATH --smoke\n"
 
+/* Fills names with the built-in levels' names (for an ARGS_CHOICE or
+ * ARGS_NAME_LIST row) and returns their count, at most max. */
+int bench_level_names(const char **names, int max);
+/* The index of name in names, or -1. */
+int bench_level_index(const char *const *names, int count, const char *name);
+/* An ARGS_CUSTOM parser for --size WxH (each side CLI_MIN_SIZE..4096): dest
+ * is an app_options_t, whose width and height it sets. */
+bool bench_parse_size(const char *s, void *dest);
+#define BENCH_SIZE_ERROR "--size needs WxH, each from 64 to 4096, got '%s'"
+
 /* The spec of `strider bench COMMAND` (COMMAND: "strider bench pfnn"). */
 args_spec_t bench_args_spec(const char *command, const char *head, const args_opt_t *opts, int count);
 /* Parses argv[2..] (argv[1] names the command): -1 to go on, else the

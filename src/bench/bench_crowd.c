@@ -114,9 +114,7 @@ int bench_crowd(int argc, char **argv, const report_env_t *env_in)
     opt.no_vsync = true;
     opt.seed = 1;
     const char *level_names[64];
-    int nlevel_names = level_builtin_count() < 64 ? level_builtin_count() : 64;
-    for (int i = 0; i < nlevel_names; i++)
-        level_names[i] = level_builtin_name(i);
+    int nlevel_names = bench_level_names(level_names, 64);
     int level = -1;
     const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&c),
@@ -143,6 +141,13 @@ int bench_crowd(int argc, char **argv, const report_env_t *env_in)
          .nchoices = nlevel_names,
          .arg = "NAME",
          .help = "built-in level, default hills"},
+        {.name = "--size",
+         .kind = ARGS_CUSTOM,
+         .dest = &opt,
+         .parse = bench_parse_size,
+         .arg = "WxH",
+         .help = "window, default 1280x720",
+         .error = BENCH_SIZE_ERROR},
         {.name = "--crowd-seed",
          .kind = ARGS_U32,
          .dest = &opt.crowd_seed,
@@ -161,7 +166,7 @@ int bench_crowd(int argc, char **argv, const report_env_t *env_in)
         {.kind = ARGS_TEXT,
          .help = "  --csv PATH --json PATH --smoke\n"
                  "times per 60 Hz step: the crowd's parts (begin, network, finish; wall clock), the deformation\n"
-                 "(palettes and the player's figure) and gfx_render_frame between two glFinish, at 1280x720\n"},
+                 "(palettes and the player's figure) and gfx_render_frame between two glFinish\n"},
     };
     args_spec_t spec = bench_args_spec(
         "strider bench crowd",

@@ -48,20 +48,7 @@ static gfx_switches_t variant_switches(int v)
                             .all_triangles = all || v == VARIANT_ALL_TRIANGLES};
 }
 
-enum { MAX_SIDE = 4096, MAX_FRAMES = 100000 };
-_Static_assert(CLI_MIN_SIZE == 64 && MAX_SIDE == 4096, "--size's error line names the range");
-
-/* --size: the game's WxH, no larger than the picture scratch allows here. */
-static bool parse_size(const char *s, void *dest)
-{
-    app_options_t *o = dest;
-    int w, h;
-    if (!cli_parse_size(s, &w, &h) || w > MAX_SIDE || h > MAX_SIDE)
-        return false;
-    o->width = w;
-    o->height = h;
-    return true;
-}
+enum { MAX_FRAMES = 100000 };
 
 /* One level's rows; false on a runtime failure (logged). */
 static bool run_level(const char *level, const int *variants, int nvariants, app_options_t opt, int frames, int warmup,
@@ -154,9 +141,7 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
     opt.no_vsync = true;
     opt.seed = 1;
     const char *level_names[64];
-    int nlevel_names = level_builtin_count() < 64 ? level_builtin_count() : 64;
-    for (int i = 0; i < nlevel_names; i++)
-        level_names[i] = level_builtin_name(i);
+    int nlevel_names = bench_level_names(level_names, 64);
     static const char *const skins[] = {"cpu", "gpu"};
     int skin = 0;
     const args_opt_t opts[] = {
@@ -196,10 +181,10 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
         {.name = "--size",
          .kind = ARGS_CUSTOM,
          .dest = &opt,
-         .parse = parse_size,
+         .parse = bench_parse_size,
          .arg = "WxH",
          .help = "window, default 720x480",
-         .error = "--size needs WxH, each from 64 to 4096, got '%s'"},
+         .error = BENCH_SIZE_ERROR},
         {.name = "--script",
          .kind = ARGS_PATH,
          .dest = &opt.script,
@@ -245,9 +230,8 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
         args_error(&spec, "--variants takes at most %d names", GFX_SWITCH_BENCH_MAX_VARIANTS);
         return BENCH_EXIT_USAGE;
     }
-    for (int i = 0; nlevels == 0 && i < nlevel_names; i++)
-        if (!strcmp(level_names[i], "hills"))
-            levels[nlevels++] = i;
+    if (nlevels == 0 && (levels[0] = bench_level_index(level_names, nlevel_names, "hills")) >= 0)
+        nlevels = 1;
     if (nlevels == 0) {
         fprintf(stderr, "strider bench render: no level to draw\n");
         return BENCH_EXIT_RUNTIME;
