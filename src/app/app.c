@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/paths.h"
 #include "render/gfx.h"
+#include "render/gfx_crowd.h"
 #include "render/gfx_switch_bench.h"
 #include "ui/ui.h"
 
@@ -339,6 +340,8 @@ static int app_loop(app_t *app)
         const gfx_character_stats_t *cs = shown && shown->gfx ? gfx_character_get_stats(shown->gfx) : NULL;
         prof_set_gpu(&app->prof, PROF_GPU_CHARACTER, cs ? (float)cs->gpu_ms : -1.0f);
         prof_set_gpu(&app->prof, PROF_GPU_CHARACTER_DEFORM, cs && cs->gpu_ms >= 0.0 ? (float)cs->gpu_deform_ms : -1.0f);
+        const gfx_crowd_stats_t *gs = app->crowd_gfx ? gfx_crowd_get_stats(app->crowd_gfx) : NULL;
+        prof_set_gpu(&app->prof, PROF_GPU_CROWD, gs ? (float)gs->gpu_ms : -1.0f);
         double t_swap = platform_now_s();
         platform_swap(&app->platform);
         /* The one wait for the GPU of a frame, timed with the swap. */

@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "render/gfx.h"
+#include "render/gfx_crowd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -71,9 +72,10 @@ static void write_report_figure(const app_t *app, FILE *f)
      * nonsense (render/gfx_timer.h), on a GPU they are the GPU's own clock. */
     fprintf(
         f,
-        ", \"gpu_frame_ms_median\": %.3f, \"gpu_character_ms_median\": %.3f, \"gpu_character_deform_ms_median\": %.3f",
+        ", \"gpu_frame_ms_median\": %.3f, \"gpu_character_ms_median\": %.3f, \"gpu_character_deform_ms_median\": %.3f, "
+        "\"gpu_crowd_ms_median\": %.3f",
         median_gpu_ms(&app->prof, PROF_GPU_FRAME), median_gpu_ms(&app->prof, PROF_GPU_CHARACTER),
-        median_gpu_ms(&app->prof, PROF_GPU_CHARACTER_DEFORM));
+        median_gpu_ms(&app->prof, PROF_GPU_CHARACTER_DEFORM), median_gpu_ms(&app->prof, PROF_GPU_CROWD));
     fputc('}', f);
     /* Like the timings, a measurement of this machine (and of its GL driver). */
     fprintf(f, ",\n  \"resources\": {\"peak_rss_mib\": %.1f}", (double)platform_peak_rss_bytes() / (1024.0 * 1024.0));
@@ -97,9 +99,18 @@ static void write_report_crowd(const app_t *app, FILE *f)
     }
     fprintf(f,
             ",\n  \"crowd\": {\"members\": %d, \"seed\": %u, \"steps\": %llu, \"min_gap_cm\": %.3f, "
-            "\"overlap_steps\": %llu, \"spawn_shortfall\": %d, \"roots_fnv1a\": \"%08x\"}",
+            "\"overlap_steps\": %llu, \"spawn_shortfall\": %d, \"roots_fnv1a\": \"%08x\"",
             crowd_count(app->crowd), app_crowd_seed(app), (unsigned long long)st->steps, (double)st->min_gap_ever_cm,
             (unsigned long long)st->overlap_steps, st->spawn_shortfall, h);
+    if (app->crowd_gfx) {
+        /* The last frame's draws: members by pass and level of detail. */
+        const gfx_crowd_stats_t *gs = gfx_crowd_get_stats(app->crowd_gfx);
+        const int *m = gs->lod[GFX_CROWD_PASS_MAIN], *s = gs->lod[GFX_CROWD_PASS_SHADOW];
+        _Static_assert(GFX_CROWD_LODS == 3, "three levels written");
+        fprintf(f, ", \"drawn_by_lod\": {\"main\": [%d, %d, %d], \"shadow\": [%d, %d, %d]}", m[0], m[1], m[2], s[0],
+                s[1], s[2]);
+    }
+    fputc('}', f);
 }
 
 bool app_report_write(const app_t *app, const char *path)

@@ -25,11 +25,13 @@ enum { PROF_HISTORY = 240 };
 
 /* GPU times a frame reports beside its CPU stages (ms; < 0: not known yet):
  * the whole frame (render/gfx's timer) and the character's part of it
- * (its passes and its compute pass: gfx_character_stats.gpu_ms). */
+ * (its passes and its compute pass: gfx_character_stats.gpu_ms), and the
+ * crowd's instanced passes (gfx_crowd_stats.gpu_ms). */
 typedef enum prof_gpu_t {
     PROF_GPU_FRAME,
     PROF_GPU_CHARACTER,
     PROF_GPU_CHARACTER_DEFORM, /* of which its skin-once compute pass */
+    PROF_GPU_CROWD,            /* the crowd's shadow and main draws */
     PROF_GPU_COUNT
 } prof_gpu_t;
 
