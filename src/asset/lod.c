@@ -1,4 +1,5 @@
-/* lod.c: one call of meshoptimizer's simplifier per mesh and level. */
+/* lod.c: meshoptimizer's simplifier, then its vertex cache optimizer, per
+ * mesh and level. */
 #include "asset/lod.h"
 
 #include "core/log.h"
@@ -29,11 +30,22 @@ bool chr_lod_build(const chr_mesh_t *mesh, float fraction, float max_error, chr_
         log_error("lod: %s: out of memory for %u indices", mesh->name, mesh->index_count);
         return false;
     }
+    uint32_t *kept = malloc((size_t)mesh->index_count * sizeof *kept);
+    if (!kept) {
+        log_error("lod: %s: out of memory for %u indices", mesh->name, mesh->index_count);
+        chr_lod_free(out);
+        return false;
+    }
     size_t target = (size_t)((double)mesh->index_count * (double)fraction) / 3 * 3;
     float error = 0.0f;
-    size_t n = meshopt_simplify(out->indices, mesh->indices, mesh->index_count, &mesh->vertices[0].pos[0],
-                                mesh->vertex_count, sizeof(chr_vertex_t), target, max_error, meshopt_SimplifyLockBorder,
-                                &error);
+    size_t n = mesh->index_count;
+    if (target < n)
+        n = meshopt_simplify(kept, mesh->indices, n, &mesh->vertices[0].pos[0], mesh->vertex_count,
+                             sizeof(chr_vertex_t), target, max_error, meshopt_SimplifyLockBorder, &error);
+    else
+        memcpy(kept, mesh->indices, n * sizeof *kept);
+    meshopt_optimizeVertexCache(out->indices, kept, n, mesh->vertex_count);
+    free(kept);
     out->index_count = (uint32_t)n;
     out->error = error;
     return true;

@@ -174,17 +174,20 @@ static bool upload_meshes(gfx_crowd_t *gc, const chr_character_t *c)
         log_error("render: %s: %llu vertices: nothing to draw or too many", gc->label, (unsigned long long)vcount);
         return false;
     }
-    /* The simplified meshes of levels 1 and 2 (level 0 is the mesh). */
+    /* Every level through asset/lod: level 0 is the mesh's own triangles,
+     * levels 1 and 2 simplified; each in the vertex cache's order. On a
+     * GPU whose vertex stage is the bottleneck (an H200 runs vertex
+     * shaders on a few of its SMs) that order halves the crowd's draws. */
     chr_lod_t lods[GFX_CROWD_LODS][CHR_MAX_MESHES];
     memset(lods, 0, sizeof lods);
     bool ok = true;
     uint64_t icount = 0;
     for (int l = 0; l < GFX_CROWD_LODS; l++)
         for (uint32_t m = 0; m < c->mesh_count; m++) {
-            if (l > 0 && ok)
+            if (ok)
                 ok = chr_lod_build(&c->meshes[m], k_lod_fraction[l], k_lod_error[l], &lods[l][m]);
             gc->index_first[l][m] = (uint32_t)icount;
-            gc->index_counts[l][m] = l == 0 ? c->meshes[m].index_count : lods[l][m].index_count;
+            gc->index_counts[l][m] = lods[l][m].index_count;
             icount += gc->index_counts[l][m];
             gc->lod_triangles[l] += gc->index_counts[l][m] / 3;
         }
@@ -227,7 +230,7 @@ static bool upload_meshes(gfx_crowd_t *gc, const chr_character_t *c)
     }
     for (int l = 0; l < GFX_CROWD_LODS; l++)
         for (uint32_t m = 0; m < c->mesh_count; m++) {
-            const uint32_t *src = l == 0 ? c->meshes[m].indices : lods[l][m].indices;
+            const uint32_t *src = lods[l][m].indices;
             uint32_t *dst = idx + gc->index_first[l][m];
             for (uint32_t k = 0; k < gc->index_counts[l][m]; k++)
                 dst[k] = src[k] + first[m];
@@ -479,11 +482,13 @@ static bool sphere_inside(const float planes[6][4], const float *s)
 }
 
 /* The sphere S's projected radius in pixels in the main view (clip w
- * from the view-projection's last row); a camera inside it: infinite. */
+ * from the view-projection's last row, the depth along the view; behind
+ * the camera, as if the camera turned round); a camera inside it:
+ * infinite. */
 static float projected_px(const gfx_pass_info_t *info, const float *s)
 {
     const float *vp = info->view_proj;
-    float w = vp[3] * s[0] + vp[7] * s[1] + vp[11] * s[2] + vp[15];
+    float w = fabsf(vp[3] * s[0] + vp[7] * s[1] + vp[11] * s[2] + vp[15]);
     if (w <= s[3])
         return INFINITY;
     return s[3] * info->frame->proj[5] * 0.5f * (float)info->frame->height / w;
@@ -518,8 +523,14 @@ static bool write_lists(gfx_crowd_t *gc, const gfx_pass_info_t *info, bool shado
         }
         int lod = gfx_crowd_lod_for_px(gc->lod_px, projected_px(info, b));
         int l = GFX_CROWD_PASS_MAIN * GFX_CROWD_LODS + lod;
-        if (sphere_inside(view, b))
+        bool seen = sphere_inside(view, b);
+        if (seen)
             lists[(size_t)l * (size_t)gc->max_instances + (size_t)gc->list_count[l]++] = (uint32_t)i;
+        /* One in view casts its shadow with the level it is drawn with (its
+         * self-shadowing matches its surface); one out of view only casts,
+         * and one level coarser does. */
+        if (!seen && lod < GFX_CROWD_LODS - 1)
+            lod++;
         l = GFX_CROWD_PASS_SHADOW * GFX_CROWD_LODS + lod;
         if (shadows && sphere_inside(light, b))
             lists[(size_t)l * (size_t)gc->max_instances + (size_t)gc->list_count[l]++] = (uint32_t)i;

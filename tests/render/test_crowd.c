@@ -13,7 +13,7 @@
  *     volume is culled in both passes (stats) and the picture is that of the
  *     one instance in view; an instance beside the view whose shadow falls
  *     on the one in view is culled in the main pass only, and its shadow
- *     shows (the picture changes).
+ *     shows (the picture changes), cast one level of detail coarser.
  *  4. Level of detail: three instances at 3.2, 25 and 80 m land in levels
  *     0, 1, 2 as their projected radius says (computed here independently).
  *  5. A 10 x 10 grid of posed, turned instances on the shipped level, with
@@ -306,6 +306,11 @@ static void check_cull(const char *out_dir)
            st->drawn[1], st->culled[1], st->drawn[0], st->culled[0], diff);
     CHECKF(st->drawn[1] == 1 && st->culled[1] == 1, "main pass: %d drawn, %d culled", st->drawn[1], st->culled[1]);
     CHECKF(st->drawn[0] == 2 && st->culled[0] == 0, "shadow pass: %d drawn", st->drawn[0]);
+    /* Both are near (level 0 by size); the one out of view casts one level
+     * coarser, the one in view with the level it is drawn with. */
+    CHECKF(st->lod[1][0] == 1 && st->lod[0][0] == 1 && st->lod[0][1] == 1,
+           "levels: main %d %d %d, shadow %d %d %d (want main 1 0 0, shadow 1 1 0)", st->lod[1][0], st->lod[1][1],
+           st->lod[1][2], st->lod[0][0], st->lod[0][1], st->lod[0][2]);
     CHECKF(diff > 200, "the shadow of the instance out of view does not show (%ld pixels)", diff);
     gfx_crowd_destroy(gc);
     free(one);
