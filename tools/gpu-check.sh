@@ -6,7 +6,7 @@
 # With strider and strider-chargen on PATH (the GPU machine: `.gpu/run
 # tools/gpu-check.sh $OUT/gpu`, see ../shared/gpu/README.md) or in
 # build/release (a checkout). Writes into OUT_DIR:
-#   summary.txt          the tables of docs/GPU.md
+#   summary.txt          the tables of docs/GPU.md and docs/CROWD.md
 #   sweep.txt            every deformation switch (game and viewer) against the
 #                        CPU path: exit codes and differing pixels
 #   *.csv / *.json       the benchmarks' own outputs; bench_blendshapes*.png
@@ -170,6 +170,23 @@ if [ -n "$big" ]; then
     fi
     rm -f "$dawn"
 fi
+
+log "crowd, hills, 1920x1080: bench crowd, and the game with 100 and 1000 characters"
+# Not pinned: the crowd runs on every core, as in play.
+ccounts=1,10,100,1000 cframes=120
+[ $quick -eq 1 ] && ccounts=1,10 cframes=8
+"$S" bench crowd --counts $ccounts --frames $cframes --size 1920x1080 \
+    --csv "$out/bench_crowd.csv" --json "$out/bench_crowd.json" >"$out/crowd.log" 2>&1
+echo $? >"$out/rc_crowd"
+for n in 100 1000; do
+    [ $quick -eq 1 ] && [ $n -gt 100 ] && continue
+    "$S" --level hills --crowd $n --hidden --no-vsync --size 1920x1080 --frames $frames \
+        --report "$out/game_crowd$n.json" >"$out/game_crowd$n.log" 2>&1
+    echo $? >"$out/rc_game_crowd$n"
+done
+log "CPU skinning, one pinned core: AVX-512 against AVX2"
+run skin_cpu bench skinning --paths cpu-avx2,cpu-avx512 --threads 1 --repeats $reps \
+    --csv "$out/bench_skinning_cpu.csv"
 
 log "summary"
 if [ -n "$PY" ]; then

@@ -280,6 +280,53 @@ def main():
                         mesh, "per pass" if g.endswith("perpass") else "skin once"),
                                   "GPU cheaper", "%.3f vs %.3f ms (%.1fx)" % (v, c, c / v if v > 0 else float("nan"))))
 
+    # The crowd: bench crowd's medians per count, the game's frames with a crowd.
+    h, rows = load_csv(os.path.join(out, "bench_crowd.csv"))
+    if rows:
+        cols = ["count", "threads", "sim_ms", "net_batch_ms", "net_single_ms", "net_speedup", "deform_ms",
+                "render_ms", "frame_ms", "fps", "drawn_main", "min_gap_cm", "overlap_steps"]
+        lines += table("crowd, hills 1920x1080 (bench crowd, medians, ms; render between two glFinish)", cols,
+                       [[r.get(c, "-") if c in ("count", "threads", "drawn_main", "overlap_steps")
+                         else fmt(num(r.get(c)), 2) for c in cols] for r in rows])
+        for r in rows:
+            n = int(r["count"])
+            if n in (100, 1000):
+                goals.append(("crowd of %d at 1920x1080: frame (simulated, deformed, drawn)" % n,
+                              ">= %d FPS" % (240 if n == 100 else 60),
+                              "%.0f FPS (%.2f ms)" % (num(r["fps"]), num(r["frame_ms"]))))
+            if n == 100:
+                goals.append(("crowd of 100: batched network against 100 single inferences", ">= 5x",
+                              "%.2fx" % num(r["net_speedup"])))
+    trows = []
+    for n in (100, 1000):
+        rep = load_report(os.path.join(out, "game_crowd%d.json" % n))
+        if not rep:
+            continue
+        t, c = rep.get("timings", {}), rep.get("crowd", {})
+        f = t.get("frame_ms_median")
+        trows.append(("--crowd %d" % n, fmt(t.get("controller_ms_median")), fmt(t.get("deform_ms_median")),
+                      fmt(t.get("render_ms_median")), fmt(t.get("present_ms_median")), fmt(f),
+                      fmt(1000.0 / f if f else None, 1), fmt(t.get("gpu_frame_ms_median")),
+                      fmt(t.get("gpu_crowd_ms_median")), c.get("overlap_steps", "-")))
+    if trows:
+        lines += table("the game with a crowd, hills 1920x1080, no vsync (report medians, ms)",
+                       ["run", "controller", "deform", "render CPU", "present", "frame", "FPS", "GPU frame",
+                        "crowd GPU", "overlap steps"], trows)
+    h, rows = load_csv(os.path.join(out, "bench_skinning_cpu.csv"))
+    rows = [r for r in rows if r.get("weights") == "given" and r.get("path") in ("cpu-avx2", "cpu-avx512")]
+    if rows:
+        trows = []
+        for k in sorted({int(r["influences"]) for r in rows}):
+            by = {r["path"]: num(r["median_us"]) for r in rows if int(r["influences"]) == k}
+            if "cpu-avx2" in by and "cpu-avx512" in by:
+                trows.append((k, fmt(by["cpu-avx2"], 1), fmt(by["cpu-avx512"], 1),
+                              "%.2fx" % (by["cpu-avx2"] / by["cpu-avx512"])))
+        lines += table("CPU skinning, 1 pinned thread (bench skinning, medians, us)",
+                       ["influences", "cpu-avx2", "cpu-avx512", "avx512 speed-up"], trows)
+        if trows:
+            goals.append(("CPU skinning, AVX-512 against AVX2, 1-4 influences", ">= 1.15x",
+                          " ".join(r[3] for r in trows)))
+
     bad, text = sweep(out, lines)
     lines += text
     failed |= bad > 0
