@@ -36,7 +36,10 @@ static double median_of(const app_crowd_bench_t *b, const double *v, bool any, b
     for (int k = 0; k < b->samples; k++)
         if (any || b->single[k] == single)
             scratch[n++] = v[k];
-    return n ? stats_median_d((stats_sort_d(scratch, n), scratch), n) : NAN;
+    if (n == 0)
+        return NAN;
+    stats_sort_d(scratch, n);
+    return stats_median_d(scratch, n);
 }
 
 /* One count's row; false on a runtime failure (logged). */
