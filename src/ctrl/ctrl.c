@@ -420,6 +420,7 @@ const ctrl_traj_view_t *ctrl_trajectory(const ctrl_t *c) { return &c->traj; }
 const float *ctrl_last_output(const ctrl_t *c) { return c->y; }
 const float *ctrl_last_input(const ctrl_t *c) { return c->x; }
 float ctrl_last_phase(const ctrl_t *c) { return c->last_phase; }
+float ctrl_root_speed_cm_s(const ctrl_t *c) { return c->stats.root_speed_cm_s; }
 
 void ctrl_get_stats(const ctrl_t *c, ctrl_stats_t *out)
 {

@@ -227,6 +227,9 @@ void ctrl_get_stats(const ctrl_t *c, ctrl_stats_t *out);
 const float *ctrl_last_input(const ctrl_t *c);
 const float *ctrl_last_output(const ctrl_t *c);
 float ctrl_last_phase(const ctrl_t *c);
+/* ctrl_stats_t's root_speed_cm_s alone (the crowd asks it of every member
+ * every step). */
+float ctrl_root_speed_cm_s(const ctrl_t *c);
 
 /* Debug draw bits for ctrl_debug_draw(). */
 enum {

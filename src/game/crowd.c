@@ -448,9 +448,7 @@ static void wander_step(crowd_t *c, int i, int neighbours, ctrl_input_t *out)
             w->turn_sign = -w->turn_sign;
         w->heading_rad = wrap_pi(w->heading_rad + give_way(c, i, neighbours, dir_x, dir_z) * dt);
         /* Stuck (a wall, a ledge, others): turn round. */
-        ctrl_stats_t st;
-        ctrl_get_stats(m->ctrl, &st);
-        w->stuck_steps = st.root_speed_cm_s < WANDER_STUCK_CM_S ? w->stuck_steps + 1 : 0;
+        w->stuck_steps = ctrl_root_speed_cm_s(m->ctrl) < WANDER_STUCK_CM_S ? w->stuck_steps + 1 : 0;
         if (w->stuck_steps > (int)(WANDER_STUCK_S / dt)) {
             w->heading_rad = wrap_pi(w->heading_rad + CROWD_PI + rng_range(&w->rng, -0.6f, 0.6f));
             w->stuck_steps = 0;
