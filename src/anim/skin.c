@@ -1,14 +1,11 @@
 #include "anim/skin.h"
 #include "anim/skin_internal.h"
 
+#include "core/cpu.h"
 #include "core/log.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stddef.h>
-#if SKIN_X86
-#include <cpuid.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,32 +17,6 @@ typedef enum skin_layout_t { SKIN_LAYOUT_COLS, SKIN_LAYOUT_DUP, SKIN_LAYOUT_DQ }
 
 /* ---------------------------------------------------------------- CPU ISA */
 
-#if SKIN_X86
-/* AVX-512 F, VL, DQ and BW (cpuid leaf 7), FMA and OSXSAVE (leaf 1), and the
- * OS saving the SSE, AVX, opmask and both halves of the ZMM state (XCR0 bits
- * 1, 2, 5, 6, 7): a CPU with the instructions under an OS that does not save
- * the registers must not run them. */
-static bool skin_cpu_avx512(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d))
-        return false;
-    const unsigned fma = 1u << 12, osxsave = 1u << 27;
-    if ((c & (fma | osxsave)) != (fma | osxsave))
-        return false;
-    unsigned xcr0_lo, xcr0_hi;
-    __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-    const unsigned zmm_state = (1u << 1) | (1u << 2) | (1u << 5) | (1u << 6) | (1u << 7);
-    if ((xcr0_lo & zmm_state) != zmm_state)
-        return false;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-        return false;
-    const unsigned avx2 = 1u << 5, f = 1u << 16, dq = 1u << 17, bw = 1u << 30, vl = 1u << 31;
-    const unsigned need = avx2 | f | dq | bw | vl;
-    return (b & need) == need;
-}
-#endif
-
 bool skin_isa_supported(skin_isa_t isa)
 {
     switch (isa) {
@@ -55,17 +26,11 @@ bool skin_isa_supported(skin_isa_t isa)
     case SKIN_ISA_SSE2:
         /* Part of the x86-64 baseline. */
         return true;
-    case SKIN_ISA_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case SKIN_ISA_AVX512: {
-        /* cpuid and xgetbv once: AUTO asks on every job. */
-        static _Atomic int cached = -1;
-        int known = atomic_load_explicit(&cached, memory_order_relaxed);
-        if (known < 0) {
-            known = skin_cpu_avx512() ? 1 : 0;
-            atomic_store_explicit(&cached, known, memory_order_relaxed);
-        }
-        return known == 1;
-    }
+    case SKIN_ISA_AVX2: return cpu_has(CPU_AVX2) && cpu_has(CPU_FMA);
+    case SKIN_ISA_AVX512:
+        /* The kernel uses the F, VL, DQ and BW subsets, and FMA. */
+        return cpu_has(CPU_AVX512F) && cpu_has(CPU_AVX512VL) && cpu_has(CPU_AVX512DQ) && cpu_has(CPU_AVX512BW) &&
+               cpu_has(CPU_AVX2) && cpu_has(CPU_FMA);
 #else
     case SKIN_ISA_SSE2:
     case SKIN_ISA_AVX2:

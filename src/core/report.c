@@ -3,6 +3,7 @@
 
 #include "core/report.h"
 
+#include "core/cpu.h"
 #include "core/file.h"
 #include "core/log.h"
 
@@ -44,18 +45,13 @@ static void read_isa(char *out, size_t size)
 {
     out[0] = 0;
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    struct {
-        const char *name;
-        int on;
-    } feats[] = {{"sse2", __builtin_cpu_supports("sse2")}, {"sse4.2", __builtin_cpu_supports("sse4.2")},
-                 {"avx", __builtin_cpu_supports("avx")},   {"avx2", __builtin_cpu_supports("avx2")},
-                 {"fma", __builtin_cpu_supports("fma")},   {"avx512f", __builtin_cpu_supports("avx512f")}};
+    /* The features the benchmarks' kernels choose between. */
+    static const cpu_feature_t feats[] = {CPU_SSE2, CPU_SSE42, CPU_AVX, CPU_AVX2, CPU_FMA, CPU_AVX512F};
     for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
-        if (!feats[i].on)
+        if (!cpu_has(feats[i]))
             continue;
         size_t n = strlen(out);
-        snprintf(out + n, size - n, "%s%s", n ? " " : "", feats[i].name);
+        snprintf(out + n, size - n, "%s%s", n ? " " : "", cpu_feature_name(feats[i]));
     }
 #else
     snprintf(out, size, "non-x86");

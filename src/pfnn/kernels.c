@@ -1,5 +1,7 @@
 #include "pfnn/kernels.h"
 
+#include "core/cpu.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -131,38 +133,11 @@ static void elu_scalar(float *v, int n)
 
 /* ---------------------------------------------------------------- probes */
 
-bool pfnn_kern_has_avx2_fma(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return cached != 0;
-}
+bool pfnn_kern_has_avx2_fma(void) { return cpu_has(CPU_AVX2) && cpu_has(CPU_FMA); }
 
-bool pfnn_kern_has_avx512f(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        /* libgcc's probe also checks that the OS saves the ZMM state (XCR0). */
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") && pfnn_kern_has_avx2_fma();
-    }
-    return cached != 0;
-}
+bool pfnn_kern_has_avx512f(void) { return cpu_has(CPU_AVX512F) && pfnn_kern_has_avx2_fma(); }
 
-bool pfnn_kern_has_f16c(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        /* gcc 12's __builtin_cpu_supports has no "f16c": CPUID.1:ECX bit 29. */
-        unsigned a, b, c, d;
-        __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-        cached = (int)((c >> 29) & 1u);
-    }
-    return cached != 0;
-}
+bool pfnn_kern_has_f16c(void) { return cpu_has(CPU_F16C); }
 
 /* ------------------------------------------------------------------ SSE2 */
 
