@@ -152,6 +152,19 @@ bool app_report_write(const app_t *app, const char *path)
                 (double)st->gait[CTRL_GAIT_STAND], (double)st->gait[CTRL_GAIT_WALK], (double)st->gait[CTRL_GAIT_RUN],
                 (double)st->gait[CTRL_GAIT_CROUCH], (double)st->gait[CTRL_GAIT_JUMP]);
     }
+    if (app->net_loaded) {
+        /* The weights each phase mode holds now (every dtype; 0: not built,
+         * or released): a mode's slices are built when it is first used. */
+        fputs(",\n  \"network\": {\"held_mib\": {", f);
+        for (int mode = 0; mode < PFNN_PHASE_MODE_COUNT; mode++) {
+            size_t bytes = 0;
+            for (int d = 0; d < PFNN_DTYPE_COUNT; d++)
+                bytes += pfnn_mode_bytes(&app->net, (pfnn_mode_t)mode, (pfnn_dtype_t)d);
+            fprintf(f, "%s\"%s\": %.2f", mode ? ", " : "", pfnn_mode_name((pfnn_mode_t)mode),
+                    (double)bytes / (1024.0 * 1024.0));
+        }
+        fputs("}}", f);
+    }
     if (app->ctrl && app->fig) {
         /* A copy: the percentile sorts, and contacts still running end here. */
         feet_stats_t feet = app->feet;
