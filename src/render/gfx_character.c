@@ -8,6 +8,7 @@
 #include "render/gfx_timer.h"
 #include "render/gfx_validate.h"
 
+#include "asset/lod.h"
 #include "core/log.h"
 
 #include <math.h>
@@ -84,8 +85,16 @@ static bool upload_static(gfx_character_t *gc, const chr_character_t *c)
             sv[iv].uv[1] = mesh->vertices[v].uv[1];
             sv[iv].material = mesh->vertices[v].material;
         }
+        /* The mesh's triangles in the vertex cache's order (asset/lod with
+         * nothing removed): fewer vertex shader runs, where a GPU's vertex
+         * stage is its bottleneck (an H100/H200: docs/GPU.md). The file's
+         * order where that fails (logged). */
+        chr_lod_t order = {0};
+        const uint32_t *src = mesh->index_count > 0 && chr_lod_build(mesh, 1.0f, 0.0f, &order) ? order.indices
+                                                                                               : mesh->indices;
         for (uint32_t i = 0; i < mesh->index_count; i++)
-            idx[ii++] = mesh->indices[i] + gc->mesh_first[m];
+            idx[ii++] = src[i] + gc->mesh_first[m];
+        chr_lod_free(&order);
     }
     glCreateBuffers(1, &gc->static_vbo.id);
     glNamedBufferStorage(gc->static_vbo.id, (GLsizeiptr)((size_t)gc->vertex_count * sizeof *sv), sv, 0);
