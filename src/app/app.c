@@ -154,7 +154,9 @@ static void run_steps(app_t *app, int steps, const input_frame_t *devices)
                     app->pending_character = k;
                 else
                     log_warn("script: no character %d (the menu lists %d)", k, app->character_count);
-            } else
+            } else if (ev->cmd == SCRIPT_CROWD)
+                app_crowd_resize(app, (int)ev->a);
+            else
                 script_apply(&app->script, ev);
         }
         input_frame_t merged = *devices;

@@ -223,17 +223,6 @@ int app_character_load(app_t *app, const app_options_t *opt)
         return EXIT_RUNTIME;
     app->ctrl = crowd_ctrl(app->crowd, 0);
     app->crowd_wanted = opt->crowd > 0 ? opt->crowd : 1;
-    /* The others wear the shipped character, whichever the player wears. */
-    char crowd_path[PATHS_MAX];
-    if (!app_data_path(NULL, FIGURE_DEFAULT_CHARACTER, crowd_path) || !chr_load(&app->crowd_chr, crowd_path))
-        return EXIT_RUNTIME;
-    app->crowd_chr_loaded = true;
-    if (app->crowd_chr.skel.joint_count != CTRL_JOINTS) {
-        log_error("%s: %d joints; the crowd needs the controller's %d", crowd_path, app->crowd_chr.skel.joint_count,
-                  CTRL_JOINTS);
-        return EXIT_RUNTIME;
-    }
-    pose_bind_from_rest(&app->crowd_chr.skel, &app->crowd_bind);
     resolve_face(app);
     app->sim.ctrl = app->ctrl;
     app->ctrl_draw = CTRL_DRAW_TRAJECTORY | CTRL_DRAW_CONTACTS;
@@ -322,6 +311,7 @@ void app_character_free(app_t *app)
     pose_dump_close(&app->dump);
     gfx_crowd_destroy(app->crowd_gfx);
     app->crowd_gfx = NULL;
+    app->crowd_gfx_failed = false;
     if (app->crowd_chr_loaded)
         chr_free(&app->crowd_chr);
     app->crowd_chr_loaded = false;
@@ -415,10 +405,22 @@ bool app_character_deform(app_t *app, float alpha)
     return ok;
 }
 
-bool app_crowd_gpu_init(app_t *app)
+/* The others' character and renderer: the shipped character, whichever
+ * the player wears. false after one logged line. */
+static bool crowd_gfx_create(app_t *app)
 {
-    if (!app->crowd)
-        return true;
+    char path[PATHS_MAX];
+    if (!app->crowd_chr_loaded) {
+        if (!app_data_path(NULL, FIGURE_DEFAULT_CHARACTER, path) || !chr_load(&app->crowd_chr, path))
+            return false;
+        app->crowd_chr_loaded = true;
+        if (app->crowd_chr.skel.joint_count != CTRL_JOINTS) {
+            log_error("%s: %d joints; the crowd needs the controller's %d", path, app->crowd_chr.skel.joint_count,
+                      CTRL_JOINTS);
+            return false;
+        }
+        pose_bind_from_rest(&app->crowd_chr.skel, &app->crowd_bind);
+    }
     /* Levels of detail from a projected radius of 96 px (a figure a quarter
      * of a 720p screen high, ~10 m away) and 32 px: on a software
      * rasteriser the triangles of the many mid-distance figures are the
@@ -427,17 +429,43 @@ bool app_crowd_gpu_init(app_t *app)
                           .max_instances = crowd_max_count(app->crowd) - 1,
                           .label = "crowd",
                           .lod_px = {96.0f, 32.0f}};
-    if (d.max_instances < 1)
-        return true;
     app->crowd_gfx = gfx_crowd_create(&d);
     return app->crowd_gfx != NULL;
 }
 
+void app_crowd_resize(app_t *app, int count)
+{
+    if (!app->crowd)
+        return;
+    if (count > crowd_max_count(app->crowd))
+        log_warn("crowd: %d characters asked for, this run's crowd holds %d (--crowd N makes more room)", count,
+                 crowd_max_count(app->crowd));
+    crowd_resize(app->crowd, count);
+    app->crowd_wanted = crowd_count(app->crowd);
+}
+
+bool app_crowd_gpu_init(app_t *app)
+{
+    /* Made now for a crowd asked for at the start (so a failure ends the
+     * start), else when the menu first adds others: a player alone loads no
+     * second character and builds no levels of detail. */
+    if (!app->crowd || crowd_count(app->crowd) < 2)
+        return true;
+    return crowd_gfx_create(app);
+}
+
 void app_crowd_draw(app_t *app, float alpha)
 {
-    if (!app->crowd_gfx)
+    if (!app->crowd)
         return;
     int others = crowd_count(app->crowd) - 1;
+    if (!app->crowd_gfx && others > 0 && !app->crowd_gfx_failed && !crowd_gfx_create(app)) {
+        app->crowd_gfx_failed = true; /* logged; the others are not drawn */
+        gfx_crowd_destroy(app->crowd_gfx);
+        app->crowd_gfx = NULL;
+    }
+    if (!app->crowd_gfx)
+        return;
     gfx_crowd_stream_t st;
     if (!gfx_crowd_begin_update(app->crowd_gfx, others, &st))
         return;

@@ -77,10 +77,11 @@ typedef struct app_t {
     chr_character_t crowd_chr;
     bool crowd_chr_loaded;
     pose_bind_t crowd_bind;
-    struct gfx_crowd_t *crowd_gfx;
-    pose_t draw_pose; /* the pose drawn this frame (between the last two steps) */
-    pose_dump_t dump; /* --dump-pose */
-    float net_ms;     /* controller step wall time, ms, smoothed over steps */
+    struct gfx_crowd_t *crowd_gfx; /* made when the crowd first has others */
+    bool crowd_gfx_failed;         /* that failed (logged): the others are not drawn */
+    pose_t draw_pose;              /* the pose drawn this frame (between the last two steps) */
+    pose_dump_t dump;              /* --dump-pose */
+    float net_ms;                  /* controller step wall time, ms, smoothed over steps */
     float net_ms_last;
     unsigned ctrl_draw; /* CTRL_DRAW_* bits for the debug lines */
     /* Per face channel, the character's shapes that show it (anim/facemap.h:
@@ -139,10 +140,14 @@ void app_character_free(app_t *app);
  * figure could not be deformed (logged). */
 bool app_character_deform(app_t *app, float alpha);
 
-/* The crowd's GPU side (after gfx_init; false after one logged line), and
- * per drawn frame the members other than the player between their last
- * two steps (ALPHA) into it. */
+/* The crowd's GPU side (after gfx_init; false after one logged line; with
+ * no others yet, made by the first app_crowd_draw that has some), and per
+ * drawn frame the members other than the player between their last two
+ * steps (ALPHA) into it. */
 bool app_crowd_gpu_init(app_t *app);
+/* The menu's slider and a script's 'crowd N': N characters (clamped to
+ * 1..the crowd's room, logged when over it), the ones that stay kept. */
+void app_crowd_resize(app_t *app, int count);
 void app_crowd_draw(app_t *app, float alpha);
 /* bench crowd: the crowd's figures at the end of the run. */
 void app_crowd_bench_finish(const app_t *app, app_crowd_bench_t *b);

@@ -383,10 +383,8 @@ static void draw_crowd(app_t *app)
 {
     crowd_t *cr = app->crowd;
     int n = crowd_count(cr);
-    if (ui_slider_int("characters", &n, 1, crowd_max_count(cr)) && n != crowd_count(cr)) {
-        crowd_resize(cr, n);
-        app->crowd_wanted = crowd_count(cr);
-    }
+    if (ui_slider_int("characters", &n, 1, crowd_max_count(cr)) && n != crowd_count(cr))
+        app_crowd_resize(app, n);
     int last = crowd_count(cr) - 1;
     if (app->crowd_follow > last)
         app->crowd_follow = 0;

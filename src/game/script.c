@@ -1,5 +1,6 @@
 #include "game/script.h"
 
+#include "game/crowd.h"
 #include "game/loop.h"
 #include "core/file.h"
 #include "core/log.h"
@@ -123,6 +124,11 @@ static bool parse_command(cursor_t *c, const char *cmd, script_event_t *ev, cons
         nargs = 1;
         lo = 0.0f;
         hi = 15.0f;
+    } else if (strcmp(cmd, "crowd") == 0) {
+        ev->cmd = SCRIPT_CROWD;
+        nargs = 1;
+        lo = 1.0f;
+        hi = (float)CROWD_MAX;
     } else if (strcmp(cmd, "quit") == 0) {
         ev->cmd = SCRIPT_QUIT;
     } else {
@@ -257,6 +263,7 @@ void script_apply(script_t *s, const script_event_t *ev)
     case SCRIPT_PAD_BUTTON:
     case SCRIPT_SCREENSHOT:
     case SCRIPT_CHARACTER:
+    case SCRIPT_CROWD:
     case SCRIPT_QUIT: break;
     }
 }

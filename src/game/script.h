@@ -19,6 +19,9 @@
  *                   strider-FRAME.png in the working folder
  *   character N     switch to the menu's character N (0 = the one the run
  *                   started with, then the files found, in the menu's order)
+ *   crowd N         what the menu's crowd slider does: N characters, yours one
+ *                   of them (1..4096; at most what the run's crowd was made
+ *                   for: max(--crowd, 200))
  *   quit            stop the run at this time (exit code 0)
  * Call order: script_load() -> each step script_next_due() until it returns
  * NULL, applying each event -> script_free().
@@ -45,6 +48,7 @@ typedef enum script_cmd_t {
     SCRIPT_PAD_BUTTON,
     SCRIPT_SCREENSHOT,
     SCRIPT_CHARACTER,
+    SCRIPT_CROWD,
     SCRIPT_QUIT
 } script_cmd_t;
 
@@ -90,7 +94,7 @@ void script_free(script_t *s);
 /* Returns the next event due at or before 'step' and consumes it, or NULL. */
 const script_event_t *script_next_due(script_t *s, uint64_t step);
 /* Folds an intent-type event into s->held (pad, button, screenshot,
- * character and quit are the caller's to handle). */
+ * character, crowd and quit are the caller's to handle). */
 void script_apply(script_t *s, const script_event_t *ev);
 bool script_finished(const script_t *s);
 /* Whether the script has a 'quit' line (it ends the run by itself). */

@@ -165,6 +165,22 @@ def case_crowd(a):
     run(["--level", "course", "--crowd", "12", "--crowd-seed", "6", "--frames", "150", "--hidden", "--size", "320x180",
          "--report", other], a.strider)
     check(report(other)["crowd"]["roots_fnv1a"] != c[0]["roots_fnv1a"], "another seed gives another crowd")
+    # Alone, no crowd renderer is made (no second character loaded, no
+    # levels of detail built); a script's 'crowd N' (the menu's slider)
+    # makes it when the others come, and they are drawn.
+    alone = run(["--level", "course", "--frames", "3", "--hidden", "--size", "320x180", "--verbose"], a.strider)
+    check("render: crowd:" not in alone.stderr, "alone: no crowd renderer made")
+    script = os.path.join(a.out, "crowd_later.script")
+    with open(script, "w") as f:
+        f.write("0.0 move 0 1\n0.5 crowd 7\n2.0 quit\n")
+    later = os.path.join(a.out, "crowd_later.json")
+    p = run(["--level", "course", "--script", script, "--hidden", "--size", "320x180", "--verbose", "--report", later],
+            a.strider)
+    r = report(later)
+    drawn = r.get("crowd", {}).get("drawn_by_lod", {})
+    check("render: crowd:" in p.stderr and r.get("crowd", {}).get("members") == 7 and
+          sum(drawn.get("main", [])) + sum(drawn.get("shadow", [])) > 0,
+          "a script's 'crowd 7' made the renderer and drew the others (%s)" % r.get("crowd"))
     for bad in (["--crowd", "-1"], ["--crowd", "5000"], ["--crowd-seed", "3"], ["--marker", "--crowd", "3"],
                 ["--crowd", "3", "--crowd-threads", "0"]):
         run(bad + ["--frames", "1", "--hidden"], a.strider, expect=2)
