@@ -7,7 +7,7 @@
 #include <string.h>
 
 enum { MAX_SIDE = 4096 };
-_Static_assert(CLI_MIN_SIZE == 64 && MAX_SIDE == 4096, "BENCH_SIZE_ERROR names the range");
+_Static_assert(CLI_MIN_SIZE == 64 && MAX_SIDE == 4096, "BENCH_SIZE_OPT's error line names the range");
 
 int bench_level_names(const char **names, int max)
 {

@@ -45,7 +45,12 @@ int bench_level_index(const char *const *names, int count, const char *name);
 /* An ARGS_CUSTOM parser for --size WxH (each side CLI_MIN_SIZE..4096): dest
  * is an app_options_t, whose width and height it sets. */
 bool bench_parse_size(const char *s, void *dest);
-#define BENCH_SIZE_ERROR "--size needs WxH, each from 64 to 4096, got '%s'"
+/* The --size row: OPT an app_options_t *, HELP its line. */
+#define BENCH_SIZE_OPT(opt, help_text)                                                                                 \
+    {                                                                                                                  \
+        .name = "--size", .kind = ARGS_CUSTOM, .dest = (opt), .parse = bench_parse_size, .arg = "WxH",                 \
+        .help = (help_text), .error = "--size needs WxH, each from 64 to 4096, got '%s'"                               \
+    }
 
 /* The spec of `strider bench COMMAND` (COMMAND: "strider bench pfnn"). */
 args_spec_t bench_args_spec(const char *command, const char *head, const args_opt_t *opts, int count);
