@@ -239,6 +239,24 @@ static args_result_t take_value(const args_spec_t *spec, const args_opt_t *o, co
     return ARGS_OK;
 }
 
+/* O with its *_at fields made into pointers into the spec's base. */
+static args_opt_t at_base(const args_spec_t *spec, const args_opt_t *o)
+{
+    args_opt_t b = *o;
+    char *base = spec->base;
+    if (!base)
+        return b;
+    if (o->dest_at)
+        b.dest = base + o->dest_at - 1;
+    if (o->given_at)
+        b.given = (bool *)(void *)(base + o->given_at - 1);
+    if (o->text_at)
+        b.text = (const char **)(void *)(base + o->text_at - 1);
+    if (o->count_at)
+        b.count = (int *)(void *)(base + o->count_at - 1);
+    return b;
+}
+
 args_result_t args_parse(const args_spec_t *spec, int argc, char **argv, int first)
 {
     for (int i = first; i < argc; i++) {
@@ -257,6 +275,8 @@ args_result_t args_parse(const args_spec_t *spec, int argc, char **argv, int fir
                 args_usage(spec, stderr);
             return ARGS_ERROR;
         }
+        args_opt_t bound = at_base(spec, o);
+        o = &bound;
         if (o->given)
             *o->given = true;
         if (o->kind == ARGS_FLAG) {

@@ -16,6 +16,9 @@
  * and return ARGS_HELP.
  * Call order: fill an args_spec_t (static tables) -> args_parse() -> the
  * program's own checks across options, reported with args_error().
+ * A table at file scope (static const) cannot point into the caller's
+ * variables: it names its destinations as offsets (ARGS_AT) into one struct,
+ * which the spec's base points to at parse time.
  * Does NOT: allocate, open files, or keep pointers past the call (string
  * destinations point into argv).
  */
@@ -63,7 +66,15 @@ typedef struct args_opt_t {
     const char *error;
     bool *given;       /* set when the option is given */
     const char **text; /* the value as given (options with a value) */
+    /* For a table at file scope, instead of dest, given, text and count:
+     * where they are in the struct at the spec's base, ARGS_AT(type, member);
+     * 0: none. */
+    size_t dest_at, given_at, text_at, count_at;
 } args_opt_t;
+
+/* MEMBER's place in TYPE for the *_at fields: one past its offset, so that
+ * a field left out (0) names nothing. */
+#define ARGS_AT(type, member) (offsetof(type, member) + 1)
 
 typedef struct args_spec_t {
     const char *prog;    /* the errors' prefix: "strider", "strider bench" */
@@ -75,6 +86,7 @@ typedef struct args_spec_t {
     int label_width;     /* the usage's left column, characters */
     const args_opt_t *opts;
     int count;
+    void *base; /* the struct the options' *_at fields point into; NULL: none do */
 } args_spec_t;
 
 typedef enum args_result_t { ARGS_OK, ARGS_HELP, ARGS_ERROR } args_result_t;

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "core/paths.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -156,6 +157,45 @@ static void test_errors(void)
     expect_error((const char *[]){"--list", many, NULL}, want);
 }
 
+/* A table at file scope names its destinations by ARGS_AT, into the struct
+ * the spec's base points to: the same table fills whichever struct it is
+ * handed, the field at offset 0 included. */
+static const args_opt_t AT_OPTS[] = {
+    {.name = "--flag", .kind = ARGS_FLAG, .dest_at = ARGS_AT(vals_t, flag), .given_at = ARGS_AT(vals_t, seen_flag)},
+    {.name = "--int", .kind = ARGS_INT, .dest_at = ARGS_AT(vals_t, i), .lo = -2, .hi = 5},
+    {.name = "--colour",
+     .kind = ARGS_CHOICE,
+     .dest_at = ARGS_AT(vals_t, choice),
+     .text_at = ARGS_AT(vals_t, choice_text),
+     .choices = COLOURS,
+     .nchoices = 3},
+    {.name = "--list",
+     .kind = ARGS_INT_LIST,
+     .dest_at = ARGS_AT(vals_t, list),
+     .count_at = ARGS_AT(vals_t, nlist),
+     .lo = 1,
+     .hi = 9},
+};
+
+static void test_offsets(void)
+{
+    CHECK(offsetof(vals_t, flag) == 0);
+    vals_t a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    args_spec_t spec = {.prog = "prog", .opts = AT_OPTS, .count = (int)(sizeof AT_OPTS / sizeof AT_OPTS[0])};
+    char *argv_a[] = {"prog", "--flag", "--int", "-2", "--colour", "green", "--list", "3,1"};
+    spec.base = &a;
+    CHECK(args_parse(&spec, 8, argv_a, 1) == ARGS_OK);
+    CHECK(a.flag && a.seen_flag && a.i == -2 && a.choice == 1 && strcmp(a.choice_text, "green") == 0);
+    CHECK(a.nlist == 2 && a.list[0] == 3 && a.list[1] == 1);
+    char *argv_b[] = {"prog", "--int", "4"};
+    spec.base = &b;
+    CHECK(args_parse(&spec, 3, argv_b, 1) == ARGS_OK);
+    CHECK(b.i == 4 && !b.flag && !b.seen_flag && b.choice_text == NULL && b.nlist == 0);
+    CHECK(a.i == -2);
+}
+
 static void test_usage(void)
 {
     vals_t x;
@@ -194,6 +234,7 @@ int main(void)
 {
     test_values();
     test_errors();
+    test_offsets();
     test_usage();
     return check_summary();
 }
