@@ -125,39 +125,47 @@ static bool run_level(const char *level, const int *variants, int nvariants, app
     return ok;
 }
 
-int bench_render(int argc, char **argv, const report_env_t *env_in)
-{
-    report_env_t env = *env_in;
-    bench_common_t c = {.repeats = 60, .warmup = 20};
-    int levels[BENCH_LIST_MAX] = {0}, nlevels = 0;
-    int variants[BENCH_LIST_MAX], nvariants = VARIANT_COUNT;
-    for (int v = 0; v < VARIANT_COUNT; v++)
-        variants[v] = v;
-    app_options_t opt;
-    memset(&opt, 0, sizeof opt);
-    opt.width = 720;
-    opt.height = 480;
-    opt.hidden = true;
-    opt.no_vsync = true;
-    opt.seed = 1;
+/* The command line and its defaults. */
+typedef struct render_cli_t {
+    bench_common_t c;
+    int levels[BENCH_LIST_MAX], nlevels;
+    int variants[BENCH_LIST_MAX], nvariants;
+    app_options_t opt; /* the game's options, for every level */
     const char *level_names[64];
-    int nlevel_names = bench_level_names(level_names, 64);
-    static const char *const skins[] = {"cpu", "gpu"};
-    int skin = 0;
+    int nlevel_names;
+    int skin; /* 0: cpu, 1: gpu */
+} render_cli_t;
+
+static const char *const k_skins[] = {"cpu", "gpu"};
+
+/* Fills O from argv: -1 to go on, else the exit code. */
+static int render_parse(render_cli_t *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->c = (bench_common_t){.repeats = 60, .warmup = 20};
+    o->nvariants = VARIANT_COUNT;
+    for (int v = 0; v < VARIANT_COUNT; v++)
+        o->variants[v] = v;
+    o->opt.width = 720;
+    o->opt.height = 480;
+    o->opt.hidden = true;
+    o->opt.no_vsync = true;
+    o->opt.seed = 1;
+    o->nlevel_names = bench_level_names(o->level_names, 64);
     const args_opt_t opts[] = {
-        BENCH_COMMON_OPTS(&c),
+        BENCH_COMMON_OPTS(&o->c),
         {.name = "--levels",
          .kind = ARGS_NAME_LIST,
-         .dest = levels,
-         .count = &nlevels,
-         .choices = level_names,
-         .nchoices = nlevel_names,
+         .dest = o->levels,
+         .count = &o->nlevels,
+         .choices = o->level_names,
+         .nchoices = o->nlevel_names,
          .arg = "LIST",
          .help = "built-in levels, default hills"},
         {.name = "--variants",
          .kind = ARGS_NAME_LIST,
-         .dest = variants,
-         .count = &nvariants,
+         .dest = o->variants,
+         .count = &o->nvariants,
          .choices = k_variants,
          .nchoices = VARIANT_COUNT,
          .arg = "LIST",
@@ -172,38 +180,38 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
                  "  cover no pixel or texel centre), no-savings (all five)"},
         {.name = "--frames",
          .kind = ARGS_INT,
-         .dest = &c.repeats,
+         .dest = &o->c.repeats,
          .lo = 1,
          .hi = MAX_FRAMES,
          .arg = "N",
          .help = "timed frames per variant, default 60 (--repeats is the same)"},
         {.kind = ARGS_TEXT, .help = "  --warmup N          untimed frames at the start, default 20\n"},
-        BENCH_SIZE_OPT(&opt, "window, default 720x480"),
+        BENCH_SIZE_OPT(&o->opt, "window, default 720x480"),
         {.name = "--script",
          .kind = ARGS_PATH,
-         .dest = &opt.script,
+         .dest = &o->opt.script,
          .arg = "PATH",
          .help = "input script, default assets/scripts/walk_turn.script"},
         {.name = "--character",
          .kind = ARGS_PATH,
-         .dest = &opt.character,
+         .dest = &o->opt.character,
          .arg = "PATH",
          .help = ".chr, .glb or .gltf (default the shipped character)"},
         {.name = "--map",
          .kind = ARGS_PATH,
-         .dest = &opt.map,
+         .dest = &o->opt.map,
          .arg = "PATH",
          .help = "its joint map, for rigs without the CMU joint names (as the game's)"},
         {.name = "--skin",
          .kind = ARGS_CHOICE,
-         .dest = &skin,
-         .choices = skins,
+         .dest = &o->skin,
+         .choices = k_skins,
          .nchoices = 2,
          .label = "--skin cpu|gpu",
          .help = "skinning path, default cpu"},
         {.name = "--screenshot",
          .kind = ARGS_PATH,
-         .dest = &opt.screenshot,
+         .dest = &o->opt.screenshot,
          .arg = "PATH",
          .help = "PNG of the last frame, drawn with the first variant (the last\n"
                  "level's, with --levels LIST)"},
@@ -219,12 +227,26 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
     int parsed = bench_parse_args(&spec, argc, argv);
     if (parsed >= 0)
         return parsed;
-    opt.skin_gpu = skin == 1;
-    if (nvariants > GFX_SWITCH_BENCH_MAX_VARIANTS) {
+    o->opt.skin_gpu = o->skin == 1;
+    if (o->nvariants > GFX_SWITCH_BENCH_MAX_VARIANTS) {
         args_error(&spec, "--variants takes at most %d names", GFX_SWITCH_BENCH_MAX_VARIANTS);
         return BENCH_EXIT_USAGE;
     }
-    if (nlevels == 0 && (levels[0] = bench_level_index(level_names, nlevel_names, "hills")) >= 0)
+    return -1;
+}
+
+int bench_render(int argc, char **argv, const report_env_t *env_in)
+{
+    report_env_t env = *env_in;
+    /* Large (the game's options): static, as the other commands' runs are. */
+    static render_cli_t cli;
+    int parsed = render_parse(&cli, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    bench_common_t c = cli.c;
+    int *levels = cli.levels, nlevels = cli.nlevels, *variants = cli.variants, nvariants = cli.nvariants;
+    app_options_t opt = cli.opt;
+    if (nlevels == 0 && (levels[0] = bench_level_index(cli.level_names, cli.nlevel_names, "hills")) >= 0)
         nlevels = 1;
     if (nlevels == 0) {
         fprintf(stderr, "strider bench render: no level to draw\n");
