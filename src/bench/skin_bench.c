@@ -280,8 +280,9 @@ static const float *skin_bench_weights_for(const skin_bench_desc_t *d, skin_benc
     return *wk;
 }
 
-bool skin_bench_run_set(const skin_bench_desc_t *descs, int count, const int *threads, int nthreads,
-                        skin_bench_result_t *out)
+/* The set's sizes: 1..SKIN_BENCH_MAX_SET configurations at
+ * 1..SKIN_BENCH_MAX_THREAD_COUNTS thread counts of 1..SKIN_POOL_MAX_THREADS. */
+static bool skin_bench_set_sizes_ok(int count, const int *threads, int nthreads)
 {
     if (count < 1 || count > SKIN_BENCH_MAX_SET || nthreads < 1 || nthreads > SKIN_BENCH_MAX_THREAD_COUNTS) {
         log_error("bench skinning: %d configurations (1..%d) at %d thread counts (1..%d)", count, SKIN_BENCH_MAX_SET,
@@ -293,6 +294,139 @@ bool skin_bench_run_set(const skin_bench_desc_t *descs, int count, const int *th
             log_error("bench skinning: %d threads (1..%d)", threads[t], SKIN_POOL_MAX_THREADS);
             return false;
         }
+    return true;
+}
+
+/* The mesh of the set (D[0]'s) into B, room for the times of PAIRS
+ * (configuration, thread count) pairs, and one job per configuration over
+ * it, each checked once: the inputs as skin.h wants them (indices in range,
+ * the first N weights of a prenormalized job summing to 1). */
+static bool skin_bench_set_jobs(const skin_bench_desc_t *d, int count, size_t pairs, skin_bench_data_t *b,
+                                skin_job_t *jobs)
+{
+    bool ok = true;
+    size_t n = (size_t)d[0].vertex_count, repeats = (size_t)d[0].repeats;
+    b->pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b->nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b->tan = skin_bench_alloc(n * 4, sizeof(float), &ok);
+    b->w = skin_bench_alloc(n * 4, sizeof(float), &ok);
+    b->out_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b->out_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b->out_tan = skin_bench_alloc(n * 4, sizeof(float), &ok);
+    b->palette = skin_bench_alloc((size_t)d[0].joint_count * 12, sizeof(float), &ok);
+    b->dq = skin_bench_alloc((size_t)d[0].joint_count * 8, sizeof(float), &ok);
+    b->j8 = skin_bench_alloc(n * 4, 1, &ok);
+    b->j16 = skin_bench_alloc(n * 4, 2, &ok);
+    b->times = skin_bench_alloc(repeats * pairs, sizeof(double), &ok);
+    b->ref_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    b->ref_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
+    if (ok)
+        skin_bench_fill(&d[0], b);
+    for (int c = 0; ok && c < count; c++) {
+        const float *w = skin_bench_weights_for(&d[c], b, &ok);
+        bool nrm = !d[c].positions_only;
+        jobs[c] = (skin_job_t){.vertex_count = d[c].vertex_count,
+                               .influences = d[c].influences,
+                               .method = d[c].method,
+                               .isa = d[c].isa,
+                               .positions = b->pos,
+                               .normals = nrm ? b->nrm : NULL,
+                               .tangents = d[c].tangents ? b->tan : NULL,
+                               .joints_u8 = d[c].u16_indices ? NULL : b->j8,
+                               .joints_u16 = d[c].u16_indices ? b->j16 : NULL,
+                               .weights = w,
+                               .joint_count = d[c].joint_count,
+                               .palette = b->palette,
+                               .dq_palette = b->dq,
+                               .out_positions = b->out_pos,
+                               .out_normals = b->out_nrm,
+                               .out_tangents = b->out_tan,
+                               .prenormalized = d[c].prenormalized};
+    }
+    if (!ok)
+        log_error("bench skinning: out of memory for %d vertices", d[0].vertex_count);
+    for (int c = 0; ok && c < count; c++)
+        ok = skin_validate(&jobs[c]) && skin_check_vertices(&jobs[c]);
+    return ok;
+}
+
+/* A pool per thread count above 1 (POOLS[t]; NULL: the caller's thread),
+ * and every job's warm-up runs on each. */
+static bool skin_bench_set_warm_up(const skin_bench_desc_t *d, const skin_job_t *jobs, int count, const int *threads,
+                                   int nthreads, skin_pool_t **pools)
+{
+    bool ok = true;
+    for (int t = 0; ok && t < nthreads; t++)
+        if (threads[t] > 1 && !(pools[t] = skin_pool_create(threads[t])))
+            ok = false;
+    for (int c = 0; ok && c < count; c++)
+        for (int t = 0; ok && t < nthreads; t++)
+            for (int i = 0; ok && i < d[c].warmup; i++)
+                ok = pools[t] ? skin_pool_run(pools[t], &jobs[c]) : skin_run(&jobs[c]);
+    return ok;
+}
+
+/* Rounds: each (configuration, thread count) pair once per round, in an
+ * order that rotates, an untimed run just before its timed one (its
+ * pool's workers are then polling for work, as in back-to-back jobs; a
+ * pool left idle puts its workers to sleep). A machine whose load drifts
+ * during the benchmark then slows every pair alike, so the ratio of any
+ * two rows is measured under one condition; a load that changes within
+ * a round (a neighbour taking one core of a shared host) still shows.
+ * Pair c * NTHREADS + t's times go to B's times from (pair * REPEATS). */
+static bool skin_bench_set_rounds(const skin_job_t *jobs, int count, int nthreads, size_t repeats,
+                                  skin_pool_t *const *pools, skin_bench_data_t *b)
+{
+    size_t pairs = (size_t)count * (size_t)nthreads;
+    double dummy;
+    bool ok = true;
+    for (size_t i = 0; ok && i < repeats; i++)
+        for (size_t k = 0; ok && k < pairs; k++) {
+            size_t pair = (i + k) % pairs;
+            int c = (int)(pair / (size_t)nthreads), t = (int)(pair % (size_t)nthreads);
+            ok = skin_bench_once(pools[t], &jobs[c], &dummy) &&
+                 skin_bench_once(pools[t], &jobs[c], &b->times[pair * repeats + i]);
+        }
+    return ok;
+}
+
+/* Each pair's result from a run of its own, checked against the
+ * reference: the same math, scalar, one thread, same inputs. */
+static bool skin_bench_set_results(const skin_bench_desc_t *d, const skin_job_t *jobs, int count, const int *threads,
+                                   int nthreads, skin_pool_t *const *pools, skin_bench_data_t *b,
+                                   skin_bench_result_t *out)
+{
+    size_t n = (size_t)d[0].vertex_count, repeats = (size_t)d[0].repeats;
+    double dummy;
+    bool ok = true;
+    for (int c = 0; ok && c < count; c++) {
+        skin_job_t ref = jobs[c];
+        ref.method = d[c].method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS;
+        ref.isa = SKIN_ISA_SCALAR;
+        ref.tangents = NULL;
+        ref.out_positions = b->ref_pos;
+        ref.out_normals = b->ref_nrm;
+        ok = skin_run(&ref);
+        for (int t = 0; ok && t < nthreads; t++) {
+            memset(b->out_pos, 0, n * 3 * sizeof(float));
+            memset(b->out_nrm, 0, n * 3 * sizeof(float));
+            memset(b->out_tan, 0, n * 4 * sizeof(float));
+            ok = skin_bench_once(pools[t], &jobs[c], &dummy);
+            skin_bench_desc_t dt = d[c];
+            dt.threads = threads[t];
+            size_t pair = (size_t)c * (size_t)nthreads + (size_t)t;
+            if (ok)
+                skin_bench_result(&dt, &jobs[c], b, b->times + pair * repeats, &out[pair]);
+        }
+    }
+    return ok;
+}
+
+bool skin_bench_run_set(const skin_bench_desc_t *descs, int count, const int *threads, int nthreads,
+                        skin_bench_result_t *out)
+{
+    if (!skin_bench_set_sizes_ok(count, threads, nthreads))
+        return false;
     skin_bench_desc_t *d = calloc((size_t)count, sizeof *d);
     skin_job_t *jobs = calloc((size_t)count, sizeof *jobs);
     bool ok = d && jobs;
@@ -308,97 +442,13 @@ bool skin_bench_run_set(const skin_bench_desc_t *descs, int count, const int *th
         free(jobs);
         return false;
     }
-    size_t n = (size_t)d[0].vertex_count, repeats = (size_t)d[0].repeats;
     size_t pairs = (size_t)count * (size_t)nthreads;
     skin_bench_data_t b = {0};
-    b.pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
-    b.nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
-    b.tan = skin_bench_alloc(n * 4, sizeof(float), &ok);
-    b.w = skin_bench_alloc(n * 4, sizeof(float), &ok);
-    b.out_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
-    b.out_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
-    b.out_tan = skin_bench_alloc(n * 4, sizeof(float), &ok);
-    b.palette = skin_bench_alloc((size_t)d[0].joint_count * 12, sizeof(float), &ok);
-    b.dq = skin_bench_alloc((size_t)d[0].joint_count * 8, sizeof(float), &ok);
-    b.j8 = skin_bench_alloc(n * 4, 1, &ok);
-    b.j16 = skin_bench_alloc(n * 4, 2, &ok);
-    b.times = skin_bench_alloc(repeats * pairs, sizeof(double), &ok);
-    b.ref_pos = skin_bench_alloc(n * 3, sizeof(float), &ok);
-    b.ref_nrm = skin_bench_alloc(n * 3, sizeof(float), &ok);
-    if (ok)
-        skin_bench_fill(&d[0], &b);
-    for (int c = 0; ok && c < count; c++) {
-        const float *w = skin_bench_weights_for(&d[c], &b, &ok);
-        bool nrm = !d[c].positions_only;
-        jobs[c] = (skin_job_t){.vertex_count = d[c].vertex_count,
-                               .influences = d[c].influences,
-                               .method = d[c].method,
-                               .isa = d[c].isa,
-                               .positions = b.pos,
-                               .normals = nrm ? b.nrm : NULL,
-                               .tangents = d[c].tangents ? b.tan : NULL,
-                               .joints_u8 = d[c].u16_indices ? NULL : b.j8,
-                               .joints_u16 = d[c].u16_indices ? b.j16 : NULL,
-                               .weights = w,
-                               .joint_count = d[c].joint_count,
-                               .palette = b.palette,
-                               .dq_palette = b.dq,
-                               .out_positions = b.out_pos,
-                               .out_normals = b.out_nrm,
-                               .out_tangents = b.out_tan,
-                               .prenormalized = d[c].prenormalized};
-    }
-    if (!ok)
-        log_error("bench skinning: out of memory for %d vertices", d[0].vertex_count);
-    /* Every job's inputs as skin.h wants them (indices in range, the first
-     * N weights of a prenormalized job summing to 1), checked once. */
-    for (int c = 0; ok && c < count; c++)
-        ok = skin_validate(&jobs[c]) && skin_check_vertices(&jobs[c]);
     skin_pool_t *pools[SKIN_BENCH_MAX_THREAD_COUNTS] = {0};
-    for (int t = 0; ok && t < nthreads; t++)
-        if (threads[t] > 1 && !(pools[t] = skin_pool_create(threads[t])))
-            ok = false;
-    for (int c = 0; ok && c < count; c++)
-        for (int t = 0; ok && t < nthreads; t++)
-            for (int i = 0; ok && i < d[c].warmup; i++)
-                ok = pools[t] ? skin_pool_run(pools[t], &jobs[c]) : skin_run(&jobs[c]);
-    /* Rounds: each (configuration, thread count) pair once per round, in an
-     * order that rotates, an untimed run just before its timed one (its
-     * pool's workers are then polling for work, as in back-to-back jobs; a
-     * pool left idle puts its workers to sleep). A machine whose load drifts
-     * during the benchmark then slows every pair alike, so the ratio of any
-     * two rows is measured under one condition; a load that changes within
-     * a round (a neighbour taking one core of a shared host) still shows. */
-    double dummy;
-    for (size_t i = 0; ok && i < repeats; i++)
-        for (size_t k = 0; ok && k < pairs; k++) {
-            size_t pair = (i + k) % pairs;
-            int c = (int)(pair / (size_t)nthreads), t = (int)(pair % (size_t)nthreads);
-            ok = skin_bench_once(pools[t], &jobs[c], &dummy) &&
-                 skin_bench_once(pools[t], &jobs[c], &b.times[pair * repeats + i]);
-        }
-    /* Each pair's result from a run of its own, checked against the
-     * reference: the same math, scalar, one thread, same inputs. */
-    for (int c = 0; ok && c < count; c++) {
-        skin_job_t ref = jobs[c];
-        ref.method = d[c].method == SKIN_DQS ? SKIN_DQS : SKIN_LBS_POINTS;
-        ref.isa = SKIN_ISA_SCALAR;
-        ref.tangents = NULL;
-        ref.out_positions = b.ref_pos;
-        ref.out_normals = b.ref_nrm;
-        ok = skin_run(&ref);
-        for (int t = 0; ok && t < nthreads; t++) {
-            memset(b.out_pos, 0, n * 3 * sizeof(float));
-            memset(b.out_nrm, 0, n * 3 * sizeof(float));
-            memset(b.out_tan, 0, n * 4 * sizeof(float));
-            ok = skin_bench_once(pools[t], &jobs[c], &dummy);
-            skin_bench_desc_t dt = d[c];
-            dt.threads = threads[t];
-            size_t pair = (size_t)c * (size_t)nthreads + (size_t)t;
-            if (ok)
-                skin_bench_result(&dt, &jobs[c], &b, b.times + pair * repeats, &out[pair]);
-        }
-    }
+    ok = skin_bench_set_jobs(d, count, pairs, &b, jobs) &&
+         skin_bench_set_warm_up(d, jobs, count, threads, nthreads, pools) &&
+         skin_bench_set_rounds(jobs, count, nthreads, (size_t)d[0].repeats, pools, &b) &&
+         skin_bench_set_results(d, jobs, count, threads, nthreads, pools, &b, out);
     for (int t = 0; t < nthreads; t++)
         skin_pool_destroy(pools[t]);
     skin_bench_free(&b);
