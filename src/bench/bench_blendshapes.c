@@ -326,308 +326,419 @@ static int shapes_parse(shapes_cli_t *o, int argc, char **argv)
     return bench_parse_args(&spec, argc, argv);
 }
 
-int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
-{
+/* One `strider bench blendshapes` run: its options, the methods they
+ * select, the character's morphed mesh with its shape set and buffers, the
+ * GPU engine and the table, handed from step to step. */
+typedef struct shapes_run_t {
     shapes_cli_t cli;
-    int parsed = shapes_parse(&cli, argc, argv);
-    if (parsed >= 0)
-        return parsed;
-    bench_common_t c = cli.c;
-    int *methods = cli.methods, nmethods = cli.nmethods, *counts = cli.counts, ncounts = cli.ncounts, seed = cli.seed;
-    const char *mesh_arg = cli.mesh_arg;
-    bool interleave = cli.interleave;
+    bench_common_t c;
     char path[PATHS_MAX];
-    if (!mesh_path(mesh_arg, path, sizeof path))
-        return BENCH_EXIT_RUNTIME;
-    if (c.smoke) {
-        c.repeats = 3;
-        c.warmup = 1;
-    }
-    bool used[METHOD_COUNT] = {0}, any_gpu = false, want_dense = false;
-    for (int mi = 0; mi < nmethods; mi++) {
-        used[methods[mi]] = true;
-        any_gpu |= is_gpu(methods[mi]);
-    }
-    want_dense = used[METHOD_CPU_DENSE] || used[METHOD_GPU_SSBO_DENSE] || used[METHOD_GPU_COMPUTE_DENSE] ||
-                 used[METHOD_GPU_TF];
+    bool used[METHOD_COUNT], any_gpu, want_dense;
+    report_env_t env; /* a copy: the GL context fills in its renderer */
+    bench_gl_t gl;
+    chr_character_t *ch;
+    bshape_set_t set;
+    gfx_morph_bench_t gb;
+    bs_buffers_t b;
+    bool have_gb, have_set, have_buffers;
+    const chr_mesh_t *cm;
+    uint32_t n, shapes;
+    double height, gpu_tol;
+    report_table_t t;
+    uint32_t *active; /* the active set of a row, its first count entries */
+    float *weight;
+    int failures, gpu_rows, suspect_rows;
+    double worst_ratio;
+    int rc;
+} shapes_run_t;
 
-    /* A copy: the GL context fills in its renderer. */
-    report_env_t env = *env_in;
-    bench_gl_t gl = {0};
-    if (any_gpu && !bench_gl_open(&gl, &env))
+/* The mesh's path, the smoke run's sizes and the methods the options
+ * select: -1 to go on, else the exit code. */
+static int select_methods(shapes_run_t *r)
+{
+    const shapes_cli_t *o = &r->cli;
+    r->c = o->c;
+    if (!mesh_path(o->mesh_arg, r->path, sizeof r->path))
         return BENCH_EXIT_RUNTIME;
+    if (r->c.smoke) {
+        r->c.repeats = 3;
+        r->c.warmup = 1;
+    }
+    for (int mi = 0; mi < o->nmethods; mi++) {
+        r->used[o->methods[mi]] = true;
+        r->any_gpu |= is_gpu(o->methods[mi]);
+    }
+    r->want_dense = r->used[METHOD_CPU_DENSE] || r->used[METHOD_GPU_SSBO_DENSE] || r->used[METHOD_GPU_COMPUTE_DENSE] ||
+                    r->used[METHOD_GPU_TF];
+    return -1;
+}
 
-    int rc = BENCH_EXIT_OK;
-    chr_character_t *ch = calloc(1, sizeof *ch);
-    bshape_set_t set = {0};
-    gfx_morph_bench_t gb = {0};
-    bs_buffers_t b = {0};
-    bool have_gb = false, have_set = false, have_buffers = false;
+/* The GL context (when a GPU method is selected) and the character: -1 to
+ * go on, else the exit code (what was opened closed again). */
+static int open_character(shapes_run_t *r)
+{
+    if (r->any_gpu && !bench_gl_open(&r->gl, &r->env))
+        return BENCH_EXIT_RUNTIME;
+    r->ch = calloc(1, sizeof *r->ch);
     /* A .chr, or a glTF character imported as the game imports it. */
-    if (!ch || !imp_load_character(path, NULL, NULL, ch, NULL)) {
-        free(ch);
-        bench_gl_close(&gl);
+    if (!r->ch || !imp_load_character(r->path, NULL, NULL, r->ch, NULL)) {
+        free(r->ch);
+        bench_gl_close(&r->gl);
         return BENCH_EXIT_RUNTIME;
     }
+    return -1;
+}
+
+/* The character's morphed mesh: its shape set (sparse, and dense when a
+ * dense method runs), the buffers, the mesh height and the GPU engine;
+ * false on a failure (logged). */
+static bool prepare_mesh(shapes_run_t *r)
+{
     int mesh = -1;
-    for (uint32_t m = 0; m < ch->mesh_count && mesh < 0; m++)
-        if (ch->meshes[m].flags & CHR_MESH_MORPHED)
+    for (uint32_t m = 0; m < r->ch->mesh_count && mesh < 0; m++)
+        if (r->ch->meshes[m].flags & CHR_MESH_MORPHED)
             mesh = (int)m;
     if (mesh < 0) {
-        log_error("%s: no morphed mesh to benchmark", path);
-        rc = BENCH_EXIT_RUNTIME;
-        goto out;
+        log_error("%s: no morphed mesh to benchmark", r->path);
+        return false;
     }
     /* Sparse always: it is the reference every method is compared with. */
-    if (!chr_bshape_set_build(&set, ch, (uint32_t)mesh, BSHAPE_BUILD_SPARSE | (want_dense ? BSHAPE_BUILD_DENSE : 0u))) {
-        rc = BENCH_EXIT_RUNTIME;
-        goto out;
-    }
-    have_set = true;
-    const chr_mesh_t *cm = &ch->meshes[mesh];
-    uint32_t n = cm->vertex_count;
+    if (!chr_bshape_set_build(&r->set, r->ch, (uint32_t)mesh,
+                              BSHAPE_BUILD_SPARSE | (r->want_dense ? BSHAPE_BUILD_DENSE : 0u)))
+        return false;
+    r->have_set = true;
+    r->cm = &r->ch->meshes[mesh];
+    uint32_t n = r->n = r->cm->vertex_count;
     /* Facial shapes only: correctives are driven by the pose, not chosen. */
-    uint32_t shapes = set.shape_count;
-    have_buffers = true;
-    if (!bs_alloc(&b, n, c.repeats, used)) {
+    r->shapes = r->set.shape_count;
+    r->have_buffers = true;
+    bs_buffers_t *b = &r->b;
+    if (!bs_alloc(b, n, r->c.repeats, r->used)) {
         log_error("bench blendshapes: out of memory for %u vertices", n);
-        rc = BENCH_EXIT_RUNTIME;
-        goto out;
+        return false;
     }
     for (uint32_t v = 0; v < n; v++) {
-        memcpy(&b.pos[3 * v], cm->vertices[v].pos, 3 * sizeof(float));
-        memcpy(&b.nrm[3 * v], cm->vertices[v].normal, 3 * sizeof(float));
-        memcpy(&b.tan[4 * v], cm->vertices[v].tangent, 4 * sizeof(float));
-        b.ao[v] = cm->vertices[v].ao;
+        memcpy(&b->pos[3 * v], r->cm->vertices[v].pos, 3 * sizeof(float));
+        memcpy(&b->nrm[3 * v], r->cm->vertices[v].normal, 3 * sizeof(float));
+        memcpy(&b->tan[4 * v], r->cm->vertices[v].tangent, 4 * sizeof(float));
+        b->ao[v] = r->cm->vertices[v].ao;
     }
-    double height = mesh_height(b.pos, n);
-    double gpu_tol = GPU_AGREE_REL_HEIGHT * height;
-    if (any_gpu) {
-        gfx_morph_bench_desc_t gd = {.vertex_count = n,
-                                     .positions = b.pos,
-                                     .normals = b.nrm,
-                                     .tangents = b.tan,
-                                     .ao = b.ao,
-                                     .target_count = set.target_count,
-                                     .dense = set.dense,
-                                     .vertex_offset = set.vertex_offset,
-                                     .pair_target = set.pair_target,
-                                     .pair_delta = set.pair_delta,
-                                     .pair_count = set.pair_count,
-                                     .label = "bench_blendshapes"};
-        for (int m = 0; m < METHOD_COUNT; m++)
-            if (used[m] && is_gpu(m))
-                gd.methods[k_gpu_method[m]] = true;
-        if (!gfx_morph_bench_create(&gb, &gd)) {
-            rc = BENCH_EXIT_RUNTIME;
-            goto out;
-        }
-        have_gb = true;
-    }
+    r->height = mesh_height(b->pos, n);
+    r->gpu_tol = GPU_AGREE_REL_HEIGHT * r->height;
+    if (!r->any_gpu)
+        return true;
+    gfx_morph_bench_desc_t gd = {.vertex_count = n,
+                                 .positions = b->pos,
+                                 .normals = b->nrm,
+                                 .tangents = b->tan,
+                                 .ao = b->ao,
+                                 .target_count = r->set.target_count,
+                                 .dense = r->set.dense,
+                                 .vertex_offset = r->set.vertex_offset,
+                                 .pair_target = r->set.pair_target,
+                                 .pair_delta = r->set.pair_delta,
+                                 .pair_count = r->set.pair_count,
+                                 .label = "bench_blendshapes"};
+    for (int m = 0; m < METHOD_COUNT; m++)
+        if (r->used[m] && is_gpu(m))
+            gd.methods[k_gpu_method[m]] = true;
+    if (!gfx_morph_bench_create(&r->gb, &gd))
+        return false;
+    r->have_gb = true;
+    return true;
+}
 
+/* The table, its notes (the mesh, the tolerances, the timing, the GPU
+ * methods skipped and the counts capped), then the environment printed. */
+static void begin_table(shapes_run_t *r)
+{
     static const char *const cols[] = {
         "method", "mesh_vertices", "requested",     "active",       "passes",           "median_us",
         "min_us", "max_us",        "ns_per_vertex", "gpu_query_us", "gpu_pipelined_us", "query_vs_wall",
         "timer",  "max_diff_cm",   "max_dir_diff",  "tf_over_this", "tf_over_this_min", "checksum"};
-    report_table_t t;
-    report_table_init(&t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
+    report_table_t *t = &r->t;
+    report_table_init(t, "blendshapes: time per frame vs active shape count", (int)(sizeof cols / sizeof cols[0]),
                       cols);
-    report_table_note(&t,
+    report_table_note(t,
                       "character: %s, mesh '%s': %u vertices, %.1f cm high, %u shapes, %u sparse (shape, vertex) "
                       "pairs",
-                      path, cm->name, n, height, shapes, set.pair_count);
-    report_table_note(&t,
+                      r->path, r->cm->name, r->n, r->height, r->shapes, r->set.pair_count);
+    report_table_note(t,
                       "reference: cpu-sparse job, untimed; tolerance: cpu %.0e cm, gpu %.2e cm (%.0e of the mesh "
                       "height), normals/tangents/AO %.0e",
-                      BSHAPE_AGREE_CM, gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
-    report_table_note(&t, "%d warm-up + %d timed repeats per row, %s", c.warmup, c.repeats,
-                      interleave ? "methods taking turns repeat by repeat (--interleave)"
-                                 : "each method's repeats back to back");
-    if (used[METHOD_GPU_TF])
-        report_table_note(&t, "tf_over_this = gpu-tf-multipass time / this method's time (median; _min: of the "
-                              "minimum times)");
-    if (any_gpu)
-        report_table_note(&t,
+                      BSHAPE_AGREE_CM, r->gpu_tol, GPU_AGREE_REL_HEIGHT, AGREE_DIR);
+    report_table_note(t, "%d warm-up + %d timed repeats per row, %s", r->c.warmup, r->c.repeats,
+                      r->cli.interleave ? "methods taking turns repeat by repeat (--interleave)"
+                                        : "each method's repeats back to back");
+    if (r->used[METHOD_GPU_TF])
+        report_table_note(t, "tf_over_this = gpu-tf-multipass time / this method's time (median; _min: of the "
+                             "minimum times)");
+    if (r->any_gpu)
+        report_table_note(t,
                           "gpu times: glFinish-bracketed wall time incl. active-list preparation; gpu_query_us = "
                           "GL_TIME_ELAPSED of the same runs, 'suspect' beyond x%.0f of the wall time; "
                           "gpu_pipelined_us = GPU time per frame of as many frames queued back to back "
                           "(GL_TIMESTAMP before the first and after the last; the GPU's clocks up, as in a game)",
                           TIMER_AGREE_FACTOR);
     for (int m = 0; m < METHOD_COUNT; m++) {
-        if (used[m] && is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m])) {
-            report_table_note(&t, "%s skipped: %s", k_methods[m], gfx_morph_bench_reason(&gb, k_gpu_method[m]));
+        if (r->used[m] && is_gpu(m) && !gfx_morph_bench_ready(&r->gb, k_gpu_method[m])) {
+            report_table_note(t, "%s skipped: %s", k_methods[m], gfx_morph_bench_reason(&r->gb, k_gpu_method[m]));
             fprintf(stderr, "strider bench blendshapes: %s skipped: %s\n", k_methods[m],
-                    gfx_morph_bench_reason(&gb, k_gpu_method[m]));
+                    gfx_morph_bench_reason(&r->gb, k_gpu_method[m]));
         }
     }
-    for (int ci = 0; ci < ncounts; ci++)
-        if ((uint32_t)counts[ci] > shapes)
-            report_table_note(&t, "%d active shapes requested, capped at the mesh's %u", counts[ci], shapes);
-    report_env_print(&env, stdout);
-    uint32_t *active = malloc((shapes ? shapes : 1) * sizeof *active);
-    float *weight = malloc((shapes ? shapes : 1) * sizeof *weight);
-    int failures = 0;
-    if (!active || !weight) {
-        rc = BENCH_EXIT_RUNTIME;
-        goto out_table;
+    for (int ci = 0; ci < r->cli.ncounts; ci++)
+        if ((uint32_t)r->cli.counts[ci] > r->shapes)
+            report_table_note(t, "%d active shapes requested, capped at the mesh's %u", r->cli.counts[ci], r->shapes);
+    report_env_print(&r->env, stdout);
+}
+
+/* The active set of COUNT shapes: a random subset (partial Fisher-Yates
+ * over the shape indices, seeded by --seed and COUNT) with weights in
+ * [0.1, 1]. */
+static void draw_active_set(shapes_run_t *r, int count)
+{
+    uint32_t s = (uint32_t)r->cli.seed * 2654435761u + (uint32_t)count;
+    for (uint32_t k = 0; k < r->shapes; k++)
+        r->active[k] = k;
+    for (int k = 0; k < count; k++) {
+        uint32_t j = (uint32_t)k + lcg(&s) % (r->shapes - (uint32_t)k);
+        uint32_t tmp = r->active[k];
+        r->active[k] = r->active[j];
+        r->active[j] = tmp;
+        r->weight[k] = 0.1f + 0.9f * (float)(lcg(&s) & 0xffff) / 65535.0f;
     }
-    int gpu_rows = 0, suspect_rows = 0;
-    double worst_ratio = 1.0;
-    for (int ci = 0; ci < ncounts; ci++) {
-        int count = (uint32_t)counts[ci] > shapes ? (int)shapes : counts[ci];
-        /* A random subset: partial Fisher-Yates over the shape indices. */
-        uint32_t s = (uint32_t)seed * 2654435761u + (uint32_t)count;
-        for (uint32_t k = 0; k < shapes; k++)
-            active[k] = k;
-        for (int k = 0; k < count; k++) {
-            uint32_t j = (uint32_t)k + lcg(&s) % (shapes - (uint32_t)k);
-            uint32_t tmp = active[k];
-            active[k] = active[j];
-            active[j] = tmp;
-            weight[k] = 0.1f + 0.9f * (float)(lcg(&s) & 0xffff) / 65535.0f;
+}
+
+/* Times every method on the active set of COUNT shapes into the buffers'
+ * times, RESULTS[m] holding the GPU runs' passes and checksums; false on a
+ * runtime failure. Default: each method's warm-up and repeats back to back
+ * (warm caches and GL state). --interleave: methods take turns repeat by
+ * repeat, so a change in the machine's load during the row hits every
+ * method alike (each run then starts after another method). */
+static bool time_methods(shapes_run_t *r, bshape_job_t *job, int count, bs_result_t *results)
+{
+    const shapes_cli_t *o = &r->cli;
+    bool interleave = o->interleave;
+    memset(results, 0, METHOD_COUNT * sizeof *results);
+    for (int block = 0; block < (interleave ? 1 : o->nmethods); block++)
+        for (int rep = -r->c.warmup; rep < r->c.repeats; rep++) {
+            for (int mi = interleave ? 0 : block; mi < (interleave ? o->nmethods : block + 1); mi++) {
+                int m = o->methods[mi];
+                double wall = 0.0, query = NAN;
+                bool ok;
+                if (is_gpu(m)) {
+                    if (!gfx_morph_bench_ready(&r->gb, k_gpu_method[m]))
+                        continue;
+                    ok = run_gpu(&r->gb, k_gpu_method[m], k_methods[m], count, r->active, r->weight, rep, &r->b,
+                                 &r->failures, &results[m], &wall, &query);
+                    if (ok && rep == r->c.repeats - 1)
+                        unpack_gpu(r->b.gpu_vertices, r->n, &r->b.out[m]);
+                } else {
+                    ok = run_cpu(job, m, &r->b.out[m], &wall);
+                    results[m].passes = 1;
+                }
+                if (!ok)
+                    return false;
+                if (rep >= 0) {
+                    r->b.times[m][rep] = wall;
+                    r->b.query_times[m][rep] = query;
+                }
+            }
         }
-        bshape_job_t job = {.set = &set,
+    return true;
+}
+
+/* Method M's statistics over its timed repeats into RES; a GPU method's
+ * also from as many frames queued back to back, and its timer query's
+ * agreement with the wall time (counted for the warning). False on a
+ * runtime failure. */
+static bool method_stats(shapes_run_t *r, int m, int count, bs_result_t *res)
+{
+    bench_stats(r->b.times[m], r->c.repeats, &res->med, &res->mn, &res->mx);
+    if (!is_gpu(m)) {
+        res->query_med = res->query_ratio = res->pipelined_ms = NAN;
+        res->checksum = file_checksum32(r->b.out[m].pos, (size_t)r->n * 3 * sizeof(float));
+        return true;
+    }
+    double qmn, qmx;
+    bench_stats(r->b.query_times[m], r->c.repeats, &res->query_med, &qmn, &qmx);
+    if (!gfx_morph_bench_run_pipelined(&r->gb, k_gpu_method[m], count, r->active, r->weight, r->c.repeats,
+                                       &res->pipelined_ms))
+        return false;
+    res->query_ratio = res->med > 0.0 ? res->query_med / res->med : NAN;
+    res->query_suspect = !(res->query_ratio <= TIMER_AGREE_FACTOR && res->query_ratio >= 1.0 / TIMER_AGREE_FACTOR);
+    return true;
+}
+
+/* Method M's output against the cpu-sparse reference: the largest position
+ * difference into *DIFF and of normals, tangents and AO into *DIR; beyond
+ * the bounds, one line on stderr and a failure. */
+static void compare_with_reference(shapes_run_t *r, int m, int count, double *diff, double *dir)
+{
+    const bs_out_t *o = &r->b.out[m], *ref = &r->b.ref;
+    uint32_t n = r->n;
+    *diff = max_abs_diff(o->pos, ref->pos, (size_t)n * 3);
+    *dir = fmax(max_abs_diff(o->nrm, ref->nrm, (size_t)n * 3),
+                fmax(max_abs_diff(o->tan, ref->tan, (size_t)n * 4), max_abs_diff(o->ao, ref->ao, n)));
+    double tol = is_gpu(m) ? r->gpu_tol : BSHAPE_AGREE_CM;
+    if (!(*diff <= tol) || !(*dir <= AGREE_DIR)) {
+        fprintf(stderr,
+                "strider bench blendshapes: %s differs from the cpu-sparse reference at %d shapes: "
+                "positions by %.3g cm (bound %.3g), normals/tangents/AO by %.3g (bound %.0e)\n",
+                k_methods[m], count, *diff, tol, *dir, AGREE_DIR);
+        r->failures++;
+    }
+}
+
+/* Method M's row for REQUESTED shapes (COUNT active); TF_MED and TF_MIN:
+ * the stream-out baseline's times (NaN when it did not run). */
+static bool add_row(shapes_run_t *r, int m, int requested, int count, const bs_result_t *res, double diff, double dir,
+                    double tf_med, double tf_min)
+{
+    report_table_t *t = &r->t;
+    uint32_t n = r->n;
+    char sum[16];
+    snprintf(sum, sizeof sum, "%08x", res->checksum);
+    if (!report_table_row_begin(t))
+        return false;
+    report_table_str(t, k_methods[m]);
+    report_table_num(t, n, 0);
+    report_table_num(t, requested, 0);
+    report_table_num(t, count, 0);
+    report_table_num(t, res->passes, 0);
+    report_table_num(t, res->med * 1e6, 2);
+    report_table_num(t, res->mn * 1e6, 2);
+    report_table_num(t, res->mx * 1e6, 2);
+    report_table_num(t, res->med * 1e9 / (double)(n ? n : 1), 3);
+    report_table_num(t, res->query_med * 1e6, 2);
+    report_table_num(t, res->pipelined_ms * 1e3, 2);
+    report_table_num(t, res->query_ratio, 3);
+    report_table_str(t, !is_gpu(m) ? "-" : (res->query_suspect ? "suspect" : "ok"));
+    report_table_num(t, diff, 7);
+    report_table_num(t, dir, 7);
+    report_table_num(t, tf_med / res->med, 3);
+    report_table_num(t, tf_min / res->mn, 3);
+    report_table_str(t, sum);
+    return true;
+}
+
+/* The rows of one active count (REQUESTED, capped at COUNT), from the
+ * timed RESULTS; false on a runtime failure. */
+static bool add_rows(shapes_run_t *r, int requested, int count, const bs_result_t *results)
+{
+    const shapes_cli_t *o = &r->cli;
+    /* The stream-out baseline's time over each method's (median, and
+     * minimum: the least disturbed run on a shared machine). */
+    double tf_med = NAN, tf_min = NAN, tf_max;
+    if (r->used[METHOD_GPU_TF] && gfx_morph_bench_ready(&r->gb, GFX_MORPH_TF_MULTIPASS))
+        bench_stats(r->b.times[METHOD_GPU_TF], r->c.repeats, &tf_med, &tf_min, &tf_max);
+    for (int mi = 0; mi < o->nmethods; mi++) {
+        int m = o->methods[mi];
+        if (is_gpu(m) && !gfx_morph_bench_ready(&r->gb, k_gpu_method[m]))
+            continue;
+        bs_result_t res = results[m];
+        if (!method_stats(r, m, count, &res))
+            return false;
+        double diff, dir;
+        compare_with_reference(r, m, count, &diff, &dir);
+        if (is_gpu(m)) {
+            r->gpu_rows++;
+            r->suspect_rows += res.query_suspect;
+            if (fabs(log(res.query_ratio)) > fabs(log(r->worst_ratio)) || !isfinite(res.query_ratio))
+                r->worst_ratio = res.query_ratio;
+        }
+        if (!add_row(r, m, requested, count, &res, diff, dir, tf_med, tf_min))
+            return false;
+    }
+    return true;
+}
+
+/* Every requested count: its active set, the untimed reference, the timed
+ * methods and their rows, then the warning on suspect timer queries; false
+ * on a runtime failure. */
+static bool run_counts(shapes_run_t *r)
+{
+    r->active = malloc((r->shapes ? r->shapes : 1) * sizeof *r->active);
+    r->weight = malloc((r->shapes ? r->shapes : 1) * sizeof *r->weight);
+    if (!r->active || !r->weight)
+        return false;
+    r->worst_ratio = 1.0;
+    bs_buffers_t *b = &r->b;
+    for (int ci = 0; ci < r->cli.ncounts; ci++) {
+        int requested = r->cli.counts[ci];
+        int count = (uint32_t)requested > r->shapes ? (int)r->shapes : requested;
+        draw_active_set(r, count);
+        bshape_job_t job = {.set = &r->set,
                             .layout = BSHAPE_SPARSE,
                             .active_count = count,
-                            .active_target = active,
-                            .active_weight = weight,
-                            .positions = b.pos,
-                            .normals = b.nrm,
-                            .tangents = b.tan,
-                            .ao = b.ao,
-                            .out_positions = b.ref.pos,
-                            .out_normals = b.ref.nrm,
-                            .out_tangents = b.ref.tan,
-                            .out_ao = b.ref.ao};
-        if (!bshape_run(&job)) {
-            rc = BENCH_EXIT_RUNTIME;
-            goto out_table;
-        }
-        /* Default: each method's warm-up and repeats back to back (warm
-         * caches and GL state). --interleave: methods take turns repeat by
-         * repeat, so a change in the machine's load during the row hits
-         * every method alike (each run then starts after another method). */
+                            .active_target = r->active,
+                            .active_weight = r->weight,
+                            .positions = b->pos,
+                            .normals = b->nrm,
+                            .tangents = b->tan,
+                            .ao = b->ao,
+                            .out_positions = b->ref.pos,
+                            .out_normals = b->ref.nrm,
+                            .out_tangents = b->ref.tan,
+                            .out_ao = b->ref.ao};
         bs_result_t results[METHOD_COUNT];
-        memset(results, 0, sizeof results);
-        for (int block = 0; block < (interleave ? 1 : nmethods); block++)
-            for (int r = -c.warmup; r < c.repeats; r++) {
-                for (int mi = interleave ? 0 : block; mi < (interleave ? nmethods : block + 1); mi++) {
-                    int m = methods[mi];
-                    double wall = 0.0, query = NAN;
-                    bool ok;
-                    if (is_gpu(m)) {
-                        if (!gfx_morph_bench_ready(&gb, k_gpu_method[m]))
-                            continue;
-                        ok = run_gpu(&gb, k_gpu_method[m], k_methods[m], count, active, weight, r, &b, &failures,
-                                     &results[m], &wall, &query);
-                        if (ok && r == c.repeats - 1)
-                            unpack_gpu(b.gpu_vertices, n, &b.out[m]);
-                    } else {
-                        ok = run_cpu(&job, m, &b.out[m], &wall);
-                        results[m].passes = 1;
-                    }
-                    if (!ok) {
-                        rc = BENCH_EXIT_RUNTIME;
-                        goto out_table;
-                    }
-                    if (r >= 0) {
-                        b.times[m][r] = wall;
-                        b.query_times[m][r] = query;
-                    }
-                }
-            }
-        /* The stream-out baseline's time over each method's (median, and
-         * minimum: the least disturbed run on a shared machine). */
-        double tf_med = NAN, tf_min = NAN, tf_max;
-        if (used[METHOD_GPU_TF] && gfx_morph_bench_ready(&gb, GFX_MORPH_TF_MULTIPASS))
-            bench_stats(b.times[METHOD_GPU_TF], c.repeats, &tf_med, &tf_min, &tf_max);
-        for (int mi = 0; mi < nmethods; mi++) {
-            int m = methods[mi];
-            if (is_gpu(m) && !gfx_morph_bench_ready(&gb, k_gpu_method[m]))
-                continue;
-            bs_out_t *o = &b.out[m];
-            bs_result_t res = results[m];
-            bench_stats(b.times[m], c.repeats, &res.med, &res.mn, &res.mx);
-            if (is_gpu(m)) {
-                double qmn, qmx;
-                bench_stats(b.query_times[m], c.repeats, &res.query_med, &qmn, &qmx);
-                if (!gfx_morph_bench_run_pipelined(&gb, k_gpu_method[m], count, active, weight, c.repeats,
-                                                   &res.pipelined_ms)) {
-                    rc = BENCH_EXIT_RUNTIME;
-                    goto out_table;
-                }
-                res.query_ratio = res.med > 0.0 ? res.query_med / res.med : NAN;
-                res.query_suspect = !(res.query_ratio <= TIMER_AGREE_FACTOR &&
-                                      res.query_ratio >= 1.0 / TIMER_AGREE_FACTOR);
-            } else {
-                res.query_med = res.query_ratio = res.pipelined_ms = NAN;
-                res.checksum = file_checksum32(o->pos, (size_t)n * 3 * sizeof(float));
-            }
-            double diff = max_abs_diff(o->pos, b.ref.pos, (size_t)n * 3);
-            double dir = fmax(max_abs_diff(o->nrm, b.ref.nrm, (size_t)n * 3),
-                              fmax(max_abs_diff(o->tan, b.ref.tan, (size_t)n * 4), max_abs_diff(o->ao, b.ref.ao, n)));
-            double tol = is_gpu(m) ? gpu_tol : BSHAPE_AGREE_CM;
-            if (!(diff <= tol) || !(dir <= AGREE_DIR)) {
-                fprintf(stderr,
-                        "strider bench blendshapes: %s differs from the cpu-sparse reference at %d shapes: "
-                        "positions by %.3g cm (bound %.3g), normals/tangents/AO by %.3g (bound %.0e)\n",
-                        k_methods[m], count, diff, tol, dir, AGREE_DIR);
-                failures++;
-            }
-            if (is_gpu(m)) {
-                gpu_rows++;
-                suspect_rows += res.query_suspect;
-                if (fabs(log(res.query_ratio)) > fabs(log(worst_ratio)) || !isfinite(res.query_ratio))
-                    worst_ratio = res.query_ratio;
-            }
-            char sum[16];
-            snprintf(sum, sizeof sum, "%08x", res.checksum);
-            if (!report_table_row_begin(&t)) {
-                rc = BENCH_EXIT_RUNTIME;
-                goto out_table;
-            }
-            report_table_str(&t, k_methods[m]);
-            report_table_num(&t, n, 0);
-            report_table_num(&t, counts[ci], 0);
-            report_table_num(&t, count, 0);
-            report_table_num(&t, res.passes, 0);
-            report_table_num(&t, res.med * 1e6, 2);
-            report_table_num(&t, res.mn * 1e6, 2);
-            report_table_num(&t, res.mx * 1e6, 2);
-            report_table_num(&t, res.med * 1e9 / (double)(n ? n : 1), 3);
-            report_table_num(&t, res.query_med * 1e6, 2);
-            report_table_num(&t, res.pipelined_ms * 1e3, 2);
-            report_table_num(&t, res.query_ratio, 3);
-            report_table_str(&t, !is_gpu(m) ? "-" : (res.query_suspect ? "suspect" : "ok"));
-            report_table_num(&t, diff, 7);
-            report_table_num(&t, dir, 7);
-            report_table_num(&t, tf_med / res.med, 3);
-            report_table_num(&t, tf_min / res.mn, 3);
-            report_table_str(&t, sum);
-        }
+        if (!bshape_run(&job) || !time_methods(r, &job, count, results) || !add_rows(r, requested, count, results))
+            return false;
     }
-    if (suspect_rows)
+    if (r->suspect_rows)
         fprintf(stderr,
                 "strider bench blendshapes: warning: GL_TIME_ELAPSED disagrees with the glFinish-bracketed "
                 "wall time beyond x%.0f in %d of %d GPU rows (worst query/wall x%.3g): the timer query is "
                 "suspect on this driver; the table's times are wall times\n",
-                TIMER_AGREE_FACTOR, suspect_rows, gpu_rows, worst_ratio);
-out_table:
-    free(active);
-    free(weight);
-    if (rc == BENCH_EXIT_OK)
-        rc = bench_finish(&t, &env, &c, failures);
+                TIMER_AGREE_FACTOR, r->suspect_rows, r->gpu_rows, r->worst_ratio);
+    return true;
+}
+
+/* Frees what open_character() and prepare_mesh() made, and closes GL. */
+static void close_inputs(shapes_run_t *r)
+{
+    if (r->have_gb)
+        gfx_morph_bench_destroy(&r->gb);
+    if (r->have_buffers)
+        bs_free(&r->b);
+    if (r->have_set)
+        bshape_set_free(&r->set);
+    chr_free(r->ch);
+    free(r->ch);
+    bench_gl_close(&r->gl);
+}
+
+int bench_blendshapes(int argc, char **argv, const report_env_t *env_in)
+{
+    /* Large: static, as bench_skinning's run is. */
+    static shapes_run_t run;
+    shapes_run_t *r = &run;
+    memset(r, 0, sizeof *r);
+    int parsed = shapes_parse(&r->cli, argc, argv);
+    if (parsed >= 0)
+        return parsed;
+    int rc = select_methods(r);
+    if (rc >= 0)
+        return rc;
+    r->env = *env_in;
+    rc = open_character(r);
+    if (rc >= 0)
+        return rc;
+    r->rc = BENCH_EXIT_OK;
+    if (!prepare_mesh(r)) {
+        close_inputs(r);
+        return BENCH_EXIT_RUNTIME;
+    }
+    begin_table(r);
+    if (!run_counts(r))
+        r->rc = BENCH_EXIT_RUNTIME;
+    free(r->active);
+    free(r->weight);
+    if (r->rc == BENCH_EXIT_OK)
+        r->rc = bench_finish(&r->t, &r->env, &r->c, r->failures);
     else
-        report_table_free(&t);
-out:
-    if (have_gb)
-        gfx_morph_bench_destroy(&gb);
-    if (have_buffers)
-        bs_free(&b);
-    if (have_set)
-        bshape_set_free(&set);
-    chr_free(ch);
-    free(ch);
-    bench_gl_close(&gl);
-    return rc;
+        report_table_free(&r->t);
+    close_inputs(r);
+    return r->rc;
 }
