@@ -454,6 +454,14 @@ static void start_fresh(ctrl_t *c, const float anim[CTRL_CONTACTS][3])
         memcpy(f->prev_shown_rot[side], f->shown_rot[side], sizeof f->shown_rot[side]);
         memcpy(f->prev_anim_rot[side], f->shown_rot[side], sizeof f->shown_rot[side]);
         f->held_pts[side] = 0;
+        /* The free foot's height the ground's lift is eased against
+         * (ease_ground_lift): from 0, the foot seemed to have risen its
+         * whole height in the first step, and the spring, wound up by it,
+         * lifted a foot 15 cm in the next one. */
+        f->lift_free_y[side] = anim[2 * side][1];
+        /* Not placed yet: the first placement is not held back (a body
+         * lowered under a ceiling at once has its feet below the ground). */
+        f->placed_y[side] = INFINITY;
     }
     f->gap_floor = ctrl_over_gap(c) ? 1.0f : 0.0f;
     f->gap_floor_vel = 0.0f;

@@ -112,6 +112,12 @@
 #define CTRL_SWING_FAST_CM_S 60.0f
 #define CTRL_LIFT_SLOPE 2.0f
 #define CTRL_LIFT_PATH_CM 3.0f
+/* The most (degrees) that clearing the ground turns a foot about a held
+ * heel or toe, beyond where the animation has it: about what an ankle bends
+ * a foot up past standing. More than that is lifted with the whole foot: a
+ * heel caught on the face of a bank, its toe 30 cm inside it, turned the
+ * foot 113 degrees in a step to clear it. */
+#define CTRL_CLEAR_TURN_MAX_DEG 45.0f
 /* Times a free toe is lifted clear of the ground, each over the ground
  * where the last lift moved it. */
 #define CTRL_TOE_CLEAR_PASSES 3
@@ -120,7 +126,9 @@
  * below its top (the face of a ledge, a trench's wall from inside it): it is
  * moved towards the root, in the ground plane, until it is clear, and comes
  * back by a spring of this half-life once the animation lifts it over the
- * top. Lifted onto it instead, it rose a metre in three steps. */
+ * top. Lifted onto it instead, it rose a metre in three steps. A foot the
+ * animation has below such a top but the ground's lift holds over it is
+ * eased off it by the same spring. */
 #define CTRL_LEDGE_PUSH_HALFLIFE_S 0.1f
 /* What the ground lifts a free foot by eases away by a spring of this
  * half-life (s) when it is no longer needed, instead of at once: a foot
@@ -128,6 +136,15 @@
  * height in one step (31 cm off a ledge). It follows any growing need at
  * once: no foot goes below the ground. */
 #define CTRL_LIFT_EASE_HALFLIFE_S 0.05f
+/* Nor does the ground raise a free foot higher than a step above the root's
+ * ground faster than this (cm/s, 15 cm a step) over where it was placed the
+ * step before: over the face of a steep bank (ground rising a metre within
+ * 20 cm: a trench's wall) a swinging foot was lifted 31 cm in one step, onto
+ * ground as high as the hip, and the thigh turned 96 degrees. Held back,
+ * the foot goes into such a face for a step or two instead. Up to a step
+ * (stairs, terraces), the animation lifting the foot and the body coming
+ * down over it (a crouch) are not held back. */
+#define CTRL_LIFT_RISE_CM_S 900.0f
 #define CTRL_LEDGE_PUSH_ITERS 10
 
 /* ---- reach --------------------------------------------------------------- */

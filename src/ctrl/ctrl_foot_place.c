@@ -53,6 +53,22 @@ static void lifted_about(const float pivot[3], const float p[3], float y, float 
     out[2] = pivot[2] + len * cy * hz;
 }
 
+/* Caps the turn that lifted_about() asks of a foot turning about PIVOT to
+ * take P to RAISED: P's elevation about the pivot may rise by at most
+ * CTRL_CLEAR_TURN_MAX_DEG; RAISED is brought back along the same circle. */
+static void cap_lift_turn(const float pivot[3], const float p[3], float raised[3])
+{
+    float v[3] = {p[0] - pivot[0], p[1] - pivot[1], p[2] - pivot[2]};
+    float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(len > 1e-4f))
+        return;
+    float e0 = asinf(clampf(v[1] / len, -1.0f, 1.0f));
+    float e1 = asinf(clampf((raised[1] - pivot[1]) / len, -1.0f, 1.0f));
+    float most = e0 + CTRL_CLEAR_TURN_MAX_DEG * (3.14159265f / 180.0f);
+    if (e1 > most)
+        lifted_about(pivot, p, pivot[1] + len * sinf(fminf(most, 1.5707963f)), raised);
+}
+
 static float swing_clearance(float speed_cm_s)
 {
     float t = (speed_cm_s - CTRL_SWING_SLOW_CM_S) / (CTRL_SWING_FAST_CM_S - CTRL_SWING_SLOW_CM_S);
@@ -131,30 +147,31 @@ static bool in_ledge(const ctrl_t *c, const float p[3], float sole)
     return g > root_h + CTRL_STEP_MAX_CM;
 }
 
-/* Keeps the free foot of SIDE (ankle A, rotation R) out of ground more than
- * a step above the root's (CTRL_LEDGE_PUSH_HALFLIFE_S): the least move
- * towards the root that clears its heel and toe, found by bisection,
- * followed at once; no longer needed, it eases away. */
-static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float dt_s)
+/* The least move (NEED, ground plane) towards the root that takes the free
+ * foot of SIDE (ankle A raised by LIFT, rotation R) out of ground more than
+ * a step above the root's, heel and toe, found by bisection (at most to the
+ * root's place); zero when it is clear, or when its heel would not be clear
+ * even at the root's place (nothing to push it out to). Its toe there is
+ * not asked to be: a root standing at the foot of a steep face has its
+ * toes over it, and a swinging foot left to the ground there was lifted 27
+ * cm in a step, turning the thigh 131 degrees. */
+static void ledge_need(const ctrl_t *c, int side, const float a[3], float lift, const float r[4], float need[2])
 {
-    ctrl_foot_state_t *f = &c->foot;
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];
     float toward[2] = {root[0] - a[0], root[2] - a[2]};
-    float need[2] = {0.0f, 0.0f};
     float lo = 0.0f, hi = 1.0f;
+    need[0] = need[1] = 0.0f;
     for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS + 1; it++) {
         float t = it == 0 ? 0.0f : 0.5f * (lo + hi);
-        float p[3] = {a[0] + t * toward[0], a[1] + f->ground_lift[side], a[2] + t * toward[1]}, toe[3];
+        float p[3] = {a[0] + t * toward[0], a[1] + lift, a[2] + t * toward[1]}, toe[3];
         toe_of(c, side, p, r, toe);
         bool inside = in_ledge(c, p, SOLE_CM[2 * side]) || in_ledge(c, toe, SOLE_CM[2 * side + 1]);
         if (it == 0) {
             if (!inside)
-                break;
-            /* From the root's own place too: nothing to push it out to. */
-            float q[3] = {root[0], a[1] + f->ground_lift[side], root[2]}, qt[3];
-            toe_of(c, side, q, r, qt);
-            if (in_ledge(c, q, SOLE_CM[2 * side]) || in_ledge(c, qt, SOLE_CM[2 * side + 1]))
-                break;
+                return;
+            float q[3] = {root[0], a[1] + lift, root[2]};
+            if (in_ledge(c, q, SOLE_CM[2 * side]))
+                return;
             continue;
         }
         if (inside)
@@ -164,17 +181,39 @@ static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float 
         need[0] = hi * toward[0];
         need[1] = hi * toward[1];
     }
+}
+
+/* Keeps the free foot of SIDE (ankle A, rotation R) out of ground more than
+ * a step above the root's (ledge_need). Where the animation has the foot
+ * below such a top, the move follows by a spring of
+ * CTRL_LEDGE_PUSH_HALFLIFE_S, and eases away by it once no longer needed;
+ * where the foot is shown, raised by what the ground lifts it by, the move
+ * is followed at once (it never goes into the ground). Judged by where it
+ * is shown only, a foot the ground had lifted onto such a top (carried up
+ * a ledge's face, or left on its top as the body came down off it) was
+ * never pushed off it: lifted again on every step it stayed over the top,
+ * it stood a metre above the root's ground and the knee folded over the
+ * hip. */
+static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float dt_s)
+{
+    ctrl_foot_state_t *f = &c->foot;
     float *b = f->ledge_push[side], *bv = f->ledge_push_vel[side];
-    if (need[0] != 0.0f || need[1] != 0.0f) {
-        bv[0] = (need[0] - b[0]) / dt_s;
-        bv[1] = (need[1] - b[1]) / dt_s;
-        b[0] = need[0];
-        b[1] = need[1];
-    } else {
-        ctrl_spring_decay(b, bv, 2, CTRL_LEDGE_PUSH_HALFLIFE_S, dt_s);
+    float goal[2], more[2];
+    ledge_need(c, side, a, 0.0f, r, goal);
+    float x[2] = {b[0] - goal[0], b[1] - goal[1]};
+    ctrl_spring_decay(x, bv, 2, CTRL_LEDGE_PUSH_HALFLIFE_S, dt_s);
+    float eased[3] = {a[0] + goal[0] + x[0], a[1], a[2] + goal[1] + x[1]};
+    ledge_need(c, side, eased, f->ground_lift[side], r, more);
+    if (more[0] != 0.0f || more[1] != 0.0f) {
+        eased[0] += more[0];
+        eased[2] += more[1];
+        bv[0] = (eased[0] - a[0] - b[0]) / dt_s;
+        bv[1] = (eased[2] - a[2] - b[1]) / dt_s;
     }
-    a[0] += b[0];
-    a[2] += b[1];
+    b[0] = eased[0] - a[0];
+    b[1] = eased[2] - a[2];
+    a[0] = eased[0];
+    a[2] = eased[2];
 }
 
 /* A foot held by its heel stands on the heel's lock, its toe turned about
@@ -256,6 +295,7 @@ static void heel_clear(const ctrl_t *c, int side, float a[3], float r[4], float 
             float raised[3], pivot[3];
             toe_of(c, side, a, r, pivot);
             lifted_about(pivot, a, ga, raised);
+            cap_lift_turn(pivot, a, raised);
             float from[3] = {a[0], a[1], a[2]};
             turn_about(a, r, pivot, from, raised);
         }
@@ -287,6 +327,7 @@ static void toe_clear(const ctrl_t *c, int side, float a[3], float r[4], float d
         }
         float raised[3], pivot[3] = {a[0], a[1], a[2]};
         lifted_about(pivot, toe, gt, raised);
+        cap_lift_turn(pivot, toe, raised);
         turn_about(a, r, pivot, toe, raised);
         /* A toe the ankle cannot lift that far lifts the whole foot. */
         toe_of(c, side, a, r, toe);
@@ -296,9 +337,9 @@ static void toe_clear(const ctrl_t *c, int side, float a[3], float r[4], float d
 }
 
 /* A free foot's lift over the ground (all of it: it rises whole) is
- * followed at once as it grows and eases away by a spring as it shrinks
- * (CTRL_LIFT_EASE_HALFLIFE_S). FREE_Y: the free foot's height before the
- * ground lifted it. */
+ * followed at once as it grows, up to raising the foot CTRL_LIFT_RISE_CM_S,
+ * and eases away by a spring as it shrinks (CTRL_LIFT_EASE_HALFLIFE_S).
+ * FREE_Y: the free foot's height before the ground lifted it. */
 static void ease_ground_lift(ctrl_t *c, int side, float a[3], float free_y, float dt_s)
 {
     ctrl_foot_state_t *f = &c->foot;
@@ -315,10 +356,16 @@ static void ease_ground_lift(ctrl_t *c, int side, float a[3], float free_y, floa
             x = 0.0f;
             *lift_v = fmaxf(*lift_v, 0.0f);
         }
-        *lift_y = need + x;
+        /* Above a step over the root's ground, the ground raises the foot
+         * at most CTRL_LIFT_RISE_CM_S over where it was placed last step
+         * (the animation may raise it faster). */
+        float step_top = c->traj.pos[CTRL_TRAJ_NOW][1] + CTRL_STEP_MAX_CM;
+        float most = fmaxf(f->placed_y[side] + CTRL_LIFT_RISE_CM_S * dt_s, step_top) - free_y;
+        *lift_y = fminf(need + x, fmaxf(most, 0.0f));
         a[1] = free_y + *lift_y;
     }
     f->lift_free_y[side] = free_y;
+    f->placed_y[side] = a[1];
 }
 
 void ctrl_foot_place(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
