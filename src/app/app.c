@@ -1,6 +1,7 @@
-/* app.c: the window and the frame loop (see app.h). The characters live in
- * app_character.c, the --report writer in app_report.c, the debug menu in
- * menu.c; the simulation itself is the headless game (src/game). */
+/* app.c: the window and the frame loop (see app.h). The scene (the level,
+ * the characters, and loading them at the start) lives in app_scene.c, the
+ * --report writer in app_report.c, the debug menu in menu.c; the
+ * simulation itself is the headless game (src/game). */
 #define _POSIX_C_SOURCE 200809L /* getcwd */
 
 #include "app/app.h"
@@ -26,8 +27,6 @@
 /* app_t holds the debug-line storage and the level; too big for the stack. */
 static app_t g_app;
 
-/* The viewer's stage: flat ground, no walls (not one of the game levels). */
-#define VIEWER_LEVEL "assets/levels/viewer.lvl"
 /* Smoothing of the menu's network time: weight of the newest step. */
 #define NET_MS_SMOOTHING 0.05f
 
@@ -395,95 +394,12 @@ static void app_defaults(app_t *app, const app_options_t *opt)
     app->viewer_mode = opt->view != NULL;
 }
 
-/* Files first, so bad input fails before any window opens: the viewer's or
- * the game's character (not with --marker), the level's name and the
- * script. 0, or the exit code after one logged line (everything loaded
- * so far freed). */
-static int load_files(app_t *app, const app_options_t *opt, int *level_index)
-{
-    if (app->viewer_mode) {
-        int rc = viewer_load(&app->viewer, opt);
-        if (rc != 0) {
-            viewer_shutdown(&app->viewer);
-            return rc;
-        }
-        app_apply_skin_options(&app->viewer.fig, opt);
-        char first[PATHS_MAX];
-        if (app_data_path(opt->character, FIGURE_DEFAULT_CHARACTER, first))
-            app_list_characters(app, first);
-        app->settings.layers &= ~(unsigned)(GFX_LAYER_WALLS | GFX_LAYER_AREAS | GFX_LAYER_MARKER |
-                                            GFX_LAYER_DEBUG_LINES);
-    } else if (!opt->marker) {
-        int rc = app_character_load(app, opt);
-        if (rc != 0) {
-            app_character_free(app);
-            return rc;
-        }
-        app->settings.layers &= ~(unsigned)GFX_LAYER_MARKER;
-    }
-    const char *level_name = opt->level ? opt->level : level_builtin_name(0);
-    *level_index = app_level_index(level_name);
-    if (*level_index < 0 && !app->viewer_mode) {
-        fprintf(stderr, "strider: unknown level '%s'; valid:", level_name);
-        for (int i = 0; i < level_builtin_count(); i++)
-            fprintf(stderr, " %s", level_builtin_name(i));
-        fputc('\n', stderr);
-        app_character_free(app);
-        return EXIT_USAGE;
-    }
-    if (opt->script) {
-        if (!script_load(&app->script, opt->script)) {
-            viewer_shutdown(&app->viewer);
-            app_character_free(app);
-            return EXIT_RUNTIME;
-        }
-        app->have_script = true;
-        if (opt->hidden && opt->frames == 0 && !opt->render_bench && !script_has_quit(&app->script)) {
-            log_error("%s: no 'quit' line, and --hidden without --frames would run forever (give --frames N)",
-                      opt->script);
-            script_free(&app->script);
-            viewer_shutdown(&app->viewer);
-            app_character_free(app);
-            return EXIT_USAGE;
-        }
-    }
-    return 0;
-}
-
-/* With the window open: the viewer's stage and GPU side (and --bake), or
- * the game's level and the character's GPU side. False after one logged
- * line. */
-static bool load_scene(app_t *app, const app_options_t *opt, int level_index)
-{
-    if (app->viewer_mode) {
-        char path[PATHS_MAX];
-        if (!paths_join(VIEWER_LEVEL, path, sizeof path) || !app_level_load_path(app, -1, path))
-            return false;
-        const level_t *lvl = &app->level;
-        float origin[3] = {lvl->spawn_x, terrain_height(&lvl->terrain, lvl->spawn_x, lvl->spawn_z), lvl->spawn_z};
-        if (!viewer_gpu_init(&app->viewer, origin, opt->face_closeup, &lvl->terrain))
-            return false;
-        /* --bake: the weights given on the command line, before the first
-         * frame; a bake that fails (one logged line naming the file) fails
-         * the run. */
-        if (opt->bake && !figure_bake_save(&app->viewer.fig, opt->bake))
-            return false;
-        if (opt->bake)
-            log_info("viewer: baked the start's shape weights into %s", opt->bake);
-        return true;
-    }
-    const char *level_name = opt->level ? opt->level : level_builtin_name(0);
-    if (!app_level_load(app, level_index, level_name))
-        return false;
-    return !app->ctrl || (figure_gpu_init(app->fig, "player") && app_crowd_gpu_init(app));
-}
-
 int app_run(const app_options_t *opt)
 {
     app_t *app = &g_app;
     app_defaults(app, opt);
     int level_index = -1;
-    int rc = load_files(app, opt, &level_index);
+    int rc = app_scene_load_files(app, opt, &level_index);
     if (rc != 0)
         return rc;
 
@@ -519,7 +435,7 @@ int app_run(const app_options_t *opt)
     input_init(&app->input);
     if (opt->virtual_gamepad && !input_virtual_pad_attach(&app->input))
         goto out_input;
-    if (load_scene(app, opt, level_index))
+    if (app_scene_load(app, opt, level_index))
         exit_code = app_loop(app);
     if (opt->crowd_bench)
         app_crowd_bench_finish(app, opt->crowd_bench);

@@ -2,7 +2,8 @@
  * game's character and the viewer's: the files before any window opens
  * (network, figure, controller), the menu's switches between levels and
  * character files, and the per-frame deformation of the shown character
- * from the simulation's pose, face and feet.
+ * from the simulation's pose, face and feet; and the start, the files and
+ * then the GPU side in the order app_run() needs them.
  * Internal to src/app (declared in app_state.h).
  */
 #include "app/app_state.h"
@@ -18,6 +19,8 @@
 #include <string.h>
 
 #define GAME_NETWORK "assets/network/pfnn.bin"
+/* The viewer's stage: flat ground, no walls (not one of the game levels). */
+#define VIEWER_LEVEL "assets/levels/viewer.lvl"
 /* Face: how far the effort (0..1, from the run/jump gait) opens the jaw and
  * sets a determined look. */
 #define FACE_JAW_PER_EFFORT 0.25f
@@ -495,4 +498,82 @@ void app_crowd_bench_finish(const app_t *app, app_crowd_bench_t *b)
         b->drawn_main = gs->drawn[GFX_CROWD_PASS_MAIN];
         b->drawn_shadow = gs->drawn[GFX_CROWD_PASS_SHADOW];
     }
+}
+
+/* ---- the start ---------------------------------------------------------------- */
+
+int app_scene_load_files(app_t *app, const app_options_t *opt, int *level_index)
+{
+    if (app->viewer_mode) {
+        int rc = viewer_load(&app->viewer, opt);
+        if (rc != 0) {
+            viewer_shutdown(&app->viewer);
+            return rc;
+        }
+        app_apply_skin_options(&app->viewer.fig, opt);
+        char first[PATHS_MAX];
+        if (app_data_path(opt->character, FIGURE_DEFAULT_CHARACTER, first))
+            app_list_characters(app, first);
+        app->settings.layers &= ~(unsigned)(GFX_LAYER_WALLS | GFX_LAYER_AREAS | GFX_LAYER_MARKER |
+                                            GFX_LAYER_DEBUG_LINES);
+    } else if (!opt->marker) {
+        int rc = app_character_load(app, opt);
+        if (rc != 0) {
+            app_character_free(app);
+            return rc;
+        }
+        app->settings.layers &= ~(unsigned)GFX_LAYER_MARKER;
+    }
+    const char *level_name = opt->level ? opt->level : level_builtin_name(0);
+    *level_index = app_level_index(level_name);
+    if (*level_index < 0 && !app->viewer_mode) {
+        fprintf(stderr, "strider: unknown level '%s'; valid:", level_name);
+        for (int i = 0; i < level_builtin_count(); i++)
+            fprintf(stderr, " %s", level_builtin_name(i));
+        fputc('\n', stderr);
+        app_character_free(app);
+        return EXIT_USAGE;
+    }
+    if (opt->script) {
+        if (!script_load(&app->script, opt->script)) {
+            viewer_shutdown(&app->viewer);
+            app_character_free(app);
+            return EXIT_RUNTIME;
+        }
+        app->have_script = true;
+        if (opt->hidden && opt->frames == 0 && !opt->render_bench && !script_has_quit(&app->script)) {
+            log_error("%s: no 'quit' line, and --hidden without --frames would run forever (give --frames N)",
+                      opt->script);
+            script_free(&app->script);
+            viewer_shutdown(&app->viewer);
+            app_character_free(app);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+bool app_scene_load(app_t *app, const app_options_t *opt, int level_index)
+{
+    if (app->viewer_mode) {
+        char path[PATHS_MAX];
+        if (!paths_join(VIEWER_LEVEL, path, sizeof path) || !app_level_load_path(app, -1, path))
+            return false;
+        const level_t *lvl = &app->level;
+        float origin[3] = {lvl->spawn_x, terrain_height(&lvl->terrain, lvl->spawn_x, lvl->spawn_z), lvl->spawn_z};
+        if (!viewer_gpu_init(&app->viewer, origin, opt->face_closeup, &lvl->terrain))
+            return false;
+        /* --bake: the weights given on the command line, before the first
+         * frame; a bake that fails (one logged line naming the file) fails
+         * the run. */
+        if (opt->bake && !figure_bake_save(&app->viewer.fig, opt->bake))
+            return false;
+        if (opt->bake)
+            log_info("viewer: baked the start's shape weights into %s", opt->bake);
+        return true;
+    }
+    const char *level_name = opt->level ? opt->level : level_builtin_name(0);
+    if (!app_level_load(app, level_index, level_name))
+        return false;
+    return !app->ctrl || (figure_gpu_init(app->fig, "player") && app_crowd_gpu_init(app));
 }

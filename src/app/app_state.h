@@ -110,6 +110,15 @@ typedef struct app_t {
 void menu_draw(app_t *app);
 
 /* app_scene.c: the level and the characters. */
+/* The start's files, so that bad input fails before any window opens: the
+ * viewer's or the game's character (not with --marker), the level's name
+ * and the script. 0, or the exit code after one logged line (everything
+ * loaded so far freed). */
+int app_scene_load_files(app_t *app, const app_options_t *opt, int *level_index);
+/* With the window open: the viewer's stage and GPU side (and --bake), or
+ * the game's level and the character's GPU side. False after one logged
+ * line. */
+bool app_scene_load(app_t *app, const app_options_t *opt, int level_index);
 /* Loads level file PATH (INDEX: the builtin level's index, or -1) with its
  * GPU side and resets the simulation on it; the current level stays on
  * failure (one logged line). */
