@@ -459,9 +459,6 @@ static void start_fresh(ctrl_t *c, const float anim[CTRL_CONTACTS][3])
          * whole height in the first step, and the spring, wound up by it,
          * lifted a foot 15 cm in the next one. */
         f->lift_free_y[side] = anim[2 * side][1];
-        /* Not placed yet: the first placement is not held back (a body
-         * lowered under a ceiling at once has its feet below the ground). */
-        f->placed_y[side] = INFINITY;
     }
     f->gap_floor = ctrl_over_gap(c) ? 1.0f : 0.0f;
     f->gap_floor_vel = 0.0f;

@@ -136,15 +136,6 @@
  * height in one step (31 cm off a ledge). It follows any growing need at
  * once: no foot goes below the ground. */
 #define CTRL_LIFT_EASE_HALFLIFE_S 0.05f
-/* Nor does the ground raise a free foot higher than a step above the root's
- * ground faster than this (cm/s, 15 cm a step) over where it was placed the
- * step before: over the face of a steep bank (ground rising a metre within
- * 20 cm: a trench's wall) a swinging foot was lifted 31 cm in one step, onto
- * ground as high as the hip, and the thigh turned 96 degrees. Held back,
- * the foot goes into such a face for a step or two instead. Up to a step
- * (stairs, terraces), the animation lifting the foot and the body coming
- * down over it (a crouch) are not held back. */
-#define CTRL_LIFT_RISE_CM_S 900.0f
 #define CTRL_LEDGE_PUSH_ITERS 10
 
 /* ---- reach --------------------------------------------------------------- */

@@ -337,9 +337,9 @@ static void toe_clear(const ctrl_t *c, int side, float a[3], float r[4], float d
 }
 
 /* A free foot's lift over the ground (all of it: it rises whole) is
- * followed at once as it grows, up to raising the foot CTRL_LIFT_RISE_CM_S,
- * and eases away by a spring as it shrinks (CTRL_LIFT_EASE_HALFLIFE_S).
- * FREE_Y: the free foot's height before the ground lifted it. */
+ * followed at once as it grows and eases away by a spring as it shrinks
+ * (CTRL_LIFT_EASE_HALFLIFE_S). FREE_Y: the free foot's height before the
+ * ground lifted it. */
 static void ease_ground_lift(ctrl_t *c, int side, float a[3], float free_y, float dt_s)
 {
     ctrl_foot_state_t *f = &c->foot;
@@ -356,16 +356,10 @@ static void ease_ground_lift(ctrl_t *c, int side, float a[3], float free_y, floa
             x = 0.0f;
             *lift_v = fmaxf(*lift_v, 0.0f);
         }
-        /* Above a step over the root's ground, the ground raises the foot
-         * at most CTRL_LIFT_RISE_CM_S over where it was placed last step
-         * (the animation may raise it faster). */
-        float step_top = c->traj.pos[CTRL_TRAJ_NOW][1] + CTRL_STEP_MAX_CM;
-        float most = fmaxf(f->placed_y[side] + CTRL_LIFT_RISE_CM_S * dt_s, step_top) - free_y;
-        *lift_y = fminf(need + x, fmaxf(most, 0.0f));
+        *lift_y = need + x;
         a[1] = free_y + *lift_y;
     }
     f->lift_free_y[side] = free_y;
-    f->placed_y[side] = a[1];
 }
 
 void ctrl_foot_place(ctrl_t *c, int side, float a[3], float r[4], float dt_s)

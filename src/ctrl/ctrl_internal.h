@@ -213,7 +213,6 @@ typedef struct ctrl_foot_state_t {
     float ledge_push[2][2], ledge_push_vel[2][2]; /* free foot: pushed (x, z, cm) off ground a step above the root's */
     float ground_lift[2], ground_lift_vel[2]; /* free foot: raised over the ground by this much (cm), easing, cm/s */
     float lift_free_y[2];                     /* the free foot's height before that lift, last step (cm) */
-    float placed_y[2];                        /* the foot's height as placed, last step (cm) */
     bool anchor_toe[2];                       /* the offset is held at the toe (a push-off), else at the ankle */
     int replant_steps[2];                     /* steps left of a standing re-plant: no landing until it ends */
     float shown_rot[2][4];                    /* foot's world rotation as shown after the last step */
