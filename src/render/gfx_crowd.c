@@ -620,11 +620,7 @@ static void collect_gpu_time(gfx_crowd_t *gc, int f)
         return;
     GLuint *q = gc->gpu_time_query[f];
     if (gfx_timestamp_ready(q[issued[1] ? 3 : 1])) {
-        double ms = 0.0;
-        for (int pass = 0; pass < 2; pass++)
-            if (issued[pass])
-                ms += gfx_timestamp_span_ms(q[2 * pass], q[2 * pass + 1]);
-        gc->stats.gpu_ms = ms;
+        gc->stats.gpu_ms = gfx_timestamp_passes_ms(q, issued, 2);
         gc->stats.gpu_samples++;
     }
     issued[0] = issued[1] = false;

@@ -110,3 +110,12 @@ double gfx_timestamp_span_ms(unsigned q0, unsigned q1)
     glGetQueryObjectui64v(q1, GL_QUERY_RESULT, &t1);
     return t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
 }
+
+double gfx_timestamp_passes_ms(const unsigned *q, const bool *issued, int passes)
+{
+    double ms = 0.0;
+    for (int pass = 0; pass < passes; pass++)
+        if (issued[pass])
+            ms += gfx_timestamp_span_ms(q[2 * pass], q[2 * pass + 1]);
+    return ms;
+}

@@ -43,6 +43,10 @@ double gfx_timer_ms(const gfx_timer_t *t);
  * timestamp queries whose results are (0 when the second is not later). */
 bool gfx_timestamp_ready(unsigned q);
 double gfx_timestamp_span_ms(unsigned q0, unsigned q1);
+/* The summed spans of PASSES timed passes, pass p between queries Q[2p] and
+ * Q[2p + 1], counting those with ISSUED[p] set (the caller has seen the last
+ * issued result is back). */
+double gfx_timestamp_passes_ms(const unsigned *q, const bool *issued, int passes);
 
 /* Monotonic wall-clock seconds, for profiling only (never for simulation). */
 double gfx_wall_seconds(void);
