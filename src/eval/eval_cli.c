@@ -454,7 +454,10 @@ typedef struct motion_cli_t {
 /* Fills O from argv: -1 to go on, else the exit code. */
 static int motion_parse(motion_cli_t *o, int argc, char **argv)
 {
-    *o = (motion_cli_t){.opt = {.mode = PFNN_PHASE_CUBIC, .soak_steps = EVAL_SOAK_STEPS_DEFAULT, .seed = 1},
+    *o = (motion_cli_t){.opt = {.mode = PFNN_PHASE_CUBIC,
+                                .soak_steps = EVAL_SOAK_STEPS_DEFAULT,
+                                .seed = 1,
+                                .flip_deg = EVAL_FLIP_DEG_DEFAULT},
                         .cycle_scenario = "flat_walk",
                         .level = EVAL_GOALS};
     static const char *const MODES[] = {"cubic", "linear", "constant"};
@@ -501,8 +504,16 @@ static int motion_parse(motion_cli_t *o, int argc, char **argv)
          .label = "--check goals|placement|invariants",
          .help = "what to hold the runs to (default goals; placement: all\n"
                  "but smoothness; invariants: finite, bones, ceilings, edges,\n"
-                 "walls, jump flights)",
+                 "walls, jump flights, no joint flipping)",
          .error = "--check must be goals, placement or invariants, got '%s'"},
+        {.name = "--flip-deg",
+         .kind = ARGS_DOUBLE,
+         .dest = &o->opt.flip_deg,
+         .flo = 0.0,
+         .fhi = 180.0,
+         .arg = "D",
+         .help = "a joint turning more than D degrees in a step is a flip\n"
+                 "(placement, invariants; default 90; 0: not checked)"},
         {.name = "--network",
          .kind = ARGS_PATH,
          .dest = &o->opt.network,

@@ -39,10 +39,6 @@
 #define GOAL_ROT_RATIO 1.5f
 #define GOAL_ROT_P999_DEG 12.0f
 #define GOAL_ROT_MAX_DEG 20.0f
-/* A joint turning more than this relative to its parent in one step has
- * flipped (a knee folding over the hip, a limb turning inside out): an
- * invariant at any length, where the smoothness goals are not. */
-#define GOAL_FLIP_DEG 90.0f
 #define GOAL_POINT_STEP_OVER_CM 2.0f
 #define GOAL_SPEED_FRACTION 0.2f
 #define GOAL_HEAD_DROP 0.25f
@@ -726,14 +722,14 @@ int eval_check(const eval_t *e, const eval_scenario_t *s, const eval_result_t *r
         snprintf(fmt, sizeof fmt, "%s %%.1f cm into a wall at step %d (<= 2)", what, r->wall_step);
         miss(text, text_size, &n, fmt, r->wall_max_cm);
     }
-    if (level != EVAL_GOALS) {
+    if (level != EVAL_GOALS && e->opt.flip_deg > 0.0) {
         int fj = 0;
         for (int j = 1; j < MM_JOINTS; j++)
             if (r->rot_max_deg[j] > r->rot_max_deg[fj])
                 fj = j;
-        if (r->rot_max_deg[fj] > GOAL_FLIP_DEG) {
+        if (r->rot_max_deg[fj] > e->opt.flip_deg) {
             snprintf(fmt, sizeof fmt, "%s turned %%.0f deg in a step at step %d, a flip (<= %.0f)",
-                     e->skel.joint_name[fj], r->rot_max_step[fj], (double)GOAL_FLIP_DEG);
+                     e->skel.joint_name[fj], r->rot_max_step[fj], e->opt.flip_deg);
             miss(text, text_size, &n, fmt, r->rot_max_deg[fj]);
         }
     }

@@ -59,6 +59,12 @@ int eval_crowd_count(const eval_scenario_t *s);
 /* The built-in suite; *count receives its length. */
 const eval_scenario_t *eval_scenarios(int *count);
 
+/* A joint turning more than this (degrees) relative to its parent in one
+ * step has flipped (a knee folding over the hip, a limb turning inside out):
+ * an invariant at any length for the shipped network, where the smoothness
+ * goals are not. */
+#define EVAL_FLIP_DEG_DEFAULT 90.0
+
 typedef struct eval_options_t {
     const char *network; /* NULL = assets/network/pfnn.bin */
     pfnn_mode_t mode;
@@ -67,6 +73,7 @@ typedef struct eval_options_t {
     uint32_t seed;        /* soak intents */
     const char *dump_dir; /* a pose CSV per scenario (and NAME_ik_off.csv), NULL = none */
     bool no_reference;    /* skip the lockstep IK-off run (the invariants need none) */
+    double flip_deg;      /* a joint turning more than this in a step is a flip; 0 = not checked */
 } eval_options_t;
 
 /* What one scenario gave. */
