@@ -16,13 +16,13 @@
 #include "ctrl/ctrl_traj.h"
 
 #include "check.h"
+#include "ctrl_fixture.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SKEL_PATH "assets/skeleton/cmu21.skel"
 #define DT (1.0f / 60.0f)
 
 /* A flat level (x and z from -630 to 630 cm) with a 110 cm ceiling over
@@ -33,14 +33,7 @@ static const char level_text[] = "strider-level 1\n"
                                  "spawn 0 0 0\n"
                                  "crouch 200 -200 400 200 110\n";
 
-typedef struct fixture_t {
-    skel_t skel;
-    pfnn_network_t net;
-    level_t level;
-    ctrl_t *ctrl;
-} fixture_t;
-
-static fixture_t fx;
+static ctrl_fixture_t fx;
 
 /* The controller standing at (X, Z), facing +z. */
 static ctrl_t *reset_at(float x, float z)
@@ -261,59 +254,22 @@ static void test_nonfinite(void)
     check_converged("a NaN part", c, 1.0f, 0.0f, CTRL_WALK_SPEED_CM_S);
 }
 
-int main(int argc, char **argv)
+static bool make_level(void)
 {
-    const char *test = argc > 1 ? argv[1] : "";
-    const char *net_path = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--net") == 0 && i + 1 < argc)
-            net_path = argv[++i];
-        else {
-            fprintf(stderr, "usage: test_ctrl_traj TEST --net PATH\n");
-            return 2;
-        }
-    }
-    if (!net_path) {
-        fprintf(stderr, "test_ctrl_traj: --net PATH is required\n");
-        return 2;
-    }
-    if (!skel_load(&fx.skel, SKEL_PATH) || !pfnn_load(&fx.net, net_path))
-        return 1;
-    int rc = 1;
     if (!level_parse(&fx.level, level_text, strlen(level_text), "ctrl-traj-test.lvl", NULL)) {
         fprintf(stderr, "FAIL: level: %s\n", level_last_error());
-        goto out;
+        return false;
     }
-    ctrl_desc_t d = {.net = &fx.net, .skel = &fx.skel, .mode = PFNN_PHASE_CONSTANT};
-    fx.ctrl = ctrl_create(&d);
-    if (!fx.ctrl) {
-        fprintf(stderr, "FAIL: ctrl_create\n");
-        goto out;
-    }
-    rc = 0;
-    if (strcmp(test, "converge") == 0)
-        test_converge();
-    else if (strcmp(test, "stop") == 0)
-        test_stop();
-    else if (strcmp(test, "smoothing") == 0)
-        test_smoothing();
-    else if (strcmp(test, "crouch") == 0)
-        test_crouch();
-    else if (strcmp(test, "strafe") == 0)
-        test_strafe();
-    else if (strcmp(test, "jump") == 0)
-        test_jump();
-    else if (strcmp(test, "nonfinite") == 0)
-        test_nonfinite();
-    else {
-        fprintf(stderr, "test_ctrl_traj: unknown test '%s'\n", test);
-        rc = 2;
-    }
-    if (rc == 0)
-        rc = check_summary();
-out:
-    ctrl_destroy(fx.ctrl);
-    level_free(&fx.level);
-    pfnn_free(&fx.net);
-    return rc;
+    return true;
+}
+
+static const ctrl_fixture_group_t GROUPS[] = {
+    {"converge", test_converge}, {"stop", test_stop}, {"smoothing", test_smoothing}, {"crouch", test_crouch},
+    {"strafe", test_strafe},     {"jump", test_jump}, {"nonfinite", test_nonfinite},
+};
+
+int main(int argc, char **argv)
+{
+    return ctrl_fixture_main(argc, argv, "test_ctrl_traj", &fx, make_level, NULL, GROUPS,
+                             (int)(sizeof GROUPS / sizeof GROUPS[0]));
 }

@@ -23,13 +23,13 @@
 #include "ctrl/ctrl_world.h"
 
 #include "check.h"
+#include "ctrl_fixture.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SKEL_PATH "assets/skeleton/cmu21.skel"
 /* Float rounding of the geometry below (cm). */
 #define TOL 1e-3f
 
@@ -46,14 +46,7 @@ static const char level_text[] = "strider-level 1\n"
                                  "crouch -1000 600 -600 1000 110\n"
                                  "crouch 600 600 1000 1000 200\n";
 
-typedef struct fixture_t {
-    skel_t skel;
-    pfnn_network_t net;
-    level_t level;
-    ctrl_t *ctrl;
-} fixture_t;
-
-static fixture_t fx;
+static ctrl_fixture_t fx;
 
 /* Sets every sample with x in [x0, x1] and z in [z0, z1] to H. */
 static void set_heights(terrain_t *t, float x0, float z0, float x1, float z1, float h)
@@ -444,56 +437,15 @@ static void test_support(void)
     CHECK_NEAR(ctrl_support_height(c, -500.0f, -500.0f, 0.0f), -fall, TOL);
 }
 
+static void ready(void) { reset_at(0.0f, 0.0f); }
+
+static const ctrl_fixture_group_t GROUPS[] = {
+    {"ground", test_ground},         {"ledges", test_ledges},   {"collide", test_collide},
+    {"wall_depth", test_wall_depth}, {"ceiling", test_ceiling}, {"support", test_support},
+};
+
 int main(int argc, char **argv)
 {
-    const char *test = argc > 1 ? argv[1] : "";
-    const char *net_path = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--net") == 0 && i + 1 < argc)
-            net_path = argv[++i];
-        else {
-            fprintf(stderr, "usage: test_ctrl_world TEST --net PATH\n");
-            return 2;
-        }
-    }
-    if (!net_path) {
-        fprintf(stderr, "test_ctrl_world: --net PATH is required\n");
-        return 2;
-    }
-    if (!skel_load(&fx.skel, SKEL_PATH) || !pfnn_load(&fx.net, net_path))
-        return 1;
-    int rc = 1;
-    if (!make_level())
-        goto out;
-    ctrl_desc_t d = {.net = &fx.net, .skel = &fx.skel, .mode = PFNN_PHASE_CONSTANT};
-    fx.ctrl = ctrl_create(&d);
-    if (!fx.ctrl) {
-        fprintf(stderr, "FAIL: ctrl_create\n");
-        goto out;
-    }
-    reset_at(0.0f, 0.0f);
-    rc = 0;
-    if (strcmp(test, "ground") == 0)
-        test_ground();
-    else if (strcmp(test, "ledges") == 0)
-        test_ledges();
-    else if (strcmp(test, "collide") == 0)
-        test_collide();
-    else if (strcmp(test, "wall_depth") == 0)
-        test_wall_depth();
-    else if (strcmp(test, "ceiling") == 0)
-        test_ceiling();
-    else if (strcmp(test, "support") == 0)
-        test_support();
-    else {
-        fprintf(stderr, "test_ctrl_world: unknown test '%s'\n", test);
-        rc = 2;
-    }
-    if (rc == 0)
-        rc = check_summary();
-out:
-    ctrl_destroy(fx.ctrl);
-    level_free(&fx.level);
-    pfnn_free(&fx.net);
-    return rc;
+    return ctrl_fixture_main(argc, argv, "test_ctrl_world", &fx, make_level, ready, GROUPS,
+                             (int)(sizeof GROUPS / sizeof GROUPS[0]));
 }
