@@ -19,6 +19,17 @@
 /* Among ledges, a move may not take the root deeper in by more than this
  * (cm): rounding, not a step. */
 #define CTRL_LEDGE_DEEPER_CM 1e-3f
+/* Among ledges, a move may not take the root's ground further than this
+ * (cm) from the height of the terrain sample nearest where it was (its side
+ * of the ledge), unless it was further already: half a step, so walkable
+ * slopes (less than a step per cell) pass between samples and a ledge's
+ * cliff (more than a step within a cell) is not climbed or stepped down. */
+#define CTRL_LEDGE_SIDE_CM (0.5f * CTRL_STEP_MAX_CM)
+/* ... except down a drop of at most this (cm) from that height to the
+ * lowest sample of the cell the move ends in: after landing on a low
+ * obstacle's crest (gaps' 35 and 45 cm boxes) a leg steps down off it, as it
+ * would not off a trench's bank (90 cm and more). */
+#define CTRL_LEDGE_STEP_DOWN_CM 50.0f
 /* Over a gap the root moves on at least this fast towards the nearest
  * ground found within the second distance (probed every third) in a fan of
  * directions about the way it took off, else back; and fast enough to be
@@ -272,17 +283,59 @@ static float ledge_depth(const ctrl_t *c, float radius, float x, float z)
     return worst;
 }
 
-/* Among ledges, (x, z) is deeper in than a point at FROM_FIELD (its
- * ledge_field) whose disc reached FROM_TOUCH into them: further from
- * ground off the ledges, or, both on it, reaching further in. */
-static bool deeper_among_ledges(const ctrl_t *c, float radius, float from_field, float from_touch, float x, float z)
+/* A point among ledges that a move starts from: its ledge_field, how far
+ * its disc reaches in (ledge_depth), its ground and the height of the
+ * terrain sample nearest it. */
+typedef struct ledge_from_t {
+    float field, touch, ground, side;
+} ledge_from_t;
+
+/* The lowest of the four samples around (x, z) (the cell it lies in). */
+static float cell_lowest(const terrain_t *t, float x, float z)
+{
+    int i = (int)floorf((x - t->origin_x) / t->cell_cm), j = (int)floorf((z - t->origin_z) / t->cell_cm);
+    float lo = INFINITY;
+    for (int dj = 0; dj < 2; dj++)
+        for (int di = 0; di < 2; di++) {
+            int ii = i + di < 0 ? 0 : (i + di > t->width - 1 ? t->width - 1 : i + di);
+            int jj = j + dj < 0 ? 0 : (j + dj > t->depth - 1 ? t->depth - 1 : j + dj);
+            lo = fminf(lo, t->heights[(size_t)jj * (size_t)t->width + (size_t)ii]);
+        }
+    return lo;
+}
+
+static ledge_from_t ledge_from_at(const ctrl_t *c, float radius, float x, float z)
+{
+    const terrain_t *t = &c->level->terrain;
+    int i = (int)lrintf((x - t->origin_x) / t->cell_cm), j = (int)lrintf((z - t->origin_z) / t->cell_cm);
+    i = i < 0 ? 0 : (i > t->width - 1 ? t->width - 1 : i);
+    j = j < 0 ? 0 : (j > t->depth - 1 ? t->depth - 1 : j);
+    ledge_from_t f = {ledge_field(c, x, z), ledge_depth(c, radius, x, z), ctrl_ground(c, x, z),
+                      t->heights[(size_t)j * (size_t)t->width + (size_t)i]};
+    return f;
+}
+
+/* Among ledges, (x, z) is deeper in than the point F: further from ground
+ * off the ledges, or up or down the cliff F stands beside (its ground
+ * further from F's side than CTRL_LEDGE_SIDE_CM and than F's own; down a
+ * drop of at most CTRL_LEDGE_STEP_DOWN_CM is allowed), or, both
+ * on ground off the ledges, reaching further in. The second catches what
+ * the first cannot: the field is level across a ledge's edge (the samples
+ * either side of it are as far from ground off the ledges), so a point on
+ * that crest would otherwise walk over the edge. */
+static bool deeper_among_ledges(const ctrl_t *c, float radius, const ledge_from_t *f, float x, float z)
 {
     float field = ledge_field(c, x, z);
-    if (field > from_field + CTRL_LEDGE_DEEPER_CM)
+    if (field > f->field + CTRL_LEDGE_DEEPER_CM)
         return true;
-    if (field > CTRL_LEDGE_DEEPER_CM || from_field > CTRL_LEDGE_DEEPER_CM)
+    float off = ctrl_ground(c, x, z) - f->side;
+    if (fabsf(off) > fmaxf(CTRL_LEDGE_SIDE_CM, fabsf(f->ground - f->side)) + CTRL_LEDGE_DEEPER_CM) {
+        if (off > 0.0f || f->side - cell_lowest(&c->level->terrain, x, z) > CTRL_LEDGE_STEP_DOWN_CM)
+            return true;
+    }
+    if (field > CTRL_LEDGE_DEEPER_CM || f->field > CTRL_LEDGE_DEEPER_CM)
         return false;
-    return ledge_depth(c, radius, x, z) > from_touch + CTRL_LEDGE_DEEPER_CM;
+    return ledge_depth(c, radius, x, z) > f->touch + CTRL_LEDGE_DEEPER_CM;
 }
 
 /* Pushes (x, z) with RADIUS out of every ledge sample's cell (a square of
@@ -407,13 +460,12 @@ void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool
          * keeps what it can of itself along x or z, as a move into a wall
          * slides along it: refused whole, a walk that drifts a little
          * towards the ledge while leaving it stalls. */
-        float from_touch = ledge_depth(c, radius, from[0], from[1]);
-        if (from_touch > 0.0f) {
-            float from_field = ledge_field(c, from[0], from[1]);
-            if (deeper_among_ledges(c, radius, from_field, from_touch, x, z)) {
+        ledge_from_t f = ledge_from_at(c, radius, from[0], from[1]);
+        if (f.touch > 0.0f) {
+            if (deeper_among_ledges(c, radius, &f, x, z)) {
                 float ax = fabsf(x - from[0]), az = fabsf(z - from[1]);
-                bool x_ok = !deeper_among_ledges(c, radius, from_field, from_touch, x, from[1]);
-                bool z_ok = !deeper_among_ledges(c, radius, from_field, from_touch, from[0], z);
+                bool x_ok = !deeper_among_ledges(c, radius, &f, x, from[1]);
+                bool z_ok = !deeper_among_ledges(c, radius, &f, from[0], z);
                 if (x_ok && (!z_ok || ax >= az)) {
                     z = from[1];
                 } else if (z_ok) {

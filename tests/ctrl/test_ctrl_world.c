@@ -292,9 +292,7 @@ static void collide_ledges(void)
     CHECK_NEAR(step.hi, 18.0f, TOL);
     /* On the box's foot already (its ledge starts 50 cm before the edge): a
      * move away is made as asked; towards the box, it gets no nearer (nor
-     * higher). Not asserted: from the last 20 cm before the edge a walk
-     * towards the box does climb it today (see docs/ARCHITECTURE.md, "What
-     * is left"). */
+     * higher). */
     float from[2] = {172.0f, 300.0f};
     CHECK(ctrl_on_ledge(fx.ctrl, from[0], from[1]));
     float away[2] = {170.0f, 300.5f};
@@ -304,6 +302,55 @@ static void collide_ledges(void)
     walk_t in = walk(from[0], from[1], 2.0f, 0.0f, 50, false);
     CHECKF(in.max_x <= from[0] + TOL && in.hi <= ctrl_ground(fx.ctrl, from[0], from[1]) + TOL,
            "from the box's foot towards it: reached x %.2f, ground %.2f", (double)in.max_x, (double)in.hi);
+}
+
+/* Within the last cell before a ledge's edge the ledge field is level
+ * across it (the samples either side are as far from ground off the
+ * ledges), so only the side rule holds a point there: from anywhere in that
+ * cell, 50 moves of 2 cm over the edge neither get across its middle nor
+ * take the ground further from the side it started on than half a step or
+ * than it was, but down a drop no deeper than a leg steps down. Along
+ * the edge, the same point walks as asked. */
+static void collide_ledge_edges(void)
+{
+    const float side = 0.5f * CTRL_STEP_MAX_CM, box = 60.0f, trench = -60.0f;
+    for (float d = 0.0f; d < 10.0f; d += 0.5f) {
+        /* How far the ground at the start is from its side's height: 3 cm a cm. */
+        const float start = fmaxf(side, 3.0f * d);
+        /* The box's edge lies between the samples at x 180 (ground 0) and 200 (60). */
+        walk_t up = walk(180.0f + d, 300.0f, 2.0f, 0.0f, 50, false);
+        CHECKF(up.max_x < 190.0f && up.hi <= start + TOL, "from x %.1f up the box: reached x %.2f, ground up to %.2f",
+               (double)(180.0f + d), (double)up.max_x, (double)up.hi);
+        walk_t off = walk(200.0f - d, 300.0f, -2.0f, 0.0f, 50, false);
+        CHECKF(off.end[0] > 190.0f && off.lo >= box - start - TOL,
+               "from x %.1f down off the box: ended at x %.2f, ground down to %.2f", (double)(200.0f - d),
+               (double)off.end[0], (double)off.lo);
+        /* The trench's rim: between z -620 (ground 0) and -600 (-60). */
+        walk_t in = walk(-500.0f, -620.0f + d, 0.0f, 2.0f, 50, false);
+        CHECKF(in.max_z < -610.0f && in.lo >= -start - TOL,
+               "from z %.1f into the trench: reached z %.2f, ground down to %.2f", (double)(-620.0f + d),
+               (double)in.max_z, (double)in.lo);
+        walk_t out = walk(-500.0f, -600.0f - d, 0.0f, -2.0f, 50, false);
+        CHECKF(out.end[1] > -610.0f && out.hi <= trench + start + TOL,
+               "from z %.1f up out of the trench: ended at z %.2f, ground up to %.2f", (double)(-600.0f - d),
+               (double)out.end[1], (double)out.hi);
+    }
+    /* The 34 cm block (a ledge too, its edge between the samples at x -900
+     * and -880): from its crest a leg steps down off it, but does not step
+     * up onto it. */
+    for (float d = 0.0f; d < 10.0f; d += 0.5f) {
+        walk_t down = walk(-900.0f + d, 150.0f, 2.0f, 0.0f, 30, false);
+        CHECKF(fabsf(down.end[0] - (-840.0f + d)) < 0.01f && down.lo <= TOL,
+               "from x %.1f down off the 34 cm block: ended at x %.2f, ground down to %.2f", (double)(-900.0f + d),
+               (double)down.end[0], (double)down.lo);
+        walk_t onto = walk(-880.0f - d, 150.0f, -2.0f, 0.0f, 30, false);
+        CHECKF(onto.end[0] > -890.0f && onto.hi <= fmaxf(side, 1.7f * d) + TOL,
+               "from x %.1f up onto the 34 cm block: ended at x %.2f, ground up to %.2f", (double)(-880.0f - d),
+               (double)onto.end[0], (double)onto.hi);
+    }
+    walk_t along = walk(185.0f, 300.0f, 0.0f, 2.0f, 20, false);
+    CHECK_NEAR(along.end[0], 185.0f, TOL);
+    CHECK_NEAR(along.end[1], 340.0f, 0.01f);
 }
 
 static void collide_edges_and_others(void)
@@ -334,6 +381,7 @@ static void test_collide(void)
     collide_open_ground();
     collide_walls();
     collide_ledges();
+    collide_ledge_edges();
     collide_edges_and_others();
 }
 
