@@ -25,7 +25,13 @@
  * instanced draw covers many characters. ATTR_INSTANCE (divisor 1) names
  * the instance, whose palette in SSBO_PALETTE maps the bind pose straight
  * to the world: no u_model. Everything else (materials, lighting, shadow,
- * fog) is this shader's, so a crowd character looks like the player. */
+ * fog) is this shader's, so a crowd character looks like the player.
+ * STRIDER_CROWD_CPU (with STRIDER_CROWD, without STRIDER_GPU_SKIN;
+ * gfx_crowd_cpu.c): the crowd skinned on the CPU. ATTR_INSTANCE is the
+ * float offset of the instance's vertices in SSBO_CROWD_VERTICES (already
+ * in the world); the attributes give the rest (uv, AO, material) of the
+ * level's own vertices, which start at u_lod_first and number
+ * u_lod_vertices. */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -38,6 +44,9 @@ layout(location = ATTR_COLOR) in uint a_material;
 #ifdef STRIDER_CROWD
 layout(location = ATTR_INSTANCE) in uint a_instance;
 #define SKIN_PALETTE_BASE (a_instance * uint(u_joint_count) * 3u)
+#endif
+#ifdef STRIDER_CROWD_CPU
+#include "crowd_cpu.glsl"
 #endif
 #ifdef STRIDER_GPU_SKIN
 #include "skin.glsl"
@@ -101,6 +110,11 @@ void main()
     vec3 position = mo.position, normal = mo.normal;
     vec4 tangent = mo.tangent;
     float ao = mo.ao;
+#elif defined(STRIDER_CROWD_CPU)
+    vec3 position, normal;
+    vec4 tangent;
+    crowd_cpu_vertex(a_instance, position, normal, tangent);
+    float ao = a_ao;
 #else
     vec3 position = a_position, normal = a_normal;
     vec4 tangent = a_tangent;

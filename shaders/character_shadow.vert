@@ -4,7 +4,9 @@
  * morph_vertex, so the shadow matches; see character.vert). STRIDER_HYBRID
  * blends the positions of two CPU-skinned keys as character.vert does.
  * STRIDER_CROWD (with STRIDER_GPU_SKIN): the crowd's instanced draw, as in
- * character.vert (the instance's palette maps bind pose to world). */
+ * character.vert (the instance's palette maps bind pose to world).
+ * STRIDER_CROWD_CPU (with STRIDER_CROWD): the crowd skinned on the CPU, its
+ * world positions read from SSBO_CROWD_VERTICES (see character.vert). */
 #include "frame.glsl"
 
 layout(location = ATTR_POSITION) in vec3 a_position;
@@ -14,6 +16,9 @@ layout(location = ATTR_POSITION) in vec3 a_position;
 #ifdef STRIDER_CROWD
 layout(location = ATTR_INSTANCE) in uint a_instance;
 #define SKIN_PALETTE_BASE (a_instance * uint(u_joint_count) * 3u)
+#endif
+#ifdef STRIDER_CROWD_CPU
+#include "crowd_cpu.glsl"
 #endif
 #ifdef STRIDER_GPU_SKIN
 #include "skin.glsl"
@@ -33,6 +38,8 @@ void main()
 {
 #ifdef STRIDER_GPU_MORPH
     vec3 p = morph_position(gl_VertexID, a_position);
+#elif defined(STRIDER_CROWD_CPU)
+    vec3 p = crowd_cpu_position(a_instance);
 #else
     vec3 p = a_position;
 #endif

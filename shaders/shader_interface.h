@@ -49,6 +49,11 @@
 #define SSBO_DEFORM_SOURCE 5
 #define SSBO_DEFORM_SKIN 6
 #define SSBO_DEFORM_OUT 7
+/* The crowd's CPU-skinned vertices (gfx_crowd_cpu.c, character.vert with
+ * STRIDER_CROWD_CPU): per member, positions (3 floats a vertex) then, for a
+ * member in view, normals (3) and tangents (4), at the float offset its
+ * instance attribute names. */
+#define SSBO_CROWD_VERTICES 8
 /* morph.glsl sums a vertex's deltas in this many interleaved partial sums
  * per part (position + AO, normal, tangent), so a compute pass can give
  * each its own thread. */

@@ -187,33 +187,11 @@ static void render(app_t *app, int width, int height, bool last_frame)
     sim_marker_t m;
     camera_t cam;
     sim_lerp_marker(&app->sim.prev_marker, &app->sim.marker, alpha, &m);
-    if (app->viewer_mode) {
+    if (app->viewer_mode)
         viewer_camera(&app->viewer, alpha, &cam);
-        debug_lines_clear(&app->lines);
-        double d0 = platform_now_s();
-        if (!viewer_deform(&app->viewer)) {
-            app->failed = true;
-            app->quit = true;
-        }
-        prof_add(&app->prof, PROF_DEFORMATION, (float)((platform_now_s() - d0) * 1000.0));
-    } else {
+    else
         camera_lerp(&app->sim.prev_camera, &app->sim.camera, alpha, &cam);
-        sim_debug_lines(&app->sim, &m, app->ctrl_draw, &app->lines);
-        if (app->ctrl) {
-            double d0 = platform_now_s();
-            if (!app_character_deform(app, alpha)) {
-                app->failed = true;
-                app->quit = true;
-            }
-            app_crowd_draw(app, alpha);
-            double ms = (platform_now_s() - d0) * 1000.0;
-            prof_add(&app->prof, PROF_DEFORMATION, (float)ms);
-            int k = opt->crowd_bench ? crowd_bench_sample(app) : -1;
-            if (k >= 0)
-                opt->crowd_bench->deform_ms[k] = ms;
-        }
-    }
-
+    /* The frame first: the crowd's CPU mode culls with its views. */
     gfx_frame_desc_t f;
     memset(&f, 0, sizeof f);
     f.width = width;
@@ -227,6 +205,33 @@ static void render(app_t *app, int width, int height, bool last_frame)
     memcpy(f.marker.pos, m.pos, sizeof m.pos);
     f.marker.heading_rad = m.heading_rad;
     f.lines = &app->lines;
+    if (app->viewer_mode) {
+        debug_lines_clear(&app->lines);
+        double d0 = platform_now_s();
+        if (!viewer_deform(&app->viewer)) {
+            app->failed = true;
+            app->quit = true;
+        }
+        prof_add(&app->prof, PROF_DEFORMATION, (float)((platform_now_s() - d0) * 1000.0));
+    } else {
+        sim_debug_lines(&app->sim, &m, app->ctrl_draw, &app->lines);
+        if (app->ctrl) {
+            double d0 = platform_now_s();
+            if (!app_character_deform(app, alpha)) {
+                app->failed = true;
+                app->quit = true;
+            }
+            app_crowd_draw(app, alpha, &f);
+            double ms = (platform_now_s() - d0) * 1000.0;
+            prof_add(&app->prof, PROF_DEFORMATION, (float)ms);
+            int k = opt->crowd_bench ? crowd_bench_sample(app) : -1;
+            if (k >= 0) {
+                opt->crowd_bench->deform_ms[k] = ms;
+                opt->crowd_bench->cpu[k] = app->crowd_gfx &&
+                                           gfx_crowd_get_stats(app->crowd_gfx)->deform == GFX_CROWD_DEFORM_CPU;
+            }
+        }
+    }
 
     gfx_switch_bench_t *rb = opt->render_bench;
     int variant = rb ? (int)(app->frame_index % rb->count) : 0;

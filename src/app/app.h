@@ -21,9 +21,15 @@ int app_run(const app_options_t *opt);
  * step per frame; from frame warmup_frames on, frame k's times go in sample
  * k - warmup_frames: the crowd step's three parts (the network as one
  * batch on even frames, one inference per member on odd ones), the
- * deformation (the crowd's palettes and the player's figure) and the
- * render (glFinish-bracketed). At the end of the run the crowd's figures. */
+ * deformation (the crowd's palettes, in CPU mode its skinning, and the
+ * player's figure) and the render (glFinish-bracketed). At the end of the
+ * run the crowd's figures. */
 enum { APP_CROWD_BENCH_MAX_SAMPLES = 4096 };
+typedef enum app_crowd_deform_t {
+    APP_CROWD_DEFORM_GPU = 0,
+    APP_CROWD_DEFORM_CPU,
+    APP_CROWD_DEFORM_BOTH
+} app_crowd_deform_t;
 typedef struct app_crowd_bench_t {
     int warmup_frames;
     int samples;
@@ -31,6 +37,10 @@ typedef struct app_crowd_bench_t {
     double finish_ms[APP_CROWD_BENCH_MAX_SAMPLES], deform_ms[APP_CROWD_BENCH_MAX_SAMPLES];
     double render_ms[APP_CROWD_BENCH_MAX_SAMPLES];
     bool single[APP_CROWD_BENCH_MAX_SAMPLES]; /* that step's network ran one inference per member */
+    bool cpu[APP_CROWD_BENCH_MAX_SAMPLES];    /* that frame's crowd was skinned on the CPU */
+    /* Set by the bench: the crowd's deformation, GPU, CPU, or both, by
+     * turns of two frames (one batch and one single network step each). */
+    app_crowd_deform_t deform;
     /* At the end: */
     int members;
     int threads;

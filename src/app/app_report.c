@@ -109,6 +109,13 @@ static void write_report_crowd(const app_t *app, FILE *f)
         _Static_assert(GFX_CROWD_LODS == 3, "three levels written");
         fprintf(f, ", \"drawn_by_lod\": {\"main\": [%d, %d, %d], \"shadow\": [%d, %d, %d]}", m[0], m[1], m[2], s[0],
                 s[1], s[2]);
+        /* The last update's deformation; CPU: members skinned in view and
+         * for the shadow only, and frames that did not fit (GPU instead). */
+        fprintf(f,
+                ", \"deform\": \"%s\", \"cpu_lit\": %d, \"cpu_shadow_only\": %d, \"cpu_vertices\": %llu, "
+                "\"cpu_overflow_frames\": %llu",
+                gs->deform == GFX_CROWD_DEFORM_CPU ? "cpu" : "gpu", gs->cpu_lit, gs->cpu_shadow_only,
+                (unsigned long long)gs->cpu_vertices, (unsigned long long)gs->cpu_overflow_frames);
     }
     fputc('}', f);
 }

@@ -226,6 +226,7 @@ int app_character_load(app_t *app, const app_options_t *opt)
         return EXIT_RUNTIME;
     app->ctrl = crowd_ctrl(app->crowd, 0);
     app->crowd_wanted = opt->crowd > 0 ? opt->crowd : 1;
+    app->crowd_cpu = opt->crowd_cpu;
     resolve_face(app);
     app->sim.ctrl = app->ctrl;
     app->ctrl_draw = CTRL_DRAW_TRAJECTORY | CTRL_DRAW_CONTACTS;
@@ -431,7 +432,8 @@ static bool crowd_gfx_create(app_t *app)
     gfx_crowd_desc_t d = {.chr = &app->crowd_chr,
                           .max_instances = crowd_max_count(app->crowd) - 1,
                           .label = "crowd",
-                          .lod_px = {96.0f, 32.0f}};
+                          .lod_px = {96.0f, 32.0f},
+                          .deform = app->crowd_cpu ? GFX_CROWD_DEFORM_CPU : GFX_CROWD_DEFORM_GPU};
     app->crowd_gfx = gfx_crowd_create(&d);
     return app->crowd_gfx != NULL;
 }
@@ -457,7 +459,16 @@ bool app_crowd_gpu_init(app_t *app)
     return crowd_gfx_create(app);
 }
 
-void app_crowd_draw(app_t *app, float alpha)
+bool app_crowd_set_cpu(app_t *app, bool cpu)
+{
+    bool ok = !app->crowd_gfx ||
+              gfx_crowd_set_deform(app->crowd_gfx, cpu ? GFX_CROWD_DEFORM_CPU : GFX_CROWD_DEFORM_GPU);
+    if (ok)
+        app->crowd_cpu = cpu;
+    return ok;
+}
+
+void app_crowd_draw(app_t *app, float alpha, const gfx_frame_desc_t *f)
 {
     if (!app->crowd)
         return;
@@ -469,6 +480,11 @@ void app_crowd_draw(app_t *app, float alpha)
     }
     if (!app->crowd_gfx)
         return;
+    /* bench crowd's "both": two frames of each (one batch and one single
+     * network step each), so both modes run under one condition. */
+    const app_crowd_bench_t *b = app->opt->crowd_bench;
+    if (b && b->deform == APP_CROWD_DEFORM_BOTH)
+        app_crowd_set_cpu(app, ((app->frame_index >> 1) & 1) != 0);
     gfx_crowd_stream_t st;
     if (!gfx_crowd_begin_update(app->crowd_gfx, others, &st))
         return;
@@ -476,6 +492,11 @@ void app_crowd_draw(app_t *app, float alpha)
         crowd_draw_job_t job = {
             .bind = &app->crowd_bind, .alpha = alpha, .first = 1, .palette = st.palette, .bounds = st.bounds};
         crowd_draw_run(app->crowd, &job);
+        /* CPU mode: the members in view or casting into it, skinned. */
+        const skin_job_t *jobs;
+        int n;
+        if (gfx_crowd_cpu_jobs(app->crowd_gfx, f, &jobs, &n) && !crowd_skin_run(app->crowd, jobs, n))
+            app->failed = true; /* logged by the job */
     }
     gfx_crowd_end_update(app->crowd_gfx);
 }

@@ -23,6 +23,7 @@
 #include "game/script.h"
 #include "game/sim.h"
 #include "pfnn/network.h"
+#include "render/gfx.h"
 #include "world/level.h"
 
 #include <SDL2/SDL.h>
@@ -79,6 +80,7 @@ typedef struct app_t {
     pose_bind_t crowd_bind;
     struct gfx_crowd_t *crowd_gfx; /* made when the crowd first has others */
     bool crowd_gfx_failed;         /* that failed (logged): the others are not drawn */
+    bool crowd_cpu;                /* the others skinned on the CPU (--crowd-deform, the menu) */
     pose_t draw_pose;              /* the pose drawn this frame (between the last two steps) */
     pose_dump_t dump;              /* --dump-pose */
     float net_ms;                  /* controller step wall time, ms, smoothed over steps */
@@ -157,7 +159,12 @@ bool app_crowd_gpu_init(app_t *app);
 /* The menu's slider and a script's 'crowd N': N characters (clamped to
  * 1..the crowd's room, logged when over it), the ones that stay kept. */
 void app_crowd_resize(app_t *app, int count);
-void app_crowd_draw(app_t *app, float alpha);
+/* The others' palettes and spheres for the frame F about to be drawn and,
+ * in CPU mode, their skinning on the crowd's threads. */
+void app_crowd_draw(app_t *app, float alpha, const gfx_frame_desc_t *f);
+/* The crowd's deformation from the next frame on (the menu, --crowd-deform);
+ * false (logged) when CPU is asked for where there is none. */
+bool app_crowd_set_cpu(app_t *app, bool cpu);
 /* bench crowd: the crowd's figures at the end of the run. */
 void app_crowd_bench_finish(const app_t *app, app_crowd_bench_t *b);
 

@@ -13,8 +13,9 @@
 /* A day at 60 Hz: anything longer is surely a typo. */
 #define CLI_MAX_FRAMES 5184000L
 
-/* Values of --skin, --skin-method, --view, --tween and --phase-mode. */
+/* Values of --skin, --crowd-deform, --skin-method, --view, --tween and --phase-mode. */
 static const char *const SKINS[] = {"cpu", "gpu"};
+static const char *const CROWD_DEFORMS[] = {"gpu", "cpu"};
 static const char *const SKIN_METHODS[] = {"points", "matrix", "dqs"};
 static const char *const VIEWS[] = {"character"};
 static const char *const TWEENS[] = {"linear", "hermite"};
@@ -40,7 +41,7 @@ static bool parse_expression_value(const char *v, void *dest)
 /* What cli_parse() learns beyond app_options_t. */
 typedef struct cli_seen_t {
     bool pose_frame, skin;
-    int skin_choice;
+    int skin_choice, crowd_deform;
 } cli_seen_t;
 
 /* Where the table's options go: the spec's base while cli_parse() reads argv. */
@@ -178,6 +179,13 @@ static const args_opt_t CLI_OPTS[] = {
      .hi = POOL_MAX_THREADS,
      .arg = "N",
      .help = "threads that step the crowd (default: every CPU); any N gives the same motion"},
+    {.name = "--crowd-deform",
+     .kind = ARGS_CHOICE,
+     .dest_at = AT(seen.crowd_deform),
+     CHOICES(CROWD_DEFORMS),
+     .label = "--crowd-deform gpu|cpu",
+     .help = "where the others are skinned: in the vertex shaders of both passes (gpu,\n"
+             "default) or once per frame on the crowd's threads (cpu); the menu switches it"},
     {.kind = ARGS_TEXT, .help = "\ncharacter viewer (--view character):\n"},
     {.name = "--pose",
      .kind = ARGS_PATH,
@@ -431,6 +439,7 @@ cli_result_t cli_parse(int argc, char **argv, app_options_t *opt)
     case ARGS_OK: break;
     }
     opt->skin_gpu = seen.skin && seen.skin_choice == 1;
+    opt->crowd_cpu = seen.crowd_deform == 1;
     bool pose_frame_given = seen.pose_frame, skin_given = seen.skin;
     if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play ||
                        opt->active_shapes > 0))
@@ -446,7 +455,7 @@ cli_result_t cli_parse(int argc, char **argv, app_options_t *opt)
     if (opt->view && (opt->network || opt->marker || opt->no_ik || opt->dump_pose || opt->phase_mode))
         return usage_error(&spec, "--network, --marker, --no-ik, --dump-pose and --phase-mode are game options (not "
                                   "with --view)");
-    if ((opt->crowd > 0 || opt->crowd_seed_given || opt->crowd_threads) && (opt->view || opt->marker))
+    if ((opt->crowd > 0 || opt->crowd_seed_given || opt->crowd_threads || opt->crowd_cpu) && (opt->view || opt->marker))
         return usage_error(&spec, "--crowd and --crowd-seed need the PFNN character (not with --view or --marker)");
     if (opt->crowd_seed_given && opt->crowd == 0)
         return usage_error(&spec, "--crowd-seed needs --crowd N");

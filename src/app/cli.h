@@ -69,6 +69,7 @@ typedef struct app_options_t {
     uint32_t crowd_seed;    /* --crowd-seed, when crowd_seed_given; else --seed */
     bool crowd_seed_given;
     int crowd_threads; /* --crowd-threads N; 0 = every CPU */
+    bool crowd_cpu;    /* --crowd-deform cpu: the others skinned on the CPU (the menu switches it) */
     /* Viewer only (--view character): */
     const char *pose; /* BVH clip, NULL = rest pose */
     long pose_frame;  /* 0-based frame of the clip */

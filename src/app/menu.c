@@ -402,6 +402,16 @@ static void draw_crowd(app_t *app)
                 gs->drawn[GFX_CROWD_PASS_SHADOW], gs->culled[GFX_CROWD_PASS_MAIN], gs->lod[GFX_CROWD_PASS_MAIN][0],
                 gs->lod[GFX_CROWD_PASS_MAIN][1], gs->lod[GFX_CROWD_PASS_MAIN][2]);
         ui_text("crowd GPU %.3f ms", gs->gpu_ms);
+        /* Next to the player's skinning switch: the others' deformation. */
+        bool cpu = app->crowd_cpu;
+        if (gfx_crowd_cpu_supported(app->crowd_gfx) && ui_checkbox("skin the others on the CPU", &cpu))
+            app_crowd_set_cpu(app, cpu);
+        if (gs->deform == GFX_CROWD_DEFORM_CPU)
+            ui_text("CPU: %d in view, %d shadows only, %llu vertices, %.1f of %.1f MB", gs->cpu_lit,
+                    gs->cpu_shadow_only, (unsigned long long)gs->cpu_vertices, (double)gs->cpu_bytes_used / 1048576.0,
+                    (double)gs->cpu_slot_bytes / 1048576.0);
+        if (gs->cpu_overflow_frames > 0)
+            ui_text("frames that did not fit (GPU-skinned): %llu", (unsigned long long)gs->cpu_overflow_frames);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "world/terrain.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,9 @@ struct crowd_t {
     int ws_count;
     /* crowd_draw_run(): its job, and a pose per thread. */
     const crowd_draw_job_t *draw;
+    /* crowd_skin_run(): its jobs, and whether one was refused (any thread). */
+    const skin_job_t *skin_jobs;
+    _Atomic bool skin_failed;
     pose_t *draw_pose;
     crowd_stats_t stats;
 };
@@ -736,6 +740,30 @@ bool crowd_draw_run(crowd_t *c, const crowd_draw_job_t *job)
     pool_for(c->pool, c->count - job->first, CROWD_BLOCK, draw_block_shifted, c);
     c->draw = NULL;
     return true;
+}
+
+static void skin_block(void *user, int begin, int end, int thread)
+{
+    (void)thread;
+    crowd_t *c = user;
+    for (int i = begin; i < end; i++)
+        if (!skin_run(&c->skin_jobs[i]))
+            atomic_store(&c->skin_failed, true);
+}
+
+bool crowd_skin_run(crowd_t *c, const skin_job_t *jobs, int count)
+{
+    if (count <= 0)
+        return true;
+    if (!jobs) {
+        log_error("crowd: %d skinning jobs and no array", count);
+        return false;
+    }
+    c->skin_jobs = jobs;
+    atomic_store(&c->skin_failed, false);
+    pool_for(c->pool, count, CROWD_SKIN_BLOCK, skin_block, c);
+    c->skin_jobs = NULL;
+    return !atomic_load(&c->skin_failed);
 }
 
 /* ---- accessors ------------------------------------------------------------- */

@@ -30,6 +30,7 @@
 #ifndef STRIDER_GAME_CROWD_H
 #define STRIDER_GAME_CROWD_H
 
+#include "anim/skin.h"
 #include "ctrl/ctrl.h"
 #include "world/level.h"
 
@@ -149,6 +150,15 @@ typedef struct crowd_draw_job_t {
 } crowd_draw_job_t;
 /* On the crowd's threads; false (one logged line) on a bad job. */
 bool crowd_draw_run(crowd_t *c, const crowd_draw_job_t *job);
+
+/* The members' CPU skinning (a renderer's CPU deformation mode hands the
+ * jobs out: one whole anim/skin job per member drawn, writing disjoint
+ * spans): COUNT jobs on the crowd's threads, in fixed blocks of
+ * CROWD_SKIN_BLOCK jobs, each with skin_run(). A job's output does not
+ * depend on the thread that runs it, so neither does the result on the
+ * thread count. False when a job is refused (skin_run() logs why). */
+enum { CROWD_SKIN_BLOCK = 1 };
+bool crowd_skin_run(crowd_t *c, const skin_job_t *jobs, int count);
 
 /* Switches the network evaluation between one batch and one inference per
  * member (bench crowd compares them on the same crowd). */

@@ -149,6 +149,12 @@ typedef struct gfx_pass_info_t {
 
 typedef void (*gfx_draw_fn_t)(const gfx_pass_info_t *info, void *user);
 
+/* The main camera's and the sun's view-projections (column-major) that
+ * gfx_render_frame(F) will hand its hooks (gfx_pass_info_t), for work done
+ * before the frame that must agree with its passes (the crowd's CPU mode
+ * culls with them). After gfx_init. */
+void gfx_frame_matrices(const gfx_frame_desc_t *f, float view_proj[16], float light_view_proj[16]);
+
 bool gfx_init(const gfx_desc_t *desc);
 void gfx_shutdown(void);
 const gfx_info_t *gfx_get_info(void);

@@ -1,95 +1,23 @@
-/* gfx_crowd: many copies of one character, GPU-skinned and instanced (see
- * gfx_crowd.h). create() uploads the meshes and builds the rings and the
- * three programs (lit, lit without the shadow lookup, shadow caster: the
- * character's shaders with STRIDER_CROWD); begin/end_update hand out and
- * close a palette slot; the draw hook culls, chooses the levels of detail,
- * writes the visible lists and issues one instanced draw per level and
- * mesh run in each pass. */
-#include "render/gfx_crowd.h"
-#include "render/gfx_ring.h"
-#include "render/gfx_shader.h"
+/* gfx_crowd: many copies of one character, instanced (see gfx_crowd.h).
+ * create() uploads the meshes and builds the rings and the three programs
+ * (lit, lit without the shadow lookup, shadow caster: the character's
+ * shaders with STRIDER_CROWD), and the CPU mode's (gfx_crowd_cpu.c);
+ * begin/end_update hand out and close a palette slot; the draw hook culls,
+ * chooses the levels of detail, writes the visible lists (CPU mode: the
+ * update did) and issues one instanced draw per level and mesh run in each
+ * pass. */
+#include "render/gfx_crowd_internal.h"
 #include "render/gfx_timer.h"
 
 #include "asset/lod.h"
 #include "render/gfx_validate.h"
-#include "shaders/shader_interface.h"
 
 #include "core/log.h"
 
-#include <GL/glew.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Sub-arrays of a ring slot start at multiples of this (bytes): above
- * GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT and cache lines. */
-#define SLOT_ALIGN 256u
-/* A fence still pending after this long means the GPU is hung (ns). */
-#define FENCE_TIMEOUT_NS 1000000000ull
-/* Material arrays of character.vert (MATERIAL_SLOTS there). */
-#define MATERIAL_SLOTS CHR_MAX_MATERIALS
-/* Frames of timestamps in flight (read back GPU_TIME_FRAMES - 1 later). */
-enum { GPU_TIME_FRAMES = 4 };
-/* Vertex buffer bindings of the VAO (not attribute locations). */
-enum { BIND_VERTEX = 0, BIND_INSTANCE = 1 };
-/* Programs: lit, lit without the shadow lookup, shadow caster. */
-enum { PROG_LIT = 0, PROG_NOSHADOW, PROG_SHADOW, PROGS };
-/* Lists of a list-ring slot: one per pass and level of detail. */
-enum { LISTS = 2 * GFX_CROWD_LODS };
-
-/* One vertex as the crowd's shaders read it (the bind pose). */
-typedef struct crowd_vertex_t {
-    float pos[3];
-    float normal[3];
-    float tangent[4];
-    float uv[2];
-    float ao;
-    uint32_t material;
-    uint16_t joints[4];
-    float weights[4];
-} crowd_vertex_t;
-
-typedef struct crowd_program_t {
-    gfx_program_t prog;
-    GLint u_influences, u_joint_count;
-} crowd_program_t;
-
-struct gfx_crowd_t {
-    char label[64];
-    int max_instances, joint_count;
-    float lod_px[2];
-    uint32_t vertex_count, index_count, mesh_count;
-    /* Per level of detail, each mesh's indices (asset/lod.h): the levels
-     * one after another in the index buffer, the meshes of a level in
-     * order, so meshes alike in culling draw as one run. */
-    uint32_t index_first[GFX_CROWD_LODS][CHR_MAX_MESHES], index_counts[GFX_CROWD_LODS][CHR_MAX_MESHES];
-    uint32_t lod_triangles[GFX_CROWD_LODS]; /* of one instance at each level */
-    uint32_t cull_meshes;                   /* bit m: mesh m's back faces never show (chr_cullable_meshes) */
-    gfx_buffer_t vbo, ibo;
-    gfx_vertex_array_t vao;
-    crowd_program_t prog[PROGS];
-    /* Palettes: written by the CPU into the mapped ring, copied by
-     * end_update into the slot's device-local buffer, which the shaders
-     * read (mapped memory may be the CPU's, across the bus). */
-    gfx_ring_t palettes;
-    gfx_buffer_t palette_dev[GFX_CROWD_SLOTS];
-    size_t palette_bytes; /* one instance's palette */
-    int slot_count[GFX_CROWD_SLOTS];
-    float *bounds; /* GFX_CROWD_SLOTS x max_instances x 4, CPU memory */
-    /* The visible lists of a frame: LISTS x max_instances instance indices,
-     * read as the instance attribute; fenced after the main pass. */
-    gfx_ring_t lists;
-    int list_count[LISTS];
-    bool lists_ready; /* this frame's lists are written (by the shadow or main pass) */
-    bool bad_bounds_logged, visible;
-    int writing_count;
-    double begin_t0;
-    GLuint gpu_time_query[GPU_TIME_FRAMES][4]; /* shadow, main: begin, end */
-    bool gpu_time_issued[GPU_TIME_FRAMES][2];
-    int gpu_time_frame;
-    gfx_crowd_stats_t stats;
-};
 
 static void draw_hook(const gfx_pass_info_t *info, void *user);
 
@@ -101,9 +29,7 @@ static void draw_hook(const gfx_pass_info_t *info, void *user);
 static const float k_lod_fraction[GFX_CROWD_LODS] = {1.0f, 0.3f, 0.1f};
 static const float k_lod_error[GFX_CROWD_LODS] = {0.0f, 0.01f, 0.04f};
 
-static size_t align_up(size_t v) { return (v + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN; }
-
-static void label_object(GLenum kind, GLuint id, const char *base, const char *what)
+void gfx_crowd_label_object(GLenum kind, GLuint id, const char *base, const char *what)
 {
     char name[96];
     snprintf(name, sizeof name, "%s.%s", base, what);
@@ -238,17 +164,20 @@ static bool upload_meshes(gfx_crowd_t *gc, const chr_character_t *c)
         }
     glCreateBuffers(1, &gc->vbo.id);
     glNamedBufferStorage(gc->vbo.id, (GLsizeiptr)(vcount * sizeof *v), v, 0);
-    label_object(GL_BUFFER, gc->vbo.id, gc->label, "vertices");
+    gfx_crowd_label_object(GL_BUFFER, gc->vbo.id, gc->label, "vertices");
     glCreateBuffers(1, &gc->ibo.id);
     glNamedBufferStorage(gc->ibo.id, (GLsizeiptr)(icount * sizeof *idx), idx, 0);
-    label_object(GL_BUFFER, gc->ibo.id, gc->label, "indices");
+    gfx_crowd_label_object(GL_BUFFER, gc->ibo.id, gc->label, "indices");
+    /* The CPU mode's own vertices and indices come from these; a crowd
+     * without it (logged) is still drawn, GPU-skinned. */
+    if (!gfx_crowd_cpu_create(gc, c, v, idx, gc->cpu.slot_floats * sizeof(float)))
+        gfx_crowd_cpu_destroy(gc);
     free(v);
     free(idx);
     return true;
 }
 
-/* One float attribute of the interleaved vertex. */
-static void float_attrib(GLuint vao, GLuint attr, GLint size, size_t offset)
+void gfx_crowd_float_attrib(GLuint vao, GLuint attr, GLint size, size_t offset)
 {
     glEnableVertexArrayAttrib(vao, attr);
     glVertexArrayAttribFormat(vao, attr, size, GL_FLOAT, GL_FALSE, (GLuint)offset);
@@ -264,12 +193,12 @@ static void make_vao(gfx_crowd_t *gc)
     glCreateVertexArrays(1, &vao);
     glVertexArrayVertexBuffer(vao, BIND_VERTEX, gc->vbo.id, 0, sizeof(crowd_vertex_t));
     glVertexArrayElementBuffer(vao, gc->ibo.id);
-    float_attrib(vao, ATTR_POSITION, 3, offsetof(crowd_vertex_t, pos));
-    float_attrib(vao, ATTR_NORMAL, 3, offsetof(crowd_vertex_t, normal));
-    float_attrib(vao, ATTR_TANGENT, 4, offsetof(crowd_vertex_t, tangent));
-    float_attrib(vao, ATTR_UV, 2, offsetof(crowd_vertex_t, uv));
-    float_attrib(vao, ATTR_AO, 1, offsetof(crowd_vertex_t, ao));
-    float_attrib(vao, ATTR_WEIGHTS, 4, offsetof(crowd_vertex_t, weights));
+    gfx_crowd_float_attrib(vao, ATTR_POSITION, 3, offsetof(crowd_vertex_t, pos));
+    gfx_crowd_float_attrib(vao, ATTR_NORMAL, 3, offsetof(crowd_vertex_t, normal));
+    gfx_crowd_float_attrib(vao, ATTR_TANGENT, 4, offsetof(crowd_vertex_t, tangent));
+    gfx_crowd_float_attrib(vao, ATTR_UV, 2, offsetof(crowd_vertex_t, uv));
+    gfx_crowd_float_attrib(vao, ATTR_AO, 1, offsetof(crowd_vertex_t, ao));
+    gfx_crowd_float_attrib(vao, ATTR_WEIGHTS, 4, offsetof(crowd_vertex_t, weights));
     glEnableVertexArrayAttrib(vao, ATTR_COLOR);
     glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(crowd_vertex_t, material));
     glVertexArrayAttribBinding(vao, ATTR_COLOR, BIND_VERTEX);
@@ -281,13 +210,12 @@ static void make_vao(gfx_crowd_t *gc)
     glEnableVertexArrayAttrib(vao, ATTR_INSTANCE);
     glVertexArrayAttribIFormat(vao, ATTR_INSTANCE, 1, GL_UNSIGNED_INT, 0);
     glVertexArrayAttribBinding(vao, ATTR_INSTANCE, BIND_INSTANCE);
-    label_object(GL_VERTEX_ARRAY, vao, gc->label, "vao");
+    gfx_crowd_label_object(GL_VERTEX_ARRAY, vao, gc->label, "vao");
     gc->vao.id = vao;
 }
 
-/* The three programs (character.vert/.frag and the shadow pair with
- * STRIDER_CROWD, blend matrices) and the materials on the lit ones. */
-static bool build_programs(gfx_crowd_t *gc, const chr_character_t *c)
+bool gfx_crowd_load_programs(gfx_crowd_t *gc, const chr_character_t *c, const char *skin_defines, const char *what,
+                             crowd_program_t prog[PROGS])
 {
     static const struct {
         const char *vs, *fs, *defines, *what;
@@ -301,16 +229,18 @@ static bool build_programs(gfx_crowd_t *gc, const chr_character_t *c)
         params[i][1] = c->materials[i].subsurface;
     }
     for (int k = 0; k < PROGS; k++) {
-        char defines[160], name[96];
-        snprintf(defines, sizeof defines, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD 1\n#define STRIDER_CROWD\n%s",
-                 kinds[k].defines);
-        snprintf(name, sizeof name, "%s.%s", gc->label, kinds[k].what);
-        crowd_program_t *p = &gc->prog[k];
+        char defines[192], name[96];
+        snprintf(defines, sizeof defines, "%s#define STRIDER_CROWD\n%s", skin_defines, kinds[k].defines);
+        snprintf(name, sizeof name, "%s.%s%s", gc->label, what, kinds[k].what);
+        crowd_program_t *p = &prog[k];
         if (!gfx_shader_program_load(&p->prog, kinds[k].vs, kinds[k].fs, defines, name))
             return false;
         p->u_influences = glGetUniformLocation(p->prog.id, "u_influences");
         p->u_joint_count = glGetUniformLocation(p->prog.id, "u_joint_count");
-        glProgramUniform1i(p->prog.id, p->u_joint_count, gc->joint_count);
+        p->u_lod_first = glGetUniformLocation(p->prog.id, "u_lod_first");
+        p->u_lod_vertices = glGetUniformLocation(p->prog.id, "u_lod_vertices");
+        if (p->u_joint_count >= 0)
+            glProgramUniform1i(p->prog.id, p->u_joint_count, gc->joint_count);
         GLint lc = glGetUniformLocation(p->prog.id, "u_material_color");
         GLint lp = glGetUniformLocation(p->prog.id, "u_material_params");
         if (lc >= 0)
@@ -327,9 +257,9 @@ static bool create_rings(gfx_crowd_t *gc)
 {
     size_t n = (size_t)gc->max_instances;
     gc->palette_bytes = (size_t)gc->joint_count * GFX_CROWD_MAT_FLOATS * sizeof(float);
-    size_t slot = align_up(n * gc->palette_bytes);
+    size_t slot = gfx_crowd_align_up(n * gc->palette_bytes);
     if (!gfx_ring_create(&gc->palettes, GFX_CROWD_SLOTS, slot, gc->label, "palettes", "palette ring") ||
-        !gfx_ring_create(&gc->lists, GFX_CROWD_SLOTS, align_up(LISTS * n * sizeof(uint32_t)), gc->label,
+        !gfx_ring_create(&gc->lists, GFX_CROWD_SLOTS, gfx_crowd_align_up(LISTS * n * sizeof(uint32_t)), gc->label,
                          "visible_lists", "list ring"))
         return false;
     for (int s = 0; s < GFX_CROWD_SLOTS; s++) {
@@ -337,7 +267,7 @@ static bool create_rings(gfx_crowd_t *gc)
         glCreateBuffers(1, &gc->palette_dev[s].id);
         glNamedBufferStorage(gc->palette_dev[s].id, (GLsizeiptr)slot, NULL, 0);
         snprintf(what, sizeof what, "palette[%d]", s);
-        label_object(GL_BUFFER, gc->palette_dev[s].id, gc->label, what);
+        gfx_crowd_label_object(GL_BUFFER, gc->palette_dev[s].id, gc->label, what);
     }
     gc->bounds = calloc(GFX_CROWD_SLOTS * n * 4, sizeof *gc->bounds);
     if (!gc->bounds) {
@@ -366,11 +296,28 @@ gfx_crowd_t *gfx_crowd_create(const gfx_crowd_desc_t *desc)
     gc->visible = true;
     gfx_ring_init(&gc->palettes);
     gfx_ring_init(&gc->lists);
-    if (!upload_meshes(gc, desc->chr) || !build_programs(gc, desc->chr) || !create_rings(gc)) {
+    gfx_ring_init(&gc->cpu.verts);
+    size_t cpu_bytes = desc->cpu_slot_bytes;
+    if (cpu_bytes == 0) {
+        size_t v0 = 0;
+        for (uint32_t m = 0; m < desc->chr->mesh_count; m++)
+            v0 += desc->chr->meshes[m].vertex_count;
+        cpu_bytes = (size_t)gc->max_instances * v0 * CPU_LIT_FLOATS * sizeof(float);
+        if (cpu_bytes > GFX_CROWD_CPU_SLOT_BYTES)
+            cpu_bytes = GFX_CROWD_CPU_SLOT_BYTES;
+    }
+    gc->cpu.slot_floats = cpu_bytes / sizeof(float);
+    if (!upload_meshes(gc, desc->chr) ||
+        !gfx_crowd_load_programs(gc, desc->chr, "#define STRIDER_GPU_SKIN\n#define SKIN_METHOD 1\n", "", gc->prog) ||
+        !create_rings(gc)) {
         gfx_crowd_destroy(gc);
         return NULL;
     }
     make_vao(gc);
+    if (desc->deform == GFX_CROWD_DEFORM_CPU && !gfx_crowd_set_deform(gc, GFX_CROWD_DEFORM_CPU)) {
+        gfx_crowd_destroy(gc);
+        return NULL;
+    }
     glGenQueries(GPU_TIME_FRAMES * 4, &gc->gpu_time_query[0][0]);
     if (!gfx_add_draw_hook(draw_hook, gc)) {
         gfx_crowd_destroy(gc);
@@ -404,6 +351,7 @@ void gfx_crowd_destroy(gfx_crowd_t *gc)
             glDeleteBuffers(1, &gc->palette_dev[s].id);
     GLuint bufs[2] = {gc->vbo.id, gc->ibo.id};
     glDeleteBuffers(2, bufs);
+    gfx_crowd_cpu_destroy(gc);
     free(gc->bounds);
     free(gc);
 }
@@ -425,7 +373,11 @@ bool gfx_crowd_begin_update(gfx_crowd_t *gc, int count, gfx_crowd_stream_t *out)
     gc->stats.fence_waits += waited;
     gfx_ring_begin(&gc->palettes, s);
     gc->writing_count = count;
-    out->palette = (float *)gfx_ring_slot(&gc->palettes, s);
+    gc->writing_deform = gc->deform;
+    gc->cpu.laid_out = false;
+    /* CPU mode: the jobs read the palettes, so they go to CPU memory. */
+    bool cpu = gc->writing_deform == GFX_CROWD_DEFORM_CPU;
+    out->palette = cpu ? gc->cpu.palette : (float *)gfx_ring_slot(&gc->palettes, s);
     out->bounds = gc->bounds + (size_t)s * (size_t)gc->max_instances * 4;
     out->joint_count = gc->joint_count;
     out->count = count;
@@ -440,16 +392,45 @@ void gfx_crowd_end_update(gfx_crowd_t *gc)
         return;
     double t0 = gfx_wall_seconds();
     int s = gc->palettes.writing;
+    size_t bytes = (size_t)gc->writing_count * gc->palette_bytes;
+    bool cpu = gc->writing_deform == GFX_CROWD_DEFORM_CPU;
+    /* A CPU-mode update whose jobs were not handed out (they did not fit)
+     * is drawn GPU-skinned: its palettes into the ring. */
+    if (cpu && !gc->cpu.laid_out) {
+        cpu = false;
+        memcpy(gfx_ring_slot(&gc->palettes, s), gc->cpu.palette, bytes);
+    }
     gfx_ring_end(&gc->palettes);
     gc->slot_count[s] = gc->writing_count;
+    gc->slot_deform[s] = cpu ? GFX_CROWD_DEFORM_CPU : GFX_CROWD_DEFORM_GPU;
+    gc->stats.deform = gc->slot_deform[s];
+    if (cpu)
+        gfx_ring_end(&gc->cpu.verts);
+    else
+        gc->lists_ready = false; /* the draw hook culls */
     /* The palettes into device memory, before the draws read them. */
-    size_t bytes = (size_t)gc->writing_count * gc->palette_bytes;
-    if (bytes > 0)
+    if (bytes > 0 && !cpu)
         glCopyNamedBufferSubData(gc->palettes.buffer.id, gc->palette_dev[s].id,
                                  (GLintptr)((size_t)s * gc->palettes.slot_bytes), 0, (GLsizeiptr)bytes);
+    gc->cpu.laid_out = false;
     gc->stats.frames_updated++;
     gc->stats.end_ms = (gfx_wall_seconds() - t0) * 1e3;
 }
+
+bool gfx_crowd_set_deform(gfx_crowd_t *gc, gfx_crowd_deform_t deform)
+{
+    if (deform == GFX_CROWD_DEFORM_CPU && !gc->cpu.ok) {
+        log_error("render: %s: no CPU deformation here (see the warning at start); the crowd stays GPU-skinned",
+                  gc->label);
+        return false;
+    }
+    gc->deform = deform;
+    return true;
+}
+
+gfx_crowd_deform_t gfx_crowd_get_deform(const gfx_crowd_t *gc) { return gc->deform; }
+
+bool gfx_crowd_cpu_supported(const gfx_crowd_t *gc) { return gc->cpu.ok; }
 
 void gfx_crowd_set_visible(gfx_crowd_t *gc, bool visible) { gc->visible = visible; }
 
@@ -481,63 +462,67 @@ static bool sphere_inside(const float planes[6][4], const float *s)
     return true;
 }
 
+void gfx_crowd_view_init(crowd_view_t *v, const float view_proj[16], const float light_view_proj[16],
+                         const gfx_frame_desc_t *frame, bool shadows)
+{
+    frustum_planes(view_proj, v->view);
+    frustum_planes(light_view_proj, v->light);
+    for (int c = 0; c < 4; c++)
+        v->w_row[c] = view_proj[4 * c + 3];
+    v->px_scale = frame->proj[5] * 0.5f * (float)frame->height;
+    v->shadows = shadows;
+}
+
 /* The sphere S's projected radius in pixels in the main view (clip w
  * from the view-projection's last row, the depth along the view; behind
  * the camera, as if the camera turned round); a camera inside it:
  * infinite. */
-static float projected_px(const gfx_pass_info_t *info, const float *s)
+static float projected_px(const crowd_view_t *v, const float *s)
 {
-    const float *vp = info->view_proj;
-    float w = fabsf(vp[3] * s[0] + vp[7] * s[1] + vp[11] * s[2] + vp[15]);
+    float w = fabsf(v->w_row[0] * s[0] + v->w_row[1] * s[1] + v->w_row[2] * s[2] + v->w_row[3]);
     if (w <= s[3])
         return INFINITY;
-    return s[3] * info->frame->proj[5] * 0.5f * (float)info->frame->height / w;
+    return s[3] * v->px_scale / w;
 }
 
-/* Culls the drawn slot's spheres for the main pass and (SHADOWS) the
- * shadow pass, and writes the frame's lists into the next list slot. */
-static bool write_lists(gfx_crowd_t *gc, const gfx_pass_info_t *info, bool shadows)
+bool gfx_crowd_classify(const gfx_crowd_t *gc, const crowd_view_t *v, const float *b, bool *seen, int *lod, bool *casts,
+                        int *shadow_lod)
 {
-    double t0 = gfx_wall_seconds();
+    if (!(isfinite(b[0]) && isfinite(b[1]) && isfinite(b[2]) && isfinite(b[3]) && b[3] >= 0.0f))
+        return false;
+    *lod = gfx_crowd_lod_for_px(gc->lod_px, projected_px(v, b));
+    *seen = sphere_inside(v->view, b);
+    /* One in view casts its shadow with the level it is drawn with (its
+     * self-shadowing matches its surface); one out of view only casts,
+     * and one level coarser does. */
+    *shadow_lod = !*seen && *lod < GFX_CROWD_LODS - 1 ? *lod + 1 : *lod;
+    *casts = v->shadows && sphere_inside(v->light, b);
+    return true;
+}
+
+uint32_t *gfx_crowd_lists_begin(gfx_crowd_t *gc, int *slot)
+{
     int ls = gfx_ring_next(&gc->lists);
     bool waited = false;
     double wait_ms;
     if (!gfx_ring_wait(&gc->lists, ls, FENCE_TIMEOUT_NS, &waited, &wait_ms)) {
         log_error("render: %s: list ring fence wait failed", gc->label);
-        return false;
+        return NULL;
     }
     gfx_ring_begin(&gc->lists, ls);
-    int s = gc->palettes.last, count = gc->slot_count[s];
-    const float *bounds = gc->bounds + (size_t)s * (size_t)gc->max_instances * 4;
-    uint32_t *lists = (uint32_t *)gfx_ring_slot(&gc->lists, ls);
-    float view[6][4], light[6][4];
-    frustum_planes(info->view_proj, view);
-    frustum_planes(info->light_view_proj, light);
     memset(gc->list_count, 0, sizeof gc->list_count);
-    int bad = 0;
-    for (int i = 0; i < count; i++) {
-        const float *b = &bounds[4 * i];
-        if (!(isfinite(b[0]) && isfinite(b[1]) && isfinite(b[2]) && isfinite(b[3]) && b[3] >= 0.0f)) {
-            bad++;
-            continue;
-        }
-        int lod = gfx_crowd_lod_for_px(gc->lod_px, projected_px(info, b));
-        int l = GFX_CROWD_PASS_MAIN * GFX_CROWD_LODS + lod;
-        bool seen = sphere_inside(view, b);
-        if (seen)
-            lists[(size_t)l * (size_t)gc->max_instances + (size_t)gc->list_count[l]++] = (uint32_t)i;
-        /* One in view casts its shadow with the level it is drawn with (its
-         * self-shadowing matches its surface); one out of view only casts,
-         * and one level coarser does. */
-        if (!seen && lod < GFX_CROWD_LODS - 1)
-            lod++;
-        l = GFX_CROWD_PASS_SHADOW * GFX_CROWD_LODS + lod;
-        if (shadows && sphere_inside(light, b))
-            lists[(size_t)l * (size_t)gc->max_instances + (size_t)gc->list_count[l]++] = (uint32_t)i;
-    }
+    *slot = ls;
+    return (uint32_t *)gfx_ring_slot(&gc->lists, ls);
+}
+
+void gfx_crowd_lists_end(gfx_crowd_t *gc, int count, int bad, double t0)
+{
+    int ls = gc->lists.writing;
     gfx_ring_end(&gc->lists);
-    glVertexArrayVertexBuffer(gc->vao.id, BIND_INSTANCE, gc->lists.buffer.id,
-                              (GLintptr)((size_t)ls * gc->lists.slot_bytes), sizeof(uint32_t));
+    GLintptr off = (GLintptr)((size_t)ls * gc->lists.slot_bytes);
+    glVertexArrayVertexBuffer(gc->vao.id, BIND_INSTANCE, gc->lists.buffer.id, off, sizeof(uint32_t));
+    if (gc->cpu.vao.id)
+        glVertexArrayVertexBuffer(gc->cpu.vao.id, BIND_INSTANCE, gc->lists.buffer.id, off, sizeof(uint32_t));
     if (bad > 0 && !gc->bad_bounds_logged) {
         log_warn("render: %s: %d of %d bounding spheres not finite or of negative radius: not drawn (logged once)",
                  gc->label, bad, count);
@@ -547,15 +532,44 @@ static bool write_lists(gfx_crowd_t *gc, const gfx_pass_info_t *info, bool shado
     gc->stats.count = count;
     gc->stats.cull_ms = (gfx_wall_seconds() - t0) * 1e3;
     gc->lists_ready = true;
+}
+
+/* Culls the drawn slot's spheres for the main pass and (SHADOWS) the
+ * shadow pass, and writes the frame's lists into the next list slot. */
+static bool write_lists(gfx_crowd_t *gc, const gfx_pass_info_t *info, bool shadows)
+{
+    double t0 = gfx_wall_seconds();
+    int ls;
+    uint32_t *lists = gfx_crowd_lists_begin(gc, &ls);
+    if (!lists)
+        return false;
+    int s = gc->palettes.last, count = gc->slot_count[s];
+    const float *bounds = gc->bounds + (size_t)s * (size_t)gc->max_instances * 4;
+    crowd_view_t view;
+    gfx_crowd_view_init(&view, info->view_proj, info->light_view_proj, info->frame, shadows);
+    int bad = 0;
+    size_t n = (size_t)gc->max_instances;
+    for (int i = 0; i < count; i++) {
+        bool seen, casts;
+        int lod, slod;
+        if (!gfx_crowd_classify(gc, &view, &bounds[4 * i], &seen, &lod, &casts, &slod)) {
+            bad++;
+            continue;
+        }
+        int l = GFX_CROWD_PASS_MAIN * GFX_CROWD_LODS + lod;
+        if (seen)
+            lists[(size_t)l * n + (size_t)gc->list_count[l]++] = (uint32_t)i;
+        l = GFX_CROWD_PASS_SHADOW * GFX_CROWD_LODS + slod;
+        if (casts)
+            lists[(size_t)l * n + (size_t)gc->list_count[l]++] = (uint32_t)i;
+    }
+    gfx_crowd_lists_end(gc, count, bad, t0);
     return true;
 }
 
 /* ---- drawing */
 
-/* Level LOD's list of pass PASS: one instanced draw per run of meshes
- * alike in culling back faces (their indices follow one another); returns
- * the draws issued. */
-static int draw_list(const gfx_crowd_t *gc, int pass, int lod)
+int gfx_crowd_draw_list(const gfx_crowd_t *gc, int pass, int lod)
 {
     int l = pass * GFX_CROWD_LODS + lod, draws = 0;
     GLuint base = (GLuint)((size_t)l * (size_t)gc->max_instances);
@@ -581,7 +595,8 @@ static int draw_list(const gfx_crowd_t *gc, int pass, int lod)
     return draws;
 }
 
-/* Pass PASS of the frame: every level's list with its influence count. */
+/* Pass PASS of the frame: every level's list with its influence count
+ * (GPU mode) or where its vertices are (CPU mode). */
 static void draw_pass(gfx_crowd_t *gc, const gfx_pass_info_t *info, int pass)
 {
     int s = gc->palettes.last, count = gc->slot_count[s];
@@ -597,16 +612,24 @@ static void draw_pass(gfx_crowd_t *gc, const gfx_pass_info_t *info, int pass)
     int k = pass == GFX_CROWD_PASS_SHADOW               ? PROG_SHADOW
             : (info->frame->layers & GFX_LAYER_SHADOWS) ? PROG_LIT
                                                         : PROG_NOSHADOW;
+    bool cpu = gc->slot_deform[s] == GFX_CROWD_DEFORM_CPU;
     const crowd_program_t *p = &gc->prog[k];
-    glUseProgram(p->prog.id);
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->palette_dev[s].id, 0,
-                      (GLsizeiptr)((size_t)count * gc->palette_bytes));
-    glBindVertexArray(gc->vao.id);
+    if (cpu) {
+        p = gfx_crowd_cpu_use(gc, k);
+    } else {
+        glUseProgram(p->prog.id);
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->palette_dev[s].id, 0,
+                          (GLsizeiptr)((size_t)count * gc->palette_bytes));
+        glBindVertexArray(gc->vao.id);
+    }
     for (int l = 0; l < GFX_CROWD_LODS; l++) {
         if (gc->list_count[pass * GFX_CROWD_LODS + l] == 0)
             continue;
-        glProgramUniform1i(p->prog.id, p->u_influences, gfx_crowd_lod_influences(l));
-        st->draws[pass] += draw_list(gc, pass, l);
+        if (cpu)
+            gfx_crowd_cpu_set_lod(gc, p, l);
+        else
+            glProgramUniform1i(p->prog.id, p->u_influences, gfx_crowd_lod_influences(l));
+        st->draws[pass] += gfx_crowd_draw_list(gc, pass, l);
     }
     glBindVertexArray(0);
 }
@@ -635,7 +658,9 @@ static void draw_hook(const gfx_pass_info_t *info, void *user)
     if (!gc->visible || gc->palettes.last < 0)
         return;
     int pass = info->pass == GFX_PASS_MAIN ? GFX_CROWD_PASS_MAIN : GFX_CROWD_PASS_SHADOW;
-    if (!gc->lists_ready && !write_lists(gc, info, pass == GFX_CROWD_PASS_SHADOW))
+    /* A CPU-mode slot comes with its lists (offsets of skinned vertices). */
+    bool cpu = gc->slot_deform[gc->palettes.last] == GFX_CROWD_DEFORM_CPU;
+    if (!gc->lists_ready && (cpu || !write_lists(gc, info, pass == GFX_CROWD_PASS_SHADOW)))
         return;
     if (pass == GFX_CROWD_PASS_MAIN && !(info->frame->layers & GFX_LAYER_SHADOWS)) {
         memset(gc->stats.lod[GFX_CROWD_PASS_SHADOW], 0, sizeof gc->stats.lod[0]);
@@ -648,10 +673,15 @@ static void draw_hook(const gfx_pass_info_t *info, void *user)
     glQueryCounter(gc->gpu_time_query[f][2 * pass + 1], GL_TIMESTAMP);
     gc->gpu_time_issued[f][pass] = true;
     if (pass == GFX_CROWD_PASS_MAIN) {
-        /* The main pass is the last reader of the palettes and lists. */
+        /* The main pass is the last reader of the palettes, the lists and
+         * the skinned vertices. A CPU-mode update's lists stay for another
+         * frame drawn without an update; a GPU one's are made per frame. */
         gfx_ring_fence(&gc->palettes, gc->palettes.last);
         gfx_ring_fence(&gc->lists, gc->lists.last);
-        gc->lists_ready = false;
+        if (gc->slot_deform[gc->palettes.last] == GFX_CROWD_DEFORM_CPU)
+            gfx_ring_fence(&gc->cpu.verts, gc->cpu.verts.last);
+        else
+            gc->lists_ready = false;
         gc->gpu_time_frame = (f + 1) % GPU_TIME_FRAMES;
         collect_gpu_time(gc, gc->gpu_time_frame);
     }

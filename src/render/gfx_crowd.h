@@ -24,19 +24,33 @@
  * the surface that is lit (no self-shadowing seams between levels).
  * Call order: gfx_crowd_create() (after gfx_init) -> per frame
  * gfx_crowd_begin_update(count) -> write count palettes and spheres ->
+ * [CPU mode: gfx_crowd_cpu_jobs(frame) -> run the jobs] ->
  * gfx_crowd_end_update() -> gfx_render_frame() draws it -> ...
  * -> gfx_crowd_destroy().
- * Does NOT: skin on the CPU (GPU instanced only), blend shapes (the
+ * Deformation modes (gfx_crowd_set_deform): GPU (the above) or CPU. In
+ * CPU mode the update culls with the frame's views as the draw hook
+ * would (gfx_crowd_cpu_jobs, given the frame about to be drawn), lays
+ * every member to skin out in a fenced persistent-mapped ring of skinned
+ * vertices, and hands out one anim/skin job per member (its level's own
+ * vertices, that level's influences, LBS blended matrices as skin.glsl);
+ * the caller runs them (on any threads) before end_update. A member in
+ * view gets positions, normals and tangents; one that only casts a shadow
+ * into it, positions. The draws are the same instanced draws, whose
+ * shaders (STRIDER_CROWD_CPU) read the skinned vertices instead of
+ * skinning. A frame whose members do not fit the ring's slot
+ * (desc.cpu_slot_bytes) is drawn GPU-skinned (counted, logged once).
+ * Does NOT: run the CPU skinning itself (the caller's threads do), blend shapes (the
  * player's face stays in gfx_character), dual quaternions, per-instance
  * materials, the sample cull of gfx_character's CPU path, occlusion
  * culling, or read files. It keeps no pointer into the chr_character_t
  * after create. Memory: the renderer owns every GL object; the spans
  * begin_update hands out belong to the crowd and are valid until
- * end_update.
+ * end_update (in CPU mode the palette span is the crowd's CPU memory).
  */
 #ifndef STRIDER_RENDER_GFX_CROWD_H
 #define STRIDER_RENDER_GFX_CROWD_H
 
+#include "anim/skin.h"
 #include "asset/character.h"
 #include "render/gfx.h"
 
@@ -50,6 +64,17 @@ enum {
     GFX_CROWD_MAX_INSTANCES = 1 << 16, /* per crowd */
     GFX_CROWD_MAT_FLOATS = 12          /* one palette entry: 3x4 row-major */
 };
+
+/* Default room of one slot of the CPU mode's skinned vertices: 32 MiB,
+ * 52 members of the shipped character at level 0 (16,131 vertices of 40
+ * bytes), more at the coarser levels. */
+#define GFX_CROWD_CPU_SLOT_BYTES ((size_t)32 << 20)
+
+/* Where the crowd's vertices are deformed. */
+typedef enum gfx_crowd_deform_t {
+    GFX_CROWD_DEFORM_GPU = 0, /* in the vertex shaders of both passes (skin.glsl) */
+    GFX_CROWD_DEFORM_CPU      /* by anim/skin jobs, once per frame, members in view or casting */
+} gfx_crowd_deform_t;
 
 /* Default level-of-detail thresholds: projected sphere radius in pixels of
  * the main view (radius x proj[1][1] x height / 2 / clip w). For the
@@ -68,11 +93,17 @@ typedef struct gfx_crowd_desc_t {
     /* Projected radius (px) at and above which an instance keeps 4, then
      * 2 influences; 0: GFX_CROWD_LOD1_PX, GFX_CROWD_LOD2_PX. */
     float lod_px[2];
+    gfx_crowd_deform_t deform; /* the first updates' mode */
+    /* Room of one slot of CPU-skinned vertices (bytes); 0: every instance
+     * at level 0, at most GFX_CROWD_CPU_SLOT_BYTES (and the context's
+     * shader storage block size). */
+    size_t cpu_slot_bytes;
 } gfx_crowd_desc_t;
 
 /* One update's spans. palette is write-only mapped GPU memory (write each
- * value once, never read it back); bounds is the crowd's own CPU memory,
- * read by the cull at draw time. */
+ * value once, never read it back), or in CPU mode the crowd's CPU memory
+ * that the jobs read; bounds is the crowd's own CPU memory, read by the
+ * cull. */
 typedef struct gfx_crowd_stream_t {
     float *palette;  /* count x joint_count x 12: bind -> world, 3x4 row-major (anim/pose.h) */
     float *bounds;   /* count x 4: world sphere centre xyz + radius, cm; not finite or < 0: not drawn */
@@ -104,6 +135,15 @@ typedef struct gfx_crowd_stats_t {
     uint32_t vertex_count, triangle_count;       /* of one instance (level 0) */
     uint32_t lod_triangle_count[GFX_CROWD_LODS]; /* of one instance at each level of detail */
     size_t palette_slot_bytes;                   /* one ring slot of palettes */
+    /* CPU mode: the latest update's members skinned in view (positions,
+     * normals, tangents) and for the shadow only (positions), vertices
+     * skinned, and its slot's bytes used; frames that did not fit the slot
+     * (GPU-skinned instead). cpu_slot_bytes: 0 when there is no CPU mode. */
+    gfx_crowd_deform_t deform; /* of the latest update (GPU when a CPU one did not fit) */
+    int cpu_lit, cpu_shadow_only;
+    uint64_t cpu_vertices;
+    size_t cpu_bytes_used, cpu_slot_bytes;
+    uint64_t cpu_overflow_frames;
 } gfx_crowd_stats_t;
 
 /* Uploads DESC->chr's meshes and materials, builds the programs and the
@@ -119,6 +159,21 @@ void gfx_crowd_destroy(gfx_crowd_t *gc);
 bool gfx_crowd_begin_update(gfx_crowd_t *gc, int count, gfx_crowd_stream_t *out);
 /* The slot written since begin_update becomes the one drawn. */
 void gfx_crowd_end_update(gfx_crowd_t *gc);
+/* The mode of the updates from the next begin_update on. False (one
+ * logged line, the mode kept) for CPU when the crowd has no CPU mode. */
+bool gfx_crowd_set_deform(gfx_crowd_t *gc, gfx_crowd_deform_t deform);
+gfx_crowd_deform_t gfx_crowd_get_deform(const gfx_crowd_t *gc);
+bool gfx_crowd_cpu_supported(const gfx_crowd_t *gc);
+/* CPU mode, after the update's palettes and spheres are written and
+ * before end_update: culls them with FRAME's views (the frame this update
+ * will be drawn in), picks the levels of detail, lays the members to skin
+ * out in the next slot of skinned vertices and hands out their jobs
+ * (*JOBS, *COUNT; the crowd's memory, valid until end_update). Each job is
+ * whole (skin_run() takes it as it is); they write disjoint spans, so any
+ * thread may run any of them. False (*COUNT 0) when the update is not in
+ * CPU mode, or its members do not fit the slot: then end_update makes the
+ * frame GPU-skinned. */
+bool gfx_crowd_cpu_jobs(gfx_crowd_t *gc, const gfx_frame_desc_t *frame, const skin_job_t **jobs, int *count);
 /* Whether the crowd is drawn at all (the slots are kept either way). */
 void gfx_crowd_set_visible(gfx_crowd_t *gc, bool visible);
 const gfx_crowd_stats_t *gfx_crowd_get_stats(const gfx_crowd_t *gc);

@@ -203,6 +203,17 @@ static void fill_frame_ubo(const gfx_frame_desc_t *f, gfx_frame_ubo_t *u, gfx_pa
     memcpy(sun_out, sun, sizeof(vec3));
 }
 
+void gfx_frame_matrices(const gfx_frame_desc_t *f, float view_proj[16], float light_view_proj[16])
+{
+    gfx_frame_ubo_t u;
+    gfx_pass_info_t pi;
+    shadow_fit_t fit;
+    vec3 sun;
+    fill_frame_ubo(f, &u, &pi, &fit, sun);
+    memcpy(view_proj, pi.view_proj, sizeof pi.view_proj);
+    memcpy(light_view_proj, pi.light_view_proj, sizeof pi.light_view_proj);
+}
+
 static void marker_model(const gfx_marker_t *m, mat4 out)
 {
     glm_mat4_identity(out);

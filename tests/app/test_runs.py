@@ -186,6 +186,41 @@ def case_crowd(a):
         run(bad + ["--frames", "1", "--hidden"], a.strider, expect=2)
 
 
+def case_crowd_cpu(a):
+    """The crowd skinned on the CPU (--crowd-deform cpu) looks as the GPU-
+    skinned one: the same frame of 20 on hills differs by a few levels in
+    a few pixels at most (float rounding of the two skinnings); on 1 and 2
+    threads the CPU mode's frames are identical; the report names the mode."""
+    pngs, reps = {}, {}
+    for name, extra in [("gpu", ["--crowd-deform", "gpu"]), ("cpu", ["--crowd-deform", "cpu"]),
+                        ("cpu1", ["--crowd-deform", "cpu", "--crowd-threads", "1"]),
+                        ("cpu2", ["--crowd-deform", "cpu", "--crowd-threads", "2"])]:
+        pngs[name] = os.path.join(a.out, "crowd_%s.png" % name)
+        reps[name] = os.path.join(a.out, "crowd_%s.json" % name)
+        run(["--level", "hills", "--crowd", "20", "--crowd-seed", "1", "--frames", "90", "--hidden",
+             "--size", "640x360", "--screenshot", pngs[name], "--report", reps[name]] + extra, a.strider)
+    r = {k: report(v)["crowd"] for k, v in reps.items()}
+    check(r["gpu"]["deform"] == "gpu" and r["cpu"]["deform"] == "cpu" and r["cpu"]["cpu_overflow_frames"] == 0,
+          "the report names the mode (%s, %s)" % (r["gpu"]["deform"], r["cpu"]["deform"]))
+    check(r["cpu"]["cpu_lit"] == sum(r["cpu"]["drawn_by_lod"]["main"]) and r["cpu"]["cpu_lit"] > 5 and
+          r["cpu"]["drawn_by_lod"] == r["gpu"]["drawn_by_lod"],
+          "CPU mode skins the members in view, culled and leveled as the GPU mode (%s)" % r["cpu"])
+    p = run_tool([a.viewcheck, "maxdiff", pngs["gpu"], pngs["cpu"], "8"])
+    check(p.returncode == 0, "CPU and GPU skinning give the same picture within 8 levels")
+    p = run_tool([a.viewcheck, "coverage", pngs["gpu"], pngs["cpu"], "0", "0.0005"])
+    check(p.returncode == 0, "CPU and GPU skinning differ visibly in at most 0.05 % of the pixels")
+    p = run_tool([a.viewcheck, "maxdiff", pngs["cpu1"], pngs["cpu2"], "0"])
+    check(p.returncode == 0, "CPU mode on 1 and 2 threads: the same picture")
+    run(["--marker", "--crowd-deform", "cpu", "--frames", "1", "--hidden"], a.strider, expect=2)
+    run(["--crowd", "3", "--crowd-deform", "cuda", "--frames", "1", "--hidden"], a.strider, expect=2)
+
+
+def run_tool(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    print(p.stdout.strip(), p.stderr.strip())
+    return p
+
+
 def case_gamepad(a):
     rep = os.path.join(a.out, "pad.json")
     run(["--level", "flat", "--virtual-gamepad", "--script", os.path.join(HERE, "scripts", "gamepad.script"),
@@ -436,7 +471,8 @@ def case_errors(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["levels", "walk", "determinism", "gamepad", "errors", "tunnel", "character", "crowd"])
+    ap.add_argument("case", choices=["levels", "walk", "determinism", "gamepad", "errors", "tunnel", "character", "crowd",
+                                     "crowd_cpu"])
     ap.add_argument("--strider", required=True)
     ap.add_argument("--imgcheck", required=True)
     ap.add_argument("--viewcheck", required=True)
