@@ -1,6 +1,6 @@
 /* gfx_crowd: draws many copies of one chr character (the crowd of
- * `strider --crowd N`) with GPU skinning, one instanced draw per mesh run,
- * level of detail and pass. The meshes go up once at create (one
+ * `strider --crowd N`) with GPU skinning (or, in CPU mode, vertices the
+ * CPU skinned), one instanced draw per mesh run, level of detail and pass. The meshes go up once at create (one
  * interleaved vertex buffer: the bind pose, uv, material, joints and
  * weights; one index buffer). Each update writes every instance's palette
  * (3x4 row-major bind -> WORLD matrices, so no model matrix) into a fenced
