@@ -542,7 +542,13 @@ bool ctrl_keep_out_of_walls(ctrl_t *c, float moved[2])
          * out along that wall's normal, never into another or off the level. */
         float from[2] = {root[0], root[2]};
         float cand[2] = {root[0] + wx * worst, root[2] + wz * worst};
+        /* Other characters do not hold it in: squeezed between one and a
+         * wall, a hand stayed 2.3 cm in the wall; the other's capsule is
+         * left to its own avoidance. */
+        int others = c->obstacle_count;
+        c->obstacle_count = 0;
         ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, true, cand);
+        c->obstacle_count = others;
         float dx = cand[0] - root[0], dz = cand[1] - root[2];
         if (!(dx * dx + dz * dz > 1e-6f))
             break;
