@@ -304,13 +304,13 @@ static float cell_lowest(const terrain_t *t, float x, float z)
     return lo;
 }
 
-static ledge_from_t ledge_from_at(const ctrl_t *c, float radius, float x, float z)
+static ledge_from_t ledge_from_at(const ctrl_t *c, float touch, float x, float z)
 {
     const terrain_t *t = &c->level->terrain;
     int i = (int)lrintf((x - t->origin_x) / t->cell_cm), j = (int)lrintf((z - t->origin_z) / t->cell_cm);
     i = i < 0 ? 0 : (i > t->width - 1 ? t->width - 1 : i);
     j = j < 0 ? 0 : (j > t->depth - 1 ? t->depth - 1 : j);
-    ledge_from_t f = {ledge_field(c, x, z), ledge_depth(c, radius, x, z), ctrl_ground(c, x, z),
+    ledge_from_t f = {ledge_field(c, x, z), touch, ctrl_ground(c, x, z),
                       t->heights[(size_t)j * (size_t)t->width + (size_t)i]};
     return f;
 }
@@ -460,8 +460,11 @@ void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool
          * keeps what it can of itself along x or z, as a move into a wall
          * slides along it: refused whole, a walk that drifts a little
          * towards the ledge while leaving it stalls. */
-        ledge_from_t f = ledge_from_at(c, radius, from[0], from[1]);
-        if (f.touch > 0.0f) {
+        float from_touch = ledge_depth(c, radius, from[0], from[1]);
+        if (from_touch > 0.0f) {
+            /* The rest of where it starts only when among ledges: this
+             * runs for every trajectory point of every character. */
+            ledge_from_t f = ledge_from_at(c, from_touch, from[0], from[1]);
             if (deeper_among_ledges(c, radius, &f, x, z)) {
                 float ax = fabsf(x - from[0]), az = fabsf(z - from[1]);
                 bool x_ok = !deeper_among_ledges(c, radius, &f, x, from[1]);
