@@ -207,9 +207,12 @@ void ctrl_traj_advance(ctrl_t *c)
     if (c->landing_steps > 0)
         c->landing_steps--;
     bool landing = c->landing_steps > 0 && !(c->jump > CTRL_JUMP_CROSS || c->ground_held);
-    if (landing && ctrl_ground(c, cand[0], cand[1]) < ctrl_ground(c, from[0], from[1]) - CTRL_LANDING_DESCENT_CM) {
+    if (landing && ctrl_ground(c, cand[0], cand[1]) < ctrl_ground(c, from[0], from[1]) - CTRL_LANDING_DESCENT_CM &&
+        ctrl_drops_past_step(c, from, cand)) {
         /* Just landed by a gap, still among its ledges: it may walk on
-         * or out, not back down into the gap. */
+         * or out, not back down into the gap. A step down (off the far
+         * side of a box it landed on) it may take: held there, the body
+         * ran on the spot, both feet in the air, for 0.37 s. */
         cand[0] = from[0];
         cand[1] = from[1];
     }

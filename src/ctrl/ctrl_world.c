@@ -315,6 +315,11 @@ static ledge_from_t ledge_from_at(const ctrl_t *c, float touch, float x, float z
     return f;
 }
 
+bool ctrl_drops_past_step(const ctrl_t *c, const float from[2], const float to[2])
+{
+    return ctrl_ground(c, from[0], from[1]) - cell_lowest(&c->level->terrain, to[0], to[1]) > CTRL_LEDGE_STEP_DOWN_CM;
+}
+
 /* Among ledges, (x, z) is deeper in than the point F: further from ground
  * off the ledges, or up or down the cliff F stands beside (its ground
  * further from F's side than CTRL_LEDGE_SIDE_CM and than F's own; down a

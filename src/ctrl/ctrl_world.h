@@ -32,6 +32,10 @@ bool ctrl_on_ledge(const ctrl_t *c, float x, float z);
  * (ctrl_set_obstacles; pushed out around them) or (unless OVER_LEDGES: a
  * jump) walking over a ledge; CAND receives the result. */
 void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool over_ledges, float cand[2]);
+/* A move from FROM to TO goes down further than a step down
+ * (CTRL_LEDGE_STEP_DOWN_CM): the lowest ground of TO's terrain cell lies
+ * that far below FROM's ground (a trench's side, not a box's). */
+bool ctrl_drops_past_step(const ctrl_t *c, const float from[2], const float to[2]);
 /* The root's height at (x, z) after the last height PREV_H. */
 float ctrl_support_height(ctrl_t *c, float x, float z, float prev_h);
 /* While the root is held over a gap: the root motion (DX, DZ) this step is

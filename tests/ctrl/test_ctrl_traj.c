@@ -40,7 +40,9 @@
  * 10 cm) with a 110 cm ceiling over x in [200, 400], z in [-200, 200], a
  * jump area of radius 40 at (-400, -400), a wall along x = 450 from z = -550
  * to -300 (radius 15) and, written into the samples (make_level), a 20 cm
- * platform (a step, not a ledge) over x in [-500, -300], z in [200, 500]. */
+ * platform (a step, not a ledge) over x in [-500, -300], z in [200, 500]
+ * and a 100 cm block (a ledge: more than a step down) over x in [100, 300],
+ * z in [300, 500]. */
 static const char level_text[] = "strider-level 1\n"
                                  "name ctrl-traj-test\n"
                                  "flat 64 64 cell 20 height 0\n"
@@ -52,6 +54,7 @@ static const char level_text[] = "strider-level 1\n"
 #define WALL_X 450.0f
 #define WALL_R 15.0f
 #define PLATFORM_CM 20.0f
+#define BLOCK_CM 100.0f
 
 static ctrl_fixture_t fx;
 
@@ -651,11 +654,11 @@ static void test_advance_blocked(void)
     CHECK(c->stats.wall_pushes == 3 && c->stats.wall_blocks == 1);
 }
 
-/* From the platform at (-400, 300) facing -z, 150 cm off it in one frame
- * (to ground 20 cm lower), with LANDING steps of landing left and JUMP. */
-static ctrl_t *off_the_platform(int landing, float jump, float move_cm)
+/* From (X, Z) facing -z, MOVE_CM along -z in one frame, with LANDING steps
+ * of landing left and JUMP. */
+static ctrl_t *landed_at(float x, float z, int landing, float jump, float move_cm)
 {
-    ctrl_t *c = reset_facing(-400.0f, 300.0f, CTRL_PI);
+    ctrl_t *c = reset_facing(x, z, CTRL_PI);
     c->base[0] = 0.0f;
     c->base[1] = 1.0f;
     c->landing_steps = landing;
@@ -665,26 +668,47 @@ static ctrl_t *off_the_platform(int landing, float jump, float move_cm)
     return c;
 }
 
+/* From the block's top at (200, 400): 150 cm off it is 100 cm down. */
+static ctrl_t *off_the_block(int landing, float jump, float move_cm)
+{
+    return landed_at(200.0f, 400.0f, landing, jump, move_cm);
+}
+
+/* From the platform at (-400, 300): 150 cm off it is a step 20 cm down. */
+static ctrl_t *off_the_platform(int landing, float jump, float move_cm)
+{
+    return landed_at(-400.0f, 300.0f, landing, jump, move_cm);
+}
+
 static void test_advance_landing(void)
 {
-    /* Just landed: held where it is, not down again; a step counted. */
-    ctrl_t *c = off_the_platform(5, 0.0f, 150.0f);
-    CHECK_NEAR(c->traj.pos[NOW][0], -400.0f, 1e-3f);
-    CHECK_NEAR(c->traj.pos[NOW][2], 300.0f, 1e-3f);
-    CHECK_NEAR(c->traj.pos[NOW][1], PLATFORM_CM, 1e-4f);
+    /* Just landed: held where it is, not down again past a step; a step
+     * of landing counted. */
+    ctrl_t *c = off_the_block(5, 0.0f, 150.0f);
+    CHECK_NEAR(c->traj.pos[NOW][0], 200.0f, 1e-3f);
+    CHECK_NEAR(c->traj.pos[NOW][2], 400.0f, 1e-3f);
+    CHECK_NEAR(c->traj.pos[NOW][1], BLOCK_CM, 1e-4f);
     CHECK(c->landing_steps == 4);
-    /* Along the platform (no lower): moves. */
-    c = off_the_platform(5, 0.0f, 50.0f);
-    CHECK_NEAR(c->traj.pos[NOW][2], 250.0f, 1e-3f);
+    /* Along the top (no lower): moves. */
+    c = off_the_block(5, 0.0f, 50.0f);
+    CHECK_NEAR(c->traj.pos[NOW][2], 350.0f, 1e-3f);
     /* Jumping again, or on the last step of landing: off it, the root's
      * height following the ground down at CTRL_ROOT_FALL_CM_S. */
     const float fall = CTRL_ROOT_FALL_CM_S / CTRL_NET_FPS;
-    c = off_the_platform(5, 1.0f, 150.0f);
+    c = off_the_block(5, 1.0f, 150.0f);
+    CHECK_NEAR(c->traj.pos[NOW][2], 250.0f, 1e-3f);
+    CHECK_NEAR(c->traj.pos[NOW][1], BLOCK_CM - fall, 1e-4f);
+    /* (On the last step the ledge rules of any walk hold it instead: off
+     * the top, short of the far side of the block's edge cells.) */
+    c = off_the_block(1, 0.0f, 150.0f);
+    CHECK(c->traj.pos[NOW][2] < 300.0f);
+    CHECK(c->landing_steps == 0);
+    /* A step down is taken while landing (off the far side of a box it
+     * landed on): held, the body ran on the spot with both feet up. */
+    c = off_the_platform(5, 0.0f, 150.0f);
     CHECK_NEAR(c->traj.pos[NOW][2], 150.0f, 1e-3f);
     CHECK_NEAR(c->traj.pos[NOW][1], PLATFORM_CM - fall, 1e-4f);
-    c = off_the_platform(1, 0.0f, 150.0f);
-    CHECK_NEAR(c->traj.pos[NOW][2], 150.0f, 1e-3f);
-    CHECK(c->landing_steps == 0);
+    CHECK(c->landing_steps == 4);
 }
 
 static bool make_level(void)
@@ -699,6 +723,8 @@ static bool make_level(void)
             float x = t->origin_x + (float)i * t->cell_cm, z = t->origin_z + (float)j * t->cell_cm;
             if (x >= -500.0f && x <= -300.0f && z >= 200.0f && z <= 500.0f)
                 t->heights[(size_t)j * (size_t)t->width + (size_t)i] = PLATFORM_CM;
+            if (x >= 100.0f && x <= 300.0f && z >= 300.0f && z <= 500.0f)
+                t->heights[(size_t)j * (size_t)t->width + (size_t)i] = BLOCK_CM;
         }
     return true;
 }
