@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/text.h"
 
+#include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +42,9 @@ static const char *const BUILTIN_ALSO[] = {"Spine", "Neck1", "LeftToeBase", "Rig
 
 /* ---------------------------------------------------------------- quaternions */
 
+/* These stay scalar: cglm's versor functions load and store 16 bytes
+ * aligned (SSE), and the rotations here live in the float[4] arrays of
+ * retarget_t and pose_t, which carry no such alignment. */
 static void quat_conj(const float q[4], float out[4])
 {
     out[0] = -q[0];
@@ -64,14 +68,6 @@ static void quat_normalize(float q[4])
     }
     for (int k = 0; k < 4; k++)
         q[k] /= l;
-}
-
-static float len3(const float v[3]) { return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
-
-static float dist3(const float a[3], const float b[3])
-{
-    float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-    return len3(d);
 }
 
 /* Translation of a 3x4 row-major matrix. */
@@ -265,7 +261,7 @@ static int first_mapped_below(const skel_t *dst, const retarget_map_t *map, int 
 
 /* The rest-pose rotation that turns character joint J's bone onto its
  * source joint's bone (identity where the bone is ambiguous or short). */
-static void compute_align(retarget_t *rt, int j, const float (*dp)[3], const float (*sp)[3], const float (*se)[3])
+static void compute_align(retarget_t *rt, int j, vec3 *dp, vec3 *sp, vec3 *se)
 {
     const skel_t *dst = rt->dst, *src = rt->src;
     int s = rt->map.source[j];
@@ -281,17 +277,15 @@ static void compute_align(retarget_t *rt, int j, const float (*dp)[3], const flo
             found = d;
         }
     }
-    float dd[3], sd[3];
+    vec3 dd, sd;
     if (branches >= 2)
         return;
     if (branches == 1) {
         int sm = rt->map.source[found];
         if (!is_ancestor(src, s, sm))
             return;
-        for (int k = 0; k < 3; k++) {
-            dd[k] = dp[found][k] - dp[j][k];
-            sd[k] = sp[sm][k] - sp[s][k];
-        }
+        glm_vec3_sub(dp[found], dp[j], dd);
+        glm_vec3_sub(sp[sm], sp[s], sd);
     } else {
         /* A leaf of the map: the character's farthest descendant against
          * the source's end site (toe tip, finger tip). */
@@ -300,9 +294,9 @@ static void compute_align(retarget_t *rt, int j, const float (*dp)[3], const flo
         for (int c = j + 1; c < dst->joint_count; c++) {
             if (!is_ancestor(dst, j, c))
                 continue;
-            float v[3] = {dp[c][0] - dp[j][0], dp[c][1] - dp[j][1], dp[c][2] - dp[j][2]};
-            if (len3(v) > best) {
-                best = len3(v);
+            float len = glm_vec3_distance(dp[c], dp[j]);
+            if (len > best) {
+                best = len;
                 far = c;
             }
         }
@@ -311,12 +305,10 @@ static void compute_align(retarget_t *rt, int j, const float (*dp)[3], const flo
                 end = e;
         if (far < 0 || end < 0)
             return;
-        for (int k = 0; k < 3; k++) {
-            dd[k] = dp[far][k] - dp[j][k];
-            sd[k] = se[end][k] - sp[s][k];
-        }
+        glm_vec3_sub(dp[far], dp[j], dd);
+        glm_vec3_sub(se[end], sp[s], sd);
     }
-    if (len3(dd) < RETARGET_MIN_BONE_CM || len3(sd) < RETARGET_MIN_BONE_CM)
+    if (glm_vec3_norm(dd) < RETARGET_MIN_BONE_CM || glm_vec3_norm(sd) < RETARGET_MIN_BONE_CM)
         return;
     ik_quat_between(dd, sd, q);
 }
@@ -369,7 +361,7 @@ bool retarget_init(retarget_t *rt, const skel_t *src, const skel_t *dst, const r
             if (dst->joint_parent[j] == rt->leg[side][2])
                 rt->toe[side] = j;
     }
-    float dp[SKEL_MAX_JOINTS][3], sp[SKEL_MAX_JOINTS][3], se[SKEL_MAX_ENDS][3];
+    vec3 dp[SKEL_MAX_JOINTS], sp[SKEL_MAX_JOINTS], se[SKEL_MAX_ENDS];
     skel_rest_positions(dst, dp);
     skel_rest_positions(src, sp);
     skel_rest_end_positions(src, (const float(*)[3])sp, se);
@@ -383,8 +375,7 @@ bool retarget_init(retarget_t *rt, const skel_t *src, const skel_t *dst, const r
     rt->src_hip_height_cm = sp[rt->src_hip][1] - src_floor;
     for (int side = 0; side < 2; side++)
         rt->src_ankle_height_cm[side] = sp[rt->src_leg[side][2]][1] - src_floor;
-    for (int k = 0; k < 3; k++)
-        rt->dst_root_to_hip[k] = dp[rt->dst_hip][k] - dp[0][k];
+    glm_vec3_sub(dp[rt->dst_hip], dp[0], rt->dst_root_to_hip);
     if (!(rt->src_hip_height_cm > 1.0f)) {
         log_error("%s: the controller's skeleton has no leg length", character);
         return false;
@@ -392,7 +383,7 @@ bool retarget_init(retarget_t *rt, const skel_t *src, const skel_t *dst, const r
     for (int j = 0; j < dst->joint_count; j++) {
         quat_identity(rt->align[j]);
         if (map->source[j] >= 0)
-            compute_align(rt, j, (const float(*)[3])dp, (const float(*)[3])sp, (const float(*)[3])se);
+            compute_align(rt, j, dp, sp, se);
     }
     rt->dst_hip_height_cm = dp[rt->dst_hip][1] - dst_floor_y_cm;
     for (int side = 0; side < 2; side++)
@@ -405,8 +396,8 @@ bool retarget_init(retarget_t *rt, const skel_t *src, const skel_t *dst, const r
     float ls = 0.0f, ld = 0.0f;
     for (int side = 0; side < 2; side++)
         for (int k = 0; k < 2; k++) {
-            ls += dist3(sp[rt->src_leg[side][k]], sp[rt->src_leg[side][k + 1]]);
-            ld += dist3(dp[rt->leg[side][k]], dp[rt->leg[side][k + 1]]);
+            ls += glm_vec3_distance(sp[rt->src_leg[side][k]], sp[rt->src_leg[side][k + 1]]);
+            ld += glm_vec3_distance(dp[rt->leg[side][k]], dp[rt->leg[side][k + 1]]);
         }
     if (!(ls > 1.0f) || !(ld > 1.0f)) {
         log_error("%s: joint map (%s): a leg of no length", character, map->how);
@@ -500,8 +491,7 @@ bool retarget_run(retarget_job_t *job)
               0.5f * (rt->dst_ankle_height_cm[0] + rt->dst_ankle_height_cm[1]), hip);
     /* The character's root carries the hip (its ancestors keep their rest
      * orientation, so the rest offset leads from the root to the hip). */
-    for (int k = 0; k < 3; k++)
-        root_t[k] = hip[k] - rt->dst_root_to_hip[k];
+    glm_vec3_sub(hip, rt->dst_root_to_hip, root_t);
     dst_locals(rt, root_t, job->out);
 
     if (!fk(dst, job->out, rt->dst_model, NULL))
@@ -515,16 +505,15 @@ bool retarget_run(retarget_job_t *job)
         map_point(job, a, floor, rt->src_ankle_height_cm[side], rt->dst_ankle_height_cm[side], job->ankle_target[side]);
         job->reached[side] = true;
         memcpy(job->ankle_mapped[side], job->ankle_target[side], sizeof job->ankle_mapped[side]);
+        /* (cglm takes non-const vectors; the offsets and pins are only read.) */
         if (job->ankle_offset)
-            for (int k = 0; k < 3; k++)
-                job->ankle_target[side][k] += job->ankle_offset[side][k];
+            glm_vec3_add(job->ankle_target[side], (float *)job->ankle_offset[side], job->ankle_target[side]);
         /* A pinned toe: the ankle where the foot, in its retargeted world
          * rotation, holds the toe joint on the pin (toe = ankle + R t). */
         if (job->toe_pin && job->toe_pinned[side] && rt->toe[side] >= 0) {
             float off[3];
             pose_quat_rotate(rt->dst_rot[rt->leg[side][2]], dst->joint_offset[rt->toe[side]], off);
-            for (int k = 0; k < 3; k++)
-                job->ankle_target[side][k] = job->toe_pin[side][k] - off[k];
+            glm_vec3_sub((float *)job->toe_pin[side], off, job->ankle_target[side]);
         }
     }
     /* Heights scale with the legs but the ground does not: a shorter leg
@@ -534,11 +523,11 @@ bool retarget_run(retarget_job_t *job)
     if (job->ik) {
         float drop = 0.0f, limit = RETARGET_MAX_HIP_DROP * rt->dst_leg_cm;
         for (int side = 0; side < 2; side++) {
-            float t[3], m[3], e[3];
+            vec3 t, m, e;
             mat_pos(rt->dst_model[rt->leg[side][0]], t);
             mat_pos(rt->dst_model[rt->leg[side][1]], m);
             mat_pos(rt->dst_model[rt->leg[side][2]], e);
-            float reach = RETARGET_MAX_EXTENSION * (dist3(t, m) + dist3(m, e));
+            float reach = RETARGET_MAX_EXTENSION * (glm_vec3_distance(t, m) + glm_vec3_distance(m, e));
             const float *g = job->ankle_target[side];
             float h2 = (g[0] - t[0]) * (g[0] - t[0]) + (g[2] - t[2]) * (g[2] - t[2]);
             float need = h2 < reach * reach ? t[1] - (g[1] + sqrtf(reach * reach - h2)) : limit;
