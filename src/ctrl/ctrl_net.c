@@ -3,6 +3,7 @@
 
 #include "ctrl/ctrl_world.h"
 
+#include <cglm/cglm.h>
 #include <math.h>
 #include <string.h>
 
@@ -68,72 +69,30 @@
 #define CTRL_POP_DEV_RAD 0.1396f
 #define CTRL_POP_HALFLIFE_S 0.1f
 
-/* Rotation matrix (row-major m[r][c]) -> unit quaternion x y z w. */
-static void quat_from_mat(const float m[3][3], float q[4])
+/* 6-D rotation (Zhou et al. 2019; doc section 3) -> unit quaternion: the
+ * two columns, Gram-Schmidt orthonormalised, and their cross product are the
+ * rotation matrix's columns (cglm's mat3 is column-major, m[column]). A
+ * degenerate pair (zero or parallel columns) decodes to identity. Q is a
+ * versor (16-byte aligned, for cglm's SSE loads). */
+static void quat_from_6d(const float r6[6], versor q)
 {
-    float tr = m[0][0] + m[1][1] + m[2][2];
-    if (tr > 0.0f) {
-        float s = sqrtf(tr + 1.0f) * 2.0f;
-        q[3] = 0.25f * s;
-        q[0] = (m[2][1] - m[1][2]) / s;
-        q[1] = (m[0][2] - m[2][0]) / s;
-        q[2] = (m[1][0] - m[0][1]) / s;
-    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
-        float s = sqrtf(1.0f + m[0][0] - m[1][1] - m[2][2]) * 2.0f;
-        q[3] = (m[2][1] - m[1][2]) / s;
-        q[0] = 0.25f * s;
-        q[1] = (m[0][1] + m[1][0]) / s;
-        q[2] = (m[0][2] + m[2][0]) / s;
-    } else if (m[1][1] > m[2][2]) {
-        float s = sqrtf(1.0f + m[1][1] - m[0][0] - m[2][2]) * 2.0f;
-        q[3] = (m[0][2] - m[2][0]) / s;
-        q[0] = (m[0][1] + m[1][0]) / s;
-        q[1] = 0.25f * s;
-        q[2] = (m[1][2] + m[2][1]) / s;
-    } else {
-        float s = sqrtf(1.0f + m[2][2] - m[0][0] - m[1][1]) * 2.0f;
-        q[3] = (m[1][0] - m[0][1]) / s;
-        q[0] = (m[0][2] + m[2][0]) / s;
-        q[1] = (m[1][2] + m[2][1]) / s;
-        q[2] = 0.25f * s;
-    }
-    float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int k = 0; k < 4; k++)
-        q[k] /= n;
-}
-
-/* 6-D rotation (Zhou et al. 2019; doc section 3) -> quaternion. A degenerate
- * pair (zero or parallel columns) decodes to identity. */
-static void quat_from_6d(const float r6[6], float q[4])
-{
-    float a[3] = {r6[0], r6[1], r6[2]}, b[3] = {r6[3], r6[4], r6[5]};
-    float la = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    mat3 m = {{r6[0], r6[1], r6[2]}, {r6[3], r6[4], r6[5]}, {0.0f, 0.0f, 0.0f}};
+    float la = glm_vec3_norm(m[0]);
     if (!(la > 1e-6f)) {
-        q[0] = q[1] = q[2] = 0.0f;
-        q[3] = 1.0f;
+        glm_quat_identity(q);
         return;
     }
-    for (int k = 0; k < 3; k++)
-        a[k] /= la;
-    float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    for (int k = 0; k < 3; k++)
-        b[k] -= d * a[k];
-    float lb = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    glm_vec3_divs(m[0], la, m[0]);
+    glm_vec3_muladds(m[0], -glm_vec3_dot(m[0], m[1]), m[1]);
+    float lb = glm_vec3_norm(m[1]);
     if (!(lb > 1e-6f)) {
-        q[0] = q[1] = q[2] = 0.0f;
-        q[3] = 1.0f;
+        glm_quat_identity(q);
         return;
     }
-    for (int k = 0; k < 3; k++)
-        b[k] /= lb;
-    float cc[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-    float m[3][3];
-    for (int r = 0; r < 3; r++) {
-        m[r][0] = a[r];
-        m[r][1] = b[r];
-        m[r][2] = cc[r];
-    }
-    quat_from_mat(m, q);
+    glm_vec3_divs(m[1], lb, m[1]);
+    glm_vec3_cross(m[0], m[1], m[2]);
+    glm_mat3_quat(m, q);
+    glm_quat_normalize(q);
 }
 
 /* Posture steering. The trained network mostly continues the posture it is
@@ -185,8 +144,7 @@ static void steer_posture(ctrl_t *c)
         /* Standing: towards the upright seed pose, which also straightens
          * the knees (scaling alone leaves a 45 degree stance at hip 78). */
         for (int b = 0; b < CTRL_JOINTS; b++)
-            for (int a = 0; a < 3; a++)
-                x[IX_JPOS + 3 * b + a] = lerpf(x[IX_JPOS + 3 * b + a], c->stand_pose[b][a], CTRL_POSTURE_RATE);
+            glm_vec3_lerp(&x[IX_JPOS + 3 * b], c->stand_pose[b], CTRL_POSTURE_RATE, &x[IX_JPOS + 3 * b]);
         return;
     }
     float k = 1.0f + CTRL_POSTURE_RATE * (target / hip_y - 1.0f);
@@ -206,7 +164,7 @@ static void steer_speed(ctrl_t *c)
     const float *p0 = t->pos[CTRL_TRAJ_NOW - 1], *p1 = t->pos[CTRL_TRAJ_NOW];
     float vx = p1[0] - p0[0], vz = p1[2] - p0[2];
     float act = sqrtf(vx * vx + vz * vz) * CTRL_NET_FPS;
-    float want = sqrtf(c->target_vel[0] * c->target_vel[0] + c->target_vel[1] * c->target_vel[1]);
+    float want = glm_vec2_norm(c->target_vel);
     want = lerpf(want, fminf(want, CTRL_JUMP_SPEED_CM_S), clampf(c->jump, 0.0f, 1.0f));
     if (c->fed_speed > CTRL_STAND_SPEED_CM_S && act > CTRL_STAND_SPEED_CM_S) {
         float r = clampf(act / c->fed_speed, CTRL_RATIO_MIN, CTRL_RATIO_MAX);
@@ -284,31 +242,31 @@ void ctrl_net_input(ctrl_t *c)
 }
 
 /* Joint B's rotation Q (relative to its parent) this step, with its pop
- * taken out (CTRL_POP_DEV_RAD): Q is replaced by what is shown. */
+ * taken out (CTRL_POP_DEV_RAD): Q is replaced by what is shown.
+ * The quaternions go through pose_quat_mul: ctrl_t's and the pose's are
+ * float[4] without the 16-byte alignment cglm's versor functions load. */
 static void take_out_pop(ctrl_t *c, int b, float q[4])
 {
     float *off = c->pop_off[b], *off_vel = c->pop_off_vel[b];
     if (c->have_net_rot) {
         /* Where it would be turning on as it turned the step before. */
-        float w[4], pred[4], inv[4], d[4], dev[3];
+        float w[4], pred[4], inv[4], d[4];
+        vec3 dev, excess = GLM_VEC3_ZERO_INIT;
         ctrl_rotvec_to_quat(c->net_turn[b], w);
         pose_quat_mul(w, c->net_rot[b], pred);
         ctrl_quat_conj(pred, inv);
         pose_quat_mul(q, inv, d);
         ctrl_quat_to_rotvec(d, dev);
-        float a = sqrtf(dev[0] * dev[0] + dev[1] * dev[1] + dev[2] * dev[2]);
-        float excess[3] = {0.0f, 0.0f, 0.0f};
-        if (a > CTRL_POP_DEV_RAD)
-            for (int k = 0; k < 3; k++) {
-                excess[k] = dev[k] * (1.0f - CTRL_POP_DEV_RAD / a);
-                off[k] -= excess[k];
-            }
+        float a = glm_vec3_norm(dev);
+        if (a > CTRL_POP_DEV_RAD) {
+            glm_vec3_scale(dev, 1.0f - CTRL_POP_DEV_RAD / a, excess);
+            glm_vec3_sub(off, excess, off);
+        }
         /* The network's own turn this step, less the pop. */
         ctrl_quat_conj(c->net_rot[b], inv);
         pose_quat_mul(q, inv, d);
         ctrl_quat_to_rotvec(d, c->net_turn[b]);
-        for (int k = 0; k < 3; k++)
-            c->net_turn[b][k] -= excess[k];
+        glm_vec3_sub(c->net_turn[b], excess, c->net_turn[b]);
     } else {
         memset(off, 0, sizeof c->pop_off[b]);
         memset(off_vel, 0, sizeof c->pop_off_vel[b]);
@@ -333,17 +291,16 @@ void ctrl_net_pose(ctrl_t *c)
     for (int b = 0; b < CTRL_JOINTS; b++) {
         const float *p = &y[OY_JPOS + 3 * b];
         const float *v = &y[OY_JVEL + 3 * b];
-        float pw[3], vw[3];
+        vec3 pw, vw, moved;
         to_world(yaw, p[0], p[2], &pw[0], &pw[2]);
         pw[0] += root[0];
         pw[1] = p[1] + root_h;
         pw[2] += root[2];
         to_world(yaw, v[0], v[2], &vw[0], &vw[2]);
         vw[1] = v[1];
-        for (int a = 0; a < 3; a++) {
-            c->joint_world[b][a] = lerpf(c->joint_world[b][a] + vw[a], pw[a], CTRL_JOINT_SMOOTH);
-            c->joint_vel_world[b][a] = vw[a];
-        }
+        glm_vec3_add(c->joint_world[b], vw, moved);
+        glm_vec3_lerp(moved, pw, CTRL_JOINT_SMOOTH, c->joint_world[b]);
+        glm_vec3_copy(vw, c->joint_vel_world[b]);
     }
     c->prev_root[0] = root[0];
     c->prev_root[1] = root_h;
@@ -353,7 +310,8 @@ void ctrl_net_pose(ctrl_t *c)
     /* Global rotations in the world: yaw x root-frame rotation. Local =
      * parent^-1 x joint; translations are the rest offsets except the hip's,
      * so every bone keeps its rest length exactly. */
-    float qy[4], rootq[CTRL_JOINTS][4], local[CTRL_JOINTS][4];
+    float qy[4], local[CTRL_JOINTS][4];
+    versor rootq[CTRL_JOINTS];
     quat_yaw(yaw, qy);
     for (int b = 0; b < CTRL_JOINTS; b++)
         quat_from_6d(&y[OY_JROT + 6 * b], rootq[b]);
