@@ -25,6 +25,7 @@
 
 #include "asset/import.h"
 
+#include <cglm/cglm.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,36 +35,27 @@
 
 /* ---------------------------------------------------------------- small math */
 
-/* Column-major 4x4: element (row r, column c) is m[c * 4 + r]. */
+/* Column-major 4x4 (cglm's layout): element (row r, column c) is
+ * m[c * 4 + r]. The scene's and the build's matrices are plain float[16],
+ * without the 16-byte alignment cglm's SSE loads of a mat4 need, so the
+ * product goes through aligned copies. */
 static inline void mat4_mul(const float a[16], const float b[16], float out[16])
 {
-    float r[16];
-    for (int c = 0; c < 4; c++)
-        for (int row = 0; row < 4; row++) {
-            float s = 0.0f;
-            for (int k = 0; k < 4; k++)
-                s += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = s;
-        }
+    mat4 ma, mb, r;
+    memcpy(ma, a, sizeof ma);
+    memcpy(mb, b, sizeof mb);
+    glm_mat4_mul(ma, mb, r);
     memcpy(out, r, sizeof r);
 }
 
-static inline void mat3_vec(const float m[9], const float v[3], float out[3])
+/* Unlike glm_vec3_normalize (which zeroes a zero vector), leaves V as it is
+ * and says false when it has no direction or is not finite. */
+static inline bool normalize3(vec3 v)
 {
-    for (int r = 0; r < 3; r++)
-        out[r] = m[r] * v[0] + m[3 + r] * v[1] + m[6 + r] * v[2];
-}
-
-static inline float len3(const float v[3]) { return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
-
-static inline bool normalize3(float v[3])
-{
-    float l = len3(v);
+    float l = glm_vec3_norm(v);
     if (!(l > 1e-12f) || !isfinite(l))
         return false;
-    v[0] /= l;
-    v[1] /= l;
-    v[2] /= l;
+    glm_vec3_divs(v, l, v);
     return true;
 }
 
@@ -107,7 +99,7 @@ typedef struct build_t {
     uint32_t *material; /* scene material */
     uint32_t (*tri)[3];
     /* Pre-skinning of each mesh vertex: for morph deltas (bind space). */
-    float (*skin_lin)[9]; /* per merged vertex: blended linear part */
+    mat3 *skin_lin; /* per merged vertex: blended linear part */
     /* Normals from positions, welded over identical positions. */
     uint32_t *weld; /* vertex -> weld group */
     uint32_t group_count;

@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 
+#include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,7 +205,7 @@ static int small_parts(look_t *L, part_t *parts, int count, float eye_c[2][3], f
                 continue;
             const chr_vertex_t *x = vert(L, v);
             float d[3] = {x->pos[0] - p->c[0], x->pos[1] - p->c[1], x->pos[2] - p->c[2]};
-            float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            float len = glm_vec3_norm(d);
             float deg = len > 0.0f ? acosf(fminf(fmaxf(d[2] / len, -1.0f), 1.0f)) * 57.29578f : 180.0f;
             L->mat[v] = deg < PUPIL_DEG ? LOOK_PUPIL : (deg < IRIS_DEG ? LOOK_IRIS : LOOK_SCLERA);
         }

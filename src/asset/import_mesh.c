@@ -18,33 +18,20 @@
 
 /* ---------------------------------------------------------------- small math */
 
-static void mat4_point(const float m[16], const float p[3], float out[3])
-{
-    for (int r = 0; r < 3; r++)
-        out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
-}
-
-/* The linear part of M (column-major 3x3) and, for normals, its cofactor
- * matrix with the sign of the determinant: the inverse transpose up to a
- * positive scale, which the normalisation after every use removes (and
- * which stays defined for a singular matrix). */
-static void mat4_linear(const float m[16], float lin[9], float normal[9])
+/* The linear part of M (column-major 16 floats) and, for normals, its
+ * cofactor matrix with the sign of the determinant: the inverse transpose up
+ * to a positive scale, which the normalisation after every use removes (and
+ * which stays defined for a singular matrix). A cofactor matrix's columns
+ * are the cross products of the other two columns, in cyclic order; the
+ * determinant is the triple product. */
+static void mat4_linear(const float m[16], mat3 lin, mat3 normal)
 {
     for (int c = 0; c < 3; c++)
-        for (int r = 0; r < 3; r++)
-            lin[c * 3 + r] = m[c * 4 + r];
-#define A(r, c) lin[(c)*3 + (r)]
-    float cof[9];
+        memcpy(lin[c], &m[c * 4], sizeof lin[c]);
     for (int c = 0; c < 3; c++)
-        for (int r = 0; r < 3; r++) {
-            int r1 = (r + 1) % 3, r2 = (r + 2) % 3, c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-            cof[c * 3 + r] = A(r1, c1) * A(r2, c2) - A(r1, c2) * A(r2, c1);
-        }
-    float det = A(0, 0) * cof[0] + A(0, 1) * cof[3] + A(0, 2) * cof[6];
-#undef A
-    float sign = det < 0.0f ? -1.0f : 1.0f;
-    for (int i = 0; i < 9; i++)
-        normal[i] = sign * cof[i];
+        glm_vec3_cross(lin[(c + 1) % 3], lin[(c + 2) % 3], normal[c]);
+    float det = glm_vec3_dot(lin[0], normal[0]);
+    glm_mat3_scale(normal, det < 0.0f ? -1.0f : 1.0f);
 }
 
 /* ---------------------------------------------------------------- vertices */
@@ -149,7 +136,8 @@ static bool alloc_vertices(build_t *b)
 /* Per skin joint: S = world(joint) x inverse_bind (mesh -> rest model
  * space), its linear part and the linear part's inverse transpose. */
 typedef struct joint_skin_t {
-    float s[16], lin[9], nrm[9];
+    float s[16];
+    mat3 lin, nrm;
 } joint_skin_t;
 
 /* Mesh MI into the merged arrays: skinned once at the rest pose (or rigidly
@@ -198,24 +186,29 @@ static bool place_mesh(build_t *b, uint32_t mi, joint_skin_t *js, gather_t *g)
             b->info.truncated++;
         gather_finish(gv, b->joints[v], b->weights[v]);
         /* Blend the pre-skinning matrices of the kept influences. */
-        float sm[16] = {0}, lin[9] = {0}, nm[9] = {0};
+        mat4 sm = GLM_MAT4_ZERO_INIT;
+        mat3 lin = GLM_MAT3_ZERO_INIT, nm = GLM_MAT3_ZERO_INIT;
         for (int k = 0; k < 4; k++) {
             float w = b->weights[v][k];
             if (w == 0.0f)
                 continue;
-            const joint_skin_t *x = m->bone_count > 0 ? &js[b->joints[v][k]] : &rigid;
+            joint_skin_t *x = m->bone_count > 0 ? &js[b->joints[v][k]] : &rigid;
             for (int e = 0; e < 16; e++)
-                sm[e] += w * x->s[e];
-            for (int e = 0; e < 9; e++) {
-                lin[e] += w * x->lin[e];
-                nm[e] += w * x->nrm[e];
+                sm[e / 4][e % 4] += w * x->s[e];
+            for (int c = 0; c < 3; c++) {
+                glm_vec3_muladds(x->lin[c], w, lin[c]);
+                glm_vec3_muladds(x->nrm[c], w, nm[c]);
             }
         }
-        mat4_point(sm, &m->positions[(size_t)i * 3], b->pos[v]);
+        const float *pos = &m->positions[(size_t)i * 3];
+        vec3 p = {pos[0], pos[1], pos[2]};
+        glm_mat4_mulv3(sm, p, 1.0f, b->pos[v]);
         memcpy(b->skin_lin[v], lin, sizeof lin);
         if (m->normals) {
-            mat3_vec(nm, &m->normals[(size_t)i * 3], b->nrm[v]);
-            if (len3(b->nrm[v]) < IMP_MIN_NORMAL_LENGTH || !normalize3(b->nrm[v]))
+            const float *fn = &m->normals[(size_t)i * 3];
+            vec3 n = {fn[0], fn[1], fn[2]};
+            glm_mat3_mulv(nm, n, b->nrm[v]);
+            if (glm_vec3_norm(b->nrm[v]) < IMP_MIN_NORMAL_LENGTH || !normalize3(b->nrm[v]))
                 memset(b->nrm[v], 0, sizeof b->nrm[v]);
         }
         if (m->uvs)

@@ -13,16 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- small math */
-
-static void cross3(const float a[3], const float b[3], float out[3])
-{
-    float r[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-    memcpy(out, r, sizeof r);
-}
-
-static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 /* ---------------------------------------------------------------- normals, tangents */
 
 /* CSR table from KEY (n entries, values < key_count) to the triangle of
@@ -68,16 +58,22 @@ static bool build_adjacency(build_t *b)
     return ok;
 }
 
-/* Area-weighted face normal of triangle T over positions P (not unit). */
-static void face_normal(const build_t *b, const float (*p)[3], uint32_t t, float out[3])
+/* The edges from corner 0 of triangle C to its corners 1 and 2 over
+ * positions P. */
+static void tri_edges(const float (*p)[3], const uint32_t c[3], vec3 e1, vec3 e2)
 {
-    const uint32_t *c = b->tri[t];
-    float e1[3], e2[3];
     for (int k = 0; k < 3; k++) {
         e1[k] = p[c[1]][k] - p[c[0]][k];
         e2[k] = p[c[2]][k] - p[c[0]][k];
     }
-    cross3(e1, e2, out);
+}
+
+/* Area-weighted face normal of triangle T over positions P (not unit). */
+static void face_normal(const build_t *b, const float (*p)[3], uint32_t t, vec3 out)
+{
+    vec3 e1, e2;
+    tri_edges(p, b->tri[t], e1, e2);
+    glm_vec3_cross(e1, e2, out);
 }
 
 /* Welded normal of vertex V's position group over positions P; zero when
@@ -85,12 +81,11 @@ static void face_normal(const build_t *b, const float (*p)[3], uint32_t t, float
 void imp_welded_normal(const build_t *b, const float (*p)[3], uint32_t v, float out[3])
 {
     uint32_t g = b->weld[v];
-    float n[3] = {0, 0, 0};
+    vec3 n = GLM_VEC3_ZERO_INIT;
     for (uint32_t i = b->group_tri_offset[g]; i < b->group_tri_offset[g + 1]; i++) {
-        float fn[3];
+        vec3 fn;
         face_normal(b, p, b->group_tri[i], fn);
-        for (int k = 0; k < 3; k++)
-            n[k] += fn[k];
+        glm_vec3_add(n, fn, n);
     }
     if (!normalize3(n))
         n[0] = n[1] = n[2] = 0.0f;
@@ -101,14 +96,12 @@ void imp_welded_normal(const build_t *b, const float (*p)[3], uint32_t v, float 
  * positions P, orthonormalised against the unit normal N. */
 void imp_vertex_tangent(const build_t *b, const float (*p)[3], uint32_t v, const float n[3], float out[4])
 {
-    float t[3] = {0, 0, 0}, bt[3] = {0, 0, 0};
+    /* A copy of N: cglm takes non-const vectors. */
+    vec3 nrm = {n[0], n[1], n[2]}, t = GLM_VEC3_ZERO_INIT, bt = GLM_VEC3_ZERO_INIT;
     for (uint32_t i = b->vert_tri_offset[v]; i < b->vert_tri_offset[v + 1]; i++) {
         const uint32_t *c = b->tri[b->vert_tri[i]];
-        float e1[3], e2[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = p[c[1]][k] - p[c[0]][k];
-            e2[k] = p[c[2]][k] - p[c[0]][k];
-        }
+        vec3 e1, e2;
+        tri_edges(p, c, e1, e2);
         float du1 = b->uv[c[1]][0] - b->uv[c[0]][0], dv1 = b->uv[c[1]][1] - b->uv[c[0]][1];
         float du2 = b->uv[c[2]][0] - b->uv[c[0]][0], dv2 = b->uv[c[2]][1] - b->uv[c[0]][1];
         float det = du1 * dv2 - du2 * dv1;
@@ -122,23 +115,21 @@ void imp_vertex_tangent(const build_t *b, const float (*p)[3], uint32_t v, const
             bt[k] += (e2[k] * du1 - e1[k] * du2) * r;
         }
     }
-    float d = dot3(t, n);
-    for (int k = 0; k < 3; k++)
-        t[k] -= n[k] * d;
+    glm_vec3_muladds(nrm, -glm_vec3_dot(t, nrm), t);
     if (!normalize3(t)) {
         /* No usable UVs: any unit vector perpendicular to the normal. */
-        float axis[3] = {0.0f, 0.0f, 0.0f};
+        vec3 axis = GLM_VEC3_ZERO_INIT;
         axis[fabsf(n[0]) < 0.9f ? 0 : 1] = 1.0f;
-        cross3(axis, n, t);
+        glm_vec3_cross(axis, nrm, t);
         if (!normalize3(t)) {
             t[0] = 1.0f;
             t[1] = t[2] = 0.0f;
         }
     }
-    float c[3];
-    cross3(n, t, c);
+    vec3 c;
+    glm_vec3_cross(nrm, t, c);
     memcpy(out, t, sizeof t);
-    out[3] = dot3(c, bt) < 0.0f ? -1.0f : 1.0f;
+    out[3] = glm_vec3_dot(c, bt) < 0.0f ? -1.0f : 1.0f;
 }
 
 /* File normals (or computed ones where the file has none) and tangents. */
@@ -151,10 +142,10 @@ bool imp_build_frames(build_t *b)
     const float(*p)[3] = (const float(*)[3])b->pos;
     for (uint32_t v = 0; v < b->vertex_count; v++) {
         imp_welded_normal(b, p, v, b->base_n[v]);
-        if (len3(b->nrm[v]) == 0.0f) {
+        if (glm_vec3_norm(b->nrm[v]) == 0.0f) {
             b->info.computed_normals++;
             memcpy(b->nrm[v], b->base_n[v], sizeof b->nrm[v]);
-            if (len3(b->nrm[v]) == 0.0f)
+            if (glm_vec3_norm(b->nrm[v]) == 0.0f)
                 b->nrm[v][1] = 1.0f; /* a vertex of degenerate triangles only */
         }
         imp_vertex_tangent(b, p, v, b->nrm[v], b->tan[v]);

@@ -83,12 +83,12 @@ static bool finish_target(build_t *b, target_scratch_t *ts, uint32_t t, uint32_t
         uint32_t v = ts->list[i];
         float nn[3], dn[3], morphed_n[3], tn[4];
         imp_welded_normal(b, p, v, nn);
-        if (len3(nn) == 0.0f)
+        if (glm_vec3_norm(nn) == 0.0f)
             memcpy(nn, b->base_n[v], sizeof nn);
-        for (int k = 0; k < 3; k++) {
-            dn[k] = len3(b->base_n[v]) > 0.0f ? nn[k] - b->base_n[v][k] : 0.0f;
-            morphed_n[k] = b->nrm[v][k] + dn[k];
-        }
+        glm_vec3_zero(dn);
+        if (glm_vec3_norm(b->base_n[v]) > 0.0f)
+            glm_vec3_sub(nn, b->base_n[v], dn);
+        glm_vec3_add(b->nrm[v], dn, morphed_n);
         if (!normalize3(morphed_n))
             memcpy(morphed_n, b->nrm[v], sizeof morphed_n);
         imp_vertex_tangent(b, p, v, morphed_n, tn);
@@ -151,10 +151,9 @@ bool imp_build_targets(build_t *b)
                         continue;
                     uint32_t v = b->mesh_first[mi] + i;
                     /* Deltas live in bind space: through the pre-skinning. */
-                    mat3_vec(b->skin_lin[v], d, dm);
-                    for (int c = 0; c < 3; c++)
-                        dm[c] *= IMP_CM_PER_M;
-                    if (len3(dm) < IMP_MIN_DELTA_CM || ts.stamp_v[v] == ts.id)
+                    glm_mat3_mulv(b->skin_lin[v], d, dm);
+                    glm_vec3_scale(dm, IMP_CM_PER_M, dm);
+                    if (glm_vec3_norm(dm) < IMP_MIN_DELTA_CM || ts.stamp_v[v] == ts.id)
                         continue;
                     ts.stamp_v[v] = ts.id;
                     memcpy(ts.dpos[v], dm, sizeof dm);
