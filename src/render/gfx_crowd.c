@@ -177,39 +177,46 @@ static bool upload_meshes(gfx_crowd_t *gc, const chr_character_t *c)
     return true;
 }
 
-void gfx_crowd_float_attrib(GLuint vao, GLuint attr, GLint size, size_t offset)
+/* One float attribute of the interleaved vertex. */
+static void float_attrib(GLuint vao, GLuint attr, GLint size, size_t offset)
 {
     glEnableVertexArrayAttrib(vao, attr);
     glVertexArrayAttribFormat(vao, attr, size, GL_FLOAT, GL_FALSE, (GLuint)offset);
     glVertexArrayAttribBinding(vao, attr, BIND_VERTEX);
 }
 
+void gfx_crowd_static_attribs(const gfx_crowd_t *gc, GLuint vao)
+{
+    float_attrib(vao, ATTR_UV, 2, offsetof(crowd_vertex_t, uv));
+    float_attrib(vao, ATTR_AO, 1, offsetof(crowd_vertex_t, ao));
+    glEnableVertexArrayAttrib(vao, ATTR_COLOR);
+    glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(crowd_vertex_t, material));
+    glVertexArrayAttribBinding(vao, ATTR_COLOR, BIND_VERTEX);
+    glVertexArrayVertexBuffer(vao, BIND_INSTANCE, gc->lists.buffer.id, 0, sizeof(uint32_t));
+    glVertexArrayBindingDivisor(vao, BIND_INSTANCE, 1);
+    glEnableVertexArrayAttrib(vao, ATTR_INSTANCE);
+    glVertexArrayAttribIFormat(vao, ATTR_INSTANCE, 1, GL_UNSIGNED_INT, 0);
+    glVertexArrayAttribBinding(vao, ATTR_INSTANCE, BIND_INSTANCE);
+}
+
 /* The VAO: the interleaved vertex (the formats gfx_character's GPU path
  * uses: integer material and joints) and the instance index, divisor 1,
- * read from the list ring (its slot offset set per frame). */
+ * read from the list ring (its slot offset set per frame). The attributes
+ * skinning does not change are set up as for the CPU mode's VAO. */
 static void make_vao(gfx_crowd_t *gc)
 {
     GLuint vao;
     glCreateVertexArrays(1, &vao);
     glVertexArrayVertexBuffer(vao, BIND_VERTEX, gc->vbo.id, 0, sizeof(crowd_vertex_t));
     glVertexArrayElementBuffer(vao, gc->ibo.id);
-    gfx_crowd_float_attrib(vao, ATTR_POSITION, 3, offsetof(crowd_vertex_t, pos));
-    gfx_crowd_float_attrib(vao, ATTR_NORMAL, 3, offsetof(crowd_vertex_t, normal));
-    gfx_crowd_float_attrib(vao, ATTR_TANGENT, 4, offsetof(crowd_vertex_t, tangent));
-    gfx_crowd_float_attrib(vao, ATTR_UV, 2, offsetof(crowd_vertex_t, uv));
-    gfx_crowd_float_attrib(vao, ATTR_AO, 1, offsetof(crowd_vertex_t, ao));
-    gfx_crowd_float_attrib(vao, ATTR_WEIGHTS, 4, offsetof(crowd_vertex_t, weights));
-    glEnableVertexArrayAttrib(vao, ATTR_COLOR);
-    glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(crowd_vertex_t, material));
-    glVertexArrayAttribBinding(vao, ATTR_COLOR, BIND_VERTEX);
+    float_attrib(vao, ATTR_POSITION, 3, offsetof(crowd_vertex_t, pos));
+    float_attrib(vao, ATTR_NORMAL, 3, offsetof(crowd_vertex_t, normal));
+    float_attrib(vao, ATTR_TANGENT, 4, offsetof(crowd_vertex_t, tangent));
+    float_attrib(vao, ATTR_WEIGHTS, 4, offsetof(crowd_vertex_t, weights));
     glEnableVertexArrayAttrib(vao, ATTR_JOINTS);
     glVertexArrayAttribIFormat(vao, ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(crowd_vertex_t, joints));
     glVertexArrayAttribBinding(vao, ATTR_JOINTS, BIND_VERTEX);
-    glVertexArrayVertexBuffer(vao, BIND_INSTANCE, gc->lists.buffer.id, 0, sizeof(uint32_t));
-    glVertexArrayBindingDivisor(vao, BIND_INSTANCE, 1);
-    glEnableVertexArrayAttrib(vao, ATTR_INSTANCE);
-    glVertexArrayAttribIFormat(vao, ATTR_INSTANCE, 1, GL_UNSIGNED_INT, 0);
-    glVertexArrayAttribBinding(vao, ATTR_INSTANCE, BIND_INSTANCE);
+    gfx_crowd_static_attribs(gc, vao);
     gfx_crowd_label_object(GL_VERTEX_ARRAY, vao, gc->label, "vao");
     gc->vao.id = vao;
 }

@@ -93,16 +93,7 @@ static void make_vao(gfx_crowd_t *gc)
     glCreateVertexArrays(1, &vao);
     glVertexArrayVertexBuffer(vao, BIND_VERTEX, cpu->vbo.id, 0, sizeof(crowd_vertex_t));
     glVertexArrayElementBuffer(vao, cpu->ibo.id);
-    gfx_crowd_float_attrib(vao, ATTR_UV, 2, offsetof(crowd_vertex_t, uv));
-    gfx_crowd_float_attrib(vao, ATTR_AO, 1, offsetof(crowd_vertex_t, ao));
-    glEnableVertexArrayAttrib(vao, ATTR_COLOR);
-    glVertexArrayAttribIFormat(vao, ATTR_COLOR, 1, GL_UNSIGNED_INT, (GLuint)offsetof(crowd_vertex_t, material));
-    glVertexArrayAttribBinding(vao, ATTR_COLOR, BIND_VERTEX);
-    glVertexArrayVertexBuffer(vao, BIND_INSTANCE, gc->lists.buffer.id, 0, sizeof(uint32_t));
-    glVertexArrayBindingDivisor(vao, BIND_INSTANCE, 1);
-    glEnableVertexArrayAttrib(vao, ATTR_INSTANCE);
-    glVertexArrayAttribIFormat(vao, ATTR_INSTANCE, 1, GL_UNSIGNED_INT, 0);
-    glVertexArrayAttribBinding(vao, ATTR_INSTANCE, BIND_INSTANCE);
+    gfx_crowd_static_attribs(gc, vao);
     gfx_crowd_label_object(GL_VERTEX_ARRAY, vao, gc->label, "cpu.vao");
     cpu->vao.id = vao;
 }

@@ -137,8 +137,10 @@ void gfx_crowd_label_object(GLenum kind, GLuint id, const char *base, const char
  * with STRIDER_CROWD and SKIN_DEFINES) and the materials on the lit ones. */
 bool gfx_crowd_load_programs(gfx_crowd_t *gc, const chr_character_t *c, const char *skin_defines, const char *what,
                              crowd_program_t prog[PROGS]);
-/* One float attribute of the interleaved vertex. */
-void gfx_crowd_float_attrib(GLuint vao, GLuint attr, GLint size, size_t offset);
+/* The attributes both VAOs read alike: uv, AO and material of the vertex
+ * buffer at BIND_VERTEX (the caller binds it), and the instance index from
+ * the list ring at BIND_INSTANCE, divisor 1. */
+void gfx_crowd_static_attribs(const gfx_crowd_t *gc, GLuint vao);
 
 /* The cull's view of a frame (the main camera, the sun's window). */
 void gfx_crowd_view_init(crowd_view_t *v, const float view_proj[16], const float light_view_proj[16],
