@@ -451,12 +451,42 @@ static void push_out_of_obstacles(const ctrl_t *c, float radius, float *x, float
     }
 }
 
+/* ---- a point's move ------------------------------------------------------ */
+
+/* How far inside the level's edges a point of RADIUS stays (cm): they block
+ * like walls, the root CTRL_EDGE_CLEARANCE_CM plus its radius inside, the
+ * trajectory its own radius further in. */
+static float edge_margin(float radius) { return CTRL_EDGE_CLEARANCE_CM + radius; }
+
+/* The last step of a move from FROM: (X, Z), the candidate CAND as the
+ * earlier steps left it, is pushed out of the walls and kept on the level,
+ * and taken into CAND unless the way there crosses a wall; then CAND stays
+ * (already kept on the level) if the way to it does not cross one, else
+ * the point stays at FROM. */
+static void settle_against_walls(const ctrl_t *c, const float from[2], float radius, float x, float z, float cand[2])
+{
+    level_push_out_of_walls(c->level, &x, &z, radius);
+    keep_on_terrain(c, edge_margin(radius), &x, &z);
+    if (!level_segment_crosses_wall(c->level, from[0], from[1], x, z)) {
+        cand[0] = x;
+        cand[1] = z;
+    } else if (level_segment_crosses_wall(c->level, from[0], from[1], cand[0], cand[1])) {
+        cand[0] = from[0];
+        cand[1] = from[1];
+    }
+}
+
+/* ctrl_collide_point with OVER_LEDGES and without the other characters:
+ * only the walls and the level's edges hold the point back. */
+static void collide_walls_and_edges(const ctrl_t *c, const float from[2], float radius, float cand[2])
+{
+    keep_on_terrain(c, edge_margin(radius), &cand[0], &cand[1]);
+    settle_against_walls(c, from, radius, cand[0], cand[1], cand);
+}
+
 void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool over_ledges, float cand[2])
 {
-    /* The level's edges block like walls: the root stays CTRL_EDGE_CLEARANCE_CM
-     * plus its radius inside, the trajectory its own radius further in. */
-    float margin = CTRL_EDGE_CLEARANCE_CM + radius;
-    keep_on_terrain(c, margin, &cand[0], &cand[1]);
+    keep_on_terrain(c, edge_margin(radius), &cand[0], &cand[1]);
     float x = cand[0], z = cand[1];
     if (!over_ledges) {
         /* Already among ledges (landed there, or a jump ended there): it
@@ -488,15 +518,7 @@ void ctrl_collide_point(const ctrl_t *c, const float from[2], float radius, bool
         }
     }
     push_out_of_obstacles(c, radius, &x, &z);
-    level_push_out_of_walls(c->level, &x, &z, radius);
-    keep_on_terrain(c, margin, &x, &z);
-    if (!level_segment_crosses_wall(c->level, from[0], from[1], x, z)) {
-        cand[0] = x;
-        cand[1] = z;
-    } else if (level_segment_crosses_wall(c->level, from[0], from[1], cand[0], cand[1])) {
-        cand[0] = from[0];
-        cand[1] = from[1];
-    }
+    settle_against_walls(c, from, radius, x, z, cand);
     /* A wall can push a point back into another character; a move that
      * ends deeper in one than it began is refused, as a move through a
      * wall is: two bodies never go further into each other. */
@@ -552,11 +574,9 @@ bool ctrl_keep_out_of_walls(ctrl_t *c, float moved[2])
         float cand[2] = {root[0] + wx * worst, root[2] + wz * worst};
         /* Other characters do not hold it in: squeezed between one and a
          * wall, a hand stayed 2.3 cm in the wall; the other's capsule is
-         * left to its own avoidance. */
-        int others = c->obstacle_count;
-        c->obstacle_count = 0;
-        ctrl_collide_point(c, from, CTRL_ROOT_RADIUS_CM, true, cand);
-        c->obstacle_count = others;
+         * left to its own avoidance. Ledges do not either: the push may
+         * cross them, as a jump does. */
+        collide_walls_and_edges(c, from, CTRL_ROOT_RADIUS_CM, cand);
         float dx = cand[0] - root[0], dz = cand[1] - root[2];
         if (!(dx * dx + dz * dz > 1e-6f))
             break;
