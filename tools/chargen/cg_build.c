@@ -840,7 +840,8 @@ static void build_shapes(work_t *w, const cg_params_t *prm, const split_t *sp, c
     free(near);
 }
 
-static void build_correctives(work_t *w, const cg_params_t *prm, const split_t *sp, chr_character_t *out)
+/* False (logged) when the skeleton cannot be posed. */
+static bool build_correctives(work_t *w, const cg_params_t *prm, const split_t *sp, chr_character_t *out)
 {
     static const struct {
         const char *name, *joint;
@@ -862,7 +863,12 @@ static void build_correctives(work_t *w, const cg_params_t *prm, const split_t *
             continue;
         float ax[3] = {defs[i].axis[0], defs[i].axis[1], defs[i].axis[2]};
         norm3(ax);
-        cg_rig_corrective(&w->skel, &w->fig, &w->all, &w->adj, &w->skin, j, ax, defs[i].full_deg, d);
+        if (!cg_rig_corrective(&w->skel, &w->fig, &w->all, &w->adj, &w->skin, j, ax, defs[i].full_deg, d)) {
+            /* The ones made so far, for chr_free(). */
+            out->corrective_count = (uint32_t)n;
+            free(d);
+            return false;
+        }
         chr_corrective_t *c = &out->correctives[n++];
         snprintf(c->name, sizeof c->name, "%s", defs[i].name);
         c->mesh = 0;
@@ -876,6 +882,7 @@ static void build_correctives(work_t *w, const cg_params_t *prm, const split_t *
     }
     out->corrective_count = (uint32_t)n;
     free(d);
+    return true;
 }
 
 static void output_skeleton(const work_t *w, chr_character_t *out)
@@ -941,10 +948,10 @@ bool cg_build_character(const skel_t *s, const cg_params_t *prm, chr_character_t
         output_skeleton(w, out);
         output_meshes(w, &sp, out);
         build_shapes(w, prm, &sp, out);
-        build_correctives(w, prm, &sp, out);
+        ok = build_correctives(w, prm, &sp, out);
         free(sp.body_of);
         free(sp.head_of);
-        ok = chr_validate(out, "(generated character)");
+        ok = ok && chr_validate(out, "(generated character)");
     }
     work_free(w);
     free(w);

@@ -172,13 +172,14 @@ void cg_figure_prim_distances(const cg_figure_t *f, const float p[3], float *out
     }
 }
 
-static void xform_point(const float m[16], const float p[3], float o[3])
+static void xform_point(const float m[POSE_MAT_FLOATS], const float p[3], float o[3])
 {
     for (int r = 0; r < 3; r++)
-        o[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+        o[r] = m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3];
 }
 
-float cg_figure_eval_posed(const cg_figure_t *f, const float (*inv_xf)[16], const bool *use, const float p[3])
+float cg_figure_eval_posed(const cg_figure_t *f, const float (*inv_xf)[POSE_MAT_FLOATS], const bool *use,
+                           const float p[3])
 {
     float d = FLT_MAX;
     for (int i = 0; i < f->count; i++) {

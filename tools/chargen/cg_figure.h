@@ -14,6 +14,7 @@
 #ifndef STRIDER_CHARGEN_FIGURE_H
 #define STRIDER_CHARGEN_FIGURE_H
 
+#include "anim/pose.h"
 #include "anim/skel.h"
 
 #include <stdbool.h>
@@ -80,9 +81,11 @@ void cg_figure_grad(const cg_figure_t *f, const float p[3], float out[3]);
 /* Per-union-primitive distances at P (carves get FLT_MAX); out: f->count. */
 void cg_figure_prim_distances(const cg_figure_t *f, const float p[3], float *out);
 /* Field with every primitive of joint j moved rigidly from rest to pose;
- * INV_XF[j] is the 4x4 column-major model-space matrix taking posed points
- * back to rest. Only primitives whose bone has use[bone] set take part
- * (carves, bone -1, never do). Used to derive corrective shapes. */
-float cg_figure_eval_posed(const cg_figure_t *f, const float (*inv_xf)[16], const bool *use, const float p[3]);
+ * INV_XF[j] is the 3x4 row-major model-space matrix taking posed points
+ * back to rest (anim/pose.h's layout: the inverse of joint j's palette
+ * entry). Only primitives whose bone has use[bone] set take part (carves,
+ * bone -1, never do). Used to derive corrective shapes. */
+float cg_figure_eval_posed(const cg_figure_t *f, const float (*inv_xf)[POSE_MAT_FLOATS], const bool *use,
+                           const float p[3]);
 
 #endif

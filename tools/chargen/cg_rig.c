@@ -1,5 +1,7 @@
 #include "cg_rig.h"
 
+#include "anim/pose.h"
+#include "anim/skin.h"
 #include "core/mathx.h"
 
 #include <float.h>
@@ -363,109 +365,14 @@ int cg_rig_extend(skel_t *s, const cg_figure_t *f, int extra, const cg_mesh_t *m
 
 /* ---------------------------------------------------------------- posing */
 
-void cg_quat_axis_angle(const float axis[3], float angle, float q[4])
-{
-    float s = sinf(0.5f * angle);
-    q[0] = axis[0] * s;
-    q[1] = axis[1] * s;
-    q[2] = axis[2] * s;
-    q[3] = cosf(0.5f * angle);
-}
-
-static void quat_to_mat(const float q[4], float m[16])
-{
-    float x = q[0], y = q[1], z = q[2], w = q[3];
-    m[0] = 1 - 2 * (y * y + z * z);
-    m[1] = 2 * (x * y + z * w);
-    m[2] = 2 * (x * z - y * w);
-    m[3] = 0;
-    m[4] = 2 * (x * y - z * w);
-    m[5] = 1 - 2 * (x * x + z * z);
-    m[6] = 2 * (y * z + x * w);
-    m[7] = 0;
-    m[8] = 2 * (x * z + y * w);
-    m[9] = 2 * (y * z - x * w);
-    m[10] = 1 - 2 * (x * x + y * y);
-    m[11] = 0;
-    m[12] = m[13] = m[14] = 0;
-    m[15] = 1;
-}
-
-static void mat_mul(const float a[16], const float b[16], float o[16])
-{
-    float t[16];
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++) {
-            float s = 0.0f;
-            for (int k = 0; k < 4; k++)
-                s += a[k * 4 + r] * b[c * 4 + k];
-            t[c * 4 + r] = s;
-        }
-    memcpy(o, t, sizeof t);
-}
-
-void cg_rig_pose_globals(const skel_t *s, const float (*local_q)[4], const float root_t[3], float (*global)[16])
-{
-    for (int j = 0; j < s->joint_count; j++) {
-        float l[16];
-        quat_to_mat(local_q[j], l);
-        for (int k = 0; k < 3; k++)
-            l[12 + k] = s->joint_offset[j][k] + (j == 0 ? root_t[k] : 0.0f);
-        int p = s->joint_parent[j];
-        if (p < 0)
-            memcpy(global[j], l, sizeof l);
-        else
-            mat_mul(global[p], l, global[j]);
-    }
-}
-
-void cg_rig_skin_matrices(const skel_t *s, const float (*global)[16], float (*skin)[16])
-{
-    float rest[SKEL_MAX_JOINTS][3];
-    skel_rest_positions(s, rest);
-    for (int j = 0; j < s->joint_count; j++) {
-        float binv[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -rest[j][0], -rest[j][1], -rest[j][2], 1};
-        mat_mul(global[j], binv, skin[j]);
-    }
-}
-
-void cg_rig_skin(const float (*skin_m)[16], const cg_skin_t *skin, int n, const float (*p)[3], const float (*nrm)[3],
-                 float (*out_p)[3], float (*out_n)[3])
-{
-    for (int v = 0; v < n; v++) {
-        float m[12] = {0};
-        for (int k = 0; k < CG_INFL; k++) {
-            float w = skin->weight[v][k];
-            if (w == 0.0f)
-                continue;
-            const float *s = skin_m[skin->joint[v][k]];
-            for (int c = 0; c < 4; c++)
-                for (int r = 0; r < 3; r++)
-                    m[c * 3 + r] += w * s[c * 4 + r];
-        }
-        for (int r = 0; r < 3; r++)
-            out_p[v][r] = m[r] * p[v][0] + m[3 + r] * p[v][1] + m[6 + r] * p[v][2] + m[9 + r];
-        if (nrm && out_n) {
-            float nn[3];
-            for (int r = 0; r < 3; r++)
-                nn[r] = m[r] * nrm[v][0] + m[3 + r] * nrm[v][1] + m[6 + r] * nrm[v][2];
-            float l = sqrtf(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
-            for (int r = 0; r < 3; r++)
-                out_n[v][r] = l > 0.0f ? nn[r] / l : 0.0f;
-        }
-    }
-}
-
-/* Inverse of a rigid 4x4 (rotation + translation). */
-static void rigid_inverse(const float m[16], float o[16])
+/* Inverse of a rigid 3x4 row-major matrix (rotation + translation). */
+static void rigid_inverse(const float m[POSE_MAT_FLOATS], float o[POSE_MAT_FLOATS])
 {
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
-            o[c * 4 + r] = m[r * 4 + c];
+            o[4 * r + c] = m[4 * c + r];
     for (int r = 0; r < 3; r++)
-        o[12 + r] = -(o[r] * m[12] + o[4 + r] * m[13] + o[8 + r] * m[14]);
-    o[3] = o[7] = o[11] = 0.0f;
-    o[15] = 1.0f;
+        o[4 * r + 3] = -(o[4 * r] * m[3] + o[4 * r + 1] * m[7] + o[4 * r + 2] * m[11]);
 }
 
 static bool inv3(const float m[9], float o[9])
@@ -487,20 +394,55 @@ static bool inv3(const float m[9], float o[9])
     return true;
 }
 
-void cg_rig_corrective(const skel_t *s, const cg_figure_t *f, const cg_mesh_t *m, const cg_adj_t *adj,
+/* Skins the bind-space points P of M by PALETTE into OUT: the runtime's
+ * linear-blend job (anim/skin.h), scalar so the bytes written do not
+ * depend on the CPU that runs the generator. */
+static bool skin_points(const skel_t *s, const cg_mesh_t *m, const cg_skin_t *skin,
+                        const float (*palette)[POSE_MAT_FLOATS], float (*out)[3])
+{
+    uint16_t(*joints)[CG_INFL] = xcalloc((size_t)m->nv, sizeof *joints);
+    for (int v = 0; v < m->nv; v++)
+        for (int k = 0; k < CG_INFL; k++)
+            joints[v][k] = (uint16_t)skin->joint[v][k];
+    skin_job_t job = {.vertex_count = m->nv,
+                      .influences = CG_INFL,
+                      .method = SKIN_LBS_MATRIX,
+                      .isa = SKIN_ISA_SCALAR,
+                      .positions = &m->p[0][0],
+                      .joints_u16 = &joints[0][0],
+                      .weights = &skin->weight[0][0],
+                      .joint_count = s->joint_count,
+                      .palette = &palette[0][0],
+                      .out_positions = &out[0][0]};
+    bool ok = skin_run(&job);
+    free(joints);
+    return ok;
+}
+
+bool cg_rig_corrective(const skel_t *s, const cg_figure_t *f, const cg_mesh_t *m, const cg_adj_t *adj,
                        const cg_skin_t *skin, int j, const float axis[3], float angle_deg, float (*out_delta)[3])
 {
     memset(out_delta, 0, (size_t)m->nv * sizeof *out_delta);
-    static float q[SKEL_MAX_JOINTS][4];
-    for (int k = 0; k < s->joint_count; k++) {
-        q[k][0] = q[k][1] = q[k][2] = 0.0f;
-        q[k][3] = 1.0f;
+    /* The rest pose with joint J bent, through the runtime's forward
+     * kinematics and palette (anim/pose.h). */
+    static pose_t pose;
+    static pose_bind_t bind;
+    static float model[SKEL_MAX_JOINTS][POSE_MAT_FLOATS], sk[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
+    static float inv[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
+    pose_rest(s, &pose);
+    pose_quat_axis_angle(axis, angle_deg * 3.14159265f / 180.0f, pose.rot[j]);
+    pose_bind_from_rest(s, &bind);
+    pose_model_job_t model_job = {.skel = s, .local = &pose, .capacity = SKEL_MAX_JOINTS, .model_mat = model};
+    pose_palette_job_t palette_job = {.bind = &bind,
+                                      .joint_count = s->joint_count,
+                                      .model_mat = (const float(*)[POSE_MAT_FLOATS])model,
+                                      .palette = sk};
+    float(*skinned)[3] = xcalloc((size_t)m->nv, sizeof *skinned);
+    if (!pose_model_run(&model_job) || !pose_palette_run(&palette_job) ||
+        !skin_points(s, m, skin, (const float(*)[POSE_MAT_FLOATS])sk, skinned)) {
+        free(skinned);
+        return false;
     }
-    cg_quat_axis_angle(axis, angle_deg * 3.14159265f / 180.0f, q[j]);
-    static float glob[SKEL_MAX_JOINTS][16], sk[SKEL_MAX_JOINTS][16], inv[SKEL_MAX_JOINTS][16];
-    const float zero[3] = {0, 0, 0};
-    cg_rig_pose_globals(s, (const float(*)[4])q, zero, glob);
-    cg_rig_skin_matrices(s, (const float(*)[16])glob, sk);
     for (int k = 0; k < s->joint_count; k++)
         rigid_inverse(sk[k], inv[k]);
     static bool use[SKEL_MAX_JOINTS];
@@ -521,20 +463,18 @@ void cg_rig_corrective(const skel_t *s, const cg_figure_t *f, const cg_mesh_t *m
                 wpair += skin->weight[v][k];
         if (wpair < 0.9f)
             continue;
-        float pl[3];
-        cg_rig_skin((const float(*)[16])sk, &(cg_skin_t){skin->joint + v, skin->weight + v}, 1,
-                    (const float(*)[3])m->p[v], NULL, &pl, NULL);
+        const float *pl = skinned[v];
         float target[3] = {pl[0], pl[1], pl[2]};
         for (int it = 0; it < 4; it++) {
-            float d = cg_figure_eval_posed(f, (const float(*)[16])inv, use, target);
+            float d = cg_figure_eval_posed(f, (const float(*)[POSE_MAT_FLOATS])inv, use, target);
             float g[3];
             const float e = 0.02f;
             for (int k = 0; k < 3; k++) {
                 float a[3] = {target[0], target[1], target[2]}, b[3] = {target[0], target[1], target[2]};
                 a[k] += e;
                 b[k] -= e;
-                g[k] = (cg_figure_eval_posed(f, (const float(*)[16])inv, use, a) -
-                        cg_figure_eval_posed(f, (const float(*)[16])inv, use, b)) /
+                g[k] = (cg_figure_eval_posed(f, (const float(*)[POSE_MAT_FLOATS])inv, use, a) -
+                        cg_figure_eval_posed(f, (const float(*)[POSE_MAT_FLOATS])inv, use, b)) /
                        (2.0f * e);
             }
             float g2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
@@ -555,7 +495,7 @@ void cg_rig_corrective(const skel_t *s, const cg_figure_t *f, const cg_mesh_t *m
             const float *sm = sk[skin->joint[v][k]];
             for (int c = 0; c < 3; c++)
                 for (int r = 0; r < 3; r++)
-                    lin[c * 3 + r] += w * sm[c * 4 + r];
+                    lin[c * 3 + r] += w * sm[r * 4 + c];
         }
         float il[9];
         if (!inv3(lin, il))
@@ -587,4 +527,6 @@ void cg_rig_corrective(const skel_t *s, const cg_figure_t *f, const cg_mesh_t *m
     }
     free(tmp);
     free(hit);
+    free(skinned);
+    return true;
 }

@@ -1,6 +1,6 @@
 #include "cg_show.h"
 
-#include "cg_rig.h"
+#include "anim/skin.h"
 #include "core/log.h"
 
 #include <math.h>
@@ -34,7 +34,8 @@ bool cg_show_create(cg_show_t *v, const chr_character_t *chr)
         cg_show_destroy(v);
         return false;
     }
-    cg_show_pose(v, NULL, NULL);
+    pose_bind_from_rest(&chr->skel, &v->bind);
+    cg_show_pose(v, NULL);
     return true;
 }
 
@@ -71,30 +72,31 @@ bool cg_show_set_shape(cg_show_t *v, const char *spec)
     return true;
 }
 
-void cg_show_pose(cg_show_t *v, const float (*local_q)[4], const float root_t[3])
+void cg_show_pose(cg_show_t *v, const pose_t *pose)
 {
-    for (int j = 0; j < SKEL_MAX_JOINTS; j++) {
-        if (local_q) {
-            memcpy(v->local_q[j], local_q[j], sizeof v->local_q[j]);
-        } else {
-            v->local_q[j][0] = v->local_q[j][1] = v->local_q[j][2] = 0.0f;
-            v->local_q[j][3] = 1.0f;
-        }
-    }
-    for (int k = 0; k < 3; k++)
-        v->root_t[k] = root_t ? root_t[k] : 0.0f;
+    if (pose)
+        v->pose = *pose;
+    else
+        pose_rest(&v->chr->skel, &v->pose);
 }
 
 void cg_show_joint_pos(const cg_show_t *v, int j, float out[3])
 {
     for (int k = 0; k < 3; k++)
-        out[k] = v->joint_model[j][12 + k];
+        out[k] = v->model[j][4 * k + 3];
+}
+
+float cg_show_joint_heading_deg(const cg_show_t *v, int j)
+{
+    /* The third column of the rotation: where the joint's +Z points. */
+    const float *m = v->model[j];
+    return atan2f(m[2], m[10]) * 180.0f / 3.14159265f;
 }
 
 /* Corrective weight from the driving joint's rotation about the axis. */
 static float corrective_weight(const cg_show_t *v, const chr_corrective_t *c)
 {
-    const float *q = v->local_q[c->joint];
+    const float *q = v->pose.rot[c->joint];
     float s = q[3] >= 0.0f ? 1.0f : -1.0f;
     float d = s * (q[0] * c->axis[0] + q[1] * c->axis[1] + q[2] * c->axis[2]);
     float ang = 2.0f * atan2f(d, s * q[3]) * 180.0f / 3.14159265f;
@@ -102,19 +104,25 @@ static float corrective_weight(const cg_show_t *v, const chr_corrective_t *c)
     return w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
 }
 
-void cg_show_deform(cg_show_t *v)
+bool cg_show_deform(cg_show_t *v)
 {
     const chr_character_t *chr = v->chr;
-    static float skin_m[SKEL_MAX_JOINTS][16];
-    cg_rig_pose_globals(&chr->skel, (const float(*)[4])v->local_q, v->root_t, v->joint_model);
-    cg_rig_skin_matrices(&chr->skel, (const float(*)[16])v->joint_model, skin_m);
-    for (uint32_t m = 0; m < chr->mesh_count; m++) {
+    pose_model_job_t model_job = {
+        .skel = &chr->skel, .local = &v->pose, .capacity = SKEL_MAX_JOINTS, .model_mat = v->model};
+    pose_palette_job_t palette_job = {.bind = &v->bind,
+                                      .joint_count = chr->skel.joint_count,
+                                      .model_mat = (const float(*)[POSE_MAT_FLOATS])v->model,
+                                      .palette = v->palette};
+    if (!pose_model_run(&model_job) || !pose_palette_run(&palette_job))
+        return false;
+    bool ok = true;
+    for (uint32_t m = 0; m < chr->mesh_count && ok; m++) {
         const chr_mesh_t *mesh = &chr->meshes[m];
         size_t nv = mesh->vertex_count;
         float(*p)[3] = malloc(nv * sizeof *p);
         float(*n)[3] = malloc(nv * sizeof *n);
-        int(*jt)[CG_INFL] = malloc(nv * sizeof *jt);
-        float(*wt)[CG_INFL] = malloc(nv * sizeof *wt);
+        uint16_t(*jt)[CHR_MAX_INFLUENCES] = malloc(nv * sizeof *jt);
+        float(*wt)[CHR_MAX_INFLUENCES] = malloc(nv * sizeof *wt);
         if (!p || !n || !jt || !wt) {
             free(p);
             free(n);
@@ -126,10 +134,8 @@ void cg_show_deform(cg_show_t *v)
             memcpy(p[i], mesh->vertices[i].pos, sizeof p[i]);
             memcpy(n[i], mesh->vertices[i].normal, sizeof n[i]);
             v->ao[m][i] = mesh->vertices[i].ao;
-            for (int k = 0; k < CG_INFL; k++) {
-                jt[i][k] = mesh->vertices[i].joints[k];
-                wt[i][k] = mesh->vertices[i].weights[k];
-            }
+            memcpy(jt[i], mesh->vertices[i].joints, sizeof jt[i]);
+            memcpy(wt[i], mesh->vertices[i].weights, sizeof wt[i]);
         }
         /* Blend shapes and correctives act in bind space, before skinning. */
         for (uint32_t s = 0; s < chr->shape_count; s++) {
@@ -157,9 +163,21 @@ void cg_show_deform(cg_show_t *v)
         }
         for (size_t i = 0; i < nv; i++)
             v->ao[m][i] = v->ao[m][i] < 0.0f ? 0.0f : (v->ao[m][i] > 1.0f ? 1.0f : v->ao[m][i]);
-        cg_skin_t sk = {jt, wt};
-        cg_rig_skin((const float(*)[16])skin_m, &sk, (int)nv, (const float(*)[3])p, (const float(*)[3])n, v->pos[m],
-                    v->nrm[m]);
+        /* The runtime's linear-blend job; scalar, so a preview does not
+         * depend on the CPU that draws it. */
+        skin_job_t job = {.vertex_count = (int)nv,
+                          .influences = CHR_MAX_INFLUENCES,
+                          .method = SKIN_LBS_MATRIX,
+                          .isa = SKIN_ISA_SCALAR,
+                          .positions = &p[0][0],
+                          .normals = &n[0][0],
+                          .joints_u16 = &jt[0][0],
+                          .weights = &wt[0][0],
+                          .joint_count = chr->skel.joint_count,
+                          .palette = &v->palette[0][0],
+                          .out_positions = &v->pos[m][0][0],
+                          .out_normals = &v->nrm[m][0][0]};
+        ok = skin_run(&job);
         free(p);
         free(n);
         free(jt);
@@ -173,4 +191,5 @@ void cg_show_deform(cg_show_t *v)
         dm->ao = v->ao[m];
         dm->t = (const int(*)[3])v->tri[m];
     }
+    return ok;
 }

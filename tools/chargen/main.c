@@ -162,9 +162,7 @@ static void frame_body(cg_show_t *sh, cg_view_t *v, float yaw)
     float hip[3];
     cg_show_joint_pos(sh, 0, hip);
     /* Views are relative to where the hips face (the root's +Z axis). */
-    const float *m = sh->joint_model[0];
-    float facing = atan2f(m[8], m[10]) * 180.0f / 3.14159265f;
-    v->yaw_deg = yaw + facing;
+    v->yaw_deg = yaw + cg_show_joint_heading_deg(sh, 0);
     v->pitch_deg = 4.0f;
     v->target[0] = hip[0];
     v->target[1] = hip[1] - 4.0f;
@@ -210,19 +208,14 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
                 ok = false;
             }
             ok = ok && bvh_frame_pose(&bvh, &chr->skel, &map, o->pose_frame, &pose);
-            /* cg_show adds the root's rest offset to its translation. */
-            float t[3];
-            for (int k = 0; k < 3; k++)
-                t[k] = pose.trans[0][k] - chr->skel.joint_offset[0][k];
             if (ok)
-                cg_show_pose(&sh, (const float(*)[4])pose.rot, t);
+                cg_show_pose(&sh, &pose);
             bvh_free(&bvh);
         }
     }
     cg_image_t img = {0};
     if (ok && !strcmp(o->view, "body")) {
-        cg_show_deform(&sh);
-        ok = cg_image_create(&img, 1200, 720);
+        ok = cg_show_deform(&sh) && cg_image_create(&img, 1200, 720);
         const float yaw[3] = {0.0f, 35.0f, 90.0f};
         for (int i = 0; i < 3 && ok; i++) {
             cg_view_t v;
@@ -230,8 +223,7 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
             cg_preview_draw(&img, i * 400, 0, 400, 720, &v, sh.draw, (int)chr->mesh_count);
         }
     } else if (ok && !strcmp(o->view, "face")) {
-        cg_show_deform(&sh);
-        ok = cg_image_create(&img, 1000, 500);
+        ok = cg_show_deform(&sh) && cg_image_create(&img, 1000, 500);
         const float yaw[2] = {0.0f, 35.0f};
         for (int i = 0; i < 2 && ok; i++) {
             cg_view_t v;
@@ -243,11 +235,9 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
         static const char *joints[8] = {"lShldr", "lForeArm", "lThigh", "lShin",
                                         "rShldr", "rForeArm", "rThigh", "rShin"};
         static const float yaws[8] = {-20.0f, -20.0f, 30.0f, 60.0f, 20.0f, 20.0f, -30.0f, -60.0f};
-        cg_show_deform(&sh);
         int ts = 300;
-        ok = cg_image_create(&img, 4 * ts, 2 * ts);
-        const float *m = sh.joint_model[0];
-        float facing = atan2f(m[8], m[10]) * 180.0f / 3.14159265f;
+        ok = cg_show_deform(&sh) && cg_image_create(&img, 4 * ts, 2 * ts);
+        float facing = cg_show_joint_heading_deg(&sh, 0);
         for (int i = 0; i < 8 && ok; i++) {
             int j = skel_find(&chr->skel, joints[i]);
             if (j < 0)
@@ -268,7 +258,9 @@ static bool render_preview(const options_t *o, const chr_character_t *chr)
             cg_show_clear_shapes(&sh);
             if (i > 0)
                 ok = cg_show_set_shape(&sh, list[i - 1]);
-            cg_show_deform(&sh);
+            ok = ok && cg_show_deform(&sh);
+            if (!ok)
+                break;
             cg_view_t v;
             frame_face(&sh, &v, 20.0f);
             cg_preview_draw(&img, (i % cols) * ts, (i / cols) * ts, ts, ts, &v, sh.draw, (int)chr->mesh_count);
