@@ -116,6 +116,12 @@ static void write_report_crowd(const app_t *app, FILE *f)
                 "\"cpu_overflow_frames\": %llu",
                 gs->deform == GFX_CROWD_DEFORM_CPU ? "cpu" : "gpu", gs->cpu_lit, gs->cpu_shadow_only,
                 (unsigned long long)gs->cpu_vertices, (unsigned long long)gs->cpu_overflow_frames);
+        /* CPU mode on a software rasteriser: the triangles the sample cull
+         * kept of the members', per pass ([main, shadow]; zeros: not culled). */
+        const uint64_t *tk = gs->cpu_triangles_kept, *ta = gs->cpu_triangles;
+        fprintf(f, ", \"cpu_triangles_kept\": [%llu, %llu], \"cpu_triangles\": [%llu, %llu]",
+                (unsigned long long)tk[GFX_CROWD_PASS_MAIN], (unsigned long long)tk[GFX_CROWD_PASS_SHADOW],
+                (unsigned long long)ta[GFX_CROWD_PASS_MAIN], (unsigned long long)ta[GFX_CROWD_PASS_SHADOW]);
     }
     fputc('}', f);
 }

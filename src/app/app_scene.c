@@ -435,7 +435,21 @@ static bool crowd_gfx_create(app_t *app)
                           .lod_px = {96.0f, 32.0f},
                           .deform = app->crowd_cpu ? GFX_CROWD_DEFORM_CPU : GFX_CROWD_DEFORM_GPU};
     app->crowd_gfx = gfx_crowd_create(&d);
-    return app->crowd_gfx != NULL;
+    if (!app->crowd_gfx)
+        return false;
+    /* Without --crowd-deform, a software rasteriser skins the others on the
+     * CPU: its sample cull then sends only the triangles that can cover a
+     * pixel or shadow texel (the vertex shaders, set-up and binning of the
+     * rest were most of its frame), as for the player's figure. The CPU
+     * mode's pixels may differ from the GPU mode's by rounding (CROWD.md). */
+    if (app->opt->crowd_deform_auto && !app->crowd_deform_chosen) {
+        app->crowd_deform_chosen = true;
+        if (gfx_get_info()->software && gfx_crowd_cpu_supported(app->crowd_gfx) && app_crowd_set_cpu(app, true))
+            log_info("crowd: %s is a software rasteriser: the others are skinned on the CPU and sample-culled "
+                     "(--crowd-deform gpu to keep them GPU-skinned)",
+                     gfx_get_info()->renderer);
+    }
+    return true;
 }
 
 void app_crowd_resize(app_t *app, int count)

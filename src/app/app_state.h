@@ -81,6 +81,7 @@ typedef struct app_t {
     struct gfx_crowd_t *crowd_gfx; /* made when the crowd first has others */
     bool crowd_gfx_failed;         /* that failed (logged): the others are not drawn */
     bool crowd_cpu;                /* the others skinned on the CPU (--crowd-deform, the menu) */
+    bool crowd_deform_chosen;      /* without --crowd-deform: the renderer's kind chose it once */
     pose_t draw_pose;              /* the pose drawn this frame (between the last two steps) */
     pose_dump_t dump;              /* --dump-pose */
     float net_ms;                  /* controller step wall time, ms, smoothed over steps */

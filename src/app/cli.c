@@ -40,7 +40,7 @@ static bool parse_expression_value(const char *v, void *dest)
 
 /* What cli_parse() learns beyond app_options_t. */
 typedef struct cli_seen_t {
-    bool pose_frame, skin;
+    bool pose_frame, skin, crowd_deform_given;
     int skin_choice, crowd_deform;
 } cli_seen_t;
 
@@ -182,10 +182,12 @@ static const args_opt_t CLI_OPTS[] = {
     {.name = "--crowd-deform",
      .kind = ARGS_CHOICE,
      .dest_at = AT(seen.crowd_deform),
+     .given_at = AT(seen.crowd_deform_given),
      CHOICES(CROWD_DEFORMS),
      .label = "--crowd-deform gpu|cpu",
      .help = "where the others are skinned: in the vertex shaders of both passes (gpu,\n"
-             "default) or once per frame on the crowd's threads (cpu); the menu switches it"},
+             "default on a GPU) or once per frame on the crowd's threads (cpu, default on a\n"
+             "software rasteriser); the menu switches it"},
     {.kind = ARGS_TEXT, .help = "\ncharacter viewer (--view character):\n"},
     {.name = "--pose",
      .kind = ARGS_PATH,
@@ -440,6 +442,7 @@ cli_result_t cli_parse(int argc, char **argv, app_options_t *opt)
     }
     opt->skin_gpu = seen.skin && seen.skin_choice == 1;
     opt->crowd_cpu = seen.crowd_deform == 1;
+    opt->crowd_deform_auto = !seen.crowd_deform_given;
     bool pose_frame_given = seen.pose_frame, skin_given = seen.skin;
     if (!opt->view && (opt->pose || pose_frame_given || opt->expression_count > 0 || opt->face_closeup || opt->play ||
                        opt->active_shapes > 0))

@@ -70,6 +70,9 @@ typedef struct app_options_t {
     bool crowd_seed_given;
     int crowd_threads; /* --crowd-threads N; 0 = every CPU */
     bool crowd_cpu;    /* --crowd-deform cpu: the others skinned on the CPU (the menu switches it) */
+    /* No --crowd-deform: CPU on a software rasteriser (its sample cull
+     * then drops the triangles that cover no pixel), else GPU. */
+    bool crowd_deform_auto;
     /* Viewer only (--view character): */
     const char *pose; /* BVH clip, NULL = rest pose */
     long pose_frame;  /* 0-based frame of the clip */

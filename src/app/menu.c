@@ -410,6 +410,12 @@ static void draw_crowd(app_t *app)
             ui_text("CPU: %d in view, %d shadows only, %llu vertices, %.1f of %.1f MB", gs->cpu_lit,
                     gs->cpu_shadow_only, (unsigned long long)gs->cpu_vertices, (double)gs->cpu_bytes_used / 1048576.0,
                     (double)gs->cpu_slot_bytes / 1048576.0);
+        if (gs->cpu_triangles[GFX_CROWD_PASS_MAIN] + gs->cpu_triangles[GFX_CROWD_PASS_SHADOW] > 0)
+            ui_text("sample cull (software rasteriser): %llu of %llu triangles, shadow %llu of %llu",
+                    (unsigned long long)gs->cpu_triangles_kept[GFX_CROWD_PASS_MAIN],
+                    (unsigned long long)gs->cpu_triangles[GFX_CROWD_PASS_MAIN],
+                    (unsigned long long)gs->cpu_triangles_kept[GFX_CROWD_PASS_SHADOW],
+                    (unsigned long long)gs->cpu_triangles[GFX_CROWD_PASS_SHADOW]);
         if (gs->cpu_overflow_frames > 0)
             ui_text("frames that did not fit (GPU-skinned): %llu", (unsigned long long)gs->cpu_overflow_frames);
     }

@@ -621,8 +621,15 @@ static void draw_pass(gfx_crowd_t *gc, const gfx_pass_info_t *info, int pass)
                                                         : PROG_NOSHADOW;
     bool cpu = gc->slot_deform[s] == GFX_CROWD_DEFORM_CPU;
     const crowd_program_t *p = &gc->prog[k];
+    st->cpu_triangles[pass] = st->cpu_triangles_kept[pass] = 0;
     if (cpu) {
         p = gfx_crowd_cpu_use(gc, k);
+        int culled_draws = gfx_crowd_cpu_draw_culled(gc, p, info, pass);
+        if (culled_draws >= 0) {
+            st->draws[pass] = culled_draws;
+            glBindVertexArray(0);
+            return;
+        }
     } else {
         glUseProgram(p->prog.id);
         glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_PALETTE, gc->palette_dev[s].id, 0,

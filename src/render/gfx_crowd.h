@@ -144,6 +144,10 @@ typedef struct gfx_crowd_stats_t {
     uint64_t cpu_vertices;
     size_t cpu_bytes_used, cpu_slot_bytes;
     uint64_t cpu_overflow_frames;
+    /* CPU mode on a software rasteriser, per pass of the latest frame: the
+     * members' triangles, and those the sample cull kept (0, 0: not
+     * culled). */
+    uint64_t cpu_triangles[2], cpu_triangles_kept[2];
 } gfx_crowd_stats_t;
 
 /* Uploads DESC->chr's meshes and materials, builds the programs and the

@@ -142,8 +142,10 @@ bool gfx_crowd_cpu_create(gfx_crowd_t *gc, const chr_character_t *c, const crowd
     glNamedBufferStorage(cpu->ibo.id, (GLsizeiptr)((size_t)gc->index_count * sizeof *cpu_idx), cpu_idx, 0);
     gfx_crowd_label_object(GL_BUFFER, cpu->ibo.id, gc->label, "cpu.indices");
     free(st);
+    ok = gfx_crowd_cull_create(gc, cpu_idx);
     free(cpu_idx);
-    if (!limits_ok(gc, slot_bytes) || !gfx_crowd_load_programs(gc, c, "#define STRIDER_CROWD_CPU\n", "cpu.", cpu->prog))
+    if (!ok || !limits_ok(gc, slot_bytes) ||
+        !gfx_crowd_load_programs(gc, c, "#define STRIDER_CROWD_CPU\n", "cpu.", cpu->prog))
         return false;
     if (!gfx_ring_create(&cpu->verts, GFX_CROWD_SLOTS, gfx_crowd_align_up(slot_bytes), gc->label, "skinned",
                          "skinned vertex ring"))
@@ -180,6 +182,7 @@ void gfx_crowd_cpu_destroy(gfx_crowd_t *gc)
     free(cpu->joints);
     free(cpu->palette);
     free(cpu->jobs);
+    gfx_crowd_cull_destroy(gc);
     memset(cpu, 0, sizeof *cpu);
     gfx_ring_init(&cpu->verts);
     gc->stats.cpu_slot_bytes = 0;

@@ -1,4 +1,4 @@
-/* gfx_crowd_internal: the crowd renderer's state and what its two files
+/* gfx_crowd_internal: the crowd renderer's state and what its three files
  * share. Not part of the interface: only src/render/gfx_crowd*.c include it.
  *   gfx_crowd.c      create/destroy, the meshes, the palette and list rings,
  *                    the cull and the levels of detail, the draw hook and the
@@ -6,7 +6,8 @@
  *   gfx_crowd_cpu.c  the CPU deformation mode: each level's own vertices
  *                    (the sources of the skinning jobs and a static buffer of
  *                    the rest of their attributes), the ring of skinned
- *                    vertices, the jobs it hands out and its draws.
+ *                    vertices, the jobs it hands out and its draws;
+ *   gfx_crowd_cull.c the CPU mode's sample cull on software rasterisers.
  * Internal functions are gfx_crowd_<part>_<verb>; the public ones are in
  * gfx_crowd.h.
  * Does NOT: hold anything a file could keep static.
@@ -17,6 +18,7 @@
 #include "render/gfx_crowd.h"
 #include "render/gfx_ring.h"
 #include "render/gfx_shader.h"
+#include "render/sample_cull.h"
 
 #include "shaders/shader_interface.h"
 
@@ -79,6 +81,17 @@ typedef struct crowd_cpu_t {
     skin_job_t *jobs;                    /* max_instances: one per member skinned */
     bool laid_out;                       /* this update's jobs were handed out */
     bool overflow_logged;                /* a frame that did not fit was logged */
+    /* The sample cull (software rasterisers only, gfx_crowd_cpu_draw_culled;
+     * NULL elsewhere): every level's indices onto its own vertices (from 0,
+     * laid out as the index buffer), one member's projected vertices, the
+     * kept indices of a pass and their room, and per drawn member and run
+     * of meshes the first kept index and count (first CULL_UNCUT: drawn
+     * whole from ibo, the kept ones did not fit). */
+    uint32_t *cull_idx;
+    sample_cull_vertex_t *cull_projected;
+    uint32_t *cull_kept, cull_room;
+    uint32_t (*cull_ranges)[2];
+    gfx_buffer_t cull_ibo[2]; /* per pass: the kept indices, cull_room each */
 } crowd_cpu_t;
 
 /* What the cull needs of a view: both frustums, the main view's clip w
@@ -167,6 +180,17 @@ bool gfx_crowd_cpu_create(gfx_crowd_t *gc, const chr_character_t *c, const crowd
                           size_t slot_bytes);
 void gfx_crowd_cpu_destroy(gfx_crowd_t *gc);
 const crowd_program_t *gfx_crowd_cpu_use(gfx_crowd_t *gc, int k);
+/* Software rasterisers: pass PASS's lists drawn with only the triangles
+ * that can cover a pixel (shadow texel) centre of each member
+ * (sample_cull.h: the same pixels as drawing them all), program P bound by
+ * _use; returns the draws issued, or -1 when the pass cannot be culled so
+ * (no cull state, wireframe, multisampling): draw the lists whole. */
+/* The sample cull's indices and buffers, after the CPU mode's levels are
+ * built from CPU_IDX (its index buffer); nothing on a hardware
+ * rasteriser, and the CPU mode draws whole when memory runs out (logged). */
+bool gfx_crowd_cull_create(gfx_crowd_t *gc, const uint32_t *cpu_idx);
+void gfx_crowd_cull_destroy(gfx_crowd_t *gc);
+int gfx_crowd_cpu_draw_culled(gfx_crowd_t *gc, const crowd_program_t *p, const gfx_pass_info_t *info, int pass);
 void gfx_crowd_cpu_set_lod(const gfx_crowd_t *gc, const crowd_program_t *p, int lod);
 
 #endif
