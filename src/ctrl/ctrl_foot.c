@@ -231,14 +231,8 @@ static void update_contacts(ctrl_t *c, const float anim[CTRL_CONTACTS][3], float
             let_go(f, k ^ 1);
         }
         if (f->on[k]) {
-            /* Settle onto the ground by a spring (never below it), and rise
-             * as the animation lifts the point above where it touched down
-             * (a heel coming up as the foot rolls onto its toe): held down
-             * until its release, the foot turned up to the animation's and
-             * the knee bent after it 1.5 times as fast as the animation
-             * turns them. */
-            float floor_y = foot_ground(c, f->lock[k][0], f->lock[k][2]) + SOLE_CM[k] +
-                            fmaxf(0.0f, above - f->touch_above[k]);
+            /* Settle onto the ground by a spring (never below it). */
+            float floor_y = foot_ground(c, f->lock[k][0], f->lock[k][2]) + SOLE_CM[k];
             float x = f->lock[k][1] - floor_y;
             ctrl_spring_decay(&x, &f->lock_vel[k], 1, CTRL_LOCK_SETTLE_HALFLIFE_S, dt_s);
             if (x < 0.0f) {

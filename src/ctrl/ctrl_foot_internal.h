@@ -153,12 +153,6 @@
 #define CTRL_HARD_REACH 0.998f
 #define CTRL_HIP_DROP_REACH 0.97f
 #define CTRL_FREE_REACH_SOFT 0.97f
-/* A free foot's curve flattens out this far (fraction of the leg's length)
- * beyond the animation's own reach of that leg: a foot warped ahead of the
- * animation reaches out with a leg no straighter than the animation's, not
- * with a straight one whose knee then bends 6 degrees in the step its heel
- * lands (near full extension the knee follows the reach steeply). */
-#define CTRL_FREE_REACH_OVER 0.005f
 #define CTRL_PUSH_HIP_SHARE 0.01f
 /* Half-lives (s): the allowed reach easing to the comfortable one, the hip's
  * drop easing back. */
@@ -260,10 +254,9 @@ void ctrl_foot_allowed_reach(ctrl_t *c, int side, bool was_held, const float a[3
 
 /* A free foot's ankle A brought within reach of the thigh of SIDE smoothly:
  * distances up to CTRL_FREE_REACH_SOFT of the leg's length stay, longer ones
- * are pulled towards the thigh along a curve that flattens out
- * CTRL_FREE_REACH_OVER beyond the animation's own reach of that leg, at
- * CTRL_HARD_REACH at most (A stays on the line from the thigh). The knee
- * then never snaps straight as a swinging foot reaches forward. */
+ * are pulled towards the thigh along a curve that flattens out at
+ * CTRL_HARD_REACH (A stays on the line from the thigh). The knee then never
+ * snaps straight as a swinging foot reaches forward. */
 void ctrl_foot_soft_reach(const ctrl_t *c, int side, float a[3]);
 
 /* The knee's pole: its animated bend direction, or FWD while the leg is

@@ -132,15 +132,7 @@ void ctrl_foot_soft_reach(const ctrl_t *c, int side, float a[3])
     const float *thigh = c->joint_pos[c->j.thigh[side]];
     float v[3] = {a[0] - thigh[0], a[1] - thigh[1], a[2] - thigh[2]};
     float d = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    float l = c->leg_len[side];
-    /* The curve flattens out CTRL_FREE_REACH_OVER beyond the animation's
-     * own reach of this leg (the network's ankle from its thigh), and at
-     * CTRL_HARD_REACH at most. */
-    const float *ankle = c->joint_pos[c->j.foot[side]];
-    float w[3] = {ankle[0] - thigh[0], ankle[1] - thigh[1], ankle[2] - thigh[2]};
-    float anim = sqrtf(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) / l;
-    float cap = clampf(anim + CTRL_FREE_REACH_OVER, CTRL_FREE_REACH_SOFT + CTRL_FREE_REACH_OVER, CTRL_HARD_REACH);
-    float d0 = CTRL_FREE_REACH_SOFT * l, span = (cap - CTRL_FREE_REACH_SOFT) * l;
+    float l = c->leg_len[side], d0 = CTRL_FREE_REACH_SOFT * l, span = (CTRL_HARD_REACH - CTRL_FREE_REACH_SOFT) * l;
     if (!(d > d0) || !(span > 0.0f))
         return;
     float nd = d0 + span * tanhf((d - d0) / span);
