@@ -297,6 +297,7 @@ gfx_crowd_t *gfx_crowd_create(const gfx_crowd_desc_t *desc)
     }
     snprintf(gc->label, sizeof gc->label, "%s", label);
     gc->max_instances = desc->max_instances;
+    gc->every_triangle = desc->every_triangle;
     gc->joint_count = (int)desc->chr->skel.joint_count;
     gc->lod_px[0] = desc->lod_px[0] > 0.0f ? desc->lod_px[0] : GFX_CROWD_LOD1_PX;
     gc->lod_px[1] = desc->lod_px[1] > 0.0f ? desc->lod_px[1] : GFX_CROWD_LOD2_PX;

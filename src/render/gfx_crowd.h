@@ -98,6 +98,10 @@ typedef struct gfx_crowd_desc_t {
      * at level 0, at most GFX_CROWD_CPU_SLOT_BYTES (and the context's
      * shader storage block size). */
     size_t cpu_slot_bytes;
+    /* CPU mode on a software rasteriser: draw every triangle, as on a GPU,
+     * without the sample cull (which leaves the pixels as they are: the
+     * tests compare the two). */
+    bool every_triangle;
 } gfx_crowd_desc_t;
 
 /* One update's spans. palette is write-only mapped GPU memory (write each

@@ -24,7 +24,7 @@ bool gfx_crowd_cull_create(gfx_crowd_t *gc, const uint32_t *cpu_idx)
 {
     crowd_cpu_t *cpu = &gc->cpu;
     /* A GPU rejects such triangles itself: no copies, no buffers there. */
-    if (!gfx_get_info()->software)
+    if (!gfx_get_info()->software || gc->every_triangle)
         return true;
     size_t room = (size_t)gc->max_instances * (gc->index_first[0][gc->mesh_count - 1] +
                                                gc->index_counts[0][gc->mesh_count - 1] - gc->index_first[0][0]);

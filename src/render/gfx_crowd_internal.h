@@ -106,6 +106,7 @@ typedef struct crowd_view_t {
 struct gfx_crowd_t {
     char label[64];
     int max_instances, joint_count;
+    bool every_triangle; /* no sample cull in the CPU mode (desc) */
     float lod_px[2];
     uint32_t vertex_count, index_count, mesh_count;
     /* Per level of detail, each mesh's indices (asset/lod.h): the levels
@@ -187,7 +188,8 @@ const crowd_program_t *gfx_crowd_cpu_use(gfx_crowd_t *gc, int k);
  * (no cull state, wireframe, multisampling): draw the lists whole. */
 /* The sample cull's indices and buffers, after the CPU mode's levels are
  * built from CPU_IDX (its index buffer); nothing on a hardware
- * rasteriser, and the CPU mode draws whole when memory runs out (logged). */
+ * rasteriser or with every_triangle, and the CPU mode draws whole when
+ * memory runs out (logged). */
 bool gfx_crowd_cull_create(gfx_crowd_t *gc, const uint32_t *cpu_idx);
 void gfx_crowd_cull_destroy(gfx_crowd_t *gc);
 int gfx_crowd_cpu_draw_culled(gfx_crowd_t *gc, const crowd_program_t *p, const gfx_pass_info_t *info, int pass);

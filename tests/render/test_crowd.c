@@ -19,9 +19,12 @@
  *  5. A 10 x 10 grid of posed, turned instances on the shipped level, with
  *     shadows, written to OUT_DIR/crowd_grid.png to look at; GPU and CPU
  *     times of the crowd printed.
+ *  6. On a software rasteriser, the CPU mode's sample cull: the same grid
+ *     drawn with and without it is the same picture bit for bit.
  * usage: test_crowd OUT_DIR
  */
 #include "anim/pose.h"
+#include "anim/skin.h"
 #include "asset/character.h"
 #include "core/paths.h"
 #include "render/gfx.h"
@@ -358,26 +361,27 @@ static void check_lod(void)
 }
 
 /* 100 posed, turned instances on the shipped level, written to OUT_DIR. */
-static void grid_picture(const char *out_dir)
+/* The view of the grid on LVL: from above its front edge, looking at its
+ * middle. */
+static view_t grid_view(const level_t *lvl)
 {
-    level_t lvl;
-    char lpath[512];
-    CHECKF(paths_join("assets/levels/course.lvl", lpath, sizeof lpath) && level_load(&lvl, lpath), "level");
-    CHECKF(gfx_level_load(&lvl), "gfx_level_load");
-    gfx_crowd_t *gc = gfx_crowd_create(&(gfx_crowd_desc_t){.chr = &g_chr, .max_instances = MAX_INSTANCES});
-    CHECKF(gc != NULL, "create");
+    float x0 = lvl->spawn_x, z0 = lvl->spawn_z, gy = terrain_height(&lvl->terrain, x0, z0);
+    return (view_t){.eye = {x0 + 675, gy + 1100, z0 + 2200},
+                    .focus = {x0 + 675, gy, z0 + 675},
+                    .w = GRID_W,
+                    .h = GRID_H,
+                    .layers = GFX_LAYER_ALL & ~GFX_LAYER_DEBUG_LINES};
+}
+
+/* A 10 x 10 grid of posed, turned instances (seeded: the same every call)
+ * on LVL drawn FRAMES times by GC; returns the update's mean CPU time (ms). */
+static double grid_frames(gfx_crowd_t *gc, const level_t *lvl, const view_t *v, int frames)
+{
     static float palette[SKEL_MAX_JOINTS][POSE_MAT_FLOATS];
-    float x0 = lvl.spawn_x, z0 = lvl.spawn_z, gy = terrain_height(&lvl.terrain, x0, z0);
-    /* From above the grid's front edge, looking at its middle. */
-    view_t v = {.eye = {x0 + 675, gy + 1100, z0 + 2200},
-                .focus = {x0 + 675, gy, z0 + 675},
-                .w = GRID_W,
-                .h = GRID_H,
-                .layers = GFX_LAYER_ALL & ~GFX_LAYER_DEBUG_LINES};
-    gfx_frame_desc_t fd = frame_of(&v);
+    float x0 = lvl->spawn_x, z0 = lvl->spawn_z;
+    gfx_frame_desc_t fd = frame_of(v);
     double update_ms = 0.0;
-    enum { FRAMES = 6 };
-    for (int f = 0; f < FRAMES; f++) {
+    for (int f = 0; f < frames; f++) {
         test_rng_t rng = {77u};
         double t0 = gfx_wall_seconds();
         gfx_crowd_stream_t s;
@@ -387,13 +391,28 @@ static void grid_picture(const char *out_dir)
             test_random_pose(&rng, &g_chr.skel, 0.3f, &pose);
             pose_palette(&pose, palette);
             float x = x0 + 150.0f * (float)(i % GRID_SIDE), z = z0 + 150.0f * (float)(i / GRID_SIDE);
-            float t[3] = {x, terrain_height(&lvl.terrain, x, z), z};
+            float t[3] = {x, terrain_height(&lvl->terrain, x, z), z};
             write_instance(&s, i, (const float(*)[POSE_MAT_FLOATS])palette, test_rand01(&rng) * 6.2831853f, t);
         }
+        /* CPU mode: the members' skinning jobs, on this thread. */
+        const skin_job_t *jobs;
+        int n;
+        if (gfx_crowd_get_deform(gc) == GFX_CROWD_DEFORM_CPU && gfx_crowd_cpu_jobs(gc, &fd, &jobs, &n))
+            for (int j = 0; j < n; j++)
+                CHECKF(skin_run(&jobs[j]), "skin job %d", j);
         gfx_crowd_end_update(gc);
         update_ms += (gfx_wall_seconds() - t0) * 1e3;
         gfx_render_frame(&fd);
     }
+    return update_ms / frames;
+}
+
+static void grid_picture(const char *out_dir, const level_t *lvl)
+{
+    gfx_crowd_t *gc = gfx_crowd_create(&(gfx_crowd_desc_t){.chr = &g_chr, .max_instances = MAX_INSTANCES});
+    CHECKF(gc != NULL, "create");
+    view_t v = grid_view(lvl);
+    double update_ms = grid_frames(gc, lvl, &v, 6);
     char path[512];
     snprintf(path, sizeof path, "%s/crowd_grid.png", out_dir);
     CHECKF(gfx_screenshot_png(path, GRID_W, GRID_H), "writing %s", path);
@@ -402,13 +421,72 @@ static void grid_picture(const char *out_dir)
            "GPU %.2f ms (%llu samples); CPU: update %.3f ms a frame (poses + palettes + begin/end), begin %.3f, "
            "end %.3f, cull %.3f ms; wrote %s\n",
            st->count, st->drawn[1], st->lod[1][0], st->lod[1][1], st->lod[1][2], st->culled[1], st->drawn[0],
-           st->culled[0], st->draws[0], st->draws[1], st->gpu_ms, (unsigned long long)st->gpu_samples,
-           update_ms / FRAMES, st->begin_ms, st->end_ms, st->cull_ms, path);
+           st->culled[0], st->draws[0], st->draws[1], st->gpu_ms, (unsigned long long)st->gpu_samples, update_ms,
+           st->begin_ms, st->end_ms, st->cull_ms, path);
     CHECKF(st->drawn[1] > GRID_SIDE * GRID_SIDE / 2, "only %d of the grid in view", st->drawn[1]);
     CHECKF(st->gpu_samples > 0 && st->gpu_ms > 0.0, "no GPU time measured");
     gfx_crowd_destroy(gc);
-    gfx_level_free();
-    level_free(&lvl);
+}
+
+/* 6. The CPU mode's sample cull (software rasterisers only) leaves every
+ *    pixel as drawing every triangle does: the grid, shadows and all, drawn
+ *    by two CPU-mode crowds, one with the cull and one without, is the same
+ *    picture bit for bit, while the cull kept fewer triangles than the
+ *    members have and the picture holds the figures (it differs from the
+ *    empty level). */
+static void check_cpu_cull(const level_t *lvl)
+{
+    if (!gfx_get_info()->software) {
+        printf("cpu cull: not a software rasteriser: the CPU mode does not cull here\n");
+        return;
+    }
+    size_t n = (size_t)GRID_W * GRID_H * 3;
+    uint8_t *culled = malloc(n), *whole = malloc(n), *empty = malloc(n);
+    CHECKF(culled && whole && empty, "out of memory");
+    view_t v = grid_view(lvl);
+    gfx_crowd_t *gc[2];
+    for (int k = 0; k < 2; k++) {
+        gc[k] = gfx_crowd_create(&(gfx_crowd_desc_t){.chr = &g_chr,
+                                                     .max_instances = MAX_INSTANCES,
+                                                     .label = k ? "whole" : "culled",
+                                                     .deform = GFX_CROWD_DEFORM_CPU,
+                                                     .every_triangle = k == 1});
+        CHECKF(gc[k] != NULL, "create");
+        gfx_crowd_set_visible(gc[k], false);
+    }
+    gfx_frame_desc_t fd = frame_of(&v);
+    gfx_render_frame(&fd);
+    CHECKF(gfx_read_pixels_rgb(GRID_W, GRID_H, empty), "reading pixels");
+    uint64_t tris[2][2], kept[2][2];
+    for (int k = 0; k < 2; k++) {
+        gfx_crowd_set_visible(gc[k], true);
+        grid_frames(gc[k], lvl, &v, GFX_CROWD_SLOTS + 1);
+        CHECKF(gfx_read_pixels_rgb(GRID_W, GRID_H, k ? whole : culled), "reading pixels");
+        gfx_crowd_set_visible(gc[k], false);
+        const gfx_crowd_stats_t *st = gfx_crowd_get_stats(gc[k]);
+        CHECKF(st->deform == GFX_CROWD_DEFORM_CPU, "%s: the crowd fell back to GPU skinning", k ? "whole" : "culled");
+        memcpy(tris[k], st->cpu_triangles, sizeof tris[k]);
+        memcpy(kept[k], st->cpu_triangles_kept, sizeof kept[k]);
+    }
+    int max_diff, max_fig;
+    long diff = differing(culled, whole, GRID_W, GRID_H, 0, &max_diff);
+    long figures = differing(culled, empty, GRID_W, GRID_H, 24, &max_fig);
+    printf("cpu cull: main pass kept %llu of %llu triangles, shadow %llu of %llu; every triangle drawn: %llu / %llu "
+           "kept (0: no cull); %ld of %d pixels differ (max %d); the figures and shadows cover %ld\n",
+           (unsigned long long)kept[0][1], (unsigned long long)tris[0][1], (unsigned long long)kept[0][0],
+           (unsigned long long)tris[0][0], (unsigned long long)kept[1][1], (unsigned long long)kept[1][0], diff,
+           GRID_W * GRID_H, max_diff, figures);
+    CHECKF(figures > GRID_W * GRID_H / 50, "the grid covers only %ld pixels", figures);
+    CHECKF(kept[0][1] > 0 && kept[0][1] < tris[0][1] && kept[0][0] > 0 && kept[0][0] < tris[0][0],
+           "the cull kept %llu of %llu (main), %llu of %llu (shadow)", (unsigned long long)kept[0][1],
+           (unsigned long long)tris[0][1], (unsigned long long)kept[0][0], (unsigned long long)tris[0][0]);
+    CHECKF(kept[1][0] == 0 && kept[1][1] == 0 && tris[1][1] == 0, "every_triangle still culled");
+    CHECKF(diff == 0, "the sample cull changed %ld pixels (max %d)", diff, max_diff);
+    for (int k = 0; k < 2; k++)
+        gfx_crowd_destroy(gc[k]);
+    free(culled);
+    free(whole);
+    free(empty);
 }
 
 int main(int argc, char **argv)
@@ -455,7 +533,14 @@ int main(int argc, char **argv)
     check_refusal();
     check_cull(argv[1]);
     check_lod();
-    grid_picture(argv[1]);
+    level_t lvl;
+    char lpath[512];
+    CHECKF(paths_join("assets/levels/course.lvl", lpath, sizeof lpath) && level_load(&lvl, lpath), "level");
+    CHECKF(gfx_level_load(&lvl), "gfx_level_load");
+    grid_picture(argv[1], &lvl);
+    check_cpu_cull(&lvl);
+    gfx_level_free();
+    level_free(&lvl);
     chr_free(&g_chr);
     gl_test_close(&gl);
     return check_summary();
