@@ -627,9 +627,11 @@ static void check_smoothness(const eval_t *e, const mm_result_t *r, const mm_res
     }
     if (worst >= 0) {
         snprintf(fmt, sizeof fmt,
-                 "%s local rotation change p99.9 %%.2f deg, %.2fx the network alone's %.2f (<= %.1fx, <= %.0f)",
+                 "%s local rotation change p99.9 %%.2f deg, %.2fx the network alone's %.2f (<= %.1fx, <= %.0f); "
+                 "largest %.1f deg at step %d",
                  eval_joint_name(e, worst), (double)worst_ratio, (double)off->rot_p999_deg[worst],
-                 (double)GOAL_ROT_RATIO, (double)GOAL_ROT_P999_DEG);
+                 (double)GOAL_ROT_RATIO, (double)GOAL_ROT_P999_DEG, (double)r->rot_max_deg[worst],
+                 r->rot_max_step[worst]);
         miss(text, text_size, n, fmt, r->rot_p999_deg[worst]);
     }
     worst = 0;
