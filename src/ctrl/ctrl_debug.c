@@ -9,7 +9,6 @@
 #define CTRL_DEBUG_DIR_CM 25.0f
 #define CTRL_DEBUG_CROSS_CM 6.0f
 #define CTRL_DEBUG_CIRCLE_SEGMENTS 24
-#define CTRL_DEBUG_WALL_HEIGHT_CM 100.0f
 
 uint32_t ctrl_gait_rgba(const float gait[CTRL_GAITS])
 {
@@ -110,8 +109,8 @@ static void draw_level(const ctrl_t *c, debug_lines_t *dl)
         ground_point(c, w->x0, w->z0, a);
         ground_point(c, w->x1, w->z1, b);
         debug_lines_add(dl, a, b, DEBUG_RGBA(200, 200, 200, 255));
-        float a2[3] = {a[0], a[1] + CTRL_DEBUG_WALL_HEIGHT_CM, a[2]};
-        float b2[3] = {b[0], b[1] + CTRL_DEBUG_WALL_HEIGHT_CM, b[2]};
+        float a2[3] = {a[0], a[1] + LEVEL_WALL_HEIGHT_CM, a[2]};
+        float b2[3] = {b[0], b[1] + LEVEL_WALL_HEIGHT_CM, b[2]};
         debug_lines_add(dl, a2, b2, DEBUG_RGBA(200, 200, 200, 255));
     }
     for (int i = 0; i < l->crouch_count; i++) {
