@@ -35,6 +35,48 @@ typedef struct ctrl_fixture_group_t {
     void (*run)(void);
 } ctrl_fixture_group_t;
 
+/* Parses the level TEXT (NAME in messages) into fx->level; one FAIL line
+ * and false when it does not parse. */
+static inline bool ctrl_fixture_parse_level(ctrl_fixture_t *fx, const char *text, const char *name)
+{
+    if (!level_parse(&fx->level, text, strlen(text), name, NULL)) {
+        fprintf(stderr, "FAIL: level: %s\n", level_last_error());
+        return false;
+    }
+    return true;
+}
+
+/* Whether T is the 121 x 121 grid of 20 cm cells from (-1200, -1200) that
+ * the tests' boxes are placed on (one FAIL line when not). */
+static inline bool ctrl_fixture_layout_ok(const terrain_t *t)
+{
+    if (t->width == 121 && t->depth == 121 && t->cell_cm == 20.0f && t->origin_x == -1200.0f && t->origin_z == -1200.0f)
+        return true;
+    fprintf(stderr, "FAIL: level: terrain %dx%d, cell %g, origin (%g, %g): not the layout the tests expect\n", t->width,
+            t->depth, (double)t->cell_cm, (double)t->origin_x, (double)t->origin_z);
+    return false;
+}
+
+/* Sets every sample of T with x in [X0, X1] and z in [Z0, Z1] to H. */
+static inline void ctrl_fixture_set_heights(terrain_t *t, float x0, float z0, float x1, float z1, float h)
+{
+    for (int j = 0; j < t->depth; j++)
+        for (int i = 0; i < t->width; i++) {
+            float x = t->origin_x + (float)i * t->cell_cm, z = t->origin_z + (float)j * t->cell_cm;
+            if (x >= x0 && x <= x1 && z >= z0 && z <= z1)
+                t->heights[(size_t)j * (size_t)t->width + (size_t)i] = h;
+        }
+}
+
+/* Sets every sample of T to HEIGHT(x, z) (a plane, a slope). */
+static inline void ctrl_fixture_fill_heights(terrain_t *t, float (*height)(float x, float z))
+{
+    for (int j = 0; j < t->depth; j++)
+        for (int i = 0; i < t->width; i++)
+            t->heights[(size_t)j * (size_t)t->width + (size_t)i] = height(t->origin_x + (float)i * t->cell_cm,
+                                                                          t->origin_z + (float)j * t->cell_cm);
+}
+
 static inline int ctrl_fixture_main(int argc, char **argv, const char *prog, ctrl_fixture_t *fx,
                                     bool (*make_level)(void), void (*ready)(void), const ctrl_fixture_group_t *groups,
                                     int group_count)

@@ -45,17 +45,10 @@ static ctrl_fixture_t fx;
 
 static bool make_level(void)
 {
-    if (!level_parse(&fx.level, level_text, strlen(level_text), "ctrl-core-test.lvl", NULL)) {
-        fprintf(stderr, "FAIL: level: %s\n", level_last_error());
+    if (!ctrl_fixture_parse_level(&fx, level_text, "ctrl-core-test.lvl"))
         return false;
-    }
     terrain_t *t = &fx.level.terrain;
-    for (int j = 0; j < t->depth; j++)
-        for (int i = 0; i < t->width; i++) {
-            float x = t->origin_x + (float)i * t->cell_cm, z = t->origin_z + (float)j * t->cell_cm;
-            if (x >= 200.0f && x <= 400.0f && z >= 200.0f && z <= 400.0f)
-                t->heights[(size_t)j * (size_t)t->width + (size_t)i] = 30.0f;
-        }
+    ctrl_fixture_set_heights(t, 200.0f, 200.0f, 400.0f, 400.0f, 30.0f);
     return true;
 }
 

@@ -51,15 +51,9 @@ static float plane(float x, float z) { return 0.1f * x - 0.05f * z; }
 
 static bool make_level(void)
 {
-    if (!level_parse(&fx.level, level_text, strlen(level_text), "ctrl-debug-test.lvl", NULL)) {
-        fprintf(stderr, "FAIL: level: %s\n", level_last_error());
+    if (!ctrl_fixture_parse_level(&fx, level_text, "ctrl-debug-test.lvl"))
         return false;
-    }
-    terrain_t *t = &fx.level.terrain;
-    for (int j = 0; j < t->depth; j++)
-        for (int i = 0; i < t->width; i++)
-            t->heights[(size_t)j * (size_t)t->width + (size_t)i] = plane(t->origin_x + (float)i * t->cell_cm,
-                                                                         t->origin_z + (float)j * t->cell_cm);
+    ctrl_fixture_fill_heights(&fx.level.terrain, plane);
     return true;
 }
 

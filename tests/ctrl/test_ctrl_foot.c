@@ -47,10 +47,8 @@ static ctrl_fixture_t fx;
 
 static bool make_level(void)
 {
-    if (!level_parse(&fx.level, level_text, strlen(level_text), "ctrl-foot-test.lvl", NULL)) {
-        fprintf(stderr, "FAIL: level: %s\n", level_last_error());
+    if (!ctrl_fixture_parse_level(&fx, level_text, "ctrl-foot-test.lvl"))
         return false;
-    }
     return true;
 }
 

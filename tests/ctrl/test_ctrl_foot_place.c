@@ -48,31 +48,15 @@ static const char level_text[] = "strider-level 1\n"
 
 static ctrl_fixture_t fx;
 
-static void set_heights(terrain_t *t, float x0, float z0, float x1, float z1, float h)
-{
-    for (int j = 0; j < t->depth; j++)
-        for (int i = 0; i < t->width; i++) {
-            float x = t->origin_x + (float)i * t->cell_cm, z = t->origin_z + (float)j * t->cell_cm;
-            if (x >= x0 && x <= x1 && z >= z0 && z <= z1)
-                t->heights[(size_t)j * (size_t)t->width + (size_t)i] = h;
-        }
-}
-
 static bool make_level(void)
 {
-    if (!level_parse(&fx.level, level_text, strlen(level_text), "ctrl-foot-place-test.lvl", NULL)) {
-        fprintf(stderr, "FAIL: level: %s\n", level_last_error());
+    if (!ctrl_fixture_parse_level(&fx, level_text, "ctrl-foot-place-test.lvl"))
         return false;
-    }
     terrain_t *t = &fx.level.terrain;
-    if (t->width != 121 || t->depth != 121 || t->cell_cm != 20.0f || t->origin_x != -1200.0f ||
-        t->origin_z != -1200.0f) {
-        fprintf(stderr, "FAIL: level: terrain %dx%d, cell %g: not the layout the tests expect\n", t->width, t->depth,
-                (double)t->cell_cm);
+    if (!ctrl_fixture_layout_ok(t))
         return false;
-    }
-    set_heights(t, 200.0f, 200.0f, 400.0f, 400.0f, 60.0f);
-    set_heights(t, -600.0f, 200.0f, -400.0f, 400.0f, 18.0f);
+    ctrl_fixture_set_heights(t, 200.0f, 200.0f, 400.0f, 400.0f, 60.0f);
+    ctrl_fixture_set_heights(t, -600.0f, 200.0f, -400.0f, 400.0f, 18.0f);
     return true;
 }
 

@@ -559,15 +559,9 @@ static void test_pose_pop(void)
 
 static bool make_level(void)
 {
-    if (!level_parse(&fx.level, level_text, strlen(level_text), "ctrl-net-test.lvl", NULL)) {
-        fprintf(stderr, "FAIL: level: %s\n", level_last_error());
+    if (!ctrl_fixture_parse_level(&fx, level_text, "ctrl-net-test.lvl"))
         return false;
-    }
-    terrain_t *t = &fx.level.terrain;
-    for (int j = 0; j < t->depth; j++)
-        for (int i = 0; i < t->width; i++)
-            t->heights[(size_t)j * (size_t)t->width + (size_t)i] = plane(t->origin_x + (float)i * t->cell_cm,
-                                                                         t->origin_z + (float)j * t->cell_cm);
+    ctrl_fixture_fill_heights(&fx.level.terrain, plane);
     return true;
 }
 

@@ -713,19 +713,11 @@ static void test_advance_landing(void)
 
 static bool make_level(void)
 {
-    if (!level_parse(&fx.level, level_text, strlen(level_text), "ctrl-traj-test.lvl", NULL)) {
-        fprintf(stderr, "FAIL: level: %s\n", level_last_error());
+    if (!ctrl_fixture_parse_level(&fx, level_text, "ctrl-traj-test.lvl"))
         return false;
-    }
     terrain_t *t = &fx.level.terrain;
-    for (int j = 0; j < t->depth; j++)
-        for (int i = 0; i < t->width; i++) {
-            float x = t->origin_x + (float)i * t->cell_cm, z = t->origin_z + (float)j * t->cell_cm;
-            if (x >= -500.0f && x <= -300.0f && z >= 200.0f && z <= 500.0f)
-                t->heights[(size_t)j * (size_t)t->width + (size_t)i] = PLATFORM_CM;
-            if (x >= 100.0f && x <= 300.0f && z >= 300.0f && z <= 500.0f)
-                t->heights[(size_t)j * (size_t)t->width + (size_t)i] = BLOCK_CM;
-        }
+    ctrl_fixture_set_heights(t, -500.0f, 200.0f, -300.0f, 500.0f, PLATFORM_CM);
+    ctrl_fixture_set_heights(t, 100.0f, 300.0f, 300.0f, 500.0f, BLOCK_CM);
     return true;
 }
 
