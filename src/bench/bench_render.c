@@ -12,6 +12,7 @@
 #include "app/app.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "game/crowd.h"
 #include "render/gfx_switch_bench.h"
 #include "world/level.h"
 
@@ -27,6 +28,7 @@ enum {
     VARIANT_ALL_SKIRTS,
     VARIANT_ALL_TRIANGLES,
     VARIANT_NO_SAVINGS,
+    VARIANT_SCALAR_CULL,
     VARIANT_COUNT
 };
 _Static_assert((int)VARIANT_COUNT <= (int)GFX_SWITCH_BENCH_MAX_VARIANTS, "every variant fits one run");
@@ -35,8 +37,9 @@ _Static_assert((int)VARIANT_COUNT <= (int)GFX_SWITCH_BENCH_MAX_VARIANTS, "every 
  * this many levels (of 255). */
 #define RENDER_SAME_LEVELS 1
 
-static const char *const k_variants[VARIANT_COUNT] = {
-    "shipped", "lookup-everywhere", "fog-everywhere", "uncached-shadows", "all-skirts", "all-triangles", "no-savings"};
+static const char *const k_variants[VARIANT_COUNT] = {"shipped",          "lookup-everywhere", "fog-everywhere",
+                                                      "uncached-shadows", "all-skirts",        "all-triangles",
+                                                      "no-savings",       "scalar-cull"};
 
 static gfx_switches_t variant_switches(int v)
 {
@@ -45,7 +48,8 @@ static gfx_switches_t variant_switches(int v)
                             .fog_everywhere = all || v == VARIANT_FOG_EVERYWHERE,
                             .uncached_shadows = all || v == VARIANT_UNCACHED_SHADOWS,
                             .all_skirts = all || v == VARIANT_ALL_SKIRTS,
-                            .all_triangles = all || v == VARIANT_ALL_TRIANGLES};
+                            .all_triangles = all || v == VARIANT_ALL_TRIANGLES,
+                            .scalar_cull = v == VARIANT_SCALAR_CULL};
 }
 
 enum { MAX_FRAMES = 100000 };
@@ -151,6 +155,9 @@ static int render_parse(render_cli_t *o, int argc, char **argv)
     o->opt.hidden = true;
     o->opt.no_vsync = true;
     o->opt.seed = 1;
+    o->opt.crowd_seed = 1;
+    o->opt.crowd_seed_given = true;
+    o->opt.crowd_deform_auto = true;
     o->nlevel_names = bench_level_names(o->level_names, 64);
     const args_opt_t opts[] = {
         BENCH_COMMON_OPTS(&o->c),
@@ -177,7 +184,9 @@ static int render_parse(render_cli_t *o, int argc, char **argv)
                  "  areas drawn into the shadow map every frame), all-skirts (every\n"
                  "  terrain chunk's four skirts, also those hidden under the surfaces),\n"
                  "  all-triangles (the figure sends every triangle, also those that\n"
-                 "  cover no pixel or texel centre), no-savings (all five)"},
+                 "  cover no pixel or texel centre), no-savings (all five),\n"
+                 "  scalar-cull (the sample cull of the figure and the crowd one\n"
+                 "  triangle at a time, not sixteen with AVX-512: the same triangles)"},
         {.name = "--frames",
          .kind = ARGS_INT,
          .dest = &o->c.repeats,
@@ -192,6 +201,14 @@ static int render_parse(render_cli_t *o, int argc, char **argv)
          .dest = &o->opt.script,
          .arg = "PATH",
          .help = "input script, default assets/scripts/walk_turn.script"},
+        {.name = "--crowd",
+         .kind = ARGS_INT,
+         .dest = &o->opt.crowd,
+         .lo = 0,
+         .hi = CROWD_MAX,
+         .arg = "N",
+         .help = "N PFNN characters on the level, the player's one of them, as the\n"
+                 "game's --crowd (crowd seed 1, deformed as the game's default)"},
         {.name = "--character",
          .kind = ARGS_PATH,
          .dest = &o->opt.character,
@@ -276,8 +293,10 @@ int bench_render(int argc, char **argv, const report_env_t *env_in)
     report_table_t t;
     report_table_init(&t, "render: the game's frames, each variant in turn (glFinish-bracketed gfx_render_frame)",
                       (int)(sizeof cols / sizeof cols[0]), cols);
-    report_table_note(&t, "script %s, %s skinning, %d untimed frames first, then the variants frame by frame in turn",
-                      opt.script, opt.skin_gpu ? "GPU" : "CPU", c.warmup);
+    report_table_note(&t,
+                      "script %s, %s skinning, %d other characters, %d untimed frames first, then the variants frame "
+                      "by frame in turn",
+                      opt.script, opt.skin_gpu ? "GPU" : "CPU", opt.crowd > 0 ? opt.crowd - 1 : 0, c.warmup);
     report_table_note(&t, "over_first: the row's median over its level's first row's (above 1: switching the "
                           "saving off costs that much more)");
     report_table_note(&t,

@@ -8,6 +8,7 @@
 #include "render/gfx_shader.h"
 #include "render/gfx_timer.h"
 #include "render/gfx_validate.h"
+#include "render/sample_cull.h"
 #include "shaders/shader_interface.h"
 
 #include <GL/glew.h>
@@ -471,4 +472,5 @@ void gfx_set_switches(const gfx_switches_t *s)
     gfx_g.fog_everywhere = s->fog_everywhere;
     gfx_g.skip_shadow_cache = s->uncached_shadows;
     gfx_g.all_skirts = s->all_skirts;
+    sample_cull_set_scalar(s->scalar_cull);
 }

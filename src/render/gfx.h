@@ -187,13 +187,16 @@ bool gfx_read_pixels_rgb(int width, int height, uint8_t *out_rgb);
  * alternation and compares the pictures (gfx_desc_t's lookup_everywhere and
  * fog_everywhere set those two at start; its uncached_shadows makes no cache
  * at all). The figure's have switches of their own, which the caller sets
- * from fog_everywhere and all_triangles (gfx_character.h). */
+ * from fog_everywhere and all_triangles (gfx_character.h). One more keeps
+ * every pixel and saves no work but time: scalar_cull, the sample cull's
+ * AVX-512 loop (sample_cull.h). */
 typedef struct gfx_switches_t {
     bool lookup_everywhere; /* every terrain chunk looks up the shadow map */
     bool fog_everywhere;    /* every terrain chunk computes the fog (the figure too: set_fog_everywhere) */
     bool uncached_shadows;  /* the static casters drawn into the shadow map anew (the cache kept) */
     bool all_skirts;        /* every terrain chunk's four skirts, hidden or not */
     bool all_triangles;     /* the figure: gfx_character_set_all_triangles (no sample cull) */
+    bool scalar_cull;       /* the sample cull (figure and crowd) one triangle at a time, not 16 (AVX-512) */
 } gfx_switches_t;
 void gfx_set_switches(const gfx_switches_t *s);
 

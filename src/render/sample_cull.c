@@ -1,6 +1,10 @@
 #include "render/sample_cull.h"
 
+#include "core/cpu.h"
+#include "render/sample_cull_internal.h"
+
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -153,8 +157,8 @@ static int max3(int a, int b, int c)
     return m > c ? m : c;
 }
 
-uint32_t sample_cull_triangles(const sample_cull_vertex_t *projected, bool cull_back, const uint32_t *indices,
-                               uint32_t count, uint32_t *out)
+uint32_t sample_cull_triangles_scalar(const sample_cull_vertex_t *projected, bool cull_back, const uint32_t *indices,
+                                      uint32_t count, uint32_t *out)
 {
     uint32_t kept = 0;
     for (uint32_t t = 0; t + 2 < count; t += 3) {
@@ -173,4 +177,17 @@ uint32_t sample_cull_triangles(const sample_cull_vertex_t *projected, bool cull_
         kept += keep ? 3u : 0u;
     }
     return kept;
+}
+
+static atomic_bool g_scalar;
+
+void sample_cull_set_scalar(bool scalar) { atomic_store_explicit(&g_scalar, scalar, memory_order_relaxed); }
+
+uint32_t sample_cull_triangles(const sample_cull_vertex_t *projected, bool cull_back, const uint32_t *indices,
+                               uint32_t count, uint32_t *out)
+{
+    if (!atomic_load_explicit(&g_scalar, memory_order_relaxed) && sample_cull_has_avx512() && cpu_has(CPU_AVX512F) &&
+        cpu_has(CPU_AVX512BW))
+        return sample_cull_triangles_avx512(projected, cull_back, indices, count, out);
+    return sample_cull_triangles_scalar(projected, cull_back, indices, count, out);
 }

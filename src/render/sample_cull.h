@@ -9,7 +9,9 @@
  * (the hardware's own small-triangle rejection does this on GPUs).
  *
  * Call order: sample_cull_project() the vertices once per view, then
- * sample_cull_triangles() for each run of indices.
+ * sample_cull_triangles() for each run of indices (sixteen triangles at a
+ * time where the CPU has AVX-512, sample_cull_avx512.c; one at a time
+ * elsewhere, the same triangles kept).
  * The test is conservative: a triangle is kept when its box comes within
  * SAMPLE_CULL_MARGIN_PX of a centre (the rasteriser rounds positions to
  * 1/256 pixel and computes them in its own float order), when a vertex is
@@ -60,5 +62,10 @@ void sample_cull_project(const float mvp[16], int width, int height, const float
  * OUT has room for COUNT indices and may not overlap INDICES. */
 uint32_t sample_cull_triangles(const sample_cull_vertex_t *projected, bool cull_back, const uint32_t *indices,
                                uint32_t count, uint32_t *out);
+
+/* From now on, in every thread, sample_cull_triangles() tests one triangle
+ * at a time even where it would take sixteen (AVX-512): the same triangles
+ * kept, for `strider bench render` to time the two (gfx_switches_t). */
+void sample_cull_set_scalar(bool scalar);
 
 #endif

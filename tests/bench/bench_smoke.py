@@ -59,7 +59,7 @@ def render_checks(a):
              "--csv", p + ".csv", "--json", p + ".json"])
     rows, doc = read_outputs(p)
     variants = ["shipped", "lookup-everywhere", "fog-everywhere", "uncached-shadows", "all-skirts", "all-triangles",
-                "no-savings"]
+                "no-savings", "scalar-cull"]
     check([(r["level"], r["variant"]) for r in rows] == [(l, v) for l in ("hills", "flat") for v in variants],
           "render: every variant on every level asked for, in order")
     check(all(int(r["frames"]) == 2 and float(r["median_ms"]) > 0 for r in rows),
@@ -76,6 +76,12 @@ def render_checks(a):
          "--render", p + ".csv", "--out", plots])
     plot = os.path.join(plots, "bench_render.png")
     check(os.path.exists(plot) and os.path.getsize(plot) > 10000, "plot render written")
+    q = run([s, "bench", "render", "--smoke", "--crowd", "4", "--variants", "shipped,scalar-cull", "--csv", p + "_crowd.csv",
+             "--json", p + "_crowd.json"])
+    rows, _ = read_outputs(p + "_crowd")
+    check([r["variant"] for r in rows] == ["shipped", "scalar-cull"] and all(r["differing_pixels"] == "0" for r in rows)
+          and "3 other characters" in q.stdout,
+          "render --crowd: a crowd drawn, the sample cull one triangle at a time keeps the picture")
     q = run([s, "bench", "render", "--smoke", "--variants", "uncached-shadows,shipped"])
     check("uncached-shadows" in q.stdout.split("over_first")[-1].splitlines()[2],
           "render: --variants picks the variants and their order")

@@ -11,8 +11,13 @@
  * with the bits of the same vertices projected one by one (the scalar
  * loop; a NaN window position may be another NaN), under perspective,
  * behind and at the eye, far outside the view and for coordinates that
- * are not finite. */
+ * are not finite. The AVX-512 loop (where the CPU has it) keeps the same
+ * indices as the scalar one, with and without back faces, for triangles
+ * of every kind and counts that leave a scalar tail. */
 #include "render/sample_cull.h"
+#include "render/sample_cull_internal.h"
+
+#include "core/cpu.h"
 
 #include "check.h"
 #include "test_random.h"
@@ -127,9 +132,59 @@ static void check_batched_projection(void)
         }
 }
 
+/* The AVX-512 loop against the scalar one on PROJ and COUNT indices: the
+ * same indices kept, in the same order (where the CPU can run it). */
+static void check_avx512_like_scalar(const char *what, const sample_cull_vertex_t *proj, const uint32_t *idx,
+                                     uint32_t count)
+{
+    if (!sample_cull_has_avx512() || !cpu_has(CPU_AVX512F) || !cpu_has(CPU_AVX512BW))
+        return;
+    uint32_t *a = malloc((size_t)count * sizeof *a + 64), *b = malloc((size_t)count * sizeof *b + 64);
+    CHECKF(a && b, "out of memory");
+    for (int back = 0; a && b && back < 2; back++) {
+        uint32_t na = sample_cull_triangles_scalar(proj, back, idx, count, a);
+        uint32_t nb = sample_cull_triangles_avx512(proj, back, idx, count, b);
+        CHECKF(na == nb && memcmp(a, b, (size_t)na * sizeof *a) == 0,
+               "%s, back faces %s: AVX-512 kept %u indices, the scalar loop %u%s", what, back ? "culled" : "drawn", nb,
+               na, na == nb ? " (others)" : "");
+    }
+    free(a);
+    free(b);
+}
+
+/* Random triangles over vertices projected in perspective (some behind or
+ * at the eye, some not finite), in every block position and with a tail. */
+static void check_avx512_perspective(void)
+{
+    enum { N = 5000, T = 20011 };
+    static float pos[N * 3];
+    static sample_cull_vertex_t proj[N];
+    static uint32_t idx[T * 3];
+    for (int i = 0; i < N * 3; i++)
+        pos[i] = test_rand01(&g_rng) < 0.002f ? NAN : rnd(-4.0f, 4.0f);
+    float persp[16] = {1.2f, 0, 0, 0, 0, 1.8f, 0, 0, 0, 0, -1.002f, -1, 0, 0, -0.2f, 0.0f};
+    sample_cull_project(persp, W, H, pos, N, proj);
+    for (int t = 0; t < T * 3; t++)
+        idx[t] = (uint32_t)(test_rand01(&g_rng) * (N - 1));
+    /* Some triangles of neighbours (small, mostly culled). */
+    for (int t = 0; t < T; t += 3) {
+        uint32_t v = idx[3 * t] % (N - 2);
+        idx[3 * t + 1] = v + 1;
+        idx[3 * t + 2] = v + 2;
+    }
+    for (uint32_t count = T * 3; count > T * 3 - 48 * 3; count -= 3 * 17)
+        check_avx512_like_scalar("perspective", proj, idx, count);
+    check_avx512_like_scalar("one triangle", proj, idx, 3);
+    check_avx512_like_scalar("no triangle", proj, idx, 0);
+}
+
 int main(void)
 {
+    printf("sample_cull: AVX-512 loop %s\n", sample_cull_has_avx512() && cpu_has(CPU_AVX512F) && cpu_has(CPU_AVX512BW)
+                                                 ? "checked against the scalar one"
+                                                 : "not on this CPU or build: not checked");
     check_batched_projection();
+    check_avx512_perspective();
     /* An orthographic view: clip = (2x/W - 1, 2y/H - 1, 0, 1) from
      * positions given in pixels, so window coordinates are the positions. */
     float mvp[16] = {2.0f / W, 0, 0, 0, 0, 2.0f / H, 0, 0, 0, 0, 1, 0, -1, -1, 0, 1};
@@ -157,6 +212,7 @@ int main(void)
             }
     }
     sample_cull_project(mvp, W, H, pos, TRIANGLES * 3, proj);
+    check_avx512_like_scalar("orthographic", proj, idx, TRIANGLES * 3);
     uint32_t kept = sample_cull_triangles(proj, false, idx, TRIANGLES * 3, out);
     CHECKF(kept % 3 == 0 && kept <= TRIANGLES * 3, "%u indices kept", kept);
     bool *in = calloc(TRIANGLES, sizeof(bool));
