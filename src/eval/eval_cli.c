@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "eval/motion_eval.h"
+#include "game/crowd.h"
 
 #include "core/report.h"
 #include "core/args.h"
@@ -451,6 +452,15 @@ typedef struct motion_cli_t {
     eval_level_t level;
 } motion_cli_t;
 
+static const char MOTION_USAGE_HEAD[] =
+    "usage: strider eval motion [options]\n"
+    "  plays named scenarios through the game's script -> input -> simulation -> controller\n"
+    "  path (headless, fixed 60 Hz step) and measures the displayed pose against the goals of\n"
+    "  docs/MOTION_EVAL.md: foot slide, sinking, flights, ceilings, level edges, walls, speed,\n"
+    "  crouch height, bone lengths, NaN, and smoothness (joint rotation, knee and elbow flexion,\n"
+    "  heel and toe steps per step) against the network alone (IK off) played in lockstep\n"
+    "options:\n";
+
 /* Fills O from argv: -1 to go on, else the exit code. */
 static int motion_parse(motion_cli_t *o, int argc, char **argv)
 {
@@ -536,6 +546,13 @@ static int motion_parse(motion_cli_t *o, int argc, char **argv)
          .dest = &o->opt.dump_dir,
          .arg = "DIR",
          .help = "a pose CSV per scenario and NAME_ik_off.csv (see --dump-pose)"},
+        {.name = "--dump-member",
+         .kind = ARGS_INT,
+         .dest = &o->opt.dump_member,
+         .lo = 0,
+         .hi = CROWD_MAX - 1,
+         .arg = "N",
+         .help = "with --dump-dir, the member a crowd scenario dumps (default 0)"},
         {.name = "--cycle-svg",
          .kind = ARGS_PATH,
          .dest = &o->cycle_svg,
@@ -551,13 +568,7 @@ static int motion_parse(motion_cli_t *o, int argc, char **argv)
         .prog = "strider eval",
         .hint = " (see --help)",
         .label_width = 32,
-        .head = "usage: strider eval motion [options]\n"
-                "  plays named scenarios through the game's script -> input -> simulation -> controller\n"
-                "  path (headless, fixed 60 Hz step) and measures the displayed pose against the goals of\n"
-                "  docs/MOTION_EVAL.md: foot slide, sinking, flights, ceilings, level edges, walls, speed,\n"
-                "  crouch height, bone lengths, NaN, and smoothness (joint rotation, knee and elbow flexion,\n"
-                "  heel and toe steps per step) against the network alone (IK off) played in lockstep\n"
-                "options:\n",
+        .head = MOTION_USAGE_HEAD,
         .tail = "exit codes: 0 every goal met, 1 a goal missed or a runtime failure, 2 usage error\n",
         .opts = opts,
         .count = (int)(sizeof opts / sizeof opts[0]),

@@ -391,11 +391,17 @@ void eval_close(eval_t *e)
 const mm_calibration_t *eval_calibration(const eval_t *e) { return &e->cal; }
 const char *eval_joint_name(const eval_t *e, int joint) { return e->skel.joint_name[joint]; }
 
-static bool open_dump(const eval_t *e, const eval_scenario_t *s, const char *suffix, eval_play_t *p)
+/* Opens DUMP at DIR/NAME SUFFIX.csv. */
+static bool open_dump_at(const eval_t *e, const char *name, const char *suffix, pose_dump_t *dump)
 {
     char path[PATHS_MAX];
-    snprintf(path, sizeof path, "%s/%s%s.csv", e->opt.dump_dir, s->name, suffix);
-    p->dumping = pose_dump_open(&p->dump, path, &e->skel);
+    snprintf(path, sizeof path, "%s/%s%s.csv", e->opt.dump_dir, name, suffix);
+    return pose_dump_open(dump, path, &e->skel);
+}
+
+static bool open_dump(const eval_t *e, const eval_scenario_t *s, const char *suffix, eval_play_t *p)
+{
+    p->dumping = open_dump_at(e, s->name, suffix, &p->dump);
     return p->dumping;
 }
 
@@ -504,10 +510,29 @@ static bool run_crowd(eval_t *e, int li, const eval_scenario_t *s, int steps, ev
     int count = eval_crowd_count(s), runs = e->ref ? 2 : 1;
     eval_crowd_t c;
     bool ok = crowd_open(e, li, count, steps, runs, &c);
+    /* The asked-for member's displayed pose, as a single scenario's. */
+    static pose_dump_t dump[2];
+    bool dumping[2] = {false, false};
+    int dm = e->opt.dump_member;
+    if (ok && e->opt.dump_dir && dm >= count) {
+        log_error("eval: %s has %d members: --dump-member %d is past the last", s->name, count, dm);
+        ok = false;
+    }
+    for (int k = 0; ok && e->opt.dump_dir && k < runs; k++) {
+        char name[128];
+        snprintf(name, sizeof name, "%s_member%d", s->name, dm);
+        ok = dumping[k] = open_dump_at(e, name, k == 0 ? "" : "_ik_off", &dump[k]);
+    }
     for (int step = 0; ok && step < steps; step++) {
         for (int k = 0; k < runs; k++) {
             crowd_step(c.crowd[k], NULL, EVAL_STEP_S);
             crowd_measure(e, c.crowd[k], c.acc[k]);
+            if (dumping[k]) {
+                const crowd_member_t *m = crowd_member(c.crowd[k], dm);
+                ctrl_stats_t st;
+                ctrl_get_stats(m->ctrl, &st);
+                pose_dump_row(&dump[k], (uint64_t)step + 1, m->ctrl, ctrl_pose(m->ctrl), &st);
+            }
         }
         for (int i = 0; runs == 2 && i < count; i++)
             if (memcmp(ctrl_last_input(crowd_ctrl(c.crowd[0], i)), ctrl_last_input(crowd_ctrl(c.crowd[1], i)),
@@ -522,6 +547,9 @@ static bool run_crowd(eval_t *e, int li, const eval_scenario_t *s, int steps, ev
         out->crowd_overlap_steps = st->overlap_steps;
         crowd_judge(e, s, &c, out);
     }
+    for (int k = 0; k < 2; k++)
+        if (dumping[k])
+            ok = pose_dump_close(&dump[k]) && ok;
     crowd_free(&c);
     return ok;
 }

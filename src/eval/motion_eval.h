@@ -72,6 +72,7 @@ typedef struct eval_options_t {
     int soak_steps;       /* steps of each soak scenario */
     uint32_t seed;        /* soak intents */
     const char *dump_dir; /* a pose CSV per scenario (and NAME_ik_off.csv), NULL = none */
+    int dump_member;      /* in a crowd scenario, the member dump_dir gets (0-based; past the last: an error) */
     bool no_reference;    /* skip the lockstep IK-off run (the invariants need none) */
     double flip_deg;      /* a joint turning more than this in a step is a flip; 0 = not checked */
 } eval_options_t;
