@@ -137,6 +137,14 @@
  * once: no foot goes below the ground. */
 #define CTRL_LIFT_EASE_HALFLIFE_S 0.05f
 #define CTRL_LEDGE_PUSH_ITERS 10
+/* A free foot point rises at most this much (cm) a step onto ground: ground
+ * higher than that above where the point was shown last step is a bank the
+ * foot is held back from, along the way it came (bank_hold). 3 cm a step
+ * (1.8 m/s): an animation stepping up lifts its foot over the step before
+ * it moves over it (no stair or terrace of the levels meets this limit in
+ * the eval or 100,000-step soaks); a foot faster onto ground is being
+ * carried into a bank (a trench's, beside a landing). */
+#define CTRL_FOOT_RISE_MAX_CM 3.0f
 
 /* ---- reach --------------------------------------------------------------- */
 

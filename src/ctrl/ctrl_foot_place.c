@@ -216,6 +216,80 @@ static void ledge_push(ctrl_t *c, int side, float a[3], const float r[4], float 
     a[2] = eased[2];
 }
 
+/* Whether the free foot of SIDE at ankle P (rotation R, raised by LIFT) has
+ * its heel or toe below ground more than CTRL_FOOT_RISE_MAX_CM above where
+ * that point was shown last step. */
+static bool in_bank(const ctrl_t *c, int side, const float p[3], float lift, const float r[4])
+{
+    const ctrl_foot_state_t *f = &c->foot;
+    float q[3] = {p[0], p[1] + lift, p[2]}, toe[3];
+    toe_of(c, side, q, r, toe);
+    const float *pts[2] = {q, toe};
+    for (int i = 0; i < 2; i++) {
+        int k = 2 * side + i;
+        float g = foot_ground(c, pts[i][0], pts[i][2]);
+        if (pts[i][1] - SOLE_CM[k] < g && g > f->shown[k][1] - SOLE_CM[k] + CTRL_FOOT_RISE_MAX_CM)
+            return true;
+    }
+    return false;
+}
+
+/* The least move (NEED, ground plane) back along the way the free foot of
+ * SIDE came (from where its ankle was shown last step to A) that keeps it
+ * out of a bank (in_bank), by bisection; zero when it is clear, or when it
+ * was in one where it was shown (nothing to hold it back to). */
+static void bank_need(const ctrl_t *c, int side, const float a[3], float lift, const float r[4], float need[2])
+{
+    const float *from = c->foot.shown[2 * side];
+    float back[2] = {from[0] - a[0], from[2] - a[2]};
+    need[0] = need[1] = 0.0f;
+    if (!in_bank(c, side, a, lift, r))
+        return;
+    float q[3] = {from[0], a[1], from[2]};
+    if (in_bank(c, side, q, lift, r))
+        return;
+    float lo = 0.0f, hi = 1.0f;
+    for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS; it++) {
+        float t = 0.5f * (lo + hi), p[3] = {a[0] + t * back[0], a[1], a[2] + t * back[1]};
+        if (in_bank(c, side, p, lift, r))
+            lo = t;
+        else
+            hi = t;
+    }
+    need[0] = hi * back[0];
+    need[1] = hi * back[1];
+}
+
+/* Holds the free foot of SIDE (ankle A, rotation R) back from a bank
+ * (bank_need): a swinging foot carried into ground rising steeply (a
+ * trench's bank, beside which a jump landed) was lifted onto it at once,
+ * 24 cm in a step, the knee flexing 60 degrees; held back the way it came,
+ * it rises onto the bank as fast as a step allows. The hold is taken at
+ * once where the foot as shown would be in the bank, and eases away by a
+ * spring of CTRL_LEDGE_PUSH_HALFLIFE_S as it is needed less. */
+static void bank_hold(ctrl_t *c, int side, float a[3], const float r[4], float dt_s)
+{
+    ctrl_foot_state_t *f = &c->foot;
+    float *b = f->bank_hold[side], *bv = f->bank_hold_vel[side];
+    float goal[2];
+    bank_need(c, side, a, f->ground_lift[side], r, goal);
+    float x[2] = {b[0] - goal[0], b[1] - goal[1]};
+    ctrl_spring_decay(x, bv, 2, CTRL_LEDGE_PUSH_HALFLIFE_S, dt_s);
+    float eased[3] = {a[0] + goal[0] + x[0], a[1], a[2] + goal[1] + x[1]};
+    if (in_bank(c, side, eased, f->ground_lift[side], r)) {
+        /* Stopped at the bank, not sent back from it: the hold takes no
+         * speed (given the jump's, it carried the foot on back past where
+         * it came from, 40 cm in four steps). */
+        eased[0] = a[0] + goal[0];
+        eased[2] = a[2] + goal[1];
+        bv[0] = bv[1] = 0.0f;
+    }
+    b[0] = eased[0] - a[0];
+    b[1] = eased[2] - a[2];
+    a[0] = eased[0];
+    a[2] = eased[2];
+}
+
 /* A foot held by its heel stands on the heel's lock, its toe turned about
  * the ankle onto the toe's lock when that is held too; held by its toe only,
  * it hangs from it. */
@@ -369,8 +443,11 @@ void ctrl_foot_place(ctrl_t *c, int side, float a[3], float r[4], float dt_s)
     if (foot_on(f, side)) {
         memset(f->ledge_push[side], 0, sizeof f->ledge_push[side]);
         memset(f->ledge_push_vel[side], 0, sizeof f->ledge_push_vel[side]);
+        memset(f->bank_hold[side], 0, sizeof f->bank_hold[side]);
+        memset(f->bank_hold_vel[side], 0, sizeof f->bank_hold_vel[side]);
     } else {
         ledge_push(c, side, a, r, dt_s);
+        bank_hold(c, side, a, r, dt_s);
     }
     float free_y = a[1];
     hold_on_locks(c, side, a, r);

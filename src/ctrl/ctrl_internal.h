@@ -211,6 +211,7 @@ typedef struct ctrl_foot_state_t {
     float iroff[2][3], iroff_vel[2][3]; /* and its rotation's (world rotation vector, rad, rad/s) */
     float span[2];                      /* how far (x, z) the offset had to go when the foot let go, cm (the arc) */
     float ledge_push[2][2], ledge_push_vel[2][2]; /* free foot: pushed (x, z, cm) off ground a step above the root's */
+    float bank_hold[2][2], bank_hold_vel[2][2];   /* free foot: held back (x, z, cm) from ground rising too fast */
     float ground_lift[2], ground_lift_vel[2]; /* free foot: raised over the ground by this much (cm), easing, cm/s */
     float lift_free_y[2];                     /* the free foot's height before that lift, last step (cm) */
     bool anchor_toe[2];                       /* the offset is held at the toe (a push-off), else at the ankle */

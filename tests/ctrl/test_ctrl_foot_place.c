@@ -7,10 +7,12 @@
  * foot let go, a heel lifted about a held toe and the 45-degree cap of that
  * turn); a step's arc; a foot pushed off a ledge a step above the root, not
  * off an 18 cm step (lifted onto it), and the push easing away by its
- * spring; a foot out of a wall; the ground's lift easing away by its spring.
+ * spring; a foot out of a wall; the ground's lift easing away by its spring;
+ * a foot carried sideways into the step's 18 cm rise held back the way it
+ * came, rising at most CTRL_FOOT_RISE_MAX_CM a step onto it.
  * It includes ctrl_foot_internal.h, the foot files' own header.
  * Usage: test_ctrl_foot_place TEST --net PATH
- * TEST: free locks clear arc ledge walls ease_lift. PATH: any network with
+ * TEST: free locks clear arc ledge walls ease_lift bank. PATH: any network with
  * the shipped layout (the tiny fixture: nothing here runs it). Runs from
  * the repository root (the skeleton is read from assets/).
  *
@@ -472,11 +474,73 @@ static void test_ease_lift(void)
     }
 }
 
+/* ---- a bank: ground rising faster than a foot may rise ----------------------------- */
+
+static void test_bank(void)
+{
+    for (int side = 0; side < 2; side++) {
+        /* Shown last step 30 cm to the -x side of the animation, on flat
+         * ground; the animation carries the foot at the same height 10 cm
+         * past the step's rise (x -620 to -600: 18 cm over 20 cm). */
+        ctrl_t *c = pose_at(-700.0f, 300.0f, -590.0f - (side == 0 ? 10.0f : -10.0f), 300.0f, 4.5f, 0.0f);
+        ctrl_foot_state_t *f = &c->foot;
+        const int foot = c->j.foot[side], kh = 2 * side, kt = kh + 1;
+        float anim_a[3], anim_t[3], a[3], r[4], toe[3];
+        memcpy(anim_a, c->joint_pos[foot], sizeof anim_a);
+        toe_of(c, side, anim_a, c->model_rot[foot], anim_t);
+        CHECKF(anim_a[0] > -600.0f && anim_a[0] < -580.0f, "side %d: the ankle at x %.2f", side, (double)anim_a[0]);
+        for (int k = 0; k < 3; k++) {
+            f->shown[kh][k] = anim_a[k] - (k == 0 ? 30.0f : 0.0f);
+            f->shown[kt][k] = anim_t[k] - (k == 0 ? 30.0f : 0.0f);
+        }
+        float rose = 0.0f, was_y = f->shown[kh][1];
+        int n = 0;
+        for (; n < 60; n++) {
+            ctrl_foot_place(c, side, a, r, DT);
+            toe_of(c, side, a, r, toe);
+            /* Never into the ground, never higher in a step than the limit
+             * and the swing clearance allow, never past where it came from
+             * or off the way it came. */
+            CHECKF(lowest(c, side, a, r) >= -TOL, "side %d step %d: %.3f cm into the ground", side, n,
+                   (double)lowest(c, side, a, r));
+            rose = fmaxf(rose, a[1] - was_y);
+            CHECKF(a[0] >= f->shown[kh][0] - TOL && a[0] <= anim_a[0] + TOL && fabsf(a[2] - anim_a[2]) < TOL,
+                   "side %d step %d: the ankle at (%.2f, %.2f), came from x %.2f to x %.2f", side, n, (double)a[0],
+                   (double)a[2], (double)f->shown[kh][0], (double)anim_a[0]);
+            was_y = a[1];
+            /* Shown there (the solve leaves a free foot where it is put). */
+            memcpy(f->shown[kh], a, sizeof a);
+            memcpy(f->shown[kt], toe, sizeof toe);
+            if (fabsf(a[0] - anim_a[0]) < 0.5f)
+                break;
+        }
+        CHECKF(rose <= CTRL_FOOT_RISE_MAX_CM + CTRL_SWING_CLEARANCE_CM + TOL,
+               "side %d: rose %.2f cm in a step (at most %.1f and the clearance)", side, (double)rose,
+               (double)CTRL_FOOT_RISE_MAX_CM);
+        /* It arrives on the step's top (the rise climbed in six steps, the
+         * hold then easing away by its spring: 25 cm to 0.5 in about six
+         * of its half-lives). */
+        CHECKF(n >= 6 && n < 60, "side %d: arrived after %d steps", side, n);
+        CHECK(a[1] >= 18.0f + CTRL_HEEL_SOLE_CM - TOL);
+        /* Flat ground, carried the same way: not held. */
+        c = pose_at(-700.0f, -300.0f, -590.0f - (side == 0 ? 10.0f : -10.0f), -300.0f, 4.5f, 0.0f);
+        memcpy(anim_a, c->joint_pos[foot], sizeof anim_a);
+        toe_of(c, side, anim_a, c->model_rot[foot], anim_t);
+        for (int k = 0; k < 3; k++) {
+            c->foot.shown[kh][k] = anim_a[k] - (k == 0 ? 30.0f : 0.0f);
+            c->foot.shown[kt][k] = anim_t[k] - (k == 0 ? 30.0f : 0.0f);
+        }
+        ctrl_foot_place(c, side, a, r, DT);
+        CHECK_NEAR(a[0], anim_a[0], TOL);
+        CHECK_NEAR(a[2], anim_a[2], TOL);
+    }
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 static const ctrl_fixture_group_t groups[] = {
     {"free", test_free},   {"locks", test_locks}, {"clear", test_clear},         {"arc", test_arc},
-    {"ledge", test_ledge}, {"walls", test_walls}, {"ease_lift", test_ease_lift},
+    {"ledge", test_ledge}, {"walls", test_walls}, {"ease_lift", test_ease_lift}, {"bank", test_bank},
 };
 
 int main(int argc, char **argv)
