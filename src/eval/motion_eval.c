@@ -483,6 +483,13 @@ static void crowd_judge(const eval_t *e, const eval_scenario_t *s, eval_crowd_t 
         if (one.have_off)
             mm_finish(&c->acc[1][i], &one.off);
         int misses = 0;
+        for (int j = 0; j < e->skel.joint_count; j++)
+            if (one.on.rot_max_deg[j] > out->crowd_turn_deg) {
+                out->crowd_turn_deg = one.on.rot_max_deg[j];
+                out->crowd_turn_member = i;
+                out->crowd_turn_joint = j;
+                out->crowd_turn_step = one.on.rot_max_step[j];
+            }
         for (int level = 0; level < 3; level++) {
             int n = eval_check(e, s, &one, (eval_level_t)level, text, (int)sizeof text);
             if (level == EVAL_GOALS)
@@ -702,6 +709,12 @@ int eval_check(const eval_t *e, const eval_scenario_t *s, const eval_result_t *r
             }
             fmt[len] = '\0';
             miss(text, text_size, &n, fmt, (double)res->crowd_failing[level]);
+            /* Where to look first (not a miss of its own). */
+            int used = (int)strlen(text);
+            if (used < text_size - 1)
+                snprintf(text + used, (size_t)(text_size - used), "; largest turn: member %d, %s %.1f deg at step %d",
+                         res->crowd_turn_member, e->skel.joint_name[res->crowd_turn_joint], (double)res->crowd_turn_deg,
+                         res->crowd_turn_step);
         }
         return n;
     }

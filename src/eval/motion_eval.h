@@ -87,8 +87,12 @@ typedef struct eval_result_t {
     /* Crowd scenarios: on/off above are the member missing most goals
      * (its index: crowd_worst); per eval_level_t, how many members miss
      * a goal and what the first of them missed; the closest two capsules
-     * came (surface to surface, cm) and the steps after which some overlapped. */
+     * came (surface to surface, cm) and the steps after which some overlapped;
+     * the largest local joint turn in a step of any member (who, which
+     * joint, at which step: --dump-member shows it). */
     int crowd_members, crowd_worst;
+    int crowd_turn_member, crowd_turn_joint, crowd_turn_step;
+    float crowd_turn_deg;
     int crowd_failing[3];
     char crowd_text[3][EVAL_FAIL_TEXT];
     float crowd_min_gap_cm;

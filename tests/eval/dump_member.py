@@ -1,8 +1,10 @@
 """`strider eval motion --dump-dir D --dump-member N` on a crowd scenario: member N's displayed
 pose, IK on and off (the goals' reference run), in the format of a single scenario's dump (same header), one row a step;
-another member's rows differ; a member past the last is one error line and exit 1."""
+another member's rows differ; the misses name the member with the largest turn; a member past the last is one error
+line and exit 1."""
 import csv
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +33,9 @@ def main():
                            text=True, timeout=600)
         check(r.returncode in (0, 1) and "error" not in r.stderr,
               "crowd20_course --dump-member %d runs (%d: %s)" % (member, r.returncode, r.stderr.strip()[-200:]))
+    # A crowd's misses name the member with the largest turn, for --dump-member.
+    turn = re.search(r"largest turn: member (\d+), (\w+) ([\d.]+) deg at step (\d+)", r.stdout)
+    check(r.returncode == 1 and turn is not None, "the crowd's misses name the largest turn")
     on3 = rows(os.path.join(out, "crowd20_course_member3.csv"))
     off3 = rows(os.path.join(out, "crowd20_course_member3_ik_off.csv"))
     on7 = rows(os.path.join(out, "crowd20_course_member7.csv"))
@@ -39,6 +44,9 @@ def main():
           % (len(on3), len(off3), len(on7)))
     step = header.index("step")
     check([int(r[step]) for r in on3[1:4]] == [1, 2, 3], "steps count from 1")
+    if turn:
+        check(int(turn.group(1)) < 20 and turn.group(2) + "_x" in header and 0 < float(turn.group(3)) < 180
+              and 1 <= int(turn.group(4)) <= 1800, "the largest turn: a member, a joint, a step (%s)" % turn.group(0))
     root = [header.index(c) for c in ("root_x", "root_z")]
     check(any(on3[i][k] != on7[i][k] for i in range(1, len(on3)) for k in root),
           "another member's dump holds another path")
