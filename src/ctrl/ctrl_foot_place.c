@@ -147,40 +147,55 @@ static bool in_ledge(const ctrl_t *c, const float p[3], float sole)
     return g > root_h + CTRL_STEP_MAX_CM;
 }
 
+/* Whether the free foot of SIDE at ankle P (rotation R, raised by LIFT) is
+ * in ground it is kept out of (foot_in_ledge, in_bank below). */
+typedef bool (*foot_in_fn)(const ctrl_t *c, int side, const float p[3], float lift, const float r[4]);
+
+/* Its heel or toe in ground more than a step above the root's. */
+static bool foot_in_ledge(const ctrl_t *c, int side, const float p[3], float lift, const float r[4])
+{
+    float q[3] = {p[0], p[1] + lift, p[2]}, toe[3];
+    toe_of(c, side, q, r, toe);
+    return in_ledge(c, q, SOLE_CM[2 * side]) || in_ledge(c, toe, SOLE_CM[2 * side + 1]);
+}
+
+/* The least part (NEED, ground plane) of the move MOVE from ankle A that
+ * takes the free foot of SIDE out of IN, by bisection
+ * (CTRL_LEDGE_PUSH_ITERS halvings); all of it when no part does. */
+static void move_out(const ctrl_t *c, int side, const float a[3], const float move[2], float lift, const float r[4],
+                     foot_in_fn in, float need[2])
+{
+    float lo = 0.0f, hi = 1.0f;
+    for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS; it++) {
+        float t = 0.5f * (lo + hi), p[3] = {a[0] + t * move[0], a[1], a[2] + t * move[1]};
+        if (in(c, side, p, lift, r))
+            lo = t;
+        else
+            hi = t;
+    }
+    need[0] = hi * move[0];
+    need[1] = hi * move[1];
+}
+
 /* The least move (NEED, ground plane) towards the root that takes the free
  * foot of SIDE (ankle A raised by LIFT, rotation R) out of ground more than
- * a step above the root's, heel and toe, found by bisection (at most to the
- * root's place); zero when it is clear, or when its heel would not be clear
- * even at the root's place (nothing to push it out to). Its toe there is
- * not asked to be: a root standing at the foot of a steep face has its
- * toes over it, and a swinging foot left to the ground there was lifted 27
- * cm in a step, turning the thigh 131 degrees. */
+ * a step above the root's, heel and toe (at most to the root's place);
+ * zero when it is clear, or when its heel would not be clear even at the
+ * root's place (nothing to push it out to). Its toe there is not asked to
+ * be: a root standing at the foot of a steep face has its toes over it,
+ * and a swinging foot left to the ground there was lifted 27 cm in a step,
+ * turning the thigh 131 degrees. */
 static void ledge_need(const ctrl_t *c, int side, const float a[3], float lift, const float r[4], float need[2])
 {
     const float *root = c->traj.pos[CTRL_TRAJ_NOW];
     float toward[2] = {root[0] - a[0], root[2] - a[2]};
-    float lo = 0.0f, hi = 1.0f;
     need[0] = need[1] = 0.0f;
-    for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS + 1; it++) {
-        float t = it == 0 ? 0.0f : 0.5f * (lo + hi);
-        float p[3] = {a[0] + t * toward[0], a[1] + lift, a[2] + t * toward[1]}, toe[3];
-        toe_of(c, side, p, r, toe);
-        bool inside = in_ledge(c, p, SOLE_CM[2 * side]) || in_ledge(c, toe, SOLE_CM[2 * side + 1]);
-        if (it == 0) {
-            if (!inside)
-                return;
-            float q[3] = {root[0], a[1] + lift, root[2]};
-            if (in_ledge(c, q, SOLE_CM[2 * side]))
-                return;
-            continue;
-        }
-        if (inside)
-            lo = t;
-        else
-            hi = t;
-        need[0] = hi * toward[0];
-        need[1] = hi * toward[1];
-    }
+    if (!foot_in_ledge(c, side, a, lift, r))
+        return;
+    float q[3] = {root[0], a[1] + lift, root[2]};
+    if (in_ledge(c, q, SOLE_CM[2 * side]))
+        return;
+    move_out(c, side, a, toward, lift, r, foot_in_ledge, need);
 }
 
 /* Keeps the free foot of SIDE (ankle A, rotation R) out of ground more than
@@ -236,8 +251,8 @@ static bool in_bank(const ctrl_t *c, int side, const float p[3], float lift, con
 
 /* The least move (NEED, ground plane) back along the way the free foot of
  * SIDE came (from where its ankle was shown last step to A) that keeps it
- * out of a bank (in_bank), by bisection; zero when it is clear, or when it
- * was in one where it was shown (nothing to hold it back to). */
+ * out of a bank (in_bank); zero when it is clear, or when it was in one
+ * where it was shown (nothing to hold it back to). */
 static void bank_need(const ctrl_t *c, int side, const float a[3], float lift, const float r[4], float need[2])
 {
     const float *from = c->foot.shown[2 * side];
@@ -248,16 +263,7 @@ static void bank_need(const ctrl_t *c, int side, const float a[3], float lift, c
     float q[3] = {from[0], a[1], from[2]};
     if (in_bank(c, side, q, lift, r))
         return;
-    float lo = 0.0f, hi = 1.0f;
-    for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS; it++) {
-        float t = 0.5f * (lo + hi), p[3] = {a[0] + t * back[0], a[1], a[2] + t * back[1]};
-        if (in_bank(c, side, p, lift, r))
-            lo = t;
-        else
-            hi = t;
-    }
-    need[0] = hi * back[0];
-    need[1] = hi * back[1];
+    move_out(c, side, a, back, lift, r, in_bank, need);
 }
 
 /* Holds the free foot of SIDE (ankle A, rotation R) back from a bank
