@@ -149,7 +149,7 @@ static bool in_ledge(const ctrl_t *c, const float p[3], float sole)
 
 /* Whether the free foot of SIDE at ankle P (rotation R, raised by LIFT) is
  * in ground it is kept out of (foot_in_ledge, in_bank below). */
-typedef bool (*foot_in_fn)(const ctrl_t *c, int side, const float p[3], float lift, const float r[4]);
+typedef bool (*foot_in_fn_t)(const ctrl_t *c, int side, const float p[3], float lift, const float r[4]);
 
 /* Its heel or toe in ground more than a step above the root's. */
 static bool foot_in_ledge(const ctrl_t *c, int side, const float p[3], float lift, const float r[4])
@@ -163,7 +163,7 @@ static bool foot_in_ledge(const ctrl_t *c, int side, const float p[3], float lif
  * takes the free foot of SIDE out of IN, by bisection
  * (CTRL_LEDGE_PUSH_ITERS halvings); all of it when no part does. */
 static void move_out(const ctrl_t *c, int side, const float a[3], const float move[2], float lift, const float r[4],
-                     foot_in_fn in, float need[2])
+                     foot_in_fn_t in, float need[2])
 {
     float lo = 0.0f, hi = 1.0f;
     for (int it = 0; it < CTRL_LEDGE_PUSH_ITERS; it++) {
